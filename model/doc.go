@@ -1,0 +1,15 @@
+// Package model is loom's provider-neutral chat contract.
+//
+// A [Model] streams [Chunk]s for a [Request]: text deltas, tool-call
+// fragments, usage and a finish reason. [Collect] turns a stream into a
+// complete [Response], assembling tool-call fragments that arrive split across
+// chunks or interleaved by index.
+//
+// Messages carry typed parts ([Text], [Image], [ToolCall], [ToolResult]), so a
+// conversation with tool calls and their results survives a round trip through
+// any provider without being flattened into text.
+//
+// Providers live in sub-packages (model/openai, model/anthropic, model/gemini)
+// and register themselves with [Register]; [Open] resolves ids such as
+// "openai:gpt-4o-mini", "anthropic/claude-sonnet-4-5" or just "ollama".
+package model

@@ -1,0 +1,73 @@
+package model
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+)
+
+// Tool describes a function the model may call. Schema is the JSON schema of
+// the call's arguments (an object schema).
+type Tool struct {
+	Name        string
+	Description string
+	Schema      json.RawMessage
+}
+
+// toolName is what every provider accepts as a function name.
+var toolName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$`)
+
+// ValidToolName reports whether name is accepted as a tool name by every
+// provider: a letter or underscore, then up to 63 letters, digits, '_' or '-'.
+func ValidToolName(name string) bool { return toolName.MatchString(name) }
+
+// ToolMode says whether and how the model must call tools.
+type ToolMode string
+
+// The tool modes. The zero ToolMode is [ToolAuto].
+const (
+	ToolAuto     ToolMode = ""         // the model decides
+	ToolNone     ToolMode = "none"     // the model must not call tools
+	ToolRequired ToolMode = "required" // the model must call at least one tool
+	ToolNamed    ToolMode = "named"    // the model must call the tool named in ToolChoice.Name
+)
+
+// ToolChoice constrains tool calling. The zero value is auto.
+type ToolChoice struct {
+	Mode ToolMode
+	Name string // the tool to call, for ToolNamed
+}
+
+// CallTool returns the choice that forces a call of the named tool.
+func CallTool(name string) ToolChoice { return ToolChoice{Mode: ToolNamed, Name: name} }
+
+// String returns "auto", "none", "required" or "tool:NAME".
+func (c ToolChoice) String() string {
+	switch c.Mode {
+	case ToolAuto:
+		return "auto"
+	case ToolNamed:
+		return "tool:" + c.Name
+	}
+	return string(c.Mode)
+}
+
+func (c ToolChoice) validate(tools []Tool) error {
+	switch c.Mode {
+	case ToolAuto, ToolNone:
+		return nil
+	case ToolRequired:
+		if len(tools) == 0 {
+			return fmt.Errorf("%w: tool choice %q needs at least one tool", ErrInvalidRequest, c)
+		}
+		return nil
+	case ToolNamed:
+		for _, t := range tools {
+			if t.Name == c.Name {
+				return nil
+			}
+		}
+		return fmt.Errorf("%w: tool choice names %q, which is not among the request's tools", ErrInvalidRequest, c.Name)
+	}
+	return fmt.Errorf("%w: unknown tool mode %q (want auto, none, required or named)", ErrInvalidRequest, c.Mode)
+}
