@@ -1,0 +1,111 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+)
+
+// Agent is anything that takes JSON input and produces JSON output as a
+// stream of [Event]s: an LLM agent ([AI]), a typed Go function ([Func]), a
+// sandbox, or a workflow composed of other agents. Agents are the tools of
+// other agents.
+//
+// Run yields the run's events in order. The stream ends with exactly one
+// [EventRunEnd] for the run itself; when the run failed, that event carries
+// the error in Event.Err and is yielded together with the same non-nil
+// error. Events of nested runs (tools, workflow steps) are yielded in
+// between, each with its own RunID and ParentID; a failure of a nested run
+// that the parent handles (a tool error sent back to the model) appears only
+// as that nested run's EventRunEnd with Err set.
+//
+// Implementations build their stream with [Execute], which assigns run ids,
+// enforces the limits on ctx, fires hooks and turns panics into errors.
+type Agent interface {
+	// Name is the agent's identifier; as a tool, the name the model calls.
+	Name() string
+	// Description tells a model what the agent does.
+	Description() string
+	// InputSchema is the JSON schema of the input object.
+	InputSchema() json.RawMessage
+	// OutputSchema is the JSON schema of the output object.
+	OutputSchema() json.RawMessage
+	// Run executes the agent on input and yields its events.
+	Run(ctx context.Context, input json.RawMessage) iter.Seq2[Event, error]
+}
+
+// Invoke runs a and returns its output. It drains the same stream as Run,
+// so streamed and collected results are always equal. input is a
+// json.RawMessage, a []byte of JSON, a string (sent as {"message": s}), or
+// any value that encodes to a JSON object.
+func Invoke(ctx context.Context, a Agent, input any) (json.RawMessage, error) {
+	raw, err := EncodeInput(input)
+	if err != nil {
+		return nil, err
+	}
+	return Collect(a.Run(ctx, raw))
+}
+
+// InvokeAs runs a and decodes its output into a T.
+func InvokeAs[T any](ctx context.Context, a Agent, input any) (T, error) {
+	var v T
+	out, err := Invoke(ctx, a, input)
+	if err != nil {
+		return v, err
+	}
+	if err := json.Unmarshal(out, &v); err != nil {
+		return v, fmt.Errorf("agent %s: decode output into %T: %w", a.Name(), v, err)
+	}
+	return v, nil
+}
+
+// Collect drains a run's stream and returns the output of the outermost run
+// (the run whose EventRunStart came first).
+func Collect(stream iter.Seq2[Event, error]) (json.RawMessage, error) {
+	var root string
+	var out json.RawMessage
+	for ev, err := range stream {
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case ev.Kind == EventRunStart && root == "":
+			root = ev.RunID
+		case ev.Kind == EventRunEnd && ev.RunID == root:
+			out = ev.Output
+		}
+	}
+	return out, nil
+}
+
+// EncodeInput turns an input value into the JSON object an agent runs on.
+// A string s becomes {"message": s}; nil becomes {}.
+func EncodeInput(input any) (json.RawMessage, error) {
+	switch v := input.(type) {
+	case nil:
+		return json.RawMessage(`{}`), nil
+	case json.RawMessage:
+		if !json.Valid(v) {
+			return nil, fmt.Errorf("%w: input is not valid JSON", ErrInvalidInput)
+		}
+		return v, nil
+	case []byte:
+		if !json.Valid(v) {
+			return nil, fmt.Errorf("%w: input is not valid JSON", ErrInvalidInput)
+		}
+		return json.RawMessage(v), nil
+	case string:
+		b, err := json.Marshal(map[string]string{DefaultTextKey: v})
+		return b, err
+	}
+	b, err := json.Marshal(input)
+	if err != nil {
+		return nil, fmt.Errorf("%w: encode %T: %w", ErrInvalidInput, input, err)
+	}
+	return b, nil
+}
+
+// DefaultTextKey is the input and output key that carries plain text,
+// unless an agent is configured otherwise.
+const DefaultTextKey = "message"

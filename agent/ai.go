@@ -1,0 +1,215 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"strings"
+	"text/template"
+
+	"github.com/loomwork/loom/model"
+)
+
+// ToolRouter is the tool mode of a router agent: one model call that must
+// call one of the agent's tools, whose output becomes the agent's output (a
+// handoff). Use it as AIConfig.ToolChoice = [Router]().
+const ToolRouter model.ToolMode = "router"
+
+// Router returns the tool choice that makes an AI agent a router.
+func Router() model.ToolChoice { return model.ToolChoice{Mode: ToolRouter} }
+
+// The defaults of [AIConfig].
+const (
+	DefaultMaxTurns         = 10
+	DefaultMaxParallelTools = 4
+	DefaultRepairTurns      = 1
+)
+
+// AIConfig configures an [AI] agent.
+type AIConfig struct {
+	// Name identifies the agent; it must be a valid tool name.
+	Name string
+	// Description tells other agents' models what this one does.
+	Description string
+	// Instructions is the system prompt, a text/template executed over the
+	// input object: "Answer in {{.language}}." Empty sends no system message.
+	Instructions string
+	// Model is the agent's own model. When nil, the run's model
+	// ([WithModel]) is used, then the default ([WithDefaultModel]).
+	Model model.Model
+	// Tools are the agents the model may call, by their names.
+	Tools []Agent
+	// ToolChoice: auto (zero), none, required or a named tool, which apply
+	// to the first model call (later calls are auto, so the model can
+	// answer), or [Router]().
+	ToolChoice model.ToolChoice
+	// Options are sent with every model call.
+	Options model.Options
+	// InputSchema is the input's JSON schema; by default an object with one
+	// string field, InputKey.
+	InputSchema json.RawMessage
+	// OutputSchema, when set, asks the model for structured output: the
+	// request carries the schema, and the answer is parsed and validated,
+	// with RepairTurns retries on invalid output. Use [SchemaFor] to derive
+	// it from a Go type. Without it the output is {OutputKey: text}.
+	OutputSchema json.RawMessage
+	// InputKey is the input field holding the user's text (default
+	// "message"); OutputKey the output field for the answer's text.
+	InputKey, OutputKey string
+	// MaxTurns bounds the model calls of one run (default 10).
+	MaxTurns int
+	// MaxParallelTools caps the tool calls of one turn run at once
+	// (default 4; 1 runs them one by one).
+	MaxParallelTools int
+	// RepairTurns is the number of extra model calls allowed to fix invalid
+	// structured output (0 means the default, 1; negative means none).
+	RepairTurns int
+	// FailOnToolError makes a failing tool fail the run with a [ToolError],
+	// instead of sending the error back to the model. Mistakes of the model
+	// itself (an unknown tool, arguments that are not JSON or fail the
+	// tool's schema) always go back to the model.
+	FailOnToolError bool
+	// Hooks fire for this agent's runs and tool calls.
+	Hooks Hooks
+}
+
+// AI is an LLM agent: it sends its instructions, the conversation and the
+// input to a model, runs the tools the model calls, sends the results back
+// paired by call id, and repeats until the model answers, within MaxTurns.
+type AI struct {
+	cfg      AIConfig
+	tmpl     *template.Template
+	tools    []model.Tool
+	byName   map[string]Agent
+	in, out  json.RawMessage
+	inCheck  *compiledSchema
+	outCheck *compiledSchema
+}
+
+// NewAI checks cfg and returns the agent. Errors name what to fix: an
+// invalid or duplicate tool name, a nil tool, options out of range, a
+// template that does not parse, a schema that does not compile.
+func NewAI(cfg AIConfig) (*AI, error) {
+	if err := checkName(cfg.Name); err != nil {
+		return nil, err
+	}
+	fail := func(format string, args ...any) (*AI, error) {
+		return nil, fmt.Errorf("%w: agent %q: %s", ErrInvalidConfig, cfg.Name, fmt.Sprintf(format, args...))
+	}
+	if cfg.InputKey == "" {
+		cfg.InputKey = DefaultTextKey
+	}
+	if cfg.OutputKey == "" {
+		cfg.OutputKey = DefaultTextKey
+	}
+	if cfg.MaxTurns == 0 {
+		cfg.MaxTurns = DefaultMaxTurns
+	}
+	if cfg.MaxTurns < 0 {
+		return fail("MaxTurns is %d; it must be positive", cfg.MaxTurns)
+	}
+	if cfg.MaxParallelTools <= 0 {
+		cfg.MaxParallelTools = DefaultMaxParallelTools
+	}
+	switch {
+	case cfg.RepairTurns == 0:
+		cfg.RepairTurns = DefaultRepairTurns
+	case cfg.RepairTurns < 0:
+		cfg.RepairTurns = 0
+	}
+	if err := cfg.Options.Validate(); err != nil {
+		return nil, fmt.Errorf("agent %q: %w", cfg.Name, err)
+	}
+	a := &AI{cfg: cfg, byName: make(map[string]Agent, len(cfg.Tools))}
+	for i, t := range cfg.Tools {
+		if t == nil {
+			return fail("tool %d is nil", i)
+		}
+		name := t.Name()
+		if !model.ValidToolName(name) {
+			return fail("tool name %q is not a valid identifier: use letters, digits, '_' or '-', starting with a letter or '_'", name)
+		}
+		if _, dup := a.byName[name]; dup {
+			return fail("two tools are named %q: tool names must be unique", name)
+		}
+		a.byName[name] = t
+		a.tools = append(a.tools, model.Tool{Name: name, Description: t.Description(), Schema: t.InputSchema()})
+	}
+	switch cfg.ToolChoice.Mode {
+	case model.ToolAuto, model.ToolNone:
+	case model.ToolRequired, ToolRouter:
+		if len(a.tools) == 0 {
+			return fail("tool choice %q needs at least one tool", cfg.ToolChoice.Mode)
+		}
+	case model.ToolNamed:
+		if _, ok := a.byName[cfg.ToolChoice.Name]; !ok {
+			return fail("tool choice names %q, which is not one of its tools", cfg.ToolChoice.Name)
+		}
+	default:
+		return fail("unknown tool choice %q (want auto, none, required, named or router)", cfg.ToolChoice.Mode)
+	}
+	if strings.Contains(cfg.Instructions, "{{") {
+		t, err := template.New(cfg.Name).Option("missingkey=zero").Parse(cfg.Instructions)
+		if err != nil {
+			return fail("instructions template: %v", err)
+		}
+		a.tmpl = t
+	}
+	a.in = cfg.InputSchema
+	if a.in == nil {
+		a.in = textSchema(cfg.InputKey, "The request, in plain language.", true)
+	}
+	check, err := compileSchema(a.in)
+	if err != nil {
+		return fail("input schema: %v", err)
+	}
+	a.inCheck = check
+	a.out = cfg.OutputSchema
+	if a.out != nil {
+		if a.outCheck, err = compileSchema(a.out); err != nil {
+			return fail("output schema: %v", err)
+		}
+	} else {
+		a.out = textSchema(cfg.OutputKey, "The answer.", false)
+	}
+	return a, nil
+}
+
+func textSchema(key, description string, required bool) json.RawMessage {
+	s := map[string]any{
+		"type":                 "object",
+		"properties":           map[string]any{key: map[string]any{"type": "string", "description": description}},
+		"additionalProperties": true,
+	}
+	if required {
+		s["required"] = []string{key}
+	}
+	b, _ := json.Marshal(s)
+	return b
+}
+
+// Name returns the agent's name.
+func (a *AI) Name() string { return a.cfg.Name }
+
+// Description returns the agent's description.
+func (a *AI) Description() string { return a.cfg.Description }
+
+// InputSchema returns the input schema.
+func (a *AI) InputSchema() json.RawMessage { return a.in }
+
+// OutputSchema returns the output schema.
+func (a *AI) OutputSchema() json.RawMessage { return a.out }
+
+// Kind returns "ai".
+func (a *AI) Kind() string { return "ai" }
+
+// Tools returns the agent's tools.
+func (a *AI) Tools() []Agent { return a.cfg.Tools }
+
+func (a *AI) hooks() *Hooks { return &a.cfg.Hooks }
+
+// Run runs the tool loop on input.
+func (a *AI) Run(ctx context.Context, input json.RawMessage) iter.Seq2[Event, error] {
+	return Execute(ctx, a, input, a.body)
+}

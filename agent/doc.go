@@ -1,0 +1,51 @@
+// Package agent is loom's core: the [Agent] contract, LLM agents with a
+// bounded tool loop ([AI]), typed function agents ([Func]), hooks, and the
+// limits and usage that travel on a context.
+//
+// # Runs and events
+//
+// Every agent runs as a stream of [Event]s (an iter.Seq2[Event, error]).
+// [Invoke] drains that same stream, so a streamed run and a collected one
+// always agree. The kinds:
+//
+//   - EventRunStart: a run began (RunID, ParentID, Agent, Input);
+//   - EventTextDelta: the next piece of an AI agent's answer (Text);
+//   - EventToolCall: the model called a tool (ToolCall);
+//   - EventToolResult: the result sent back to the model (ToolResult),
+//     IsError set when the tool failed;
+//   - EventUsage: the tokens of one model call (Usage);
+//   - EventRunEnd: the run ended, with its Output, its total Usage including
+//     nested runs, Err if it failed, and for AI agents the Messages it added
+//     to the conversation.
+//
+// Tools are agents, so a tool's run is nested: its events arrive in the
+// parent's stream, with the parent's RunID as their ParentID.
+//
+// # The tool loop
+//
+// An [AI] agent sends its instructions (a text/template over the input),
+// any history given with [WithHistory], and the input's text to a model.
+// When the model calls tools, the loop runs them (concurrently up to
+// AIConfig.MaxParallelTools), sends the results back paired by call id in
+// call order, and calls the model again, up to AIConfig.MaxTurns model
+// calls. A failing tool, an unknown tool name, or arguments that are not
+// valid JSON or fail the tool's schema go back to the model as error
+// results, so it can correct itself; AIConfig.FailOnToolError makes a
+// failing tool fail the run instead.
+//
+// # Limits
+//
+// [WithLimits] puts a budget on a context: max agent invocations, max total
+// tokens (checked before each model call) and a timeout. Each breach is a
+// [*LimitError] with the figures, as "max tokens exceeded: 300 used, limit
+// 200".
+//
+// # Tracing
+//
+// Each run is an "invoke_agent" span, each model call a "chat" span and each
+// tool call an "execute_tool" span, with OpenTelemetry GenAI attributes.
+// Spans go to the provider given with [WithTracerProvider], or otel's global
+// one, which records nothing unless the program set it. Message content is
+// recorded only when opted in with [WithContentCapture] or
+// OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true.
+package agent

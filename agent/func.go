@@ -1,0 +1,98 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+)
+
+// Func is a typed function agent: a Go function from In to Out, with both
+// JSON schemas derived from the Go types. Its input is validated against
+// the input schema before the function runs; a failure names each field
+// path and rule, as "code: required" or "n: expected integer, got string".
+// A panic inside the function becomes an error wrapping [ErrPanic].
+type Func[In, Out any] struct {
+	name, description string
+	fn                func(context.Context, In) (Out, error)
+	in, out           json.RawMessage
+	check             *compiledSchema
+}
+
+// NewFunc returns a function agent. name must be a valid tool name (letters,
+// digits, '_' or '-', starting with a letter or '_'); In must have an object
+// schema (a struct or a map), since models call tools with JSON objects.
+func NewFunc[In, Out any](name, description string, fn func(ctx context.Context, in In) (Out, error)) (*Func[In, Out], error) {
+	if err := checkName(name); err != nil {
+		return nil, err
+	}
+	if fn == nil {
+		return nil, fmt.Errorf("%w: func agent %q has a nil function", ErrInvalidConfig, name)
+	}
+	in, err := SchemaFor[In]()
+	if err != nil {
+		return nil, fmt.Errorf("func agent %q: input: %w", name, err)
+	}
+	if t := schemaType(in); t != "object" {
+		var zero In
+		return nil, fmt.Errorf("%w: func agent %q: input type %T has schema type %q; use a struct or a map so models can call it with a JSON object", ErrInvalidConfig, name, zero, t)
+	}
+	out, err := SchemaFor[Out]()
+	if err != nil {
+		return nil, fmt.Errorf("func agent %q: output: %w", name, err)
+	}
+	check, err := compileSchema(in)
+	if err != nil {
+		return nil, fmt.Errorf("func agent %q: input: %w", name, err)
+	}
+	return &Func[In, Out]{name: name, description: description, fn: fn, in: in, out: out, check: check}, nil
+}
+
+// Name returns the agent's name.
+func (f *Func[In, Out]) Name() string { return f.name }
+
+// Description returns the agent's description.
+func (f *Func[In, Out]) Description() string { return f.description }
+
+// InputSchema returns the schema generated from In.
+func (f *Func[In, Out]) InputSchema() json.RawMessage { return f.in }
+
+// OutputSchema returns the schema generated from Out.
+func (f *Func[In, Out]) OutputSchema() json.RawMessage { return f.out }
+
+// Kind returns "func".
+func (f *Func[In, Out]) Kind() string { return "func" }
+
+// Run validates input, decodes it into an In, calls the function and
+// encodes its result.
+func (f *Func[In, Out]) Run(ctx context.Context, input json.RawMessage) iter.Seq2[Event, error] {
+	return Execute(ctx, f, input, f.body)
+}
+
+func (f *Func[In, Out]) body(ctx context.Context, r *Run) (json.RawMessage, error) {
+	in, err := f.Decode(r.Input)
+	if err != nil {
+		return nil, err
+	}
+	out, err := f.fn(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, fmt.Errorf("func agent %s: encode output %T: %w", f.name, out, err)
+	}
+	return b, nil
+}
+
+// Decode validates raw against the input schema and decodes it.
+func (f *Func[In, Out]) Decode(raw json.RawMessage) (In, error) {
+	var in In
+	if err := f.check.validate(f.name, "input", raw); err != nil {
+		return in, err
+	}
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return in, &ValidationError{Agent: f.name, What: "input", Issues: []Issue{{Rule: err.Error()}}, kind: ErrInvalidInput}
+	}
+	return in, nil
+}

@@ -1,0 +1,103 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/loomwork/loom/model"
+)
+
+// Limits bound a whole run tree: every agent run beneath the ctx given by
+// [WithLimits] counts against them. Zero means no limit.
+type Limits struct {
+	// MaxInvocations caps the number of agent runs, nested ones included.
+	MaxInvocations int
+	// MaxTokens caps the total tokens (input plus output) of every model
+	// call; it is checked before each call.
+	MaxTokens int64
+	// Timeout bounds the wall time, through the context deadline.
+	Timeout time.Duration
+}
+
+// budget is the shared account of a run tree.
+type budget struct {
+	limits      Limits
+	start       time.Time
+	invocations atomic.Int64
+	mu          sync.Mutex
+	usage       model.Usage
+}
+
+type budgetKey struct{}
+
+// WithLimits returns ctx with a fresh budget under l. Runs started beneath
+// it share the budget; cancel releases the timeout's timer.
+func WithLimits(ctx context.Context, l Limits) (context.Context, context.CancelFunc) {
+	b := &budget{limits: l, start: time.Now()}
+	ctx = context.WithValue(ctx, budgetKey{}, b)
+	if l.Timeout > 0 {
+		return context.WithTimeout(ctx, l.Timeout)
+	}
+	return context.WithCancel(ctx)
+}
+
+func budgetFrom(ctx context.Context) *budget {
+	b, _ := ctx.Value(budgetKey{}).(*budget)
+	return b
+}
+
+// UsageFrom returns the tokens used so far under the budget of ctx's
+// [WithLimits]; zero without one.
+func UsageFrom(ctx context.Context) model.Usage {
+	b := budgetFrom(ctx)
+	if b == nil {
+		return model.Usage{}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.usage
+}
+
+func (b *budget) invoke() error {
+	n := b.invocations.Add(1)
+	if m := int64(b.limits.MaxInvocations); m > 0 && n > m {
+		return &LimitError{Limit: LimitInvocations, Used: n, Max: m}
+	}
+	return nil
+}
+
+// checkTokens fails when the tokens used so far have reached the limit.
+func (b *budget) checkTokens() error {
+	if b.limits.MaxTokens <= 0 {
+		return nil
+	}
+	b.mu.Lock()
+	used := b.usage.Total()
+	b.mu.Unlock()
+	if used >= b.limits.MaxTokens {
+		return &LimitError{Limit: LimitTokens, Used: used, Max: b.limits.MaxTokens}
+	}
+	return nil
+}
+
+func (b *budget) add(u model.Usage) {
+	b.mu.Lock()
+	b.usage = b.usage.Add(u)
+	b.mu.Unlock()
+}
+
+// asTimeout turns a deadline error under a budget with a timeout into a
+// [LimitError] naming the timeout.
+func (b *budget) asTimeout(err error) error {
+	if b == nil || b.limits.Timeout <= 0 || !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	var le *LimitError
+	if errors.As(err, &le) {
+		return err
+	}
+	return &LimitError{Limit: LimitTimeout, Used: time.Since(b.start).Milliseconds(), Max: b.limits.Timeout.Milliseconds(), cause: err}
+}

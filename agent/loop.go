@@ -1,0 +1,223 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/loomwork/loom/model"
+)
+
+// body is one AI run: build the conversation, then call the model and run
+// tools until it answers.
+func (a *AI) body(ctx context.Context, r *Run) (json.RawMessage, error) {
+	m := resolveModel(ctx, a.cfg.Model)
+	if m == nil {
+		return nil, fmt.Errorf("%w: agent %s: set AIConfig.Model, pass a model for the run with agent.WithModel, or give the engine a default model", ErrNoModel, a.cfg.Name)
+	}
+	if err := a.inCheck.validate(a.cfg.Name, "input", r.Input); err != nil {
+		return nil, err
+	}
+	msgs, start, err := a.conversation(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	req := model.Request{Messages: msgs, Tools: a.tools, ToolChoice: a.cfg.ToolChoice, Options: a.cfg.Options}
+	router := a.cfg.ToolChoice.Mode == ToolRouter
+	if router {
+		req.ToolChoice = model.ToolChoice{Mode: model.ToolRequired}
+	}
+	if a.outCheck != nil && !router {
+		req.ResponseSchema = &model.ResponseSchema{Name: a.cfg.Name, Description: a.cfg.Description, Schema: a.cfg.OutputSchema}
+	}
+	repairs := a.cfg.RepairTurns
+	defer func() { r.messages = req.Messages[start:] }()
+	for turn := 1; ; turn++ {
+		if turn > a.cfg.MaxTurns {
+			return nil, &LimitError{Limit: LimitTurns, Used: int64(turn - 1), Max: int64(a.cfg.MaxTurns)}
+		}
+		resp, err := a.call(ctx, r, m, req)
+		if err != nil {
+			return nil, err
+		}
+		req.Messages = append(req.Messages, resp.Message)
+		calls := resp.Message.ToolCalls()
+		if router {
+			return a.route(ctx, r, resp)
+		}
+		if len(calls) == 0 {
+			out, err := a.output(resp.Message.Text())
+			var ve *ValidationError
+			if errors.As(err, &ve) && repairs > 0 {
+				repairs--
+				req.Messages = append(req.Messages, model.UserMessage(repairPrompt(ve)))
+				continue
+			}
+			return out, err
+		}
+		results, err := a.runTools(ctx, r, calls)
+		if err != nil {
+			return nil, err
+		}
+		req.Messages = append(req.Messages, model.ToolMessage(results...))
+		if req.ToolChoice.Mode == model.ToolRequired || req.ToolChoice.Mode == model.ToolNamed {
+			req.ToolChoice = model.ToolChoice{}
+		}
+	}
+}
+
+// conversation builds the messages of the first call: the instructions,
+// the history meant for this run, and the input. start is where this run's
+// own messages begin.
+func (a *AI) conversation(ctx context.Context, r *Run) (msgs []model.Message, start int, err error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(r.Input, &fields); err != nil {
+		return nil, 0, &ValidationError{Agent: a.cfg.Name, What: "input", Issues: []Issue{{Rule: "expected a JSON object: " + err.Error()}}, kind: ErrInvalidInput}
+	}
+	hist := historyFor(ctx, r.parent)
+	msgs = make([]model.Message, 0, len(hist)+4)
+	if a.cfg.Instructions != "" {
+		sys := a.cfg.Instructions
+		if a.tmpl != nil {
+			var data map[string]any
+			_ = json.Unmarshal(r.Input, &data)
+			var b strings.Builder
+			if err := a.tmpl.Execute(&b, data); err != nil {
+				return nil, 0, fmt.Errorf("agent %s: instructions template: %w", a.cfg.Name, err)
+			}
+			sys = b.String()
+		}
+		msgs = append(msgs, model.SystemMessage(sys))
+	}
+	msgs = append(msgs, hist...)
+	start = len(msgs)
+	if text, ok := textField(fields, a.cfg.InputKey); ok {
+		msgs = append(msgs, model.UserMessage(text))
+	} else if len(fields) > 0 {
+		msgs = append(msgs, model.UserMessage(string(r.Input)))
+	}
+	if len(msgs) == start && len(hist) == 0 {
+		return nil, 0, &ValidationError{Agent: a.cfg.Name, What: "input", Issues: []Issue{{Path: a.cfg.InputKey, Rule: "required"}}, kind: ErrInvalidInput}
+	}
+	return msgs, start, nil
+}
+
+func textField(fields map[string]json.RawMessage, key string) (string, bool) {
+	raw, ok := fields[key]
+	if !ok {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return string(raw), true
+	}
+	return s, true
+}
+
+// call makes one model call, streaming text deltas as events.
+func (a *AI) call(ctx context.Context, r *Run, m model.Model, req model.Request) (*model.Response, error) {
+	if err := r.budget.checkTokens(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	cctx, span := startChatSpan(ctx, m, &req)
+	var asm model.Assembler
+	for c, err := range m.Stream(cctx, req) {
+		if err != nil {
+			resp := asm.Response()
+			err = fmt.Errorf("agent %s: model %s:%s: %w", a.cfg.Name, m.Provider(), m.Name(), err)
+			endChatSpan(cctx, span, resp, err)
+			return nil, err
+		}
+		asm.Add(c)
+		if c.TextDelta != "" && !r.Emit(Event{Kind: EventTextDelta, Text: c.TextDelta}) {
+			endChatSpan(cctx, span, nil, errStopped)
+			return nil, errStopped
+		}
+	}
+	resp := asm.Response()
+	endChatSpan(cctx, span, resp, nil)
+	if !resp.Usage.IsZero() && !r.RecordUsage(resp.Usage) {
+		return nil, errStopped
+	}
+	return resp, nil
+}
+
+// output turns the final answer into the agent's output.
+func (a *AI) output(text string) (json.RawMessage, error) {
+	if a.outCheck == nil {
+		return json.Marshal(map[string]string{a.cfg.OutputKey: text})
+	}
+	raw := json.RawMessage(stripFence(text))
+	if err := a.outCheck.validate(a.cfg.Name, "output", raw); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return nil, &ValidationError{Agent: a.cfg.Name, What: "output", Issues: []Issue{{Rule: "not valid JSON: " + err.Error()}}, kind: ErrInvalidOutput}
+	}
+	return buf.Bytes(), nil
+}
+
+// stripFence removes a Markdown code fence around JSON, which some models
+// add even when asked for JSON only.
+func stripFence(s string) string {
+	s = strings.TrimSpace(s)
+	if !strings.HasPrefix(s, "```") {
+		return s
+	}
+	s = strings.TrimPrefix(s, "```")
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "```"))
+}
+
+func repairPrompt(ve *ValidationError) string {
+	issues := make([]string, len(ve.Issues))
+	for i, is := range ve.Issues {
+		issues[i] = is.String()
+	}
+	return "Your answer does not match the required JSON schema: " + strings.Join(issues, "; ") +
+		". Answer again with only a JSON object that matches the schema, and nothing else."
+}
+
+// route hands off to the tool the router's model chose.
+func (a *AI) route(ctx context.Context, r *Run, resp *model.Response) (json.RawMessage, error) {
+	calls := resp.Message.ToolCalls()
+	if len(calls) == 0 {
+		text := resp.Message.Text()
+		if len(text) > 200 {
+			text = text[:200] + "…"
+		}
+		return nil, fmt.Errorf("%w: router %s: the model called none of %s and answered %q", ErrNoRoute, a.cfg.Name, a.toolNames(), text)
+	}
+	call := calls[0]
+	if !r.Emit(Event{Kind: EventToolCall, ToolCall: &call}) {
+		return nil, errStopped
+	}
+	res, out, err := a.execTool(ctx, r, call, r.Emit)
+	if !r.Emit(Event{Kind: EventToolResult, ToolResult: &res}) {
+		return nil, errStopped
+	}
+	if err != nil {
+		return nil, fmt.Errorf("router %s: %w", a.cfg.Name, err)
+	}
+	if res.IsError {
+		return nil, fmt.Errorf("router %s: handing off to %s: %s", a.cfg.Name, call.Name, res.Content)
+	}
+	return out, nil
+}
+
+func (a *AI) toolNames() string {
+	names := make([]string, len(a.tools))
+	for i, t := range a.tools {
+		names[i] = t.Name
+	}
+	return strings.Join(names, ", ")
+}
