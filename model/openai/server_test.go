@@ -1,0 +1,213 @@
+package openai_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/loomwork/loom/model"
+	"github.com/loomwork/loom/model/modeltest"
+	"github.com/loomwork/loom/model/openai"
+	"github.com/stretchr/testify/require"
+)
+
+// fakeOpenAI is a Chat Completions server speaking OpenAI's wire format:
+// SSE "data:" lines of chat.completion.chunk objects, a usage chunk with no
+// choices (stream_options.include_usage), then "data: [DONE]".
+type fakeOpenAI struct {
+	t       testing.TB
+	srv     *httptest.Server
+	n       atomic.Int32
+	mu      sync.Mutex
+	bodies  []map[string]any
+	headers []http.Header
+	// answer writes the response to the i-th request (from 0).
+	answer func(w http.ResponseWriter, r *http.Request, i int)
+}
+
+func newFake(t testing.TB, answer func(w http.ResponseWriter, r *http.Request, i int)) *fakeOpenAI {
+	f := &fakeOpenAI{t: t, answer: answer}
+	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func (f *fakeOpenAI) serve(w http.ResponseWriter, r *http.Request) {
+	i := int(f.n.Add(1)) - 1
+	if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {
+		http.Error(w, fmt.Sprintf("unexpected %s %s", r.Method, r.URL.Path), http.StatusNotFound)
+		return
+	}
+	raw, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	var body map[string]any
+	if err := json.Unmarshal(raw, &body); err != nil {
+		http.Error(w, "body is not JSON: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	f.mu.Lock()
+	f.bodies = append(f.bodies, body)
+	f.headers = append(f.headers, r.Header.Clone())
+	f.mu.Unlock()
+	f.answer(w, r, i)
+}
+
+func (f *fakeOpenAI) requests() int { return int(f.n.Load()) }
+
+func (f *fakeOpenAI) body(i int) map[string]any {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	require.Less(f.t, i, len(f.bodies), "request %d was not received", i)
+	return f.bodies[i]
+}
+
+func (f *fakeOpenAI) header(i int) http.Header {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	require.Less(f.t, i, len(f.headers))
+	return f.headers[i]
+}
+
+func (f *fakeOpenAI) model(t testing.TB, opts ...openai.Option) *openai.Model {
+	opts = append([]openai.Option{
+		openai.WithAPIKey(modeltest.TestKey),
+		openai.WithBaseURL(f.srv.URL + "/v1"),
+		openai.WithMaxRetries(2),
+		openai.WithMaxRetryDelay(time.Millisecond),
+	}, opts...)
+	m, err := openai.New("gpt-5.4-mini", opts...)
+	require.NoError(t, err)
+	return m
+}
+
+// sse writes Server-Sent Events as OpenAI does.
+type sse struct {
+	w http.ResponseWriter
+}
+
+func startSSE(w http.ResponseWriter) sse {
+	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	return sse{w}
+}
+
+func (s sse) data(v string) {
+	fmt.Fprintf(s.w, "data: %s\n\n", v)
+	s.w.(http.Flusher).Flush()
+}
+
+func (s sse) chunk(choices string) {
+	s.data(`{"id":"chatcmpl-AbC123","object":"chat.completion.chunk","created":1730000000,"model":"gpt-5.4-mini-2026-03-17","service_tier":"default","system_fingerprint":"fp_1a2b3c","choices":[` + choices + `],"usage":null}`)
+}
+
+func (s sse) role() {
+	s.chunk(`{"index":0,"delta":{"role":"assistant","content":"","refusal":null},"logprobs":null,"finish_reason":null}`)
+}
+
+func (s sse) text(piece string) {
+	s.chunk(`{"index":0,"delta":{"content":` + jsonString(piece) + `},"logprobs":null,"finish_reason":null}`)
+}
+
+func (s sse) finish(reason string) {
+	s.chunk(`{"index":0,"delta":{},"logprobs":null,"finish_reason":"` + reason + `"}`)
+}
+
+func (s sse) usage(u model.Usage) {
+	s.data(fmt.Sprintf(`{"id":"chatcmpl-AbC123","object":"chat.completion.chunk","created":1730000000,"model":"gpt-5.4-mini-2026-03-17","service_tier":"default","system_fingerprint":"fp_1a2b3c","choices":[],"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d,"prompt_tokens_details":{"cached_tokens":%d,"audio_tokens":0},"completion_tokens_details":{"reasoning_tokens":0,"audio_tokens":0,"accepted_prediction_tokens":0,"rejected_prediction_tokens":0}}}`,
+		u.InputTokens, u.OutputTokens, u.InputTokens+u.OutputTokens, u.CachedInputTokens))
+}
+
+func (s sse) done() { s.data("[DONE]") }
+
+// toolCall streams one call: a first fragment with id and name, then the
+// arguments in pieces of size n.
+func (s sse) toolCall(index int, c model.ToolCall, n int) {
+	s.chunk(fmt.Sprintf(`{"index":0,"delta":{"tool_calls":[{"index":%d,"id":%s,"type":"function","function":{"name":%s,"arguments":""}}]},"logprobs":null,"finish_reason":null}`,
+		index, jsonString(c.ID), jsonString(c.Name)))
+	for _, p := range split(string(c.Arguments), n) {
+		s.chunk(fmt.Sprintf(`{"index":0,"delta":{"tool_calls":[{"index":%d,"function":{"arguments":%s}}]},"logprobs":null,"finish_reason":null}`, index, jsonString(p)))
+	}
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// split cuts s into pieces of at most n bytes.
+func split(s string, n int) []string {
+	var out []string
+	for len(s) > n {
+		out = append(out, s[:n])
+		s = s[n:]
+	}
+	if s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+func apiError(w http.ResponseWriter, status int, typ, code, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	fmt.Fprintf(w, `{"error":{"message":%s,"type":%q,"param":null,"code":%s}}`, jsonString(msg), typ, code)
+}
+
+// scenario answers a conformance scenario in OpenAI's wire format.
+func scenario(s modeltest.Scenario) func(w http.ResponseWriter, r *http.Request, i int) {
+	return func(w http.ResponseWriter, r *http.Request, i int) {
+		switch s.Failure {
+		case modeltest.RateLimitOnce:
+			if i == 0 {
+				w.Header().Set("Retry-After", "0")
+				apiError(w, http.StatusTooManyRequests, "requests", `"rate_limit_exceeded"`, "Rate limit reached for requests. Please try again in 0s.")
+				return
+			}
+		case modeltest.ServerErrorAlways:
+			apiError(w, http.StatusInternalServerError, "server_error", "null", "The server had an error while processing your request. Sorry about that!")
+			return
+		case modeltest.Unauthorized:
+			// Echo the key, as a careless gateway might: loom must redact it.
+			apiError(w, http.StatusUnauthorized, "invalid_request_error", `"invalid_api_key"`, "Incorrect API key provided: "+strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")+". You can find your API key at https://platform.openai.com/account/api-keys.")
+			return
+		}
+		out := startSSE(w)
+		out.role()
+		pieces := split(s.Text, 5)
+		switch s.Failure {
+		case modeltest.Truncated:
+			for _, p := range pieces[:len(pieces)/2] {
+				out.text(p)
+			}
+			panic(http.ErrAbortHandler) // drop the connection mid-stream
+		case modeltest.Stall:
+			out.text(pieces[0])
+			<-r.Context().Done()
+			return
+		}
+		for _, p := range pieces {
+			out.text(p)
+		}
+		for i, c := range s.ToolCalls {
+			out.toolCall(i, c, 3)
+		}
+		if len(s.ToolCalls) > 0 {
+			out.finish("tool_calls")
+		} else {
+			out.finish("stop")
+		}
+		out.usage(s.Usage)
+		out.done()
+	}
+}
