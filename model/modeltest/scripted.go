@@ -32,7 +32,8 @@ type Scripted struct {
 }
 
 // New returns a scripted model playing turns in order. A call beyond the
-// script fails the test through t and yields [ErrScriptExhausted].
+// script fails the test through t and yields [ErrScriptExhausted]. t may be
+// nil (as in examples): the error is then only yielded.
 func New(t TB, turns ...Turn) *Scripted {
 	return &Scripted{t: t, name: "scripted", turns: turns}
 }
@@ -63,6 +64,9 @@ func (s *Scripted) Request(i int) model.Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if i < 0 || i >= len(s.reqs) {
+		if s.t == nil {
+			return model.Request{}
+		}
 		s.t.Helper()
 		s.t.Errorf("modeltest: request %d asked for, but the model received %d", i, len(s.reqs))
 		return model.Request{}
@@ -98,6 +102,10 @@ func (s *Scripted) Stream(ctx context.Context, req model.Request) iter.Seq2[mode
 		total := len(s.turns)
 		s.mu.Unlock()
 		if !ok {
+			if s.t == nil {
+				yield(model.Chunk{}, fmt.Errorf("%w: call %d, %d turns scripted", ErrScriptExhausted, n+1, total))
+				return
+			}
 			s.t.Errorf("modeltest: model called %d times but the script has only %d turns; last request ends with %s", n+1, total, lastMessage(req))
 			yield(model.Chunk{}, fmt.Errorf("%w: call %d, %d turns scripted", ErrScriptExhausted, n+1, total))
 			return
