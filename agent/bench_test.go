@@ -11,7 +11,6 @@ import (
 	"github.com/loomwork/loom/model"
 )
 
-
 // cycleModel answers call i with turns[i % len(turns)] and records nothing,
 // so benchmarks measure the agent rather than a growing script.
 type cycleModel struct {

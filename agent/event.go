@@ -57,12 +57,12 @@ type Event struct {
 	ParentID string // the run that started this run; empty for the outermost
 	Agent    string // the name of the agent running
 
-	Input      json.RawMessage  // EventRunStart
-	Text       string           // EventTextDelta
+	Input      json.RawMessage   // EventRunStart
+	Text       string            // EventTextDelta
 	ToolCall   *model.ToolCall   // EventToolCall
 	ToolResult *model.ToolResult // EventToolResult
-	Usage      model.Usage      // EventUsage: one model call; EventRunEnd: the run's total
-	Output     json.RawMessage  // EventRunEnd
-	Messages   []model.Message  // EventRunEnd of an AI agent
-	Err        error            // EventRunEnd of a failed run
+	Usage      model.Usage       // EventUsage: one model call; EventRunEnd: the run's total
+	Output     json.RawMessage   // EventRunEnd
+	Messages   []model.Message   // EventRunEnd of an AI agent
+	Err        error             // EventRunEnd of a failed run
 }

@@ -20,11 +20,11 @@ type Run struct {
 	Agent    Agent
 	Input    json.RawMessage
 
-	parent  *Run
-	yield   func(Event, error) bool
-	stopped bool        // the consumer stopped reading
-	inYield bool        // a panic now comes from the consumer, not the agent
-	usage   model.Usage // own model calls plus ended child runs
+	parent   *Run
+	yield    func(Event, error) bool
+	stopped  bool        // the consumer stopped reading
+	inYield  bool        // a panic now comes from the consumer, not the agent
+	usage    model.Usage // own model calls plus ended child runs
 	budget   *budget
 	hooks    hookSet
 	messages []model.Message // an AI run's additions to the conversation
