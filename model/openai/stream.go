@@ -86,7 +86,7 @@ func (d *decoder) decode(c sdk.ChatCompletionChunk, yield func(model.Chunk, erro
 		for j := range delta.ToolCalls {
 			tc := &delta.ToolCalls[j]
 			td := &model.ToolCallDelta{Index: int(tc.Index), ID: tc.ID, Name: tc.Function.Name, ArgumentsDelta: tc.Function.Arguments}
-			if td.ID == "" && d.first(tc.Index) {
+			if first := d.first(tc.Index); first && td.ID == "" {
 				// Some compatible servers send no ids; the agent needs one
 				// to pair the result with the call.
 				td.ID = "call_" + strconv.FormatInt(tc.Index, 10)

@@ -1,0 +1,55 @@
+package openai_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+
+	"github.com/loomwork/loom/model"
+	"github.com/loomwork/loom/model/openai"
+)
+
+func Example() {
+	// A stand-in for https://api.openai.com/v1, answering as OpenAI does.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s := startSSE(w)
+		s.role()
+		s.text("Hello")
+		s.text(", world.")
+		s.finish("stop")
+		s.usage(model.Usage{InputTokens: 12, OutputTokens: 4})
+		s.done()
+	}))
+	defer srv.Close()
+
+	m, err := openai.New("gpt-5.4-mini", openai.WithAPIKey("sk-example"), openai.WithBaseURL(srv.URL+"/v1"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	resp, err := model.Generate(context.Background(), m, model.Request{
+		Messages: []model.Message{model.UserMessage("Say hello.")},
+		Options:  model.Options{Temperature: model.Ptr(0.2)},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(resp.Message.Text())
+	fmt.Println(resp.FinishReason, resp.Usage)
+	// Output:
+	// Hello, world.
+	// stop in=12 out=4 cached=0
+}
+
+func ExampleNewFor() {
+	// Ollama needs no key; OLLAMA_BASE_URL overrides the address.
+	m, err := openai.NewFor(openai.OllamaPreset(), "qwen3:8b", openai.WithBaseURL("http://localhost:11434"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(m.Provider(), m.Name(), m.BaseURL())
+	// Output: ollama qwen3:8b http://localhost:11434/v1
+}
