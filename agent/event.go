@@ -62,6 +62,7 @@ type Event struct {
 	ToolCall   *model.ToolCall   // EventToolCall
 	ToolResult *model.ToolResult // EventToolResult
 	Usage      model.Usage       // EventUsage: one model call; EventRunEnd: the run's total
+	Cost       float64           // estimated USD of Usage; 0 when the price is unknown
 	Output     json.RawMessage   // EventRunEnd
 	Messages   []model.Message   // EventRunEnd of an AI agent
 	Err        error             // EventRunEnd of a failed run

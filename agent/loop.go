@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/loomwork/loom/model"
 )
@@ -126,23 +127,27 @@ func (a *AI) call(ctx context.Context, r *Run, m model.Model, req model.Request)
 		return nil, err
 	}
 	cctx, span := startChatSpan(ctx, m, &req)
+	start := time.Now()
 	var asm model.Assembler
 	for c, err := range m.Stream(cctx, req) {
 		if err != nil {
 			resp := asm.Response()
 			err = fmt.Errorf("agent %s: model %s:%s: %w", a.cfg.Name, m.Provider(), m.Name(), err)
-			endChatSpan(cctx, span, resp, err)
+			endChatSpan(cctx, span, resp, 0, err)
+			recordChat(ctx, m, start, nil, err)
 			return nil, err
 		}
 		asm.Add(c)
 		if c.TextDelta != "" && !r.Emit(Event{Kind: EventTextDelta, Text: c.TextDelta}) {
-			endChatSpan(cctx, span, nil, errStopped)
+			endChatSpan(cctx, span, nil, 0, errStopped)
 			return nil, errStopped
 		}
 	}
 	resp := asm.Response()
-	endChatSpan(cctx, span, resp, nil)
-	if !resp.Usage.IsZero() && !r.RecordUsage(resp.Usage) {
+	cost := priceOf(ctx, m, resp.Usage)
+	endChatSpan(cctx, span, resp, cost, nil)
+	recordChat(ctx, m, start, resp, nil)
+	if !resp.Usage.IsZero() && !r.RecordUsage(resp.Usage, cost) {
 		return nil, errStopped
 	}
 	return resp, nil

@@ -25,6 +25,7 @@ type Run struct {
 	stopped  bool        // the consumer stopped reading
 	inYield  bool        // a panic now comes from the consumer, not the agent
 	usage    model.Usage // own model calls plus ended child runs
+	cost     float64     // estimated USD, like usage
 	budget   *budget
 	hooks    hookSet
 	messages []model.Message // an AI run's additions to the conversation
@@ -83,7 +84,7 @@ func Execute(ctx context.Context, a Agent, input json.RawMessage, body Body) ite
 			err = b.asTimeout(err)
 			out = nil
 		}
-		end := Event{Kind: EventRunEnd, Output: out, Usage: r.usage, Err: err, Messages: r.messages}
+		end := Event{Kind: EventRunEnd, Output: out, Usage: r.usage, Cost: r.cost, Err: err, Messages: r.messages}
 		he.Output, he.Err, he.Usage = out, err, r.usage
 		if err != nil {
 			r.hooks.fire(ctx, pickError, he)
@@ -123,10 +124,9 @@ func (r *Run) Emit(ev Event) bool {
 		ev.RunID, ev.ParentID, ev.Agent = r.ID, r.ParentID, r.Agent.Name()
 	}
 	switch {
-	case ev.Kind == EventUsage && ev.RunID == r.ID:
+	case ev.Kind == EventUsage && ev.RunID == r.ID, ev.Kind == EventRunEnd && ev.ParentID == r.ID:
 		r.usage = r.usage.Add(ev.Usage)
-	case ev.Kind == EventRunEnd && ev.ParentID == r.ID:
-		r.usage = r.usage.Add(ev.Usage)
+		r.cost += ev.Cost
 	}
 	r.inYield = true
 	ok := r.yield(ev, nil)
@@ -159,9 +159,14 @@ func (r *Run) Call(ctx context.Context, child Agent, input json.RawMessage) (jso
 // Usage returns the tokens of the run so far, nested runs included.
 func (r *Run) Usage() model.Usage { return r.usage }
 
-// RecordUsage adds u to the run tree's budget, as a model call's usage,
-// and emits it as an EventUsage of this run.
-func (r *Run) RecordUsage(u model.Usage) bool {
+// Cost returns the estimated cost of the run so far in US dollars, nested
+// runs included.
+func (r *Run) Cost() float64 { return r.cost }
+
+// RecordUsage adds u to the run tree's budget, as one model call's usage
+// with its estimated cost in US dollars, and emits it as an EventUsage of
+// this run. It returns false when the consumer stopped reading.
+func (r *Run) RecordUsage(u model.Usage, costUSD float64) bool {
 	r.budget.add(u)
-	return r.Emit(Event{Kind: EventUsage, Usage: u})
+	return r.Emit(Event{Kind: EventUsage, Usage: u, Cost: costUSD})
 }

@@ -158,6 +158,7 @@ func (a *AI) execTool(ctx context.Context, r *Run, call model.ToolCall, emit fun
 		res = model.ToolResult{CallID: call.ID, Name: call.Name, Content: out}
 	}
 	endToolSpan(tctx, span, &res, runErr)
+	recordToolCall(ctx, call.Name, res.IsError)
 	he.Output, he.Err, he.Result = res.Content, runErr, &res
 	r.hooks.fire(ctx, pickToolEnd, he)
 	return res, out, toolErr

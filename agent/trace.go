@@ -110,6 +110,7 @@ func endAgentSpan(ctx context.Context, span trace.Span, r *Run, out json.RawMess
 		span.SetAttributes(
 			attribute.Int64("gen_ai.usage.input_tokens", r.usage.InputTokens),
 			attribute.Int64("gen_ai.usage.output_tokens", r.usage.OutputTokens),
+			attribute.Float64("loom.cost.usd", r.cost),
 			attribute.String("loom.outcome", outcome(err)),
 		)
 		if err == nil && CaptureContent(ctx) {
@@ -215,10 +216,11 @@ func startChatSpan(ctx context.Context, m model.Model, req *model.Request) (cont
 	return ctx, span
 }
 
-func endChatSpan(ctx context.Context, span trace.Span, resp *model.Response, err error) {
+func endChatSpan(ctx context.Context, span trace.Span, resp *model.Response, cost float64, err error) {
 	if span.IsRecording() {
 		if resp != nil {
 			span.SetAttributes(
+				attribute.Float64("loom.cost.usd", cost),
 				attribute.Int64("gen_ai.usage.input_tokens", resp.Usage.InputTokens),
 				attribute.Int64("gen_ai.usage.output_tokens", resp.Usage.OutputTokens),
 				attribute.Int64("gen_ai.usage.cache_read.input_tokens", resp.Usage.CachedInputTokens),
