@@ -207,7 +207,13 @@ func (a *AI) Kind() string { return "ai" }
 // Tools returns the agent's tools.
 func (a *AI) Tools() []Agent { return a.cfg.Tools }
 
-func (a *AI) hooks() *Hooks { return &a.cfg.Hooks }
+func (a *AI) hooks() *Hooks {
+	h := &a.cfg.Hooks
+	if h.RunStart == nil && h.RunEnd == nil && h.Error == nil && h.ToolStart == nil && h.ToolEnd == nil {
+		return nil
+	}
+	return h
+}
 
 // Run runs the tool loop on input.
 func (a *AI) Run(ctx context.Context, input json.RawMessage) iter.Seq2[Event, error] {

@@ -297,13 +297,23 @@ func messagesJSON(msgs []model.Message) string {
 			case model.Image:
 				w.Parts = append(w.Parts, part{Type: "image", URL: p.URL, MIMEType: p.MIMEType})
 			case model.ToolCall:
-				w.Parts = append(w.Parts, part{Type: "tool_call", ID: p.ID, Name: p.Name, Arguments: p.Arguments})
+				w.Parts = append(w.Parts, part{Type: "tool_call", ID: p.ID, Name: p.Name, Arguments: validJSON(p.Arguments)})
 			case model.ToolResult:
-				w.Parts = append(w.Parts, part{Type: "tool_call_response", ID: p.CallID, Name: p.Name, Response: p.Content})
+				w.Parts = append(w.Parts, part{Type: "tool_call_response", ID: p.CallID, Name: p.Name, Response: validJSON(p.Content)})
 			}
 		}
 		out = append(out, w)
 	}
 	b, _ := json.Marshal(out)
 	return string(b)
+}
+
+// validJSON returns raw, or raw as a JSON string when it is not valid JSON
+// (a model can send broken arguments), so the messages always encode.
+func validJSON(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 || json.Valid(raw) {
+		return raw
+	}
+	b, _ := json.Marshal(string(raw))
+	return b
 }

@@ -28,6 +28,15 @@ func ResultText(r model.ToolResult) string {
 		}
 		return string(b)
 	}
+	return ContentText(content)
+}
+
+// ContentText returns JSON content as text: a JSON string as its value,
+// anything else as it is, and nothing as "null".
+func ContentText(content json.RawMessage) string {
+	if len(content) == 0 {
+		return "null"
+	}
 	var s string
 	if json.Unmarshal(content, &s) == nil {
 		return s
