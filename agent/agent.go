@@ -40,6 +40,9 @@ type Agent interface {
 // json.RawMessage, a []byte of JSON, a string (sent as {"message": s}), or
 // any value that encodes to a JSON object.
 func Invoke(ctx context.Context, a Agent, input any) (json.RawMessage, error) {
+	if a == nil {
+		return nil, fmt.Errorf("%w: Invoke was given a nil agent", ErrInvalidConfig)
+	}
 	raw, err := EncodeInput(input)
 	if err != nil {
 		return nil, err

@@ -38,6 +38,15 @@ func TestFuncValidatesInput(t *testing.T) {
 	require.JSONEq(t, `{"type":"object","properties":{"code":{"type":"string","description":"JavaScript to run"},"n":{"type":"integer"}},"required":["code"],"additionalProperties":false}`, string(f.InputSchema()))
 }
 
+func TestInvokeNilAgentAndBadInput(t *testing.T) {
+	_, err := agent.Invoke(t.Context(), nil, "x")
+	require.ErrorIs(t, err, agent.ErrInvalidConfig)
+	_, err = agent.Invoke(t.Context(), addTool(t), json.RawMessage(`{"a":`))
+	require.ErrorIs(t, err, agent.ErrInvalidInput)
+	_, err = agent.Invoke(t.Context(), addTool(t), func() {})
+	require.ErrorIs(t, err, agent.ErrInvalidInput)
+}
+
 func TestFuncPanicIsError(t *testing.T) {
 	f, err := agent.NewFunc("boom", "", func(context.Context, struct{}) (int, error) { panic("kaboom") })
 	require.NoError(t, err)
