@@ -1,0 +1,45 @@
+// Package store keeps OpenTelemetry spans in a SQLite database and answers
+// the queries of loom's trace viewer.
+//
+// [Exporter] is an [go.opentelemetry.io/otel/sdk/trace.SpanExporter]: put it
+// under [go.opentelemetry.io/otel/sdk/trace.NewBatchSpanProcessor] (as
+// observe.Setup does) and every finished span lands in the database, each
+// ExportSpans call in one transaction. [Store] is the database itself:
+// writes, retention and the queries behind the viewer's JSON API.
+//
+// # Database
+//
+// The database is a single SQLite file opened with modernc.org/sqlite (pure
+// Go, no cgo). Its default location is [DefaultPath]:
+// $LOOM_TRACE_DB if set, else traces.db under os.UserCacheDir()/loom (or
+// os.UserConfigDir()/loom where there is no cache directory). It runs in WAL
+// mode with a busy timeout, and every write is one IMMEDIATE transaction, so
+// several processes can record into the same file at once while a viewer
+// reads it. The schema version is kept in PRAGMA user_version; opening a
+// database written by a newer loom fails with [ErrSchemaTooNew] instead of
+// guessing.
+//
+// Two tables hold the data:
+//
+//   - spans: one row per span — trace and span id, parent id, name, kind,
+//     start and end (Unix nanoseconds), status code and message, attributes
+//     (a JSON object), events (a JSON array) and instrumentation scope;
+//   - traces: one summary row per trace, kept up to date as its spans arrive
+//     — the top agent (the earliest-starting invoke_agent span) with its
+//     input and output previews, status ("running" until the root span
+//     arrives, then "ok", "error" or "limit"), start, end, span and error
+//     counts, model calls, tokens and estimated cost.
+//
+// Tokens and cost of a trace are the sums over its "chat" spans. A chat span
+// without a loom.cost.usd attribute is priced from its gen_ai.provider.name
+// and gen_ai.request.model with the store's price table
+// ([github.com/loomwork/loom/model/pricing]); when a model has no price the
+// trace's cost is marked incomplete.
+//
+// # Retention
+//
+// The store never grows without limit: each write also prunes, oldest traces
+// first, what is older than [WithMaxAge] or beyond [WithMaxTraces] traces or
+// [WithMaxSpans] spans, deleting at most a bounded number of rows per write
+// so a write never stalls on a large backlog.
+package store

@@ -1,0 +1,201 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"unicode/utf8"
+
+	"go.opentelemetry.io/otel/attribute"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+)
+
+// appendAttrsJSON appends attrs as one JSON object. Later duplicates of a
+// key win, as in OpenTelemetry's own attribute sets.
+func appendAttrsJSON(b []byte, attrs []attribute.KeyValue) []byte {
+	b = append(b, '{')
+	first := true
+	for i, kv := range attrs {
+		if dupLater(attrs, i) {
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = appendJSONString(b, string(kv.Key))
+		b = append(b, ':')
+		b = appendValueJSON(b, kv.Value)
+	}
+	return append(b, '}')
+}
+
+// dupLater reports whether attrs[i]'s key appears again after i. Attribute
+// lists are short and usually free of duplicates, so a scan beats a map.
+func dupLater(attrs []attribute.KeyValue, i int) bool {
+	for _, kv := range attrs[i+1:] {
+		if kv.Key == attrs[i].Key {
+			return true
+		}
+	}
+	return false
+}
+
+func appendValueJSON(b []byte, v attribute.Value) []byte {
+	switch v.Type() {
+	case attribute.BOOL:
+		return strconv.AppendBool(b, v.AsBool())
+	case attribute.INT64:
+		return strconv.AppendInt(b, v.AsInt64(), 10)
+	case attribute.FLOAT64:
+		return appendFloatJSON(b, v.AsFloat64())
+	case attribute.STRING:
+		return appendJSONString(b, v.AsString())
+	case attribute.BOOLSLICE:
+		return appendSlice(b, v.AsBoolSlice(), strconv.AppendBool)
+	case attribute.INT64SLICE:
+		return appendSlice(b, v.AsInt64Slice(), func(b []byte, n int64) []byte { return strconv.AppendInt(b, n, 10) })
+	case attribute.FLOAT64SLICE:
+		return appendSlice(b, v.AsFloat64Slice(), appendFloatJSON)
+	case attribute.STRINGSLICE:
+		return appendSlice(b, v.AsStringSlice(), appendJSONString)
+	default:
+		return appendJSONString(b, v.String())
+	}
+}
+
+func appendSlice[T any](b []byte, xs []T, f func([]byte, T) []byte) []byte {
+	b = append(b, '[')
+	for i, x := range xs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = f(b, x)
+	}
+	return append(b, ']')
+}
+
+// appendFloatJSON writes f as a JSON number, or as a string for NaN and
+// infinities, which JSON cannot hold.
+func appendFloatJSON(b []byte, f float64) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return appendJSONString(b, strconv.FormatFloat(f, 'g', -1, 64))
+	}
+	n := len(b)
+	b = strconv.AppendFloat(b, f, 'g', -1, 64)
+	for _, c := range b[n:] {
+		if c == '.' || c == 'e' {
+			return b
+		}
+	}
+	// Keep integral floats floats when read back: 3 → 3.0.
+	return append(b, '.', '0')
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString appends s as a JSON string, replacing invalid UTF-8 with
+// U+FFFD and escaping U+2028 and U+2029 so the text is safe inside script.
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// appendEventsJSON appends the span's events in their stored form.
+func appendEventsJSON(b []byte, events []sdktrace.Event) []byte {
+	b = append(b, '[')
+	for i, e := range events {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"name":`...)
+		b = appendJSONString(b, e.Name)
+		b = append(b, `,"time_unix_nano":`...)
+		b = strconv.AppendInt(b, e.Time.UnixNano(), 10)
+		if len(e.Attributes) > 0 {
+			b = append(b, `,"attributes":`...)
+			b = appendAttrsJSON(b, e.Attributes)
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+// mapJSON encodes attributes given as a map (from [Store.Write]) with sorted
+// keys; values that JSON cannot hold are written with %v.
+func mapJSON(m map[string]any) []byte {
+	if len(m) == 0 {
+		return []byte("{}")
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	b := []byte{'{'}
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, k)
+		b = append(b, ':')
+		switch v := m[k].(type) {
+		case float64:
+			b = appendFloatJSON(b, v)
+		case string:
+			b = appendJSONString(b, v)
+		default:
+			enc, err := json.Marshal(v)
+			if err != nil {
+				enc = appendJSONString(nil, fmt.Sprint(v))
+			}
+			b = append(b, enc...)
+		}
+	}
+	return append(b, '}')
+}

@@ -1,0 +1,303 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Limits of [Query.Limit].
+const (
+	DefaultLimit = 50
+	MaxLimit     = 500
+)
+
+// Statuses of a trace summary.
+const (
+	StatusOK      = "ok"
+	StatusError   = "error"
+	StatusLimit   = "limit"
+	StatusRunning = "running"
+)
+
+// TraceSummary is the list view of one trace.
+type TraceSummary struct {
+	TraceID string `json:"trace_id"`
+	// Agent is the name of the trace's outermost agent (its earliest
+	// invoke_agent span); RootName is the root span's name.
+	Agent    string `json:"agent"`
+	RootName string `json:"root_name,omitempty"`
+	// Input and Output preview the outermost agent's captured input and
+	// output; empty when content capture was off.
+	Input  string `json:"input_preview"`
+	Output string `json:"output_preview"`
+	// Status is "ok", "error", "limit" or, until the root span is stored,
+	// "running" (also what a run whose process died mid-way stays at).
+	Status     string    `json:"status"`
+	Error      string    `json:"error,omitempty"`
+	Start      time.Time `json:"start_time"`
+	End        time.Time `json:"end_time"`
+	DurationMS float64   `json:"duration_ms"`
+	Spans      int64     `json:"spans"`
+	Errors     int64     `json:"errors"`
+	ModelCalls int64     `json:"model_calls"`
+	ToolCalls  int64     `json:"tool_calls"`
+	// Tokens over every model call of the trace.
+	InputTokens  int64 `json:"input_tokens"`
+	OutputTokens int64 `json:"output_tokens"`
+	CachedTokens int64 `json:"cached_tokens"`
+	TotalTokens  int64 `json:"total_tokens"`
+	// CostUSD is the estimated cost; CostComplete is false when some model
+	// call had no known price, so CostUSD is a lower bound.
+	CostUSD      float64 `json:"cost_usd"`
+	CostComplete bool    `json:"cost_complete"`
+	// Seq is the write sequence number of the trace's last change; see
+	// [Query.Since].
+	Seq int64 `json:"seq"`
+}
+
+// Query selects traces for [Store.Traces].
+type Query struct {
+	// Status keeps traces with this status ("ok", "error", "limit",
+	// "running"); empty keeps all.
+	Status string
+	// Agent keeps traces whose outermost agent has this name; empty keeps all.
+	Agent string
+	// Limit is the page size: default [DefaultLimit], at most [MaxLimit].
+	Limit int
+	// Before is a cursor from [Page.Next]: the page starts after it.
+	Before string
+	// Since, when positive, returns only traces written after write sequence
+	// Since (from [Page.Seq]), oldest change first, ignoring Before. A viewer
+	// polls with it to refresh its list.
+	Since int64
+}
+
+// Page is one page of trace summaries.
+type Page struct {
+	Traces []TraceSummary `json:"traces"`
+	// Next is the cursor of the following (older) page; empty on the last.
+	Next string `json:"next,omitempty"`
+	// Seq is the write sequence this page is current to: pass it as
+	// [Query.Since] to get what changed after it.
+	Seq int64 `json:"seq"`
+}
+
+// ErrBadQuery is wrapped by errors about invalid [Query] values.
+var ErrBadQuery = errors.New("store: bad query")
+
+const summaryColumns = `trace_id, agent, root_name, input_preview, output_preview, status, error_message,
+	start_ns, end_ns, span_count, error_count, chat_count, tool_count,
+	input_tokens, output_tokens, cached_tokens, cost, cost_unknown,
+	agent_input_tokens, agent_output_tokens, agent_cost, updated_seq`
+
+func scanSummary(sc interface{ Scan(...any) error }) (TraceSummary, error) {
+	var (
+		t                 TraceSummary
+		startNS, endNS    int64
+		costUnknown       int64
+		agentIn, agentOut sql.NullInt64
+		agentCost         sql.NullFloat64
+	)
+	err := sc.Scan(&t.TraceID, &t.Agent, &t.RootName, &t.Input, &t.Output, &t.Status, &t.Error,
+		&startNS, &endNS, &t.Spans, &t.Errors, &t.ModelCalls, &t.ToolCalls,
+		&t.InputTokens, &t.OutputTokens, &t.CachedTokens, &t.CostUSD, &costUnknown,
+		&agentIn, &agentOut, &agentCost, &t.Seq)
+	if err != nil {
+		return t, err
+	}
+	if t.ModelCalls == 0 {
+		// No model spans stored: fall back to the agent's own totals.
+		t.InputTokens, t.OutputTokens = agentIn.Int64, agentOut.Int64
+		if agentCost.Valid {
+			t.CostUSD = agentCost.Float64
+		}
+	}
+	t.TotalTokens = t.InputTokens + t.OutputTokens
+	t.CostComplete = costUnknown == 0
+	t.Start, t.End = time.Unix(0, startNS).UTC(), time.Unix(0, endNS).UTC()
+	t.DurationMS = float64(endNS-startNS) / 1e6
+	return t, nil
+}
+
+// Traces returns a page of trace summaries, newest first.
+func (s *Store) Traces(ctx context.Context, q Query) (Page, error) {
+	if s.isClosed() {
+		return Page{}, ErrClosed
+	}
+	limit := q.Limit
+	switch {
+	case limit <= 0:
+		limit = DefaultLimit
+	case limit > MaxLimit:
+		limit = MaxLimit
+	}
+	switch q.Status {
+	case "", StatusOK, StatusError, StatusLimit, StatusRunning:
+	default:
+		return Page{}, fmt.Errorf("%w: status %q: use ok, error, limit or running", ErrBadQuery, q.Status)
+	}
+	var where []string
+	var args []any
+	if q.Status != "" {
+		where, args = append(where, "status = ?"), append(args, q.Status)
+	}
+	if q.Agent != "" {
+		where, args = append(where, "agent = ?"), append(args, q.Agent)
+	}
+	order := "start_ns DESC, trace_id DESC"
+	if q.Since > 0 {
+		where, args = append(where, "updated_seq > ?"), append(args, q.Since)
+		order = "updated_seq"
+	} else if q.Before != "" {
+		ns, id, err := parseCursor(q.Before)
+		if err != nil {
+			return Page{}, err
+		}
+		where, args = append(where, "(start_ns < ? OR (start_ns = ? AND trace_id < ?))"), append(args, ns, ns, id)
+	}
+	stmt := "SELECT " + summaryColumns + " FROM traces"
+	if len(where) > 0 {
+		stmt += " WHERE " + strings.Join(where, " AND ")
+	}
+	stmt += " ORDER BY " + order + " LIMIT ?"
+	args = append(args, limit+1)
+
+	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return Page{}, fmt.Errorf("store: begin read: %w", err)
+	}
+	defer tx.Rollback() //nolint:errcheck // read-only
+	var page Page
+	if err := tx.QueryRowContext(ctx, `SELECT value FROM counters WHERE name = 'seq'`).Scan(&page.Seq); err != nil {
+		return Page{}, fmt.Errorf("store: read write sequence: %w", err)
+	}
+	rows, err := tx.QueryContext(ctx, stmt, args...)
+	if err != nil {
+		return Page{}, fmt.Errorf("store: list traces: %w", err)
+	}
+	defer rows.Close()
+	page.Traces = make([]TraceSummary, 0, min(limit, 64))
+	for rows.Next() {
+		t, err := scanSummary(rows)
+		if err != nil {
+			return Page{}, fmt.Errorf("store: read trace summary: %w", err)
+		}
+		page.Traces = append(page.Traces, t)
+	}
+	if err := rows.Err(); err != nil {
+		return Page{}, fmt.Errorf("store: list traces: %w", err)
+	}
+	if len(page.Traces) > limit {
+		page.Traces = page.Traces[:limit]
+		last := page.Traces[limit-1]
+		if q.Since > 0 {
+			// More changes wait: resume after the last one returned.
+			page.Seq = last.Seq
+		} else {
+			page.Next = cursor(last)
+		}
+	}
+	return page, nil
+}
+
+func cursor(t TraceSummary) string {
+	return strconv.FormatInt(t.Start.UnixNano(), 10) + "." + t.TraceID
+}
+
+func parseCursor(c string) (int64, string, error) {
+	ns, id, ok := strings.Cut(c, ".")
+	n, err := strconv.ParseInt(ns, 10, 64)
+	if !ok || err != nil || id == "" {
+		return 0, "", fmt.Errorf("%w: cursor %q is not one this store returned: take it from a page's next", ErrBadQuery, c)
+	}
+	return n, id, nil
+}
+
+// TraceDetail is one trace with all its spans.
+type TraceDetail struct {
+	Summary TraceSummary `json:"summary"`
+	// Spans are ordered by start time.
+	Spans []Span `json:"spans"`
+}
+
+// Trace returns the trace with id (32 hex digits) and its spans, or an error
+// wrapping [ErrNotFound].
+func (s *Store) Trace(ctx context.Context, id string) (TraceDetail, error) {
+	if s.isClosed() {
+		return TraceDetail{}, ErrClosed
+	}
+	id = strings.ToLower(id)
+	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return TraceDetail{}, fmt.Errorf("store: begin read: %w", err)
+	}
+	defer tx.Rollback() //nolint:errcheck // read-only
+	var d TraceDetail
+	d.Summary, err = scanSummary(tx.QueryRowContext(ctx, "SELECT "+summaryColumns+" FROM traces WHERE trace_id = ?", id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return TraceDetail{}, fmt.Errorf("%w: %s (it may have been pruned)", ErrNotFound, id)
+	}
+	if err != nil {
+		return TraceDetail{}, fmt.Errorf("store: read trace %s: %w", id, err)
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT span_id, parent_id, name, kind, start_ns, end_ns, status_code,
+		status_message, attributes, events, scope FROM spans WHERE trace_id = ? ORDER BY start_ns, rowid`, id)
+	if err != nil {
+		return TraceDetail{}, fmt.Errorf("store: read spans of trace %s: %w", id, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		sp := Span{TraceID: id}
+		var startNS, endNS int64
+		var attrs, events []byte
+		if err := rows.Scan(&sp.SpanID, &sp.ParentSpanID, &sp.Name, &sp.Kind, &startNS, &endNS, &sp.Status,
+			&sp.StatusMessage, &attrs, &events, &sp.Scope); err != nil {
+			return TraceDetail{}, fmt.Errorf("store: read span of trace %s: %w", id, err)
+		}
+		sp.Start, sp.End = time.Unix(0, startNS).UTC(), time.Unix(0, endNS).UTC()
+		if err := decodeJSON(attrs, &sp.Attributes); err != nil {
+			return TraceDetail{}, fmt.Errorf("store: span %s has corrupt attributes: %w", sp.SpanID, err)
+		}
+		if sp.Events, err = decodeEvents(events); err != nil {
+			return TraceDetail{}, fmt.Errorf("store: span %s has corrupt events: %w", sp.SpanID, err)
+		}
+		d.Spans = append(d.Spans, sp)
+	}
+	if err := rows.Err(); err != nil {
+		return TraceDetail{}, fmt.Errorf("store: read spans of trace %s: %w", id, err)
+	}
+	return d, nil
+}
+
+// AgentCount is an agent name with the number of stored traces it is the
+// outermost agent of.
+type AgentCount struct {
+	Name   string `json:"name"`
+	Traces int64  `json:"traces"`
+}
+
+// Agents returns the distinct outermost agents of stored traces, by name.
+func (s *Store) Agents(ctx context.Context) ([]AgentCount, error) {
+	if s.isClosed() {
+		return nil, ErrClosed
+	}
+	rows, err := s.read.QueryContext(ctx, `SELECT agent, count(*) FROM traces WHERE agent != '' GROUP BY agent ORDER BY agent`)
+	if err != nil {
+		return nil, fmt.Errorf("store: list agents: %w", err)
+	}
+	defer rows.Close()
+	out := []AgentCount{}
+	for rows.Next() {
+		var a AgentCount
+		if err := rows.Scan(&a.Name, &a.Traces); err != nil {
+			return nil, fmt.Errorf("store: list agents: %w", err)
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,107 @@
+package store
+
+import (
+	"github.com/loomwork/loom/model"
+	"github.com/loomwork/loom/model/pricing"
+)
+
+// delta is what one write adds to a trace's summary row.
+type delta struct {
+	traceID                  string
+	startNS, endNS           int64
+	spans, errors            int64
+	chats, tools             int64
+	inTok, outTok, cachedTok int64
+	cost                     float64
+	costUnknown              int64
+	firstError               string
+
+	root *row // the root span, when this write has it
+	top  *row // the earliest-starting invoke_agent span of this write
+}
+
+// add folds r into d, pricing chat spans that carry no cost with c.
+func (d *delta) add(r *row, c *config) {
+	if d.spans == 0 || r.startNS < d.startNS {
+		d.startNS = r.startNS
+	}
+	d.endNS = max(d.endNS, r.endNS)
+	d.spans++
+	if r.statusCode == "error" {
+		d.errors++
+		if d.firstError == "" {
+			d.firstError = firstLine(r.statusMessage)
+		}
+	}
+	switch r.facts.op {
+	case opChat:
+		d.chats++
+		d.inTok += r.facts.inTok
+		d.outTok += r.facts.outTok
+		d.cachedTok += r.facts.cachedTok
+		switch {
+		case r.facts.hasCost:
+			d.cost += r.facts.cost
+		default:
+			usd, known := c.cost(r.facts.provider, r.facts.model, model.Usage{
+				InputTokens: r.facts.inTok, OutputTokens: r.facts.outTok, CachedInputTokens: r.facts.cachedTok,
+			})
+			d.cost += usd
+			if !known {
+				d.costUnknown++
+			}
+		}
+	case opExecuteTool:
+		d.tools++
+	case opInvokeAgent:
+		if d.top == nil || outer(r, d.top) {
+			d.top = r
+		}
+	}
+	if r.root {
+		d.root = r
+	}
+}
+
+// outer reports whether agent span a encloses or precedes b: it started
+// earlier, or at the same time and ended later.
+func outer(a, b *row) bool {
+	return a.startNS < b.startNS || (a.startNS == b.startNS && a.endNS > b.endNS)
+}
+
+// rootStatus maps a root span to the trace status shown in lists:
+// "ok", "error" or "limit".
+func rootStatus(r *row) string {
+	switch r.facts.outcome {
+	case "ok", "error", "limit":
+		return r.facts.outcome
+	}
+	switch r.facts.wfOutcome {
+	case "answered":
+		return "ok"
+	case "failed":
+		return "error"
+	case "limit":
+		return "limit"
+	}
+	if r.statusCode == "error" {
+		return "error"
+	}
+	return "ok"
+}
+
+func firstLine(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			return s[:i]
+		}
+	}
+	return s
+}
+
+func (c *config) cost(provider, modelName string, u model.Usage) (float64, bool) {
+	if c.prices != nil {
+		return c.prices.Cost(provider, modelName, u)
+	}
+	return pricing.Cost(provider, modelName, u)
+}

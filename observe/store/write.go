@@ -1,0 +1,174 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+const insertSpanSQL = `INSERT INTO spans
+	(trace_id, span_id, parent_id, name, kind, start_ns, end_ns, status_code, status_message, attributes, events, scope)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	ON CONFLICT (trace_id, span_id) DO NOTHING`
+
+// upsertTraceSQL folds a delta into a summary row. In an UPDATE every
+// expression sees the old row, so the agent columns all test the same
+// condition: the new top agent span encloses the stored one.
+const upsertTraceSQL = `INSERT INTO traces (
+	trace_id, start_ns, end_ns, status, error_message, root_span_id, root_name,
+	agent, agent_span_id, agent_start_ns, agent_end_ns, input_preview, output_preview,
+	agent_input_tokens, agent_output_tokens, agent_cost,
+	span_count, error_count, chat_count, tool_count,
+	input_tokens, output_tokens, cached_tokens, cost, cost_unknown, updated_seq)
+VALUES (?, ?, ?, ?, ?, ?, ?,  ?, ?, ?, ?, ?, ?,  ?, ?, ?,  ?, ?, ?, ?,  ?, ?, ?, ?, ?, ?)
+ON CONFLICT (trace_id) DO UPDATE SET
+	start_ns = min(start_ns, excluded.start_ns),
+	end_ns = max(end_ns, excluded.end_ns),
+	status = CASE WHEN excluded.root_span_id != '' THEN excluded.status ELSE status END,
+	error_message = CASE
+		WHEN excluded.root_span_id != '' AND excluded.status != 'ok' AND excluded.error_message != '' THEN excluded.error_message
+		WHEN error_message = '' THEN excluded.error_message
+		ELSE error_message END,
+	root_span_id = CASE WHEN excluded.root_span_id != '' THEN excluded.root_span_id ELSE root_span_id END,
+	root_name = CASE WHEN excluded.root_span_id != '' THEN excluded.root_name ELSE root_name END,
+	agent = CASE WHEN ` + newTop + ` THEN excluded.agent ELSE agent END,
+	agent_span_id = CASE WHEN ` + newTop + ` THEN excluded.agent_span_id ELSE agent_span_id END,
+	agent_start_ns = CASE WHEN ` + newTop + ` THEN excluded.agent_start_ns ELSE agent_start_ns END,
+	agent_end_ns = CASE WHEN ` + newTop + ` THEN excluded.agent_end_ns ELSE agent_end_ns END,
+	input_preview = CASE WHEN ` + newTop + ` THEN excluded.input_preview ELSE input_preview END,
+	output_preview = CASE WHEN ` + newTop + ` THEN excluded.output_preview ELSE output_preview END,
+	agent_input_tokens = CASE WHEN ` + newTop + ` THEN excluded.agent_input_tokens ELSE agent_input_tokens END,
+	agent_output_tokens = CASE WHEN ` + newTop + ` THEN excluded.agent_output_tokens ELSE agent_output_tokens END,
+	agent_cost = CASE WHEN ` + newTop + ` THEN excluded.agent_cost ELSE agent_cost END,
+	span_count = span_count + excluded.span_count,
+	error_count = error_count + excluded.error_count,
+	chat_count = chat_count + excluded.chat_count,
+	tool_count = tool_count + excluded.tool_count,
+	input_tokens = input_tokens + excluded.input_tokens,
+	output_tokens = output_tokens + excluded.output_tokens,
+	cached_tokens = cached_tokens + excluded.cached_tokens,
+	cost = cost + excluded.cost,
+	cost_unknown = cost_unknown + excluded.cost_unknown,
+	updated_seq = excluded.updated_seq`
+
+const newTop = `(excluded.agent_start_ns IS NOT NULL AND (agent_start_ns IS NULL
+	OR excluded.agent_start_ns < agent_start_ns
+	OR (excluded.agent_start_ns = agent_start_ns AND excluded.agent_end_ns > agent_end_ns)))`
+
+// Write stores spans, as the exporter does, in one transaction: spans
+// already stored (same trace and span id) are skipped, so writing a batch
+// twice changes nothing.
+func (s *Store) Write(ctx context.Context, spans []Span) error {
+	rows := make([]row, len(spans))
+	for i := range spans {
+		rows[i] = rowFromSpan(&spans[i])
+	}
+	return s.writeRows(ctx, rows)
+}
+
+// writeRows inserts rows, updates the summaries of their traces and prunes,
+// all in one IMMEDIATE transaction.
+func (s *Store) writeRows(ctx context.Context, rows []row) (err error) {
+	if len(rows) == 0 {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: begin write of %d spans: %w", len(rows), err)
+	}
+	defer func() {
+		if err != nil {
+			_ = tx.Rollback()
+		}
+	}()
+	var seq int64
+	if err := tx.QueryRowContext(ctx, `UPDATE counters SET value = value + 1 WHERE name = 'seq' RETURNING value`).Scan(&seq); err != nil {
+		return fmt.Errorf("store: next write sequence: %w", err)
+	}
+	ins, err := tx.PrepareContext(ctx, insertSpanSQL)
+	if err != nil {
+		return fmt.Errorf("store: prepare span insert: %w", err)
+	}
+	defer ins.Close()
+	deltas := make(map[string]*delta, 4)
+	order := make([]string, 0, 4)
+	var inserted int64
+	for i := range rows {
+		r := &rows[i]
+		res, err := ins.ExecContext(ctx, r.traceID, r.spanID, r.parentID, r.name, r.kind, r.startNS, r.endNS,
+			r.statusCode, r.statusMessage, r.attrs, r.events, r.scope)
+		if err != nil {
+			return fmt.Errorf("store: insert span %s of trace %s: %w", r.spanID, r.traceID, err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			continue // stored before: a retried export
+		}
+		inserted++
+		d := deltas[r.traceID]
+		if d == nil {
+			d = &delta{traceID: r.traceID}
+			deltas[r.traceID] = d
+			order = append(order, r.traceID)
+		}
+		d.add(r, &s.cfg)
+	}
+	if inserted > 0 {
+		up, err := tx.PrepareContext(ctx, upsertTraceSQL)
+		if err != nil {
+			return fmt.Errorf("store: prepare trace summary update: %w", err)
+		}
+		defer up.Close()
+		for _, id := range order {
+			if _, err := up.ExecContext(ctx, deltaArgs(deltas[id], seq)...); err != nil {
+				return fmt.Errorf("store: update summary of trace %s: %w", id, err)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE counters SET value = value + ? WHERE name = 'spans'`, inserted); err != nil {
+			return fmt.Errorf("store: count spans: %w", err)
+		}
+	}
+	if err := s.prune(ctx, tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: commit %d spans: %w", len(rows), err)
+	}
+	return nil
+}
+
+func deltaArgs(d *delta, seq int64) []any {
+	status, errMsg, rootID, rootName := "running", d.firstError, "", ""
+	if r := d.root; r != nil {
+		status, rootID, rootName = rootStatus(r), r.spanID, r.name
+		if r.statusCode == "error" && r.statusMessage != "" {
+			errMsg = firstLine(r.statusMessage)
+		}
+	}
+	var (
+		agent, agentSpan, in, out string
+		agentStart, agentEnd      sql.NullInt64
+		agentIn, agentOut         sql.NullInt64
+		agentCost                 sql.NullFloat64
+	)
+	if t := d.top; t != nil {
+		agent, agentSpan = t.facts.agent, t.spanID
+		agentStart = sql.NullInt64{Int64: t.startNS, Valid: true}
+		agentEnd = sql.NullInt64{Int64: t.endNS, Valid: true}
+		in, out = preview(t.facts.input), preview(t.facts.output)
+		agentIn = sql.NullInt64{Int64: t.facts.inTok, Valid: true}
+		agentOut = sql.NullInt64{Int64: t.facts.outTok, Valid: true}
+		agentCost = sql.NullFloat64{Float64: t.facts.cost, Valid: t.facts.hasCost}
+	}
+	return []any{
+		d.traceID, d.startNS, d.endNS, status, errMsg, rootID, rootName,
+		agent, agentSpan, agentStart, agentEnd, in, out,
+		agentIn, agentOut, agentCost,
+		d.spans, d.errors, d.chats, d.tools,
+		d.inTok, d.outTok, d.cachedTok, d.cost, d.costUnknown, seq,
+	}
+}
