@@ -183,7 +183,14 @@ func userBlock(i int, role model.Role, part model.Part) (sdk.ContentBlockParamUn
 			return imageBlock(i, part)
 		}
 	case model.ToolResult:
-		return sdk.NewToolResultBlock(part.CallID, provider.ContentText(part.Content), part.IsError), nil
+		r := sdk.ToolResultBlockParam{
+			ToolUseID: part.CallID,
+			Content:   []sdk.ToolResultBlockParamContentUnion{{OfText: &sdk.TextBlockParam{Text: provider.ContentText(part.Content)}}},
+		}
+		if part.IsError {
+			r.IsError = param.NewOpt(true)
+		}
+		return sdk.ContentBlockParamUnion{OfToolResult: &r}, nil
 	}
 	return sdk.ContentBlockParamUnion{}, fmt.Errorf("%w: message %d: a %s message cannot hold %T", model.ErrInvalidRequest, i, role, part)
 }

@@ -1,0 +1,48 @@
+// Package anthropic is loom's provider for Claude over the Anthropic
+// Messages API, built on the official SDK,
+// github.com/anthropics/anthropic-sdk-go/v2.
+//
+// Version 2 of the SDK is used because it speaks the current API version,
+// 2026-10-21 (version 1 stopped at v1.84.0 and still sends 2023-06-01). That
+// version removed temperature, top_p and top_k: the API answers 400 for them
+// even at their defaults. So a request that sets Options.Temperature or
+// Options.TopP, like one that sets the penalties or a seed, which Anthropic
+// never had, fails before anything is sent with an error wrapping
+// model.ErrUnsupported that names the option.
+//
+// The key comes from [WithAPIKey], ANTHROPIC_API_KEY or
+// ANTHROPIC_AUTH_TOKEN (sent as a bearer token); the base URL from
+// [WithBaseURL], ANTHROPIC_BASE_URL or https://api.anthropic.com. A missing
+// key is a *model.MissingKeyError at construction. The SDK's other
+// environment defaults (profiles, the credential chain) are not used.
+//
+// # Requests
+//
+// System messages become the system prompt; tool results become user turns
+// of tool_result blocks (is_error set for failures); consecutive messages of
+// one role are merged into one turn, tool results first. Images go as url or
+// base64 sources (JPEG, PNG, GIF or WebP). Tools carry their JSON schema as
+// input_schema; tool choice none, required and named map to none, any and
+// tool. max_tokens is required by the API: Options.MaxOutputTokens, else
+// [WithMaxTokens], else [DefaultMaxTokens]. A response schema uses the
+// API's native structured output (output_config.format json_schema), not a
+// forced tool.
+//
+// # Answers
+//
+// Text deltas and tool_use blocks (input_json_delta fragments as argument
+// deltas) are yielded as they arrive; the last chunk carries usage and the
+// finish reason. Usage: Anthropic's input_tokens counts only uncached input,
+// so loom's InputTokens is input_tokens + cache_read_input_tokens +
+// cache_creation_input_tokens (a cache write is input processed now, billed
+// above the base rate), and CachedInputTokens is cache_read_input_tokens.
+// Stop reasons map to finish reasons: end_turn and stop_sequence to stop,
+// max_tokens and model_context_window_exceeded to length, tool_use to
+// tool_calls, refusal to content_filter, others (pause_turn) to other. A
+// stream that ends before message_stop is an error wrapping
+// model.ErrTruncated; an error event mid-stream becomes a *model.APIError
+// with the status its type has outside a stream (overloaded_error: 529).
+// HTTP errors become *model.APIError after the SDK's retries
+// ([WithMaxRetries], default 2, honouring Retry-After), with the key
+// redacted from the provider's message.
+package anthropic
