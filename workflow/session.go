@@ -1,0 +1,103 @@
+package workflow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"sync/atomic"
+
+	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/model"
+)
+
+// ErrSessionBusy marks a turn started while another turn of the same
+// session is still running.
+var ErrSessionBusy = errors.New("session busy: a turn is already running; wait for it to end")
+
+// Session is a multi-turn conversation with one agent on an engine. Each
+// turn sends the earlier turns kept by its [Memory] to the model as real
+// user, assistant and tool messages (through [agent.WithHistory]), and
+// records the turn when it succeeds. Turns run one at a time.
+type Session struct {
+	engine *Engine
+	agent  agent.Agent
+	memory Memory
+	busy   atomic.Bool
+}
+
+// NewSession returns a conversation with a on e, remembered by mem (a
+// [Buffer] when nil).
+//
+// The history reaches the root run when it is an AI agent, and workflows
+// that hand the conversation to an AI child (such as [CodeExecution])
+// forward it. The turn recorded is the root run's messages
+// (EventRunEnd.Messages); for an agent that reports none, the input text
+// and the output text as a user and an assistant message.
+func (e *Engine) NewSession(a agent.Agent, mem Memory) *Session {
+	if mem == nil {
+		mem = NewBuffer()
+	}
+	return &Session{engine: e, agent: a, memory: mem}
+}
+
+// Memory returns the session's memory.
+func (s *Session) Memory() Memory { return s.memory }
+
+// Run runs one turn and yields its events.
+func (s *Session) Run(ctx context.Context, input any) iter.Seq2[agent.Event, error] {
+	return s.run(ctx, input, nil)
+}
+
+// Invoke runs one turn and returns its result.
+func (s *Session) Invoke(ctx context.Context, input any) (*Result, error) {
+	var res Result
+	if _, err := collect(s.run(ctx, input, &res)); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+func (s *Session) run(ctx context.Context, input any, res *Result) iter.Seq2[agent.Event, error] {
+	return func(yield func(agent.Event, error) bool) {
+		if !s.busy.CompareAndSwap(false, true) {
+			yield(agent.Event{}, ErrSessionBusy)
+			return
+		}
+		defer s.busy.Store(false)
+		hist, err := s.memory.Messages(ctx)
+		if err != nil {
+			yield(agent.Event{}, fmt.Errorf("workflow: session memory: %w", err))
+			return
+		}
+		var r Result
+		completed := true
+		var runErr error
+		for ev, err := range s.engine.run(agent.WithHistory(ctx, hist), s.agent, input, &r) {
+			if err != nil {
+				runErr = err
+			}
+			if !yield(ev, err) {
+				completed = false
+				break
+			}
+		}
+		if res != nil {
+			*res = r
+		}
+		if !completed || runErr != nil {
+			return
+		}
+		msgs := r.Messages
+		if len(msgs) == 0 {
+			in, err := agent.EncodeInput(input)
+			if err != nil {
+				return
+			}
+			msgs = []model.Message{model.UserMessage(textOf(in)), model.AssistantMessage(r.Text())}
+		}
+		if err := s.memory.Add(ctx, Turn{Messages: msgs}); err != nil {
+			yield(agent.Event{}, fmt.Errorf("workflow: session memory: record the turn: %w", err))
+		}
+	}
+}
