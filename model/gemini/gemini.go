@@ -1,0 +1,145 @@
+package gemini
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/loomwork/loom/model"
+	"github.com/loomwork/loom/model/internal/provider"
+	"google.golang.org/genai"
+)
+
+// The provider's identity and defaults.
+const (
+	// ProviderID is the id the provider registers under.
+	ProviderID = "gemini"
+	// DefaultModel is used when no model is named: Google's alias for its
+	// current Flash model.
+	DefaultModel = "gemini-flash-latest"
+	// DefaultBaseURL is the Gemini API's root.
+	DefaultBaseURL = "https://generativelanguage.googleapis.com/"
+	// BaseURLVar overrides the base URL (the genai SDK's own variable).
+	BaseURLVar = "GOOGLE_GEMINI_BASE_URL"
+	// DefaultMaxRetries is the number of retries after a failed request.
+	DefaultMaxRetries = 2
+)
+
+// KeyVars are the environment variables read for the key, in the SDK's
+// order: GOOGLE_API_KEY wins when both are set (and the SDK logs a warning).
+func KeyVars() []string { return []string{"GOOGLE_API_KEY", "GEMINI_API_KEY"} }
+
+// Model is a Gemini model served over the Gemini API (generateContent with
+// SSE streaming). It is safe for concurrent use.
+type Model struct {
+	name    string
+	baseURL string
+	apiKey  string // kept only to redact it from provider messages
+	models  *genai.Models
+	sigs    signatures
+}
+
+var _ model.Model = (*Model)(nil)
+
+// New returns a Gemini model, as New("gemini-flash-latest"); an empty name
+// means [DefaultModel]. The key comes from [WithAPIKey] or [KeyVars], the
+// base URL from [WithBaseURL], GOOGLE_GEMINI_BASE_URL or [DefaultBaseURL].
+// A missing key is a *model.MissingKeyError naming the variables. New makes
+// no network call.
+func New(name string, opts ...Option) (*Model, error) {
+	var s settings
+	for _, o := range opts {
+		o(&s)
+	}
+	if name == "" {
+		name = DefaultModel
+	}
+	name = strings.TrimPrefix(name, "models/")
+	key := s.apiKey
+	if key == "" {
+		key, _ = provider.FirstEnv(KeyVars()...)
+	}
+	if key == "" {
+		return nil, &model.MissingKeyError{Provider: ProviderID, Vars: KeyVars()}
+	}
+	base := strings.TrimSpace(s.baseURL)
+	if base == "" {
+		base, _ = provider.FirstEnv(BaseURLVar)
+	}
+	if base == "" {
+		base = DefaultBaseURL
+	}
+	if u, err := url.Parse(base); err != nil || u.Scheme == "" || u.Host == "" {
+		return nil, fmt.Errorf("%s: base URL %q is not an absolute URL: write it as \"https://host/\"", ProviderID, base)
+	}
+
+	retries := DefaultMaxRetries
+	if s.maxRetries != nil {
+		retries = max(*s.maxRetries, 0)
+	}
+	ro := &genai.HTTPRetryOptions{Attempts: genai.Ptr(int32(retries + 1))}
+	if s.initialDelay > 0 {
+		ro.InitialDelay = genai.Ptr(s.initialDelay.Seconds())
+		ro.Jitter = genai.Ptr(s.initialDelay.Seconds())
+	}
+	if s.maxDelay > 0 {
+		ro.MaxDelay = genai.Ptr(s.maxDelay.Seconds())
+	}
+	cc := &genai.ClientConfig{
+		APIKey:      key,
+		Backend:     genai.BackendGeminiAPI,
+		HTTPClient:  quietClient(s.httpClient),
+		HTTPOptions: genai.HTTPOptions{BaseURL: base, Headers: s.headers, RetryOptions: ro},
+	}
+	// NewClient takes a context only for credential lookups, which an API
+	// key makes unnecessary.
+	client, err := genai.NewClient(context.Background(), cc)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ProviderID, err)
+	}
+	return &Model{name: name, baseURL: base, apiKey: key, models: client.Models}, nil
+}
+
+// Provider returns "gemini".
+func (m *Model) Provider() string { return ProviderID }
+
+// Name returns the model name.
+func (m *Model) Name() string { return m.name }
+
+// BaseURL returns the API root the model talks to.
+func (m *Model) BaseURL() string { return m.baseURL }
+
+// signatures remembers the thought signatures Gemini attaches to function
+// calls, by call id, so a replayed conversation sends them back as Gemini 3
+// models require. It is bounded: the oldest entries go first.
+type signatures struct {
+	mu    sync.Mutex
+	byID  map[string][]byte
+	order []string
+}
+
+const maxSignatures = 4096
+
+func (s *signatures) put(id string, sig []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.byID == nil {
+		s.byID = map[string][]byte{}
+	}
+	if _, ok := s.byID[id]; !ok {
+		s.order = append(s.order, id)
+	}
+	s.byID[id] = sig
+	if len(s.order) > maxSignatures {
+		delete(s.byID, s.order[0])
+		s.order = s.order[1:]
+	}
+}
+
+func (s *signatures) get(id string) []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.byID[id]
+}

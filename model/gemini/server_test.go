@@ -1,0 +1,201 @@
+package gemini_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/loomwork/loom/model"
+	"github.com/loomwork/loom/model/gemini"
+	"github.com/loomwork/loom/model/modeltest"
+	"github.com/stretchr/testify/require"
+)
+
+// fakeGemini is a Gemini API server speaking its wire format:
+// POST /v1beta/models/MODEL:streamGenerateContent?alt=sse answered with SSE
+// "data:" lines of GenerateContentResponse objects (camelCase JSON, usage on
+// every chunk, finishReason on the last), errors as {"error":{code,message,
+// status}}.
+type fakeGemini struct {
+	t      testing.TB
+	srv    *httptest.Server
+	n      atomic.Int32
+	mu     sync.Mutex
+	bodies []map[string]any
+	reqs   []*http.Request
+	answer func(w http.ResponseWriter, r *http.Request, i int)
+}
+
+func newFake(t testing.TB, answer func(w http.ResponseWriter, r *http.Request, i int)) *fakeGemini {
+	f := &fakeGemini{t: t, answer: answer}
+	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func (f *fakeGemini) serve(w http.ResponseWriter, r *http.Request) {
+	i := int(f.n.Add(1)) - 1
+	if r.Method != http.MethodPost || r.URL.Path != "/v1beta/models/gemini-flash-latest:streamGenerateContent" || r.URL.Query().Get("alt") != "sse" {
+		errorBody(w, http.StatusNotFound, "NOT_FOUND", fmt.Sprintf("unexpected %s %s", r.Method, r.URL))
+		return
+	}
+	raw, err := io.ReadAll(r.Body)
+	if err != nil {
+		errorBody(w, http.StatusBadRequest, "INVALID_ARGUMENT", err.Error())
+		return
+	}
+	var body map[string]any
+	if err := json.Unmarshal(raw, &body); err != nil {
+		errorBody(w, http.StatusBadRequest, "INVALID_ARGUMENT", "Invalid JSON payload received.")
+		return
+	}
+	f.mu.Lock()
+	f.bodies = append(f.bodies, body)
+	f.reqs = append(f.reqs, r.Clone(r.Context()))
+	f.mu.Unlock()
+	f.answer(w, r, i)
+}
+
+func (f *fakeGemini) requests() int { return int(f.n.Load()) }
+
+func (f *fakeGemini) body(i int) map[string]any {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	require.Less(f.t, i, len(f.bodies), "request %d was not received", i)
+	return f.bodies[i]
+}
+
+func (f *fakeGemini) request(i int) *http.Request {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	require.Less(f.t, i, len(f.reqs))
+	return f.reqs[i]
+}
+
+func (f *fakeGemini) model(t testing.TB, opts ...gemini.Option) *gemini.Model {
+	opts = append([]gemini.Option{
+		gemini.WithAPIKey(modeltest.TestKey),
+		gemini.WithBaseURL(f.srv.URL + "/"),
+		gemini.WithMaxRetries(2),
+		gemini.WithRetryDelay(time.Millisecond, 5*time.Millisecond),
+	}, opts...)
+	m, err := gemini.New("gemini-flash-latest", opts...)
+	require.NoError(t, err)
+	return m
+}
+
+func errorBody(w http.ResponseWriter, status int, grpcStatus, msg string) {
+	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+	w.WriteHeader(status)
+	fmt.Fprintf(w, `{"error":{"code":%d,"message":%s,"status":%q}}`, status, jsonString(msg), grpcStatus)
+}
+
+type sse struct{ w http.ResponseWriter }
+
+func startSSE(w http.ResponseWriter) sse {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	return sse{w}
+}
+
+func (s sse) data(v string) {
+	fmt.Fprintf(s.w, "data: %s\r\n\r\n", v)
+	s.w.(http.Flusher).Flush()
+}
+
+// chunk sends one response with the given parts (JSON array elements),
+// finish reason ("" for none) and running usage.
+func (s sse) chunk(parts, finish string, u model.Usage) {
+	fin := ""
+	if finish != "" {
+		fin = `,"finishReason":"` + finish + `"`
+	}
+	cached := ""
+	if u.CachedInputTokens > 0 {
+		cached = fmt.Sprintf(`,"cachedContentTokenCount":%d`, u.CachedInputTokens)
+	}
+	s.data(fmt.Sprintf(`{"candidates":[{"content":{"parts":[%s],"role":"model"}%s,"index":0}],"usageMetadata":{"promptTokenCount":%d,"candidatesTokenCount":%d,"totalTokenCount":%d%s,"promptTokensDetails":[{"modality":"TEXT","tokenCount":%d}]},"modelVersion":"gemini-3.8-flash","responseId":"resp-7Yx2"}`,
+		parts, fin, u.InputTokens, u.OutputTokens, u.InputTokens+u.OutputTokens, cached, u.InputTokens))
+}
+
+func textPart(s string) string { return `{"text":` + jsonString(s) + `}` }
+
+func callPart(c model.ToolCall) string {
+	id := ""
+	if c.ID != "" {
+		id = `"id":` + jsonString(c.ID) + `,`
+	}
+	return `{"functionCall":{` + id + `"name":` + jsonString(c.Name) + `,"args":` + string(c.Arguments) + `}}`
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+func split(s string, n int) []string {
+	var out []string
+	for len(s) > n {
+		out = append(out, s[:n])
+		s = s[n:]
+	}
+	if s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+// scenario answers a conformance scenario in Gemini's wire format. Gemini
+// sends each function call whole, so the calls come in one chunk.
+func scenario(s modeltest.Scenario) func(w http.ResponseWriter, r *http.Request, i int) {
+	return func(w http.ResponseWriter, r *http.Request, i int) {
+		switch s.Failure {
+		case modeltest.RateLimitOnce:
+			if i == 0 {
+				w.Header().Set("Retry-After", "0")
+				errorBody(w, http.StatusTooManyRequests, "RESOURCE_EXHAUSTED", "Resource has been exhausted (e.g. check quota).")
+				return
+			}
+		case modeltest.ServerErrorAlways:
+			errorBody(w, http.StatusInternalServerError, "INTERNAL", "An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting")
+			return
+		case modeltest.Unauthorized:
+			errorBody(w, http.StatusUnauthorized, "UNAUTHENTICATED", "Request had invalid authentication credentials: "+r.Header.Get("x-goog-api-key"))
+			return
+		}
+		out := startSSE(w)
+		pieces := split(s.Text, 5)
+		partial := model.Usage{InputTokens: s.Usage.InputTokens, CachedInputTokens: s.Usage.CachedInputTokens}
+		switch s.Failure {
+		case modeltest.Truncated:
+			for _, p := range pieces[:len(pieces)/2] {
+				out.chunk(textPart(p), "", partial)
+			}
+			panic(http.ErrAbortHandler)
+		case modeltest.Stall:
+			out.chunk(textPart(pieces[0]), "", partial)
+			<-r.Context().Done()
+			return
+		}
+		for _, p := range pieces {
+			out.chunk(textPart(p), "", partial)
+		}
+		if len(s.ToolCalls) > 0 {
+			parts := ""
+			for i, c := range s.ToolCalls {
+				if i > 0 {
+					parts += ","
+				}
+				parts += callPart(c)
+			}
+			out.chunk(parts, "", partial)
+		}
+		out.chunk(textPart(""), "STOP", s.Usage)
+	}
+}
