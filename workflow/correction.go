@@ -24,7 +24,7 @@ type Failure struct {
 	Error string `json:"error"`
 	// Attempt counts the failed attempts so far, from 1.
 	Attempt int `json:"attempt"`
-	// Remaining is the retries left after this one.
+	// Remaining is the retries left, the next one included.
 	Remaining int `json:"remaining"`
 }
 
@@ -49,9 +49,9 @@ func CorrectionRequest(f Failure) string {
 	fmt.Fprintf(&b, "Attempt %d failed: %s\n", f.Attempt, f.Error)
 	switch f.Remaining {
 	case 0:
-		b.WriteString("This was the last retry: if you cannot fix it, explain the problem to the user instead of trying again.")
+		b.WriteString("No retries are left: explain the problem to the user instead of trying again.")
 	case 1:
-		b.WriteString("Find the cause, fix it and try again (1 retry left).")
+		b.WriteString("Find the cause and fix it. This is the last retry: if it fails too, the run ends, so if you cannot fix it, explain the problem to the user instead.")
 	default:
 		fmt.Fprintf(&b, "Find the cause, fix it and try again (%d retries left).", f.Remaining)
 	}

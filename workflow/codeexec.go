@@ -1,0 +1,329 @@
+package workflow
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"strings"
+	"sync"
+
+	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/model"
+)
+
+// DefaultMaxRetries is a [CodeExecution]'s retry budget when none is
+// configured.
+const DefaultMaxRetries = 3
+
+// Sentinels for the attempts a [CodeExecution] refuses to run, as the
+// coder sees them in its tool's error result.
+var (
+	// ErrRejected marks code the reviewer rejected.
+	ErrRejected = errors.New("rejected by the reviewer")
+	// ErrDenied marks code the approver did not allow to run.
+	ErrDenied = errors.New("not approved to run")
+)
+
+// CodeExecutionConfig configures a [CodeExecution]. Only Sandbox is
+// required; every other role is optional.
+type CodeExecutionConfig struct {
+	// Name identifies the workflow (default "code_execution").
+	Name string
+	// Description tells a model what it does.
+	Description string
+	// Model is the coder's model; nil uses the run's or the engine's
+	// default.
+	Model model.Model
+	// Options are sent with every coder model call.
+	Options model.Options
+	// Instructions are the coder's system prompt (default
+	// [CoderInstructions]). They must teach the sandbox's rules.
+	Instructions string
+	// Sandbox is the tool that runs code, as the coder calls it: an agent
+	// whose input has a "code" string and which fails its run when the code
+	// fails (sandbox.NewTool gives one).
+	Sandbox agent.Agent
+	// Reviewer, when set, reads each snippet before it runs; its output is
+	// a [Review]. A rejection goes back to the coder as the tool's error
+	// result, with the reviewer's feedback.
+	Reviewer agent.Agent
+	// Approver, when set, decides whether each snippet (after the review)
+	// may run. A denial goes back to the coder as the tool's error result,
+	// with the reason.
+	Approver Approver
+	// ErrorHandler turns a failed run into a correction request that goes
+	// back to the coder with the error (a [Failure] in, {"message": …}
+	// out); nil uses [NewErrorHandler], which needs no model.
+	ErrorHandler agent.Agent
+	// MaxRetries is the retry budget: how many rejected, denied or failed
+	// snippets the coder may follow with another one (default
+	// DefaultMaxRetries; negative means none). The next failure ends the
+	// run with a [*RetriesError].
+	MaxRetries int
+	// MaxTurns bounds the coder's model calls (default
+	// agent.DefaultMaxTurns).
+	MaxTurns int
+}
+
+// CodeExecution is the Coder→Sandbox workflow: a coder (an AI agent taught
+// the sandbox's rules) answers the input by writing code and running it
+// with the sandbox tool, then answers with the computed value. Each snippet
+// the coder submits goes through, in order:
+//
+//  1. the Reviewer, which may reject it with feedback;
+//  2. the Approver, which may deny it with a reason;
+//  3. the Sandbox; a failure goes through the ErrorHandler, whose
+//     correction request is appended to the error.
+//
+// Every refusal or failure reaches the coder as the tool's error result, so
+// it can correct itself and the run ends with an answer. Each one spends
+// one retry; when the budget is spent, the next one ends the run at once
+// with a [*RetriesError] wrapping [ErrRetriesExhausted] and the last
+// failure.
+//
+// In a [Session], the earlier turns are passed to the coder, and the
+// coder's messages are the turn recorded.
+type CodeExecution struct {
+	base
+	cfg   CodeExecutionConfig
+	coder *agent.AI
+}
+
+// codeRun is the state of one CodeExecution run, shared by its tool calls.
+type codeRun struct {
+	task   string
+	cancel context.CancelCauseFunc
+	mu     sync.Mutex
+	tries  int // snippets submitted
+	failed int // snippets refused or failed
+}
+
+type codeRunKey struct{ ce *CodeExecution }
+
+// NewCodeExecution checks cfg and returns the workflow.
+func NewCodeExecution(cfg CodeExecutionConfig) (*CodeExecution, error) {
+	if cfg.Name == "" {
+		cfg.Name = "code_execution"
+	}
+	if cfg.Description == "" {
+		cfg.Description = "Answers a question by writing JavaScript, running it in a sandbox and reporting the computed result."
+	}
+	if cfg.Sandbox == nil {
+		return nil, configError("code execution", cfg.Name, "it has no Sandbox tool: pass sandbox.NewTool(executor)")
+	}
+	if cfg.Instructions == "" {
+		cfg.Instructions = CoderInstructions(cfg.Sandbox.Name(), false)
+	}
+	switch {
+	case cfg.MaxRetries == 0:
+		cfg.MaxRetries = DefaultMaxRetries
+	case cfg.MaxRetries < 0:
+		cfg.MaxRetries = 0
+	}
+	if cfg.ErrorHandler == nil {
+		h, err := NewErrorHandler()
+		if err != nil {
+			return nil, err
+		}
+		cfg.ErrorHandler = h
+	}
+	ce := &CodeExecution{cfg: cfg}
+	coder, err := agent.NewAI(agent.AIConfig{
+		Name:         "coder",
+		Description:  "Writes JavaScript, runs it in the sandbox and answers with the result.",
+		Instructions: cfg.Instructions,
+		Model:        cfg.Model,
+		Options:      cfg.Options,
+		Tools:        []agent.Agent{&guard{ce: ce, tool: cfg.Sandbox}},
+		MaxTurns:     cfg.MaxTurns,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("code execution %s: %w", cfg.Name, err)
+	}
+	ce.coder = coder
+	b, err := newBase("code execution", cfg.Name, cfg.Description, coder.InputSchema(), coder.OutputSchema())
+	if err != nil {
+		return nil, err
+	}
+	ce.base = b
+	return ce, nil
+}
+
+// Coder returns the coder agent.
+func (ce *CodeExecution) Coder() *agent.AI { return ce.coder }
+
+// Run answers input.
+func (ce *CodeExecution) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.Event, error] {
+	return agent.Execute(ctx, ce, input, ce.body)
+}
+
+func (ce *CodeExecution) body(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
+	cctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	st := &codeRun{task: textOf(r.Input), cancel: cancel}
+	cctx = context.WithValue(cctx, codeRunKey{ce}, st)
+	if hist := r.History(ctx); len(hist) > 0 {
+		cctx = agent.WithHistory(cctx, hist)
+	}
+	end, err := callEnd(cctx, r, ce.coder, r.Input)
+	if err == errStopped {
+		return nil, err
+	}
+	var re *RetriesError
+	if cause := context.Cause(cctx); errors.As(cause, &re) {
+		return nil, re
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ce.name, err)
+	}
+	r.SetMessages(end.Messages)
+	return end.Output, nil
+}
+
+// guard is the sandbox tool as the coder sees it: each call passes the
+// reviewer, the approver and the retry budget before the sandbox runs it.
+type guard struct {
+	ce   *CodeExecution
+	tool agent.Agent
+}
+
+func (g *guard) Name() string                  { return g.tool.Name() }
+func (g *guard) Description() string           { return g.tool.Description() }
+func (g *guard) InputSchema() json.RawMessage  { return g.tool.InputSchema() }
+func (g *guard) OutputSchema() json.RawMessage { return g.tool.OutputSchema() }
+
+// Kind returns "guard".
+func (g *guard) Kind() string { return "guard" }
+
+func (g *guard) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.Event, error] {
+	return agent.Execute(ctx, g, input, g.body)
+}
+
+func (g *guard) body(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
+	st, ok := ctx.Value(codeRunKey{g.ce}).(*codeRun)
+	if !ok {
+		st = &codeRun{cancel: func(error) {}}
+	}
+	code := codeOf(r.Input)
+	st.mu.Lock()
+	st.tries++
+	attempt := st.tries
+	st.mu.Unlock()
+	cfg := &g.ce.cfg
+
+	var review *Review
+	if cfg.Reviewer != nil && code != "" {
+		in := message(codeReviewPrompt(st.task, code), map[string]any{"task": st.task, "code": code})
+		out, err := call(ctx, r, cfg.Reviewer, in)
+		if err != nil {
+			return nil, roleError("reviewer", cfg.Reviewer, err)
+		}
+		rev, err := decodeReview(cfg.Reviewer.Name(), out)
+		if err != nil {
+			return nil, err
+		}
+		if !rev.Approved {
+			return nil, g.refuse(st, fmt.Errorf("%w: %s\nRevise the code and call %s again.", ErrRejected, feedbackOf(rev), g.Name()))
+		}
+		review = &rev
+	}
+	if cfg.Approver != nil && code != "" {
+		a, err := cfg.Approver.Approve(ctx, ApprovalRequest{Code: code, Task: st.task, Attempt: attempt, Review: review})
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			a = Approval{Reason: "no approval could be obtained: " + err.Error()}
+		}
+		if !a.Approved {
+			reason := strings.TrimSpace(a.Reason)
+			if reason == "" {
+				reason = DeclinedReason
+			}
+			return nil, g.refuse(st, fmt.Errorf("%w: %s\nDo not run this code again; change your approach or explain to the user why you cannot answer.", ErrDenied, reason))
+		}
+	}
+	out, err := call(ctx, r, g.tool, r.Input)
+	if err == nil || err == errStopped || ctx.Err() != nil {
+		return out, err
+	}
+	failure := Failure{Task: st.task, Code: code, Error: err.Error()}
+	if exhausted := g.count(st, err); exhausted != nil {
+		return nil, exhausted
+	}
+	st.mu.Lock()
+	failure.Attempt, failure.Remaining = st.failed, cfg.MaxRetries-st.failed+1
+	st.mu.Unlock()
+	fix, herr := correct(ctx, r, cfg.ErrorHandler, failure)
+	if herr != nil {
+		if herr == errStopped {
+			return nil, herr
+		}
+		return nil, err
+	}
+	return nil, fmt.Errorf("%w\n%s", err, fix)
+}
+
+// refuse counts a refused snippet against the budget.
+func (g *guard) refuse(st *codeRun, err error) error {
+	if exhausted := g.count(st, err); exhausted != nil {
+		return exhausted
+	}
+	return err
+}
+
+// count spends one retry on a failure; when none is left it ends the
+// workflow run with a RetriesError, which it returns.
+func (g *guard) count(st *codeRun, err error) error {
+	st.mu.Lock()
+	st.failed++
+	n := st.failed
+	st.mu.Unlock()
+	if n <= g.ce.cfg.MaxRetries {
+		return nil
+	}
+	re := &RetriesError{Workflow: g.ce.name, Attempts: n, Retries: g.ce.cfg.MaxRetries, Last: err}
+	st.cancel(re)
+	return re
+}
+
+// codeOf reads the snippet from a sandbox tool's arguments: "code", or the
+// TypeScript framework's "jsCode".
+func codeOf(args json.RawMessage) string {
+	var v struct {
+		Code   string `json:"code"`
+		JSCode string `json:"jsCode"`
+	}
+	_ = json.Unmarshal(args, &v)
+	if v.Code != "" {
+		return v.Code
+	}
+	return v.JSCode
+}
+
+func codeReviewPrompt(task, code string) string {
+	return "Review this JavaScript before it runs in the sandbox. Approve it when it is safe and correctly solves the task; otherwise reject it and say exactly what to change.\n\nTask: " +
+		task + "\n\nCode:\n```js\n" + code + "\n```"
+}
+
+// callEnd runs child as a nested run of r, passing its events on, and
+// returns its closing event.
+func callEnd(ctx context.Context, r *agent.Run, child agent.Agent, input json.RawMessage) (agent.Event, error) {
+	var end agent.Event
+	var err error
+	ended := false
+	for ev, e := range child.Run(ctx, input) {
+		if ev.Kind == agent.EventRunEnd && ev.ParentID == r.ID {
+			end, err, ended = ev, ev.Err, true
+		}
+		if ev.Kind != 0 && !r.Emit(ev) {
+			return agent.Event{}, errStopped
+		}
+		if e != nil && !ended {
+			err = e
+		}
+	}
+	return end, err
+}
