@@ -225,7 +225,7 @@ func (g *guard) body(ctx context.Context, r *agent.Run) (json.RawMessage, error)
 			return nil, err
 		}
 		if !rev.Approved {
-			return nil, g.refuse(st, fmt.Errorf("%w: %s\nRevise the code and call %s again.", ErrRejected, feedbackOf(rev), g.Name()))
+			return nil, g.refuse(st, fmt.Errorf("%w: %s (revise the code and call %s again)", ErrRejected, strings.TrimRight(feedbackOf(rev), ". "), g.Name()))
 		}
 		review = &rev
 	}
@@ -242,7 +242,7 @@ func (g *guard) body(ctx context.Context, r *agent.Run) (json.RawMessage, error)
 			if reason == "" {
 				reason = DeclinedReason
 			}
-			return nil, g.refuse(st, fmt.Errorf("%w: %s\nDo not run this code again; change your approach or explain to the user why you cannot answer.", ErrDenied, reason))
+			return nil, g.refuse(st, fmt.Errorf("%w: %s (do not run this code again: change your approach, or explain to the user why you cannot answer)", ErrDenied, strings.TrimRight(reason, ". ")))
 		}
 	}
 	out, err := call(ctx, r, g.tool, r.Input)

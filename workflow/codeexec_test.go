@@ -91,7 +91,7 @@ func TestCodeExecutionReviewerRejectsThenAccepts(t *testing.T) {
 
 	require.Equal(t, []string{good}, sb.ran, "the rejected snippet never ran")
 	rejected := errorText(t, toolResult(t, m, 1))
-	require.Equal(t, "rejected by the reviewer: 25! overflows a double: use BigInt\nRevise the code and call evaluateJs again.", rejected)
+	require.Equal(t, "rejected by the reviewer: 25! overflows a double: use BigInt (revise the code and call evaluateJs again)", rejected)
 	require.Contains(t, (*asks)[0], "Task: 25! = ?")
 	require.Contains(t, (*asks)[0], "```js\nlet f = 1;")
 	ok := toolResult(t, m, 2)
@@ -158,7 +158,7 @@ func TestCodeExecutionApprovalDenied(t *testing.T) {
 	require.Equal(t, "I was not allowed to run the code, because it never ends.", res.Text())
 	require.Empty(t, sb.ran)
 	require.Equal(t, workflow.ApprovalRequest{Code: "while (true) {}", Task: "loop", Attempt: 1}, got)
-	require.Equal(t, "not approved to run: it never ends\nDo not run this code again; change your approach or explain to the user why you cannot answer.", errorText(t, toolResult(t, m, 1)))
+	require.Equal(t, "not approved to run: it never ends (do not run this code again: change your approach, or explain to the user why you cannot answer)", errorText(t, toolResult(t, m, 1)))
 }
 
 func TestCodeExecutionApproverErrorIsDenial(t *testing.T) {
