@@ -1,0 +1,51 @@
+// Package gemini is loom's provider for Google's Gemini models over the
+// Gemini API (the generativelanguage endpoint, not Vertex AI), built on the
+// official SDK, google.golang.org/genai.
+//
+// The key comes from [WithAPIKey], GOOGLE_API_KEY or GEMINI_API_KEY (the
+// SDK's order: GOOGLE_API_KEY wins, and the SDK logs a warning when both are
+// set); the base URL from [WithBaseURL], GOOGLE_GEMINI_BASE_URL or
+// https://generativelanguage.googleapis.com/. A missing key is a
+// *model.MissingKeyError at construction.
+//
+// # Requests
+//
+// Calls stream (streamGenerateContent with alt=sse). System messages become
+// the system instruction, assistant messages "model" turns and tool results
+// functionResponse parts ({"output": value} for a non-object result,
+// {"error": value} for a failure). Tools carry their JSON schema as
+// parametersJsonSchema; tool choice none, required and named map to function
+// calling modes NONE, ANY and ANY with allowedFunctionNames. A response
+// schema sets responseMimeType application/json and responseJsonSchema. All
+// options are sent only when set (the seed must fit in 32 bits). Image bytes
+// go inline; an image URL goes as fileData, with its MIME type given or
+// guessed from the extension.
+//
+// # Answers
+//
+// Gemini sends each function call whole: it becomes one tool-call delta. A
+// call without an id gets a stable one, "gemini-call-RESPONSEID-INDEX",
+// which is not sent back to Gemini. Thought signatures that come with
+// function calls are remembered by the Model (the last 4096 calls) and sent
+// back when the conversation is replayed, as Gemini 3 models require.
+// Thought summaries are not answer text. Usage: promptTokenCount (which
+// includes cached tokens) is InputTokens, cachedContentTokenCount is
+// CachedInputTokens, and candidates plus thinking tokens are OutputTokens.
+//
+// Empty answers, a known Gemini failure, are never an empty success: output
+// withheld for safety, recitation or a blocked prompt finishes with
+// content_filter; an answer that finished with no text and no tool call for
+// any other reason (STOP, MAX_TOKENS spent on thinking, a malformed function
+// call) is an error wrapping [ErrEmptyAnswer] that names the reason. A
+// stream without a finish reason is an error wrapping model.ErrTruncated.
+//
+// # Errors and retries
+//
+// HTTP errors become *model.APIError with the key redacted; the Gemini
+// API's answer to a bad key (400 with reason API_KEY_INVALID) also wraps
+// model.ErrAuth. Failed requests are retried by the SDK ([WithMaxRetries],
+// default [DefaultMaxRetries]) with exponential backoff ([WithRetryDelay]);
+// unlike the other SDKs, genai does not read Retry-After. The SDK logs
+// streams that end with a read error; this package's transport keeps those
+// errors from the SDK's logger and reports them itself.
+package gemini
