@@ -1,0 +1,194 @@
+package observe
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/loomwork/loom/observe/store"
+)
+
+// HandlerOption configures [NewHandler].
+type HandlerOption func(*handler)
+
+// WithLogger sets the logger for request errors; default slog.Default().
+func WithLogger(l *slog.Logger) HandlerOption { return func(h *handler) { h.log = l } }
+
+// WithAllowedHosts accepts requests whose Host header names one of hosts,
+// besides the loopback names always accepted (localhost, 127.0.0.1, ::1).
+// Use it when serving the viewer under another name on purpose.
+func WithAllowedHosts(hosts ...string) HandlerOption {
+	return func(h *handler) {
+		for _, host := range hosts {
+			h.hosts[strings.ToLower(host)] = true
+		}
+	}
+}
+
+type handler struct {
+	store *store.Store
+	log   *slog.Logger
+	hosts map[string]bool
+	mux   *http.ServeMux
+}
+
+// NewHandler returns the viewer: its pages and its JSON API (see the
+// package documentation) over s. It refuses requests whose Host header is
+// not a loopback name, so a web page cannot read your traces through DNS
+// rebinding.
+func NewHandler(s *store.Store, opts ...HandlerOption) http.Handler {
+	h := &handler{store: s, log: slog.Default(), hosts: map[string]bool{"localhost": true, "127.0.0.1": true, "::1": true}}
+	for _, o := range opts {
+		o(h)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/traces", h.traces)
+	mux.HandleFunc("GET /api/traces/{id}", h.trace)
+	mux.HandleFunc("GET /api/agents", h.agents)
+	mux.HandleFunc("GET /api/info", h.info)
+	mux.HandleFunc("GET /api/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "no such API: see GET /api/traces, /api/traces/{id}, /api/agents, /api/info")
+	})
+	mux.Handle("GET /", uiHandler())
+	h.mux = mux
+	return h
+}
+
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	host := r.Host
+	if hh, _, err := net.SplitHostPort(host); err == nil {
+		host = hh
+	}
+	host = strings.Trim(strings.ToLower(host), "[]")
+	if !h.hosts[host] {
+		writeError(w, http.StatusForbidden, "host "+strconv.Quote(r.Host)+" is not allowed: open the viewer at http://127.0.0.1 or http://localhost")
+		return
+	}
+	hdr := w.Header()
+	hdr.Set("X-Content-Type-Options", "nosniff")
+	hdr.Set("Referrer-Policy", "no-referrer")
+	hdr.Set("X-Frame-Options", "DENY")
+	hdr.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
+	h.mux.ServeHTTP(w, r)
+}
+
+// apiSpan is a span as the API returns it: times also as milliseconds
+// from the trace's start, which the timeline draws with.
+type apiSpan struct {
+	store.Span
+	OffsetMS   float64 `json:"offset_ms"`
+	DurationMS float64 `json:"duration_ms"`
+}
+
+type traceResponse struct {
+	Summary store.TraceSummary `json:"summary"`
+	Spans   []apiSpan          `json:"spans"`
+}
+
+func (h *handler) traces(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	query := store.Query{Status: q.Get("status"), Agent: q.Get("agent"), Before: q.Get("before")}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			writeError(w, http.StatusBadRequest, "limit "+strconv.Quote(v)+" is not a positive number")
+			return
+		}
+		query.Limit = n
+	}
+	if v := q.Get("since"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			writeError(w, http.StatusBadRequest, "since "+strconv.Quote(v)+" is not a sequence number: take it from a response's seq")
+			return
+		}
+		query.Since = n
+	}
+	page, err := h.store.Traces(r.Context(), query)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, page)
+}
+
+func (h *handler) trace(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if !isHexID(id) {
+		writeError(w, http.StatusBadRequest, "trace id "+strconv.Quote(id)+" is not 32 hex digits")
+		return
+	}
+	d, err := h.store.Trace(r.Context(), id)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	resp := traceResponse{Summary: d.Summary, Spans: make([]apiSpan, len(d.Spans))}
+	for i, sp := range d.Spans {
+		resp.Spans[i] = apiSpan{
+			Span:       sp,
+			OffsetMS:   float64(sp.Start.Sub(d.Summary.Start).Microseconds()) / 1e3,
+			DurationMS: float64(sp.Duration().Microseconds()) / 1e3,
+		}
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+func (h *handler) agents(w http.ResponseWriter, r *http.Request) {
+	agents, err := h.store.Agents(r.Context())
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"agents": agents})
+}
+
+func (h *handler) info(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{
+		"db":             h.store.Path(),
+		"schema_version": store.SchemaVersion,
+		"version":        Version(),
+	})
+}
+
+func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		writeError(w, http.StatusNotFound, err.Error())
+	case errors.Is(err, store.ErrBadQuery):
+		writeError(w, http.StatusBadRequest, err.Error())
+	case errors.Is(err, context.Canceled):
+		// The client went away.
+	default:
+		h.log.ErrorContext(r.Context(), "observe: request failed", "path", r.URL.Path, "error", err)
+		writeError(w, http.StatusInternalServerError, err.Error())
+	}
+}
+
+func isHexID(s string) bool {
+	if len(s) != 32 {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v) // the client may be gone; nothing to do
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, map[string]string{"error": msg})
+}

@@ -1,0 +1,208 @@
+package observe_test
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/loomwork/loom/observe"
+	"github.com/loomwork/loom/observe/internal/fixture"
+	"github.com/stretchr/testify/require"
+)
+
+// chromiumPath is where Debian's chromium package puts the browser.
+const chromiumPath = "/usr/bin/chromium"
+
+// artifactDir is where browser tests save screenshots: $LOOM_ARTIFACTS, or
+// a temporary folder of the test.
+func artifactDir(t *testing.T) string {
+	t.Helper()
+	if dir := os.Getenv("LOOM_ARTIFACTS"); dir != "" {
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		return dir
+	}
+	return t.TempDir()
+}
+
+// newBrowser starts headless Chromium and returns a tab context; the
+// browser is stopped when the test ends.
+func newBrowser(t *testing.T) context.Context {
+	t.Helper()
+	if _, err := os.Stat(chromiumPath); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is missing: CI must install the Debian chromium package (apt-get install -y chromium)", chromiumPath)
+		}
+		t.Skipf("browser test skipped: %s not found (apt-get install -y chromium chromium-driver to run it)", chromiumPath)
+	}
+	profile, err := os.MkdirTemp("", "loom-chromium-")
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		// Chromium's helpers may still write for a moment after it exits.
+		for range 50 {
+			if os.RemoveAll(profile) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(chromiumPath),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-extensions", true),
+		chromedp.Flag("force-color-profile", "srgb"),
+		chromedp.UserDataDir(profile),
+		chromedp.WindowSize(1440, 900),
+	)
+	ctx, cancelTab := chromedp.NewContext(allocCtx, chromedp.WithLogf(t.Logf))
+	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
+	t.Cleanup(func() {
+		cancelTimeout()
+		_ = chromedp.Cancel(ctx) // closes the browser gracefully
+		cancelTab()
+		cancelAlloc()
+	})
+	return ctx
+}
+
+func screenshot(t *testing.T, ctx context.Context, dir, name string) {
+	t.Helper()
+	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	require.NoError(t, err)
+	path := filepath.Join(dir, name)
+	require.NoError(t, os.WriteFile(path, png, 0o644))
+	t.Logf("screenshot: %s", path)
+}
+
+// texts returns the text of every element matching the CSS selector.
+func texts(t *testing.T, ctx context.Context, css string) []string {
+	t.Helper()
+	out, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](
+		fmt.Sprintf(`Array.from(document.querySelectorAll(%q), e => e.textContent)`, css)))
+	require.NoError(t, err)
+	return out
+}
+
+func TestBrowserViewer(t *testing.T) {
+	ctx := newBrowser(t)
+	dir := artifactDir(t)
+
+	now := time.Now()
+	s := newStore(t,
+		fixture.Run{Seed: 11, Start: now.Add(-3 * time.Hour), Agent: "analyst", Question: "What is the median of [3, 1, 4, 1, 5, 9, 2, 6]?"},
+		fixture.Run{Seed: 12, Start: now.Add(-47 * time.Minute), Outcome: fixture.Failed, Question: "Sum the primes below 1000"},
+		fixture.Run{Seed: 13, Start: now.Add(-12 * time.Minute), Outcome: fixture.SandboxError, Question: "Compute 20! exactly"},
+		fixture.Run{Seed: 14, Start: now.Add(-2 * time.Minute)},
+	)
+	srv := httptest.NewServer(observe.NewHandler(s))
+	defer srv.Close()
+	require.True(t, strings.HasPrefix(srv.URL, "http://127.0.0.1:"))
+
+	// The list shows the runs, newest first, with agent and input.
+	okRun := fixture.IDs(14).String()
+	row := fmt.Sprintf(`tr[data-trace="%s"]`, okRun)
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.EmulateViewport(1440, 900),
+		chromedp.Navigate(srv.URL+"/"),
+		chromedp.WaitVisible(chromedp.CSS(row)),
+	))
+	rowText, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(row)))
+	require.NoError(t, err)
+	require.Contains(t, rowText, "coder")
+	require.Contains(t, rowText, "10! = ?")
+	require.Contains(t, rowText, "OK")
+	require.Contains(t, rowText, "1.41 s")
+	require.Len(t, texts(t, ctx, "tbody tr"), 4)
+	failedText, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(fmt.Sprintf(`tr[data-trace="%s"]`, fixture.IDs(12)))))
+	require.NoError(t, err)
+	require.Contains(t, failedText, "Error")
+	require.Contains(t, failedText, "503 Service Unavailable")
+
+	// A run recorded while the page is open appears without a reload.
+	exportRuns(t, s, fixture.Run{Seed: 15, Start: time.Now(), Question: "How many days until 2030?"})
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`tr[data-trace="%s"]`, fixture.IDs(15))))))
+	require.Len(t, texts(t, ctx, "tbody tr"), 5)
+	screenshot(t, ctx, dir, "observe-list.png")
+
+	// Filtering by status keeps the failed run only.
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`button[data-status="error"]`)),
+		chromedp.WaitNotPresent(chromedp.CSS(row)),
+	))
+	require.Len(t, texts(t, ctx, "tbody tr"), 1)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`button[data-status=""]`)), chromedp.WaitVisible(chromedp.CSS(row))))
+
+	// Click into the run: the span tree shows the agent, both model calls,
+	// the evaluateJs tool call and agent, and the sandbox run.
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(row)),
+		chromedp.WaitVisible(chromedp.CSS(`#waterfall .wf-row[data-type="sandbox"]`)),
+	))
+	labels := texts(t, ctx, "#waterfall .wf-row .wf-label")
+	types := texts(t, ctx, "#waterfall .wf-row .chip")
+	require.Equal(t, []string{"coder", "gpt-4o-mini", "evaluateJs", "evaluateJs", "sandbox.run", "gpt-4o-mini"}, labels)
+	require.Equal(t, []string{"agent", "LLM", "tool", "agent", "sandbox", "LLM"}, types)
+	header, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(".trace-head")))
+	require.NoError(t, err)
+	require.Contains(t, header, "coder")
+	require.Contains(t, header, "10! = 3628800")
+
+	// The sandbox run shows its code, result and console.
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`#waterfall .wf-row[data-type="sandbox"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="code"]`)),
+	))
+	code, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="code"] .src`)))
+	require.NoError(t, err)
+	require.Contains(t, code, "function fact(n)")
+	require.Contains(t, code, "fact(10);")
+	result, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="sandbox-result"]`)))
+	require.NoError(t, err)
+	require.Contains(t, result, "3628800")
+	console, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="console"]`)))
+	require.NoError(t, err)
+	require.Contains(t, console, "computing 10!")
+	screenshot(t, ctx, dir, "observe-trace-sandbox.png")
+
+	// The first model call shows the prompt and the tool call it made.
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`#waterfall .wf-row[data-type="chat"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`.detail .msgs`)),
+	))
+	chat, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`.detail`)))
+	require.NoError(t, err)
+	require.Contains(t, chat, "10! = ?")
+	require.Contains(t, chat, "calls evaluateJs")
+	require.Contains(t, chat, "120 in · 42 out")
+	screenshot(t, ctx, dir, "observe-trace-chat.png")
+
+	// A run whose sandboxed code threw: the failed spans are marked, and the
+	// sandbox span shows the exception with the code that raised it.
+	failed := fixture.IDs(13).String()
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Navigate(srv.URL+"/#/trace/"+failed),
+		chromedp.WaitVisible(chromedp.CSS(`#waterfall .wf-row[data-type="sandbox"]`)),
+		chromedp.Click(chromedp.CSS(`#waterfall .wf-row[data-type="sandbox"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`.detail .callout.error`)),
+	))
+	require.Len(t, texts(t, ctx, "#waterfall .wf-err"), 3, "sandbox run, tool agent and tool call failed")
+	detail, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`.detail`)))
+	require.NoError(t, err)
+	require.Contains(t, detail, "ReferenceError: fact is not defined")
+	require.Contains(t, detail, "exception")
+	require.Contains(t, detail, "function fact(n)")
+	screenshot(t, ctx, dir, "observe-trace-error.png")
+}

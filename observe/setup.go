@@ -1,0 +1,208 @@
+package observe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/loomwork/loom/observe/store"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/exporters/stdout/stdoutmetric"
+	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+)
+
+// Exporter names where [Setup] sends spans.
+type Exporter string
+
+// The exporters [Setup] knows.
+const (
+	// ExporterStore writes spans to the SQLite trace store that `loom
+	// observe` reads (see package store).
+	ExporterStore Exporter = "store"
+	// ExporterStdout writes spans, and metrics, as JSON lines to a writer.
+	ExporterStdout Exporter = "stdout"
+	// ExporterOTLP sends spans and metrics with OTLP over HTTP, configured
+	// by the standard OTEL_EXPORTER_OTLP_* variables (endpoint, headers,
+	// timeout, compression) unless Config gives options.
+	ExporterOTLP Exporter = "otlp"
+	// ExporterNone records nothing; the providers are still valid.
+	ExporterNone Exporter = "none"
+)
+
+// TracesExporterEnv is the standard variable read when [Config.Exporter] is
+// empty: "otlp", "console" (stdout), "none", or "store" (loom's own value).
+const TracesExporterEnv = "OTEL_TRACES_EXPORTER"
+
+// Config configures [Setup]. The zero value records to the trace store at
+// its default path.
+type Config struct {
+	// Exporter selects where spans go. Empty means $OTEL_TRACES_EXPORTER when
+	// set, else ExporterStore.
+	Exporter Exporter
+	// ServiceName is the resource's service.name; default "loom".
+	// OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES override it.
+	ServiceName string
+
+	// StorePath is the trace database for ExporterStore; empty means
+	// store.DefaultPath ($LOOM_TRACE_DB or the user cache directory).
+	StorePath string
+	// StoreOptions configure the store (retention, prices, …).
+	StoreOptions []store.Option
+
+	// Stdout receives ExporterStdout's output; default os.Stdout. A CLI
+	// that prints answers on stdout should pass os.Stderr.
+	Stdout io.Writer
+
+	// OTLPTraceOptions and OTLPMetricOptions replace the defaults of
+	// ExporterOTLP, which read the OTEL_EXPORTER_OTLP_* variables.
+	OTLPTraceOptions  []otlptracehttp.Option
+	OTLPMetricOptions []otlpmetrichttp.Option
+
+	// MetricReaders are added to the meter provider whatever the exporter,
+	// for example a sdkmetric.ManualReader in tests or a Prometheus reader.
+	// ExporterStore has no metric reader of its own: metrics are not stored.
+	MetricReaders []sdkmetric.Reader
+	// MetricInterval is how often stdout and OTLP metrics are exported;
+	// default 60s. Shutdown always exports what is pending.
+	MetricInterval time.Duration
+
+	// SpanProcessors are added after the exporter's batch processor.
+	SpanProcessors []sdktrace.SpanProcessor
+	// Sampler defaults to the SDK's default (parent-based, always on).
+	Sampler sdktrace.Sampler
+}
+
+// Telemetry holds the providers [Setup] built. Nothing is global: pass
+// TracerProvider and MeterProvider to loom on the context
+// (agent.WithTracerProvider, agent.WithMeterProvider), or set them as otel's
+// globals yourself.
+type Telemetry struct {
+	TracerProvider *sdktrace.TracerProvider
+	MeterProvider  *sdkmetric.MeterProvider
+	// Store is the trace store ExporterStore writes to; nil otherwise. The
+	// shutdown function closes it.
+	Store *store.Store
+	// Exporter is the exporter chosen.
+	Exporter Exporter
+}
+
+// ErrUnknownExporter is returned by [Setup] for an exporter name it does not
+// know.
+var ErrUnknownExporter = errors.New("observe: unknown exporter")
+
+// Setup builds a tracer provider and a meter provider that export as cfg
+// says, and returns them with a shutdown function that flushes and stops
+// both (and closes the store). Call shutdown before the program exits, or
+// the last spans are lost.
+func Setup(ctx context.Context, cfg Config) (tel *Telemetry, shutdown func(context.Context) error, err error) {
+	kind, err := resolveExporter(cfg.Exporter)
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := newResource(ctx, cfg.ServiceName)
+	if err != nil {
+		return nil, nil, err
+	}
+	interval := cfg.MetricInterval
+	if interval <= 0 {
+		interval = time.Minute
+	}
+	tel = &Telemetry{Exporter: kind}
+	tracerOpts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res)}
+	meterOpts := []sdkmetric.Option{sdkmetric.WithResource(res)}
+	if cfg.Sampler != nil {
+		tracerOpts = append(tracerOpts, sdktrace.WithSampler(cfg.Sampler))
+	}
+
+	switch kind {
+	case ExporterStore:
+		exp, err := store.OpenExporter(ctx, cfg.StorePath, cfg.StoreOptions...)
+		if err != nil {
+			return nil, nil, err
+		}
+		tel.Store = exp.Store()
+		tracerOpts = append(tracerOpts, sdktrace.WithBatcher(exp))
+	case ExporterStdout:
+		w := cfg.Stdout
+		if w == nil {
+			w = os.Stdout
+		}
+		exp, err := stdouttrace.New(stdouttrace.WithWriter(w))
+		if err != nil {
+			return nil, nil, fmt.Errorf("observe: stdout span exporter: %w", err)
+		}
+		mexp, err := stdoutmetric.New(stdoutmetric.WithWriter(w))
+		if err != nil {
+			return nil, nil, fmt.Errorf("observe: stdout metric exporter: %w", err)
+		}
+		tracerOpts = append(tracerOpts, sdktrace.WithBatcher(exp))
+		meterOpts = append(meterOpts, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(mexp, sdkmetric.WithInterval(interval))))
+	case ExporterOTLP:
+		exp, err := otlptracehttp.New(ctx, cfg.OTLPTraceOptions...)
+		if err != nil {
+			return nil, nil, fmt.Errorf("observe: OTLP span exporter (check OTEL_EXPORTER_OTLP_ENDPOINT): %w", err)
+		}
+		mexp, err := otlpmetrichttp.New(ctx, cfg.OTLPMetricOptions...)
+		if err != nil {
+			_ = exp.Shutdown(ctx)
+			return nil, nil, fmt.Errorf("observe: OTLP metric exporter (check OTEL_EXPORTER_OTLP_ENDPOINT): %w", err)
+		}
+		tracerOpts = append(tracerOpts, sdktrace.WithBatcher(exp))
+		meterOpts = append(meterOpts, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(mexp, sdkmetric.WithInterval(interval))))
+	case ExporterNone:
+	}
+	for _, p := range cfg.SpanProcessors {
+		tracerOpts = append(tracerOpts, sdktrace.WithSpanProcessor(p))
+	}
+	for _, r := range cfg.MetricReaders {
+		meterOpts = append(meterOpts, sdkmetric.WithReader(r))
+	}
+	tel.TracerProvider = sdktrace.NewTracerProvider(tracerOpts...)
+	tel.MeterProvider = sdkmetric.NewMeterProvider(meterOpts...)
+	shutdown = func(ctx context.Context) error {
+		// The tracer provider shuts its exporter down, which closes the store.
+		return errors.Join(tel.TracerProvider.Shutdown(ctx), tel.MeterProvider.Shutdown(ctx))
+	}
+	return tel, shutdown, nil
+}
+
+func resolveExporter(e Exporter) (Exporter, error) {
+	if e == "" {
+		e = Exporter(strings.ToLower(strings.TrimSpace(os.Getenv(TracesExporterEnv))))
+		if e == "console" {
+			e = ExporterStdout
+		}
+		if e == "" {
+			e = ExporterStore
+		}
+	}
+	switch e {
+	case ExporterStore, ExporterStdout, ExporterOTLP, ExporterNone:
+		return e, nil
+	}
+	return "", fmt.Errorf("%w %q: use store, stdout, otlp or none", ErrUnknownExporter, e)
+}
+
+func newResource(ctx context.Context, service string) (*resource.Resource, error) {
+	if service == "" {
+		service = "loom"
+	}
+	res, err := resource.New(ctx,
+		resource.WithAttributes(attribute.String("service.name", service)),
+		resource.WithTelemetrySDK(),
+		resource.WithFromEnv(), // OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES
+	)
+	if err != nil && !errors.Is(err, resource.ErrPartialResource) {
+		return nil, fmt.Errorf("observe: build the telemetry resource (check OTEL_RESOURCE_ATTRIBUTES): %w", err)
+	}
+	return res, nil
+}
