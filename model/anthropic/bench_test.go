@@ -1,0 +1,163 @@
+package anthropic_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"testing"
+	"time"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+	"github.com/loomwork/loom/model"
+	"github.com/loomwork/loom/model/anthropic"
+)
+
+// Benchmarks against a local server replaying a Messages API stream: loom's
+// provider beside the raw SDK, so the difference is loom's cost.
+//
+//	go test -run '^$' -bench . -benchmem ./model/anthropic/
+
+const benchChunks = 500
+
+func renderText(n int) []byte {
+	rec := httptest.NewRecorder()
+	s := sse{rec}
+	s.messageStart(model.Usage{InputTokens: 100})
+	pieces := make([]string, n)
+	for i := range pieces {
+		pieces[i] = fmt.Sprintf("word%d ", i)
+	}
+	s.textBlock(0, pieces)
+	s.messageDelta("end_turn", int64(n))
+	s.messageStop()
+	return rec.Body.Bytes()
+}
+
+func renderToolCall(n int) []byte {
+	args := `{"text":"`
+	for i := range n {
+		args += fmt.Sprintf("p%03d", i)
+	}
+	args += `"}`
+	rec := httptest.NewRecorder()
+	s := sse{rec}
+	s.messageStart(model.Usage{InputTokens: 100})
+	s.toolBlock(0, model.ToolCall{ID: "toolu_1", Name: "echo", Arguments: json.RawMessage(args)}, (len(args)+n-1)/n)
+	s.messageDelta("tool_use", int64(n))
+	s.messageStop()
+	return rec.Body.Bytes()
+}
+
+func replay(b *testing.B, body []byte) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write(body)
+	}))
+	b.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func benchModel(b *testing.B, url string) *anthropic.Model {
+	m, err := anthropic.New("claude-sonnet-5-5", anthropic.WithAPIKey("k"), anthropic.WithBaseURL(url))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return m
+}
+
+func rawService(url string) sdk.MessageService {
+	return sdk.NewClient(option.WithoutEnvironmentDefaults(), option.WithBaseURL(url), option.WithAPIKey("k")).Messages
+}
+
+func rawParams() sdk.MessageNewParams {
+	return sdk.MessageNewParams{Model: "claude-sonnet-5-5", MaxTokens: 1024, Messages: []sdk.MessageParam{sdk.NewUserMessage(sdk.NewTextBlock("hi"))}}
+}
+
+var benchReq = model.Request{Messages: []model.Message{model.UserMessage("hi")}}
+
+func perChunk(b *testing.B, run func() int) {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	chunks := 0
+	for b.Loop() {
+		chunks += run()
+	}
+	runtime.ReadMemStats(&after)
+	if chunks > 0 {
+		b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(chunks), "allocs/chunk")
+	}
+}
+
+func loomDrain(b *testing.B, m model.Model) int {
+	n := 0
+	for _, err := range m.Stream(context.Background(), benchReq) {
+		if err != nil {
+			b.Fatal(err)
+		}
+		n++
+	}
+	return n
+}
+
+func rawDrain(b *testing.B, svc sdk.MessageService) int {
+	s := svc.NewStreaming(context.Background(), rawParams())
+	defer s.Close()
+	n := 0
+	for s.Next() {
+		n++
+	}
+	if s.Err() != nil {
+		b.Fatal(s.Err())
+	}
+	return n
+}
+
+func BenchmarkStreamText(b *testing.B) {
+	url := replay(b, renderText(benchChunks))
+	b.Run("loom", func(b *testing.B) { m := benchModel(b, url); perChunk(b, func() int { return loomDrain(b, m) }) })
+	b.Run("sdk", func(b *testing.B) { svc := rawService(url); perChunk(b, func() int { return rawDrain(b, svc) }) })
+}
+
+func BenchmarkStreamToolCall(b *testing.B) {
+	url := replay(b, renderToolCall(benchChunks))
+	b.Run("loom", func(b *testing.B) { m := benchModel(b, url); perChunk(b, func() int { return loomDrain(b, m) }) })
+	b.Run("sdk", func(b *testing.B) { svc := rawService(url); perChunk(b, func() int { return rawDrain(b, svc) }) })
+}
+
+func BenchmarkFirstChunk(b *testing.B) {
+	url := replay(b, renderText(10))
+	b.Run("loom", func(b *testing.B) {
+		m := benchModel(b, url)
+		var total time.Duration
+		for b.Loop() {
+			start := time.Now()
+			for _, err := range m.Stream(context.Background(), benchReq) {
+				if err != nil {
+					b.Fatal(err)
+				}
+				total += time.Since(start)
+				break
+			}
+		}
+		b.ReportMetric(float64(total.Nanoseconds())/float64(b.N), "ns/first-chunk")
+	})
+	b.Run("sdk", func(b *testing.B) {
+		svc := rawService(url)
+		var total time.Duration
+		for b.Loop() {
+			start := time.Now()
+			s := svc.NewStreaming(context.Background(), rawParams())
+			// loom's first chunk is the first text delta, the SDK's third
+			// event (message_start, content_block_start, then the delta).
+			for i := 0; i < 3 && s.Next(); i++ {
+			}
+			total += time.Since(start)
+			s.Close()
+		}
+		b.ReportMetric(float64(total.Nanoseconds())/float64(b.N), "ns/first-chunk")
+	})
+}
