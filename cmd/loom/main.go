@@ -1,0 +1,116 @@
+// Command loom is loom's command line. Its observe subcommand serves the
+// trace viewer over the trace database that programs using loom record to.
+//
+//	loom observe [--port 7893] [--db PATH]
+//	loom --version
+//	loom help [command]
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"syscall"
+
+	"github.com/loomwork/loom/observe"
+	"github.com/loomwork/loom/observe/store"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+const usage = `loom — build agents that write and run code.
+
+Usage:
+  loom observe [--port N] [--db PATH]   serve the trace viewer on 127.0.0.1
+  loom --version                        print the version
+  loom help [command]                   show help
+
+Run 'loom help observe' for the viewer's options.
+`
+
+const observeUsage = `Usage: loom observe [--port N] [--db PATH]
+
+Serves the trace viewer at http://127.0.0.1:PORT/: the runs recorded to the
+trace database, each with its span tree, model calls, tool calls and sandboxed
+code. Programs record there when they use observe.Setup (the example CLIs do
+by default). Stop it with Ctrl-C.
+
+Options:
+  --port N    port to listen on (default %d; 0 picks a free one)
+  --db PATH   trace database (default $%s, else %s)
+`
+
+// run is the whole command: it returns the exit status.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		if len(args) > 1 && args[1] == "observe" {
+			fmt.Fprintf(stdout, observeUsage, observe.DefaultPort, store.PathEnv, defaultDB())
+			return 0
+		}
+		fmt.Fprint(stdout, usage)
+		return 0
+	case "version", "-version", "--version":
+		fmt.Fprintf(stdout, "loom %s (%s %s/%s)\n", observe.Version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		return 0
+	case "observe":
+		return runObserve(ctx, args[1:], stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "loom: unknown command %q: run 'loom help'\n", args[0])
+	return 2
+}
+
+func runObserve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("loom observe", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	port := fs.Int("port", observe.DefaultPort, "port to listen on")
+	db := fs.String("db", "", "trace database")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stdout, observeUsage, observe.DefaultPort, store.PathEnv, defaultDB())
+			return 0
+		}
+		fmt.Fprintf(stderr, "loom observe: %v: run 'loom help observe'\n", err)
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "loom observe: unexpected argument %q: run 'loom help observe'\n", fs.Arg(0))
+		return 2
+	}
+	if *port < 0 || *port > 65535 {
+		fmt.Fprintf(stderr, "loom observe: --port %d is out of range: use 1-65535, or 0 for a free port\n", *port)
+		return 2
+	}
+	p := *port
+	if p == 0 {
+		p = -1 // observe.Serve: negative picks a free port
+	}
+	err := observe.Serve(ctx, observe.ServeConfig{Port: p, DBPath: *db, Out: stdout})
+	if err != nil {
+		fmt.Fprintf(stderr, "loom observe: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func defaultDB() string {
+	p, err := store.DefaultPath()
+	if err != nil {
+		return "a file under the user cache directory"
+	}
+	return p
+}

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/loomwork/loom/observe"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// syncBuffer is a bytes.Buffer safe for one writer and one reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestCommands(t *testing.T) {
+	t.Setenv("LOOM_TRACE_DB", "/tmp/loom-test-default.db")
+	tests := []struct {
+		name         string
+		args         []string
+		code         int
+		stdout, errs string
+	}{
+		{"no args", nil, 2, "", "Usage:"},
+		{"help", []string{"help"}, 0, "loom observe [--port N] [--db PATH]", ""},
+		{"--help", []string{"--help"}, 0, "loom --version", ""},
+		{"help observe", []string{"help", "observe"}, 0, "default 7893", ""},
+		{"observe -h", []string{"observe", "-h"}, 0, "$LOOM_TRACE_DB, else /tmp/loom-test-default.db", ""},
+		{"version", []string{"--version"}, 0, "loom ", ""},
+		{"unknown", []string{"serve"}, 2, "", `unknown command "serve"`},
+		{"bad flag", []string{"observe", "--prot", "1"}, 2, "", "flag provided but not defined: -prot"},
+		{"bad port", []string{"observe", "--port", "70000"}, 2, "", "out of range"},
+		{"extra arg", []string{"observe", "now"}, 2, "", `unexpected argument "now"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errs bytes.Buffer
+			code := run(context.Background(), tc.args, &out, &errs)
+			require.Equal(t, tc.code, code, "stdout: %s\nstderr: %s", out.String(), errs.String())
+			require.Contains(t, out.String(), tc.stdout)
+			require.Contains(t, errs.String(), tc.errs)
+		})
+	}
+	var out bytes.Buffer
+	run(context.Background(), []string{"version"}, &out, &out)
+	require.Regexp(t, `^loom \S+ \(go\S+ \w+/\w+\)\n$`, out.String())
+}
+
+func TestObserveServesUntilCanceled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	db := filepath.Join(t.TempDir(), "traces.db")
+	var out, errs syncBuffer
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, []string{"observe", "--port", "0", "--db", db}, &out, &errs) }()
+
+	re := regexp.MustCompile(`at (http://127\.0\.0\.1:\d+/)`)
+	var url string
+	require.Eventually(t, func() bool {
+		m := re.FindStringSubmatch(out.String())
+		if m != nil {
+			url = m[1]
+		}
+		return m != nil
+	}, 10*time.Second, 10*time.Millisecond, "no serving line; stderr: %s", errs.String())
+	require.Contains(t, out.String(), db)
+
+	res, err := http.Get(url + "api/info")
+	require.NoError(t, err)
+	var info struct {
+		DB string `json:"db"`
+	}
+	require.NoError(t, json.NewDecoder(res.Body).Decode(&info))
+	require.NoError(t, res.Body.Close())
+	require.Equal(t, db, info.DB)
+
+	res, err = http.Get(url)
+	require.NoError(t, err)
+	require.NoError(t, res.Body.Close())
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	require.True(t, strings.HasPrefix(res.Header.Get("Content-Type"), "text/html"))
+
+	cancel()
+	select {
+	case code := <-done:
+		require.Equal(t, 0, code, errs.String())
+	case <-time.After(10 * time.Second):
+		t.Fatal("loom observe did not stop within 10s of cancellation")
+	}
+}
+
+func TestObservePortInUse(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ready := make(chan string, 1)
+	errc := make(chan error, 1)
+	go func() {
+		errc <- observe.Serve(ctx, observe.ServeConfig{Port: -1, DBPath: filepath.Join(t.TempDir(), "a.db"), Ready: func(u string) { ready <- u }})
+	}()
+	var url string
+	select {
+	case url = <-ready:
+	case err := <-errc:
+		t.Fatal(err)
+	}
+	port := regexp.MustCompile(`:(\d+)/$`).FindStringSubmatch(url)[1]
+
+	var out, errs bytes.Buffer
+	code := run(context.Background(), []string{"observe", "--port", port, "--db", filepath.Join(t.TempDir(), "b.db")}, &out, &errs)
+	require.Equal(t, 1, code)
+	require.Contains(t, errs.String(), "pick another --port")
+	cancel()
+	require.NoError(t, <-errc)
+}
