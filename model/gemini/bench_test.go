@@ -71,7 +71,9 @@ func rawModels(b *testing.B, url string) *genai.Models {
 
 var benchReq = model.Request{Messages: []model.Message{model.UserMessage("hi")}}
 
-func rawContents() []*genai.Content { return []*genai.Content{genai.NewContentFromText("hi", genai.RoleUser)} }
+func rawContents() []*genai.Content {
+	return []*genai.Content{genai.NewContentFromText("hi", genai.RoleUser)}
+}
 
 func perChunk(b *testing.B, run func() int) {
 	var before, after runtime.MemStats
