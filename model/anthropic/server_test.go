@@ -192,6 +192,9 @@ func scenario(s modeltest.Scenario) func(w http.ResponseWriter, r *http.Request,
 				out.textDelta(0, p)
 			}
 			panic(http.ErrAbortHandler)
+		case modeltest.EndsEarly:
+			out.textBlock(0, pieces[:len(pieces)/2])
+			return // a clean end, but no message_delta and no message_stop
 		case modeltest.Stall:
 			out.event("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`)
 			out.textDelta(0, pieces[0])

@@ -178,6 +178,11 @@ func scenario(s modeltest.Scenario) func(w http.ResponseWriter, r *http.Request,
 				out.chunk(textPart(p), "", partial)
 			}
 			panic(http.ErrAbortHandler)
+		case modeltest.EndsEarly:
+			for _, p := range pieces[:len(pieces)/2] {
+				out.chunk(textPart(p), "", partial)
+			}
+			return // a clean end, but no finishReason
 		case modeltest.Stall:
 			out.chunk(textPart(pieces[0]), "", partial)
 			<-r.Context().Done()

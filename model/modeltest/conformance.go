@@ -32,6 +32,10 @@ const (
 	// Stall: stream the first text delta, then send nothing until the
 	// request's context is cancelled.
 	Stall
+	// EndsEarly: stream part of the answer, then end the response cleanly
+	// (no connection error) but without the provider's end-of-stream
+	// marker or finish reason.
+	EndsEarly
 )
 
 // Scenario tells a provider's test server what to answer, in provider-neutral
@@ -74,8 +78,9 @@ func userRequest(text string) model.Request {
 
 // Run is the provider conformance suite: plain text, streamed text, one tool
 // call, two parallel tool calls, structured output, usage, cancellation
-// mid-stream, 429 then success, 500 exhausting retries, 401 and a truncated
-// stream. Every provider runs it through its test server.
+// mid-stream, 429 then success, 500 exhausting retries, 401, a truncated
+// stream and a stream that ends cleanly before its end marker. Every
+// provider runs it through its test server.
 func Run(t *testing.T, f Factory) {
 	t.Run("PlainText", func(t *testing.T) {
 		s := f(t, Scenario{Name: "plain", Text: "Hello, world.", Usage: model.Usage{InputTokens: 12, OutputTokens: 4}})
@@ -204,6 +209,12 @@ func Run(t *testing.T, f Factory) {
 		s := f(t, Scenario{Name: "truncated", Text: "this answer is cut off before it ends", Failure: Truncated})
 		_, err := model.Generate(t.Context(), s.Model, userRequest("hi"))
 		require.ErrorIs(t, err, model.ErrTruncated)
+	})
+
+	t.Run("StreamEndsEarly", func(t *testing.T) {
+		s := f(t, Scenario{Name: "ends-early", Text: "this answer stops before its end marker", Failure: EndsEarly})
+		_, err := model.Generate(t.Context(), s.Model, userRequest("hi"))
+		require.ErrorIs(t, err, model.ErrTruncated, "a cleanly closed stream without the end marker is not a complete answer")
 	})
 }
 

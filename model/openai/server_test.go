@@ -191,6 +191,11 @@ func scenario(s modeltest.Scenario) func(w http.ResponseWriter, r *http.Request,
 				out.text(p)
 			}
 			panic(http.ErrAbortHandler) // drop the connection mid-stream
+		case modeltest.EndsEarly:
+			for _, p := range pieces[:len(pieces)/2] {
+				out.text(p)
+			}
+			return // a clean end, but no finish_reason and no [DONE]
 		case modeltest.Stall:
 			out.text(pieces[0])
 			<-r.Context().Done()
