@@ -1,0 +1,208 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/chzyer/readline"
+	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/workflow"
+)
+
+// Chat memory: the last turns kept and the token budget they may take.
+const (
+	chatTurns  = 50
+	chatTokens = 32000
+)
+
+// lineReader reads the chat's lines.
+type lineReader interface {
+	// ReadLine shows prompt (on a terminal) and returns the next line;
+	// io.EOF at the end of input.
+	ReadLine(prompt string) (string, error)
+	Close() error
+}
+
+// newLineReader edits lines with history on a terminal, and reads plain
+// lines otherwise.
+func newLineReader(app *App, sio Stdio) (lineReader, error) {
+	if !sio.InTerminal {
+		sc := bufio.NewScanner(sio.In)
+		sc.Buffer(make([]byte, 64<<10), maxStdin)
+		return &scanReader{sc: sc}, nil
+	}
+	cfg := &readline.Config{
+		Prompt:          "you> ",
+		InterruptPrompt: "^C",
+		EOFPrompt:       "/exit",
+		Stdout:          sio.Out,
+		Stderr:          sio.Err,
+	}
+	if dir, err := os.UserCacheDir(); err == nil {
+		hist := filepath.Join(dir, "loom", app.Name+".history")
+		if os.MkdirAll(filepath.Dir(hist), 0o700) == nil {
+			cfg.HistoryFile = hist
+		}
+	}
+	if f, ok := sio.In.(*os.File); ok {
+		cfg.Stdin = f
+	}
+	rl, err := readline.NewEx(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("opening the terminal for --chat: %w", err)
+	}
+	return &termReader{rl: rl}, nil
+}
+
+type scanReader struct{ sc *bufio.Scanner }
+
+func (s *scanReader) ReadLine(string) (string, error) {
+	if s.sc.Scan() {
+		return s.sc.Text(), nil
+	}
+	if err := s.sc.Err(); err != nil {
+		return "", err
+	}
+	return "", io.EOF
+}
+
+func (s *scanReader) Close() error { return nil }
+
+type termReader struct{ rl *readline.Instance }
+
+func (t *termReader) ReadLine(prompt string) (string, error) {
+	t.rl.SetPrompt(prompt)
+	line, err := t.rl.Readline()
+	if errors.Is(err, readline.ErrInterrupt) {
+		return "", io.EOF
+	}
+	return line, err
+}
+
+func (t *termReader) Close() error { return t.rl.Close() }
+
+// asker returns how to ask the person a question: through the chat's line
+// editor, through stdin when it is a terminal, through piped stdin lines
+// when the question itself came from a flag or an argument (so answers can
+// be scripted), or through the controlling terminal; nil when there is
+// none.
+func asker(sio Stdio, lines lineReader, f *Flags) func(context.Context, string) (string, error) {
+	var mu sync.Mutex
+	switch {
+	case lines == nil && !sio.InTerminal && sio.In != nil && (f.Input != "" || len(f.Args) > 0):
+		br := bufio.NewReader(sio.In)
+		return func(_ context.Context, q string) (string, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprint(sio.Out, q)
+			line, err := br.ReadString('\n')
+			if err != nil && line == "" {
+				return "", err
+			}
+			fmt.Fprintln(sio.Out, strings.TrimSpace(line))
+			return line, nil
+		}
+	case lines != nil && sio.InTerminal:
+		return func(_ context.Context, q string) (string, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			return lines.ReadLine(q)
+		}
+	case sio.InTerminal:
+		br := bufio.NewReader(sio.In)
+		return func(_ context.Context, q string) (string, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprint(sio.Out, q)
+			line, err := br.ReadString('\n')
+			if err != nil && line == "" {
+				return "", err
+			}
+			return line, nil
+		}
+	case sio.OpenTTY != nil:
+		return func(_ context.Context, q string) (string, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			tty, err := sio.OpenTTY()
+			if err != nil {
+				return "", fmt.Errorf("no terminal to ask on: %w", err)
+			}
+			defer tty.Close()
+			fmt.Fprint(tty, q)
+			line, err := bufio.NewReader(tty).ReadString('\n')
+			if err != nil && line == "" {
+				return "", err
+			}
+			return line, nil
+		}
+	}
+	return nil
+}
+
+const chatHelp = `Commands:
+  /help   show this help
+  /clear  forget the conversation so far
+  /exit   leave (also Ctrl-D)
+Anything else is a question; earlier questions and answers are remembered.`
+
+// chat runs the conversation loop and returns the exit status: 0, or 1
+// when a turn failed.
+func chat(ctx context.Context, env *Env, engine *workflow.Engine, a agent.Agent, lines lineReader) int {
+	sio := env.Stdio
+	mem, err := workflow.NewWindow(workflow.WindowConfig{MaxTurns: chatTurns, MaxTokens: chatTokens})
+	if err != nil {
+		fmt.Fprintf(sio.Err, "%s: error: %v\n", env.App.Name, err)
+		return ExitConfig
+	}
+	session := engine.NewSession(a, mem)
+	if sio.InTerminal {
+		if env.App.Welcome != "" {
+			fmt.Fprintln(sio.Out, env.App.Welcome)
+		}
+		fmt.Fprintln(sio.Out, "Type /help for commands, /exit to leave.")
+	}
+	status := ExitOK
+	for {
+		if ctx.Err() != nil {
+			return status
+		}
+		line, err := lines.ReadLine("you> ")
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				fmt.Fprintf(sio.Err, "%s: error: reading input: %v\n", env.App.Name, err)
+				return ExitFailed
+			}
+			return status
+		}
+		line = strings.TrimSpace(line)
+		switch line {
+		case "":
+			continue
+		case "/exit", "/quit":
+			return status
+		case "/help":
+			fmt.Fprintln(sio.Out, chatHelp)
+			continue
+		case "/clear":
+			_ = mem.Clear(ctx)
+			fmt.Fprintln(sio.Out, "(conversation cleared)")
+			continue
+		}
+		if strings.HasPrefix(line, "/") {
+			fmt.Fprintf(sio.Out, "unknown command %s; type /help\n", line)
+			continue
+		}
+		if _, err := runOnce(ctx, env, session.Run(ctx, line)); err != nil {
+			fmt.Fprintf(sio.Err, "%s: error: %v\n", env.App.Name, err)
+			status = ExitFailed
+		}
+	}
+}

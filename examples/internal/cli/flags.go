@@ -1,0 +1,131 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loomwork/loom/model"
+)
+
+// Flags are the flags every example accepts.
+type Flags struct {
+	Input    string        // --input, -i
+	Args     []string      // positional arguments
+	Chat     bool          // --chat, --interactive
+	Model    string        // --model provider[:model]
+	Options  model.Options // --temperature, --top-p, --presence-penalty, --frequency-penalty
+	LogLevel string        // --log-level
+	Timeout  time.Duration // --timeout: bound on one run (one chat turn)
+	Version  bool          // --version
+	Help     bool          // --help, -h
+}
+
+// errHelp is returned by Parse for --help; the usage is already printed.
+var errHelp = errors.New("help requested")
+
+// UsageError is a bad command line.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// flagNames maps option names, as model.OptionError reports them, to flags.
+var flagNames = map[string]string{
+	"temperature":       "--temperature",
+	"top_p":             "--top-p",
+	"presence_penalty":  "--presence-penalty",
+	"frequency_penalty": "--frequency-penalty",
+}
+
+// Parse reads args. extra adds an example's own flags. Flags and positional
+// arguments may be mixed; "--" ends the flags.
+func Parse(app *App, args []string, usageOut io.Writer) (*Flags, error) {
+	f := &Flags{LogLevel: "INFO", Timeout: app.DefaultTimeout}
+	fs := flag.NewFlagSet(app.Name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&f.Input, "input", "", "the question (also a positional argument, or piped on stdin)")
+	fs.StringVar(&f.Input, "i", "", "shorthand for --input")
+	fs.BoolVar(&f.Chat, "chat", false, "multi-turn conversation with memory")
+	fs.BoolVar(&f.Chat, "interactive", false, "alias of --chat")
+	fs.StringVar(&f.Model, "model", "", "provider[:model], as openai:gpt-5.4-mini or ollama:llama3.2 (default $MODEL, then openai)")
+	floatFlag(fs, "temperature", "sampling temperature, 0 to 2", &f.Options.Temperature)
+	floatFlag(fs, "top-p", "nucleus sampling, 0 to 1", &f.Options.TopP)
+	floatFlag(fs, "presence-penalty", "presence penalty, -2 to 2", &f.Options.PresencePenalty)
+	floatFlag(fs, "frequency-penalty", "frequency penalty, -2 to 2", &f.Options.FrequencyPenalty)
+	fs.StringVar(&f.LogLevel, "log-level", f.LogLevel, "ERROR, WARN, INFO, DEBUG or TRACE (logs go to stderr)")
+	fs.DurationVar(&f.Timeout, "timeout", f.Timeout, "time limit of one run (one chat turn)")
+	fs.BoolVar(&f.Version, "version", false, "print the version and exit")
+	fs.BoolVar(&f.Help, "help", false, "show this help")
+	fs.BoolVar(&f.Help, "h", false, "shorthand for --help")
+	if app.Flags != nil {
+		app.Flags(fs)
+	}
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, &UsageError{Msg: strings.TrimSpace(err.Error()) + " (see --help)"}
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		if len(args) > 0 && len(rest) < len(args) && args[len(args)-len(rest)-1] == "--" {
+			f.Args = append(f.Args, rest...)
+			break
+		}
+		f.Args = append(f.Args, rest[0])
+		args = rest[1:]
+	}
+	if f.Help {
+		printUsage(app, fs, usageOut)
+		return nil, errHelp
+	}
+	if err := f.Options.Validate(); err != nil {
+		var oe *model.OptionError
+		if errors.As(err, &oe) {
+			return nil, &UsageError{Msg: fmt.Sprintf("%s %s is out of range: it must be in %s", flagNames[oe.Option], oe.Value, oe.Range)}
+		}
+		return nil, &UsageError{Msg: err.Error()}
+	}
+	if _, err := ParseLevel(f.LogLevel); err != nil {
+		return nil, &UsageError{Msg: err.Error()}
+	}
+	if f.Timeout <= 0 {
+		return nil, &UsageError{Msg: fmt.Sprintf("--timeout %v: it must be positive, as 2m", f.Timeout)}
+	}
+	if f.Chat && (f.Input != "" || len(f.Args) > 0) {
+		return nil, &UsageError{Msg: "--chat reads its questions from the prompt: drop --input and the arguments, or drop --chat for one question"}
+	}
+	return f, nil
+}
+
+// floatFlag defines a float flag that stays nil unless given.
+func floatFlag(fs *flag.FlagSet, name, usage string, dst **float64) {
+	fs.Func(name, usage, func(s string) error {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return fmt.Errorf("%q is not a number", s)
+		}
+		*dst = &v
+		return nil
+	})
+}
+
+func printUsage(app *App, fs *flag.FlagSet, w io.Writer) {
+	fmt.Fprintf(w, "%s: %s\n\nUsage:\n  %s [flags] [question]\n  echo question | %s [flags]\n  %s --chat [flags]\n\nFlags:\n", app.Name, app.Summary, app.Name, app.Name, app.Name)
+	fs.VisitAll(func(fl *flag.Flag) {
+		dash := "--"
+		if len(fl.Name) == 1 {
+			dash = "-"
+		}
+		def := ""
+		if fl.DefValue != "" && fl.DefValue != "false" && fl.DefValue != "0s" {
+			def = " (default " + fl.DefValue + ")"
+		}
+		fmt.Fprintf(w, "  %s%-20s %s%s\n", dash, fl.Name, fl.Usage, def)
+	})
+	fmt.Fprintf(w, "\nThe model's key comes from the environment or .env.local (see .env.local.example).\nExit status: 0 on an answer, 1 when a run fails, 2 on a configuration error.\n")
+}

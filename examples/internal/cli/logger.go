@@ -1,0 +1,42 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+
+	"github.com/loomwork/loom/workflow"
+)
+
+// ParseLevel reads ERROR, WARN, INFO, DEBUG or TRACE, in any case.
+func ParseLevel(s string) (slog.Level, error) {
+	switch strings.ToUpper(strings.TrimSpace(s)) {
+	case "ERROR":
+		return slog.LevelError, nil
+	case "WARN", "WARNING":
+		return slog.LevelWarn, nil
+	case "INFO":
+		return slog.LevelInfo, nil
+	case "DEBUG":
+		return slog.LevelDebug, nil
+	case "TRACE":
+		return workflow.LevelTrace, nil
+	}
+	return 0, fmt.Errorf("--log-level %q: use ERROR, WARN, INFO, DEBUG or TRACE", s)
+}
+
+// NewLogger returns a text logger to w at level, naming the TRACE level.
+func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{
+		Level: level,
+		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.LevelKey && len(groups) == 0 {
+				if l, ok := a.Value.Any().(slog.Level); ok && l <= workflow.LevelTrace {
+					a.Value = slog.StringValue("TRACE")
+				}
+			}
+			return a
+		},
+	}))
+}

@@ -1,0 +1,188 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/loomwork/loom/agent"
+)
+
+// Printer writes a run's events for a person: each tool call and its result
+// as they happen (for code: the code, the console lines and the value), and
+// the answer's text as it streams.
+type Printer struct {
+	out io.Writer
+	// answer names the agents whose text is the answer; empty means every
+	// agent's text is shown, under a header naming the agent.
+	answer map[string]bool
+	last   string // agent of the last text printed
+	midLn  bool   // the last text did not end a line
+	text   bool   // some answer text was printed this run
+	format func(json.RawMessage) string
+}
+
+// NewPrinter returns a printer to out. answer names the agents whose text
+// deltas are the answer (as "coder"); with none, all text is shown, each
+// agent's under a "[name]" header.
+func NewPrinter(out io.Writer, answer ...string) *Printer {
+	p := &Printer{out: out, answer: map[string]bool{}}
+	for _, a := range answer {
+		p.answer[a] = true
+	}
+	return p
+}
+
+// Event prints one event.
+func (p *Printer) Event(ev agent.Event) {
+	switch ev.Kind {
+	case agent.EventTextDelta:
+		if len(p.answer) > 0 && !p.answer[ev.Agent] {
+			return
+		}
+		if len(p.answer) == 0 && ev.Agent != p.last {
+			p.newline()
+			fmt.Fprintf(p.out, "[%s] ", ev.Agent)
+		}
+		p.last = ev.Agent
+		io.WriteString(p.out, ev.Text)
+		p.midLn = !strings.HasSuffix(ev.Text, "\n")
+		p.text = true
+	case agent.EventToolCall:
+		p.newline()
+		p.toolCall(ev.ToolCall.Name, ev.ToolCall.Arguments)
+	case agent.EventToolResult:
+		p.newline()
+		p.toolResult(ev.ToolResult.Name, ev.ToolResult.Content, ev.ToolResult.IsError)
+	}
+}
+
+// End finishes a run: the answer's last line, or the output's text when
+// nothing was streamed.
+func (p *Printer) End(output json.RawMessage) {
+	if p.format != nil && len(output) > 0 {
+		p.newline()
+		fmt.Fprintln(p.out, strings.TrimRight(p.format(output), "\n"))
+	} else if !p.text && len(output) > 0 {
+		fmt.Fprintln(p.out, Text(output))
+	} else {
+		p.newline()
+	}
+	p.text, p.last = false, ""
+}
+
+func (p *Printer) newline() {
+	if p.midLn {
+		io.WriteString(p.out, "\n")
+		p.midLn = false
+	}
+	p.last = ""
+}
+
+func (p *Printer) toolCall(name string, args json.RawMessage) {
+	var a map[string]json.RawMessage
+	_ = json.Unmarshal(args, &a)
+	code := stringField(a, "code")
+	if code == "" {
+		code = stringField(a, "jsCode")
+	}
+	if code == "" {
+		fmt.Fprintf(p.out, "[%s] call %s\n", name, compact(args))
+		return
+	}
+	fmt.Fprintf(p.out, "[%s] running:\n", name)
+	for line := range strings.SplitSeq(strings.TrimRight(code, "\n"), "\n") {
+		fmt.Fprintf(p.out, "    %s\n", line)
+	}
+}
+
+func (p *Printer) toolResult(name string, content json.RawMessage, isError bool) {
+	var r map[string]json.RawMessage
+	_ = json.Unmarshal(content, &r)
+	if isError {
+		msg := stringField(r, "error")
+		if msg == "" {
+			msg = compact(content)
+		}
+		lines := strings.Split(strings.TrimRight(msg, "\n"), "\n")
+		fmt.Fprintf(p.out, "[%s] error: %s\n", name, lines[0])
+		for _, l := range lines[1:] {
+			fmt.Fprintf(p.out, "    %s\n", l)
+		}
+		return
+	}
+	for _, l := range logLines(r["logs"]) {
+		fmt.Fprintf(p.out, "[%s] console: %s\n", name, l)
+	}
+	if v, ok := r["result"]; ok {
+		fmt.Fprintf(p.out, "[%s] result: %s\n", name, valueText(v))
+		return
+	}
+	fmt.Fprintf(p.out, "[%s] result: %s\n", name, compact(content))
+}
+
+// logLines reads console lines: [{"level","text"}] or ["text"].
+func logLines(raw json.RawMessage) []string {
+	if len(raw) == 0 {
+		return nil
+	}
+	var objs []struct {
+		Level string `json:"level"`
+		Text  string `json:"text"`
+	}
+	if json.Unmarshal(raw, &objs) == nil {
+		lines := make([]string, 0, len(objs))
+		for _, o := range objs {
+			t := o.Text
+			if o.Level != "" && o.Level != "log" && o.Level != "info" {
+				t = o.Level + ": " + t
+			}
+			lines = append(lines, t)
+		}
+		return lines
+	}
+	var strs []string
+	if json.Unmarshal(raw, &strs) == nil {
+		return strs
+	}
+	return []string{compact(raw)}
+}
+
+// valueText shows a JSON value: a string as itself, anything else as JSON.
+func valueText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return compact(raw)
+}
+
+func stringField(m map[string]json.RawMessage, key string) string {
+	var s string
+	if v, ok := m[key]; ok {
+		_ = json.Unmarshal(v, &s)
+	}
+	return s
+}
+
+func compact(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+// Text returns an output's "message" field when it is a string, else its
+// JSON.
+func Text(output json.RawMessage) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(output, &m) == nil {
+		if s := stringField(m, "message"); s != "" {
+			return s
+		}
+	}
+	return compact(output)
+}

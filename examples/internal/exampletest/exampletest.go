@@ -1,0 +1,74 @@
+// Package exampletest builds an example's binary and runs it as a user
+// would, for the examples' end-to-end tests.
+package exampletest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Build compiles the main package in the current directory into a
+// temporary directory and returns the binary's path.
+func Build(t testing.TB) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "example")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// Result is a finished run.
+type Result struct {
+	Stdout, Stderr string
+	Code           int           // exit status
+	Elapsed        time.Duration // wall time
+}
+
+// Run runs bin with args in an empty directory, with only PATH, HOME and
+// env in its environment, stdin as given (nil: no input), and a 60 s
+// limit.
+func Run(t testing.TB, bin string, env []string, stdin string, args ...string) Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	dir := t.TempDir()
+	cmd.Dir = dir
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_CACHE_HOME=" + dir}, env...)
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	res := Result{Stdout: stdout.String(), Stderr: stderr.String(), Elapsed: time.Since(start)}
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		res.Code = ee.ExitCode()
+	default:
+		t.Fatalf("running %s: %v\nstderr: %s", bin, err, stderr.String())
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("%s %v did not end within 60s\nstdout: %s\nstderr: %s", bin, args, res.Stdout, res.Stderr)
+	}
+	return res
+}
+
+// OpenAIEnv is the environment that points the openai provider at a fake
+// server.
+func OpenAIEnv(baseURL string) []string {
+	return []string{"OPENAI_BASE_URL=" + baseURL, "OPENAI_API_KEY=sk-test-0123456789abcdef"}
+}
