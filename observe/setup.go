@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/loomwork/loom/observe/store"
@@ -102,7 +103,7 @@ var ErrUnknownExporter = errors.New("observe: unknown exporter")
 // Setup builds a tracer provider and a meter provider that export as cfg
 // says, and returns them with a shutdown function that flushes and stops
 // both (and closes the store). Call shutdown before the program exits, or
-// the last spans are lost.
+// the last spans are lost. Calling shutdown again does nothing.
 func Setup(ctx context.Context, cfg Config) (tel *Telemetry, shutdown func(context.Context) error, err error) {
 	kind, err := resolveExporter(cfg.Exporter)
 	if err != nil {
@@ -168,9 +169,14 @@ func Setup(ctx context.Context, cfg Config) (tel *Telemetry, shutdown func(conte
 	}
 	tel.TracerProvider = sdktrace.NewTracerProvider(tracerOpts...)
 	tel.MeterProvider = sdkmetric.NewMeterProvider(meterOpts...)
+	var once sync.Once
 	shutdown = func(ctx context.Context) error {
-		// The tracer provider shuts its exporter down, which closes the store.
-		return errors.Join(tel.TracerProvider.Shutdown(ctx), tel.MeterProvider.Shutdown(ctx))
+		err := error(nil)
+		once.Do(func() {
+			// The tracer provider shuts its exporter down, which closes the store.
+			err = errors.Join(tel.TracerProvider.Shutdown(ctx), tel.MeterProvider.Shutdown(ctx))
+		})
+		return err
 	}
 	return tel, shutdown, nil
 }

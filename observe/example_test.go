@@ -1,0 +1,83 @@
+package observe_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+
+	"github.com/loomwork/loom/observe"
+	"go.opentelemetry.io/otel/attribute"
+)
+
+// Record spans to the trace store, as a program embedding loom would; `loom
+// observe --db PATH` then shows the run.
+func ExampleSetup() {
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "loom-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+
+	tel, shutdown, err := observe.Setup(ctx, observe.Config{
+		Exporter:  observe.ExporterStore,
+		StorePath: filepath.Join(dir, "traces.db"),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// In a real program: ctx = agent.WithTracerProvider(ctx, tel.TracerProvider)
+	_, span := tel.TracerProvider.Tracer("github.com/loomwork/loom").Start(ctx, "invoke_agent coder")
+	span.SetAttributes(attribute.String("gen_ai.operation.name", "invoke_agent"), attribute.String("gen_ai.agent.name", "coder"))
+	span.End()
+
+	if err := tel.TracerProvider.ForceFlush(ctx); err != nil {
+		log.Fatal(err)
+	}
+	agents, err := tel.Store.Agents(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(agents[0].Name, agents[0].Traces)
+	if err := shutdown(ctx); err != nil { // flushes and closes the store
+		log.Fatal(err)
+	}
+	// Output:
+	// coder 1
+}
+
+// Serve the viewer's pages and JSON API from your own HTTP server.
+func ExampleNewHandler() {
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "loom-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	tel, shutdown, err := observe.Setup(ctx, observe.Config{Exporter: observe.ExporterStore, StorePath: filepath.Join(dir, "traces.db")})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer shutdown(ctx) //nolint:errcheck // example
+
+	srv := httptest.NewServer(observe.NewHandler(tel.Store))
+	defer srv.Close()
+	res, err := srv.Client().Get(srv.URL + "/api/traces?status=error")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer res.Body.Close()
+	var page struct {
+		Traces []json.RawMessage `json:"traces"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&page); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.StatusCode, len(page.Traces))
+	// Output:
+	// 200 0
+}
