@@ -15,12 +15,14 @@ import (
 	"github.com/loomwork/loom/workflow"
 )
 
-var app = &cli.App{
-	Name:            "workflow-sequence",
-	Summary:         "a researcher, a writer and an editor, one after the other",
-	Welcome:         "Give me a topic: a researcher, a writer and an editor will work on it in turn.",
-	DefaultQuestion: "Why is the sky blue?",
-	Build:           build,
+func newApp() *cli.App {
+	return &cli.App{
+		Name:            "workflow-sequence",
+		Summary:         "a researcher, a writer and an editor, one after the other",
+		Welcome:         "Give me a topic: a researcher, a writer and an editor will work on it in turn.",
+		DefaultQuestion: "Why is the sky blue?",
+		Build:           build,
+	}
 }
 
 func build(_ context.Context, env *cli.Env) (agent.Agent, error) {
@@ -46,4 +48,4 @@ func build(_ context.Context, env *cli.Env) (agent.Agent, error) {
 	})
 }
 
-func main() { os.Exit(cli.Run(app)) }
+func main() { os.Exit(cli.Run(newApp())) }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -8,6 +9,10 @@ import (
 	"github.com/loomwork/loom/examples/internal/fakeopenai"
 	"github.com/stretchr/testify/require"
 )
+
+var bin string
+
+func TestMain(m *testing.M) { os.Exit(exampletest.Main(m, &bin)) }
 
 func TestSequenceEndToEnd(t *testing.T) {
 	srv := fakeopenai.New(t, func(req fakeopenai.Request) fakeopenai.Reply {
@@ -20,7 +25,6 @@ func TestSequenceEndToEnd(t *testing.T) {
 			return fakeopenai.Reply{Text: "Air scatters blue sunlight most."}
 		}
 	})
-	bin := exampletest.Build(t)
 	res := exampletest.Run(t, bin, exampletest.OpenAIEnv(srv.BaseURL()), "", "-i", "Why is the sky blue?")
 	require.Equal(t, 0, res.Code, "stderr: %s", res.Stderr)
 	require.Equal(t, "[researcher] Sunlight scatters off air molecules.\nBlue light scatters most.\n"+

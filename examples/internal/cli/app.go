@@ -75,7 +75,9 @@ type Env struct {
 // Main runs the program with args and returns its exit status.
 func Main(ctx context.Context, app *App, args []string, sio Stdio) int {
 	if app.DefaultTimeout == 0 {
-		app.DefaultTimeout = 5 * time.Minute
+		a := *app
+		a.DefaultTimeout = 5 * time.Minute
+		app = &a
 	}
 	if sio.Getenv == nil {
 		sio.Getenv = os.Getenv

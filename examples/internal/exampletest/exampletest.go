@@ -6,25 +6,42 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"go.uber.org/goleak"
 )
 
-// Build compiles the main package in the current directory into a
-// temporary directory and returns the binary's path.
-func Build(t testing.TB) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "example")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	out, err := cmd.CombinedOutput()
+// Main is a test package's TestMain: it builds the main package in the
+// current directory into a temporary directory, stores the binary's path
+// in bin, runs the tests, removes the binary and checks that no goroutine
+// was left running. It returns the exit status for os.Exit.
+func Main(m *testing.M, bin *string) int {
+	dir, err := os.MkdirTemp("", "loom-example-")
 	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+		fmt.Fprintln(os.Stderr, err)
+		return 1
 	}
-	return bin
+	defer os.RemoveAll(dir)
+	*bin = filepath.Join(dir, "example")
+	out, err := exec.Command("go", "build", "-o", *bin, ".").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
+		return 1
+	}
+	code := m.Run()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			return 1
+		}
+	}
+	return code
 }
 
 // Result is a finished run.
