@@ -7,9 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/loomwork/loom/observe"
 	"github.com/loomwork/loom/observe/internal/fixture"
@@ -31,7 +33,8 @@ func artifactDir(t *testing.T) string {
 }
 
 // newBrowser starts headless Chromium and returns a tab context; the
-// browser is stopped when the test ends.
+// browser is stopped when the test ends, and the test fails if the page
+// threw an exception or logged an error.
 func newBrowser(t *testing.T) context.Context {
 	t.Helper()
 	if _, err := os.Stat(chromiumPath); err != nil {
@@ -69,12 +72,37 @@ func newBrowser(t *testing.T) context.Context {
 	)
 	ctx, cancelTab := chromedp.NewContext(allocCtx, chromedp.WithLogf(t.Logf))
 	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
+	var mu sync.Mutex
+	var pageErrors []string
 	t.Cleanup(func() {
 		cancelTimeout()
 		_ = chromedp.Cancel(ctx) // closes the browser gracefully
 		cancelTab()
 		cancelAlloc()
+		mu.Lock()
+		defer mu.Unlock()
+		require.Empty(t, pageErrors, "the page reported errors")
 	})
+	require.NoError(t, chromedp.Listen(ctx, func(ev any) {
+		var msg string
+		switch ev := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			msg = (&chromedp.ExceptionError{ExceptionDetails: ev.ExceptionDetails}).Error()
+		case *runtime.EventConsoleAPICalled:
+			if ev.Type != runtime.ConsoleAPICalledTypeError {
+				return
+			}
+			msg = "console.error:"
+			for _, a := range ev.Args {
+				msg += " " + string(a.Value) + a.Description
+			}
+		default:
+			return
+		}
+		mu.Lock()
+		pageErrors = append(pageErrors, msg)
+		mu.Unlock()
+	}))
 	return ctx
 }
 
