@@ -22,6 +22,7 @@ type Printer struct {
 	midLn  bool   // the last text did not end a line
 	text   bool   // some answer text was printed this run
 	format func(json.RawMessage) string
+	since  strings.Builder // answer text streamed since the last tool call
 }
 
 // NewPrinter returns a printer to out. answer names the agents whose text
@@ -48,13 +49,18 @@ func (p *Printer) Event(ev agent.Event) {
 		}
 		p.last = ev.Agent
 		io.WriteString(p.out, ev.Text)
+		p.since.WriteString(ev.Text)
 		p.midLn = !strings.HasSuffix(ev.Text, "\n")
 		p.text = true
 	case agent.EventToolCall:
 		p.newline()
+		p.since.Reset()
 		p.toolCall(ev.ToolCall.Name, ev.ToolCall.Arguments)
 	case agent.EventToolResult:
 		p.newline()
+		if !ev.ToolResult.IsError && p.since.Len() > 0 && Text(ev.ToolResult.Content) == p.since.String() {
+			return // a handoff whose answer was just streamed
+		}
 		p.toolResult(ev.ToolResult.Name, ev.ToolResult.Content, ev.ToolResult.IsError)
 	}
 }
