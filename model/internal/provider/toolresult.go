@@ -38,7 +38,7 @@ func ContentText(content json.RawMessage) string {
 		return "null"
 	}
 	var s string
-	if json.Unmarshal(content, &s) == nil {
+	if content[0] == '"' && json.Unmarshal(content, &s) == nil {
 		return s
 	}
 	return string(content)
