@@ -9,7 +9,7 @@
 //	openai             gpt-5.4-mini           OPENAI_API_KEY                         OPENAI_BASE_URL (https://api.openai.com/v1)
 //	deepseek           deepseek-chat          DEEPSEEK_API_KEY                       DEEPSEEK_BASE_URL (https://api.deepseek.com)
 //	openrouter         openai/gpt-5.4-mini    OPENROUTER_API_KEY, OPEN_ROUTER_API_KEY OPENROUTER_BASE_URL (https://openrouter.ai/api/v1)
-//	xai                grok-4-latest          XAI_API_KEY                            XAI_BASE_URL (https://api.x.ai/v1)
+//	xai                grok-4.3               XAI_API_KEY                            XAI_BASE_URL (https://api.x.ai/v1)
 //	ollama             llama3.2               none (OLLAMA_API_KEY if set)           OLLAMA_BASE_URL (http://localhost:11434/v1)
 //	lmstudio           llama-3.2-3b-instruct  none (LM_STUDIO_API_KEY if set)        LM_STUDIO_BASE_URL (http://localhost:1234/v1)
 //	openai-compatible  (name it)              none (OPENAI_COMPATIBLE_API_KEY if set) OPENAI_COMPATIBLE_BASE_URL (required)

@@ -55,7 +55,7 @@ func TestNewFromEnvironment(t *testing.T) {
 		{"openai base URL variable", openai.OpenAIPreset(), map[string]string{"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": "https://gateway.example/v1"}, "https://gateway.example/v1", "gpt-5.4-mini"},
 		{"openrouter second key name", openai.OpenRouterPreset(), map[string]string{"OPEN_ROUTER_API_KEY": "k"}, "https://openrouter.ai/api/v1", "openai/gpt-5.4-mini"},
 		{"deepseek", openai.DeepSeekPreset(), map[string]string{"DEEPSEEK_API_KEY": "k"}, "https://api.deepseek.com", "deepseek-chat"},
-		{"xai", openai.XAIPreset(), map[string]string{"XAI_API_KEY": "k"}, "https://api.x.ai/v1", "grok-4-latest"},
+		{"xai", openai.XAIPreset(), map[string]string{"XAI_API_KEY": "k"}, "https://api.x.ai/v1", "grok-4.3"},
 		{"ollama needs no key", openai.OllamaPreset(), nil, "http://localhost:11434/v1", "llama3.2"},
 		{"ollama base URL without /v1", openai.OllamaPreset(), map[string]string{"OLLAMA_BASE_URL": "http://gpu-box:11434"}, "http://gpu-box:11434/v1", "llama3.2"},
 		{"lmstudio needs no key", openai.LMStudioPreset(), nil, "http://localhost:1234/v1", "llama-3.2-3b-instruct"},

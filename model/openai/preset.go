@@ -84,7 +84,7 @@ func OpenRouterPreset() Preset {
 func XAIPreset() Preset {
 	return Preset{
 		ID:              "xai",
-		DefaultModel:    "grok-4-latest",
+		DefaultModel:    "grok-4.3",
 		DefaultBaseURL:  "https://api.x.ai/v1",
 		BaseURLVar:      "XAI_BASE_URL",
 		KeyVars:         []string{"XAI_API_KEY"},

@@ -39,7 +39,7 @@ var table = []struct {
 	{"openai", "gpt-5.4-mini", []string{"OPENAI_API_KEY"}, "OPENAI_BASE_URL"},
 	{"deepseek", "deepseek-chat", []string{"DEEPSEEK_API_KEY"}, "DEEPSEEK_BASE_URL"},
 	{"openrouter", "openai/gpt-5.4-mini", []string{"OPENROUTER_API_KEY", "OPEN_ROUTER_API_KEY"}, "OPENROUTER_BASE_URL"},
-	{"xai", "grok-4-latest", []string{"XAI_API_KEY"}, "XAI_BASE_URL"},
+	{"xai", "grok-4.3", []string{"XAI_API_KEY"}, "XAI_BASE_URL"},
 	{"ollama", "llama3.2", nil, "OLLAMA_BASE_URL"},
 	{"lmstudio", "llama-3.2-3b-instruct", nil, "LM_STUDIO_BASE_URL"},
 	{"openai-compatible", "", nil, "OPENAI_COMPATIBLE_BASE_URL"},
