@@ -31,7 +31,9 @@ type fakeSandbox struct {
 	errs    map[string]error
 }
 
-func (f *fakeSandbox) agent(t *testing.T) agent.Agent {
+func (f *fakeSandbox) agent(t *testing.T) agent.Agent { return f.agentTB(t) }
+
+func (f *fakeSandbox) agentTB(t testing.TB) agent.Agent {
 	a, err := agent.NewFunc("evaluateJs", "Runs JavaScript.", func(_ context.Context, in codeIn) (codeOut, error) {
 		f.mu.Lock()
 		defer f.mu.Unlock()

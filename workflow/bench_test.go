@@ -1,0 +1,86 @@
+package workflow_test
+
+import (
+	"context"
+	"iter"
+	"testing"
+
+	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/model"
+	"github.com/loomwork/loom/workflow"
+)
+
+// cycleModel is an instant model that records nothing: it calls the
+// sandbox tool when the last message is the user's, and answers once the
+// tool's result is in. Safe for concurrent use.
+type cycleModel struct {
+	call   model.ToolCall
+	answer string
+}
+
+func (cycleModel) Provider() string { return "bench" }
+func (cycleModel) Name() string     { return "cycle" }
+
+func (m cycleModel) Stream(_ context.Context, req model.Request) iter.Seq2[model.Chunk, error] {
+	return func(yield func(model.Chunk, error) bool) {
+		u := &model.Usage{InputTokens: 100, OutputTokens: 20}
+		if req.Messages[len(req.Messages)-1].Role == model.RoleTool {
+			if yield(model.Chunk{TextDelta: m.answer}, nil) {
+				yield(model.Chunk{Usage: u, FinishReason: model.FinishStop}, nil)
+			}
+			return
+		}
+		d := &model.ToolCallDelta{ID: m.call.ID, Name: m.call.Name, ArgumentsDelta: string(m.call.Arguments)}
+		if yield(model.Chunk{ToolCall: d}, nil) {
+			yield(model.Chunk{Usage: u, FinishReason: model.FinishToolCalls}, nil)
+		}
+	}
+}
+
+// benchSandboxes are the sandbox tools the workflow benchmark runs on.
+func benchSandboxes(b *testing.B) map[string]agent.Agent {
+	sb := &fakeSandbox{results: map[string]any{factorial: "1307674368000"}}
+	return map[string]agent.Agent{"func": sb.agentTB(b)}
+}
+
+const factorial = "let f = 1n; for (let i = 2n; i <= 15n; i++) f *= i; String(f)"
+
+func benchWorkflow(b *testing.B, sandbox agent.Agent) (*workflow.Engine, *workflow.CodeExecution) {
+	m := cycleModel{call: jsCall("call_1", factorial), answer: "15! = 1307674368000"}
+	ce, err := workflow.NewCodeExecution(workflow.CodeExecutionConfig{Sandbox: sandbox})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return workflow.New(workflow.WithModel(m)), ce
+}
+
+// BenchmarkCodeExecution is one whole Coder→Sandbox→Coder workflow: two
+// model calls, one sandbox run.
+func BenchmarkCodeExecution(b *testing.B) {
+	for name, sb := range benchSandboxes(b) {
+		b.Run(name, func(b *testing.B) {
+			e, ce := benchWorkflow(b, sb)
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err := e.Invoke(ctx, ce, "Calculate 15!")
+				if err != nil || res.Text() != "15! = 1307674368000" {
+					b.Fatal(err, res)
+				}
+			}
+		})
+		b.Run(name+"-parallel", func(b *testing.B) {
+			e, ce := benchWorkflow(b, sb)
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				ctx := context.Background()
+				for pb.Next() {
+					if _, err := e.Invoke(ctx, ce, "Calculate 15!"); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		})
+	}
+}
