@@ -50,9 +50,10 @@ func NewHandler(s *store.Store, opts ...HandlerOption) http.Handler {
 	mux.HandleFunc("GET /api/traces", h.traces)
 	mux.HandleFunc("GET /api/traces/{id}", h.trace)
 	mux.HandleFunc("GET /api/agents", h.agents)
+	mux.HandleFunc("GET /api/stats", h.stats)
 	mux.HandleFunc("GET /api/info", h.info)
 	mux.HandleFunc("GET /api/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "no such API: see GET /api/traces, /api/traces/{id}, /api/agents, /api/info")
+		writeError(w, http.StatusNotFound, "no such API: see GET /api/traces, /api/traces/{id}, /api/agents, /api/stats, /api/info")
 	})
 	mux.Handle("GET /", uiHandler())
 	h.mux = mux
@@ -146,6 +147,16 @@ func (h *handler) agents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"agents": agents})
+}
+
+func (h *handler) stats(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	st, err := h.store.Stats(r.Context(), store.Query{Status: q.Get("status"), Agent: q.Get("agent")})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, st)
 }
 
 func (h *handler) info(w http.ResponseWriter, _ *http.Request) {

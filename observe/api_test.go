@@ -206,6 +206,15 @@ func TestAPIAgentsAndInfo(t *testing.T) {
 	get(t, srv, "/api/agents", &agents)
 	require.Equal(t, []store.AgentCount{{Name: "analyst", Traces: 1}, {Name: "coder", Traces: 2}}, agents.Agents)
 
+	var st store.Stats
+	get(t, srv, "/api/stats?agent=coder", &st)
+	require.Equal(t, int64(2), st.Traces)
+	require.Equal(t, int64(2), st.OK)
+	require.Equal(t, int64(600), st.InputTokens)
+	var bad apiError
+	res := get(t, srv, "/api/stats?status=nope", &bad)
+	require.Equal(t, http.StatusBadRequest, res.StatusCode)
+
 	var info struct {
 		DB      string `json:"db"`
 		Schema  int    `json:"schema_version"`

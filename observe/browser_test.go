@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/loomwork/loom/observe"
@@ -66,6 +67,10 @@ func newBrowser(t *testing.T) context.Context {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-extensions", true),
+		// No crash handler: it outlives the browser and can hold the test's
+		// output pipes open.
+		chromedp.Flag("disable-breakpad", true),
+		chromedp.Flag("disable-crash-reporter", true),
 		chromedp.Flag("force-color-profile", "srgb"),
 		chromedp.UserDataDir(profile),
 		chromedp.WindowSize(1440, 900),
@@ -163,6 +168,14 @@ func TestBrowserViewer(t *testing.T) {
 	exportRuns(t, s, fixture.Run{Seed: 15, Start: time.Now(), Question: "How many days until 2030?"})
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`tr[data-trace="%s"]`, fixture.IDs(15))))))
 	require.Len(t, texts(t, ctx, "tbody tr"), 5)
+	// The figures above the list follow.
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](
+		`(document.querySelector('[data-testid="stats"] .kpi .v') || {}).textContent === "5"`, chromedp.WithPollingTimeout(10*time.Second)))
+	require.NoError(t, err)
+	stats, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="stats"]`)))
+	require.NoError(t, err)
+	require.Contains(t, strings.ToLower(stats), "success rate")
+	require.Contains(t, stats, "80%")
 	screenshot(t, ctx, dir, "observe-list.png")
 
 	// Filtering by status keeps the failed run only.
@@ -233,4 +246,14 @@ func TestBrowserViewer(t *testing.T) {
 	require.Contains(t, detail, "exception")
 	require.Contains(t, detail, "function fact(n)")
 	screenshot(t, ctx, dir, "observe-trace-error.png")
+
+	// The dark theme follows the system setting.
+	_, err = chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+		Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}},
+	})
+	require.NoError(t, err)
+	bg, err := chromedp.Run(ctx, chromedp.Evaluate[string](`getComputedStyle(document.body).backgroundColor`))
+	require.NoError(t, err)
+	require.Equal(t, "rgb(14, 17, 23)", bg)
+	screenshot(t, ctx, dir, "observe-trace-error-dark.png")
 }

@@ -79,6 +79,11 @@
 //
 //	{"agents": [{"name": "coder", "traces": 12}, …]}
 //
+// GET /api/stats?status=&agent= aggregates the runs the filters select
+// ([store.Stats]): traces, ok, errors, limits, running, error_rate (errors
+// and limits over finished runs), input_tokens, output_tokens, cost_usd,
+// model_calls, tool_calls, avg_duration_ms and since (the oldest start).
+//
 // GET /api/info describes the server: {"db": path, "schema_version": 1,
 // "version": "v0.1.0"}.
 //

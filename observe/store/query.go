@@ -301,3 +301,72 @@ func (s *Store) Agents(ctx context.Context) ([]AgentCount, error) {
 	}
 	return out, rows.Err()
 }
+
+// Stats aggregates the traces a [Query] selects (Status and Agent; paging
+// fields are ignored): the figures the viewer shows above its list.
+type Stats struct {
+	Traces  int64 `json:"traces"`
+	OK      int64 `json:"ok"`
+	Errors  int64 `json:"errors"`
+	Limits  int64 `json:"limits"`
+	Running int64 `json:"running"`
+	// ErrorRate is (Errors+Limits) over the finished traces, 0 when none.
+	ErrorRate    float64 `json:"error_rate"`
+	InputTokens  int64   `json:"input_tokens"`
+	OutputTokens int64   `json:"output_tokens"`
+	CostUSD      float64 `json:"cost_usd"`
+	ModelCalls   int64   `json:"model_calls"`
+	ToolCalls    int64   `json:"tool_calls"`
+	// AvgDurationMS is the mean duration of the finished traces.
+	AvgDurationMS float64 `json:"avg_duration_ms"`
+	// Since is the start of the oldest trace counted.
+	Since time.Time `json:"since"`
+}
+
+// Stats returns aggregates over the traces q selects.
+func (s *Store) Stats(ctx context.Context, q Query) (Stats, error) {
+	if s.isClosed() {
+		return Stats{}, ErrClosed
+	}
+	var where []string
+	var args []any
+	switch q.Status {
+	case "":
+	case StatusOK, StatusError, StatusLimit, StatusRunning:
+		where, args = append(where, "status = ?"), append(args, q.Status)
+	default:
+		return Stats{}, fmt.Errorf("%w: status %q: use ok, error, limit or running", ErrBadQuery, q.Status)
+	}
+	if q.Agent != "" {
+		where, args = append(where, "agent = ?"), append(args, q.Agent)
+	}
+	stmt := `SELECT count(*),
+		coalesce(sum(status = 'ok'), 0), coalesce(sum(status = 'error'), 0),
+		coalesce(sum(status = 'limit'), 0), coalesce(sum(status = 'running'), 0),
+		coalesce(sum(CASE WHEN chat_count > 0 THEN input_tokens ELSE coalesce(agent_input_tokens, 0) END), 0),
+		coalesce(sum(CASE WHEN chat_count > 0 THEN output_tokens ELSE coalesce(agent_output_tokens, 0) END), 0),
+		coalesce(sum(CASE WHEN chat_count > 0 THEN cost ELSE coalesce(agent_cost, 0) END), 0),
+		coalesce(sum(chat_count), 0), coalesce(sum(tool_count), 0),
+		coalesce(avg(CASE WHEN status != 'running' THEN end_ns - start_ns END), 0),
+		coalesce(min(start_ns), 0)
+		FROM traces`
+	if len(where) > 0 {
+		stmt += " WHERE " + strings.Join(where, " AND ")
+	}
+	var st Stats
+	var avgNS float64
+	var sinceNS int64
+	err := s.read.QueryRowContext(ctx, stmt, args...).Scan(&st.Traces, &st.OK, &st.Errors, &st.Limits, &st.Running,
+		&st.InputTokens, &st.OutputTokens, &st.CostUSD, &st.ModelCalls, &st.ToolCalls, &avgNS, &sinceNS)
+	if err != nil {
+		return Stats{}, fmt.Errorf("store: aggregate traces: %w", err)
+	}
+	if finished := st.Traces - st.Running; finished > 0 {
+		st.ErrorRate = float64(st.Errors+st.Limits) / float64(finished)
+	}
+	st.AvgDurationMS = avgNS / 1e6
+	if st.Traces > 0 {
+		st.Since = time.Unix(0, sinceNS).UTC()
+	}
+	return st, nil
+}

@@ -178,3 +178,42 @@ func TestWriteSpans(t *testing.T) {
 	require.Equal(t, []store.Event{{Name: "exception", Time: start, Attributes: map[string]any{"exception.message": "boom"}}}, got.Events)
 	require.NoError(t, s.Write(ctx, nil))
 }
+
+func TestStats(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	empty, err := s.Stats(ctx, store.Query{})
+	require.NoError(t, err)
+	require.Equal(t, store.Stats{}, empty)
+
+	base := seedRuns(t, s, 6) // failed: seeds 3 and 6; analyst: 2, 4, 6
+	// A running trace: everything but the root.
+	running := fixture.CoderSandbox(fixture.Run{Seed: 50})
+	require.NoError(t, store.NewExporter(s).ExportSpans(ctx, running[:len(running)-1].Snapshots()))
+
+	tests := []struct {
+		name string
+		q    store.Query
+		want store.Stats
+	}{
+		{"all", store.Query{}, store.Stats{Traces: 7, OK: 4, Errors: 2, Running: 1, ErrorRate: 2.0 / 6,
+			InputTokens: 4*300 + 2*120 + 300, OutputTokens: 4*54 + 2*42 + 54, ModelCalls: 14, ToolCalls: 7,
+			AvgDurationMS: 1412, Since: base.UTC()}},
+		{"agent", store.Query{Agent: "analyst"}, store.Stats{Traces: 3, OK: 2, Errors: 1, ErrorRate: 1.0 / 3,
+			InputTokens: 2*300 + 120, OutputTokens: 2*54 + 42, ModelCalls: 6, ToolCalls: 3,
+			AvgDurationMS: 1412, Since: base.Add(time.Second).UTC()}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := s.Stats(ctx, tc.q)
+			require.NoError(t, err)
+			require.Positive(t, got.CostUSD)
+			got.CostUSD = 0
+			require.InDelta(t, tc.want.ErrorRate, got.ErrorRate, 1e-12)
+			got.ErrorRate = tc.want.ErrorRate
+			require.Equal(t, tc.want, got)
+		})
+	}
+	_, err = s.Stats(ctx, store.Query{Status: "bogus"})
+	require.ErrorIs(t, err, store.ErrBadQuery)
+}

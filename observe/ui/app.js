@@ -278,6 +278,18 @@
       }
       render();
       loadAgents();
+      loadStats();
+    }
+
+    let stats = null;
+    async function loadStats() {
+      const q = new URLSearchParams();
+      if (state.status) q.set("status", state.status);
+      if (state.agent) q.set("agent", state.agent);
+      try {
+        stats = await api("/api/stats?" + q);
+        if (!stopped) render();
+      } catch (_) { /* the list still works */ }
     }
 
     let agents = [];
@@ -302,6 +314,7 @@
           if (page.traces.length) {
             merge(page.traces);
             loadAgents();
+            loadStats();
           }
           state.seq = page.seq;
         } catch (_) { /* try again next tick */ }
@@ -391,8 +404,23 @@
         ? h("div", { class: "banner", onclick: () => go(0) }, `${state.pending} new run${state.pending > 1 ? "s" : ""} — show latest`)
         : null;
 
-      app.replaceChildren(h("div", { class: "list-page" }, head, banner, body, state.traces.length ? pager : null));
+      app.replaceChildren(h("div", { class: "list-page" }, head, statsStrip(), banner, body, state.traces.length ? pager : null));
       fresh.clear();
+    }
+
+    function statsStrip() {
+      if (!stats || !stats.traces) return null;
+      const finished = stats.traces - stats.running;
+      const rate = finished ? Math.round((stats.ok / finished) * 1000) / 10 : null;
+      const card = (k, v, sub, cls) => h("div", { class: `kpi ${cls || ""}` },
+        h("div", { class: "k", text: k }), h("div", { class: "v", text: v }), sub ? h("div", { class: "sub", text: sub }) : null);
+      return h("div", { class: "kpis", "data-testid": "stats" },
+        card("Runs", nf.format(stats.traces), stats.running ? `${stats.running} running` : `since ${fmtAgo(stats.since)}`),
+        card("Success rate", rate === null ? "–" : `${rate}%`, `${nf.format(stats.ok)} ok · ${nf.format(stats.errors + stats.limits)} failed`,
+          rate !== null && rate < 90 ? "warn" : ""),
+        card("Avg duration", fmtDuration(stats.avg_duration_ms), `${nf.format(stats.model_calls)} LLM calls · ${nf.format(stats.tool_calls)} tool calls`),
+        card("Tokens", fmtTokens(stats.input_tokens + stats.output_tokens), `${fmtTokens(stats.input_tokens)} in · ${fmtTokens(stats.output_tokens)} out`),
+        card("Cost", fmtCost(stats.cost_usd), "estimated from list prices"));
     }
 
     function countText() {
@@ -465,7 +493,7 @@
   // ---------- trace detail ----------
 
   function traceView(traceID, spanID) {
-    let data = null, selected = spanID || "", collapsed = new Set(), stopped = false, timer = 0;
+    let data = null, selected = spanID || "", collapsed = new Set(), stopped = false, timer = 0, lastTotal = 1;
     setCrumbs(h("a", { href: "#/", text: "Runs" }), h("span", { class: "here mono", text: shortID(traceID) }));
     app.replaceChildren(h("div", { class: "loading", text: "Loading trace…" }));
 
@@ -510,7 +538,8 @@
 
     function render() {
       const sum = data.summary;
-      const total = Math.max(sum.duration_ms, ...data.spans.map((s) => s.offset_ms + s.duration_ms), 0.001);
+      const total = data.spans.reduce((m, s) => Math.max(m, s.offset_ms + s.duration_ms), Math.max(sum.duration_ms, 0.001));
+      lastTotal = total;
       const rows = tree();
       const sel = data.spans.find((s) => s.span_id === selected);
 
@@ -588,10 +617,26 @@
       setCrumbs(h("a", { href: "#/", text: "Runs" }), h("span", { class: "here", text: `${sum.agent || "trace"} · ${shortID(traceID)}` }));
     }
 
+    // select changes the selected span without rebuilding the timeline,
+    // which matters for runs with thousands of spans.
     function select(id) {
       selected = id;
       history.replaceState(null, "", `#/trace/${traceID}/${id}`);
-      render();
+      const wf = document.getElementById("waterfall"), pane = document.getElementById("detail-scroll");
+      const sp = data.spans.find((s) => s.span_id === id);
+      if (!wf || !pane || !sp) { render(); return; }
+      for (const row of wf.querySelectorAll(".wf-row.selected")) {
+        row.classList.remove("selected");
+        row.setAttribute("aria-selected", "false");
+      }
+      const row = wf.querySelector(`.wf-row[data-span="${id}"]`);
+      if (row) {
+        row.classList.add("selected");
+        row.setAttribute("aria-selected", "true");
+        row.scrollIntoView({ block: "nearest" });
+      }
+      pane.replaceChildren(spanDetail(sp, lastTotal));
+      pane.scrollTop = 0;
     }
 
     function onKey(e) {
