@@ -70,6 +70,17 @@ type Env struct {
 	// Ask asks the person at the terminal a question and returns the answer
 	// line; nil when there is no terminal to ask on.
 	Ask func(ctx context.Context, question string) (string, error)
+
+	cleanups []func()
+}
+
+// Defer registers f to run when the program ends, as closing a sandbox.
+func (e *Env) Defer(f func()) { e.cleanups = append(e.cleanups, f) }
+
+func (e *Env) cleanup() {
+	for i := len(e.cleanups) - 1; i >= 0; i-- {
+		e.cleanups[i]()
+	}
 }
 
 // Main runs the program with args and returns its exit status.
@@ -118,6 +129,7 @@ func Main(ctx context.Context, app *App, args []string, sio Stdio) int {
 		defer lines.Close()
 	}
 	env.Ask = asker(sio, lines, f)
+	defer env.cleanup()
 	a, err := app.Build(ctx, env)
 	if err != nil {
 		return fail(ExitConfig, err)

@@ -127,7 +127,7 @@ func asker(sio Stdio, lines lineReader, f *Flags) func(context.Context, string) 
 			}
 			return line, nil
 		}
-	case sio.OpenTTY != nil:
+	case sio.OpenTTY != nil && canOpen(sio.OpenTTY):
 		return func(_ context.Context, q string) (string, error) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -205,4 +205,14 @@ func chat(ctx context.Context, env *Env, engine *workflow.Engine, a agent.Agent,
 			status = ExitFailed
 		}
 	}
+}
+
+// canOpen reports whether the controlling terminal can be opened.
+func canOpen(open func() (*os.File, error)) bool {
+	f, err := open()
+	if err != nil {
+		return false
+	}
+	f.Close()
+	return true
 }

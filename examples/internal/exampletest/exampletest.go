@@ -56,10 +56,15 @@ type Result struct {
 // limit.
 func Run(t testing.TB, bin string, env []string, stdin string, args ...string) Result {
 	t.Helper()
+	return RunIn(t, t.TempDir(), bin, env, stdin, args...)
+}
+
+// RunIn is Run in the directory dir.
+func RunIn(t testing.TB, dir, bin string, env []string, stdin string, args ...string) Result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
-	dir := t.TempDir()
 	cmd.Dir = dir
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_CACHE_HOME=" + dir}, env...)
 	if stdin != "" {
