@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -216,4 +217,40 @@ func TestStats(t *testing.T) {
 	}
 	_, err = s.Stats(ctx, store.Query{Status: "bogus"})
 	require.ErrorIs(t, err, store.ErrBadQuery)
+}
+
+func TestRootStatus(t *testing.T) {
+	tests := []struct {
+		name   string
+		attrs  map[string]any
+		status string
+		want   string
+	}{
+		{"span status ok", nil, "unset", "ok"},
+		{"span status error", nil, "error", "error"},
+		{"agent outcome limit", map[string]any{"loom.outcome": "limit"}, "error", "limit"},
+		{"agent outcome ok despite status", map[string]any{"loom.outcome": "ok"}, "error", "ok"},
+		{"workflow answered", map[string]any{"loom.outcome": "ok", "loom.workflow.outcome": "answered"}, "unset", "ok"},
+		{"workflow failed wins", map[string]any{"loom.outcome": "ok", "loom.workflow.outcome": "failed"}, "unset", "error"},
+		{"workflow limit", map[string]any{"loom.workflow.outcome": "limit"}, "error", "limit"},
+		{"unknown outcome falls back", map[string]any{"loom.outcome": "weird"}, "unset", "ok"},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := openTemp(t)
+			now := time.Now()
+			attrs := map[string]any{"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "wf", "loom.agent.kind": "workflow"}
+			for k, v := range tc.attrs {
+				attrs[k] = v
+			}
+			id := fmt.Sprintf("%032x", i+1)
+			require.NoError(t, s.Write(context.Background(), []store.Span{{
+				TraceID: id, SpanID: "0000000000000001", Name: "invoke_agent wf", Kind: "internal",
+				Start: now, End: now.Add(time.Second), Status: tc.status, Attributes: attrs,
+			}}))
+			d, err := s.Trace(context.Background(), id)
+			require.NoError(t, err)
+			require.Equal(t, tc.want, d.Summary.Status)
+		})
+	}
 }

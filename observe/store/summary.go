@@ -71,11 +71,9 @@ func outer(a, b *row) bool {
 
 // rootStatus maps a root span to the trace status shown in lists:
 // "ok", "error" or "limit".
+// A workflow's own verdict (loom.workflow.outcome) wins over the agent
+// outcome, which wins over the span status.
 func rootStatus(r *row) string {
-	switch r.facts.outcome {
-	case "ok", "error", "limit":
-		return r.facts.outcome
-	}
 	switch r.facts.wfOutcome {
 	case "answered":
 		return "ok"
@@ -83,6 +81,10 @@ func rootStatus(r *row) string {
 		return "error"
 	case "limit":
 		return "limit"
+	}
+	switch r.facts.outcome {
+	case "ok", "error", "limit":
+		return r.facts.outcome
 	}
 	if r.statusCode == "error" {
 		return "error"
