@@ -2,14 +2,17 @@ package pricing
 
 // builtinPrices is the built-in price table, in US dollars per million
 // tokens: {Input, Output, CachedInput}. These are list prices for standard
-// requests as published by each provider in 2025; long-context tiers
+// requests as published by each provider in 2025 and 2026; long-context tiers
 // (Gemini Pro above 200k prompt tokens, Claude Sonnet above 200k) and batch
 // discounts are not modelled. It is never written to: [Default] copies it.
 //
 // Keys are lower case; see lookupIn for how dated names resolve.
 var builtinPrices = map[string]map[string]Price{
 	"openai": {
-		"gpt-4o-mini":       {Input: 0.15, Output: 0.60, CachedInput: 0.075}, // loom's default OpenAI model
+		"gpt-5.4-mini":      {Input: 0.75, Output: 4.50, CachedInput: 0.075}, // loom's default OpenAI model (2026 list price)
+		"gpt-5.4":           {Input: 2.50, Output: 15.00, CachedInput: 0.25},
+		"gpt-5.5":           {Input: 5.00, Output: 30.00, CachedInput: 0.50},
+		"gpt-4o-mini":       {Input: 0.15, Output: 0.60, CachedInput: 0.075},
 		"gpt-4o":            {Input: 2.50, Output: 10.00, CachedInput: 1.25},
 		"chatgpt-4o-latest": {Input: 5.00, Output: 15.00},
 		"gpt-4.1":           {Input: 2.00, Output: 8.00, CachedInput: 0.50},
@@ -27,6 +30,13 @@ var builtinPrices = map[string]map[string]Price{
 		"gpt-3.5-turbo":     {Input: 0.50, Output: 1.50},
 	},
 	"anthropic": {
+		// loom's default is claude-sonnet-5-5; the Sonnet line has kept $3/$15
+		// since Sonnet 3.5, and Anthropic had not published a 5.x price when
+		// this table was written, so "claude-sonnet-5" carries the Sonnet price.
+		"claude-sonnet-5":   {Input: 3.00, Output: 15.00, CachedInput: 0.30},
+		"claude-sonnet-4-6": {Input: 3.00, Output: 15.00, CachedInput: 0.30},
+		"claude-opus-4-7":   {Input: 5.00, Output: 25.00, CachedInput: 0.50},
+		"claude-opus-4-6":   {Input: 5.00, Output: 25.00, CachedInput: 0.50},
 		"claude-opus-4-5":   {Input: 5.00, Output: 25.00, CachedInput: 0.50},
 		"claude-opus-4-1":   {Input: 15.00, Output: 75.00, CachedInput: 1.50},
 		"claude-opus-4":     {Input: 15.00, Output: 75.00, CachedInput: 1.50},
@@ -45,6 +55,7 @@ var builtinPrices = map[string]map[string]Price{
 		"deepseek-reasoner": {Input: 0.28, Output: 0.42, CachedInput: 0.028},
 	},
 	"xai": {
+		"grok-4.3":         {Input: 1.25, Output: 2.50, CachedInput: 0.20}, // loom's default xAI model (May 2026)
 		"grok-4":           {Input: 3.00, Output: 15.00, CachedInput: 0.75},
 		"grok-4-fast":      {Input: 0.20, Output: 0.50, CachedInput: 0.05},
 		"grok-4-1-fast":    {Input: 0.20, Output: 0.50, CachedInput: 0.05},

@@ -147,3 +147,21 @@ func TestTableConcurrentUse(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestDefaultModelsArePriced(t *testing.T) {
+	// The default model of every hosted provider loom registers has a price.
+	for _, c := range []struct{ provider, model string }{
+		{"openai", "gpt-5.4-mini"},
+		{"openrouter", "openai/gpt-5.4-mini"},
+		{"anthropic", "claude-sonnet-5-5"},
+		{"gemini", "gemini-flash-latest"},
+		{"xai", "grok-4.3"},
+		{"deepseek", "deepseek-chat"},
+		{"ollama", "llama3.2"},
+	} {
+		_, known := pricing.Cost(c.provider, c.model, model.Usage{InputTokens: 1000, OutputTokens: 1000})
+		require.True(t, known, "%s:%s has no price", c.provider, c.model)
+	}
+	usd, _ := pricing.Cost("openai", "gpt-5.4-mini", model.Usage{InputTokens: 1_000_000, OutputTokens: 1_000_000})
+	require.InDelta(t, 5.25, usd, 1e-9)
+}
