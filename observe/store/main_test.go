@@ -46,9 +46,14 @@ func childWriter(path string) int {
 		return 1
 	}
 	defer exp.Shutdown(ctx) //nolint:errcheck // best effort in a child
-	// Wait for the go signal so that every writer starts at once.
+	// Say ready, then wait for the go signal so that every writer starts at once.
+	goFile := os.Getenv(childGoEnv)
+	if err := os.WriteFile(goFile+".ready."+os.Getenv(childSeedEnv), nil, 0o600); err != nil {
+		fmt.Fprintln(os.Stderr, "child writer:", err)
+		return 1
+	}
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(2 * time.Millisecond) {
-		if _, err := os.Stat(os.Getenv(childGoEnv)); err == nil {
+		if _, err := os.Stat(goFile); err == nil {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -56,10 +61,12 @@ func childWriter(path string) int {
 			return 1
 		}
 	}
+	start := time.Now()
 	if err := writeRuns(ctx, exp, seed, count); err != nil {
 		fmt.Fprintln(os.Stderr, "child writer:", err)
 		return 1
 	}
+	fmt.Printf("window %d %d\n", start.UnixNano(), time.Now().UnixNano())
 	if err := exp.Shutdown(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "child writer: shutdown:", err)
 		return 1
