@@ -133,19 +133,23 @@ func (a *AI) call(ctx context.Context, r *Run, m model.Model, req model.Request)
 		if err != nil {
 			resp := asm.Response()
 			err = fmt.Errorf("agent %s: model %s:%s: %w", a.cfg.Name, m.Provider(), m.Name(), err)
-			endChatSpan(cctx, span, resp, 0, err)
+			endChatSpan(cctx, span, resp, -1, err)
 			recordChat(ctx, m, start, nil, err)
 			return nil, err
 		}
 		asm.Add(c)
 		if c.TextDelta != "" && !r.Emit(Event{Kind: EventTextDelta, Text: c.TextDelta}) {
-			endChatSpan(cctx, span, nil, 0, errStopped)
+			endChatSpan(cctx, span, nil, -1, errStopped)
 			return nil, errStopped
 		}
 	}
 	resp := asm.Response()
-	cost := priceOf(ctx, m, resp.Usage)
+	cost, known := priceOf(ctx, m, resp.Usage)
+	if !known {
+		cost = -1
+	}
 	endChatSpan(cctx, span, resp, cost, nil)
+	cost = max(cost, 0)
 	recordChat(ctx, m, start, resp, nil)
 	if !resp.Usage.IsZero() && !r.RecordUsage(resp.Usage, cost) {
 		return nil, errStopped

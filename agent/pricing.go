@@ -15,15 +15,11 @@ func WithPrices(ctx context.Context, t *pricing.Table) context.Context {
 	return context.WithValue(ctx, pricesKey{}, t)
 }
 
-// priceOf estimates the cost of one call of m; 0 when the price is unknown.
-func priceOf(ctx context.Context, m model.Model, u model.Usage) float64 {
-	if u.IsZero() {
-		return 0
-	}
+// priceOf estimates the cost of one call of m; known is false when the
+// price table has no entry for it.
+func priceOf(ctx context.Context, m model.Model, u model.Usage) (usd float64, known bool) {
 	if t, ok := ctx.Value(pricesKey{}).(*pricing.Table); ok && t != nil {
-		usd, _ := t.Cost(m.Provider(), m.Name(), u)
-		return usd
+		return t.Cost(m.Provider(), m.Name(), u)
 	}
-	usd, _ := pricing.Cost(m.Provider(), m.Name(), u)
-	return usd
+	return pricing.Cost(m.Provider(), m.Name(), u)
 }

@@ -110,9 +110,11 @@ func endAgentSpan(ctx context.Context, span trace.Span, r *Run, out json.RawMess
 		span.SetAttributes(
 			attribute.Int64("gen_ai.usage.input_tokens", r.usage.InputTokens),
 			attribute.Int64("gen_ai.usage.output_tokens", r.usage.OutputTokens),
-			attribute.Float64("loom.cost.usd", r.cost),
 			attribute.String("loom.outcome", outcome(err)),
 		)
+		if r.cost > 0 {
+			span.SetAttributes(attribute.Float64("loom.cost.usd", r.cost))
+		}
 		if err == nil && CaptureContent(ctx) {
 			span.SetAttributes(attribute.String("loom.agent.output", Truncate(string(out))))
 		}
@@ -216,11 +218,15 @@ func startChatSpan(ctx context.Context, m model.Model, req *model.Request) (cont
 	return ctx, span
 }
 
+// endChatSpan closes a chat span; cost is the call's estimated cost, or
+// negative when the price is unknown (the attribute is then left out).
 func endChatSpan(ctx context.Context, span trace.Span, resp *model.Response, cost float64, err error) {
 	if span.IsRecording() {
+		if cost >= 0 {
+			span.SetAttributes(attribute.Float64("loom.cost.usd", cost))
+		}
 		if resp != nil {
 			span.SetAttributes(
-				attribute.Float64("loom.cost.usd", cost),
 				attribute.Int64("gen_ai.usage.input_tokens", resp.Usage.InputTokens),
 				attribute.Int64("gen_ai.usage.output_tokens", resp.Usage.OutputTokens),
 				attribute.Int64("gen_ai.usage.cache_read.input_tokens", resp.Usage.CachedInputTokens),

@@ -143,3 +143,15 @@ func TestMetricsRecorded(t *testing.T) {
 	calls := got["loom.tool.calls"].(metricdata.Sum[int64])
 	require.Equal(t, int64(1), calls.DataPoints[0].Value)
 }
+
+func TestTracingUnknownPriceLeavesCostOut(t *testing.T) {
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	a := newAI(t, agent.AIConfig{Name: "x", Model: modeltest.New(t, modeltest.Text("hi").WithUsage(10, 2))})
+	_, err := agent.Invoke(agent.WithTracerProvider(t.Context(), tp), a, "hi")
+	require.NoError(t, err)
+	for _, s := range rec.Ended() {
+		_, has := attrs(s)["loom.cost.usd"]
+		require.False(t, has, "%s: the scripted model has no price, so no cost is claimed", s.Name())
+	}
+}
