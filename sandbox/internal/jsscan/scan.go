@@ -1,0 +1,574 @@
+// Package jsscan is a linear, allocation-light scan of JavaScript source that
+// runs before the source reaches goja's parser and compiler.
+//
+// goja's parser and compiler recurse on the Go stack without a depth limit,
+// and its compiler folds constants in time that is quadratic (string and
+// number chains) or exponential (chains of && and || over constants) in the
+// length of an expression. A source nested a few hundred thousand levels
+// deep kills the whole process with a fatal stack overflow that recover
+// cannot catch, and a 90-byte chain of `1&&1&&…` keeps a CPU busy for
+// minutes. Scan rejects such sources first.
+//
+// Scan is a tokenizer, not a parser: it skips strings, comments, template
+// text and regular expression literals, and counts
+//
+//   - bracket nesting: ( [ { and the ${ of template literals;
+//   - the length of operator chains: operator tokens in one segment of an
+//     expression, where `;`, `,`, `{` and `}` end a segment;
+//   - && || ?? operators whose left operand may be a constant (it ends with
+//     a literal or a closing parenthesis) in one segment.
+//
+// Where JavaScript's grammar is ambiguous to a tokenizer (is `/` a division or
+// the start of a regular expression?), Scan chooses the reading under which
+// the brackets it counts can only be more, never fewer, than the parser's,
+// and a closing bracket only closes an opening bracket of its own kind. The
+// source size limit applied before Scan bounds what any mistake could hide.
+package jsscan
+
+import "fmt"
+
+// Limits are the bounds Scan enforces. A zero field is not checked.
+type Limits struct {
+	// MaxDepth is the deepest bracket nesting allowed.
+	MaxDepth int
+	// MaxChain is the most operator tokens allowed in one segment.
+	MaxChain int
+	// MaxLogicalChain is the most &&, || and ?? operators allowed in one
+	// segment when their left operand may be a constant.
+	MaxLogicalChain int
+}
+
+// Report is what Scan learned about an accepted source.
+type Report struct {
+	// MaxDepth is the deepest bracket nesting seen.
+	MaxDepth int
+	// Await is true when the identifier `await` appears outside strings,
+	// comments and property names: the code may use top-level await.
+	Await bool
+}
+
+// What names the limit a [Violation] broke.
+type What int
+
+// The limits Scan enforces.
+const (
+	// Depth is bracket nesting.
+	Depth What = iota + 1
+	// Chain is the length of an operator chain.
+	Chain
+	// LogicalChain is the length of a chain of && || ?? over constants.
+	LogicalChain
+)
+
+// Violation reports where a source broke a limit.
+type Violation struct {
+	What   What
+	Limit  int
+	Line   int // 1-based
+	Column int // 1-based, in bytes
+}
+
+func (v *Violation) Error() string {
+	switch v.What {
+	case Depth:
+		return fmt.Sprintf("brackets nested more than %d levels deep at line %d, column %d", v.Limit, v.Line, v.Column)
+	case Chain:
+		return fmt.Sprintf("more than %d operators in one expression at line %d, column %d", v.Limit, v.Line, v.Column)
+	default:
+		return fmt.Sprintf("more than %d &&, || or ?? operators over constants in one expression at line %d, column %d", v.Limit, v.Line, v.Column)
+	}
+}
+
+// token classes that matter for the regexp-or-division decision.
+const (
+	prevNone      = iota // start of input, or after an operator or punctuator: `/` starts a regexp
+	prevValue            // after an identifier, literal, `)` `]` `}`: `/` divides
+	prevKeyword          // after a keyword such as return or typeof: `/` starts a regexp
+	prevCtrlParen        // after the `)` of if/while/for/with: `/` starts a regexp
+)
+
+// opener kinds on the bracket stack.
+const (
+	openParen     = iota // (
+	openCtrlParen        // ( right after if, while, for or with
+	openBracket          // [
+	openBrace            // {
+	openTemplate         // ${ inside a template literal
+)
+
+// keywords after which an expression (so a regexp) may start.
+var exprKeywords = map[string]bool{
+	"return": true, "typeof": true, "instanceof": true, "in": true, "of": true, "new": true,
+	"delete": true, "void": true, "throw": true, "case": true,
+	"yield": true, "await": true, "extends": true,
+}
+
+// prefix keywords that count as operators in a chain.
+var operatorKeywords = map[string]bool{
+	"typeof": true, "instanceof": true, "in": true, "new": true, "delete": true, "void": true,
+	"await": true, "yield": true,
+}
+
+// keywords whose parenthesised head may be followed by a regexp statement.
+var ctrlKeywords = map[string]bool{"if": true, "while": true, "for": true, "with": true}
+
+type scanner struct {
+	src  string
+	lim  Limits
+	i    int
+	line int
+	col0 int // offset of the current line's first byte
+
+	stack []int
+	prev  int
+	rep   Report
+
+	chain, logical int
+	lastIdent      string
+	constLeft      bool // the last token may end a constant operand
+	err            *Violation
+}
+
+// Scan checks src against lim. It returns a *Violation when src breaks a
+// limit; a source with syntax errors is otherwise accepted, for the parser
+// to report.
+func Scan(src string, lim Limits) (Report, error) {
+	s := &scanner{src: src, lim: lim, line: 1, stack: make([]int, 0, 32)}
+	s.run()
+	if s.err != nil {
+		return s.rep, s.err
+	}
+	return s.rep, nil
+}
+
+func (s *scanner) fail(what What, limit int) {
+	if s.err == nil {
+		s.err = &Violation{What: what, Limit: limit, Line: s.line, Column: s.i - s.col0 + 1}
+	}
+}
+
+func (s *scanner) push(kind int) {
+	s.stack = append(s.stack, kind)
+	if d := len(s.stack); d > s.rep.MaxDepth {
+		s.rep.MaxDepth = d
+		if s.lim.MaxDepth > 0 && d > s.lim.MaxDepth {
+			s.fail(Depth, s.lim.MaxDepth)
+		}
+	}
+}
+
+// pop closes the innermost opener if it is one of kinds; it returns the kind
+// closed, or -1.
+func (s *scanner) pop(kinds ...int) int {
+	if len(s.stack) == 0 {
+		return -1
+	}
+	top := s.stack[len(s.stack)-1]
+	for _, k := range kinds {
+		if top == k {
+			s.stack = s.stack[:len(s.stack)-1]
+			return top
+		}
+	}
+	return -1
+}
+
+func (s *scanner) resetSegment() {
+	s.chain, s.logical = 0, 0
+}
+
+func (s *scanner) operator(n int) {
+	s.chain += n
+	if s.lim.MaxChain > 0 && s.chain > s.lim.MaxChain {
+		s.fail(Chain, s.lim.MaxChain)
+	}
+}
+
+func (s *scanner) newline() {
+	s.line++
+	s.col0 = s.i + 1
+}
+
+func (s *scanner) run() {
+	for s.i < len(s.src) && s.err == nil {
+		c := s.src[s.i]
+		switch {
+		case c == '\n':
+			s.newline()
+			s.i++
+		case c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f':
+			s.i++
+		case c == '/' && s.peek(1) == '/':
+			s.lineComment()
+		case c == '/' && s.peek(1) == '*':
+			s.blockComment()
+		case c == '\'' || c == '"':
+			s.lastIdent = ""
+			s.str(c)
+			s.value(true)
+		case c == '`':
+			s.lastIdent = ""
+			s.i++
+			s.template()
+		case isDigit(c) || (c == '.' && isDigit(s.peek(1))):
+			s.lastIdent = ""
+			s.number()
+			s.value(true)
+		case isIdentStart(c):
+			s.ident()
+		case c == '/':
+			s.lastIdent = ""
+			if s.prev == prevValue {
+				s.i++
+				if s.peek(0) == '=' {
+					s.i++
+				}
+				s.operator(1)
+				s.prev = prevNone
+				s.constLeft = false
+			} else {
+				s.regexp()
+				s.value(false)
+			}
+		default:
+			s.punct(c)
+		}
+	}
+}
+
+// value records a token that ends an operand.
+func (s *scanner) value(constant bool) {
+	s.prev = prevValue
+	s.constLeft = constant
+}
+
+func (s *scanner) peek(k int) byte {
+	if s.i+k < len(s.src) {
+		return s.src[s.i+k]
+	}
+	return 0
+}
+
+func (s *scanner) lineComment() {
+	for s.i < len(s.src) && s.src[s.i] != '\n' {
+		s.i++
+	}
+}
+
+func (s *scanner) blockComment() {
+	s.i += 2
+	for s.i < len(s.src) {
+		if s.src[s.i] == '*' && s.peek(1) == '/' {
+			s.i += 2
+			return
+		}
+		if s.src[s.i] == '\n' {
+			s.newline()
+		}
+		s.i++
+	}
+}
+
+func (s *scanner) str(q byte) {
+	s.i++
+	for s.i < len(s.src) {
+		c := s.src[s.i]
+		switch {
+		case c == '\\':
+			s.i++
+			if s.peek(0) == '\r' && s.peek(1) == '\n' {
+				s.i++
+			}
+			if s.peek(0) == '\n' {
+				s.newline()
+			}
+			s.i++
+		case c == q:
+			s.i++
+			return
+		case c == '\n': // unterminated: let the parser report it
+			return
+		default:
+			s.i++
+		}
+	}
+}
+
+// template scans template text up to its closing backquote, or up to a ${,
+// which it pushes.
+func (s *scanner) template() {
+	for s.i < len(s.src) {
+		c := s.src[s.i]
+		switch {
+		case c == '\\':
+			if s.peek(1) == '\n' {
+				s.i++
+				s.newline()
+			}
+			s.i += 2
+		case c == '`':
+			s.i++
+			s.value(true)
+			return
+		case c == '$' && s.peek(1) == '{':
+			s.i += 2
+			s.push(openTemplate)
+			s.prev = prevNone
+			s.resetSegment()
+			return
+		case c == '\n':
+			s.newline()
+			s.i++
+		default:
+			s.i++
+		}
+	}
+}
+
+func (s *scanner) number() {
+	for s.i < len(s.src) {
+		c := s.src[s.i]
+		if isIdentPart(c) || c == '.' {
+			s.i++
+			continue
+		}
+		if (c == '+' || c == '-') && s.i > 0 && (s.src[s.i-1] == 'e' || s.src[s.i-1] == 'E') && !isHexPrefix(s.src, s.i) {
+			s.i++
+			continue
+		}
+		return
+	}
+}
+
+// isHexPrefix reports whether the number ending before i is hexadecimal, where
+// e is a digit and not an exponent.
+func isHexPrefix(src string, i int) bool {
+	j := i - 1
+	for j > 0 && (isIdentPart(src[j-1]) || src[j-1] == '.') {
+		j--
+	}
+	return j+1 < len(src) && src[j] == '0' && (src[j+1] == 'x' || src[j+1] == 'X')
+}
+
+func (s *scanner) regexp() {
+	s.i++ // the opening /
+	inClass := false
+	for s.i < len(s.src) {
+		c := s.src[s.i]
+		switch {
+		case c == '\\':
+			s.i += 2
+			continue
+		case c == '\n':
+			return // unterminated: let the parser report it
+		case c == '[':
+			inClass = true
+		case c == ']':
+			inClass = false
+		case c == '/' && !inClass:
+			s.i++
+			for s.i < len(s.src) && isIdentPart(s.src[s.i]) { // flags
+				s.i++
+			}
+			return
+		}
+		s.i++
+	}
+}
+
+func (s *scanner) ident() {
+	start := s.i
+	for s.i < len(s.src) && isIdentPart(s.src[s.i]) {
+		s.i++
+	}
+	word := s.src[start:s.i]
+	afterDot := start > 0 && s.lastIsDot(start)
+	s.lastIdent = ""
+	switch {
+	case afterDot:
+		s.value(false)
+	case word == "true" || word == "false" || word == "null":
+		s.value(true)
+	case word == "await":
+		s.rep.Await = true
+		s.operator(1)
+		s.prev = prevKeyword
+		s.constLeft = false
+	case operatorKeywords[word]:
+		s.operator(1)
+		s.prev = prevKeyword
+		s.constLeft = false
+	case exprKeywords[word]:
+		s.prev = prevKeyword
+		s.constLeft = false
+	default:
+		if ctrlKeywords[word] || word == "else" || word == "do" {
+			s.operator(1) // statement nesting without braces: if(1)if(1)…
+		}
+		if word == "else" || word == "do" {
+			s.prev = prevKeyword
+			s.constLeft = false
+			return
+		}
+		s.lastIdent = word
+		s.value(false)
+	}
+}
+
+// lastIsDot reports whether the token before offset i is a `.` (a property
+// name follows) and not a spread `...`.
+func (s *scanner) lastIsDot(i int) bool {
+	j := i - 1
+	for j >= 0 && (s.src[j] == ' ' || s.src[j] == '\t' || s.src[j] == '\n' || s.src[j] == '\r') {
+		j--
+	}
+	if j < 0 || s.src[j] != '.' {
+		return false
+	}
+	if j > 0 && s.src[j-1] == '?' { // ?.
+		return true
+	}
+	return !(j >= 2 && s.src[j-1] == '.' && s.src[j-2] == '.')
+}
+
+func (s *scanner) punct(c byte) {
+	ident := s.lastIdent
+	s.lastIdent = ""
+	switch c {
+	case '(':
+		s.i++
+		if ctrlKeywords[ident] {
+			s.push(openCtrlParen)
+		} else {
+			s.push(openParen)
+		}
+		s.prev = prevNone
+		s.constLeft = false
+	case ')':
+		s.i++
+		switch s.pop(openParen, openCtrlParen) {
+		case openCtrlParen:
+			s.prev = prevCtrlParen
+			s.constLeft = false
+		default:
+			s.value(true) // a parenthesised expression may be a constant
+		}
+	case '[':
+		s.i++
+		s.push(openBracket)
+		s.prev = prevNone
+		s.constLeft = false
+	case ']':
+		s.i++
+		s.pop(openBracket)
+		s.value(false)
+	case '{':
+		s.i++
+		s.push(openBrace)
+		s.prev = prevNone
+		s.resetSegment()
+	case '}':
+		s.i++
+		if s.pop(openTemplate) == openTemplate {
+			s.template()
+			return
+		}
+		s.pop(openBrace)
+		s.value(false)
+		s.resetSegment()
+	case ';', ',':
+		s.i++
+		s.prev = prevNone
+		s.constLeft = false
+		s.resetSegment()
+	case '.':
+		if s.peek(1) == '.' && s.peek(2) == '.' {
+			s.i += 3
+			s.prev = prevNone
+		} else {
+			s.i++
+			s.prev = prevNone
+		}
+		s.constLeft = false
+	default:
+		s.operatorToken(c)
+	}
+}
+
+// operatorToken consumes one operator or other punctuator.
+func (s *scanner) operatorToken(c byte) {
+	two := ""
+	if s.i+1 < len(s.src) {
+		two = s.src[s.i : s.i+2]
+	}
+	switch two {
+	case "&&", "||", "??":
+		if s.constLeft {
+			s.logical++
+			if s.lim.MaxLogicalChain > 0 && s.logical > s.lim.MaxLogicalChain {
+				s.fail(LogicalChain, s.lim.MaxLogicalChain)
+			}
+		}
+		s.i += 2
+		if s.peek(0) == '=' {
+			s.i++
+		}
+		s.operator(1)
+		s.prev = prevNone
+		s.constLeft = false
+		return
+	case "++", "--":
+		// Postfix after a value (a following `/` divides), prefix otherwise.
+		s.i += 2
+		s.operator(1)
+		if s.prev != prevValue {
+			s.prev = prevNone
+		}
+		return
+	case "=>":
+		s.i += 2
+		s.operator(1)
+		s.prev = prevNone
+		s.constLeft = false
+		return
+	case "?.":
+		if !isDigit(s.peek(2)) {
+			s.i += 2
+			s.prev = prevNone
+			return
+		}
+	}
+	// Any other run of operator characters is one or more operators; count
+	// the run as one token per character, which over-counts long operators
+	// such as >>>= only by a constant.
+	n := 0
+	for s.i < len(s.src) && isOperatorChar(s.src[s.i]) {
+		s.i++
+		n++
+	}
+	if n == 0 { // a byte that is no JavaScript token (such as @)
+		s.i++
+		return
+	}
+	s.operator(n)
+	s.prev = prevNone
+	s.constLeft = false
+}
+
+func isOperatorChar(c byte) bool {
+	switch c {
+	case '=', '+', '-', '*', '%', '<', '>', '&', '|', '^', '!', '~', '?', ':':
+		return true
+	}
+	return false
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func isIdentStart(c byte) bool {
+	return c == '_' || c == '$' || c == '\\' || (c|0x20 >= 'a' && c|0x20 <= 'z') || c >= 0x80 || c == '#'
+}
+
+func isIdentPart(c byte) bool {
+	return isIdentStart(c) || isDigit(c)
+}

@@ -1,0 +1,184 @@
+// The sandbox's safe exporter, run inside every run's runtime, under the
+// run's deadline. It walks a value and writes its JSON form through host
+// functions, which quote strings, format numbers and enforce the size,
+// depth and cycle limits on the Go side. It reads properties through their
+// descriptors, so it calls no getter, no toString, no toJSON and no Proxy
+// trap of the value. It is compiled once and created per run; the host
+// functions are passed in, never put on the global object.
+(function (host) {
+  "use strict";
+  const classOf = host.classOf, tok = host.tok, str = host.str, num = host.num, big = host.big,
+    sym = host.sym, date = host.date, enter = host.enter, leave = host.leave,
+    promiseState = host.promiseState, errorInfo = host.errorInfo;
+  const keys = Object.keys, gopd = Object.getOwnPropertyDescriptor, getProto = Object.getPrototypeOf,
+    hasOwn = Object.hasOwn;
+
+  // dataProp reads k from o or its prototypes, only where it is a data
+  // property, and never through a Proxy.
+  function dataProp(o, k) {
+    for (let i = 0; o !== null && o !== undefined && i < 64; i++) {
+      if (classOf(o) === "proxy") return undefined;
+      const d = gopd(o, k);
+      if (d !== undefined) return hasOwn(d, "value") ? d.value : undefined;
+      o = getProto(o);
+    }
+    return undefined;
+  }
+
+  function stringProp(o, k) {
+    const v = dataProp(o, k);
+    return typeof v === "string" ? v : undefined;
+  }
+
+  function tagged(t, s) {
+    tok("{");
+    str(t);
+    tok(":");
+    str(s);
+    tok("}");
+  }
+
+  function accessor(d) {
+    const g = hasOwn(d, "get") && d.get !== undefined, s = hasOwn(d, "set") && d.set !== undefined;
+    tagged("$accessor", g && s ? "get/set" : g ? "get" : "set");
+  }
+
+  function property(d, k) {
+    if (hasOwn(d, "value")) value(d.value, k);
+    else accessor(d);
+  }
+
+  function array(v, k) {
+    enter(v, k);
+    tok("[");
+    const n = dataProp(v, "length");
+    for (let i = 0; i < n; i++) {
+      if (i > 0) tok(",");
+      const d = gopd(v, i);
+      if (d === undefined) tok("null");
+      else property(d, i);
+    }
+    tok("]");
+    leave();
+  }
+
+  function object(v, k) {
+    enter(v, k);
+    tok("{");
+    const ks = keys(v);
+    let first = true;
+    for (let i = 0; i < ks.length; i++) {
+      const key = ks[i], d = gopd(v, key);
+      if (d === undefined || (hasOwn(d, "value") && d.value === undefined)) continue;
+      if (!first) tok(",");
+      first = false;
+      str(key);
+      tok(":");
+      property(d, key);
+    }
+    tok("}");
+    leave();
+  }
+
+  function entries(v, k, t, iter) {
+    enter(v, k);
+    tok("{");
+    str(t);
+    tok(":[");
+    const it = iter.call(v), next = getProto(it).next;
+    for (let i = 0; ; i++) {
+      const r = next.call(it);
+      if (r.done) break;
+      if (i > 0) tok(",");
+      if (t === "$map") {
+        tok("[");
+        value(r.value[0], i);
+        tok(",");
+        value(r.value[1], i);
+        tok("]");
+      } else {
+        value(r.value, i);
+      }
+    }
+    tok("]}");
+    leave();
+  }
+
+  function typed(v, k) {
+    enter(v, k);
+    tok("[");
+    const n = v.length;
+    for (let i = 0; i < n; i++) {
+      if (i > 0) tok(",");
+      value(v[i], i);
+    }
+    tok("]");
+    leave();
+  }
+
+  function error(v) {
+    tok("{");
+    str("$error");
+    tok(":{");
+    str("name");
+    tok(":");
+    str(stringProp(v, "name") || "Error");
+    tok(",");
+    str("message");
+    tok(":");
+    str(stringProp(v, "message") || "");
+    tok("}}");
+  }
+
+  function regexpText(v) {
+    try {
+      const s = String(v);
+      return typeof s === "string" ? s : "";
+    } catch (e) {
+      return "";
+    }
+  }
+
+  function value(v, k) {
+    switch (typeof v) {
+      case "string": str(v); return;
+      case "number": num(v); return;
+      case "boolean": tok(v ? "true" : "false"); return;
+      case "undefined": tok("null"); return;
+      case "bigint": big(v); return;
+      case "symbol": sym(v); return;
+    }
+    if (v === null) {
+      tok("null");
+      return;
+    }
+    const c = classOf(v);
+    switch (c) {
+      case "proxy": tagged("$object", "Proxy"); return;
+      case "Function": case "AsyncFunction": case "GeneratorFunction":
+        tagged("$function", stringProp(v, "name") || ""); return;
+      case "Date": date(v); return;
+      case "RegExp": tagged("$regexp", regexpText(v)); return;
+      case "Error": error(v); return;
+      case "Promise": tagged("$promise", promiseState(v)); return;
+      case "Array": array(v, k); return;
+      case "Map": entries(v, k, "$map", Map.prototype.entries); return;
+      case "Set": entries(v, k, "$set", Set.prototype.values); return;
+      case "TypedArray": typed(v, k); return;
+      case "Object": object(v, k); return;
+      default: tagged("$object", c); return;
+    }
+  }
+
+  // describe reports a thrown value: an Error's name, message and stack
+  // through errorInfo, anything else as its JSON form.
+  function describe(v) {
+    if (v !== null && typeof v === "object" && classOf(v) === "Error") {
+      errorInfo(stringProp(v, "name") || "Error", stringProp(v, "message") || "", stringProp(v, "stack") || "");
+      return;
+    }
+    value(v, "");
+  }
+
+  return [function exportValue(v) { value(v, ""); }, describe];
+})

@@ -1,0 +1,462 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/dop251/goja"
+)
+
+// stopReason is why a run was interrupted from outside.
+type stopReason struct {
+	kind  Kind
+	cause error
+}
+
+// job is one run: a fresh runtime owned by the goroutine that calls
+// execute. Only stop may be called from other goroutines.
+type job struct {
+	cfg     *config
+	lim     Limits
+	code    string
+	timeout time.Duration // the effective time limit, for messages
+
+	rt     *goja.Runtime
+	reason atomic.Pointer[stopReason]
+
+	console  console
+	kit      kit
+	sink     *sink
+	pos      posMap
+	rejected []*goja.Promise
+}
+
+func newJob(cfg *config, code string, timeout time.Duration) *job {
+	return &job{
+		cfg:     cfg,
+		lim:     cfg.limits,
+		code:    code,
+		timeout: timeout,
+		rt:      goja.New(),
+		console: console{maxBytes: cfg.limits.LogBytes, maxLines: cfg.limits.LogLines},
+	}
+}
+
+// stop interrupts the run; the first reason wins. Safe from any goroutine.
+func (j *job) stop(kind Kind, cause error) {
+	r := &stopReason{kind: kind, cause: cause}
+	if j.reason.CompareAndSwap(nil, r) {
+		j.rt.Interrupt(r)
+	}
+}
+
+// execute compiles and runs the code and converts its value. It never
+// panics. On failure it returns the console output so far with the error.
+func (j *job) execute() (res *Result, err error) {
+	defer func() {
+		if x := recover(); x != nil {
+			res, err = j.partial(), &Error{Kind: KindInternal, Message: fmt.Sprintf(
+				"Internal sandbox error: %v. This is not caused by your code; run it again.", x)}
+		}
+	}()
+	prog, pm, err := compileCode(j.code, j.lim)
+	if err != nil {
+		return j.partial(), err
+	}
+	j.pos = pm
+	if j.reason.Load() != nil { // stopped while compiling
+		return j.partial(), j.stoppedError()
+	}
+	if err := j.setup(); err != nil {
+		return j.partial(), &Error{Kind: KindInternal, Message: fmt.Sprintf(
+			"Internal sandbox error while preparing the runtime: %v. This is not caused by your code; run it again.", err)}
+	}
+	v, err := j.rt.RunProgram(prog)
+	if err != nil {
+		return j.partial(), j.runError(err)
+	}
+	final := asPromise(v)
+	if final != nil {
+		switch final.State() {
+		case goja.PromiseStatePending:
+			return j.partial(), &Error{Kind: KindUnsettledPromise, Message: "The code's final value is a Promise that never settled: nothing resolved or rejected it. " +
+				"There are no timers, network or other events in this sandbox (no setTimeout, no fetch), so a Promise can only settle from the code itself. " +
+				"Make sure every Promise you await is resolved, or return the value directly."}
+		case goja.PromiseStateRejected:
+			return j.partial(), j.thrown(final.Result(), nil, !j.pos.wrapped)
+		default:
+			v = final.Result()
+		}
+	}
+	j.reportRejections(final)
+	if v == nil || goja.IsUndefined(v) {
+		return &Result{Value: json.RawMessage("null"), Undefined: true, Logs: j.console.lines}, nil
+	}
+	s, err := j.convert(j.kit.export, v, &sink{max: j.lim.ResultBytes, maxDepth: j.lim.ResultDepth})
+	switch {
+	case s.err != nil:
+		return j.partial(), s.err
+	case err != nil:
+		return j.partial(), j.conversionError(err)
+	case !json.Valid(s.buf):
+		return j.partial(), &Error{Kind: KindInternal, Message: "Internal sandbox error: the result's JSON form is invalid. Return plain data (objects, arrays, strings, numbers)."}
+	}
+	return &Result{Value: s.buf, Logs: j.console.lines}, nil
+}
+
+// partial is the Result returned with an error: the console so far.
+func (j *job) partial() *Result {
+	return &Result{Logs: j.console.lines}
+}
+
+// setup hardens the fresh runtime and defines the console and the kit.
+func (j *job) setup() error {
+	rt := j.rt
+	rt.SetMaxCallStackSize(j.lim.CallStack)
+	if t := j.cfg.fixedTime; t != nil {
+		fixed := *t
+		rt.SetTimeSource(func() time.Time { return fixed })
+	}
+	if seed := j.cfg.randSeed; seed != nil {
+		r := rand.New(rand.NewPCG(*seed, *seed^0x9e3779b97f4a7c15))
+		rt.SetRandSource(r.Float64)
+	}
+	rt.SetPromiseRejectionTracker(j.trackRejection)
+	if err := j.lockdown(); err != nil {
+		return err
+	}
+	if err := j.installConsole(); err != nil {
+		return err
+	}
+	return j.newKit()
+}
+
+// maxTrackedRejections bounds the unhandled rejections reported.
+const maxTrackedRejections = 16
+
+func (j *job) trackRejection(p *goja.Promise, op goja.PromiseRejectionOperation) {
+	switch op {
+	case goja.PromiseRejectionReject:
+		if len(j.rejected) < maxTrackedRejections {
+			j.rejected = append(j.rejected, p)
+		}
+	case goja.PromiseRejectionHandle:
+		for i, q := range j.rejected {
+			if q == p {
+				j.rejected = append(j.rejected[:i], j.rejected[i+1:]...)
+				break
+			}
+		}
+	}
+}
+
+// reportRejections logs the rejections nothing handled, as node warns.
+func (j *job) reportRejections(final *goja.Promise) {
+	for _, p := range j.rejected {
+		if p == final || p.State() != goja.PromiseStateRejected {
+			continue
+		}
+		text := j.describeBrief(p.Result())
+		j.console.add(LevelError, "Uncaught (in promise) "+text, false)
+	}
+}
+
+// describeBrief is a one-line description of a thrown value, for the logs.
+func (j *job) describeBrief(v goja.Value) string {
+	s, err := j.convert(j.kit.describe, v, &sink{max: 1024, maxDepth: 16, truncate: true})
+	if err != nil && !s.truncated {
+		return "(a value that could not be described)"
+	}
+	if s.isError {
+		return errorTitle(s.errName, s.errMsg)
+	}
+	if goja.IsUndefined(v) {
+		return "undefined"
+	}
+	return string(s.buf)
+}
+
+func errorTitle(name, msg string) string {
+	if msg == "" {
+		return name
+	}
+	return name + ": " + msg
+}
+
+// isUncatchable reports whether err is an interrupt or a stack overflow,
+// which must keep unwinding.
+func isUncatchable(err error) bool {
+	var ie *goja.InterruptedError
+	var so *goja.StackOverflowError
+	return errors.As(err, &ie) || errors.As(err, &so)
+}
+
+// runError classifies an error from running the code.
+func (j *job) runError(err error) error {
+	var ie *goja.InterruptedError
+	var so *goja.StackOverflowError
+	var ex *goja.Exception
+	switch {
+	case errors.As(err, &ie):
+		return j.stoppedError()
+	case errors.As(err, &so):
+		if j.reason.Load() != nil {
+			return j.stoppedError()
+		}
+		return j.stackOverflow(so.Stack())
+	case errors.As(err, &ex):
+		if j.reason.Load() != nil {
+			return j.stoppedError()
+		}
+		return j.thrown(ex.Value(), ex.Stack(), false)
+	default:
+		return &Error{Kind: KindInternal, Message: fmt.Sprintf(
+			"Internal sandbox error: %T. This is not caused by your code; run it again.", err)}
+	}
+}
+
+// conversionError classifies a failure of the exporter.
+func (j *job) conversionError(err error) error {
+	if j.reason.Load() != nil {
+		return j.stoppedError()
+	}
+	var so *goja.StackOverflowError
+	if errors.As(err, &so) {
+		return j.stackOverflow(nil)
+	}
+	var ex *goja.Exception
+	if errors.As(err, &ex) {
+		e := j.thrown(ex.Value(), nil, false)
+		e.Message = "The result could not be converted to JSON because a built-in the code replaced threw: " + e.Message
+		return e
+	}
+	return &Error{Kind: KindInternal, Message: "Internal sandbox error while converting the result. Return plain data (objects, arrays, strings, numbers)."}
+}
+
+// stoppedError is the error for a run stopped by its deadline, the
+// memory watchdog or its caller.
+func (j *job) stoppedError() *Error {
+	r := j.reason.Load()
+	if r == nil {
+		return &Error{Kind: KindInternal, Message: "Internal sandbox error: the run was interrupted for no recorded reason; run it again."}
+	}
+	switch r.kind {
+	case KindTimeout:
+		return timeoutError(j.timeout, r.cause, false)
+	case KindMemory:
+		return memoryError(j.lim.Memory, nil)
+	default:
+		return &Error{Kind: KindCanceled, Message: "The run was canceled by the caller before the code finished.", cause: r.cause}
+	}
+}
+
+// timeoutError is the model-readable time limit error.
+func timeoutError(limit time.Duration, cause error, abandoned bool) *Error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Timeout: the code ran longer than its %s time limit and was stopped.", limit)
+	if abandoned {
+		b.WriteString(" It was inside a built-in operation that cannot be interrupted (such as a huge string repeat or join, a regular expression that backtracks, a huge BigInt, or JSON of very large data).")
+	}
+	b.WriteString(" Make it do less work: build strings by pushing parts to an array and calling join('') instead of using += in a loop (each += copies the whole string here);" +
+		" avoid exponential algorithms, busy-wait loops and regular expressions with nested quantifiers; and work on smaller inputs.")
+	return &Error{Kind: KindTimeout, Limit: limit.Milliseconds(), Message: b.String(), cause: cause}
+}
+
+// memoryError is the model-readable memory limit error.
+func memoryError(limit int64, cause error) *Error {
+	return &Error{Kind: KindMemory, Limit: limit, cause: cause, Message: fmt.Sprintf(
+		"Memory limit: the code used more than %s of memory and was stopped. Process the data in smaller pieces, avoid building huge arrays, strings or objects, and return a summary instead of all the data.",
+		formatBytes(limit))}
+}
+
+// stackOverflow is the error for code that recursed past the call stack
+// limit.
+func (j *job) stackOverflow(frames []goja.StackFrame) *Error {
+	e := &Error{Kind: KindStackOverflow, Limit: int64(j.lim.CallStack)}
+	e.Stack = j.formatFrames(frames, 6)
+	e.Line, e.Column = j.topPosition(frames)
+	e.Message = fmt.Sprintf("RangeError: Maximum call stack size exceeded: the code made more than %d nested calls (the limit). "+
+		"Use a loop or an explicit stack instead of deep recursion (nested arrays turned into strings also count).", j.lim.CallStack)
+	if e.Stack != "" {
+		e.Message += "\n" + e.Stack
+	}
+	return e
+}
+
+// thrown describes an uncaught thrown value, inside the run's deadline.
+func (j *job) thrown(v goja.Value, frames []goja.StackFrame, rejected bool) *Error {
+	s, err := j.convert(j.kit.describe, v, &sink{max: 2048, maxDepth: 16, truncate: true})
+	if err != nil && !s.truncated {
+		if j.reason.Load() != nil {
+			return j.stoppedError()
+		}
+		var so *goja.StackOverflowError
+		if errors.As(err, &so) {
+			return j.stackOverflow(frames)
+		}
+		s = &sink{}
+	}
+	prefix := "Uncaught "
+	if rejected {
+		prefix = "Uncaught (in promise) "
+	}
+	stack := j.formatFrames(frames, 10)
+	if s.isError {
+		if stack == "" {
+			stack = j.reformatJSStack(s.errStack)
+		}
+		e := &Error{Kind: KindException, Name: s.errName, Stack: stack, Rejected: rejected}
+		e.Line, e.Column = j.topPosition(frames)
+		if len(frames) == 0 {
+			e.Line, e.Column = firstPosition(stack)
+		}
+		var b strings.Builder
+		b.WriteString(prefix)
+		b.WriteString(errorTitle(s.errName, s.errMsg))
+		if stack != "" {
+			b.WriteString("\n")
+			b.WriteString(stack)
+		}
+		if hint := exceptionHint(s.errName, s.errMsg); hint != "" {
+			b.WriteString("\n")
+			b.WriteString(hint)
+		}
+		e.Message = b.String()
+		return e
+	}
+	text := string(s.buf)
+	if goja.IsUndefined(v) {
+		text = "undefined"
+	}
+	if s.truncated {
+		text += "…"
+	}
+	e := &Error{Kind: KindThrownValue, Stack: stack, Rejected: rejected}
+	e.Line, e.Column = j.topPosition(frames)
+	if !s.truncated && json.Valid(s.buf) {
+		e.Value = json.RawMessage(s.buf)
+	}
+	var b strings.Builder
+	b.WriteString(prefix)
+	fmt.Fprintf(&b, "exception: the code threw a value that is not an Error: %s.", text)
+	if stack != "" {
+		b.WriteString("\n")
+		b.WriteString(stack)
+	}
+	b.WriteString("\nThrow Error objects (throw new Error('what went wrong')) so the message and stack are reported.")
+	e.Message = b.String()
+	return e
+}
+
+// exceptionHint explains errors that come from the sandbox's environment.
+func exceptionHint(name, msg string) string {
+	if name != "ReferenceError" {
+		return ""
+	}
+	for _, g := range []string{"require", "process", "fetch", "setTimeout", "setInterval", "window", "document", "module", "exports", "Buffer", "globalThis.process", "structuredClone", "Intl", "TextEncoder", "queueMicrotask"} {
+		if strings.HasPrefix(msg, g+" is not defined") {
+			return "This sandbox runs plain JavaScript: only the standard built-ins and console exist (no require, modules, process, timers, network, files, DOM or Intl)."
+		}
+	}
+	return ""
+}
+
+// formatFrames renders up to max frames of the code's stack, node style,
+// with positions in the code as written.
+func (j *job) formatFrames(frames []goja.StackFrame, max int) string {
+	var b strings.Builder
+	shown := 0
+	for i := range frames {
+		f := &frames[i]
+		pos := f.Position()
+		var line string
+		switch {
+		case f.SrcName() == "<native>":
+			name := f.FuncName()
+			if strings.ContainsAny(name, "/.(") { // a Go function of the sandbox's own
+				continue
+			}
+			line = "    at " + name + " (native)"
+		case pos.Filename == sourceName:
+			l, c, ok := j.pos.orig(pos.Line, pos.Column)
+			if !ok {
+				continue
+			}
+			name := f.FuncName()
+			loc := fmt.Sprintf("%s:%d:%d", sourceName, l, c)
+			if name == "" || name == "<anonymous>" {
+				line = "    at " + loc
+			} else {
+				line = "    at " + name + " (" + loc + ")"
+			}
+		default:
+			continue // the sandbox's own programs
+		}
+		if shown == max {
+			fmt.Fprintf(&b, "\n    ... %d more frames", len(frames)-i)
+			break
+		}
+		if shown > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(line)
+		shown++
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// topPosition is the code position of the innermost frame in the code.
+func (j *job) topPosition(frames []goja.StackFrame) (int, int) {
+	for i := range frames {
+		if p := frames[i].Position(); p.Filename == sourceName {
+			if l, c, ok := j.pos.orig(p.Line, p.Column); ok {
+				return l, c
+			}
+		}
+	}
+	return 0, 0
+}
+
+// jsFrame matches a frame of goja's Error.stack: "at f (code.js:1:2(3))".
+var jsFrame = regexp.MustCompile(`at (?:(\S+) \()?` + regexp.QuoteMeta(sourceName) + `:(\d+):(\d+)\(\d+\)\)?`)
+
+// reformatJSStack renders an Error's own stack property (for rejections,
+// which carry no Go frames) in the same form as formatFrames.
+func (j *job) reformatJSStack(stack string) string {
+	var out []string
+	for _, m := range jsFrame.FindAllStringSubmatch(stack, 10) {
+		line, _ := strconv.Atoi(m[2])
+		col, _ := strconv.Atoi(m[3])
+		l, c, ok := j.pos.orig(line, col)
+		if !ok {
+			continue
+		}
+		loc := fmt.Sprintf("%s:%d:%d", sourceName, l, c)
+		if m[1] == "" {
+			out = append(out, "    at "+loc)
+		} else {
+			out = append(out, "    at "+m[1]+" ("+loc+")")
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+var framePos = regexp.MustCompile(regexp.QuoteMeta(sourceName) + `:(\d+):(\d+)`)
+
+// firstPosition is the first code position in a formatted stack.
+func firstPosition(stack string) (int, int) {
+	m := framePos.FindStringSubmatch(stack)
+	if m == nil {
+		return 0, 0
+	}
+	l, _ := strconv.Atoi(m[1])
+	c, _ := strconv.Atoi(m[2])
+	return l, c
+}
