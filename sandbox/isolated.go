@@ -1,0 +1,561 @@
+package sandbox
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Worker process settings.
+const (
+	// workerMaxStack is the worker's Go stack limit: far below the default
+	// 1 GB, so that a runaway native recursion kills the worker quickly.
+	workerMaxStack = 128 << 20
+	// killMargin is how long the parent waits, after the time limit and the
+	// grace period, for the worker's own reply before it kills the worker.
+	killMargin = 500 * time.Millisecond
+	// stderrTail is how much of a worker's stderr is kept to explain a crash.
+	stderrTail = 8 << 10
+)
+
+// Isolated runs code in a pool of worker processes, each running the same
+// hardened runner as [InProcess] under operating-system limits: a cgroup v2
+// memory.max where one is delegated (see [WithCgroupParent]), otherwise
+// RLIMIT_AS set to the worker's measured address space plus a budget; plus
+// GOMEMLIMIT, a lowered Go stack limit, and a SIGKILL from the parent when a
+// run passes its time limit plus grace. A worker that dies or is killed is
+// replaced, and the run gets an error (KindWorkerCrashed or KindTimeout).
+//
+// Isolated re-executes the program's own binary, so main must call
+// [ServeWorkerIfChild] first, or [WithWorkerCommand] must name a worker
+// binary. It is safe for concurrent use; Close kills the workers.
+type Isolated struct {
+	cfg      *config
+	path     string
+	args     []string
+	env      []string
+	settings workerSettings
+	cgroups  *cgroupPool
+
+	idle    chan *worker
+	closing chan struct{}
+	closed  atomic.Bool
+	once    sync.Once
+	wg      sync.WaitGroup
+
+	mu       sync.Mutex
+	live     map[*worker]struct{}
+	spawnErr error
+
+	nextID atomic.Uint64
+}
+
+var _ Executor = (*Isolated)(nil)
+
+// NewIsolated starts a pool of worker processes (one per concurrency slot,
+// see [WithConcurrency]). It waits for the first worker to be ready, so a
+// misconfiguration fails here; the others start in the background.
+func NewIsolated(opts ...Option) (*Isolated, error) {
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	e := &Isolated{
+		cfg:     cfg,
+		path:    cfg.workerPath,
+		args:    cfg.workerArgs,
+		idle:    make(chan *worker, cfg.concurrency),
+		closing: make(chan struct{}),
+		live:    map[*worker]struct{}{},
+	}
+	if e.path == "" {
+		if !hookInstalled.Load() {
+			return nil, errors.New("sandbox: NewIsolated re-executes this program as its worker, and this program never called sandbox.ServeWorkerIfChild(): call it first thing in main (or TestMain), or use WithWorkerCommand to name a worker binary")
+		}
+		if e.path, err = os.Executable(); err != nil {
+			return nil, fmt.Errorf("sandbox: find this program's binary to start workers: %w", err)
+		}
+	}
+	mem := cfg.limits.Memory
+	e.settings = workerSettings{Memory: mem, MaxStack: workerMaxStack}
+	if !cfg.disableCgroup {
+		if dir := findCgroupParent(cfg.cgroupParent); dir != "" {
+			e.cgroups = &cgroupPool{dir: dir}
+		} else if cfg.cgroupParent != "" {
+			return nil, fmt.Errorf("sandbox: WithCgroupParent(%q): not a writable cgroup v2 directory with the memory controller enabled in cgroup.subtree_control", cfg.cgroupParent)
+		}
+	}
+	if e.cgroups == nil {
+		e.settings.AddressSpace = true
+		e.settings.AddressBudget = 2*mem + 2*workerMaxStack + 256<<20
+	}
+	ws, _ := json.Marshal(e.settings)
+	e.env = append([]string{
+		workerEnvKey + "=" + workerEnvValue,
+		workerConfigEnv + "=" + string(ws),
+		"GOMEMLIMIT=" + strconv.FormatInt(mem+32<<20, 10),
+		"GOMAXPROCS=1",
+	}, cfg.workerEnv...)
+	w, err := e.spawn()
+	if err != nil {
+		_ = e.Close()
+		return nil, err
+	}
+	e.idle <- w
+	for i := 1; i < cfg.concurrency; i++ {
+		e.replace()
+	}
+	return e, nil
+}
+
+// Limits returns the limits every run gets.
+func (e *Isolated) Limits() Limits { return e.cfg.limits }
+
+// MemoryEnforcement says how the workers' memory is capped: "cgroup" or
+// "rlimit".
+func (e *Isolated) MemoryEnforcement() string {
+	if e.cgroups != nil {
+		return "cgroup"
+	}
+	return "rlimit"
+}
+
+// Run runs code in an idle worker, waiting for one first (the wait counts
+// against ctx, not against the time limit).
+func (e *Isolated) Run(ctx context.Context, code string) (*Result, error) {
+	if e.closed.Load() {
+		return nil, ErrClosed
+	}
+	start := time.Now()
+	lim := e.cfg.limits
+	if err := ctx.Err(); err != nil {
+		return &Result{}, contextError(err, lim.Timeout)
+	}
+	w, err := e.acquire(ctx, start)
+	if err != nil {
+		return &Result{Duration: time.Since(start)}, err
+	}
+	timeout, byCtx := effectiveTimeout(ctx, lim.Timeout)
+	req := request{ID: e.nextID.Add(1), Code: code, Limits: lim, FixedTime: e.cfg.fixedTime, RandSeed: e.cfg.randSeed}
+	req.Limits.Timeout = max(timeout, time.Millisecond)
+	runStart := time.Now()
+	if err := w.send(req); err != nil {
+		<-w.exited
+		return &Result{Duration: time.Since(start)}, e.lost(w, runStart)
+	}
+	hard := time.NewTimer(timeout + lim.Grace + killMargin)
+	defer hard.Stop()
+	select {
+	case rep := <-w.replies:
+		if rep.ID != req.ID {
+			w.kill()
+			<-w.exited
+			e.retire(w)
+			return &Result{Duration: time.Since(start)}, &Error{Kind: KindInternal, Message: "Internal sandbox error: the worker answered out of turn; it was replaced. Run the code again."}
+		}
+		if rep.Exiting {
+			e.retire(w)
+		} else {
+			e.release(w)
+		}
+		if rep.Error == nil && rep.Result != nil {
+			rep.Result.Duration = time.Since(start)
+			if rep.Result.Logs == nil {
+				rep.Result.Logs = []LogLine{}
+			}
+			return rep.Result, nil
+		}
+		res := &Result{Logs: rep.Logs, Duration: time.Since(start)}
+		if rep.Error == nil {
+			return res, &Error{Kind: KindInternal, Message: "Internal sandbox error: the worker sent an empty reply. Run the code again."}
+		}
+		if rep.Error.Kind == KindTimeout && byCtx {
+			rep.Error.cause = context.DeadlineExceeded
+		}
+		return res, rep.Error
+	case <-w.exited:
+		return &Result{Duration: time.Since(start)}, e.lost(w, runStart)
+	case <-hard.C:
+		w.kill()
+		<-w.exited
+		e.retire(w)
+		var cause error
+		if byCtx {
+			cause = context.DeadlineExceeded
+		}
+		return &Result{Duration: time.Since(start)}, timeoutError(timeout, cause, true)
+	case <-ctx.Done():
+		w.kill()
+		<-w.exited
+		e.retire(w)
+		return &Result{Duration: time.Since(start)}, contextError(ctx.Err(), timeout)
+	}
+}
+
+// acquire takes an idle, live worker.
+func (e *Isolated) acquire(ctx context.Context, start time.Time) (*worker, error) {
+	for {
+		select {
+		case w := <-e.idle:
+			select {
+			case <-w.exited: // died while idle
+				e.retire(w)
+				continue
+			default:
+				return w, nil
+			}
+		case <-ctx.Done():
+			err := contextError(ctx.Err(), e.cfg.limits.Timeout)
+			e.mu.Lock()
+			if e.spawnErr != nil {
+				err.Message += fmt.Sprintf(" No sandbox worker was available after %s; the last worker start failed: %v", time.Since(start).Round(time.Millisecond), e.spawnErr)
+			}
+			e.mu.Unlock()
+			return nil, err
+		case <-e.closing:
+			return nil, ErrClosed
+		}
+	}
+}
+
+// release returns a worker to the pool, or stops it when the executor is
+// closed.
+func (e *Isolated) release(w *worker) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed.Load() {
+		w.kill()
+		return
+	}
+	e.idle <- w
+}
+
+// lost is the error for a worker that died during a run; it replaces the
+// worker.
+func (e *Isolated) lost(w *worker, runStart time.Time) error {
+	e.retire(w)
+	if e.closed.Load() {
+		return ErrClosed
+	}
+	return w.crashError(e.cfg.limits.Memory, time.Since(runStart))
+}
+
+// retire forgets a dead (or dying) worker and starts a replacement.
+func (e *Isolated) retire(w *worker) {
+	e.mu.Lock()
+	delete(e.live, w)
+	e.mu.Unlock()
+	e.replace()
+}
+
+// replace starts a worker in the background, retrying with backoff, and
+// puts it in the pool.
+func (e *Isolated) replace() {
+	if e.closed.Load() {
+		return
+	}
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		backoff := 50 * time.Millisecond
+		for {
+			w, err := e.spawn()
+			if err == nil {
+				e.release(w)
+				return
+			}
+			if errors.Is(err, ErrClosed) {
+				return
+			}
+			e.mu.Lock()
+			e.spawnErr = err
+			e.mu.Unlock()
+			t := time.NewTimer(backoff)
+			select {
+			case <-t.C:
+			case <-e.closing:
+				t.Stop()
+				return
+			}
+			backoff = min(2*backoff, 5*time.Second)
+		}
+	}()
+}
+
+// Close kills the workers and waits for them to exit. Runs in progress
+// fail with ErrClosed.
+func (e *Isolated) Close() error {
+	e.once.Do(func() {
+		e.mu.Lock()
+		e.closed.Store(true)
+		close(e.closing)
+		for w := range e.live {
+			w.kill()
+		}
+		e.mu.Unlock()
+		e.wg.Wait()
+		for {
+			select {
+			case <-e.idle:
+			default:
+				return
+			}
+		}
+	})
+	return nil
+}
+
+// worker is one worker process.
+type worker struct {
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	replies chan reply
+	exited  chan struct{} // closed once the process is reaped
+	stderr  *tailWriter
+	cgroup  string
+	killed  atomic.Bool
+
+	// set before exited is closed
+	waitErr error
+	oom     bool
+}
+
+// spawn starts a worker and waits for it to be ready.
+func (e *Isolated) spawn() (*worker, error) {
+	if e.closed.Load() {
+		return nil, ErrClosed
+	}
+	cmd := exec.Command(e.path, e.args...)
+	cmd.Env = e.env
+	cmd.Dir = os.TempDir()
+	w := &worker{cmd: cmd, replies: make(chan reply, 4), exited: make(chan struct{}), stderr: &tailWriter{max: stderrTail}}
+	cmd.Stderr = w.stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: start worker: %w", err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: start worker: %w", err)
+	}
+	w.stdin = stdin
+	var closeFD func()
+	if e.cgroups != nil {
+		dir, err := e.cgroups.create(2*e.cfg.limits.Memory + 64<<20)
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: create the worker's cgroup: %w", err)
+		}
+		w.cgroup = dir
+		if closeFD, err = startInCgroup(cmd, dir); err != nil {
+			removeCgroup(dir)
+			return nil, fmt.Errorf("sandbox: open the worker's cgroup: %w", err)
+		}
+	}
+	e.mu.Lock()
+	if e.closed.Load() {
+		e.mu.Unlock()
+		if w.cgroup != "" {
+			closeFD()
+			removeCgroup(w.cgroup)
+		}
+		return nil, ErrClosed
+	}
+	err = cmd.Start()
+	if closeFD != nil {
+		closeFD()
+	}
+	if err != nil {
+		e.mu.Unlock()
+		if w.cgroup != "" {
+			removeCgroup(w.cgroup)
+		}
+		return nil, fmt.Errorf("sandbox: start worker %s: %w", e.path, err)
+	}
+	e.live[w] = struct{}{}
+	e.mu.Unlock()
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		w.readLoop(stdout, maxLine(e.cfg.limits))
+	}()
+	t := time.NewTimer(e.cfg.startTimeout)
+	defer t.Stop()
+	select {
+	case rep := <-w.replies:
+		if rep.Ready && rep.Version == protocolVersion {
+			return w, nil
+		}
+		w.kill()
+		<-w.exited
+		e.forget(w)
+		return nil, fmt.Errorf("sandbox: worker %s spoke an unknown protocol (version %d)", e.path, rep.Version)
+	case <-w.exited:
+		e.forget(w)
+		return nil, fmt.Errorf("sandbox: worker %s exited before it was ready (%s); its main must call sandbox.ServeWorkerIfChild() first: %s",
+			e.path, exitText(w.waitErr), strings.TrimSpace(w.stderr.String()))
+	case <-t.C:
+		w.kill()
+		<-w.exited
+		e.forget(w)
+		return nil, fmt.Errorf("sandbox: worker %s was not ready within %s; its main must call sandbox.ServeWorkerIfChild() first", e.path, e.cfg.startTimeout)
+	case <-e.closing:
+		w.kill()
+		<-w.exited
+		e.forget(w)
+		return nil, ErrClosed
+	}
+}
+
+func (e *Isolated) forget(w *worker) {
+	e.mu.Lock()
+	delete(e.live, w)
+	e.mu.Unlock()
+}
+
+// readLoop reads replies until the worker's stdout closes, then reaps it.
+func (w *worker) readLoop(stdout io.Reader, max int) {
+	r := bufio.NewReaderSize(stdout, 1<<16)
+	for {
+		line, err := readLine(r, max)
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				w.kill() // a line too long: the worker misbehaves
+			}
+			break
+		}
+		var rep reply
+		if json.Unmarshal(line, &rep) != nil {
+			w.kill()
+			break
+		}
+		select {
+		case w.replies <- rep:
+		default: // nobody asked: the worker misbehaves
+			w.kill()
+		}
+	}
+	_, _ = io.Copy(io.Discard, r)
+	w.waitErr = w.cmd.Wait()
+	if w.cgroup != "" {
+		w.oom = oomKilled(w.cgroup)
+		removeCgroup(w.cgroup)
+	}
+	close(w.exited)
+}
+
+func (w *worker) send(req request) error {
+	line, err := marshalLine(req)
+	if err != nil {
+		return err
+	}
+	_, err = w.stdin.Write(line)
+	return err
+}
+
+func (w *worker) kill() {
+	w.killed.Store(true)
+	if p := w.cmd.Process; p != nil {
+		_ = p.Kill()
+	}
+}
+
+// crashError explains a worker that died during a run.
+func (w *worker) crashError(memLimit int64, ran time.Duration) *Error {
+	tail := w.stderr.String()
+	var cause *Error
+	switch {
+	case w.oom, strings.Contains(tail, "out of memory"), strings.Contains(tail, "cannot allocate memory"):
+		cause = memoryError(memLimit, nil)
+	case strings.Contains(tail, "stack overflow"), strings.Contains(tail, "stack exceeds"):
+		cause = &Error{Kind: KindStackOverflow, Message: "The engine's native stack overflowed: the code, or data it built, is nested too deeply (for example a long chain of Proxies or bound functions, or deeply nested arrays or objects). Use flatter data and loops."}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "The sandbox worker process crashed after %s while running the code (%s", ran.Round(time.Millisecond), exitText(w.waitErr))
+	if line := fatalLine(tail); line != "" {
+		b.WriteString(": " + line)
+	}
+	b.WriteString(").")
+	if cause != nil {
+		b.WriteString(" " + cause.Message)
+	} else {
+		b.WriteString(" A huge allocation, or a fault in the engine, can cause this: simplify the code and run it again.")
+	}
+	b.WriteString(" A fresh worker was started.")
+	e := &Error{Kind: KindWorkerCrashed, Message: b.String()}
+	if cause != nil {
+		e.cause = cause
+	}
+	return e
+}
+
+// fatalLine is the first line of a Go crash report.
+func fatalLine(tail string) string {
+	for _, l := range strings.Split(tail, "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "fatal error:") || strings.HasPrefix(l, "runtime:") || strings.HasPrefix(l, "panic:") {
+			return l
+		}
+	}
+	return ""
+}
+
+// exitText describes how a process ended.
+func exitText(err error) string {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return "killed by signal " + ws.Signal().String()
+		}
+		return fmt.Sprintf("exit status %d", ee.ExitCode())
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return "exit status 0"
+}
+
+// tailWriter keeps the first and the last max/2 bytes written to it: a Go
+// crash report starts with the fatal error and ends with goroutine traces.
+type tailWriter struct {
+	mu         sync.Mutex
+	max        int
+	head, tail []byte
+	cut        bool
+}
+
+func (t *tailWriter) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := len(p)
+	if room := t.max/2 - len(t.head); room > 0 {
+		k := min(room, len(p))
+		t.head = append(t.head, p[:k]...)
+		p = p[k:]
+	}
+	t.tail = append(t.tail, p...)
+	if over := len(t.tail) - t.max/2; over > 0 {
+		t.tail = append(t.tail[:0], t.tail[over:]...)
+		t.cut = true
+	}
+	return n, nil
+}
+
+func (t *tailWriter) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.cut {
+		return string(t.head) + "\n…\n" + string(t.tail)
+	}
+	return string(t.head) + string(t.tail)
+}

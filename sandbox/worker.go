@@ -1,0 +1,164 @@
+package sandbox
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"sync/atomic"
+	"time"
+)
+
+// hookInstalled records that this binary calls ServeWorkerIfChild, so that
+// NewIsolated only re-executes a binary that will serve as a worker rather
+// than run its main again. It is the package's only mutable global.
+var hookInstalled atomic.Bool
+
+// ServeWorkerIfChild turns the process into a sandbox worker when it was
+// started as one by an [Isolated] executor, and returns at once otherwise.
+// Call it first thing in main (and in TestMain of tests that use an
+// Isolated executor), before flags are parsed or anything else starts:
+//
+//	func main() {
+//		sandbox.ServeWorkerIfChild()
+//		// … the program as usual
+//	}
+//
+// The Isolated executor re-executes the program's own binary
+// (os.Executable) with LOOM_SANDBOX_WORKER=1 in an otherwise empty
+// environment; in that process ServeWorkerIfChild serves runs on
+// stdin/stdout and exits when its parent goes away, so the rest of main
+// never runs. Use [WithWorkerCommand] to run a dedicated worker binary
+// instead.
+func ServeWorkerIfChild() {
+	hookInstalled.Store(true)
+	if os.Getenv(workerEnvKey) != workerEnvValue {
+		return
+	}
+	os.Exit(serveWorker(os.Stdin, os.Stdout, os.Stderr))
+}
+
+// serveWorker is the worker's main loop; it returns the exit code.
+func serveWorker(in io.Reader, out io.Writer, errOut io.Writer) int {
+	var ws workerSettings
+	if raw := os.Getenv(workerConfigEnv); raw != "" {
+		if err := json.Unmarshal([]byte(raw), &ws); err != nil {
+			fmt.Fprintf(errOut, "loom sandbox worker: bad %s: %v\n", workerConfigEnv, err)
+			return 2
+		}
+	}
+	if err := applyWorkerLimits(ws); err != nil {
+		fmt.Fprintf(errOut, "loom sandbox worker: %v\n", err)
+		return 2
+	}
+	w := bufio.NewWriter(out)
+	send := func(r reply) bool {
+		line, err := marshalLine(r)
+		if err == nil {
+			_, err = w.Write(line)
+		}
+		if err == nil {
+			err = w.Flush()
+		}
+		return err == nil
+	}
+	if !send(reply{Ready: true, PID: os.Getpid(), Version: protocolVersion}) {
+		return 1
+	}
+	r := bufio.NewReaderSize(in, 1<<16)
+	for {
+		line, err := readLine(r, maxLine(DefaultLimits())*16)
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return 0
+			}
+			fmt.Fprintf(errOut, "loom sandbox worker: reading a request: %v\n", err)
+			return 1
+		}
+		var req request
+		if err := json.Unmarshal(line, &req); err != nil {
+			fmt.Fprintf(errOut, "loom sandbox worker: bad request: %v\n", err)
+			return 1
+		}
+		rep := runRequest(req)
+		if !send(rep) {
+			return 1
+		}
+		if rep.Exiting {
+			return 0
+		}
+	}
+}
+
+// runRequest runs one request with an in-process executor of its own.
+func runRequest(req request) reply {
+	rep := reply{ID: req.ID}
+	opts := []Option{WithLimits(req.Limits), WithConcurrency(1)}
+	if req.FixedTime != nil {
+		opts = append(opts, WithFixedTime(*req.FixedTime))
+	}
+	if req.RandSeed != nil {
+		opts = append(opts, WithRandSeed(*req.RandSeed))
+	}
+	e, err := NewInProcess(opts...)
+	if err != nil {
+		rep.Error = &Error{Kind: KindInternal, Message: "Internal sandbox error: " + err.Error()}
+		return rep
+	}
+	res, err := e.Run(context.Background(), req.Code)
+	_ = e.Close()
+	if err == nil {
+		rep.Result = res
+		return rep
+	}
+	var se *Error
+	if !errors.As(err, &se) {
+		se = &Error{Kind: KindInternal, Message: "Internal sandbox error: " + err.Error()}
+	}
+	rep.Error = se
+	if res != nil {
+		rep.Logs, rep.DurationNs = res.Logs, int64(res.Duration)
+	}
+	// A run given up at its hard deadline is still running: say so and
+	// exit after the reply, so the parent starts a fresh worker.
+	waitCtx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if e.Wait(waitCtx) != nil {
+		rep.Exiting = true
+	}
+	return rep
+}
+
+// readLine reads one line of at most max bytes, without its newline.
+func readLine(r *bufio.Reader, max int) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, isPrefix, err := r.ReadLine()
+		if err != nil {
+			return nil, err
+		}
+		line = append(line, chunk...)
+		if len(line) > max {
+			return nil, fmt.Errorf("line longer than %d bytes", max)
+		}
+		if !isPrefix {
+			return line, nil
+		}
+	}
+}
+
+// applyWorkerLimits lowers the Go stack limit and sets the OS limits of
+// the worker process.
+func applyWorkerLimits(ws workerSettings) error {
+	if ws.MaxStack > 0 {
+		debug.SetMaxStack(ws.MaxStack)
+	}
+	if ws.Memory > 0 && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(ws.Memory)
+	}
+	return setProcessLimits(ws)
+}
