@@ -26,10 +26,10 @@ const (
 // posMap maps positions in the compiled source back to the code as
 // written, when the code was wrapped for top-level await.
 type posMap struct {
-	wrapped          bool
-	inserted         bool
-	insLine, insCol  int // where returnWord was inserted, in the code's coordinates
-	lastLine         int // the code's last line
+	wrapped         bool
+	inserted        bool
+	insLine, insCol int // where returnWord was inserted, in the code's coordinates
+	lastLine        int // the code's last line
 }
 
 // orig maps a 1-based line and column of the compiled source to the code's;

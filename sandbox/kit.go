@@ -55,8 +55,8 @@ type sink struct {
 	path      []string
 
 	// errorInfo of a described Error object.
-	isError                    bool
-	errName, errMsg, errStack  string
+	isError                   bool
+	errName, errMsg, errStack string
 }
 
 func (s *sink) room(n int) bool {

@@ -43,7 +43,6 @@ func setProcessLimits(ws workerSettings) error {
 	return nil
 }
 
-
 // vmSize is the process's mapped address space, from /proc/self/status.
 func vmSize() (uint64, error) {
 	f, err := os.Open("/proc/self/status")
