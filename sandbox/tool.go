@@ -1,0 +1,207 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/invopop/jsonschema"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/loomwork/loom/agent"
+)
+
+// ToolName is the name of the tool NewTool returns.
+const ToolName = "evaluateJs"
+
+// ToolInput is the evaluateJs tool's input.
+type ToolInput struct {
+	// Code is the JavaScript to run.
+	Code string `json:"code,omitempty" jsonschema:"description=The JavaScript to run. The value of its final expression is the result."`
+	// JSCode is accepted in place of Code, for compatibility with tools
+	// written for the TypeScript framework.
+	JSCode string `json:"jsCode,omitempty" jsonschema:"description=Alias of code accepted for compatibility; send code instead."`
+}
+
+// JSONSchemaExtend marks code as the field to send.
+func (ToolInput) JSONSchemaExtend(s *jsonschema.Schema) {
+	s.Description = "Send the JavaScript in code."
+}
+
+// ToolOutput is the evaluateJs tool's output.
+type ToolOutput struct {
+	// Result is the JSON form of the code's final value; null when it is
+	// undefined.
+	Result json.RawMessage `json:"result"`
+	// Logs are the console lines; lines logged at a level other than log
+	// start with the level, as "[warn] …".
+	Logs []string `json:"logs"`
+	// Note explains an undefined result.
+	Note string `json:"note,omitempty"`
+}
+
+// JSONSchemaExtend describes result as any JSON value.
+func (ToolOutput) JSONSchemaExtend(s *jsonschema.Schema) {
+	if p, ok := s.Properties.Get("result"); ok {
+		*p = jsonschema.Schema{Description: "The JSON form of the code's final value (null when undefined)."}
+	}
+}
+
+// undefinedNote tells the model why its result is null.
+const undefinedNote = "The code's final value was undefined. End the code with the expression whose value you want (for example `total` or `({ sum, count })`), not with a declaration, a loop or a console.log."
+
+// NewTool returns the evaluateJs tool: an agent that runs the code it is
+// given with exec and returns {result, logs}. Its description teaches the
+// model the sandbox's rules and limits. A sandbox failure is returned as
+// the run's error, whose message (the *Error's, followed by the console
+// output so far) is written for the model to correct its code; an AI
+// agent's tool loop sends it back as an error result.
+//
+// Each call records a "sandbox.run" span and the loom.sandbox.runs and
+// loom.sandbox.duration metrics (see the agent package's tracing and
+// metrics).
+func NewTool(exec Executor) (agent.Agent, error) {
+	if exec == nil {
+		return nil, errors.New("sandbox: NewTool needs an executor (NewIsolated or NewInProcess)")
+	}
+	lim := DefaultLimits()
+	if l, ok := exec.(interface{ Limits() Limits }); ok {
+		lim = l.Limits()
+	}
+	t := &tool{exec: exec, kind: executorKind(exec)}
+	return agent.NewFunc(ToolName, ToolDescription(lim), t.run)
+}
+
+// ToolDescription is the evaluateJs tool's description for the given
+// limits: the rules a model must follow to use the sandbox well.
+func ToolDescription(l Limits) string {
+	return fmt.Sprintf(`Run JavaScript in a sandbox and return {result, logs}.
+Rules:
+- The value of the code's final expression is the result, as in a REPL: end the code with the expression you want (for example `+"`total`"+` or `+"`({ sum, count })`"+`). A returned Promise is awaited, and top-level await works.
+- Plain modern JavaScript only: the standard built-ins (Math, JSON, Date, RegExp, Map, Set, BigInt, Promise, typed arrays) and console.log/info/warn/error. No require, import or modules; no network (fetch), files, timers (setTimeout), process, DOM or Intl. eval and Function are disabled.
+- Build strings by pushing parts to an array and calling join(''): += on a string in a loop is very slow here. Prefer loops to deep recursion (at most %d nested calls).
+- Limits per run: %s of time, %s of memory, %s of code, %s of result. Return summaries or slices of large data, not all of it.
+- Result forms: BigInt {"$bigint":"123"}, Map {"$map":[[key,value]]}, Set {"$set":[...]}, Date {"$date":"ISO time"}, NaN/Infinity {"$number":"NaN"}; functions and symbols are described, not exported.
+- Errors (syntax, exceptions with their stack, timeouts, limits) come back as the tool's error: read the message, fix the code and call the tool again.`,
+		l.CallStack, l.Timeout, formatBytes(l.Memory), formatBytes(int64(l.SourceBytes)), formatBytes(int64(l.ResultBytes)))
+}
+
+// executorKind names an executor for traces and metrics.
+func executorKind(e Executor) string {
+	switch e.(type) {
+	case *InProcess:
+		return "goja"
+	case *Isolated:
+		return "isolated"
+	default:
+		return fmt.Sprintf("%T", e)
+	}
+}
+
+type tool struct {
+	exec Executor
+	kind string
+}
+
+func (t *tool) run(ctx context.Context, in ToolInput) (ToolOutput, error) {
+	code := in.Code
+	if code == "" {
+		code = in.JSCode
+	}
+	if strings.TrimSpace(code) == "" {
+		return ToolOutput{}, errors.New("the input has no code: send the JavaScript to run in the code field, as {\"code\": \"1 + 1\"}")
+	}
+	ctx, span := agent.Tracer(ctx).Start(ctx, "sandbox.run", trace.WithSpanKind(trace.SpanKindInternal))
+	defer span.End()
+	start := time.Now()
+	res, err := t.exec.Run(ctx, code)
+	t.record(ctx, span, code, res, err, time.Since(start))
+	if err != nil {
+		if res != nil && len(res.Logs) > 0 {
+			return ToolOutput{}, &toolError{err: err, logs: logTexts(res.Logs)}
+		}
+		return ToolOutput{}, err
+	}
+	out := ToolOutput{Result: res.Value, Logs: logTexts(res.Logs)}
+	if res.Undefined {
+		out.Note = undefinedNote
+	}
+	return out, nil
+}
+
+// record sets the span's attributes and records the metrics.
+func (t *tool) record(ctx context.Context, span trace.Span, code string, res *Result, err error, d time.Duration) {
+	outcome, kind := "ok", ""
+	if err != nil {
+		outcome, kind = "error", string(KindOf(err))
+		if kind == "" {
+			kind = "other"
+		}
+	}
+	attrs := []attribute.KeyValue{
+		attribute.String("loom.sandbox.executor", t.kind),
+		attribute.Int("loom.sandbox.code_bytes", len(code)),
+		attribute.Float64("loom.sandbox.duration_ms", float64(d.Microseconds())/1000),
+		attribute.String("loom.sandbox.outcome", outcome),
+	}
+	if res != nil {
+		attrs = append(attrs, attribute.Int("loom.sandbox.log_lines", len(res.Logs)))
+	}
+	if kind != "" {
+		attrs = append(attrs, attribute.String("loom.sandbox.error_kind", kind))
+	}
+	if agent.CaptureContent(ctx) {
+		attrs = append(attrs, attribute.String("loom.sandbox.code", agent.Truncate(code)))
+		if res != nil {
+			if logs, e := json.Marshal(res.Logs); e == nil {
+				attrs = append(attrs, attribute.String("loom.sandbox.logs", agent.Truncate(string(logs))))
+			}
+			if err == nil {
+				attrs = append(attrs, attribute.String("loom.sandbox.result", agent.Truncate(string(res.Value))))
+			}
+		}
+	}
+	span.SetAttributes(attrs...)
+	agent.RecordError(span, err)
+	if ms := agent.MetricsFrom(ctx); ms != nil {
+		set := metric.WithAttributes(attribute.String("loom.sandbox.executor", t.kind),
+			attribute.String("loom.sandbox.outcome", outcome), attribute.String("loom.sandbox.error_kind", kind))
+		if ms.SandboxRuns != nil {
+			ms.SandboxRuns.Add(ctx, 1, set)
+		}
+		if ms.SandboxDuration != nil {
+			ms.SandboxDuration.Record(ctx, d.Seconds(), set)
+		}
+	}
+}
+
+// logTexts renders console lines for the model.
+func logTexts(lines []LogLine) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		if l.Level == LevelLog || l.Level == "" {
+			out[i] = l.Text
+		} else {
+			out[i] = "[" + string(l.Level) + "] " + l.Text
+		}
+	}
+	return out
+}
+
+// toolError is a sandbox error with the console output that came before
+// it, for the model.
+type toolError struct {
+	err  error
+	logs []string
+}
+
+func (e *toolError) Error() string {
+	return e.err.Error() + "\nConsole output before the error:\n" + strings.Join(e.logs, "\n")
+}
+
+func (e *toolError) Unwrap() error { return e.err }
