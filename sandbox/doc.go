@@ -1,0 +1,172 @@
+// Package sandbox runs untrusted, LLM-written JavaScript with goja, and
+// exposes it to models as the evaluateJs tool.
+//
+// # Two tiers, one runner
+//
+// An [Executor] runs code and returns its [Result]. Two executors share one
+// hardened runner:
+//
+//   - [Isolated] (the default for untrusted code) runs the runner in a pool of
+//     warm worker processes with operating-system limits: a cgroup v2
+//     memory.max where a delegated cgroup with the memory controller exists
+//     ([WithCgroupParent]), otherwise RLIMIT_AS set to the worker's measured
+//     address space plus a budget (an idle Go process already maps about a
+//     gigabyte it never uses, so a bare RLIMIT_AS would kill it); GOMEMLIMIT;
+//     a Go stack limit lowered to 128 MiB; RLIMIT_NOFILE and RLIMIT_CORE; an
+//     empty environment (no API key reaches a worker). The parent kills a
+//     worker with SIGKILL when a run passes its time limit plus grace, and
+//     replaces any worker that dies. A run costs a few hundred microseconds
+//     more than in process.
+//   - [InProcess] runs the runner in the calling process. It takes tens of
+//     microseconds per run and contains accidental faults (loops, recursion,
+//     runaway allocation, huge output), but see the threat model below.
+//
+// # Semantics
+//
+// Code runs as a plain script (no modules) on a fresh runtime: nothing a
+// run does (globals, changed prototypes) is seen by the next run. The value
+// of the final expression is the result. A Promise result is awaited, and
+// top-level await works: code that uses await is wrapped in an async
+// function that returns its final expression statement. Promise jobs run to
+// completion inside the time limit; a final Promise that never settles is
+// an error ([KindUnsettledPromise]), since there are no timers or I/O.
+//
+// console.log, info, warn, error, debug, trace and dir are captured as
+// [LogLine]s with their level; strings print as they are, other values as
+// their JSON form.
+//
+// # JSON forms
+//
+// Result.Value is JSON. Plain objects (own enumerable string-keyed data
+// properties, in order), arrays, strings, finite numbers, booleans and null
+// are as in JSON; undefined is omitted from objects and null in arrays, and
+// an undefined final value sets Result.Undefined with Value null. The
+// rest are tagged objects:
+//
+//	BigInt            {"$bigint":"123"}
+//	NaN, ±Infinity    {"$number":"NaN"}, {"$number":"Infinity"}, {"$number":"-Infinity"}
+//	Map               {"$map":[[key, value], …]}
+//	Set               {"$set":[value, …]}
+//	Date              {"$date":"2024-01-02T03:04:05.000Z"} (or "Invalid Date")
+//	RegExp            {"$regexp":"/a+/g"}
+//	Error             {"$error":{"name":"TypeError","message":"…"}}
+//	function, class   {"$function":"name"}
+//	Symbol            {"$symbol":"description"}
+//	accessor property {"$accessor":"get"} (getters are never called)
+//	Promise           {"$promise":"pending"} (nested; a final Promise is awaited)
+//	Proxy, WeakMap …  {"$object":"Proxy"}
+//
+// Typed arrays are arrays of numbers. A value that refers to itself is an
+// error ([KindCyclicValue]) naming the path; shared references that are not
+// cycles are exported at each place.
+//
+// # Errors
+//
+// Every failure is an [*Error] whose Kind says what happened and whose
+// message is written for the model that wrote the code: what went wrong,
+// where (line, column, JS stack) and how to fix it. Match kinds with
+// errors.Is and the sentinels ([ErrSyntax], [ErrException],
+// [ErrThrownValue], [ErrTimeout], [ErrMemoryLimit], [ErrStackOverflow],
+// [ErrOutputTooLarge], [ErrCodeTooLarge], [ErrNestingTooDeep],
+// [ErrUnsettledPromise], [ErrCyclicValue], [ErrWorkerCrashed],
+// [ErrCanceled], [ErrInternal]); read details with errors.As. A timeout
+// caused by the caller's context deadline also matches
+// context.DeadlineExceeded; a worker crash caused by memory or stack also
+// matches ErrMemoryLimit or ErrStackOverflow. On failure Run also returns a
+// Result with the console output logged before it.
+//
+// # Limits and defaults
+//
+// [Limits] holds every per-run limit; zero fields take these defaults:
+//
+//	Timeout      5s       wall time: code, Promise jobs and result conversion
+//	Grace        1s       after the timeout, before the run is given up / the worker killed
+//	Memory       256 MiB  heap growth (watchdog); in workers also the OS limit's budget
+//	CallStack    2000     nested JS calls
+//	SourceBytes  64 KiB   code size, checked before parsing
+//	Nesting      256      bracket depth of the code (and of JSON.parse input)
+//	ResultBytes  256 KiB  JSON form of the final value
+//	ResultDepth  128      nesting of the final value (and of JSON.stringify input)
+//	LogBytes     64 KiB   console output kept, then a truncation marker
+//	LogLines     1000     console lines kept
+//
+// [WithConcurrency] caps runs in progress (default GOMAXPROCS; in process a
+// run that was given up keeps its slot until it really ends).
+// [WithFixedTime] and [WithRandSeed] make Date and Math.random
+// reproducible.
+//
+// # Hardening
+//
+// Before goja sees the code it is checked for size and scanned in linear
+// time for bracket nesting, over-long operator chains and long &&/||
+// chains over constants: goja's parser and compiler recurse without limit
+// (deep nesting kills the process with a fatal, unrecoverable stack
+// overflow) and its constant folding is quadratic or exponential in some
+// expressions. Each run gets a fresh goja.Runtime with a call stack limit;
+// eval, Function and the constructors of function, async function and
+// generator function prototypes throw; Array.prototype.join, toString and
+// toLocaleString are wrapped in JS frames so that stringifying deep arrays
+// meets the call stack limit instead of the Go stack; JSON.stringify,
+// JSON.parse and Array.prototype.flat are wrapped to bound the depth of
+// the data they recurse on. No host object is exposed: no require,
+// process, timers, network or files. The time limit interrupts the code,
+// the Promise job queue and the conversion of the result, which a JS
+// exporter does inside the run without calling getters, toString, toJSON or
+// Proxy traps; the host never calls String, Export or Error on a sandbox
+// value. A heap watchdog (runtime/metrics, every 10 ms) interrupts runs
+// whose heap growth passes the memory limit.
+//
+// # Threat model
+//
+// goja is not a security boundary against resource exhaustion, and
+// [InProcess] inherits its limits. In process, these cannot be stopped:
+// built-ins that run in Go without checking for interrupts (a huge
+// 'x'.repeat, a sparse array's join, a backtracking regular expression
+// with lookaround or back-references, a huge BigInt, new Array(2**27).fill)
+// keep a CPU busy after the time limit, until they return, which may be
+// never; the run is given up at the deadline plus grace, but its goroutine
+// and its slot stay taken. A single huge allocation is not stopped by the
+// watchdog, which only sees it after it happened, and can exhaust the
+// process's memory. Go-level recursion on data that does not go through the
+// wrapped built-ins (long Proxy or bound-function chains) uses Go stack in
+// proportion to its length, bounded only by the memory limit. The
+// watchdog sees the whole process's heap, so concurrent runs can be
+// stopped for one another's growth. Use InProcess for trusted code,
+// development and speed.
+//
+// [Isolated] contains all of these: the worker's memory is capped by the
+// kernel, its CPU by the parent's SIGKILL, and a fatal Go error ends only
+// the worker; the run gets [KindWorkerCrashed] or [KindTimeout] and the next
+// run gets a fresh worker. It does not add a syscall filter or namespaces:
+// the worker's protection against the code is goja itself, which exposes
+// no host object. Run the host under its own user and container if the
+// code's authors are adversarial.
+//
+// # The worker hook
+//
+// Isolated starts its workers by re-executing the program's own binary
+// (os.Executable) with LOOM_SANDBOX_WORKER=1. The program must call
+// [ServeWorkerIfChild] first thing in main, which serves runs in a worker
+// and returns at once otherwise:
+//
+//	func main() {
+//		sandbox.ServeWorkerIfChild()
+//		exec, err := sandbox.NewIsolated()
+//		…
+//	}
+//
+// Tests that use Isolated call it first thing in TestMain. NewIsolated
+// refuses to start when the hook was not called, rather than run main
+// again. Alternatively, [WithWorkerCommand] names a dedicated worker binary,
+// such as one built from github.com/loomwork/loom/sandbox/cmd/loom-jsworker.
+// The worker protocol is JSON lines on the worker's stdin and stdout,
+// described in wire.go.
+//
+// # The tool
+//
+// [NewTool] makes an executor the evaluateJs agent: input {"code": "…"}
+// (jsCode is accepted too), output {"result": …, "logs": […]}. Its
+// description teaches the model the rules above; a sandbox failure is the
+// tool's error, which an AI agent's tool loop returns to the model as an
+// error result to correct.
+package sandbox
