@@ -96,7 +96,7 @@ func NewIsolated(opts ...Option) (*Isolated, error) {
 			return nil, fmt.Errorf("sandbox: WithCgroupParent(%q): not a writable cgroup v2 directory with the memory controller enabled in cgroup.subtree_control", cfg.cgroupParent)
 		}
 	}
-	if e.cgroups == nil {
+	if e.cgroups == nil && !raceEnabled {
 		e.settings.AddressSpace = true
 		e.settings.AddressBudget = 2*mem + 2*workerMaxStack + 256<<20
 	}
@@ -122,13 +122,19 @@ func NewIsolated(opts ...Option) (*Isolated, error) {
 // Limits returns the limits every run gets.
 func (e *Isolated) Limits() Limits { return e.cfg.limits }
 
-// MemoryEnforcement says how the workers' memory is capped: "cgroup" or
-// "rlimit".
+// MemoryEnforcement says how the workers' memory is capped by the
+// operating system: "cgroup", "rlimit", or "none" (in binaries built with
+// -race, whose shadow memory rules out RLIMIT_AS; GOMEMLIMIT and the heap
+// watchdog still apply).
 func (e *Isolated) MemoryEnforcement() string {
-	if e.cgroups != nil {
+	switch {
+	case e.cgroups != nil:
 		return "cgroup"
+	case e.settings.AddressSpace:
+		return "rlimit"
+	default:
+		return "none"
 	}
-	return "rlimit"
 }
 
 // Run runs code in an idle worker, waiting for one first (the wait counts

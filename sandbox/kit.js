@@ -25,6 +25,26 @@
     return undefined;
   }
 
+  // dataOnly reports whether k resolves, on o or its prototypes, to a data
+  // property or to nothing, with no Proxy on the way.
+  function dataOnly(o, k) {
+    for (let i = 0; o !== null && o !== undefined && i < 64; i++) {
+      if (classOf(o) === "proxy") return false;
+      const d = gopd(o, k);
+      if (d !== undefined) return hasOwn(d, "value");
+      o = getProto(o);
+    }
+    return true;
+  }
+
+  // errorStack reads an Error's stack. goja formats it on first read from
+  // the error's name and message, so it is read only when those are data
+  // properties and the read can run no code of the value.
+  function errorStack(v) {
+    if (!dataOnly(v, "name") || !dataOnly(v, "message")) return "";
+    return stringProp(v, "stack") || "";
+  }
+
   function stringProp(o, k) {
     const v = dataProp(o, k);
     return typeof v === "string" ? v : undefined;
@@ -174,7 +194,7 @@
   // through errorInfo, anything else as its JSON form.
   function describe(v) {
     if (v !== null && typeof v === "object" && classOf(v) === "Error") {
-      errorInfo(stringProp(v, "name") || "Error", stringProp(v, "message") || "", stringProp(v, "stack") || "");
+      errorInfo(stringProp(v, "name") || "Error", stringProp(v, "message") || "", errorStack(v));
       return;
     }
     value(v, "");

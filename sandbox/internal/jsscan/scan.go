@@ -141,9 +141,10 @@ func Scan(src string, lim Limits) (Report, error) {
 	return s.rep, nil
 }
 
+// fail records a violation at the token that ends at the current offset.
 func (s *scanner) fail(what What, limit int) {
 	if s.err == nil {
-		s.err = &Violation{What: what, Limit: limit, Line: s.line, Column: s.i - s.col0 + 1}
+		s.err = &Violation{What: what, Limit: limit, Line: s.line, Column: max(s.i-s.col0, 1)}
 	}
 }
 

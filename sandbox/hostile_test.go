@@ -1,0 +1,253 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Executors a hostile case runs under.
+const (
+	inProcess = "in-process"
+	isolated  = "isolated"
+)
+
+// hostileLimits keep the hostile table fast: short time limits, a small
+// memory budget.
+var hostileLimits = Limits{Timeout: 500 * time.Millisecond, Grace: 500 * time.Millisecond, Memory: 64 << 20}
+
+// memoryLimits are for cases that must reach the memory limit first.
+var memoryLimits = Limits{Timeout: 8 * time.Second, Grace: 500 * time.Millisecond, Memory: 32 << 20}
+
+// hostileCase is one row of the attack and fault catalogue of
+// shared/research/sandbox.md §2.
+type hostileCase struct {
+	row  int    // the catalogue's row
+	name string // what the case does
+	exec string // inProcess or isolated
+	code string
+	// want is the sentinel(s) the error must match (any of them); nil means
+	// the run succeeds, with value wantValue when it is set.
+	want      []error
+	wantValue string
+	// wantText must appear in the error message or the value.
+	wantText string
+	// osLimit marks cases only the worker's OS memory limit contains.
+	osLimit bool
+	// memory marks cases that must reach the memory limit before the time
+	// limit: they run with a longer time limit.
+	memory bool
+}
+
+func hostileCases() []hostileCase {
+	deep := "let a=[];for(let i=0;i<1e5;i++)a=[a];"
+	return []hostileCase{
+		{row: 1, name: "infinite loop", exec: inProcess, code: `for(;;){}`, want: []error{ErrTimeout}, wantText: "join"},
+		{row: 1, name: "loop that catches its interrupt", exec: inProcess, code: `for(;;){ try { for(;;){} } catch(e) {} finally { for(;;){} } }`, want: []error{ErrTimeout}},
+		{row: 2, name: "infinite recursion", exec: inProcess, code: `function f(){return f()+1}; f()`, want: []error{ErrStackOverflow}, wantText: "at f (code.js:1:"},
+		{row: 2, name: "recursion that catches the overflow", exec: inProcess, code: `function f(){ try { return f() } catch(e) { return f() } }; f()`, want: []error{ErrStackOverflow}},
+		{row: 3, name: "JS-level memory bomb", exec: inProcess, code: `const a=[];for(;;)a.push(new Array(1e4).fill(a.length))`, want: []error{ErrMemoryLimit}, memory: true},
+		{row: 3, name: "JS-level memory bomb", exec: isolated, code: `const a=[];for(;;)a.push(new Array(1e4).fill(a.length))`, want: []error{ErrMemoryLimit}, memory: true},
+		{row: 4, name: "one huge string allocation", exec: isolated, code: `'x'.repeat(2**30).length`, want: []error{ErrMemoryLimit}, osLimit: true},
+		{row: 4, name: "one huge ArrayBuffer", exec: isolated, code: `new Uint8Array(new ArrayBuffer(2**32)).fill(1).length`, want: []error{ErrMemoryLimit, ErrWorkerCrashed}, osLimit: true},
+		{row: 5, name: "string doubling", exec: isolated, code: `let s='x';for(;;)s+=s`, want: []error{ErrMemoryLimit}, osLimit: true},
+		{row: 6, name: "accidental quadratic string building", exec: inProcess, code: `let s='';for(let i=0;i<1e6;i++)s+='abc';s.length`, want: []error{ErrTimeout}, wantText: "join('')"},
+		{row: 7, name: "regexp backtracking", exec: isolated, code: `/^(a+)+(?=b)/.test('a'.repeat(40)+'c')`, want: []error{ErrTimeout}, wantText: "cannot be interrupted"},
+		{row: 8, name: "deeply nested source (2 MB)", exec: inProcess, code: strings.Repeat("[", 1e6) + strings.Repeat("]", 1e6), want: []error{ErrCodeTooLarge}},
+		{row: 8, name: "nested source within the size limit", exec: inProcess, code: strings.Repeat("[", 3e4) + strings.Repeat("]", 3e4), want: []error{ErrNestingTooDeep}, wantText: "line 1, column 257"},
+		{row: 8, name: "nested template literals", exec: inProcess, code: strings.Repeat("`${", 300) + "1" + strings.Repeat("}`", 300), want: []error{ErrNestingTooDeep}},
+		{row: 8, name: "long constant && chain (exponential compile)", exec: inProcess, code: strings.Repeat("1&&", 40) + "1", want: []error{ErrNestingTooDeep}},
+		{row: 8, name: "long operator chain (quadratic compile)", exec: inProcess, code: strings.Repeat("'a'+", 5000) + "'a'", want: []error{ErrNestingTooDeep}},
+		{row: 8, name: "prefix operator run", exec: inProcess, code: strings.Repeat("!", 5000) + "1", want: []error{ErrNestingTooDeep}},
+		{row: 9, name: "eval of nested source", exec: inProcess, code: `eval('['.repeat(3e5)+']'.repeat(3e5))`, want: []error{ErrException}, wantText: "EvalError"},
+		{row: 9, name: "Function of nested source", exec: inProcess, code: `Function('return '+'['.repeat(3e5)+']'.repeat(3e5))()`, want: []error{ErrException}, wantText: "EvalError"},
+		{row: 9, name: "function constructor route", exec: inProcess, code: `(()=>0).constructor('return 1')()`, want: []error{ErrException}, wantText: "EvalError"},
+		{row: 9, name: "async function constructor route", exec: inProcess, code: `(async()=>0).constructor('return 1')()`, want: []error{ErrException}, wantText: "EvalError"},
+		{row: 9, name: "generator function constructor route", exec: inProcess, code: `(function*(){}).constructor('yield 1')().next()`, want: []error{ErrException}, wantText: "EvalError"},
+		{row: 9, name: "Reflect.construct route", exec: inProcess, code: `Reflect.construct(Object.getPrototypeOf(function(){}).constructor, ['return 1'])()`, want: []error{ErrException}},
+		{row: 9, name: "indirect eval", exec: inProcess, code: `(0, globalThis['ev'+'al'])('1')`, want: []error{ErrException}, wantText: "EvalError"},
+		{row: 10, name: "String of deep data", exec: inProcess, code: deep + `String(a)`, want: []error{ErrStackOverflow}},
+		{row: 10, name: "join of deep data", exec: inProcess, code: deep + `a.join(',')`, want: []error{ErrStackOverflow}},
+		{row: 10, name: "JSON.stringify of deep data", exec: inProcess, code: deep + `JSON.stringify(a)`, want: []error{ErrException}, wantText: "nested more than 128 levels"},
+		{row: 10, name: "JSON.parse of deep text", exec: inProcess, code: `JSON.parse('['.repeat(1e6)+']'.repeat(1e6))`, want: []error{ErrException}, wantText: "nested more than 256 levels"},
+		{row: 10, name: "flat(Infinity) of deep data", exec: inProcess, code: deep + `a.flat(Infinity).length`, wantValue: `0`},
+		{row: 10, name: "deep data as the result", exec: inProcess, code: deep + `a`, want: []error{ErrOutputTooLarge}, wantText: "128 levels"},
+		{row: 11, name: "huge result", exec: inProcess, code: `'x'.repeat(1e7)`, want: []error{ErrOutputTooLarge}},
+		{row: 11, name: "console spam", exec: inProcess, code: `for(let i=0;i<1e5;i++)console.log('line', i); 'done'`, wantValue: `"done"`},
+		{row: 12, name: "prototype pollution and globals", exec: inProcess, code: `Object.prototype.isAdmin=true; Array.prototype.push=null; globalThis.cache={k:1}; 1`, wantValue: `1`},
+		{row: 12, name: "prototype pollution and globals", exec: isolated, code: `Object.prototype.isAdmin=true; globalThis.cache={k:1}; 1`, wantValue: `1`},
+		{row: 17, name: "Function('return this')", exec: inProcess, code: `Function('return this')()`, want: []error{ErrException}, wantText: "EvalError"},
+		{row: 18, name: "microtask flood", exec: inProcess, code: `function f(){Promise.resolve().then(f)}; f()`, want: []error{ErrTimeout}},
+		{row: 18, name: "doubling microtask flood", exec: isolated, code: `function f(){Promise.resolve().then(f);Promise.resolve().then(f)}; f()`, want: []error{ErrTimeout, ErrMemoryLimit}},
+		{row: 18, name: "awaiting forever", exec: inProcess, code: `await new Promise(() => {})`, want: []error{ErrUnsettledPromise}},
+		{row: 19, name: "no timers", exec: inProcess, code: `setTimeout(() => {}, 0)`, want: []error{ErrException}, wantText: "no require, modules, process, timers"},
+		{row: 19, name: "no host objects", exec: inProcess, code: `[typeof require, typeof process, typeof fetch, typeof setTimeout, typeof console.log]`, wantValue: `["undefined","undefined","undefined","undefined","function"]`},
+		{row: 19, name: "no host realm through constructors", exec: inProcess, code: `this.constructor.constructor('return process')()`, want: []error{ErrException}, wantText: "EvalError"},
+		{row: 21, name: "throw 1", exec: inProcess, code: `throw 1`, want: []error{ErrThrownValue}, wantText: "not an Error: 1"},
+		{row: 21, name: "throw null", exec: inProcess, code: `throw null`, want: []error{ErrThrownValue}, wantText: "not an Error: null"},
+		{row: 21, name: "throw undefined", exec: inProcess, code: `throw undefined`, want: []error{ErrThrownValue}, wantText: "not an Error: undefined"},
+		{row: 21, name: "throw Symbol()", exec: inProcess, code: `throw Symbol('s')`, want: []error{ErrThrownValue}, wantText: `{"$symbol":"s"}`},
+		{row: 22, name: "thrown object whose toString throws", exec: inProcess, code: `throw {toString(){throw 1}}`, want: []error{ErrThrownValue}},
+		{row: 22, name: "thrown object whose toString loops", exec: inProcess, code: `throw {toString(){for(;;){}}}`, want: []error{ErrThrownValue}, wantText: `"toString":{"$function":"toString"}`},
+		{row: 22, name: "Error whose message getter loops", exec: inProcess, code: `const e=new Error('x'); Object.defineProperty(e,'message',{get(){for(;;){}}}); throw e`, want: []error{ErrException}},
+		{row: 22, name: "thrown Proxy with looping traps", exec: inProcess, code: `throw new Proxy({}, {get(){for(;;){}}, ownKeys(){for(;;){}}, getOwnPropertyDescriptor(){for(;;){}}})`, want: []error{ErrThrownValue}, wantText: `"$object":"Proxy"`},
+		{row: 23, name: "result whose toString loops", exec: inProcess, code: `({toString(){for(;;){}}, valueOf(){for(;;){}}})`, wantValue: `{"toString":{"$function":"toString"},"valueOf":{"$function":"valueOf"}}`},
+		{row: 23, name: "result with a throwing getter", exec: inProcess, code: `({get a(){throw 1}, b:2})`, wantValue: `{"a":{"$accessor":"get"},"b":2}`},
+		{row: 23, name: "result with Symbol.toPrimitive", exec: inProcess, code: `({[Symbol.toPrimitive](){for(;;){}}, toJSON(){for(;;){}}})`, wantValue: `{"toJSON":{"$function":"toJSON"}}`},
+		{row: 24, name: "Proxy result", exec: inProcess, code: `new Proxy({}, {ownKeys(){for(;;){}}, get(){for(;;){}}})`, wantValue: `{"$object":"Proxy"}`},
+		{row: 25, name: "Symbol result", exec: inProcess, code: `[Symbol('s'), {[Symbol('k')]: 1, a: 2}]`, wantValue: `[{"$symbol":"s"},{"a":2}]`},
+		{row: 26, name: "huge BigInt", exec: isolated, code: `2n**(2n**30n)`, want: []error{ErrMemoryLimit, ErrTimeout}, osLimit: true},
+		{row: 27, name: "cyclic JSON.stringify", exec: inProcess, code: `const a={}; a.a=a; JSON.stringify(a)`, want: []error{ErrException}, wantText: "TypeError"},
+		{row: 27, name: "cyclic join", exec: inProcess, code: `const a=[1]; a.push(a); a.join()`, wantValue: `"1,"`},
+		{row: 27, name: "cyclic result", exec: inProcess, code: `const a={b:{c:[1]}}; a.b.c.push(a); a`, want: []error{ErrCyclicValue}, wantText: "result.b.c[1] refers back to result"},
+		{row: 30, name: "sparse join", exec: isolated, code: `const a=[]; a.length=2**32-1; a.join().length`, want: []error{ErrTimeout}},
+		{row: 30, name: "huge fill", exec: isolated, code: `new Array(2**27).fill(0).length`, want: []error{ErrTimeout, ErrMemoryLimit}, osLimit: true},
+	}
+}
+
+// nextRunCode checks that a run after a hostile one works and sees none of
+// its state.
+const nextRunCode = `[typeof globalThis.cache, ({}).isAdmin === undefined, [1].push(2), 1+1]`
+const nextRunWant = `["undefined",true,2,2]`
+
+func TestHostileCode(t *testing.T) {
+	ip, err := NewInProcess(WithLimits(hostileLimits))
+	require.NoError(t, err)
+	iso, err := NewIsolated(WithLimits(hostileLimits), WithConcurrency(2))
+	require.NoError(t, err)
+	ipMem, err := NewInProcess(WithLimits(memoryLimits))
+	require.NoError(t, err)
+	isoMem, err := NewIsolated(WithLimits(memoryLimits), WithConcurrency(1))
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		require.NoError(t, iso.Close())
+		require.NoError(t, isoMem.Close())
+		require.NoError(t, ip.Close())
+		require.NoError(t, ipMem.Close())
+	})
+	execs := map[string]Executor{inProcess: ip, isolated: iso}
+	memExecs := map[string]Executor{inProcess: ipMem, isolated: isoMem}
+	cases := hostileCases()
+	// Isolated cases run in parallel with each other (each in its own
+	// process); in-process cases run one at a time, since the heap
+	// watchdog sees the whole process.
+	for _, tc := range cases {
+		t.Run(tc.exec+"/row"+itoa(tc.row)+"/"+tc.name, func(t *testing.T) {
+			if tc.exec == isolated {
+				t.Parallel()
+			}
+			if tc.osLimit && iso.MemoryEnforcement() == "none" {
+				t.Skip("needs the worker's OS memory limit, which a -race binary does not set; the run without -race covers it")
+			}
+			e, lim := execs[tc.exec], hostileLimits
+			if tc.memory {
+				e, lim = memExecs[tc.exec], memoryLimits
+			}
+			bound := lim.Timeout + lim.Grace + killMargin + 2*time.Second
+			start := time.Now()
+			res, err := e.Run(context.Background(), tc.code)
+			took := time.Since(start)
+			require.Less(t, took, bound, "the run must end within its limit plus a margin")
+			require.NotNil(t, res, "Run returns a Result with the output so far")
+			if tc.want == nil {
+				require.NoError(t, err)
+				if tc.wantValue != "" {
+					require.JSONEq(t, tc.wantValue, string(res.Value))
+				}
+			} else {
+				require.Error(t, err)
+				var se *Error
+				require.True(t, errors.As(err, &se), "a sandbox failure is a *sandbox.Error, got %T: %v", err, err)
+				matched := false
+				for _, w := range tc.want {
+					matched = matched || errors.Is(err, w)
+				}
+				require.True(t, matched, "error %q (kind %s) should match one of %v", err, se.Kind, tc.want)
+				require.NotEmpty(t, se.Message)
+			}
+			if tc.wantText != "" {
+				text := string(res.Value)
+				if err != nil {
+					text = err.Error()
+				}
+				require.Contains(t, text, tc.wantText)
+			}
+			// The host survived; the next run on the same executor works and
+			// sees nothing of this one.
+			next, err := e.Run(context.Background(), nextRunCode)
+			require.NoError(t, err)
+			require.JSONEq(t, nextRunWant, string(next.Value))
+		})
+	}
+}
+
+func TestHostileConsoleSpamIsTruncated(t *testing.T) {
+	e, err := NewInProcess(WithLimits(Limits{LogLines: 10}))
+	require.NoError(t, err)
+	res, err := e.Run(context.Background(), `for(let i=0;i<1e5;i++)console.log('line', i); 'done'`)
+	require.NoError(t, err)
+	require.Len(t, res.Logs, 11)
+	require.Equal(t, "line 0", res.Logs[0].Text)
+	require.Contains(t, res.Logs[10].Text, "console output truncated")
+	require.Equal(t, LevelWarn, res.Logs[10].Level)
+}
+
+// processKillers are inputs that kill a process running goja without the
+// sandbox's admission checks. They run in a child test process.
+var processKillers = map[string]string{
+	"nested source": strings.Repeat("[", 1e6) + strings.Repeat("]", 1e6),
+}
+
+// TestHostileChildProcess shows why the admission checks exist: with the
+// source limits lifted, nested source kills the process running the
+// in-process executor (in a child test process), while the isolated
+// executor contains it as a worker crash, and the default limits reject it
+// before goja sees it.
+func TestHostileChildProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spends several seconds overflowing a Go stack")
+	}
+	if name := os.Getenv("LOOM_SANDBOX_TEST_KILLER"); name != "" {
+		e, err := NewInProcess(WithLimits(Limits{SourceBytes: 4 << 20, Nesting: 1 << 30}))
+		require.NoError(t, err)
+		_, _ = e.Run(context.Background(), processKillers[name])
+		t.Fatal("the process survived")
+		return
+	}
+	for name, code := range processKillers {
+		t.Run(name, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestHostileChildProcess$", "-test.count=1")
+			cmd.Env = append(os.Environ(), "LOOM_SANDBOX_TEST_KILLER="+name)
+			out, err := cmd.CombinedOutput()
+			require.Error(t, err, "the child must die")
+			require.Contains(t, string(out), "stack overflow")
+
+			iso, err := NewIsolated(WithLimits(Limits{SourceBytes: 4 << 20, Nesting: 1 << 30, Timeout: 20 * time.Second}), WithConcurrency(1))
+			require.NoError(t, err)
+			defer iso.Close()
+			_, err = iso.Run(context.Background(), code)
+			require.ErrorIs(t, err, ErrWorkerCrashed)
+			require.ErrorIs(t, err, ErrStackOverflow)
+			res, err := iso.Run(context.Background(), "1+1")
+			require.NoError(t, err)
+			require.JSONEq(t, "2", string(res.Value))
+
+			ip, err := NewInProcess()
+			require.NoError(t, err)
+			_, err = ip.Run(context.Background(), code)
+			require.ErrorIs(t, err, ErrCodeTooLarge)
+		})
+	}
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
