@@ -37,7 +37,10 @@ type (
 // runs use otel's global provider, which records nothing unless the program
 // set one.
 func WithTracerProvider(ctx context.Context, tp trace.TracerProvider) context.Context {
-	return context.WithValue(ctx, tracerProviderKey{}, tp)
+	if tp == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, tracerProviderKey{}, tp.Tracer(Scope))
 }
 
 // WithContentCapture returns ctx whose spans record message content (on) or
@@ -48,8 +51,8 @@ func WithContentCapture(ctx context.Context, on bool) context.Context {
 
 // Tracer returns the tracer for ctx: its provider's, or the global one.
 func Tracer(ctx context.Context) trace.Tracer {
-	if tp, ok := ctx.Value(tracerProviderKey{}).(trace.TracerProvider); ok && tp != nil {
-		return tp.Tracer(Scope)
+	if t, ok := ctx.Value(tracerProviderKey{}).(trace.Tracer); ok {
+		return t
 	}
 	return otel.GetTracerProvider().Tracer(Scope)
 }
