@@ -153,6 +153,8 @@ func classOf(o *goja.Object) string {
 	cn := o.ClassName()
 	if cn == "Object" && t != nil {
 		switch {
+		case t == promiseType:
+			return "Promise"
 		case t == mapType:
 			return "Map"
 		case t == setType:

@@ -431,18 +431,29 @@ var jsFrame = regexp.MustCompile(`at (?:(\S+) \()?` + regexp.QuoteMeta(sourceNam
 // which carry no Go frames) in the same form as formatFrames.
 func (j *job) reformatJSStack(stack string) string {
 	var out []string
-	for _, m := range jsFrame.FindAllStringSubmatch(stack, 10) {
-		line, _ := strconv.Atoi(m[2])
-		col, _ := strconv.Atoi(m[3])
-		l, c, ok := j.pos.orig(line, col)
-		if !ok {
+	for _, l := range strings.Split(stack, "\n") {
+		if len(out) == 10 {
+			break
+		}
+		l = strings.TrimSpace(l)
+		if !strings.HasPrefix(l, "at ") {
 			continue
 		}
-		loc := fmt.Sprintf("%s:%d:%d", sourceName, l, c)
-		if m[1] == "" {
-			out = append(out, "    at "+loc)
-		} else {
-			out = append(out, "    at "+m[1]+" ("+loc+")")
+		if m := jsFrame.FindStringSubmatch(l); m != nil {
+			line, _ := strconv.Atoi(m[2])
+			col, _ := strconv.Atoi(m[3])
+			ln, c, ok := j.pos.orig(line, col)
+			if !ok {
+				continue
+			}
+			loc := fmt.Sprintf("%s:%d:%d", sourceName, ln, c)
+			if m[1] == "" {
+				out = append(out, "    at "+loc)
+			} else {
+				out = append(out, "    at "+m[1]+" ("+loc+")")
+			}
+		} else if strings.HasSuffix(l, "(native)") && !strings.ContainsAny(strings.TrimSuffix(l, " (native)")[3:], "/.(") {
+			out = append(out, "    "+l)
 		}
 	}
 	return strings.Join(out, "\n")
