@@ -311,6 +311,9 @@ func (e *Isolated) Close() error {
 		}
 		e.mu.Unlock()
 		e.wg.Wait()
+		e.mu.Lock()
+		clear(e.live)
+		e.mu.Unlock()
 		for {
 			select {
 			case <-e.idle:

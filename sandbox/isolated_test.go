@@ -1,0 +1,197 @@
+package sandbox
+
+import (
+	"context"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func newTestIsolated(t *testing.T, opts ...Option) *Isolated {
+	t.Helper()
+	e, err := NewIsolated(opts...)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, e.Close()) })
+	return e
+}
+
+// livePIDs are the pids of the executor's worker processes.
+func livePIDs(e *Isolated) []int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var pids []int
+	for w := range e.live {
+		pids = append(pids, w.cmd.Process.Pid)
+	}
+	return pids
+}
+
+func requireWorks(t *testing.T, e Executor) {
+	t.Helper()
+	res, err := e.Run(context.Background(), `[1, 2].map(x => x * 21).pop()`)
+	require.NoError(t, err)
+	require.Equal(t, "42", string(res.Value))
+}
+
+func TestIsolatedRuns(t *testing.T) {
+	at := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	e := newTestIsolated(t, WithConcurrency(1), WithFixedTime(at), WithRandSeed(1))
+	require.Contains(t, []string{"rlimit", "cgroup", "none"}, e.MemoryEnforcement())
+	res, err := e.Run(context.Background(), `console.warn("w"); ({now: new Date(), big: 10n, m: new Map([[1, 2]])})`)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"now":{"$date":"2030-01-01T00:00:00.000Z"},"big":{"$bigint":"10"},"m":{"$map":[[1,2]]}}`, string(res.Value))
+	require.Equal(t, []LogLine{{LevelWarn, "w"}}, res.Logs)
+	require.Positive(t, res.Duration)
+
+	res, err = e.Run(context.Background(), `console.log("before"); null.x`)
+	require.ErrorIs(t, err, ErrException)
+	require.Contains(t, err.Error(), "at code.js:1:")
+	require.Equal(t, []LogLine{{LevelLog, "before"}}, res.Logs)
+
+	res, err = e.Run(context.Background(), `let x = 1`)
+	require.NoError(t, err)
+	require.True(t, res.Undefined)
+}
+
+func TestIsolatedWorkerEnvironmentIsScrubbed(t *testing.T) {
+	t.Setenv("LOOM_TEST_SECRET_API_KEY", "sk-secret")
+	e := newTestIsolated(t, WithConcurrency(1))
+	pids := livePIDs(e)
+	require.Len(t, pids, 1)
+	env, err := os.ReadFile("/proc/" + itoa(pids[0]) + "/environ")
+	if err != nil {
+		t.Skip("no /proc here:", err)
+	}
+	require.NotContains(t, string(env), "sk-secret")
+	require.Contains(t, string(env), workerEnvKey+"="+workerEnvValue)
+	vars := strings.Split(strings.TrimRight(string(env), "\x00"), "\x00")
+	require.Len(t, vars, 4, "only the worker's own settings: %q", vars)
+}
+
+// TestIsolatedWorkerKilledMidRun kills the worker while it runs code: the
+// caller gets a worker-crashed error at once, and the pool recovers.
+func TestIsolatedWorkerKilledMidRun(t *testing.T) {
+	e := newTestIsolated(t, WithConcurrency(1), WithLimits(Limits{Timeout: 20 * time.Second}))
+	requireWorks(t, e)
+	pids := livePIDs(e)
+	require.Len(t, pids, 1)
+	time.AfterFunc(200*time.Millisecond, func() { _ = syscall.Kill(pids[0], syscall.SIGKILL) })
+	start := time.Now()
+	_, err := e.Run(context.Background(), `for(;;){}`)
+	require.Less(t, time.Since(start), 5*time.Second)
+	require.ErrorIs(t, err, ErrWorkerCrashed)
+	require.Contains(t, err.Error(), "killed by signal")
+	require.Contains(t, err.Error(), "A fresh worker was started")
+	requireWorks(t, e)
+	require.NotEqual(t, pids, livePIDs(e))
+}
+
+// TestIsolatedIdleWorkerDies kills an idle worker: the next run gets a
+// fresh one.
+func TestIsolatedIdleWorkerDies(t *testing.T) {
+	e := newTestIsolated(t, WithConcurrency(1))
+	pids := livePIDs(e)
+	require.Len(t, pids, 1)
+	require.NoError(t, syscall.Kill(pids[0], syscall.SIGKILL))
+	time.Sleep(100 * time.Millisecond)
+	requireWorks(t, e)
+}
+
+func TestIsolatedHardDeadlineKillsWorker(t *testing.T) {
+	e := newTestIsolated(t, WithConcurrency(1), WithLimits(Limits{Timeout: 200 * time.Millisecond, Grace: 200 * time.Millisecond}))
+	start := time.Now()
+	// A backtracking regular expression ignores interrupts.
+	_, err := e.Run(context.Background(), `/^(a+)+(?=b)/.test('a'.repeat(40)+'c')`)
+	require.ErrorIs(t, err, ErrTimeout)
+	require.Less(t, time.Since(start), 200*time.Millisecond+200*time.Millisecond+killMargin+2*time.Second)
+	requireWorks(t, e)
+}
+
+func TestIsolatedContext(t *testing.T) {
+	e := newTestIsolated(t, WithConcurrency(1))
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+	defer cancel()
+	_, err := e.Run(ctx, `for(;;){}`)
+	require.ErrorIs(t, err, ErrTimeout)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+
+	ctx, cancel = context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	_, err = e.Run(ctx, `for(;;){}`)
+	require.ErrorIs(t, err, context.Canceled)
+	requireWorks(t, e)
+}
+
+func TestIsolatedConcurrentRuns(t *testing.T) {
+	e := newTestIsolated(t, WithConcurrency(2))
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for i := 0; i < 16; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := e.Run(context.Background(), `const seen = typeof globalThis.mark; globalThis.mark = 1; seen`)
+			if err == nil && string(res.Value) != `"undefined"` {
+				err = &Error{Kind: KindInternal, Message: "state leaked: " + string(res.Value)}
+			}
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+}
+
+func TestIsolatedClose(t *testing.T) {
+	e, err := NewIsolated(WithConcurrency(2), WithLimits(Limits{Timeout: 20 * time.Second}))
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() {
+		_, err := e.Run(context.Background(), `for(;;){}`)
+		done <- err
+	}()
+	time.Sleep(200 * time.Millisecond)
+	require.NoError(t, e.Close())
+	require.ErrorIs(t, <-done, ErrClosed)
+	_, err = e.Run(context.Background(), `1`)
+	require.ErrorIs(t, err, ErrClosed)
+	require.Empty(t, livePIDs(e))
+	require.NoError(t, e.Close(), "Close is idempotent")
+}
+
+func TestIsolatedBadWorkerCommand(t *testing.T) {
+	_, err := NewIsolated(WithWorkerCommand("/bin/true"), WithWorkerStartTimeout(5*time.Second))
+	require.ErrorContains(t, err, "ServeWorkerIfChild")
+
+	_, err = NewIsolated(WithWorkerCommand("/nonexistent/loom-jsworker"))
+	require.ErrorContains(t, err, "start worker")
+
+	_, err = NewIsolated(WithCgroupParent("/nonexistent/cgroup"))
+	require.ErrorContains(t, err, "cgroup")
+}
+
+func TestIsolatedWorkerCommand(t *testing.T) {
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	e := newTestIsolated(t, WithWorkerCommand(exe), WithConcurrency(1))
+	requireWorks(t, e)
+}
+
+func TestCgroupDetection(t *testing.T) {
+	dir := findCgroupParent("")
+	if dir == "" {
+		t.Skip("no delegated cgroup v2 with the memory controller here: workers use RLIMIT_AS")
+	}
+	e := newTestIsolated(t, WithConcurrency(1), WithLimits(Limits{Memory: 32 << 20}))
+	require.Equal(t, "cgroup", e.MemoryEnforcement())
+	_, err := e.Run(context.Background(), `'x'.repeat(2**30).length`)
+	require.ErrorIs(t, err, ErrMemoryLimit)
+	requireWorks(t, e)
+}
