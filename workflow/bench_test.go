@@ -3,10 +3,12 @@ package workflow_test
 import (
 	"context"
 	"iter"
+	"runtime"
 	"testing"
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/model"
+	"github.com/loomwork/loom/sandbox"
 	"github.com/loomwork/loom/workflow"
 )
 
@@ -37,10 +39,34 @@ func (m cycleModel) Stream(_ context.Context, req model.Request) iter.Seq2[model
 	}
 }
 
-// benchSandboxes are the sandbox tools the workflow benchmark runs on.
-func benchSandboxes(b *testing.B) map[string]agent.Agent {
+// benchSandboxes are the sandbox tools the workflow benchmark runs on: a
+// Go function (the workflow's own cost), the in-process goja executor and
+// the isolated worker-process executor.
+func benchSandboxes(b *testing.B) []namedSandbox {
 	sb := &fakeSandbox{results: map[string]any{factorial: "1307674368000"}}
-	return map[string]agent.Agent{"func": sb.agentTB(b)}
+	in, err := sandbox.NewInProcess()
+	if err != nil {
+		b.Fatal(err)
+	}
+	iso, err := sandbox.NewIsolated(sandbox.WithConcurrency(runtime.GOMAXPROCS(0)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { in.Close(); iso.Close() })
+	return []namedSandbox{{"func", sb.agentTB(b)}, {"inprocess", tool(b, in)}, {"isolated", tool(b, iso)}}
+}
+
+type namedSandbox struct {
+	name string
+	tool agent.Agent
+}
+
+func tool(b *testing.B, e sandbox.Executor) agent.Agent {
+	t, err := sandbox.NewTool(e)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return t
 }
 
 const factorial = "let f = 1n; for (let i = 2n; i <= 15n; i++) f *= i; String(f)"
@@ -57,20 +83,20 @@ func benchWorkflow(b *testing.B, sandbox agent.Agent) (*workflow.Engine, *workfl
 // BenchmarkCodeExecution is one whole Coder→Sandbox→Coder workflow: two
 // model calls, one sandbox run.
 func BenchmarkCodeExecution(b *testing.B) {
-	for name, sb := range benchSandboxes(b) {
-		b.Run(name, func(b *testing.B) {
-			e, ce := benchWorkflow(b, sb)
+	for _, sb := range benchSandboxes(b) {
+		b.Run(sb.name, func(b *testing.B) {
+			e, ce := benchWorkflow(b, sb.tool)
 			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {
 				res, err := e.Invoke(ctx, ce, "Calculate 15!")
-				if err != nil || res.Text() != "15! = 1307674368000" {
+				if err != nil || res.Text() != "15! = 1307674368000" || res.Invocations != 4 {
 					b.Fatal(err, res)
 				}
 			}
 		})
-		b.Run(name+"-parallel", func(b *testing.B) {
-			e, ce := benchWorkflow(b, sb)
+		b.Run(sb.name+"-parallel", func(b *testing.B) {
+			e, ce := benchWorkflow(b, sb.tool)
 			b.ReportAllocs()
 			b.RunParallel(func(pb *testing.PB) {
 				ctx := context.Background()

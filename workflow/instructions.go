@@ -10,13 +10,13 @@ func CoderInstructions(tool string, topLevelAwait bool) string {
 	b.WriteString("You are a proficient coder. You solve problems by writing JavaScript and running it with the " + tool + " tool, then you answer with the computed value.\n\n")
 	b.WriteString("Rules of the sandbox:\n")
 	b.WriteString("- Send one self-contained snippet in the \"code\" argument. The value of its final expression is the result: end with that expression (for example `total`), write no top-level `return`, and do not wrap the work in a function you never call.\n")
-	b.WriteString("- It is plain ECMAScript with the standard built-ins (Math, JSON, Date, BigInt, RegExp, Map, Set, Intl is not guaranteed). There is no require or import, no network, no file system, no process and no timers.\n")
+	b.WriteString("- It is plain ECMAScript with the standard built-ins (Math, JSON, Date, BigInt, RegExp, Map, Set, Promise). There is no require or import, no network, no file system, no process, no timers and no eval.\n")
 	b.WriteString("- console.log output is captured and returned with the result.\n")
 	b.WriteString("- Build long strings by pushing parts to an array and joining it, not with += in a loop.\n")
 	b.WriteString("- Use BigInt (for example 25n) for integers beyond 2^53 - 1, and convert the result with String() if needed.\n")
 	b.WriteString("- Runs have time and memory limits; a snippet that runs too long is stopped with a timeout error.\n")
 	if topLevelAwait {
-		b.WriteString("- Top-level await is allowed.\n")
+		b.WriteString("- Top-level await is allowed, and a Promise that the snippet ends with is awaited.\n")
 	} else {
 		b.WriteString("- There is no top-level await.\n")
 	}

@@ -6,11 +6,15 @@ import (
 	"testing"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/sandbox"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	sandbox.ServeWorkerIfChild() // the isolated sandbox's workers are this test binary
+	goleak.VerifyTestMain(m)
+}
 
 // fn returns a function agent over maps, for tests.
 func fn(t testing.TB, name string, f func(ctx context.Context, in map[string]any) (map[string]any, error)) agent.Agent {

@@ -1,0 +1,90 @@
+// Command workflow-code-execution answers questions by writing JavaScript
+// and running it in a sandbox: loom's version of the TypeScript framework's
+// workflow-code-execution example.
+//
+// A coder (an AI agent taught the sandbox's rules) calls the evaluateJs
+// tool; the code runs in an isolated worker process by default
+// (--sandbox inprocess runs it in this process), optionally after an AI
+// reviewer (--review) and a person (--approve) have accepted it. A failed
+// run goes back to the coder with a correction request, within a retry
+// budget (--max-retries). stdout shows each snippet, its console lines and
+// value as they happen, then the answer as it streams; logs go to stderr.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/examples/internal/cli"
+	_ "github.com/loomwork/loom/model/providers"
+	"github.com/loomwork/loom/workflow"
+)
+
+// settings are the example's own flags.
+type settings struct {
+	approve    bool
+	review     bool
+	sandbox    string
+	timeout    time.Duration
+	maxRetries int
+}
+
+func newApp() *cli.App {
+	s := settings{sandbox: cli.SandboxIsolated, maxRetries: workflow.DefaultMaxRetries}
+	return &cli.App{
+		Name:            "workflow-code-execution",
+		Summary:         "answers questions by writing JavaScript and running it in a sandbox",
+		Welcome:         "Welcome to the code execution workflow! Ask anything that can be solved by running code.",
+		DefaultQuestion: "10! = ?",
+		Answer:          []string{"coder"},
+		Flags: func(fs *flag.FlagSet) {
+			fs.BoolVar(&s.approve, "approve", false, "show each snippet and ask y/N before it runs")
+			fs.BoolVar(&s.review, "review", false, "have an AI reviewer read each snippet before it runs")
+			fs.StringVar(&s.sandbox, "sandbox", s.sandbox, "where code runs: isolated (a worker process with OS limits) or inprocess")
+			fs.DurationVar(&s.timeout, "sandbox-timeout", s.timeout, "time limit of one snippet (default: the sandbox's, 5s)")
+			fs.IntVar(&s.maxRetries, "max-retries", s.maxRetries, "rejected, denied or failed snippets the coder may follow with another")
+		},
+		Build: func(ctx context.Context, env *cli.Env) (agent.Agent, error) { return build(ctx, env, s) },
+	}
+}
+
+func build(_ context.Context, env *cli.Env, s settings) (agent.Agent, error) {
+	tool, topLevelAwait, err := cli.NewSandbox(env, s.sandbox, s.timeout)
+	if err != nil {
+		return nil, err
+	}
+	cfg := workflow.CodeExecutionConfig{
+		Sandbox:      tool,
+		Options:      env.Flags.Options,
+		Instructions: workflow.CoderInstructions(tool.Name(), topLevelAwait),
+		MaxRetries:   s.maxRetries,
+	}
+	if s.maxRetries == 0 {
+		cfg.MaxRetries = -1
+	}
+	if s.review {
+		verdict, err := agent.SchemaFor[workflow.Review]()
+		if err != nil {
+			return nil, err
+		}
+		if cfg.Reviewer, err = agent.NewAI(agent.AIConfig{Name: "reviewer", Instructions: workflow.CodeReviewerInstructions, OutputSchema: verdict}); err != nil {
+			return nil, err
+		}
+	}
+	if s.approve {
+		if env.Ask == nil {
+			return nil, fmt.Errorf("--approve asks before each snippet runs, and there is no terminal to ask on: run it from a terminal, or give the question with -i and pipe the answers (y or n, one per line) on stdin")
+		}
+		cfg.Approver = &workflow.PromptApprover{Ask: env.Ask}
+	}
+	return workflow.NewCodeExecution(cfg)
+}
+
+func main() {
+	cli.SandboxWorker()
+	os.Exit(cli.Run(newApp()))
+}
