@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,62 +17,7 @@ var bin string
 
 func TestMain(m *testing.M) { os.Exit(exampletest.Main(m, &bin)) }
 
-const factorialCode = "let f = 1;\nfor (let i = 2; i <= 15; i++) f *= i;\nf"
-
-// coder plays the model: it writes code for the question, then answers
-// with the value the sandbox returned, or reports the error.
-func coder(req fakeopenai.Request) fakeopenai.Reply {
-	last := req.Last()
-	if last.Role == "tool" {
-		var res struct {
-			Result json.RawMessage `json:"result"`
-			Error  json.RawMessage `json:"error"`
-		}
-		_ = json.Unmarshal([]byte(last.Content), &res)
-		if len(res.Error) > 0 {
-			// A failed call arrives as {"error": …}; the message may be
-			// nested one level deeper.
-			var inner struct {
-				Error string `json:"error"`
-			}
-			msg := jsonText(res.Error)
-			if json.Unmarshal(res.Error, &inner) == nil && inner.Error != "" {
-				msg = inner.Error
-			}
-			return fakeopenai.Reply{Text: "The code could not finish: " + strings.SplitN(msg, "\n", 2)[0]}
-		}
-		return fakeopenai.Reply{Text: fmt.Sprintf("15! = %v", jsonText(res.Result))}
-	}
-	var code string
-	switch q := last.Content; {
-	case strings.Contains(q, "15!"):
-		code = factorialCode
-	case strings.Contains(q, "forever"):
-		code = "while (true) {}"
-	default:
-		return fakeopenai.Reply{Text: fmt.Sprintf("You asked me %d questions before this one.", countUser(req)-1)}
-	}
-	args, _ := json.Marshal(map[string]string{"code": code})
-	return fakeopenai.Reply{ToolCalls: []fakeopenai.ToolCall{{ID: fmt.Sprintf("call_%d", req.Index), Name: "evaluateJs", Arguments: string(args)}}}
-}
-
-func jsonText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	return string(raw)
-}
-
-func countUser(req fakeopenai.Request) int {
-	n := 0
-	for _, m := range req.Messages {
-		if m.Role == "user" {
-			n++
-		}
-	}
-	return n
-}
+var coder = fakeopenai.Coder
 
 func TestOneShotFactorial(t *testing.T) {
 	tests := []struct {

@@ -57,10 +57,11 @@ type Reply struct {
 
 // Server is a fake Chat Completions endpoint.
 type Server struct {
-	srv   *httptest.Server
-	reply func(Request) Reply
-	mu    sync.Mutex
-	reqs  []Request
+	srv    *httptest.Server
+	reply  func(Request) Reply
+	mu     sync.Mutex
+	reqs   []Request
+	forget bool
 }
 
 // New starts a server answering each request with reply; it stops when the
@@ -70,6 +71,14 @@ func New(t testing.TB, reply func(Request) Reply) *Server {
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.srv.Close)
 	return s
+}
+
+// Handler returns the endpoint as a handler, for a standalone server; it
+// keeps no record of the requests.
+func Handler(reply func(Request) Reply) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		(&Server{reply: reply, forget: true}).serve(w, r)
+	})
 }
 
 // BaseURL is the API root to set as OPENAI_BASE_URL.
@@ -101,10 +110,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	s.mu.Lock()
-	req.Index = len(s.reqs)
-	s.reqs = append(s.reqs, req)
-	s.mu.Unlock()
+	if !s.forget {
+		s.mu.Lock()
+		req.Index = len(s.reqs)
+		s.reqs = append(s.reqs, req)
+		s.mu.Unlock()
+	}
 	rep := s.reply(req)
 	if rep.Status != 0 {
 		writeError(w, rep.Status, rep.Error)
