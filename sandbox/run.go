@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -62,8 +63,7 @@ func (j *job) stop(kind Kind, cause error) {
 func (j *job) execute() (res *Result, err error) {
 	defer func() {
 		if x := recover(); x != nil {
-			res, err = j.partial(), &Error{Kind: KindInternal, Message: fmt.Sprintf(
-				"Internal sandbox error: %v. This is not caused by your code; run it again.", x)}
+			res, err = j.partial(), panicError(x, j.lim.Memory)
 		}
 	}()
 	prog, pm, err := compileCode(j.code, j.lim)
@@ -109,6 +109,25 @@ func (j *job) execute() (res *Result, err error) {
 		return j.partial(), &Error{Kind: KindInternal, Message: "Internal sandbox error: the result's JSON form is invalid. Return plain data (objects, arrays, strings, numbers)."}
 	}
 	return &Result{Value: s.buf, Logs: j.console.lines}, nil
+}
+
+// panicError classifies a Go panic that escaped goja. goja lets some
+// allocation failures of built-ins escape as Go runtime errors (for
+// example 'x'.repeat(7**20) panics with "makeslice: len out of range"):
+// those are the code asking for too much memory.
+func panicError(x any, memLimit int64) *Error {
+	if re, ok := x.(runtime.Error); ok {
+		msg := re.Error()
+		for _, s := range []string{"makeslice", "growslice", "makemap", "out of memory", "cap out of range"} {
+			if strings.Contains(msg, s) {
+				e := memoryError(memLimit, nil)
+				e.Message = "RangeError: the code asked for a value too large to allocate (" + msg + "). " + e.Message
+				return e
+			}
+		}
+	}
+	return &Error{Kind: KindInternal, Message: fmt.Sprintf(
+		"Internal sandbox error: %v. This is not caused by your code; run it again.", x)}
 }
 
 // partial is the Result returned with an error: the console so far.

@@ -1,0 +1,111 @@
+package jsscan
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestScanDepth(t *testing.T) {
+	cases := []struct {
+		name string
+		src  string
+		want int
+	}{
+		{"empty", "", 0},
+		{"flat", "a + b; c()", 1},
+		{"nested", "f([{a: (1)}])", 4},
+		{"strings do not count", `"((((" + '[[[[' + "\"(("`, 0},
+		{"comments do not count", "// ((((\n/* [[[[ */ 1", 0},
+		{"regexp does not count", "x = /[(]{2}\\(/.test(s)", 1},
+		{"regexp after if paren", "if (x) /((((/.test(s)", 1},
+		{"division after paren", "(a) / (b)", 1},
+		{"template text does not count", "`(((( [[[[`", 0},
+		{"template substitutions count", "`${`${[1]}`}`", 3},
+		{"line continuation in a string", "'a\\\r\n((((' ; [1]", 1},
+		{"regexp class with slash", "/[/(]/.test(x); (1)", 1},
+		{"property named like a keyword", "a.if(1); a.return /2/ 1", 1},
+		{"postfix then division", "a++ / [[1]]", 2},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rep, err := Scan(tc.src, Limits{})
+			require.NoError(t, err)
+			require.Equal(t, tc.want, rep.MaxDepth)
+		})
+	}
+}
+
+func TestScanViolations(t *testing.T) {
+	cases := []struct {
+		name      string
+		src       string
+		lim       Limits
+		what      What
+		line, col int
+	}{
+		{"depth", "x = 1;\n  " + strings.Repeat("[", 5), Limits{MaxDepth: 4}, Depth, 2, 7},
+		{"template depth", strings.Repeat("`${", 5), Limits{MaxDepth: 4}, Depth, 1, 15},
+		{"operator chain", strings.Repeat("a+", 20) + "a", Limits{MaxChain: 10}, Chain, 1, 22},
+		{"prefix run", strings.Repeat("!", 20) + "a", Limits{MaxChain: 10}, Chain, 1, 20},
+		{"if chain", strings.Repeat("if(1)", 20) + "a", Limits{MaxChain: 10}, Chain, 1, 52},
+		{"constant logical chain", strings.Repeat("1&&", 6) + "1", Limits{MaxLogicalChain: 5}, LogicalChain, 1, 16},
+		{"parenthesised constants", strings.Repeat("(1)||", 6) + "1", Limits{MaxLogicalChain: 5}, LogicalChain, 1, 28},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Scan(tc.src, tc.lim)
+			var v *Violation
+			require.True(t, errors.As(err, &v), "%v", err)
+			require.Equal(t, tc.what, v.What)
+			require.Equal(t, tc.line, v.Line)
+			require.Equal(t, tc.col, v.Column)
+			require.NotEmpty(t, v.Error())
+		})
+	}
+}
+
+func TestScanAcceptsOrdinaryCode(t *testing.T) {
+	lim := Limits{MaxDepth: 256, MaxChain: 1000, MaxLogicalChain: 20}
+	for _, src := range []string{
+		strings.Repeat("a && b || c ?? d; ", 100),
+		"const ok = " + strings.Repeat("x.a && ", 40) + "x.b",
+		strings.Repeat("if (a) { b() } else ", 200) + "{}",
+		"const data = [" + strings.Repeat("1, -2, 'three', ", 2000) + "];",
+	} {
+		_, err := Scan(src, lim)
+		require.NoError(t, err)
+	}
+}
+
+func TestScanAwait(t *testing.T) {
+	for src, want := range map[string]bool{
+		"await x":                          true,
+		"const a = await f()":              true,
+		"'await'":                          false,
+		"// await\n1":                      false,
+		"obj.await":                        false,
+		"async function f() { await g() }": true,
+		"awaited + 1":                      false,
+	} {
+		rep, err := Scan(src, Limits{})
+		require.NoError(t, err)
+		require.Equal(t, want, rep.Await, src)
+	}
+}
+
+func FuzzScan(f *testing.F) {
+	for _, s := range []string{"f([{a:`${1}`}])", "/[(]/.test(x)", "if(a)/x/g.exec(b)", "'\\\n(' + (1)"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		rep, err := Scan(src, Limits{MaxDepth: 64, MaxChain: 100, MaxLogicalChain: 10})
+		opens := strings.Count(src, "(") + strings.Count(src, "[") + strings.Count(src, "{")
+		require.LessOrEqual(t, rep.MaxDepth, opens)
+		if err == nil {
+			require.LessOrEqual(t, rep.MaxDepth, 64)
+		}
+	})
+}
