@@ -11,6 +11,7 @@ import (
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/model"
+	"github.com/loomwork/loom/sandbox"
 )
 
 // DefaultMaxRetries is a [CodeExecution]'s retry budget when none is
@@ -26,8 +27,8 @@ var (
 	ErrDenied = errors.New("not approved to run")
 )
 
-// CodeExecutionConfig configures a [CodeExecution]. Only Sandbox is
-// required; every other role is optional.
+// CodeExecutionConfig configures a [CodeExecution]. Every field is
+// optional: by default the code runs in loom's isolated sandbox.
 type CodeExecutionConfig struct {
 	// Name identifies the workflow (default "code_execution").
 	Name string
@@ -43,8 +44,14 @@ type CodeExecutionConfig struct {
 	Instructions string
 	// Sandbox is the tool that runs code, as the coder calls it: an agent
 	// whose input has a "code" string and which fails its run when the code
-	// fails (sandbox.NewTool gives one).
+	// fails ([sandbox.NewTool] gives one).
 	Sandbox agent.Agent
+	// Executor, when Sandbox is nil, is the executor the evaluateJs tool
+	// runs code on. When both are nil, the workflow starts its own
+	// [sandbox.Isolated] executor (the program's main must then call
+	// sandbox.ServeWorkerIfChild first), which [CodeExecution.Close]
+	// stops.
+	Executor sandbox.Executor
 	// Reviewer, when set, reads each snippet before it runs; its output is
 	// a [Review]. A rejection goes back to the coder as the tool's error
 	// result, with the reviewer's feedback.
@@ -89,6 +96,7 @@ type CodeExecution struct {
 	base
 	cfg   CodeExecutionConfig
 	coder *agent.AI
+	owned sandbox.Executor // the executor the workflow started, if any
 }
 
 // codeRun is the state of one CodeExecution run, shared by its tool calls.
@@ -110,11 +118,26 @@ func NewCodeExecution(cfg CodeExecutionConfig) (*CodeExecution, error) {
 	if cfg.Description == "" {
 		cfg.Description = "Answers a question by writing JavaScript, running it in a sandbox and reporting the computed result."
 	}
+	var owned sandbox.Executor
 	if cfg.Sandbox == nil {
-		return nil, configError("code execution", cfg.Name, "it has no Sandbox tool: pass sandbox.NewTool(executor)")
+		exec := cfg.Executor
+		if exec == nil {
+			iso, err := sandbox.NewIsolated()
+			if err != nil {
+				return nil, fmt.Errorf("code execution %s: start the isolated sandbox (or pass Executor or Sandbox): %w", cfg.Name, err)
+			}
+			exec, owned = iso, iso
+		}
+		tool, err := sandbox.NewTool(exec)
+		if err != nil {
+			closeOwned(owned)
+			return nil, err
+		}
+		cfg.Sandbox = tool
 	}
 	if cfg.Instructions == "" {
-		cfg.Instructions = CoderInstructions(cfg.Sandbox.Name(), false)
+		// loom's sandbox awaits a final Promise and allows top-level await.
+		cfg.Instructions = CoderInstructions(cfg.Sandbox.Name(), cfg.Sandbox.Name() == sandbox.ToolName)
 	}
 	switch {
 	case cfg.MaxRetries == 0:
@@ -125,11 +148,12 @@ func NewCodeExecution(cfg CodeExecutionConfig) (*CodeExecution, error) {
 	if cfg.ErrorHandler == nil {
 		h, err := NewErrorHandler()
 		if err != nil {
+			closeOwned(owned)
 			return nil, err
 		}
 		cfg.ErrorHandler = h
 	}
-	ce := &CodeExecution{cfg: cfg}
+	ce := &CodeExecution{cfg: cfg, owned: owned}
 	coder, err := agent.NewAI(agent.AIConfig{
 		Name:         "coder",
 		Description:  "Writes JavaScript, runs it in the sandbox and answers with the result.",
@@ -140,15 +164,32 @@ func NewCodeExecution(cfg CodeExecutionConfig) (*CodeExecution, error) {
 		MaxTurns:     cfg.MaxTurns,
 	})
 	if err != nil {
+		closeOwned(owned)
 		return nil, fmt.Errorf("code execution %s: %w", cfg.Name, err)
 	}
 	ce.coder = coder
 	b, err := newBase("code execution", cfg.Name, cfg.Description, coder.InputSchema(), coder.OutputSchema())
 	if err != nil {
+		closeOwned(owned)
 		return nil, err
 	}
 	ce.base = b
 	return ce, nil
+}
+
+// Close stops the sandbox executor the workflow started itself (when the
+// config gave neither Sandbox nor Executor); otherwise it does nothing.
+func (ce *CodeExecution) Close() error {
+	if ce.owned == nil {
+		return nil
+	}
+	return ce.owned.Close()
+}
+
+func closeOwned(e sandbox.Executor) {
+	if e != nil {
+		_ = e.Close()
+	}
 }
 
 // Coder returns the coder agent.

@@ -7,10 +7,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/modeltest"
+	"github.com/loomwork/loom/sandbox"
 	"github.com/loomwork/loom/workflow"
 	"github.com/stretchr/testify/require"
 )
@@ -273,4 +275,59 @@ func TestLineApprover(t *testing.T) {
 	_, err = a.Approve(t.Context(), workflow.ApprovalRequest{Code: "3", Attempt: 3})
 	require.ErrorContains(t, err, "no answer")
 	require.Contains(t, out.String(), "--- code to run (snippet 2) ---\n2+2\n---\nRun it? [y/N]")
+}
+
+func TestCodeExecutionDefaultSandboxIsIsolated(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  func() (workflow.CodeExecutionConfig, func())
+	}{
+		{"default isolated", func() (workflow.CodeExecutionConfig, func()) { return workflow.CodeExecutionConfig{}, func() {} }},
+		{"given executor", func() (workflow.CodeExecutionConfig, func()) {
+			in, err := sandbox.NewInProcess()
+			require.NoError(t, err)
+			return workflow.CodeExecutionConfig{Executor: in}, func() { in.Close() }
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := modeltest.New(t,
+				modeltest.ToolCalls(jsCall("c1", "let f = 1; for (let i = 2; i <= 15; i++) f *= i; f")),
+				modeltest.Text("15! = 1307674368000"),
+			)
+			cfg, done := tc.cfg()
+			defer done()
+			cfg.Model = m
+			ce, err := workflow.NewCodeExecution(cfg)
+			require.NoError(t, err)
+			defer ce.Close()
+			res, err := workflow.New().Invoke(t.Context(), ce, "Calculate 15!")
+			require.NoError(t, err)
+			require.Equal(t, "15! = 1307674368000", res.Text())
+			r := toolResult(t, m, 1)
+			require.False(t, r.IsError, "%s", r.Content)
+			require.JSONEq(t, `{"result":1307674368000,"logs":[]}`, string(r.Content))
+			require.Contains(t, m.Request(0).Messages[0].Text(), "Top-level await is allowed")
+		})
+	}
+}
+
+func TestCodeExecutionRealSandboxErrorsReachTheCoder(t *testing.T) {
+	in, err := sandbox.NewInProcess(sandbox.WithTimeout(200 * time.Millisecond))
+	require.NoError(t, err)
+	defer in.Close()
+	m := modeltest.New(t,
+		modeltest.ToolCalls(jsCall("c1", "while (true) {}")),
+		modeltest.ToolCalls(jsCall("c2", "require('fs')")),
+		modeltest.ToolCalls(jsCall("c3", "throw null")),
+		modeltest.Text("I could not compute it."),
+	)
+	ce, err := workflow.NewCodeExecution(workflow.CodeExecutionConfig{Model: m, Executor: in})
+	require.NoError(t, err)
+	res, err := workflow.New().Invoke(t.Context(), ce, "loop")
+	require.NoError(t, err, "every sandbox failure goes back to the coder; the run ends with an answer")
+	require.Equal(t, "I could not compute it.", res.Text())
+	require.Contains(t, strings.ToLower(errorText(t, toolResult(t, m, 1))), "timeout")
+	require.Contains(t, errorText(t, toolResult(t, m, 2)), "require")
+	require.Contains(t, errorText(t, toolResult(t, m, 3)), "This is the last retry")
 }

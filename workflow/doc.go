@@ -55,7 +55,10 @@
 // # Code execution
 //
 // [CodeExecution] is the Coder→Sandbox workflow: an AI coder, taught the
-// sandbox's rules by [CoderInstructions], calls the sandbox tool; each
+// sandbox's rules by [CoderInstructions], calls the evaluateJs tool, which
+// runs on loom's isolated sandbox by default (worker processes: the
+// program's main must call sandbox.ServeWorkerIfChild first) or on any
+// [sandbox.Executor] given, such as the in-process one; each
 // snippet passes an optional reviewer and an optional [Approver] before it
 // runs, and a failed run goes through an error handler that writes a
 // correction request. Every refusal and failure reaches the coder as the
