@@ -190,6 +190,10 @@ func collect(stream iter.Seq2[agent.Event, error]) (int, error) {
 // run is Run, filling res (when not nil) as the run ends.
 func (e *Engine) run(ctx context.Context, a agent.Agent, input any, res *Result) iter.Seq2[agent.Event, error] {
 	return func(yield func(agent.Event, error) bool) {
+		if a == nil {
+			yield(agent.Event{}, fmt.Errorf("%w: workflow: the agent to run is nil", agent.ErrInvalidConfig))
+			return
+		}
 		raw, err := agent.EncodeInput(input)
 		if err != nil {
 			yield(agent.Event{}, fmt.Errorf("workflow: run %s: %w", a.Name(), err))

@@ -2,6 +2,7 @@ package workflow_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"sync"
 	"testing"
@@ -215,4 +216,13 @@ func TestEngineStopReadingEarly(t *testing.T) {
 	}
 	require.Equal(t, 2, n)
 	require.Equal(t, int64(1), e.Stats().Runs)
+}
+
+func TestEngineRejectsNilAgentAndBadInput(t *testing.T) {
+	e := workflow.New()
+	_, err := e.Invoke(t.Context(), nil, "x")
+	require.ErrorIs(t, err, agent.ErrInvalidConfig)
+	_, err = e.Invoke(t.Context(), constant(t, "a", nil), json.RawMessage(`{`))
+	require.ErrorIs(t, err, agent.ErrInvalidInput)
+	require.Equal(t, int64(0), e.Stats().Runs)
 }
