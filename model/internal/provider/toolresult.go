@@ -10,14 +10,15 @@ import (
 
 // ResultText returns a tool result's content as the text a provider without
 // structured tool results receives: a JSON string is sent as its value, any
-// other JSON as it is. A failed call (IsError) is wrapped as {"error": ...} so
-// the model can tell a failure from an answer. Empty content becomes "null".
+// other JSON as it is. A failed call (IsError) is wrapped as {"error": ...}
+// so the model can tell a failure from an answer, unless its content already
+// is such an object, as agents send it. Empty content becomes "null".
 func ResultText(r model.ToolResult) string {
 	content := r.Content
 	if len(content) == 0 {
 		content = json.RawMessage("null")
 	}
-	if r.IsError {
+	if r.IsError && !hasErrorKey(content) {
 		b, err := json.Marshal(struct {
 			Error json.RawMessage `json:"error"`
 		}{content})
@@ -44,9 +45,21 @@ func ContentText(content json.RawMessage) string {
 	return string(content)
 }
 
+// hasErrorKey reports whether content is a JSON object with an "error"
+// field, the form agents already give failed calls.
+func hasErrorKey(content json.RawMessage) bool {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(content, &obj) != nil {
+		return false
+	}
+	_, ok := obj["error"]
+	return ok
+}
+
 // ResultValue returns a tool result's content as a JSON object, for providers
 // whose tool results are objects (Gemini): an object is kept, anything else
-// is wrapped as {"output": ...}, and a failure as {"error": ...}.
+// is wrapped as {"output": ...}, and a failure as {"error": ...} unless it
+// already is such an object.
 func ResultValue(r model.ToolResult) map[string]any {
 	var v any
 	if len(r.Content) > 0 {
@@ -54,10 +67,14 @@ func ResultValue(r model.ToolResult) map[string]any {
 			v = string(r.Content)
 		}
 	}
+	m, isMap := v.(map[string]any)
 	if r.IsError {
+		if _, ok := m["error"]; isMap && ok {
+			return m
+		}
 		return map[string]any{"error": v}
 	}
-	if m, ok := v.(map[string]any); ok {
+	if isMap {
 		return m
 	}
 	return map[string]any{"output": v}
