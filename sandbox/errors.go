@@ -3,7 +3,6 @@ package sandbox
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 )
 
 // Kind classifies a sandbox failure. Its string form is stable and suitable
@@ -133,11 +132,6 @@ func (e *Error) Is(target error) bool {
 // when the caller's context ended the run, or the classified cause of a
 // worker crash (a memory or stack *Error).
 func (e *Error) Unwrap() error { return e.cause }
-
-// newError builds an *Error with a formatted message.
-func newError(kind Kind, format string, args ...any) *Error {
-	return &Error{Kind: kind, Message: fmt.Sprintf(format, args...)}
-}
 
 // KindOf returns the Kind of the *Error in err's chain, or "" when there is
 // none.

@@ -33,17 +33,17 @@ const n = await Promise.resolve(10);
 // The isolated executor re-executes this binary as its worker: main (here,
 // TestMain) must call sandbox.ServeWorkerIfChild first.
 func ExampleNewIsolated() {
-	exec, err := sandbox.NewIsolated(sandbox.WithConcurrency(1))
+	exec, err := sandbox.NewIsolated(sandbox.WithConcurrency(1), sandbox.WithTimeout(200*time.Millisecond))
 	if err != nil {
 		panic(err)
 	}
 	defer exec.Close()
-	_, err = exec.Run(context.Background(), `'x'.repeat(2**31).length`)
-	fmt.Println(errors.Is(err, sandbox.ErrWorkerCrashed) || errors.Is(err, sandbox.ErrMemoryLimit))
+	_, err = exec.Run(context.Background(), `for (;;) {}`)
+	fmt.Println(sandbox.KindOf(err), errors.Is(err, sandbox.ErrTimeout))
 	res, err := exec.Run(context.Background(), `[1, 2, 3].map(x => x * x)`)
 	fmt.Println(string(res.Value), err)
 	// Output:
-	// true
+	// timeout true
 	// [1,4,9] <nil>
 }
 

@@ -81,7 +81,7 @@ func (j *job) wrapArray() error {
 	for i, name := range []string{"join", "toString", "toLocaleString"} {
 		fn, ok := goja.AssertFunction(ap.Get(name))
 		if !ok {
-			return fmt.Errorf("Array.prototype.%s is not a function", name)
+			return fmt.Errorf("lockdown: Array.prototype.%s is not a function", name)
 		}
 		natives[i] = rt.ToValue(func(c goja.FunctionCall) goja.Value {
 			var args []goja.Value
@@ -112,7 +112,7 @@ func (j *job) wrapArray() error {
 	}
 	flat, ok := goja.AssertFunction(ap.Get("flat"))
 	if !ok {
-		return fmt.Errorf("Array.prototype.flat is not a function")
+		return fmt.Errorf("lockdown: Array.prototype.flat is not a function")
 	}
 	flatFn := rt.ToValue(func(c goja.FunctionCall) goja.Value { return j.flat(flat, c) }).(*goja.Object)
 	if err := flatFn.DefineDataProperty("name", rt.ToValue("flat"), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE); err != nil {
@@ -177,7 +177,7 @@ func (j *job) wrapJSON() error {
 	stringify, ok1 := goja.AssertFunction(jo.Get("stringify"))
 	parse, ok2 := goja.AssertFunction(jo.Get("parse"))
 	if !ok1 || !ok2 {
-		return fmt.Errorf("JSON.stringify or JSON.parse is not a function")
+		return fmt.Errorf("lockdown: JSON.stringify or JSON.parse is not a function")
 	}
 	s := rt.ToValue(func(c goja.FunctionCall) goja.Value { return j.stringify(jo, stringify, c) }).(*goja.Object)
 	p := rt.ToValue(func(c goja.FunctionCall) goja.Value { return j.parse(jo, parse, c) }).(*goja.Object)
