@@ -82,10 +82,11 @@ type Config struct {
 	Sampler sdktrace.Sampler
 }
 
-// Telemetry holds the providers [Setup] built. Nothing is global: pass
-// TracerProvider and MeterProvider to loom on the context
-// (agent.WithTracerProvider, agent.WithMeterProvider), or set them as otel's
-// globals yourself.
+// Telemetry holds the providers [Setup] built. Nothing is global: give them
+// to loom on the context (agent.WithTracerProvider(ctx, TracerProvider), and
+// agent.WithMetrics(ctx, ms) with ms from agent.NewMetrics(MeterProvider)),
+// or to a workflow.Engine with its options, or set them as otel's globals
+// yourself.
 type Telemetry struct {
 	TracerProvider *sdktrace.TracerProvider
 	MeterProvider  *sdkmetric.MeterProvider

@@ -134,11 +134,17 @@ func Main(ctx context.Context, app *App, args []string, sio Stdio) int {
 	if err != nil {
 		return fail(ExitConfig, err)
 	}
-	engine := workflow.New(
+	opts := []workflow.Option{
 		workflow.WithModel(m),
 		workflow.WithLimits(agent.Limits{Timeout: f.Timeout}),
 		workflow.WithLogger(log),
-	)
+	}
+	if !f.NoTrace {
+		traced, shutdown := startTracing(ctx, log, sio.Getenv)
+		defer shutdown()
+		opts = append(opts, traced...)
+	}
+	engine := workflow.New(opts...)
 	if f.Chat {
 		return chat(ctx, env, engine, a, lines)
 	}

@@ -21,6 +21,7 @@ type Flags struct {
 	Options  model.Options // --temperature, --top-p, --presence-penalty, --frequency-penalty
 	LogLevel string        // --log-level
 	Timeout  time.Duration // --timeout: bound on one run (one chat turn)
+	NoTrace  bool          // --no-trace: do not record runs to the trace store
 	Version  bool          // --version
 	Help     bool          // --help, -h
 }
@@ -58,6 +59,7 @@ func Parse(app *App, args []string, usageOut io.Writer) (*Flags, error) {
 	floatFlag(fs, "frequency-penalty", "frequency penalty, -2 to 2", &f.Options.FrequencyPenalty)
 	fs.StringVar(&f.LogLevel, "log-level", f.LogLevel, "ERROR, WARN, INFO, DEBUG or TRACE (logs go to stderr)")
 	fs.DurationVar(&f.Timeout, "timeout", f.Timeout, "time limit of one run (one chat turn)")
+	fs.BoolVar(&f.NoTrace, "no-trace", false, "do not record runs to the local trace store (see them with: loom observe)")
 	fs.BoolVar(&f.Version, "version", false, "print the version and exit")
 	fs.BoolVar(&f.Help, "help", false, "show this help")
 	fs.BoolVar(&f.Help, "h", false, "shorthand for --help")

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/loomwork/loom/observe/logx"
 	"github.com/loomwork/loom/workflow"
 )
 
@@ -26,17 +27,11 @@ func ParseLevel(s string) (slog.Level, error) {
 	return 0, fmt.Errorf("--log-level %q: use ERROR, WARN, INFO, DEBUG or TRACE", s)
 }
 
-// NewLogger returns a text logger to w at level, naming the TRACE level.
+// NewLogger returns a text logger to w at level, naming the TRACE level;
+// records logged inside a traced run carry its trace_id and span_id.
 func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{
-		Level: level,
-		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
-			if a.Key == slog.LevelKey && len(groups) == 0 {
-				if l, ok := a.Value.Any().(slog.Level); ok && l <= workflow.LevelTrace {
-					a.Value = slog.StringValue("TRACE")
-				}
-			}
-			return a
-		},
-	}))
+	return slog.New(logx.NewHandler(slog.NewTextHandler(w, &slog.HandlerOptions{
+		Level:       level,
+		ReplaceAttr: logx.ReplaceLevelNames,
+	})))
 }
