@@ -54,9 +54,11 @@
 //	Symbol            {"$symbol":"description"}
 //	accessor property {"$accessor":"get"} (getters are never called)
 //	Promise           {"$promise":"pending"} (nested; a final Promise is awaited)
-//	Proxy, WeakMap …  {"$object":"Proxy"}
+//	Proxy             {"$object":"Proxy"} (its traps are never called)
+//	boxed primitive   {"$object":"Number"}, also for arguments objects
 //
-// Typed arrays are arrays of numbers. A value that refers to itself is an
+// Typed arrays are arrays of numbers. Other objects (WeakMap, ArrayBuffer,
+// iterators …) export their own enumerable properties, usually {}. A value that refers to itself is an
 // error ([KindCyclicValue]) naming the path; shared references that are not
 // cycles are exported at each place.
 //
