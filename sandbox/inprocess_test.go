@@ -297,3 +297,25 @@ func TestErrorKindsAndSentinels(t *testing.T) {
 	}
 	require.Equal(t, Kind(""), KindOf(errors.New("other")))
 }
+
+// TestAbandonedRunKeepsItsSlot: a built-in that ignores interrupts (a
+// backtracking regular expression) is given up at the deadline plus grace,
+// and its goroutine keeps its concurrency slot until it really ends.
+func TestAbandonedRunKeepsItsSlot(t *testing.T) {
+	e := newTestInProcess(t, WithConcurrency(1), WithLimits(Limits{Timeout: 50 * time.Millisecond, Grace: 50 * time.Millisecond}))
+	start := time.Now()
+	_, err := e.Run(context.Background(), `/^(a+)+(?=b)/.test('a'.repeat(23)+'c')`)
+	require.ErrorIs(t, err, ErrTimeout)
+	require.Contains(t, err.Error(), "cannot be interrupted")
+	require.Less(t, time.Since(start), time.Second)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	_, err = e.Run(ctx, `1`)
+	require.ErrorIs(t, err, context.DeadlineExceeded, "the abandoned run still holds the only slot")
+
+	require.NoError(t, e.Wait(context.Background()))
+	res, err := e.Run(context.Background(), `1`)
+	require.NoError(t, err)
+	require.Equal(t, "1", string(res.Value))
+}
