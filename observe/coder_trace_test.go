@@ -150,6 +150,7 @@ func TestCoderSandboxSpanTree(t *testing.T) {
 			if capture {
 				require.Equal(t, factorial, sa["loom.sandbox.code"].AsString())
 				require.Equal(t, "1307674368000", sa["loom.sandbox.result"].AsString())
+				require.Equal(t, "[]", sa["loom.sandbox.logs"].AsString(), "no console lines is an empty list")
 				require.Contains(t, spanAttrs(chats[1])["gen_ai.output.messages"].AsString(), "15! = 1307674368000")
 			}
 		})

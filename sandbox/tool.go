@@ -158,7 +158,11 @@ func (t *tool) record(ctx context.Context, span trace.Span, code string, res *Re
 	if agent.CaptureContent(ctx) {
 		attrs = append(attrs, attribute.String("loom.sandbox.code", agent.Truncate(code)))
 		if res != nil {
-			if logs, e := json.Marshal(res.Logs); e == nil {
+			lines := res.Logs
+			if lines == nil {
+				lines = []LogLine{} // "[]", not "null", when nothing was printed
+			}
+			if logs, e := json.Marshal(lines); e == nil {
 				attrs = append(attrs, attribute.String("loom.sandbox.logs", agent.Truncate(string(logs))))
 			}
 			if err == nil {
