@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Snippets shared with bench/node_vm.js.
+// Snippets shared with bench/node_vm.js (at the repository root).
 const (
 	benchFact   = `function f(n){return n<=1?1:n*f(n-1)} f(15)`
 	benchPrimes = `let s=0; for(let n=2;n<200000;n++){let p=true; for(let d=2;d*d<=n;d++){if(n%d===0){p=false;break}} if(p)s+=n} s`

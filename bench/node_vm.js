@@ -1,5 +1,5 @@
 // Times Node's vm module on the snippets of sandbox/bench_test.go, for the
-// ratio table in README.md. Run: node sandbox/bench/node_vm.js
+// ratio table in bench/README.md. Run: node bench/node_vm.js
 "use strict";
 const vm = require("vm");
 
