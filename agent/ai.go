@@ -158,7 +158,7 @@ func NewAI(cfg AIConfig) (*AI, error) {
 	}
 	a.in = cfg.InputSchema
 	if a.in == nil {
-		a.in = textSchema(cfg.InputKey, "The request, in plain language.", true)
+		a.in = TextSchema(cfg.InputKey, "The request, in plain language.", true)
 	}
 	check, err := compileSchema(a.in)
 	if err != nil {
@@ -171,12 +171,16 @@ func NewAI(cfg AIConfig) (*AI, error) {
 			return fail("output schema: %v", err)
 		}
 	} else {
-		a.out = textSchema(cfg.OutputKey, "The answer.", false)
+		a.out = TextSchema(cfg.OutputKey, "The answer.", false)
 	}
 	return a, nil
 }
 
-func textSchema(key, description string, required bool) json.RawMessage {
+// TextSchema returns the schema of an object whose field key holds text,
+// described by description, and required when required is set; other
+// fields are allowed. It is the default input and output schema of an AI
+// agent, under its InputKey and OutputKey.
+func TextSchema(key, description string, required bool) json.RawMessage {
 	s := map[string]any{
 		"type":                 "object",
 		"properties":           map[string]any{key: map[string]any{"type": "string", "description": description}},

@@ -38,20 +38,6 @@ func (b *base) Kind() string { return Kind }
 // anyObject is the schema of an object with any fields.
 var anyObject = json.RawMessage(`{"type":"object","additionalProperties":true}`)
 
-// textSchema is the schema of an object whose field key holds text.
-func textSchema(key, description string, required bool) json.RawMessage {
-	s := map[string]any{
-		"type":                 "object",
-		"properties":           map[string]any{key: map[string]any{"type": "string", "description": description}},
-		"additionalProperties": true,
-	}
-	if required {
-		s["required"] = []string{key}
-	}
-	b, _ := json.Marshal(s)
-	return b
-}
-
 // newBase checks the name and fills in the schemas.
 func newBase(what, name, description string, in, out json.RawMessage) (base, error) {
 	if name == "" {

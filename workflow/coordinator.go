@@ -143,7 +143,7 @@ func NewCoordinator(cfg CoordinatorConfig) (*Coordinator, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := newBase("coordinator", cfg.Name, cfg.Description, textSchema("message", "The task, in plain language.", true), out)
+	b, err := newBase("coordinator", cfg.Name, cfg.Description, agent.TextSchema(agent.DefaultTextKey, "The task, in plain language.", true), out)
 	if err != nil {
 		return nil, err
 	}
