@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
+	"math"
 	"sync/atomic"
 	"time"
 
@@ -87,6 +88,10 @@ type Result struct {
 	// Usage is the tokens of every model call of the run, nested runs
 	// included.
 	Usage model.Usage
+	// Cost is the estimated cost of those calls in US dollars, from the
+	// price table (agent.WithPrices, or package pricing's); calls of
+	// models without a price count as 0.
+	Cost float64
 	// Invocations is the number of agent runs, the root included.
 	Invocations int64
 	// Duration is the run's wall time.
@@ -114,11 +119,13 @@ type Stats struct {
 	Failed      int64       // runs that ended with an error
 	Invocations int64       // agent runs, nested ones included
 	Usage       model.Usage // tokens of every model call
+	Cost        float64     // estimated US dollars of those calls
 }
 
 type totals struct {
 	runs, failed, invocations atomic.Int64
 	in, out, cached           atomic.Int64
+	nanoUSD                   atomic.Int64 // cost, in billionths of a dollar
 }
 
 func (t *totals) addUsage(u model.Usage) {
@@ -138,6 +145,7 @@ func (e *Engine) Stats() Stats {
 			OutputTokens:      e.totals.out.Load(),
 			CachedInputTokens: e.totals.cached.Load(),
 		},
+		Cost: float64(e.totals.nanoUSD.Load()) / 1e9,
 	}
 }
 
@@ -233,15 +241,16 @@ func (e *Engine) run(ctx context.Context, a agent.Agent, input any, res *Result)
 		}
 		usage := agent.UsageFrom(ctx)
 		e.totals.addUsage(usage)
+		e.totals.nanoUSD.Add(int64(math.Round(end.Cost * 1e9)))
 		e.totals.invocations.Add(st.invocations.Load())
 		if runErr != nil {
 			e.totals.failed.Add(1)
 		}
 		if res != nil {
-			*res = Result{Output: end.Output, Usage: usage, Invocations: st.invocations.Load(), Duration: time.Since(start), Messages: end.Messages}
+			*res = Result{Output: end.Output, Usage: usage, Cost: end.Cost, Invocations: st.invocations.Load(), Duration: time.Since(start), Messages: end.Messages}
 		}
 		if log != nil {
-			attrs := []any{"agent", a.Name(), "run", root, "usage", usage.String(), "invocations", st.invocations.Load(), "duration", time.Since(start)}
+			attrs := []any{"agent", a.Name(), "run", root, "usage", usage.String(), "cost_usd", end.Cost, "invocations", st.invocations.Load(), "duration", time.Since(start)}
 			switch {
 			case stopped:
 				log.DebugContext(ctx, "run stopped by the caller", attrs...)
