@@ -46,6 +46,7 @@ type Issue struct {
 	Rule string
 }
 
+// String returns the issue as text.
 func (i Issue) String() string {
 	if i.Path == "" {
 		return i.Rule
@@ -53,6 +54,7 @@ func (i Issue) String() string {
 	return i.Path + ": " + i.Rule
 }
 
+// Error returns the error's message.
 func (e *ValidationError) Error() string {
 	parts := make([]string, len(e.Issues))
 	for i, is := range e.Issues {
@@ -82,6 +84,7 @@ type LimitError struct {
 	cause error
 }
 
+// Error returns the error's message.
 func (e *LimitError) Error() string {
 	switch e.Limit {
 	case LimitTimeout:
@@ -110,6 +113,7 @@ type ToolError struct {
 	Err    error
 }
 
+// Error returns the error's message.
 func (e *ToolError) Error() string { return fmt.Sprintf("tool %s failed: %v", e.Tool, e.Err) }
 
 // Unwrap returns the tool's error.

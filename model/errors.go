@@ -37,6 +37,7 @@ type APIError struct {
 	Err        error  // the SDK error
 }
 
+// Error returns the error's message.
 func (e *APIError) Error() string {
 	hint := ""
 	switch {
@@ -78,6 +79,7 @@ type MissingKeyError struct {
 	Vars     []string // the environment variables that are read, in order
 }
 
+// Error returns the error's message.
 func (e *MissingKeyError) Error() string {
 	return fmt.Sprintf("%s: missing API key: set %s (or pass the key as an option)", e.Provider, orList(e.Vars))
 }

@@ -50,6 +50,7 @@ type OptionError struct {
 	Range  string // the accepted values, as "[0, 2]"
 }
 
+// Error returns the error's message.
 func (e *OptionError) Error() string {
 	return fmt.Sprintf("invalid option %s=%s: must be in %s", e.Option, e.Value, e.Range)
 }

@@ -119,6 +119,7 @@ type UnknownProviderError struct {
 	Known []string
 }
 
+// Error returns the error's message.
 func (e *UnknownProviderError) Error() string {
 	if len(e.Known) == 0 {
 		return fmt.Sprintf("model: unknown provider %q: no providers are registered (import github.com/loomwork/loom/model/providers)", e.ID)

@@ -19,6 +19,7 @@ type RetriesError struct {
 	Last     error // the last failure
 }
 
+// Error returns the error's message.
 func (e *RetriesError) Error() string {
 	return fmt.Sprintf("%s: retry budget exhausted: %d attempts failed (%d retries allowed); last failure: %v", e.Workflow, e.Attempts, e.Retries, e.Last)
 }
@@ -35,6 +36,7 @@ type SubtaskError struct {
 	Err      error
 }
 
+// Error returns the error's message.
 func (e *SubtaskError) Error() string {
 	return fmt.Sprintf("%s: subtask %d (%s): %v", e.Workflow, e.Index, short(e.Task, 60), e.Err)
 }

@@ -117,6 +117,7 @@ type BranchesError struct {
 	Results  []BranchResult // every branch, in order
 }
 
+// Error returns the error's message.
 func (e *BranchesError) Error() string {
 	var parts []string
 	for _, r := range e.Results {
@@ -146,6 +147,7 @@ type BranchError struct {
 	Err      error
 }
 
+// Error returns the error's message.
 func (e *BranchError) Error() string {
 	return fmt.Sprintf("%s: branch %d (%s): %v", e.Workflow, e.Index, e.Agent, e.Err)
 }

@@ -143,6 +143,7 @@ type NotApprovedError struct {
 	LastReview Review          // the last verdict
 }
 
+// Error returns the error's message.
 func (e *NotApprovedError) Error() string {
 	fb := e.LastReview.Feedback
 	if fb == "" {

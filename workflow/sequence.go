@@ -92,6 +92,7 @@ type StepError struct {
 	Err      error
 }
 
+// Error returns the error's message.
 func (e *StepError) Error() string {
 	return fmt.Sprintf("%s: step %d (%s): %v", e.Workflow, e.Step, e.Agent, e.Err)
 }

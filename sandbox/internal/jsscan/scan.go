@@ -68,6 +68,7 @@ type Violation struct {
 	Column int // 1-based, in bytes
 }
 
+// Error returns the error's message.
 func (v *Violation) Error() string {
 	switch v.What {
 	case Depth:
