@@ -214,9 +214,6 @@ func (e *Engine) run(ctx context.Context, a agent.Agent, input any, res *Result)
 		ctx = agent.WithHooks(ctx, st.hooks())
 		e.totals.runs.Add(1)
 		log := e.log
-		if log != nil {
-			log.DebugContext(ctx, "run start", "agent", a.Name(), "input", string(raw))
-		}
 		var root string
 		var end agent.Event
 		var runErr error
@@ -224,12 +221,15 @@ func (e *Engine) run(ctx context.Context, a agent.Agent, input any, res *Result)
 		for ev, err := range a.Run(ctx, raw) {
 			if ev.Kind == agent.EventRunStart && root == "" {
 				root = ev.RunID
+				if log != nil {
+					log.DebugContext(st.logContext(ctx), "run start", "agent", a.Name(), "run", root, "input", string(raw))
+				}
 			}
 			if ev.Kind == agent.EventRunEnd && ev.RunID == root {
 				end = ev
 			}
 			if log != nil && log.Enabled(ctx, LevelTrace) {
-				logEvent(ctx, log, ev)
+				logEvent(st.logContext(ctx), log, ev)
 			}
 			if err != nil {
 				runErr = err
@@ -253,11 +253,11 @@ func (e *Engine) run(ctx context.Context, a agent.Agent, input any, res *Result)
 			attrs := []any{"agent", a.Name(), "run", root, "usage", usage.String(), "cost_usd", end.Cost, "invocations", st.invocations.Load(), "duration", time.Since(start)}
 			switch {
 			case stopped:
-				log.DebugContext(ctx, "run stopped by the caller", attrs...)
+				log.DebugContext(st.logContext(ctx), "run stopped by the caller", attrs...)
 			case runErr != nil:
-				log.DebugContext(ctx, "run failed", append(attrs, "err", runErr)...)
+				log.DebugContext(st.logContext(ctx), "run failed", append(attrs, "err", runErr)...)
 			default:
-				log.DebugContext(ctx, "run end", attrs...)
+				log.DebugContext(st.logContext(ctx), "run end", attrs...)
 			}
 		}
 	}

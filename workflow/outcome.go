@@ -37,16 +37,28 @@ type runState struct {
 	once        sync.Once
 	mu          sync.Mutex
 	root        string
+	rootCtx     context.Context // the root run's context, with its span
 	invocations atomic.Int64
+}
+
+// logContext returns the root run's context once it has started, so log
+// records carry its trace and span ids, and ctx before that.
+func (s *runState) logContext(ctx context.Context) context.Context {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.rootCtx != nil {
+		return s.rootCtx
+	}
+	return ctx
 }
 
 func (s *runState) hooks() agent.Hooks {
 	return agent.Hooks{
-		RunStart: func(_ context.Context, e agent.HookEvent) {
+		RunStart: func(ctx context.Context, e agent.HookEvent) {
 			s.invocations.Add(1)
 			s.once.Do(func() {
 				s.mu.Lock()
-				s.root = e.RunID
+				s.root, s.rootCtx = e.RunID, ctx
 				s.mu.Unlock()
 			})
 		},
