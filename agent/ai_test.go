@@ -408,3 +408,29 @@ func TestAIModelErrorMidStream(t *testing.T) {
 	require.ErrorIs(t, err, cut)
 	require.Contains(t, err.Error(), "agent x: model modeltest:scripted")
 }
+
+func TestAIStopReadingDuringParallelTools(t *testing.T) {
+	started := make(chan struct{}, 2)
+	slow, err := agent.NewFunc("slow", "Waits until cancelled.", func(ctx context.Context, _ struct{}) (int, error) {
+		started <- struct{}{}
+		<-ctx.Done()
+		return 0, ctx.Err()
+	})
+	require.NoError(t, err)
+	m := modeltest.New(t, modeltest.ToolCalls(modeltest.Call("c1", "slow", `{}`), modeltest.Call("c2", "slow", `{}`)))
+	a := newAI(t, agent.AIConfig{Name: "par", Model: m, Tools: []agent.Agent{slow}})
+	nested := 0
+	for ev, err := range a.Run(t.Context(), json.RawMessage(`{"message":"go"}`)) {
+		require.NoError(t, err)
+		if ev.Kind == agent.EventRunStart && ev.Agent == "slow" {
+			nested++
+			if nested == 2 {
+				<-started
+				<-started
+				break // both tools are running; stopping must cancel and wait for them
+			}
+		}
+	}
+	require.Equal(t, 2, nested)
+	// goleak in TestMain fails the package if a tool goroutine outlived the run.
+}
