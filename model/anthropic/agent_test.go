@@ -48,23 +48,23 @@ func TestAgentToolLoop(t *testing.T) {
 	require.NoError(t, err)
 	require.JSONEq(t, `{"message":"Sunny in Paris."}`, string(out))
 	require.Equal(t, int32(1), calls.Load())
-	require.Equal(t, 3, f.requests())
+	require.Equal(t, 3, f.Requests())
 
-	require.JSONEq(t, `[{"type":"text","text":"Be brief."}]`, jsonOf(t, f.body(0)["system"]))
-	tool := f.body(0)["tools"].([]any)[0].(map[string]any)
+	require.JSONEq(t, `[{"type":"text","text":"Be brief."}]`, jsonOf(t, f.Body(0)["system"]))
+	tool := f.Body(0)["tools"].([]any)[0].(map[string]any)
 	require.Equal(t, "get_weather", tool["name"])
 	require.Equal(t, "object", tool["input_schema"].(map[string]any)["type"])
 
 	// The broken call is replayed with an input the API accepts, and its
 	// result is an error paired by id.
-	msgs := f.body(1)["messages"].([]any)
+	msgs := f.Body(1)["messages"].([]any)
 	assistant := msgs[len(msgs)-2].(map[string]any)["content"].([]any)
 	require.JSONEq(t, `{"type":"tool_use","id":"toolu_bad","name":"get_weather","input":{}}`, jsonOf(t, assistant[0]))
 	result := msgs[len(msgs)-1].(map[string]any)["content"].([]any)[0].(map[string]any)
 	require.Equal(t, "toolu_bad", result["tool_use_id"])
 	require.Equal(t, true, result["is_error"])
 
-	msgs = f.body(2)["messages"].([]any)
+	msgs = f.Body(2)["messages"].([]any)
 	result = msgs[len(msgs)-1].(map[string]any)["content"].([]any)[0].(map[string]any)
 	require.Equal(t, "toolu_ok", result["tool_use_id"])
 	require.NotContains(t, result, "is_error")

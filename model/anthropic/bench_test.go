@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"testing"
 	"time"
 
@@ -14,6 +12,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/anthropic"
+	"github.com/loomwork/loom/model/internal/providertest"
 )
 
 // Benchmarks against a local server replaying a Messages API stream: loom's
@@ -52,15 +51,6 @@ func renderToolCall(n int) []byte {
 	return rec.Body.Bytes()
 }
 
-func replay(b *testing.B, body []byte) string {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = w.Write(body)
-	}))
-	b.Cleanup(srv.Close)
-	return srv.URL
-}
-
 func benchModel(b *testing.B, url string) *anthropic.Model {
 	m, err := anthropic.New("claude-sonnet-5-5", anthropic.WithAPIKey("k"), anthropic.WithBaseURL(url))
 	if err != nil {
@@ -79,30 +69,6 @@ func rawParams() sdk.MessageNewParams {
 
 var benchReq = model.Request{Messages: []model.Message{model.UserMessage("hi")}}
 
-func perChunk(b *testing.B, run func() int) {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	chunks := 0
-	for b.Loop() {
-		chunks += run()
-	}
-	runtime.ReadMemStats(&after)
-	if chunks > 0 {
-		b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(chunks), "allocs/chunk")
-	}
-}
-
-func loomDrain(b *testing.B, m model.Model) int {
-	n := 0
-	for _, err := range m.Stream(context.Background(), benchReq) {
-		if err != nil {
-			b.Fatal(err)
-		}
-		n++
-	}
-	return n
-}
-
 func rawDrain(b *testing.B, svc sdk.MessageService) int {
 	s := svc.NewStreaming(context.Background(), rawParams())
 	defer s.Close()
@@ -117,19 +83,31 @@ func rawDrain(b *testing.B, svc sdk.MessageService) int {
 }
 
 func BenchmarkStreamText(b *testing.B) {
-	url := replay(b, renderText(benchChunks))
-	b.Run("loom", func(b *testing.B) { m := benchModel(b, url); perChunk(b, func() int { return loomDrain(b, m) }) })
-	b.Run("sdk", func(b *testing.B) { svc := rawService(url); perChunk(b, func() int { return rawDrain(b, svc) }) })
+	url := providertest.Replay(b, renderText(benchChunks))
+	b.Run("loom", func(b *testing.B) {
+		m := benchModel(b, url)
+		providertest.PerChunk(b, func() int { return providertest.Drain(b, m, benchReq) })
+	})
+	b.Run("sdk", func(b *testing.B) {
+		svc := rawService(url)
+		providertest.PerChunk(b, func() int { return rawDrain(b, svc) })
+	})
 }
 
 func BenchmarkStreamToolCall(b *testing.B) {
-	url := replay(b, renderToolCall(benchChunks))
-	b.Run("loom", func(b *testing.B) { m := benchModel(b, url); perChunk(b, func() int { return loomDrain(b, m) }) })
-	b.Run("sdk", func(b *testing.B) { svc := rawService(url); perChunk(b, func() int { return rawDrain(b, svc) }) })
+	url := providertest.Replay(b, renderToolCall(benchChunks))
+	b.Run("loom", func(b *testing.B) {
+		m := benchModel(b, url)
+		providertest.PerChunk(b, func() int { return providertest.Drain(b, m, benchReq) })
+	})
+	b.Run("sdk", func(b *testing.B) {
+		svc := rawService(url)
+		providertest.PerChunk(b, func() int { return rawDrain(b, svc) })
+	})
 }
 
 func BenchmarkFirstChunk(b *testing.B) {
-	url := replay(b, renderText(10))
+	url := providertest.Replay(b, renderText(10))
 	b.Run("loom", func(b *testing.B) {
 		m := benchModel(b, url)
 		var total time.Duration

@@ -24,7 +24,7 @@ func sent(t *testing.T, req model.Request, opts ...anthropic.Option) map[string]
 	f := newFake(t, answerText)
 	_, err := model.Generate(t.Context(), f.model(t, opts...), req)
 	require.NoError(t, err)
-	return f.body(0)
+	return f.Body(0)
 }
 
 func jsonOf(t *testing.T, v any) string {
@@ -146,7 +146,7 @@ func TestRequestUnsupportedOptions(t *testing.T) {
 			_, err := model.Generate(t.Context(), f.model(t), model.Request{Messages: []model.Message{model.UserMessage("hi")}, Options: c.opts})
 			require.ErrorIs(t, err, model.ErrUnsupported)
 			require.ErrorContains(t, err, c.name)
-			require.Equal(t, 0, f.requests(), "nothing is sent")
+			require.Equal(t, 0, f.Requests(), "nothing is sent")
 		})
 	}
 }
@@ -155,7 +155,7 @@ func TestRequestHeaders(t *testing.T) {
 	f := newFake(t, answerText)
 	_, err := model.Generate(t.Context(), f.model(t, anthropic.WithHeader("anthropic-beta", "x-2026")), model.Request{Messages: []model.Message{model.UserMessage("hi")}})
 	require.NoError(t, err)
-	h := f.header(0)
+	h := f.Header(0)
 	require.Equal(t, "2026-10-21", h.Get("anthropic-version"))
 	require.Equal(t, "Bearer "+modeltest.TestKey, h.Get("Authorization"))
 	require.Equal(t, "x-2026", h.Get("anthropic-beta"))
@@ -176,7 +176,7 @@ func TestRequestRejectedBeforeSending(t *testing.T) {
 			f := newFake(t, answerText)
 			_, err := model.Generate(t.Context(), f.model(t), model.Request{Messages: c.msgs})
 			require.ErrorIs(t, err, c.want)
-			require.Equal(t, 0, f.requests())
+			require.Equal(t, 0, f.Requests())
 		})
 	}
 }

@@ -1,18 +1,14 @@
 package anthropic_test
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/anthropic"
+	"github.com/loomwork/loom/model/internal/providertest"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/stretchr/testify/require"
 )
@@ -20,66 +16,28 @@ import (
 // fakeAnthropic is a Messages API server speaking Anthropic's wire format:
 // named SSE events (message_start, content_block_start/delta/stop, ping,
 // message_delta, message_stop) and {"type":"error",...} bodies.
-type fakeAnthropic struct {
-	t       testing.TB
-	srv     *httptest.Server
-	n       atomic.Int32
-	mu      sync.Mutex
-	bodies  []map[string]any
-	headers []http.Header
-	answer  func(w http.ResponseWriter, r *http.Request, i int)
-}
+type fakeAnthropic struct{ *providertest.Recorder }
 
 func newFake(t testing.TB, answer func(w http.ResponseWriter, r *http.Request, i int)) *fakeAnthropic {
-	f := &fakeAnthropic{t: t, answer: answer}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
-	t.Cleanup(f.srv.Close)
-	return f
-}
-
-func (f *fakeAnthropic) serve(w http.ResponseWriter, r *http.Request) {
-	i := int(f.n.Add(1)) - 1
-	if r.Method != http.MethodPost || r.URL.Path != "/v1/messages" {
-		errorBody(w, http.StatusNotFound, "not_found_error", fmt.Sprintf("unexpected %s %s", r.Method, r.URL.Path))
-		return
-	}
-	raw, err := io.ReadAll(r.Body)
-	if err != nil {
-		errorBody(w, http.StatusBadRequest, "invalid_request_error", err.Error())
-		return
-	}
-	var body map[string]any
-	if err := json.Unmarshal(raw, &body); err != nil {
-		errorBody(w, http.StatusBadRequest, "invalid_request_error", "body is not JSON")
-		return
-	}
-	f.mu.Lock()
-	f.bodies = append(f.bodies, body)
-	f.headers = append(f.headers, r.Header.Clone())
-	f.mu.Unlock()
-	f.answer(w, r, i)
-}
-
-func (f *fakeAnthropic) requests() int { return int(f.n.Load()) }
-
-func (f *fakeAnthropic) body(i int) map[string]any {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	require.Less(f.t, i, len(f.bodies), "request %d was not received", i)
-	return f.bodies[i]
-}
-
-func (f *fakeAnthropic) header(i int) http.Header {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	require.Less(f.t, i, len(f.headers))
-	return f.headers[i]
+	return &fakeAnthropic{providertest.NewRecorder(t, providertest.Config{
+		Route: func(r *http.Request) bool {
+			return r.Method == http.MethodPost && r.URL.Path == "/v1/messages"
+		},
+		Reject: func(w http.ResponseWriter, status int, msg string) {
+			typ := "invalid_request_error"
+			if status == http.StatusNotFound {
+				typ = "not_found_error"
+			}
+			errorBody(w, status, typ, msg)
+		},
+		Answer: answer,
+	})}
 }
 
 func (f *fakeAnthropic) model(t testing.TB, opts ...anthropic.Option) *anthropic.Model {
 	opts = append([]anthropic.Option{
 		anthropic.WithAPIKey(modeltest.TestKey),
-		anthropic.WithBaseURL(f.srv.URL),
+		anthropic.WithBaseURL(f.URL()),
 		anthropic.WithMaxRetries(2),
 	}, opts...)
 	m, err := anthropic.New("claude-sonnet-5-5", opts...)
@@ -91,7 +49,7 @@ func errorBody(w http.ResponseWriter, status int, typ, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("request-id", "req_011CTestRequest")
 	w.WriteHeader(status)
-	fmt.Fprintf(w, `{"type":"error","error":{"type":%q,"message":%s},"request_id":"req_011CTestRequest"}`, typ, jsonString(msg))
+	fmt.Fprintf(w, `{"type":"error","error":{"type":%q,"message":%s},"request_id":"req_011CTestRequest"}`, typ, providertest.JSONString(msg))
 }
 
 type sse struct{ w http.ResponseWriter }
@@ -125,14 +83,14 @@ func (s sse) textBlock(index int, pieces []string) {
 }
 
 func (s sse) textDelta(index int, p string) {
-	s.event("content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"text_delta","text":%s}}`, index, jsonString(p)))
+	s.event("content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"text_delta","text":%s}}`, index, providertest.JSONString(p)))
 }
 
 func (s sse) toolBlock(index int, c model.ToolCall, n int) {
-	s.event("content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"tool_use","id":%s,"name":%s,"input":{}}}`, index, jsonString(c.ID), jsonString(c.Name)))
+	s.event("content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"tool_use","id":%s,"name":%s,"input":{}}}`, index, providertest.JSONString(c.ID), providertest.JSONString(c.Name)))
 	s.event("content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"input_json_delta","partial_json":""}}`, index))
-	for _, p := range split(string(c.Arguments), n) {
-		s.event("content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"input_json_delta","partial_json":%s}}`, index, jsonString(p)))
+	for _, p := range providertest.Split(string(c.Arguments), n) {
+		s.event("content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"input_json_delta","partial_json":%s}}`, index, providertest.JSONString(p)))
 	}
 	s.blockStop(index)
 }
@@ -146,23 +104,6 @@ func (s sse) messageDelta(stop string, output int64) {
 }
 
 func (s sse) messageStop() { s.event("message_stop", `{"type":"message_stop"}`) }
-
-func jsonString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
-}
-
-func split(s string, n int) []string {
-	var out []string
-	for len(s) > n {
-		out = append(out, s[:n])
-		s = s[n:]
-	}
-	if s != "" {
-		out = append(out, s)
-	}
-	return out
-}
 
 // scenario answers a conformance scenario in Anthropic's wire format.
 func scenario(s modeltest.Scenario) func(w http.ResponseWriter, r *http.Request, i int) {
@@ -184,7 +125,7 @@ func scenario(s modeltest.Scenario) func(w http.ResponseWriter, r *http.Request,
 		out := startSSE(w)
 		out.messageStart(s.Usage)
 		out.ping()
-		pieces := split(s.Text, 5)
+		pieces := providertest.Split(s.Text, 5)
 		switch s.Failure {
 		case modeltest.Truncated:
 			out.event("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`)

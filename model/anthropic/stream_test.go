@@ -159,7 +159,7 @@ func TestAPIErrors(t *testing.T) {
 			require.True(t, errors.As(err, &apiErr))
 			require.Equal(t, c.status, apiErr.StatusCode)
 			require.Contains(t, err.Error(), "Extra inputs are not permitted")
-			require.Equal(t, 1, f.requests(), "a 4xx other than 408, 409 and 429 is not retried")
+			require.Equal(t, 1, f.Requests(), "a 4xx other than 408, 409 and 429 is not retried")
 		})
 	}
 }

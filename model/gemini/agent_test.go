@@ -43,14 +43,14 @@ func TestAgentToolLoop(t *testing.T) {
 	require.NoError(t, err)
 	require.JSONEq(t, `{"message":"Sunny in Paris, rain in Tokyo."}`, string(out))
 	require.Equal(t, int32(2), calls.Load())
-	require.Equal(t, 2, f.requests())
+	require.Equal(t, 2, f.Requests())
 
-	decl := f.body(0)["tools"].([]any)[0].(map[string]any)["functionDeclarations"].([]any)[0].(map[string]any)
+	decl := f.Body(0)["tools"].([]any)[0].(map[string]any)["functionDeclarations"].([]any)[0].(map[string]any)
 	require.Equal(t, "get_weather", decl["name"])
 	require.Equal(t, "object", decl["parametersJsonSchema"].(map[string]any)["type"])
 
 	// The results go back as functionResponse parts, in call order, named.
-	contents := f.body(1)["contents"].([]any)
+	contents := f.Body(1)["contents"].([]any)
 	require.JSONEq(t, `{"role":"model","parts":[
 		{"functionCall":{"name":"get_weather","args":{"city":"Paris"}}},
 		{"functionCall":{"name":"get_weather","args":{"city":"Tokyo"}}}]}`, jsonOf(t, contents[1]))

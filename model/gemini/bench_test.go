@@ -3,14 +3,13 @@ package gemini_test
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"testing"
 	"time"
 
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/gemini"
+	"github.com/loomwork/loom/model/internal/providertest"
 	"google.golang.org/genai"
 )
 
@@ -44,15 +43,6 @@ func renderToolCall(n int) []byte {
 	return rec.Body.Bytes()
 }
 
-func replay(b *testing.B, body []byte) string {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = w.Write(body)
-	}))
-	b.Cleanup(srv.Close)
-	return srv.URL + "/"
-}
-
 func benchModel(b *testing.B, url string) *gemini.Model {
 	m, err := gemini.New("gemini-flash-latest", gemini.WithAPIKey("k"), gemini.WithBaseURL(url))
 	if err != nil {
@@ -75,30 +65,6 @@ func rawContents() []*genai.Content {
 	return []*genai.Content{genai.NewContentFromText("hi", genai.RoleUser)}
 }
 
-func perChunk(b *testing.B, run func() int) {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	chunks := 0
-	for b.Loop() {
-		chunks += run()
-	}
-	runtime.ReadMemStats(&after)
-	if chunks > 0 {
-		b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(chunks), "allocs/chunk")
-	}
-}
-
-func loomDrain(b *testing.B, m model.Model) int {
-	n := 0
-	for _, err := range m.Stream(context.Background(), benchReq) {
-		if err != nil {
-			b.Fatal(err)
-		}
-		n++
-	}
-	return n
-}
-
 func rawDrain(b *testing.B, ms *genai.Models) int {
 	n := 0
 	for _, err := range ms.GenerateContentStream(context.Background(), "gemini-flash-latest", rawContents(), &genai.GenerateContentConfig{}) {
@@ -111,19 +77,31 @@ func rawDrain(b *testing.B, ms *genai.Models) int {
 }
 
 func BenchmarkStreamText(b *testing.B) {
-	url := replay(b, renderText(benchChunks))
-	b.Run("loom", func(b *testing.B) { m := benchModel(b, url); perChunk(b, func() int { return loomDrain(b, m) }) })
-	b.Run("sdk", func(b *testing.B) { ms := rawModels(b, url); perChunk(b, func() int { return rawDrain(b, ms) }) })
+	url := providertest.Replay(b, renderText(benchChunks)) + "/"
+	b.Run("loom", func(b *testing.B) {
+		m := benchModel(b, url)
+		providertest.PerChunk(b, func() int { return providertest.Drain(b, m, benchReq) })
+	})
+	b.Run("sdk", func(b *testing.B) {
+		ms := rawModels(b, url)
+		providertest.PerChunk(b, func() int { return rawDrain(b, ms) })
+	})
 }
 
 func BenchmarkStreamToolCall(b *testing.B) {
-	url := replay(b, renderToolCall(benchChunks))
-	b.Run("loom", func(b *testing.B) { m := benchModel(b, url); perChunk(b, func() int { return loomDrain(b, m) }) })
-	b.Run("sdk", func(b *testing.B) { ms := rawModels(b, url); perChunk(b, func() int { return rawDrain(b, ms) }) })
+	url := providertest.Replay(b, renderToolCall(benchChunks)) + "/"
+	b.Run("loom", func(b *testing.B) {
+		m := benchModel(b, url)
+		providertest.PerChunk(b, func() int { return providertest.Drain(b, m, benchReq) })
+	})
+	b.Run("sdk", func(b *testing.B) {
+		ms := rawModels(b, url)
+		providertest.PerChunk(b, func() int { return rawDrain(b, ms) })
+	})
 }
 
 func BenchmarkFirstChunk(b *testing.B) {
-	url := replay(b, renderText(10))
+	url := providertest.Replay(b, renderText(10)) + "/"
 	b.Run("loom", func(b *testing.B) {
 		m := benchModel(b, url)
 		var total time.Duration

@@ -20,7 +20,7 @@ func sent(t *testing.T, req model.Request, opts ...gemini.Option) map[string]any
 	f := newFake(t, answerText)
 	_, err := model.Generate(t.Context(), f.model(t, opts...), req)
 	require.NoError(t, err)
-	return f.body(0)
+	return f.Body(0)
 }
 
 func jsonOf(t *testing.T, v any) string {
@@ -123,7 +123,7 @@ func TestRequestOptions(t *testing.T) {
 		f := newFake(t, answerText)
 		_, err := model.Generate(t.Context(), f.model(t), model.Request{Messages: []model.Message{model.UserMessage("hi")}, Options: model.Options{Seed: model.Ptr[int64](1 << 40)}})
 		require.ErrorIs(t, err, model.ErrInvalidOption)
-		require.Equal(t, 0, f.requests())
+		require.Equal(t, 0, f.Requests())
 	})
 }
 
@@ -131,7 +131,7 @@ func TestRequestHeaders(t *testing.T) {
 	f := newFake(t, answerText)
 	_, err := model.Generate(t.Context(), f.model(t, gemini.WithHeader("X-Team", "loom")), model.Request{Messages: []model.Message{model.UserMessage("hi")}})
 	require.NoError(t, err)
-	r := f.request(0)
+	r := f.Request(0)
 	require.Equal(t, modeltest.TestKey, r.Header.Get("x-goog-api-key"))
 	require.Equal(t, "loom", r.Header.Get("X-Team"))
 }
@@ -163,5 +163,5 @@ func TestThoughtSignaturesReplayed(t *testing.T) {
 		{"role":"user","parts":[{"text":"time?"}]},
 		{"role":"model","parts":[{"functionCall":{"name":"now"},"thoughtSignature":"c2lnLTE="}]},
 		{"role":"user","parts":[{"functionResponse":{"name":"now","response":{"output":"12:00"}}}]}
-	]`, jsonOf(t, f.body(1)["contents"]))
+	]`, jsonOf(t, f.Body(1)["contents"]))
 }

@@ -1,18 +1,14 @@
 package gemini_test
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/gemini"
+	"github.com/loomwork/loom/model/internal/providertest"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/stretchr/testify/require"
 )
@@ -22,66 +18,28 @@ import (
 // "data:" lines of GenerateContentResponse objects (camelCase JSON, usage on
 // every chunk, finishReason on the last), errors as {"error":{code,message,
 // status}}.
-type fakeGemini struct {
-	t      testing.TB
-	srv    *httptest.Server
-	n      atomic.Int32
-	mu     sync.Mutex
-	bodies []map[string]any
-	reqs   []*http.Request
-	answer func(w http.ResponseWriter, r *http.Request, i int)
-}
+type fakeGemini struct{ *providertest.Recorder }
 
 func newFake(t testing.TB, answer func(w http.ResponseWriter, r *http.Request, i int)) *fakeGemini {
-	f := &fakeGemini{t: t, answer: answer}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
-	t.Cleanup(f.srv.Close)
-	return f
-}
-
-func (f *fakeGemini) serve(w http.ResponseWriter, r *http.Request) {
-	i := int(f.n.Add(1)) - 1
-	if r.Method != http.MethodPost || r.URL.Path != "/v1beta/models/gemini-flash-latest:streamGenerateContent" || r.URL.Query().Get("alt") != "sse" {
-		errorBody(w, http.StatusNotFound, "NOT_FOUND", fmt.Sprintf("unexpected %s %s", r.Method, r.URL))
-		return
-	}
-	raw, err := io.ReadAll(r.Body)
-	if err != nil {
-		errorBody(w, http.StatusBadRequest, "INVALID_ARGUMENT", err.Error())
-		return
-	}
-	var body map[string]any
-	if err := json.Unmarshal(raw, &body); err != nil {
-		errorBody(w, http.StatusBadRequest, "INVALID_ARGUMENT", "Invalid JSON payload received.")
-		return
-	}
-	f.mu.Lock()
-	f.bodies = append(f.bodies, body)
-	f.reqs = append(f.reqs, r.Clone(r.Context()))
-	f.mu.Unlock()
-	f.answer(w, r, i)
-}
-
-func (f *fakeGemini) requests() int { return int(f.n.Load()) }
-
-func (f *fakeGemini) body(i int) map[string]any {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	require.Less(f.t, i, len(f.bodies), "request %d was not received", i)
-	return f.bodies[i]
-}
-
-func (f *fakeGemini) request(i int) *http.Request {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	require.Less(f.t, i, len(f.reqs))
-	return f.reqs[i]
+	return &fakeGemini{providertest.NewRecorder(t, providertest.Config{
+		Route: func(r *http.Request) bool {
+			return r.Method == http.MethodPost && r.URL.Path == "/v1beta/models/gemini-flash-latest:streamGenerateContent" && r.URL.Query().Get("alt") == "sse"
+		},
+		Reject: func(w http.ResponseWriter, status int, msg string) {
+			grpcStatus := "INVALID_ARGUMENT"
+			if status == http.StatusNotFound {
+				grpcStatus = "NOT_FOUND"
+			}
+			errorBody(w, status, grpcStatus, msg)
+		},
+		Answer: answer,
+	})}
 }
 
 func (f *fakeGemini) model(t testing.TB, opts ...gemini.Option) *gemini.Model {
 	opts = append([]gemini.Option{
 		gemini.WithAPIKey(modeltest.TestKey),
-		gemini.WithBaseURL(f.srv.URL + "/"),
+		gemini.WithBaseURL(f.URL() + "/"),
 		gemini.WithMaxRetries(2),
 		gemini.WithRetryDelay(time.Millisecond, 5*time.Millisecond),
 	}, opts...)
@@ -93,7 +51,7 @@ func (f *fakeGemini) model(t testing.TB, opts ...gemini.Option) *gemini.Model {
 func errorBody(w http.ResponseWriter, status int, grpcStatus, msg string) {
 	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 	w.WriteHeader(status)
-	fmt.Fprintf(w, `{"error":{"code":%d,"message":%s,"status":%q}}`, status, jsonString(msg), grpcStatus)
+	fmt.Fprintf(w, `{"error":{"code":%d,"message":%s,"status":%q}}`, status, providertest.JSONString(msg), grpcStatus)
 }
 
 type sse struct{ w http.ResponseWriter }
@@ -124,31 +82,14 @@ func (s sse) chunk(parts, finish string, u model.Usage) {
 		parts, fin, u.InputTokens, u.OutputTokens, u.InputTokens+u.OutputTokens, cached, u.InputTokens))
 }
 
-func textPart(s string) string { return `{"text":` + jsonString(s) + `}` }
+func textPart(s string) string { return `{"text":` + providertest.JSONString(s) + `}` }
 
 func callPart(c model.ToolCall) string {
 	id := ""
 	if c.ID != "" {
-		id = `"id":` + jsonString(c.ID) + `,`
+		id = `"id":` + providertest.JSONString(c.ID) + `,`
 	}
-	return `{"functionCall":{` + id + `"name":` + jsonString(c.Name) + `,"args":` + string(c.Arguments) + `}}`
-}
-
-func jsonString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
-}
-
-func split(s string, n int) []string {
-	var out []string
-	for len(s) > n {
-		out = append(out, s[:n])
-		s = s[n:]
-	}
-	if s != "" {
-		out = append(out, s)
-	}
-	return out
+	return `{"functionCall":{` + id + `"name":` + providertest.JSONString(c.Name) + `,"args":` + string(c.Arguments) + `}}`
 }
 
 // scenario answers a conformance scenario in Gemini's wire format. Gemini
@@ -170,7 +111,7 @@ func scenario(s modeltest.Scenario) func(w http.ResponseWriter, r *http.Request,
 			return
 		}
 		out := startSSE(w)
-		pieces := split(s.Text, 5)
+		pieces := providertest.Split(s.Text, 5)
 		partial := model.Usage{InputTokens: s.Usage.InputTokens, CachedInputTokens: s.Usage.CachedInputTokens}
 		switch s.Failure {
 		case modeltest.Truncated:

@@ -106,7 +106,7 @@ func TestAPIErrors(t *testing.T) {
 		var apiErr *model.APIError
 		require.True(t, errors.As(err, &apiErr))
 		require.Equal(t, 400, apiErr.StatusCode)
-		require.Equal(t, 1, f.requests())
+		require.Equal(t, 1, f.Requests())
 	})
 	t.Run("permission denied", func(t *testing.T) {
 		f := newFake(t, func(w http.ResponseWriter, _ *http.Request, _ int) {

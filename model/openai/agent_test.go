@@ -49,22 +49,22 @@ func TestAgentToolLoop(t *testing.T) {
 	require.NoError(t, err)
 	require.JSONEq(t, `{"message":"Sunny in Paris."}`, string(out))
 	require.Equal(t, int32(1), calls.Load(), "the broken call never reaches the tool")
-	require.Equal(t, 3, f.requests())
+	require.Equal(t, 3, f.Requests())
 
 	// What the agent sent back: the tool schema, then each result paired
 	// with its call id.
-	tools := f.body(0)["tools"].([]any)
+	tools := f.Body(0)["tools"].([]any)
 	fn := tools[0].(map[string]any)["function"].(map[string]any)
 	require.Equal(t, "get_weather", fn["name"])
 	require.Equal(t, "object", fn["parameters"].(map[string]any)["type"])
 
-	second := f.body(1)["messages"].([]any)
+	second := f.Body(1)["messages"].([]any)
 	last := second[len(second)-1].(map[string]any)
 	require.Equal(t, "tool", last["role"])
 	require.Equal(t, "call_bad", last["tool_call_id"])
 	require.Contains(t, last["content"], "error", "invalid arguments come back as an error result")
 
-	third := f.body(2)["messages"].([]any)
+	third := f.Body(2)["messages"].([]any)
 	last = third[len(third)-1].(map[string]any)
 	require.Equal(t, "call_ok", last["tool_call_id"])
 	require.Contains(t, last["content"], "sunny in Paris")

@@ -5,13 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"testing"
 	"time"
 
 	"github.com/loomwork/loom/model"
+	"github.com/loomwork/loom/model/internal/providertest"
 	"github.com/loomwork/loom/model/openai"
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -59,15 +58,6 @@ func renderToolCall(n int) []byte {
 	return rec.Body.Bytes()
 }
 
-func replay(b *testing.B, body []byte) string {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = w.Write(body)
-	}))
-	b.Cleanup(srv.Close)
-	return srv.URL + "/v1"
-}
-
 func benchModel(b *testing.B, url string) *openai.Model {
 	m, err := openai.New("gpt-5.4-mini", openai.WithAPIKey("k"), openai.WithBaseURL(url))
 	if err != nil {
@@ -91,29 +81,6 @@ func rawParams() sdk.ChatCompletionNewParams {
 var benchReq = model.Request{Messages: []model.Message{model.UserMessage("hi")}}
 
 // perChunk reports allocations per streamed chunk.
-func perChunk(b *testing.B, run func() int) {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	chunks := 0
-	for b.Loop() {
-		chunks += run()
-	}
-	runtime.ReadMemStats(&after)
-	if chunks > 0 {
-		b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(chunks), "allocs/chunk")
-	}
-}
-
-func loomDrain(b *testing.B, m model.Model) int {
-	n := 0
-	for _, err := range m.Stream(context.Background(), benchReq) {
-		if err != nil {
-			b.Fatal(err)
-		}
-		n++
-	}
-	return n
-}
 
 func rawDrain(b *testing.B, svc sdk.ChatCompletionService) int {
 	s := svc.NewStreaming(context.Background(), rawParams())
@@ -129,21 +96,33 @@ func rawDrain(b *testing.B, svc sdk.ChatCompletionService) int {
 }
 
 func BenchmarkStreamText(b *testing.B) {
-	url := replay(b, renderText(benchChunks))
-	b.Run("loom", func(b *testing.B) { m := benchModel(b, url); perChunk(b, func() int { return loomDrain(b, m) }) })
-	b.Run("sdk", func(b *testing.B) { svc := rawService(url); perChunk(b, func() int { return rawDrain(b, svc) }) })
+	url := providertest.Replay(b, renderText(benchChunks)) + "/v1"
+	b.Run("loom", func(b *testing.B) {
+		m := benchModel(b, url)
+		providertest.PerChunk(b, func() int { return providertest.Drain(b, m, benchReq) })
+	})
+	b.Run("sdk", func(b *testing.B) {
+		svc := rawService(url)
+		providertest.PerChunk(b, func() int { return rawDrain(b, svc) })
+	})
 }
 
 func BenchmarkStreamToolCall(b *testing.B) {
-	url := replay(b, renderToolCall(benchChunks))
-	b.Run("loom", func(b *testing.B) { m := benchModel(b, url); perChunk(b, func() int { return loomDrain(b, m) }) })
-	b.Run("sdk", func(b *testing.B) { svc := rawService(url); perChunk(b, func() int { return rawDrain(b, svc) }) })
+	url := providertest.Replay(b, renderToolCall(benchChunks)) + "/v1"
+	b.Run("loom", func(b *testing.B) {
+		m := benchModel(b, url)
+		providertest.PerChunk(b, func() int { return providertest.Drain(b, m, benchReq) })
+	})
+	b.Run("sdk", func(b *testing.B) {
+		svc := rawService(url)
+		providertest.PerChunk(b, func() int { return rawDrain(b, svc) })
+	})
 }
 
 // BenchmarkFirstChunk measures the time from the call to the first chunk;
 // loom's added latency is loom's figure minus the SDK's.
 func BenchmarkFirstChunk(b *testing.B) {
-	url := replay(b, renderText(10))
+	url := providertest.Replay(b, renderText(10)) + "/v1"
 	b.Run("loom", func(b *testing.B) {
 		m := benchModel(b, url)
 		var total time.Duration

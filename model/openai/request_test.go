@@ -28,7 +28,7 @@ func sent(t *testing.T, req model.Request, opts ...openai.Option) map[string]any
 	f := newFake(t, answerText)
 	_, err := model.Generate(t.Context(), f.model(t, opts...), req)
 	require.NoError(t, err)
-	return f.body(0)
+	return f.Body(0)
 }
 
 func jsonOf(t *testing.T, v any) string {
@@ -131,13 +131,13 @@ func TestRequestOptionsOnlyWhenSet(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			f := newFake(t, answerText)
-			m, err := openai.NewFor(c.preset, "m", openai.WithBaseURL(f.srv.URL+"/v1"), openai.WithAPIKey(modeltest.TestKey))
+			m, err := openai.NewFor(c.preset, "m", openai.WithBaseURL(f.URL()+"/v1"), openai.WithAPIKey(modeltest.TestKey))
 			require.NoError(t, err)
 			_, err = model.Generate(t.Context(), m, model.Request{Messages: []model.Message{model.UserMessage("hi")}, Options: c.opts})
 			require.NoError(t, err)
 			got := map[string]any{}
 			for _, k := range optionKeys {
-				if v, ok := f.body(0)[k]; ok {
+				if v, ok := f.Body(0)[k]; ok {
 					got[k] = v
 				}
 			}
@@ -154,12 +154,12 @@ func TestRequestStructuredOutput(t *testing.T) {
 	})
 	t.Run("deepseek gets json_object and the schema in words", func(t *testing.T) {
 		f := newFake(t, answerText)
-		m, err := openai.NewFor(openai.DeepSeekPreset(), "", openai.WithBaseURL(f.srv.URL+"/v1"), openai.WithAPIKey(modeltest.TestKey))
+		m, err := openai.NewFor(openai.DeepSeekPreset(), "", openai.WithBaseURL(f.URL()+"/v1"), openai.WithAPIKey(modeltest.TestKey))
 		require.NoError(t, err)
 		require.Equal(t, "deepseek-chat", m.Name())
 		_, err = model.Generate(t.Context(), m, model.Request{Messages: []model.Message{model.UserMessage("?")}, ResponseSchema: &model.ResponseSchema{Name: "answer", Schema: schema}})
 		require.NoError(t, err)
-		body := f.body(0)
+		body := f.Body(0)
 		require.JSONEq(t, `{"type":"json_object"}`, jsonOf(t, body["response_format"]))
 		first := body["messages"].([]any)[0].(map[string]any)
 		require.Equal(t, "system", first["role"])
@@ -185,7 +185,7 @@ func TestRequestRejectedBeforeSending(t *testing.T) {
 			_, err := model.Generate(t.Context(), f.model(t), model.Request{Messages: c.msgs})
 			require.ErrorIs(t, err, model.ErrInvalidRequest)
 			require.ErrorContains(t, err, c.want)
-			require.Equal(t, 0, f.requests(), "an invalid request is not sent")
+			require.Equal(t, 0, f.Requests(), "an invalid request is not sent")
 		})
 	}
 }
@@ -194,7 +194,7 @@ func TestRequestHeaders(t *testing.T) {
 	f := newFake(t, answerText)
 	_, err := model.Generate(t.Context(), f.model(t, openai.WithHeader("X-Title", "loom")), model.Request{Messages: []model.Message{model.UserMessage("hi")}})
 	require.NoError(t, err)
-	h := f.header(0)
+	h := f.Header(0)
 	require.Equal(t, "Bearer "+modeltest.TestKey, h.Get("Authorization"))
 	require.Equal(t, "loom", h.Get("X-Title"))
 }

@@ -1,18 +1,14 @@
 package openai_test
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/loomwork/loom/model"
+	"github.com/loomwork/loom/model/internal/providertest"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/loomwork/loom/model/openai"
 	"github.com/stretchr/testify/require"
@@ -21,67 +17,22 @@ import (
 // fakeOpenAI is a Chat Completions server speaking OpenAI's wire format:
 // SSE "data:" lines of chat.completion.chunk objects, a usage chunk with no
 // choices (stream_options.include_usage), then "data: [DONE]".
-type fakeOpenAI struct {
-	t       testing.TB
-	srv     *httptest.Server
-	n       atomic.Int32
-	mu      sync.Mutex
-	bodies  []map[string]any
-	headers []http.Header
-	// answer writes the response to the i-th request (from 0).
-	answer func(w http.ResponseWriter, r *http.Request, i int)
-}
+type fakeOpenAI struct{ *providertest.Recorder }
 
 func newFake(t testing.TB, answer func(w http.ResponseWriter, r *http.Request, i int)) *fakeOpenAI {
-	f := &fakeOpenAI{t: t, answer: answer}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
-	t.Cleanup(f.srv.Close)
-	return f
-}
-
-func (f *fakeOpenAI) serve(w http.ResponseWriter, r *http.Request) {
-	i := int(f.n.Add(1)) - 1
-	if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {
-		http.Error(w, fmt.Sprintf("unexpected %s %s", r.Method, r.URL.Path), http.StatusNotFound)
-		return
-	}
-	raw, err := io.ReadAll(r.Body)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	var body map[string]any
-	if err := json.Unmarshal(raw, &body); err != nil {
-		http.Error(w, "body is not JSON: "+err.Error(), http.StatusBadRequest)
-		return
-	}
-	f.mu.Lock()
-	f.bodies = append(f.bodies, body)
-	f.headers = append(f.headers, r.Header.Clone())
-	f.mu.Unlock()
-	f.answer(w, r, i)
-}
-
-func (f *fakeOpenAI) requests() int { return int(f.n.Load()) }
-
-func (f *fakeOpenAI) body(i int) map[string]any {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	require.Less(f.t, i, len(f.bodies), "request %d was not received", i)
-	return f.bodies[i]
-}
-
-func (f *fakeOpenAI) header(i int) http.Header {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	require.Less(f.t, i, len(f.headers))
-	return f.headers[i]
+	return &fakeOpenAI{providertest.NewRecorder(t, providertest.Config{
+		Route: func(r *http.Request) bool {
+			return r.Method == http.MethodPost && r.URL.Path == "/v1/chat/completions"
+		},
+		Reject: func(w http.ResponseWriter, status int, msg string) { http.Error(w, msg, status) },
+		Answer: answer,
+	})}
 }
 
 func (f *fakeOpenAI) model(t testing.TB, opts ...openai.Option) *openai.Model {
 	opts = append([]openai.Option{
 		openai.WithAPIKey(modeltest.TestKey),
-		openai.WithBaseURL(f.srv.URL + "/v1"),
+		openai.WithBaseURL(f.URL() + "/v1"),
 		openai.WithMaxRetries(2),
 		openai.WithMaxRetryDelay(time.Millisecond),
 	}, opts...)
@@ -116,7 +67,7 @@ func (s sse) role() {
 }
 
 func (s sse) text(piece string) {
-	s.chunk(`{"index":0,"delta":{"content":` + jsonString(piece) + `},"logprobs":null,"finish_reason":null}`)
+	s.chunk(`{"index":0,"delta":{"content":` + providertest.JSONString(piece) + `},"logprobs":null,"finish_reason":null}`)
 }
 
 func (s sse) finish(reason string) {
@@ -134,34 +85,18 @@ func (s sse) done() { s.data("[DONE]") }
 // arguments in pieces of size n.
 func (s sse) toolCall(index int, c model.ToolCall, n int) {
 	s.chunk(fmt.Sprintf(`{"index":0,"delta":{"tool_calls":[{"index":%d,"id":%s,"type":"function","function":{"name":%s,"arguments":""}}]},"logprobs":null,"finish_reason":null}`,
-		index, jsonString(c.ID), jsonString(c.Name)))
-	for _, p := range split(string(c.Arguments), n) {
-		s.chunk(fmt.Sprintf(`{"index":0,"delta":{"tool_calls":[{"index":%d,"function":{"arguments":%s}}]},"logprobs":null,"finish_reason":null}`, index, jsonString(p)))
+		index, providertest.JSONString(c.ID), providertest.JSONString(c.Name)))
+	for _, p := range providertest.Split(string(c.Arguments), n) {
+		s.chunk(fmt.Sprintf(`{"index":0,"delta":{"tool_calls":[{"index":%d,"function":{"arguments":%s}}]},"logprobs":null,"finish_reason":null}`, index, providertest.JSONString(p)))
 	}
-}
-
-func jsonString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
 }
 
 // split cuts s into pieces of at most n bytes.
-func split(s string, n int) []string {
-	var out []string
-	for len(s) > n {
-		out = append(out, s[:n])
-		s = s[n:]
-	}
-	if s != "" {
-		out = append(out, s)
-	}
-	return out
-}
 
 func apiError(w http.ResponseWriter, status int, typ, code, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	fmt.Fprintf(w, `{"error":{"message":%s,"type":%q,"param":null,"code":%s}}`, jsonString(msg), typ, code)
+	fmt.Fprintf(w, `{"error":{"message":%s,"type":%q,"param":null,"code":%s}}`, providertest.JSONString(msg), typ, code)
 }
 
 // scenario answers a conformance scenario in OpenAI's wire format.
@@ -184,7 +119,7 @@ func scenario(s modeltest.Scenario) func(w http.ResponseWriter, r *http.Request,
 		}
 		out := startSSE(w)
 		out.role()
-		pieces := split(s.Text, 5)
+		pieces := providertest.Split(s.Text, 5)
 		switch s.Failure {
 		case modeltest.Truncated:
 			for _, p := range pieces[:len(pieces)/2] {

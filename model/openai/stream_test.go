@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/loomwork/loom/model"
+	"github.com/loomwork/loom/model/internal/providertest"
 	"github.com/loomwork/loom/model/openai"
 	"github.com/stretchr/testify/require"
 )
@@ -29,10 +30,10 @@ func TestStreamToolCallsInterleaved(t *testing.T) {
 		a, b := `{"city":"Paris"}`, `{"zone":"Asia/Tokyo"}`
 		for i := 0; i < len(a) || i < len(b); i++ {
 			if i < len(a) {
-				s.chunk(`{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":` + jsonString(a[i:i+1]) + `}}]},"finish_reason":null}`)
+				s.chunk(`{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":` + providertest.JSONString(a[i:i+1]) + `}}]},"finish_reason":null}`)
 			}
 			if i < len(b) {
-				s.chunk(`{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"arguments":` + jsonString(b[i:i+1]) + `}}]},"finish_reason":null}`)
+				s.chunk(`{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"arguments":` + providertest.JSONString(b[i:i+1]) + `}}]},"finish_reason":null}`)
 			}
 		}
 		s.finish("tool_calls")
@@ -184,7 +185,7 @@ func TestAPIErrors(t *testing.T) {
 			require.Equal(t, c.status, apiErr.StatusCode)
 			require.Equal(t, "openai", apiErr.Provider)
 			require.Contains(t, err.Error(), "Unsupported parameter: 'temperature'.", "the provider's message is kept")
-			require.Equal(t, c.tries, f.requests())
+			require.Equal(t, c.tries, f.Requests())
 		})
 	}
 }

@@ -1,0 +1,49 @@
+package providertest
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"testing"
+
+	"github.com/loomwork/loom/model"
+)
+
+// Replay starts a server that answers every request with body as an SSE
+// stream, and returns its base URL (no trailing slash).
+func Replay(b *testing.B, body []byte) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write(body)
+	}))
+	b.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// PerChunk runs the benchmark loop over run, which drains one stream and
+// returns its chunk count, and reports allocations per chunk.
+func PerChunk(b *testing.B, run func() int) {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	chunks := 0
+	for b.Loop() {
+		chunks += run()
+	}
+	runtime.ReadMemStats(&after)
+	if chunks > 0 {
+		b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(chunks), "allocs/chunk")
+	}
+}
+
+// Drain streams req from m to the end and returns the number of chunks.
+func Drain(b *testing.B, m model.Model, req model.Request) int {
+	n := 0
+	for _, err := range m.Stream(context.Background(), req) {
+		if err != nil {
+			b.Fatal(err)
+		}
+		n++
+	}
+	return n
+}
