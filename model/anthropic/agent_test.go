@@ -9,6 +9,7 @@ import (
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/model"
+	"github.com/loomwork/loom/model/internal/providertest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -50,7 +51,7 @@ func TestAgentToolLoop(t *testing.T) {
 	require.Equal(t, int32(1), calls.Load())
 	require.Equal(t, 3, f.Requests())
 
-	require.JSONEq(t, `[{"type":"text","text":"Be brief."}]`, jsonOf(t, f.Body(0)["system"]))
+	require.JSONEq(t, `[{"type":"text","text":"Be brief."}]`, providertest.JSONOf(t, f.Body(0)["system"]))
 	tool := f.Body(0)["tools"].([]any)[0].(map[string]any)
 	require.Equal(t, "get_weather", tool["name"])
 	require.Equal(t, "object", tool["input_schema"].(map[string]any)["type"])
@@ -59,7 +60,7 @@ func TestAgentToolLoop(t *testing.T) {
 	// result is an error paired by id.
 	msgs := f.Body(1)["messages"].([]any)
 	assistant := msgs[len(msgs)-2].(map[string]any)["content"].([]any)
-	require.JSONEq(t, `{"type":"tool_use","id":"toolu_bad","name":"get_weather","input":{}}`, jsonOf(t, assistant[0]))
+	require.JSONEq(t, `{"type":"tool_use","id":"toolu_bad","name":"get_weather","input":{}}`, providertest.JSONOf(t, assistant[0]))
 	result := msgs[len(msgs)-1].(map[string]any)["content"].([]any)[0].(map[string]any)
 	require.Equal(t, "toolu_bad", result["tool_use_id"])
 	require.Equal(t, true, result["is_error"])
@@ -68,5 +69,5 @@ func TestAgentToolLoop(t *testing.T) {
 	result = msgs[len(msgs)-1].(map[string]any)["content"].([]any)[0].(map[string]any)
 	require.Equal(t, "toolu_ok", result["tool_use_id"])
 	require.NotContains(t, result, "is_error")
-	require.Contains(t, jsonOf(t, result["content"]), "sunny in Paris")
+	require.Contains(t, providertest.JSONOf(t, result["content"]), "sunny in Paris")
 }

@@ -1,29 +1,11 @@
 package anthropic
 
 import (
-	"encoding/json"
 	"testing"
 
 	"github.com/loomwork/loom/model"
+	"github.com/loomwork/loom/model/internal/providertest"
 )
-
-// benchRequest is a typical agent turn: system prompt, a question, a tool
-// call and its result, two tools.
-func benchRequest() model.Request {
-	return model.Request{
-		Messages: []model.Message{
-			model.SystemMessage("You are a careful assistant."),
-			model.UserMessage("Weather in Paris?"),
-			{Role: model.RoleAssistant, Parts: []model.Part{model.ToolCall{ID: "call_1", Name: "get_weather", Arguments: json.RawMessage(`{"city":"Paris"}`)}}},
-			model.ToolMessage(model.ToolResult{CallID: "call_1", Name: "get_weather", Content: json.RawMessage(`{"sky":"clear","c":21}`)}),
-		},
-		Tools: []model.Tool{
-			{Name: "get_weather", Description: "Weather for a city.", Schema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`)},
-			{Name: "get_time", Description: "Time in a zone.", Schema: json.RawMessage(`{"type":"object","properties":{"zone":{"type":"string"}},"required":["zone"]}`)},
-		},
-		Options: model.Options{MaxOutputTokens: model.Ptr(512)},
-	}
-}
 
 // BenchmarkRequestMapping is loom's whole cost before the SDK sends a
 // request: validation and mapping onto the SDK's parameters. It is the
@@ -33,7 +15,7 @@ func BenchmarkRequestMapping(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	req := benchRequest()
+	req := providertest.MappingRequest(model.Options{MaxOutputTokens: model.Ptr(512)})
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := req.Validate(); err != nil {

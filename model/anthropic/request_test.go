@@ -7,6 +7,7 @@ import (
 
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/anthropic"
+	"github.com/loomwork/loom/model/internal/providertest"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/stretchr/testify/require"
 )
@@ -25,13 +26,6 @@ func sent(t *testing.T, req model.Request, opts ...anthropic.Option) map[string]
 	_, err := model.Generate(t.Context(), f.model(t, opts...), req)
 	require.NoError(t, err)
 	return f.Body(0)
-}
-
-func jsonOf(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	require.NoError(t, err)
-	return string(b)
 }
 
 func TestRequestMessages(t *testing.T) {
@@ -58,7 +52,7 @@ func TestRequestMessages(t *testing.T) {
 	require.Equal(t, "claude-sonnet-5-5", body["model"])
 	require.Equal(t, true, body["stream"])
 	require.Equal(t, float64(anthropic.DefaultMaxTokens), body["max_tokens"], "max_tokens is required, so a default is sent")
-	require.JSONEq(t, `[{"type":"text","text":"Be brief."}]`, jsonOf(t, body["system"]))
+	require.JSONEq(t, `[{"type":"text","text":"Be brief."}]`, providertest.JSONOf(t, body["system"]))
 	require.JSONEq(t, `[
 		{"role":"user","content":[
 			{"type":"text","text":"What is in these?"},
@@ -72,7 +66,7 @@ func TestRequestMessages(t *testing.T) {
 			{"type":"tool_result","tool_use_id":"toolu_b","content":[{"type":"text","text":"a dog"}]},
 			{"type":"tool_result","tool_use_id":"toolu_a","is_error":true,"content":[{"type":"text","text":"{\"kind\":\"cat\"}"}]},
 			{"type":"text","text":"And now?"}]}
-	]`, jsonOf(t, body["messages"]))
+	]`, providertest.JSONOf(t, body["messages"]))
 }
 
 func TestRequestToolsAndChoice(t *testing.T) {
@@ -96,12 +90,12 @@ func TestRequestToolsAndChoice(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			body := sent(t, model.Request{Messages: []model.Message{model.UserMessage("hi")}, Tools: tools, ToolChoice: c.choice})
-			require.JSONEq(t, wantTools, jsonOf(t, body["tools"]))
+			require.JSONEq(t, wantTools, providertest.JSONOf(t, body["tools"]))
 			if c.want == "" {
 				require.NotContains(t, body, "tool_choice")
 				return
 			}
-			require.JSONEq(t, c.want, jsonOf(t, body["tool_choice"]))
+			require.JSONEq(t, c.want, providertest.JSONOf(t, body["tool_choice"]))
 		})
 	}
 }
@@ -125,7 +119,7 @@ func TestRequestOptions(t *testing.T) {
 	t.Run("structured output is native", func(t *testing.T) {
 		schema := `{"type":"object","properties":{"answer":{"type":"integer"}},"required":["answer"],"additionalProperties":false}`
 		body := sent(t, model.Request{Messages: []model.Message{model.UserMessage("?")}, ResponseSchema: &model.ResponseSchema{Name: "answer", Schema: json.RawMessage(schema)}})
-		require.JSONEq(t, `{"format":{"type":"json_schema","schema":`+schema+`}}`, jsonOf(t, body["output_config"]))
+		require.JSONEq(t, `{"format":{"type":"json_schema","schema":`+schema+`}}`, providertest.JSONOf(t, body["output_config"]))
 	})
 }
 

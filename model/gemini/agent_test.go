@@ -8,6 +8,7 @@ import (
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/model"
+	"github.com/loomwork/loom/model/internal/providertest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -53,8 +54,8 @@ func TestAgentToolLoop(t *testing.T) {
 	contents := f.Body(1)["contents"].([]any)
 	require.JSONEq(t, `{"role":"model","parts":[
 		{"functionCall":{"name":"get_weather","args":{"city":"Paris"}}},
-		{"functionCall":{"name":"get_weather","args":{"city":"Tokyo"}}}]}`, jsonOf(t, contents[1]))
+		{"functionCall":{"name":"get_weather","args":{"city":"Tokyo"}}}]}`, providertest.JSONOf(t, contents[1]))
 	require.JSONEq(t, `{"role":"user","parts":[
 		{"functionResponse":{"name":"get_weather","response":{"output":"sunny"}}},
-		{"functionResponse":{"name":"get_weather","response":{"output":"rain"}}}]}`, jsonOf(t, contents[2]))
+		{"functionResponse":{"name":"get_weather","response":{"output":"rain"}}}]}`, providertest.JSONOf(t, contents[2]))
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/gemini"
+	"github.com/loomwork/loom/model/internal/providertest"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/stretchr/testify/require"
 )
@@ -21,13 +22,6 @@ func sent(t *testing.T, req model.Request, opts ...gemini.Option) map[string]any
 	_, err := model.Generate(t.Context(), f.model(t, opts...), req)
 	require.NoError(t, err)
 	return f.Body(0)
-}
-
-func jsonOf(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	require.NoError(t, err)
-	return string(b)
 }
 
 func TestRequestContents(t *testing.T) {
@@ -51,7 +45,7 @@ func TestRequestContents(t *testing.T) {
 		model.UserMessage("And now?"),
 	}}
 	body := sent(t, req)
-	require.JSONEq(t, `{"parts":[{"text":"Be brief."}],"role":"user"}`, jsonOf(t, body["systemInstruction"]))
+	require.JSONEq(t, `{"parts":[{"text":"Be brief."}],"role":"user"}`, providertest.JSONOf(t, body["systemInstruction"]))
 	require.JSONEq(t, `[
 		{"role":"user","parts":[
 			{"text":"What is in these?"},
@@ -65,7 +59,7 @@ func TestRequestContents(t *testing.T) {
 			{"functionResponse":{"name":"lookup","response":{"output":"a dog"}}},
 			{"functionResponse":{"id":"fc_a","name":"lookup","response":{"error":{"kind":"cat"}}}},
 			{"text":"And now?"}]}
-	]`, jsonOf(t, body["contents"]))
+	]`, providertest.JSONOf(t, body["contents"]))
 }
 
 func TestRequestToolsAndChoice(t *testing.T) {
@@ -87,12 +81,12 @@ func TestRequestToolsAndChoice(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			body := sent(t, model.Request{Messages: []model.Message{model.UserMessage("hi")}, Tools: tools, ToolChoice: c.choice})
-			require.JSONEq(t, wantTools, jsonOf(t, body["tools"]))
+			require.JSONEq(t, wantTools, providertest.JSONOf(t, body["tools"]))
 			if c.want == "" {
 				require.NotContains(t, body, "toolConfig")
 				return
 			}
-			require.JSONEq(t, c.want, jsonOf(t, body["toolConfig"]))
+			require.JSONEq(t, c.want, providertest.JSONOf(t, body["toolConfig"]))
 		})
 	}
 }
@@ -108,16 +102,16 @@ func TestRequestOptions(t *testing.T) {
 			Temperature: model.Ptr(0.5), TopP: model.Ptr(0.25), PresencePenalty: model.Ptr(0.5), FrequencyPenalty: model.Ptr(-0.5),
 			MaxOutputTokens: model.Ptr(100), Stop: []string{"END"}, Seed: model.Ptr[int64](7),
 		}})
-		require.JSONEq(t, `{"temperature":0.5,"topP":0.25,"presencePenalty":0.5,"frequencyPenalty":-0.5,"maxOutputTokens":100,"stopSequences":["END"],"seed":7}`, jsonOf(t, body["generationConfig"]))
+		require.JSONEq(t, `{"temperature":0.5,"topP":0.25,"presencePenalty":0.5,"frequencyPenalty":-0.5,"maxOutputTokens":100,"stopSequences":["END"],"seed":7}`, providertest.JSONOf(t, body["generationConfig"]))
 	})
 	t.Run("temperature zero is sent", func(t *testing.T) {
 		body := sent(t, model.Request{Messages: []model.Message{model.UserMessage("hi")}, Options: model.Options{Temperature: model.Ptr(0.0)}})
-		require.JSONEq(t, `{"temperature":0}`, jsonOf(t, body["generationConfig"]))
+		require.JSONEq(t, `{"temperature":0}`, providertest.JSONOf(t, body["generationConfig"]))
 	})
 	t.Run("response schema", func(t *testing.T) {
 		schema := `{"type":"object","properties":{"answer":{"type":"integer"}},"required":["answer"]}`
 		body := sent(t, model.Request{Messages: []model.Message{model.UserMessage("?")}, ResponseSchema: &model.ResponseSchema{Name: "answer", Schema: json.RawMessage(schema)}})
-		require.JSONEq(t, `{"responseMimeType":"application/json","responseJsonSchema":`+schema+`}`, jsonOf(t, body["generationConfig"]))
+		require.JSONEq(t, `{"responseMimeType":"application/json","responseJsonSchema":`+schema+`}`, providertest.JSONOf(t, body["generationConfig"]))
 	})
 	t.Run("seed out of range", func(t *testing.T) {
 		f := newFake(t, answerText)
@@ -163,5 +157,5 @@ func TestThoughtSignaturesReplayed(t *testing.T) {
 		{"role":"user","parts":[{"text":"time?"}]},
 		{"role":"model","parts":[{"functionCall":{"name":"now"},"thoughtSignature":"c2lnLTE="}]},
 		{"role":"user","parts":[{"functionResponse":{"name":"now","response":{"output":"12:00"}}}]}
-	]`, jsonOf(t, f.Body(1)["contents"]))
+	]`, providertest.JSONOf(t, f.Body(1)["contents"]))
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/loomwork/loom/model"
+	"github.com/loomwork/loom/model/internal/providertest"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/loomwork/loom/model/openai"
 	"github.com/stretchr/testify/require"
@@ -29,13 +30,6 @@ func sent(t *testing.T, req model.Request, opts ...openai.Option) map[string]any
 	_, err := model.Generate(t.Context(), f.model(t, opts...), req)
 	require.NoError(t, err)
 	return f.Body(0)
-}
-
-func jsonOf(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	require.NoError(t, err)
-	return string(b)
 }
 
 func TestRequestMessages(t *testing.T) {
@@ -72,7 +66,7 @@ func TestRequestMessages(t *testing.T) {
 			{"id":"call_b","type":"function","function":{"name":"lookup","arguments":"{\"q\":\"dog\"}"}}]},
 		{"role":"tool","tool_call_id":"call_b","content":"a dog"},
 		{"role":"tool","tool_call_id":"call_a","content":"{\"error\":{\"kind\":\"cat\"}}"}
-	]`, jsonOf(t, body["messages"]))
+	]`, providertest.JSONOf(t, body["messages"]))
 }
 
 func TestRequestToolsAndChoice(t *testing.T) {
@@ -96,7 +90,7 @@ func TestRequestToolsAndChoice(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			body := sent(t, model.Request{Messages: []model.Message{model.UserMessage("hi")}, Tools: tools, ToolChoice: c.choice})
-			require.JSONEq(t, wantTools, jsonOf(t, body["tools"]))
+			require.JSONEq(t, wantTools, providertest.JSONOf(t, body["tools"]))
 			got, ok := body["tool_choice"]
 			if c.want == nil {
 				require.False(t, ok, "tool_choice must be absent for auto, got %v", got)
@@ -150,7 +144,7 @@ func TestRequestStructuredOutput(t *testing.T) {
 	schema := json.RawMessage(`{"type":"object","properties":{"answer":{"type":"integer"}},"required":["answer"],"additionalProperties":false}`)
 	t.Run("json_schema strict", func(t *testing.T) {
 		body := sent(t, model.Request{Messages: []model.Message{model.UserMessage("?")}, ResponseSchema: &model.ResponseSchema{Name: "the answer", Description: "The answer.", Schema: schema}})
-		require.JSONEq(t, `{"type":"json_schema","json_schema":{"name":"the_answer","description":"The answer.","strict":true,"schema":`+string(schema)+`}}`, jsonOf(t, body["response_format"]))
+		require.JSONEq(t, `{"type":"json_schema","json_schema":{"name":"the_answer","description":"The answer.","strict":true,"schema":`+string(schema)+`}}`, providertest.JSONOf(t, body["response_format"]))
 	})
 	t.Run("deepseek gets json_object and the schema in words", func(t *testing.T) {
 		f := newFake(t, answerText)
@@ -160,7 +154,7 @@ func TestRequestStructuredOutput(t *testing.T) {
 		_, err = model.Generate(t.Context(), m, model.Request{Messages: []model.Message{model.UserMessage("?")}, ResponseSchema: &model.ResponseSchema{Name: "answer", Schema: schema}})
 		require.NoError(t, err)
 		body := f.Body(0)
-		require.JSONEq(t, `{"type":"json_object"}`, jsonOf(t, body["response_format"]))
+		require.JSONEq(t, `{"type":"json_object"}`, providertest.JSONOf(t, body["response_format"]))
 		first := body["messages"].([]any)[0].(map[string]any)
 		require.Equal(t, "system", first["role"])
 		require.Contains(t, first["content"], "JSON")

@@ -2,6 +2,7 @@ package providertest
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -46,4 +47,23 @@ func Drain(b *testing.B, m model.Model, req model.Request) int {
 		n++
 	}
 	return n
+}
+
+// MappingRequest is a typical agent turn for the request-mapping
+// benchmarks: a system prompt, a question, a tool call and its result, two
+// tools, and the given options.
+func MappingRequest(opts model.Options) model.Request {
+	return model.Request{
+		Messages: []model.Message{
+			model.SystemMessage("You are a careful assistant."),
+			model.UserMessage("Weather in Paris?"),
+			{Role: model.RoleAssistant, Parts: []model.Part{model.ToolCall{ID: "call_1", Name: "get_weather", Arguments: json.RawMessage(`{"city":"Paris"}`)}}},
+			model.ToolMessage(model.ToolResult{CallID: "call_1", Name: "get_weather", Content: json.RawMessage(`{"sky":"clear","c":21}`)}),
+		},
+		Tools: []model.Tool{
+			{Name: "get_weather", Description: "Weather for a city.", Schema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`)},
+			{Name: "get_time", Description: "Time in a zone.", Schema: json.RawMessage(`{"type":"object","properties":{"zone":{"type":"string"}},"required":["zone"]}`)},
+		},
+		Options: opts,
+	}
 }

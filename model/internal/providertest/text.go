@@ -1,6 +1,11 @@
 package providertest
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
 
 // JSONString returns s as a JSON string literal.
 func JSONString(s string) string {
@@ -20,4 +25,12 @@ func Split(s string, n int) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+// JSONOf encodes v, as tests compare parts of a decoded request body.
+func JSONOf(t testing.TB, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return string(b)
 }
