@@ -57,7 +57,8 @@ func (m posMap) orig(line, col int) (int, int, bool) {
 }
 
 // compileCode admits and compiles code: the size limit, the nesting
-// prescan, then goja's parser and compiler. Code that uses top-level await
+// prescan, goja's parser, the bound on constant BigInt expressions, then
+// goja's compiler. Code that uses top-level await
 // is wrapped in an async function that returns its final expression.
 func compileCode(code string, lim Limits) (*goja.Program, posMap, error) {
 	var pm posMap
@@ -76,6 +77,11 @@ func compileCode(code string, lim Limits) (*goja.Program, posMap, error) {
 	}
 	if rep.Await {
 		if prg, m, ok := wrapAwait(code); ok {
+			if rep.BigInt {
+				if e := checkBigIntFolds(prg, m); e != nil {
+					return nil, m, e
+				}
+			}
 			p, err := goja.CompileAST(prg, false)
 			if err == nil {
 				return p, m, nil
@@ -85,6 +91,11 @@ func compileCode(code string, lim Limits) (*goja.Program, posMap, error) {
 	prg, err := parser.ParseFile(nil, sourceName, code, 0)
 	if err != nil {
 		return nil, pm, syntaxError(err, code)
+	}
+	if rep.BigInt {
+		if e := checkBigIntFolds(prg, pm); e != nil {
+			return nil, pm, e
+		}
 	}
 	p, err := goja.CompileAST(prg, false)
 	if err != nil {

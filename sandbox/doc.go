@@ -104,7 +104,12 @@
 // chains over constants: goja's parser and compiler recurse without limit
 // (deep nesting kills the process with a fatal, unrecoverable stack
 // overflow) and its constant folding is quadratic or exponential in some
-// expressions. Each run gets a fresh goja.Runtime with a call stack limit;
+// expressions. goja's compiler also computes constant expressions itself,
+// outside any limit, so a constant BigInt expression whose value could pass
+// 4 Mibit (such as 2n ** (3n ** 20n), 13 bytes that would take minutes and
+// 400 MB) is refused with [KindMemory] before it is compiled; the same
+// computation over variables runs under the run's limits like any other.
+// Each run gets a fresh goja.Runtime with a call stack limit;
 // eval, Function and the constructors of function, async function and
 // generator function prototypes throw; Array.prototype.join, toString and
 // toLocaleString are wrapped in JS frames so that stringifying deep arrays

@@ -45,6 +45,9 @@ type Report struct {
 	// Await is true when the identifier `await` appears outside strings,
 	// comments and property names: the code may use top-level await.
 	Await bool
+	// BigInt is true when a BigInt literal (such as 12n) appears: the
+	// compiler may fold a constant BigInt expression.
+	BigInt bool
 }
 
 // What names the limit a [Violation] broke.
@@ -338,7 +341,10 @@ func (s *scanner) number() {
 			s.i++
 			continue
 		}
-		return
+		break
+	}
+	if s.src[s.i-1] == 'n' {
+		s.rep.BigInt = true
 	}
 }
 

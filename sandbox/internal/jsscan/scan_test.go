@@ -96,6 +96,27 @@ func TestScanAwait(t *testing.T) {
 	}
 }
 
+func TestScanBigInt(t *testing.T) {
+	for src, want := range map[string]bool{
+		"2n ** 64n":     true,
+		"0x1fn << 3n":   true,
+		"1_000n":        true,
+		"x = 12":        false,
+		"'2n'":          false,
+		"n2 + n":        false,
+		"/12n/.test(s)": false,
+		"1e5 + 0.5":     false,
+		"a[0]n":         false,
+		"// 3n\n1":      false,
+		"`${7n}`":       true,
+		"Number(9007n)": true,
+	} {
+		rep, err := Scan(src, Limits{})
+		require.NoError(t, err)
+		require.Equal(t, want, rep.BigInt, src)
+	}
+}
+
 func FuzzScan(f *testing.F) {
 	for _, s := range []string{"f([{a:`${1}`}])", "/[(]/.test(x)", "if(a)/x/g.exec(b)", "'\\\n(' + (1)"} {
 		f.Add(s)
