@@ -94,33 +94,35 @@ func startAgentSpan(ctx context.Context, r *Run) (context.Context, trace.Span) {
 	if !span.IsRecording() {
 		return ctx, span
 	}
-	span.SetAttributes(
-		attribute.String("gen_ai.operation.name", "invoke_agent"),
-		attribute.String("gen_ai.agent.name", r.Agent.Name()),
-		attribute.String("gen_ai.agent.description", r.Agent.Description()),
-		attribute.String("loom.run.id", r.ID),
-		attribute.String("loom.run.parent_id", r.ParentID),
-		attribute.String("loom.agent.kind", KindOf(r.Agent)),
-	)
+	// One SetAttributes call at each end of a span: every call may grow
+	// the SDK's attribute slice.
+	attrs := make([]attribute.KeyValue, 6, 7)
+	attrs[0] = attribute.String("gen_ai.operation.name", "invoke_agent")
+	attrs[1] = attribute.String("gen_ai.agent.name", r.Agent.Name())
+	attrs[2] = attribute.String("gen_ai.agent.description", r.Agent.Description())
+	attrs[3] = attribute.String("loom.run.id", r.ID)
+	attrs[4] = attribute.String("loom.run.parent_id", r.ParentID)
+	attrs[5] = attribute.String("loom.agent.kind", KindOf(r.Agent))
 	if CaptureContent(ctx) {
-		span.SetAttributes(attribute.String("loom.agent.input", Truncate(string(r.Input))))
+		attrs = append(attrs, attribute.String("loom.agent.input", Truncate(string(r.Input))))
 	}
+	span.SetAttributes(attrs...)
 	return ctx, span
 }
 
 func endAgentSpan(ctx context.Context, span trace.Span, r *Run, out json.RawMessage, err error) {
 	if span.IsRecording() {
-		span.SetAttributes(
-			attribute.Int64("gen_ai.usage.input_tokens", r.usage.InputTokens),
-			attribute.Int64("gen_ai.usage.output_tokens", r.usage.OutputTokens),
-			attribute.String("loom.outcome", outcome(err)),
-		)
+		attrs := make([]attribute.KeyValue, 3, 5)
+		attrs[0] = attribute.Int64("gen_ai.usage.input_tokens", r.usage.InputTokens)
+		attrs[1] = attribute.Int64("gen_ai.usage.output_tokens", r.usage.OutputTokens)
+		attrs[2] = attribute.String("loom.outcome", outcome(err))
 		if r.cost > 0 {
-			span.SetAttributes(attribute.Float64("loom.cost.usd", r.cost))
+			attrs = append(attrs, attribute.Float64("loom.cost.usd", r.cost))
 		}
 		if err == nil && CaptureContent(ctx) {
-			span.SetAttributes(attribute.String("loom.agent.output", Truncate(string(out))))
+			attrs = append(attrs, attribute.String("loom.agent.output", Truncate(string(out))))
 		}
+		span.SetAttributes(attrs...)
 		RecordError(span, err)
 	}
 	span.End()
@@ -225,22 +227,24 @@ func startChatSpan(ctx context.Context, m model.Model, req *model.Request) (cont
 // negative when the price is unknown (the attribute is then left out).
 func endChatSpan(ctx context.Context, span trace.Span, resp *model.Response, cost float64, err error) {
 	if span.IsRecording() {
+		attrs := make([]attribute.KeyValue, 0, 6)
 		if cost >= 0 {
-			span.SetAttributes(attribute.Float64("loom.cost.usd", cost))
+			attrs = append(attrs, attribute.Float64("loom.cost.usd", cost))
 		}
 		if resp != nil {
-			span.SetAttributes(
+			attrs = append(attrs,
 				attribute.Int64("gen_ai.usage.input_tokens", resp.Usage.InputTokens),
 				attribute.Int64("gen_ai.usage.output_tokens", resp.Usage.OutputTokens),
 				attribute.Int64("gen_ai.usage.cache_read.input_tokens", resp.Usage.CachedInputTokens),
 			)
 			if resp.FinishReason != "" {
-				span.SetAttributes(attribute.StringSlice("gen_ai.response.finish_reasons", []string{string(resp.FinishReason)}))
+				attrs = append(attrs, attribute.StringSlice("gen_ai.response.finish_reasons", []string{string(resp.FinishReason)}))
 			}
 			if err == nil && CaptureContent(ctx) {
-				span.SetAttributes(attribute.String("gen_ai.output.messages", Truncate(messagesJSON([]model.Message{resp.Message}))))
+				attrs = append(attrs, attribute.String("gen_ai.output.messages", Truncate(messagesJSON([]model.Message{resp.Message}))))
 			}
 		}
+		span.SetAttributes(attrs...)
 		RecordError(span, err)
 	}
 	span.End()
@@ -251,23 +255,25 @@ func startToolSpan(ctx context.Context, call *model.ToolCall) (context.Context, 
 	if !span.IsRecording() {
 		return ctx, span
 	}
-	span.SetAttributes(
-		attribute.String("gen_ai.operation.name", "execute_tool"),
-		attribute.String("gen_ai.tool.name", call.Name),
-		attribute.String("gen_ai.tool.call.id", call.ID),
-		attribute.String("gen_ai.tool.type", "function"),
-	)
+	attrs := make([]attribute.KeyValue, 4, 5)
+	attrs[0] = attribute.String("gen_ai.operation.name", "execute_tool")
+	attrs[1] = attribute.String("gen_ai.tool.name", call.Name)
+	attrs[2] = attribute.String("gen_ai.tool.call.id", call.ID)
+	attrs[3] = attribute.String("gen_ai.tool.type", "function")
 	if CaptureContent(ctx) {
-		span.SetAttributes(attribute.String("gen_ai.tool.call.arguments", Truncate(string(call.Arguments))))
+		attrs = append(attrs, attribute.String("gen_ai.tool.call.arguments", Truncate(string(call.Arguments))))
 	}
+	span.SetAttributes(attrs...)
 	return ctx, span
 }
 
 func endToolSpan(ctx context.Context, span trace.Span, res *model.ToolResult, err error) {
 	if span.IsRecording() {
-		span.SetAttributes(attribute.Bool("loom.tool.is_error", res.IsError))
 		if CaptureContent(ctx) {
-			span.SetAttributes(attribute.String("gen_ai.tool.call.result", Truncate(string(res.Content))))
+			span.SetAttributes(attribute.Bool("loom.tool.is_error", res.IsError),
+				attribute.String("gen_ai.tool.call.result", Truncate(string(res.Content))))
+		} else {
+			span.SetAttributes(attribute.Bool("loom.tool.is_error", res.IsError))
 		}
 		if res.IsError {
 			msg := string(res.Content)

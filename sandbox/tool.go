@@ -143,35 +143,10 @@ func (t *tool) record(ctx context.Context, span trace.Span, code string, res *Re
 			kind = "other"
 		}
 	}
-	attrs := []attribute.KeyValue{
-		attribute.String("loom.sandbox.executor", t.kind),
-		attribute.Int("loom.sandbox.code_bytes", len(code)),
-		attribute.Float64("loom.sandbox.duration_ms", float64(d.Microseconds())/1000),
-		attribute.String("loom.sandbox.outcome", outcome),
+	if span.IsRecording() {
+		span.SetAttributes(spanAttrs(ctx, t.kind, code, res, err, d, outcome, kind)...)
+		agent.RecordError(span, err)
 	}
-	if res != nil {
-		attrs = append(attrs, attribute.Int("loom.sandbox.log_lines", len(res.Logs)))
-	}
-	if kind != "" {
-		attrs = append(attrs, attribute.String("loom.sandbox.error_kind", kind))
-	}
-	if agent.CaptureContent(ctx) {
-		attrs = append(attrs, attribute.String("loom.sandbox.code", agent.Truncate(code)))
-		if res != nil {
-			lines := res.Logs
-			if lines == nil {
-				lines = []LogLine{} // "[]", not "null", when nothing was printed
-			}
-			if logs, e := json.Marshal(lines); e == nil {
-				attrs = append(attrs, attribute.String("loom.sandbox.logs", agent.Truncate(string(logs))))
-			}
-			if err == nil {
-				attrs = append(attrs, attribute.String("loom.sandbox.result", agent.Truncate(string(res.Value))))
-			}
-		}
-	}
-	span.SetAttributes(attrs...)
-	agent.RecordError(span, err)
 	if ms := agent.MetricsFrom(ctx); ms != nil {
 		set := metric.WithAttributes(attribute.String("loom.sandbox.executor", t.kind),
 			attribute.String("loom.sandbox.outcome", outcome), attribute.String("loom.sandbox.error_kind", kind))
@@ -209,3 +184,35 @@ func (e *toolError) Error() string {
 }
 
 func (e *toolError) Unwrap() error { return e.err }
+
+// spanAttrs are the sandbox.run span's attributes, content included when ctx
+// asks for it.
+func spanAttrs(ctx context.Context, executor, code string, res *Result, err error, d time.Duration, outcome, kind string) []attribute.KeyValue {
+	attrs := make([]attribute.KeyValue, 4, 9)
+	attrs[0] = attribute.String("loom.sandbox.executor", executor)
+	attrs[1] = attribute.Int("loom.sandbox.code_bytes", len(code))
+	attrs[2] = attribute.Float64("loom.sandbox.duration_ms", float64(d.Microseconds())/1000)
+	attrs[3] = attribute.String("loom.sandbox.outcome", outcome)
+	if res != nil {
+		attrs = append(attrs, attribute.Int("loom.sandbox.log_lines", len(res.Logs)))
+	}
+	if kind != "" {
+		attrs = append(attrs, attribute.String("loom.sandbox.error_kind", kind))
+	}
+	if agent.CaptureContent(ctx) {
+		attrs = append(attrs, attribute.String("loom.sandbox.code", agent.Truncate(code)))
+		if res != nil {
+			lines := res.Logs
+			if lines == nil {
+				lines = []LogLine{} // "[]", not "null", when nothing was printed
+			}
+			if logs, e := json.Marshal(lines); e == nil {
+				attrs = append(attrs, attribute.String("loom.sandbox.logs", agent.Truncate(string(logs))))
+			}
+			if err == nil {
+				attrs = append(attrs, attribute.String("loom.sandbox.result", agent.Truncate(string(res.Value))))
+			}
+		}
+	}
+	return attrs
+}
