@@ -27,6 +27,7 @@ func TestConstantBigIntFolds(t *testing.T) {
 		{"under a unary minus", "-(5n ** 2000000n)", 1, 3},
 		{"with top-level await", "await 1;\n2n ** (2n ** 30n)", 2, 1},
 		{"a product of powers", "(3n ** 2000000n) * (3n ** 2000000n) << 1n", 1, 2},
+		{"after a name the prescan reads as a keyword", "let of = 8; of / 2n ** (3n ** 20n) / 1", 1, 18},
 	}
 	for _, tc := range refused {
 		t.Run(tc.name, func(t *testing.T) {

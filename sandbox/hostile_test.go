@@ -64,6 +64,7 @@ func hostileCases() []hostileCase {
 		{row: 8, name: "nested source within the size limit", exec: inProcess, code: strings.Repeat("[", 3e4) + strings.Repeat("]", 3e4), want: []error{ErrNestingTooDeep}, wantText: "line 1, column 257"},
 		{row: 8, name: "nested template literals", exec: inProcess, code: strings.Repeat("`${", 300) + "1" + strings.Repeat("}`", 300), want: []error{ErrNestingTooDeep}},
 		{row: 8, name: "long constant && chain (exponential compile)", exec: inProcess, code: strings.Repeat("1&&", 40) + "1", want: []error{ErrNestingTooDeep}},
+		{row: 8, name: "constant && chain after of used as a name (read as a regexp by a tokenizer)", exec: inProcess, code: "let of = 1; of / (" + strings.Repeat("1&&", 40) + "1) / 1", want: []error{ErrNestingTooDeep}},
 		{row: 8, name: "long operator chain (quadratic compile)", exec: inProcess, code: strings.Repeat("'a'+", 5000) + "'a'", want: []error{ErrNestingTooDeep}},
 		{row: 8, name: "prefix operator run", exec: inProcess, code: strings.Repeat("!", 5000) + "1", want: []error{ErrNestingTooDeep}},
 		{row: 9, name: "eval of nested source", exec: inProcess, code: `eval('['.repeat(3e5)+']'.repeat(3e5))`, want: []error{ErrException}, wantText: "EvalError"},

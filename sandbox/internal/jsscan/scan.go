@@ -21,8 +21,11 @@
 // Where JavaScript's grammar is ambiguous to a tokenizer (is `/` a division or
 // the start of a regular expression?), Scan chooses the reading under which
 // the brackets it counts can only be more, never fewer, than the parser's,
-// and a closing bracket only closes an opening bracket of its own kind. The
-// source size limit applied before Scan bounds what any mistake could hide.
+// and a closing bracket only closes an opening bracket of its own kind. After
+// of, yield and await, which are names in some code and keywords in other,
+// it takes both readings: the text up to the next `/` is skipped as a regexp
+// and also scanned as code. The source size limit applied before Scan
+// bounds what any mistake could hide.
 package jsscan
 
 import "fmt"
@@ -113,6 +116,11 @@ var operatorKeywords = map[string]bool{
 	"await": true, "yield": true,
 }
 
+// keywords that are also valid names in some code (for (x of …) beside
+// let of = 1; yield and await outside generators and async functions): a `/`
+// after them may start a regexp or divide.
+var contextualKeywords = map[string]bool{"of": true, "yield": true, "await": true}
+
 // keywords whose parenthesised head may be followed by a regexp statement.
 var ctrlKeywords = map[string]bool{"if": true, "while": true, "for": true, "with": true}
 
@@ -129,7 +137,9 @@ type scanner struct {
 
 	chain, logical int
 	lastIdent      string
-	constLeft      bool // the last token may end a constant operand
+	lastKeyword    string // the keyword that set prev to prevKeyword
+	constLeft      bool   // the last token may end a constant operand
+	nested         bool   // a scan of regexp text as code (see scanAsCode)
 	err            *Violation
 }
 
@@ -223,7 +233,7 @@ func (s *scanner) run() {
 			s.ident()
 		case c == '/':
 			s.lastIdent = ""
-			if s.prev == prevValue {
+			if s.prev == prevValue || (s.nested && s.prev == prevKeyword && contextualKeywords[s.lastKeyword]) {
 				s.i++
 				if s.peek(0) == '=' {
 					s.i++
@@ -358,8 +368,21 @@ func isHexPrefix(src string, i int) bool {
 	return j+1 < len(src) && src[j] == '0' && (src[j+1] == 'x' || src[j+1] == 'X')
 }
 
+// regexp skips a regular expression literal. After of, yield or await,
+// which are keywords in some places and plain names in others, the parser
+// may read the same `/` as a division, and the text up to the next `/` as
+// code; the scanner then also scans that text as code, so that whatever it
+// holds counts under either reading.
 func (s *scanner) regexp() {
+	start := s.i
 	s.i++ // the opening /
+	s.skipRegexp()
+	if s.prev == prevKeyword && contextualKeywords[s.lastKeyword] && !s.nested {
+		s.scanAsCode(start+1, min(s.i, len(s.src)))
+	}
+}
+
+func (s *scanner) skipRegexp() {
 	inClass := false
 	for s.i < len(s.src) {
 		c := s.src[s.i]
@@ -384,6 +407,26 @@ func (s *scanner) regexp() {
 	}
 }
 
+// scanAsCode scans src[from:to] as the code after a division operator, in a
+// scanner that starts from this one's state, and takes on its findings. It
+// does not branch again: a `/` after of, yield or await in that text is
+// read as a division only.
+func (s *scanner) scanAsCode(from, to int) {
+	sub := scanner{
+		src: s.src[:to], lim: s.lim, i: from, line: s.line, col0: s.col0,
+		stack: append(make([]int, 0, len(s.stack)+8), s.stack...),
+		rep:   s.rep, chain: s.chain, logical: s.logical, nested: true,
+	}
+	sub.operator(1) // the division
+	sub.run()
+	s.rep.MaxDepth = max(s.rep.MaxDepth, sub.rep.MaxDepth)
+	s.rep.Await = s.rep.Await || sub.rep.Await
+	s.rep.BigInt = s.rep.BigInt || sub.rep.BigInt
+	if s.err == nil {
+		s.err = sub.err
+	}
+}
+
 func (s *scanner) ident() {
 	start := s.i
 	for s.i < len(s.src) && isIdentPart(s.src[s.i]) {
@@ -392,6 +435,7 @@ func (s *scanner) ident() {
 	word := s.src[start:s.i]
 	afterDot := start > 0 && s.lastIsDot(start)
 	s.lastIdent = ""
+	s.lastKeyword = word
 	switch {
 	case afterDot:
 		s.value(false)

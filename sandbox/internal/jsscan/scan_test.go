@@ -28,6 +28,8 @@ func TestScanDepth(t *testing.T) {
 		{"regexp class with slash", "/[/(]/.test(x); (1)", 1},
 		{"property named like a keyword", "a.if(1); a.return /2/ 1", 1},
 		{"postfix then division", "a++ / [[1]]", 2},
+		{"of as a name, then division", "let of = 2; of / [[1]] / 1", 2},
+		{"regexp after of", "for (const m of /[(]/g.exec(s)) m", 3}, // the for head, and [( read as code too
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -53,6 +55,11 @@ func TestScanViolations(t *testing.T) {
 		{"if chain", strings.Repeat("if(1)", 20) + "a", Limits{MaxChain: 10}, Chain, 1, 52},
 		{"constant logical chain", strings.Repeat("1&&", 6) + "1", Limits{MaxLogicalChain: 5}, LogicalChain, 1, 16},
 		{"parenthesised constants", strings.Repeat("(1)||", 6) + "1", Limits{MaxLogicalChain: 5}, LogicalChain, 1, 28},
+		// of, yield and await are names in some code: what follows their / is
+		// also scanned as code, since the parser may read a division.
+		{"logical chain after of as a name", "let of = 1; of / (" + strings.Repeat("1&&", 6) + "1) / 1", Limits{MaxLogicalChain: 5}, LogicalChain, 1, 34},
+		{"depth after yield as a name", "yield / " + strings.Repeat("[", 5) + " / 1", Limits{MaxDepth: 4}, Depth, 1, 13},
+		{"chain after await as a name", "await / " + strings.Repeat("a+", 20) + "a / 1", Limits{MaxChain: 10}, Chain, 1, 26},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -74,6 +81,9 @@ func TestScanAcceptsOrdinaryCode(t *testing.T) {
 		"const ok = " + strings.Repeat("x.a && ", 40) + "x.b",
 		strings.Repeat("if (a) { b() } else ", 200) + "{}",
 		"const data = [" + strings.Repeat("1, -2, 'three', ", 2000) + "];",
+		"for (const m of /(a)|(b)|(c)/g.exec(s)) n++",
+		"function* g() { yield /x+/.source }",
+		"async function f() { return await /y/.test(s) }",
 	} {
 		_, err := Scan(src, lim)
 		require.NoError(t, err)
@@ -98,18 +108,20 @@ func TestScanAwait(t *testing.T) {
 
 func TestScanBigInt(t *testing.T) {
 	for src, want := range map[string]bool{
-		"2n ** 64n":     true,
-		"0x1fn << 3n":   true,
-		"1_000n":        true,
-		"x = 12":        false,
-		"'2n'":          false,
-		"n2 + n":        false,
-		"/12n/.test(s)": false,
-		"1e5 + 0.5":     false,
-		"a[0]n":         false,
-		"// 3n\n1":      false,
-		"`${7n}`":       true,
-		"Number(9007n)": true,
+		"2n ** 64n":                              true,
+		"0x1fn << 3n":                            true,
+		"1_000n":                                 true,
+		"x = 12":                                 false,
+		"'2n'":                                   false,
+		"n2 + n":                                 false,
+		"/12n/.test(s)":                          false,
+		"let of = 8; of / 2n ** (3n ** 20n) / 1": true,
+		"/ab+c/.test(s)":                         false,
+		"1e5 + 0.5":                              false,
+		"a[0]n":                                  false,
+		"// 3n\n1":                               false,
+		"`${7n}`":                                true,
+		"Number(9007n)":                          true,
 	} {
 		rep, err := Scan(src, Limits{})
 		require.NoError(t, err)
