@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/dop251/goja"
@@ -28,6 +29,7 @@ func TestConstantBigIntFolds(t *testing.T) {
 		{"with top-level await", "await 1;\n2n ** (2n ** 30n)", 2, 1},
 		{"a product of powers", "(3n ** 2000000n) * (3n ** 2000000n) << 1n", 1, 2},
 		{"after a name the prescan reads as a keyword", "let of = 8; of / 2n ** (3n ** 20n) / 1", 1, 18},
+		{"a product of powers each under the bound", "x = (3n ** 2000000n) * (3n ** 2000000n)", 1, 6},
 	}
 	for _, tc := range refused {
 		t.Run(tc.name, func(t *testing.T) {
@@ -43,6 +45,16 @@ func TestConstantBigIntFolds(t *testing.T) {
 			require.Contains(t, se.Message, "512 KiB")
 		})
 	}
+
+	t.Run("many constants under the bound that add up", func(t *testing.T) {
+		code := strings.Repeat("x = 3n ** 1000000n;\n", 12)
+		_, err := e.Run(context.Background(), code)
+		var se *Error
+		require.ErrorAs(t, err, &se)
+		require.Equal(t, KindMemory, se.Kind)
+		require.Equal(t, 9, se.Line, se.Message) // 2 Mibit each, 16 Mibit in all
+		require.Contains(t, se.Message, "add up to more than the 2 MiB")
+	})
 
 	allowed := []struct{ name, code, want string }{
 		{"a 64-bit power", "2n ** 64n", `{"$bigint":"18446744073709551616"}`},

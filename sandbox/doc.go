@@ -107,7 +107,8 @@
 // expressions. goja's compiler also computes constant expressions itself,
 // outside any limit, so a constant BigInt expression whose value could pass
 // 4 Mibit (such as 2n ** (3n ** 20n), 13 bytes that would take minutes and
-// 400 MB) is refused with [KindMemory] before it is compiled; the same
+// 400 MB), or code whose constant BigInt expressions add up to more than
+// 16 Mibit, is refused with [KindMemory] before it is compiled; the same
 // computation over variables runs under the run's limits like any other.
 // Each run gets a fresh goja.Runtime with a call stack limit;
 // eval, Function and the constructors of function, async function and
