@@ -57,7 +57,7 @@ func (m posMap) orig(line, col int) (int, int, bool) {
 }
 
 // compileCode admits and compiles code: the size limit, the nesting
-// prescan, goja's parser, the bound on constant BigInt expressions, then
+// prescan, goja's parser, loom's pass over the AST (see prepare), then
 // goja's compiler. Code that uses top-level await
 // is wrapped in an async function that returns its final expression.
 func compileCode(code string, lim Limits) (*goja.Program, posMap, error) {
@@ -77,10 +77,8 @@ func compileCode(code string, lim Limits) (*goja.Program, posMap, error) {
 	}
 	if rep.Await {
 		if prg, m, ok := wrapAwait(code); ok {
-			if rep.BigInt {
-				if e := checkBigIntFolds(prg, m); e != nil {
-					return nil, m, e
-				}
+			if e := prepare(prg, m); e != nil {
+				return nil, m, e
 			}
 			p, err := goja.CompileAST(prg, false)
 			if err == nil {
@@ -92,10 +90,8 @@ func compileCode(code string, lim Limits) (*goja.Program, posMap, error) {
 	if err != nil {
 		return nil, pm, syntaxError(err, code)
 	}
-	if rep.BigInt {
-		if e := checkBigIntFolds(prg, pm); e != nil {
-			return nil, pm, e
-		}
+	if e := prepare(prg, pm); e != nil {
+		return nil, pm, e
 	}
 	p, err := goja.CompileAST(prg, false)
 	if err != nil {

@@ -100,16 +100,19 @@
 // # Hardening
 //
 // Before goja sees the code it is checked for size and scanned in linear
-// time for bracket nesting, over-long operator chains and long &&/||
-// chains over constants: goja's parser and compiler recurse without limit
-// (deep nesting kills the process with a fatal, unrecoverable stack
-// overflow) and its constant folding is quadratic or exponential in some
-// expressions. goja's compiler also computes constant expressions itself,
-// outside any limit, so a constant BigInt expression whose value could pass
-// 4 Mibit (such as 2n ** (3n ** 20n), 13 bytes that would take minutes and
-// 400 MB), or code whose constant BigInt expressions add up to more than
-// 16 Mibit, is refused with [KindMemory] before it is compiled; the same
-// computation over variables runs under the run's limits like any other.
+// time for bracket nesting and over-long operator chains: goja's parser and
+// compiler recurse without limit, and deep nesting kills the process with a
+// fatal, unrecoverable stack overflow. The scan is a tokenizer, so where
+// JavaScript's grammar needs a parser to tell a regexp from a division it
+// can be misled; the size limit bounds what it can miss (at the default
+// 64 KiB, well under the Go stack's 1 GB). Between goja's parser and
+// compiler, loom's pass over the syntax tree turns off goja's constant
+// folding, which computes constant expressions while compiling, outside any
+// limit (2n ** (3n ** 20n) is 13 bytes; the operands of && are evaluated
+// twice per level): every expression is computed when the code runs, under
+// the run's limits. The same pass bounds the compiled size of the code's
+// regexp literals together, since Go's regexp expands counted repeats
+// (/(?:a{1000}){999}/ alone is 650 MB), and refuses more with [KindMemory].
 // Each run gets a fresh goja.Runtime with a call stack limit;
 // eval, Function and the constructors of function, async function and
 // generator function prototypes throw; Array.prototype.join, toString and

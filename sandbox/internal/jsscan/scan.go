@@ -7,7 +7,9 @@
 // length of an expression. A source nested a few hundred thousand levels
 // deep kills the whole process with a fatal stack overflow that recover
 // cannot catch, and a 90-byte chain of `1&&1&&…` keeps a CPU busy for
-// minutes. Scan rejects such sources first.
+// minutes. Scan rejects such sources first. (The sandbox also turns goja's
+// constant folding off after parsing, so the chain limits are a second line
+// of defence; the depth limit is the only guard of the parser's stack.)
 //
 // Scan is a tokenizer, not a parser: it skips strings, comments, template
 // text and regular expression literals, and counts
@@ -28,7 +30,12 @@
 // bounds what any mistake could hide.
 package jsscan
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
 
 // Limits are the bounds Scan enforces. A zero field is not checked.
 type Limits struct {
@@ -48,9 +55,6 @@ type Report struct {
 	// Await is true when the identifier `await` appears outside strings,
 	// comments and property names: the code may use top-level await.
 	Await bool
-	// BigInt is true when a BigInt literal (such as 12n) appears: the
-	// compiler may fold a constant BigInt expression.
-	BigInt bool
 }
 
 // What names the limit a [Violation] broke.
@@ -138,6 +142,9 @@ type scanner struct {
 	chain, logical int
 	lastIdent      string
 	lastKeyword    string // the keyword that set prev to prevKeyword
+	dot            bool   // the last token was . or ?.
+	nl             bool   // a line terminator since the last token
+	nlBefore       bool   // a line terminator before the current token
 	constLeft      bool   // the last token may end a constant operand
 	nested         bool   // a scan of regexp text as code (see scanAsCode)
 	err            *Violation
@@ -210,13 +217,32 @@ func (s *scanner) run() {
 		switch {
 		case c == '\n':
 			s.newline()
+			s.nl = true
 			s.i++
+			continue
 		case c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f':
+			s.nl = s.nl || c == '\r'
 			s.i++
+			continue
+		case c >= 0x80 && unicodeSpace(s.src[s.i:]) > 0:
+			s.nl = s.nl || strings.HasPrefix(s.src[s.i:], "\u2028") || strings.HasPrefix(s.src[s.i:], "\u2029")
+			s.i += unicodeSpace(s.src[s.i:])
+			continue
 		case c == '/' && s.peek(1) == '/':
 			s.lineComment()
+			continue
 		case c == '/' && s.peek(1) == '*':
+			line := s.line
 			s.blockComment()
+			s.nl = s.nl || s.line != line
+			continue
+		}
+		// A token. Whether the one before it was a `.` matters to names, and
+		// whether a line terminator came between them to ++ and --.
+		afterDot := s.dot
+		s.dot = false
+		s.nlBefore, s.nl = s.nl, false
+		switch {
 		case c == '\'' || c == '"':
 			s.lastIdent = ""
 			s.str(c)
@@ -230,7 +256,7 @@ func (s *scanner) run() {
 			s.number()
 			s.value(true)
 		case isIdentStart(c):
-			s.ident()
+			s.ident(afterDot)
 		case c == '/':
 			s.lastIdent = ""
 			if s.prev == prevValue || (s.nested && s.prev == prevKeyword && contextualKeywords[s.lastKeyword]) {
@@ -264,8 +290,16 @@ func (s *scanner) peek(k int) byte {
 	return 0
 }
 
+// lineComment skips a // comment up to the line terminator that ends it, as
+// goja's parser does: \n, \r, U+2028 or U+2029.
 func (s *scanner) lineComment() {
-	for s.i < len(s.src) && s.src[s.i] != '\n' {
+	for s.i < len(s.src) {
+		switch c := s.src[s.i]; {
+		case c == '\n' || c == '\r':
+			return
+		case c == 0xE2 && s.peek(1) == 0x80 && (s.peek(2) == 0xA8 || s.peek(2) == 0xA9):
+			return
+		}
 		s.i++
 	}
 }
@@ -353,9 +387,6 @@ func (s *scanner) number() {
 		}
 		break
 	}
-	if s.src[s.i-1] == 'n' {
-		s.rep.BigInt = true
-	}
 }
 
 // isHexPrefix reports whether the number ending before i is hexadecimal, where
@@ -421,19 +452,22 @@ func (s *scanner) scanAsCode(from, to int) {
 	sub.run()
 	s.rep.MaxDepth = max(s.rep.MaxDepth, sub.rep.MaxDepth)
 	s.rep.Await = s.rep.Await || sub.rep.Await
-	s.rep.BigInt = s.rep.BigInt || sub.rep.BigInt
 	if s.err == nil {
 		s.err = sub.err
 	}
 }
 
-func (s *scanner) ident() {
+// ident scans a name or keyword; afterDot is true when the token before it
+// was `.` or `?.`, so it is a property name.
+func (s *scanner) ident(afterDot bool) {
 	start := s.i
 	for s.i < len(s.src) && isIdentPart(s.src[s.i]) {
+		if s.src[s.i] >= 0x80 && unicodeSpace(s.src[s.i:]) > 0 {
+			break
+		}
 		s.i++
 	}
 	word := s.src[start:s.i]
-	afterDot := start > 0 && s.lastIsDot(start)
 	s.lastIdent = ""
 	s.lastKeyword = word
 	switch {
@@ -465,22 +499,6 @@ func (s *scanner) ident() {
 		s.lastIdent = word
 		s.value(false)
 	}
-}
-
-// lastIsDot reports whether the token before offset i is a `.` (a property
-// name follows) and not a spread `...`.
-func (s *scanner) lastIsDot(i int) bool {
-	j := i - 1
-	for j >= 0 && (s.src[j] == ' ' || s.src[j] == '\t' || s.src[j] == '\n' || s.src[j] == '\r') {
-		j--
-	}
-	if j < 0 || s.src[j] != '.' {
-		return false
-	}
-	if j > 0 && s.src[j-1] == '?' { // ?.
-		return true
-	}
-	return !(j >= 2 && s.src[j-1] == '.' && s.src[j-2] == '.')
 }
 
 func (s *scanner) punct(c byte) {
@@ -536,11 +554,11 @@ func (s *scanner) punct(c byte) {
 	case '.':
 		if s.peek(1) == '.' && s.peek(2) == '.' {
 			s.i += 3
-			s.prev = prevNone
 		} else {
 			s.i++
-			s.prev = prevNone
+			s.dot = true
 		}
+		s.prev = prevNone
 		s.constLeft = false
 	default:
 		s.operatorToken(c)
@@ -570,10 +588,12 @@ func (s *scanner) operatorToken(c byte) {
 		s.constLeft = false
 		return
 	case "++", "--":
-		// Postfix after a value (a following `/` divides), prefix otherwise.
+		// Postfix after a value on the same line (a following `/` divides),
+		// prefix otherwise: no line terminator may come before a postfix
+		// ++, so `a\n++/x/` is `a; ++/x/`.
 		s.i += 2
 		s.operator(1)
-		if s.prev != prevValue {
+		if s.prev != prevValue || s.nlBefore {
 			s.prev = prevNone
 		}
 		return
@@ -587,6 +607,7 @@ func (s *scanner) operatorToken(c byte) {
 		if !isDigit(s.peek(2)) {
 			s.i += 2
 			s.prev = prevNone
+			s.dot = true
 			return
 		}
 	}
@@ -623,4 +644,15 @@ func isIdentStart(c byte) bool {
 
 func isIdentPart(c byte) bool {
 	return isIdentStart(c) || isDigit(c)
+}
+
+// unicodeSpace returns the length of the white space or line terminator
+// beyond ASCII that b starts with (the Zs category, U+FEFF, U+2028 and
+// U+2029, all of which goja skips between tokens), or 0.
+func unicodeSpace(b string) int {
+	r, n := utf8.DecodeRuneInString(b)
+	if r == '\uFEFF' || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Zs, r) {
+		return n
+	}
+	return 0
 }
