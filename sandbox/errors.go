@@ -24,7 +24,9 @@ const (
 	KindThrownValue Kind = "thrown_value"
 	// KindTimeout: the run passed its time limit, or the caller's deadline.
 	KindTimeout Kind = "timeout"
-	// KindMemory: the run passed its memory limit.
+	// KindMemory: the run passed its memory limit, or the code's regexp
+	// literals would compile to more than loom allows (Limit is then in
+	// regexp instructions).
 	KindMemory Kind = "memory"
 	// KindStackOverflow: the code recursed deeper than the call stack limit.
 	KindStackOverflow Kind = "stack_overflow"
@@ -110,7 +112,7 @@ type Error struct {
 	// Value is the thrown value's JSON form for KindThrownValue.
 	Value json.RawMessage `json:"value,omitempty"`
 	// Limit is the limit that was exceeded, in its unit (bytes, levels,
-	// frames, milliseconds), for the limit kinds.
+	// frames, milliseconds, regexp instructions), for the limit kinds.
 	Limit int64 `json:"limit,omitempty"`
 	// Rejected is true when the failure is the rejection of the Promise the
 	// code returned, rather than a synchronous throw.
