@@ -194,7 +194,7 @@ func nestingError(v *jsscan.Violation) *Error {
 		e.Message = fmt.Sprintf("The code is nested too deeply: brackets, braces or parentheses go more than %d levels deep at line %d, column %d (the limit). Flatten the code: use intermediate variables and helper functions.",
 			v.Limit, v.Line, v.Column)
 	case jsscan.Chain:
-		e.Message = fmt.Sprintf("An expression is too long: more than %d operators in one expression at line %d, column %d (the limit). Split it into several statements, or compute it with a loop.",
+		e.Message = fmt.Sprintf("An expression is too long: more than %d operators in one expression, counting the expressions it is nested in, at line %d, column %d (the limit). Split it into several statements, or compute it with a loop.",
 			v.Limit, v.Line, v.Column)
 	default:
 		e.Message = fmt.Sprintf("An expression chains more than %d &&, || or ?? operators after constants or parenthesised terms at line %d, column %d (the limit). Split the condition into several statements, or use an array and every/some.",

@@ -67,6 +67,7 @@ func hostileCases() []hostileCase {
 		{row: 8, name: "constant && chain after of used as a name (read as a regexp by a tokenizer)", exec: inProcess, code: "let of = 1; of / (" + strings.Repeat("1&&", 40) + "1) / 1", want: []error{ErrNestingTooDeep}},
 		{row: 8, name: "long operator chain (quadratic compile)", exec: inProcess, code: strings.Repeat("'a'+", 5000) + "'a'", want: []error{ErrNestingTooDeep}},
 		{row: 8, name: "prefix operator run", exec: inProcess, code: strings.Repeat("!", 5000) + "1", want: []error{ErrNestingTooDeep}},
+		{row: 8, name: "arrow functions nested through commas (quadratic parse)", exec: inProcess, code: "x=" + strings.Repeat(strings.Repeat("a=>", 990)+"(0,", 21) + "1" + strings.Repeat(")", 21), want: []error{ErrNestingTooDeep}},
 		{row: 9, name: "eval of nested source", exec: inProcess, code: `eval('['.repeat(3e5)+']'.repeat(3e5))`, want: []error{ErrException}, wantText: "EvalError"},
 		{row: 9, name: "Function of nested source", exec: inProcess, code: `Function('return '+'['.repeat(3e5)+']'.repeat(3e5))()`, want: []error{ErrException}, wantText: "EvalError"},
 		{row: 9, name: "function constructor route", exec: inProcess, code: `(()=>0).constructor('return 1')()`, want: []error{ErrException}, wantText: "EvalError"},

@@ -16,7 +16,10 @@
 //
 //   - bracket nesting: ( [ { and the ${ of template literals;
 //   - the length of operator chains: operator tokens in one segment of an
-//     expression, where `;`, `,`, `{` and `}` end a segment;
+//     expression, where `;`, `,`, `{` and `}` end a segment, and a segment
+//     inside brackets counts on from the count where its bracket opened
+//     (so `a=>a=>…(0, a=>a=>…` cannot nest arrows, which goja parses in
+//     quadratic time, without limit);
 //   - && || ?? operators whose left operand may be a constant (it ends with
 //     a literal or a closing parenthesis) in one segment.
 //
@@ -136,6 +139,7 @@ type scanner struct {
 	col0 int // offset of the current line's first byte
 
 	stack []int
+	bases []int // the operator count when each bracket on stack opened
 	prev  int
 	rep   Report
 
@@ -154,7 +158,7 @@ type scanner struct {
 // limit; a source with syntax errors is otherwise accepted, for the parser
 // to report.
 func Scan(src string, lim Limits) (Report, error) {
-	s := &scanner{src: src, lim: lim, line: 1, stack: make([]int, 0, 32)}
+	s := &scanner{src: src, lim: lim, line: 1, stack: make([]int, 0, 32), bases: make([]int, 0, 32)}
 	s.run()
 	if s.err != nil {
 		return s.rep, s.err
@@ -171,6 +175,7 @@ func (s *scanner) fail(what What, limit int) {
 
 func (s *scanner) push(kind int) {
 	s.stack = append(s.stack, kind)
+	s.bases = append(s.bases, s.chain)
 	if d := len(s.stack); d > s.rep.MaxDepth {
 		s.rep.MaxDepth = d
 		if s.lim.MaxDepth > 0 && d > s.lim.MaxDepth {
@@ -189,14 +194,22 @@ func (s *scanner) pop(kinds ...int) int {
 	for _, k := range kinds {
 		if top == k {
 			s.stack = s.stack[:len(s.stack)-1]
+			s.bases = s.bases[:len(s.bases)-1]
 			return top
 		}
 	}
 	return -1
 }
 
+// resetSegment starts a new segment of operators: the count goes back to
+// what it was when the innermost bracket opened, so operators count along
+// the whole path of nested brackets (x=a=>a=>…(0,a=>a=>… nests arrows
+// without end in segments of its own).
 func (s *scanner) resetSegment() {
 	s.chain, s.logical = 0, 0
+	if n := len(s.bases); n > 0 {
+		s.chain = s.bases[n-1]
+	}
 }
 
 func (s *scanner) operator(n int) {
@@ -446,6 +459,7 @@ func (s *scanner) scanAsCode(from, to int) {
 	sub := scanner{
 		src: s.src[:to], lim: s.lim, i: from, line: s.line, col0: s.col0,
 		stack: append(make([]int, 0, len(s.stack)+8), s.stack...),
+		bases: append(make([]int, 0, len(s.bases)+8), s.bases...),
 		rep:   s.rep, chain: s.chain, logical: s.logical, nested: true,
 	}
 	sub.operator(1) // the division

@@ -55,6 +55,8 @@ func TestScanViolations(t *testing.T) {
 		{"if chain", strings.Repeat("if(1)", 20) + "a", Limits{MaxChain: 10}, Chain, 1, 52},
 		{"constant logical chain", strings.Repeat("1&&", 6) + "1", Limits{MaxLogicalChain: 5}, LogicalChain, 1, 16},
 		{"parenthesised constants", strings.Repeat("(1)||", 6) + "1", Limits{MaxLogicalChain: 5}, LogicalChain, 1, 28},
+		{"arrows nested through commas", "x=" + strings.Repeat(strings.Repeat("a=>", 6)+"(0,", 3), Limits{MaxChain: 10}, Chain, 1, 35},
+		{"arrows nested through blocks", "x=" + strings.Repeat(strings.Repeat("a=>", 4)+"{", 3), Limits{MaxChain: 10}, Chain, 1, 34},
 		// of, yield and await are names in some code: what follows their / is
 		// also scanned as code, since the parser may read a division.
 		{"logical chain after of as a name", "let of = 1; of / (" + strings.Repeat("1&&", 6) + "1) / 1", Limits{MaxLogicalChain: 5}, LogicalChain, 1, 34},
@@ -107,6 +109,9 @@ func TestScanAcceptsOrdinaryCode(t *testing.T) {
 		strings.Repeat("if (a) { b() } else ", 200) + "{}",
 		"const data = [" + strings.Repeat("1, -2, 'three', ", 2000) + "];",
 		"for (const m of /(a)|(b)|(c)/g.exec(s)) n++",
+		"const r = xs.map(x => x * 2 + 1).filter(x => x > 3).reduce((a, b) => a + b, 0)",
+		strings.Repeat("f(a + b, function () { return c * d; }, ", 100) + "1" + strings.Repeat(")", 100),
+		"if (a + b > c) {" + strings.Repeat(" x = y + z * 2;", 500) + " }",
 		"function* g() { yield /x+/.source }",
 		"async function f() { return await /y/.test(s) }",
 	} {
