@@ -59,6 +59,7 @@ func TestUnfoldedCodeMeansTheSame(t *testing.T) {
 		{"let f = function () {}; f.name", `"f"`},
 		{"let i = 0; while (1 < 2 && i < 3) i++; i", `3`},
 		{"switch (1 + 1) { case 2: 'two'; break; default: 'other' }", `"two"`},
+		{"const s = 'hello wq'; " + strings.Repeat("s.includes('w?') || ", 30) + "s.includes('wq')", `true`},
 	}
 	requireValues(t, e, cases)
 }

@@ -67,7 +67,7 @@ func compileCode(code string, lim Limits) (*goja.Program, posMap, error) {
 			"The code is too large: %s, more than the %s limit. Send shorter code; compute data instead of writing it out.",
 			formatBytes(int64(len(code))), formatBytes(int64(lim.SourceBytes)))}
 	}
-	rep, err := jsscan.Scan(code, jsscan.Limits{MaxDepth: lim.Nesting, MaxChain: maxOperatorChain, MaxLogicalChain: maxLogicalChain})
+	rep, err := jsscan.Scan(code, jsscan.Limits{MaxDepth: lim.Nesting, MaxChain: maxOperatorChain})
 	if err != nil {
 		var v *jsscan.Violation
 		if errors.As(err, &v) {
@@ -193,11 +193,8 @@ func nestingError(v *jsscan.Violation) *Error {
 	case jsscan.Depth:
 		e.Message = fmt.Sprintf("The code is nested too deeply: brackets, braces or parentheses go more than %d levels deep at line %d, column %d (the limit). Flatten the code: use intermediate variables and helper functions.",
 			v.Limit, v.Line, v.Column)
-	case jsscan.Chain:
-		e.Message = fmt.Sprintf("An expression is too long: more than %d operators in one expression, counting the expressions it is nested in, at line %d, column %d (the limit). Split it into several statements, or compute it with a loop.",
-			v.Limit, v.Line, v.Column)
 	default:
-		e.Message = fmt.Sprintf("An expression chains more than %d &&, || or ?? operators after constants or parenthesised terms at line %d, column %d (the limit). Split the condition into several statements, or use an array and every/some.",
+		e.Message = fmt.Sprintf("An expression is too long: more than %d operators in one expression, counting the expressions it is nested in, at line %d, column %d (the limit). Split it into several statements, or compute it with a loop.",
 			v.Limit, v.Line, v.Column)
 	}
 	return e

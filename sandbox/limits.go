@@ -56,13 +56,10 @@ const (
 	DefaultLogLines    = 1000
 )
 
-// Limits of the expression shape that the source prescan enforces besides
-// nesting; they protect goja's compiler, whose constant folding is quadratic
-// or exponential in the length of some expressions.
-const (
-	maxOperatorChain = 1000
-	maxLogicalChain  = 20
-)
+// maxOperatorChain is the most operators the source prescan allows along
+// one path of nested expressions: goja parses some nesting (arrow functions)
+// in quadratic time.
+const maxOperatorChain = 1000
 
 // DefaultLimits returns the limits a zero Limits stands for.
 func DefaultLimits() Limits {

@@ -1,15 +1,13 @@
 // Package jsscan is a linear, allocation-light scan of JavaScript source that
 // runs before the source reaches goja's parser and compiler.
 //
-// goja's parser and compiler recurse on the Go stack without a depth limit,
-// and its compiler folds constants in time that is quadratic (string and
-// number chains) or exponential (chains of && and || over constants) in the
-// length of an expression. A source nested a few hundred thousand levels
-// deep kills the whole process with a fatal stack overflow that recover
-// cannot catch, and a 90-byte chain of `1&&1&&…` keeps a CPU busy for
-// minutes. Scan rejects such sources first. (The sandbox also turns goja's
-// constant folding off after parsing, so the chain limits are a second line
-// of defence; the depth limit is the only guard of the parser's stack.)
+// goja's parser and compiler recurse on the Go stack without a depth limit:
+// a source nested a few hundred thousand levels deep kills the whole
+// process with a fatal stack overflow that recover cannot catch. Some of
+// goja's parsing is quadratic in nesting, and its compiler folds long
+// operator chains in quadratic time (the sandbox turns folding off after
+// parsing, so for folding the chain limit is a second line of defence).
+// Scan rejects such sources first.
 //
 // Scan is a tokenizer, not a parser: it skips strings, comments, template
 // text and regular expression literals, and counts
@@ -19,9 +17,7 @@
 //     expression, where `;`, `,`, `{` and `}` end a segment, and a segment
 //     inside brackets counts on from the count where its bracket opened
 //     (so `a=>a=>…(0, a=>a=>…` cannot nest arrows, which goja parses in
-//     quadratic time, without limit);
-//   - && || ?? operators whose left operand may be a constant (it ends with
-//     a literal or a closing parenthesis) in one segment.
+//     quadratic time, without limit).
 //
 // Where JavaScript's grammar is ambiguous to a tokenizer (is `/` a division or
 // the start of a regular expression?), Scan chooses the reading under which
@@ -46,9 +42,6 @@ type Limits struct {
 	MaxDepth int
 	// MaxChain is the most operator tokens allowed in one segment.
 	MaxChain int
-	// MaxLogicalChain is the most &&, || and ?? operators allowed in one
-	// segment when their left operand may be a constant.
-	MaxLogicalChain int
 }
 
 // Report is what Scan learned about an accepted source.
@@ -69,8 +62,6 @@ const (
 	Depth What = iota + 1
 	// Chain is the length of an operator chain.
 	Chain
-	// LogicalChain is the length of a chain of && || ?? over constants.
-	LogicalChain
 )
 
 // Violation reports where a source broke a limit.
@@ -86,10 +77,8 @@ func (v *Violation) Error() string {
 	switch v.What {
 	case Depth:
 		return fmt.Sprintf("brackets nested more than %d levels deep at line %d, column %d", v.Limit, v.Line, v.Column)
-	case Chain:
-		return fmt.Sprintf("more than %d operators in one expression at line %d, column %d", v.Limit, v.Line, v.Column)
 	default:
-		return fmt.Sprintf("more than %d &&, || or ?? operators over constants in one expression at line %d, column %d", v.Limit, v.Line, v.Column)
+		return fmt.Sprintf("more than %d operators in one expression at line %d, column %d", v.Limit, v.Line, v.Column)
 	}
 }
 
@@ -143,15 +132,14 @@ type scanner struct {
 	prev  int
 	rep   Report
 
-	chain, logical int
-	lastIdent      string
-	lastKeyword    string // the keyword that set prev to prevKeyword
-	dot            bool   // the last token was . or ?.
-	nl             bool   // a line terminator since the last token
-	nlBefore       bool   // a line terminator before the current token
-	constLeft      bool   // the last token may end a constant operand
-	nested         bool   // a scan of regexp text as code (see scanAsCode)
-	err            *Violation
+	chain       int
+	lastIdent   string
+	lastKeyword string // the keyword that set prev to prevKeyword
+	dot         bool   // the last token was . or ?.
+	nl          bool   // a line terminator since the last token
+	nlBefore    bool   // a line terminator before the current token
+	nested      bool   // a scan of regexp text as code (see scanAsCode)
+	err         *Violation
 }
 
 // Scan checks src against lim. It returns a *Violation when src breaks a
@@ -206,7 +194,7 @@ func (s *scanner) pop(kinds ...int) int {
 // the whole path of nested brackets (x=a=>a=>…(0,a=>a=>… nests arrows
 // without end in segments of its own).
 func (s *scanner) resetSegment() {
-	s.chain, s.logical = 0, 0
+	s.chain = 0
 	if n := len(s.bases); n > 0 {
 		s.chain = s.bases[n-1]
 	}
@@ -259,7 +247,7 @@ func (s *scanner) run() {
 		case c == '\'' || c == '"':
 			s.lastIdent = ""
 			s.str(c)
-			s.value(true)
+			s.value()
 		case c == '`':
 			s.lastIdent = ""
 			s.i++
@@ -267,7 +255,7 @@ func (s *scanner) run() {
 		case isDigit(c) || (c == '.' && isDigit(s.peek(1))):
 			s.lastIdent = ""
 			s.number()
-			s.value(true)
+			s.value()
 		case isIdentStart(c):
 			s.ident(afterDot)
 		case c == '/':
@@ -279,10 +267,9 @@ func (s *scanner) run() {
 				}
 				s.operator(1)
 				s.prev = prevNone
-				s.constLeft = false
 			} else {
 				s.regexp()
-				s.value(false)
+				s.value()
 			}
 		default:
 			s.punct(c)
@@ -291,9 +278,8 @@ func (s *scanner) run() {
 }
 
 // value records a token that ends an operand.
-func (s *scanner) value(constant bool) {
+func (s *scanner) value() {
 	s.prev = prevValue
-	s.constLeft = constant
 }
 
 func (s *scanner) peek(k int) byte {
@@ -370,7 +356,7 @@ func (s *scanner) template() {
 			s.i += 2
 		case c == '`':
 			s.i++
-			s.value(true)
+			s.value()
 			return
 		case c == '$' && s.peek(1) == '{':
 			s.i += 2
@@ -460,7 +446,7 @@ func (s *scanner) scanAsCode(from, to int) {
 		src: s.src[:to], lim: s.lim, i: from, line: s.line, col0: s.col0,
 		stack: append(make([]int, 0, len(s.stack)+8), s.stack...),
 		bases: append(make([]int, 0, len(s.bases)+8), s.bases...),
-		rep:   s.rep, chain: s.chain, logical: s.logical, nested: true,
+		rep:   s.rep, chain: s.chain, nested: true,
 	}
 	sub.operator(1) // the division
 	sub.run()
@@ -486,32 +472,28 @@ func (s *scanner) ident(afterDot bool) {
 	s.lastKeyword = word
 	switch {
 	case afterDot:
-		s.value(false)
+		s.value()
 	case word == "true" || word == "false" || word == "null":
-		s.value(true)
+		s.value()
 	case word == "await":
 		s.rep.Await = true
 		s.operator(1)
 		s.prev = prevKeyword
-		s.constLeft = false
 	case operatorKeywords[word]:
 		s.operator(1)
 		s.prev = prevKeyword
-		s.constLeft = false
 	case exprKeywords[word]:
 		s.prev = prevKeyword
-		s.constLeft = false
 	default:
 		if ctrlKeywords[word] || word == "else" || word == "do" {
 			s.operator(1) // statement nesting without braces: if(1)if(1)…
 		}
 		if word == "else" || word == "do" {
 			s.prev = prevKeyword
-			s.constLeft = false
 			return
 		}
 		s.lastIdent = word
-		s.value(false)
+		s.value()
 	}
 }
 
@@ -527,25 +509,22 @@ func (s *scanner) punct(c byte) {
 			s.push(openParen)
 		}
 		s.prev = prevNone
-		s.constLeft = false
 	case ')':
 		s.i++
 		switch s.pop(openParen, openCtrlParen) {
 		case openCtrlParen:
 			s.prev = prevCtrlParen
-			s.constLeft = false
 		default:
-			s.value(true) // a parenthesised expression may be a constant
+			s.value()
 		}
 	case '[':
 		s.i++
 		s.push(openBracket)
 		s.prev = prevNone
-		s.constLeft = false
 	case ']':
 		s.i++
 		s.pop(openBracket)
-		s.value(false)
+		s.value()
 	case '{':
 		s.i++
 		s.push(openBrace)
@@ -558,12 +537,11 @@ func (s *scanner) punct(c byte) {
 			return
 		}
 		s.pop(openBrace)
-		s.value(false)
+		s.value()
 		s.resetSegment()
 	case ';', ',':
 		s.i++
 		s.prev = prevNone
-		s.constLeft = false
 		s.resetSegment()
 	case '.':
 		if s.peek(1) == '.' && s.peek(2) == '.' {
@@ -573,7 +551,6 @@ func (s *scanner) punct(c byte) {
 			s.dot = true
 		}
 		s.prev = prevNone
-		s.constLeft = false
 	default:
 		s.operatorToken(c)
 	}
@@ -587,19 +564,12 @@ func (s *scanner) operatorToken(c byte) {
 	}
 	switch two {
 	case "&&", "||", "??":
-		if s.constLeft {
-			s.logical++
-			if s.lim.MaxLogicalChain > 0 && s.logical > s.lim.MaxLogicalChain {
-				s.fail(LogicalChain, s.lim.MaxLogicalChain)
-			}
-		}
 		s.i += 2
 		if s.peek(0) == '=' {
 			s.i++
 		}
 		s.operator(1)
 		s.prev = prevNone
-		s.constLeft = false
 		return
 	case "++", "--":
 		// Postfix after a value on the same line (a following `/` divides),
@@ -615,7 +585,6 @@ func (s *scanner) operatorToken(c byte) {
 		s.i += 2
 		s.operator(1)
 		s.prev = prevNone
-		s.constLeft = false
 		return
 	case "?.":
 		if !isDigit(s.peek(2)) {
@@ -639,7 +608,6 @@ func (s *scanner) operatorToken(c byte) {
 	}
 	s.operator(n)
 	s.prev = prevNone
-	s.constLeft = false
 }
 
 func isOperatorChar(c byte) bool {

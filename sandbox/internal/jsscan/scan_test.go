@@ -53,13 +53,11 @@ func TestScanViolations(t *testing.T) {
 		{"operator chain", strings.Repeat("a+", 20) + "a", Limits{MaxChain: 10}, Chain, 1, 22},
 		{"prefix run", strings.Repeat("!", 20) + "a", Limits{MaxChain: 10}, Chain, 1, 20},
 		{"if chain", strings.Repeat("if(1)", 20) + "a", Limits{MaxChain: 10}, Chain, 1, 52},
-		{"constant logical chain", strings.Repeat("1&&", 6) + "1", Limits{MaxLogicalChain: 5}, LogicalChain, 1, 16},
-		{"parenthesised constants", strings.Repeat("(1)||", 6) + "1", Limits{MaxLogicalChain: 5}, LogicalChain, 1, 28},
 		{"arrows nested through commas", "x=" + strings.Repeat(strings.Repeat("a=>", 6)+"(0,", 3), Limits{MaxChain: 10}, Chain, 1, 35},
 		{"arrows nested through blocks", "x=" + strings.Repeat(strings.Repeat("a=>", 4)+"{", 3), Limits{MaxChain: 10}, Chain, 1, 34},
 		// of, yield and await are names in some code: what follows their / is
 		// also scanned as code, since the parser may read a division.
-		{"logical chain after of as a name", "let of = 1; of / (" + strings.Repeat("1&&", 6) + "1) / 1", Limits{MaxLogicalChain: 5}, LogicalChain, 1, 34},
+		{"depth after of as a name", "let of = 1; of / [[[[[1]]]]] / 1", Limits{MaxDepth: 4}, Depth, 1, 22},
 		{"depth after yield as a name", "yield / " + strings.Repeat("[", 5) + " / 1", Limits{MaxDepth: 4}, Depth, 1, 13},
 		{"chain after await as a name", "await / " + strings.Repeat("a+", 20) + "a / 1", Limits{MaxChain: 10}, Chain, 1, 26},
 	}
@@ -102,7 +100,7 @@ func TestScanFindsCodeWhereTheParserDoes(t *testing.T) {
 }
 
 func TestScanAcceptsOrdinaryCode(t *testing.T) {
-	lim := Limits{MaxDepth: 256, MaxChain: 1000, MaxLogicalChain: 20}
+	lim := Limits{MaxDepth: 256, MaxChain: 1000}
 	for _, src := range []string{
 		strings.Repeat("a && b || c ?? d; ", 100),
 		"const ok = " + strings.Repeat("x.a && ", 40) + "x.b",
@@ -141,7 +139,7 @@ func FuzzScan(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
-		rep, err := Scan(src, Limits{MaxDepth: 64, MaxChain: 100, MaxLogicalChain: 10})
+		rep, err := Scan(src, Limits{MaxDepth: 64, MaxChain: 100})
 		opens := strings.Count(src, "(") + strings.Count(src, "[") + strings.Count(src, "{")
 		require.LessOrEqual(t, rep.MaxDepth, opens)
 		if err == nil {
