@@ -2,9 +2,11 @@ package sandbox
 
 import (
 	"fmt"
+	"math/big"
 	"reflect"
 
 	"github.com/dop251/goja/ast"
+	"github.com/dop251/goja/token"
 )
 
 // prepare is loom's pass over a parsed program, between goja's parser and
@@ -19,8 +21,12 @@ import (
 //     its cost with every &&. prepare wraps the left operand of every
 //     binary expression in a one-element sequence, which goja never treats
 //     as a constant: nothing is folded, and everything is computed when the
-//     code runs, under the run's limits. The meaning is unchanged, since a
-//     one-element sequence is its element.
+//     code runs, under the run's limits. A one-element sequence is its
+//     element, so the meaning is unchanged (TestPrepareKeepsMeaning runs
+//     123 programs both ways), except where goja's folding departs from
+//     the spec: errors of constant expressions are now real TypeErrors at
+//     their operator, and early errors behind a constant short-circuit are
+//     reported. Cheap constant computed keys stay folded (foldKey).
 //   - Regular expression literals. goja compiles them with Go's regexp,
 //     which expands counted repeats: /(?:a{1000}){999}/ alone is 650 MB.
 //     prepare bounds their estimated size together (see regexpCost).
@@ -50,6 +56,18 @@ func (p *pass) visit(v reflect.Value) bool {
 		if _, private := n.Left.(*ast.PrivateIdentifier); !private { // #x in obj
 			n.Left = &ast.SequenceExpression{Sequence: []ast.Expression{n.Left}}
 		}
+	case *ast.PropertyKeyed:
+		if n.Computed {
+			foldKey(n.Key)
+		}
+	case *ast.FieldDefinition:
+		if n.Computed {
+			foldKey(n.Key)
+		}
+	case *ast.MethodDefinition:
+		if n.Computed {
+			foldKey(n.Key)
+		}
 	case *ast.RegExpLiteral:
 		p.regexps += regexpCost(n.Pattern, n.Flags)
 		if p.regexps > maxRegexpInsts {
@@ -61,6 +79,55 @@ func (p *pass) visit(v reflect.Value) bool {
 		}
 	}
 	return true
+}
+
+// foldKey lets goja fold a computed property key again when it is a cheap
+// constant (see cheapConstant), by unwrapping what visit wrapped in it:
+// goja defines a folded key's property, with the name its function value
+// takes, where it assigns an unfolded key's (running inherited setters,
+// failing on inherited read-only properties) and names no function.
+func foldKey(key ast.Expression) {
+	if cheapConstant(key) {
+		unwrap(key)
+	}
+}
+
+// cheapConstant reports whether e is built from number, string, boolean
+// and null literals with unary and binary operators other than **, && ||
+// and ??: what goja folds in time linear in its size.
+func cheapConstant(e ast.Expression) bool {
+	switch e := e.(type) {
+	case *ast.StringLiteral, *ast.BooleanLiteral, *ast.NullLiteral:
+		return true
+	case *ast.NumberLiteral:
+		_, isBig := e.Value.(*big.Int)
+		return !isBig
+	case *ast.UnaryExpression:
+		return !e.Postfix && e.Operator != token.DELETE && cheapConstant(e.Operand)
+	case *ast.SequenceExpression:
+		return len(e.Sequence) == 1 && cheapConstant(e.Sequence[0])
+	case *ast.BinaryExpression:
+		switch e.Operator {
+		case token.EXPONENT, token.LOGICAL_AND, token.LOGICAL_OR, token.COALESCE:
+			return false
+		}
+		return cheapConstant(e.Left) && cheapConstant(e.Right)
+	}
+	return false
+}
+
+// unwrap undoes visit's wrapping in a cheap constant expression.
+func unwrap(e ast.Expression) {
+	switch e := e.(type) {
+	case *ast.UnaryExpression:
+		unwrap(e.Operand)
+	case *ast.BinaryExpression:
+		if seq, ok := e.Left.(*ast.SequenceExpression); ok && len(seq.Sequence) == 1 {
+			e.Left = seq.Sequence[0]
+		}
+		unwrap(e.Left)
+		unwrap(e.Right)
+	}
 }
 
 // pos is the 1-based line and column of n in the code as written, or

@@ -88,8 +88,9 @@ func TestRegexpLiteralsAreBounded(t *testing.T) {
 		line, col  int
 	}{
 		{"nested counted repeats", "const ok = 1;\nconst re = /(?:" + strings.Repeat("a", 3300) + "){999}/", 2, 12},
-		{"many small ones", "const rs = [" + strings.Repeat("/a{1000}/, ", 300) + "]", 1, 2884}, // the 262nd
-		{"counted repeats of a group", strings.Repeat("/(abc){999}/;", 60), 1, 677},             // the 53rd: (3+2)×999+1 each
+		{"many small ones", "const rs = [" + strings.Repeat("/a{1000}/, ", 300) + "]", 1, 2884},             // the 262nd
+		{"counted repeats of a group", strings.Repeat("/(abc){999}/;", 60), 1, 677},                         // the 53rd: (3+2)×999+1 each
+		{"a large class repeated, anchored", "const cjk = /^[" + cjkEveryOther(3000) + "]{0,490}$/", 1, 13}, // 85 MB in Go's one-pass matcher
 	}
 	for _, tc := range refused {
 		t.Run(tc.name, func(t *testing.T) {
@@ -141,4 +142,14 @@ func BenchmarkCompile(b *testing.B) {
 			}
 		}
 	})
+}
+
+// cjkEveryOther is n CJK characters, every other code point, so that a
+// class of them has n ranges.
+func cjkEveryOther(n int) string {
+	var b strings.Builder
+	for i := range n {
+		b.WriteRune(rune(0x4E00 + 2*i))
+	}
+	return b.String()
 }
