@@ -25,6 +25,10 @@ type Limits struct {
 	// 2000.
 	CallStack int `json:"callStack,omitempty"`
 	// SourceBytes is the largest source accepted, in bytes. Default 64 KiB.
+	// It also bounds what the nesting prescan, a tokenizer, could miss
+	// where only a parser can tell a regexp from a division: at 64 KiB,
+	// goja's parser needs at most about 128 MB of Go stack. Raise it far
+	// for [InProcess] only with trusted code.
 	SourceBytes int `json:"sourceBytes,omitempty"`
 	// Nesting is the deepest bracket nesting accepted in the source, and in
 	// text given to JSON.parse. Default 256.
