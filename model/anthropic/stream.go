@@ -28,21 +28,11 @@ func (m *Model) Stream(ctx context.Context, req model.Request) iter.Seq2[model.C
 			yield(model.Chunk{}, err)
 			return
 		}
-		stream := m.svc.NewStreaming(ctx, params)
-		defer stream.Close()
-
 		var d decoder
-		for stream.Next() {
-			d.events++
-			if !d.decode(stream.Current(), yield) {
-				return
-			}
-		}
-		if err := m.streamErr(ctx, stream.Err(), &d); err != nil {
-			yield(model.Chunk{}, err)
-			return
-		}
-		yield(d.final(), nil)
+		provider.Pump(m.svc.NewStreaming(ctx, params),
+			func(e sdk.MessageStreamEventUnion) bool { d.events++; return d.decode(e, yield) },
+			func(err error) error { return m.streamErr(ctx, err, &d) },
+			d.final, yield)
 	}
 }
 

@@ -31,3 +31,30 @@ func Truncated(providerID, missing string, cause error) error {
 func IsCtxErr(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
+
+// Events is the shape of the SDKs' server-sent event streams
+// (ssestream.Stream in openai-go and anthropic-sdk-go).
+type Events[T any] interface {
+	Next() bool
+	Current() T
+	Err() error
+	Close() error
+}
+
+// Pump drains events into yield and closes them. decode maps one event to
+// chunks and returns false once the consumer stopped; end turns the error
+// the stream ended with (nil after a clean end) into the call's error;
+// last is the final chunk, yielded when end returns nil.
+func Pump[T any](events Events[T], decode func(T) bool, end func(error) error, last func() model.Chunk, yield func(model.Chunk, error) bool) {
+	defer events.Close()
+	for events.Next() {
+		if !decode(events.Current()) {
+			return
+		}
+	}
+	if err := end(events.Err()); err != nil {
+		yield(model.Chunk{}, err)
+		return
+	}
+	yield(last(), nil)
+}
