@@ -94,57 +94,51 @@ func (t *termReader) Close() error { return t.rl.Close() }
 // be scripted), or through the controlling terminal; nil when there is
 // none.
 func asker(sio Stdio, lines lineReader, f *Flags) func(context.Context, string) (string, error) {
-	var mu sync.Mutex
+	var read func(q string) (string, error)
 	switch {
 	case lines == nil && !sio.InTerminal && sio.In != nil && (f.Input != "" || len(f.Args) > 0):
 		br := bufio.NewReader(sio.In)
-		return func(_ context.Context, q string) (string, error) {
-			mu.Lock()
-			defer mu.Unlock()
-			fmt.Fprint(sio.Out, q)
-			line, err := br.ReadString('\n')
-			if err != nil && line == "" {
-				return "", err
+		read = func(q string) (string, error) {
+			line, err := promptLine(sio.Out, br, q)
+			if err == nil {
+				fmt.Fprintln(sio.Out, strings.TrimSpace(line)) // show the scripted answer
 			}
-			fmt.Fprintln(sio.Out, strings.TrimSpace(line))
-			return line, nil
+			return line, err
 		}
 	case lines != nil && sio.InTerminal:
-		return func(_ context.Context, q string) (string, error) {
-			mu.Lock()
-			defer mu.Unlock()
-			return lines.ReadLine(q)
-		}
+		read = lines.ReadLine
 	case sio.InTerminal:
 		br := bufio.NewReader(sio.In)
-		return func(_ context.Context, q string) (string, error) {
-			mu.Lock()
-			defer mu.Unlock()
-			fmt.Fprint(sio.Out, q)
-			line, err := br.ReadString('\n')
-			if err != nil && line == "" {
-				return "", err
-			}
-			return line, nil
-		}
+		read = func(q string) (string, error) { return promptLine(sio.Out, br, q) }
 	case sio.OpenTTY != nil && canOpen(sio.OpenTTY):
-		return func(_ context.Context, q string) (string, error) {
-			mu.Lock()
-			defer mu.Unlock()
+		read = func(q string) (string, error) {
 			tty, err := sio.OpenTTY()
 			if err != nil {
 				return "", fmt.Errorf("no terminal to ask on: %w", err)
 			}
 			defer tty.Close()
-			fmt.Fprint(tty, q)
-			line, err := bufio.NewReader(tty).ReadString('\n')
-			if err != nil && line == "" {
-				return "", err
-			}
-			return line, nil
+			return promptLine(tty, bufio.NewReader(tty), q)
 		}
+	default:
+		return nil
 	}
-	return nil
+	var mu sync.Mutex // one question at a time
+	return func(_ context.Context, q string) (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return read(q)
+	}
+}
+
+// promptLine writes q to w and reads one line from r; a last line without
+// a newline counts.
+func promptLine(w io.Writer, r *bufio.Reader, q string) (string, error) {
+	fmt.Fprint(w, q)
+	line, err := r.ReadString('\n')
+	if err != nil && line == "" {
+		return "", err
+	}
+	return line, nil
 }
 
 const chatHelp = `Commands:
