@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"testing"
-	"time"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
@@ -108,34 +107,17 @@ func BenchmarkStreamToolCall(b *testing.B) {
 
 func BenchmarkFirstChunk(b *testing.B) {
 	url := providertest.Replay(b, renderText(10))
-	b.Run("loom", func(b *testing.B) {
-		m := benchModel(b, url)
-		var total time.Duration
-		for b.Loop() {
-			start := time.Now()
-			for _, err := range m.Stream(context.Background(), benchReq) {
-				if err != nil {
-					b.Fatal(err)
-				}
-				total += time.Since(start)
-				break
-			}
-		}
-		b.ReportMetric(float64(total.Nanoseconds())/float64(b.N), "ns/first-chunk")
-	})
+	b.Run("loom", func(b *testing.B) { providertest.ModelFirstChunk(b, benchModel(b, url), benchReq) })
 	b.Run("sdk", func(b *testing.B) {
 		svc := rawService(url)
-		var total time.Duration
-		for b.Loop() {
-			start := time.Now()
+		providertest.FirstChunk(b, func(first func()) {
 			s := svc.NewStreaming(context.Background(), rawParams())
 			// loom's first chunk is the first text delta, the SDK's third
 			// event (message_start, content_block_start, then the delta).
 			for i := 0; i < 3 && s.Next(); i++ {
 			}
-			total += time.Since(start)
+			first()
 			s.Close()
-		}
-		b.ReportMetric(float64(total.Nanoseconds())/float64(b.N), "ns/first-chunk")
+		})
 	})
 }

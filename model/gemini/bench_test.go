@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"testing"
-	"time"
 
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/gemini"
@@ -102,34 +101,17 @@ func BenchmarkStreamToolCall(b *testing.B) {
 
 func BenchmarkFirstChunk(b *testing.B) {
 	url := providertest.Replay(b, renderText(10)) + "/"
-	b.Run("loom", func(b *testing.B) {
-		m := benchModel(b, url)
-		var total time.Duration
-		for b.Loop() {
-			start := time.Now()
-			for _, err := range m.Stream(context.Background(), benchReq) {
-				if err != nil {
-					b.Fatal(err)
-				}
-				total += time.Since(start)
-				break
-			}
-		}
-		b.ReportMetric(float64(total.Nanoseconds())/float64(b.N), "ns/first-chunk")
-	})
+	b.Run("loom", func(b *testing.B) { providertest.ModelFirstChunk(b, benchModel(b, url), benchReq) })
 	b.Run("sdk", func(b *testing.B) {
 		ms := rawModels(b, url)
-		var total time.Duration
-		for b.Loop() {
-			start := time.Now()
+		providertest.FirstChunk(b, func(first func()) {
 			for _, err := range ms.GenerateContentStream(context.Background(), "gemini-flash-latest", rawContents(), &genai.GenerateContentConfig{}) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				total += time.Since(start)
+				first()
 				break
 			}
-		}
-		b.ReportMetric(float64(total.Nanoseconds())/float64(b.N), "ns/first-chunk")
+		})
 	})
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"testing"
-	"time"
 
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/internal/providertest"
@@ -123,32 +122,15 @@ func BenchmarkStreamToolCall(b *testing.B) {
 // loom's added latency is loom's figure minus the SDK's.
 func BenchmarkFirstChunk(b *testing.B) {
 	url := providertest.Replay(b, renderText(10)) + "/v1"
-	b.Run("loom", func(b *testing.B) {
-		m := benchModel(b, url)
-		var total time.Duration
-		for b.Loop() {
-			start := time.Now()
-			for _, err := range m.Stream(context.Background(), benchReq) {
-				if err != nil {
-					b.Fatal(err)
-				}
-				total += time.Since(start)
-				break
-			}
-		}
-		b.ReportMetric(float64(total.Nanoseconds())/float64(b.N), "ns/first-chunk")
-	})
+	b.Run("loom", func(b *testing.B) { providertest.ModelFirstChunk(b, benchModel(b, url), benchReq) })
 	b.Run("sdk", func(b *testing.B) {
 		svc := rawService(url)
-		var total time.Duration
-		for b.Loop() {
-			start := time.Now()
+		providertest.FirstChunk(b, func(first func()) {
 			s := svc.NewStreaming(context.Background(), rawParams())
 			if s.Next() {
-				total += time.Since(start)
+				first()
 			}
 			s.Close()
-		}
-		b.ReportMetric(float64(total.Nanoseconds())/float64(b.N), "ns/first-chunk")
+		})
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/loomwork/loom/model"
 )
@@ -47,6 +48,32 @@ func Drain(b *testing.B, m model.Model, req model.Request) int {
 		n++
 	}
 	return n
+}
+
+// FirstChunk runs the benchmark loop over call, which starts one stream and
+// calls first when its first chunk is in, and reports the mean time from
+// the start to that point (what comes after, such as closing the stream,
+// is not counted).
+func FirstChunk(b *testing.B, call func(first func())) {
+	var total time.Duration
+	for b.Loop() {
+		start := time.Now()
+		call(func() { total += time.Since(start) })
+	}
+	b.ReportMetric(float64(total.Nanoseconds())/float64(b.N), "ns/first-chunk")
+}
+
+// ModelFirstChunk is [FirstChunk] for req streamed from m.
+func ModelFirstChunk(b *testing.B, m model.Model, req model.Request) {
+	FirstChunk(b, func(first func()) {
+		for _, err := range m.Stream(context.Background(), req) {
+			if err != nil {
+				b.Fatal(err)
+			}
+			first()
+			break
+		}
+	})
 }
 
 // MappingRequest is a typical agent turn for the request-mapping
