@@ -3,6 +3,8 @@ package workflow
 import (
 	"bufio"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -12,25 +14,39 @@ import (
 // ApprovalRequest is what an [Approver] decides on: code about to run.
 type ApprovalRequest struct {
 	// Code is the snippet about to run.
-	Code string
+	Code string `json:"code"`
 	// Task is the request the code is meant to solve.
-	Task string
+	Task string `json:"task"`
 	// Attempt counts the snippets submitted in this run, from 1.
-	Attempt int
+	Attempt int `json:"attempt"`
 	// Review is the reviewer's verdict, when a reviewer approved the code.
-	Review *Review
+	Review *Review `json:"review,omitempty"`
 }
 
 // Approval is an [Approver]'s decision. A denial's Reason reaches the
 // coder, so it can change its approach or explain.
 type Approval struct {
-	Approved bool
-	Reason   string
+	Approved bool   `json:"approved"`
+	Reason   string `json:"reason,omitempty"`
 }
+
+// ErrPending is what an [Approver] returns when the decision is not made
+// yet: the snippet becomes a question of kind [ApprovalKind] (an
+// [agent.Ask]), the run ends with an [*agent.InterruptedError], and a
+// person can approve or deny it later, from another process, by resuming
+// the run with an [Approval] as the answer.
+var ErrPending = errors.New("approval pending")
+
+// ApprovalKind is the kind of the question a pending approval asks; its
+// payload is the [ApprovalRequest] and its answer an [Approval].
+const ApprovalKind = "approval"
+
+// ApprovalSchema is the JSON schema of an approval's answer.
+var ApprovalSchema = json.RawMessage(`{"type":"object","properties":{"approved":{"type":"boolean"},"reason":{"type":"string"}},"required":["approved"],"additionalProperties":false}`)
 
 // Approver decides whether generated code may run: a human at a terminal,
 // a policy, or another service. An error counts as a denial, with the error
-// as the reason.
+// as the reason, except [ErrPending], which waits for a person.
 type Approver interface {
 	Approve(ctx context.Context, req ApprovalRequest) (Approval, error)
 }

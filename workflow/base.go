@@ -60,24 +60,12 @@ func configError(what, name, format string, args ...any) error {
 	return fmt.Errorf("%w: %s %q: %s", agent.ErrInvalidConfig, what, name, fmt.Sprintf(format, args...))
 }
 
-// errStopped ends a body whose consumer stopped reading. Execute drops it.
-var errStopped = errors.New("workflow: consumer stopped")
-
-// call runs child as a nested run of r, passing its events on, and returns
-// its output. stopped reports that the consumer stopped reading; the body
-// should then return promptly.
-func call(ctx context.Context, r *agent.Run, child agent.Agent, input json.RawMessage) (out json.RawMessage, err error) {
-	ended := false
-	for ev, e := range child.Run(ctx, input) {
-		if ev.Kind == agent.EventRunEnd && ev.ParentID == r.ID {
-			out, err, ended = ev.Output, ev.Err, true
-		}
-		if ev.Kind != 0 && !r.Emit(ev) {
-			return nil, errStopped
-		}
-		if e != nil && !ended {
-			err = e
-		}
-	}
-	return out, err
+// ends reports whether a step's err must end the composition as it is,
+// rather than be handled (retried, corrected, reported as a subtask's
+// failure): the consumer stopped, a limit was breached, the run waits for
+// an answer or was halted, or ctx is done.
+func ends(ctx context.Context, err error) bool {
+	var he *agent.HaltError
+	return errors.Is(err, agent.ErrStopped) || errors.Is(err, agent.ErrLimit) || errors.Is(err, agent.ErrInterrupted) ||
+		errors.As(err, &he) || ctx.Err() != nil
 }

@@ -99,16 +99,41 @@ type CodeExecution struct {
 	owned sandbox.Executor // the executor the workflow started, if any
 }
 
-// codeRun is the state of one CodeExecution run, shared by its tool calls.
-type codeRun struct {
-	task   string
-	cancel context.CancelCauseFunc
-	mu     sync.Mutex
-	tries  int // snippets submitted
-	failed int // snippets refused or failed
+// CodeState is the progress of one CodeExecution run, its
+// [agent.Run.State]. It is counted from the snippets' ends as they pass
+// through the run, so a resumed run counts the snippets it replays.
+type CodeState struct {
+	// Task is the request being answered.
+	Task string `json:"task"`
+	// Tries counts the snippets submitted so far.
+	Tries int `json:"tries"`
+	// Failed counts the snippets refused or failed so far.
+	Failed int `json:"failed"`
+
+	mu      sync.Mutex
+	coderID string
 }
 
-type codeRunKey struct{ ce *CodeExecution }
+// observe counts a guard run's end.
+func (st *CodeState) observe(ev agent.Event) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.coderID == "" && ev.Kind == agent.EventRunStart {
+		st.coderID = ev.RunID
+	}
+	if ev.Kind == agent.EventRunEnd && ev.ParentID == st.coderID && ev.Agent != "" {
+		st.Tries++
+		if ev.Err != nil {
+			st.Failed++
+		}
+	}
+}
+
+func (st *CodeState) counts() (tries, failed int) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.Tries, st.Failed
+}
 
 // NewCodeExecution checks cfg and returns the workflow.
 func NewCodeExecution(cfg CodeExecutionConfig) (*CodeExecution, error) {
@@ -201,20 +226,23 @@ func (ce *CodeExecution) Run(ctx context.Context, input json.RawMessage) iter.Se
 }
 
 func (ce *CodeExecution) body(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
-	cctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	st := &codeRun{task: textOf(r.Input), cancel: cancel}
-	cctx = context.WithValue(cctx, codeRunKey{ce}, st)
+	st := &CodeState{Task: textOf(r.Input)}
+	r.SetState(st)
+	stop := r.Observe(st.observe)
+	defer stop()
 	if hist := r.History(ctx); len(hist) > 0 {
-		cctx = agent.WithHistory(cctx, hist)
+		ctx = agent.WithHistory(ctx, hist)
 	}
-	end, err := callEnd(cctx, r, ce.coder, r.Input)
-	if err == errStopped {
+	end, err := r.Child(ctx, ce.coder, r.Input)
+	if errors.Is(err, agent.ErrStopped) {
 		return nil, err
 	}
 	var re *RetriesError
-	if cause := context.Cause(cctx); errors.As(cause, &re) {
+	if errors.As(err, &re) {
 		return nil, re
+	}
+	if errors.Is(err, agent.ErrInterrupted) {
+		return nil, err
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ce.name, err)
@@ -243,21 +271,16 @@ func (g *guard) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.
 }
 
 func (g *guard) body(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
-	st, ok := ctx.Value(codeRunKey{g.ce}).(*codeRun)
-	if !ok {
-		st = &codeRun{cancel: func(error) {}}
-	}
+	st := g.state(r)
 	code := codeOf(r.Input)
-	st.mu.Lock()
-	st.tries++
-	attempt := st.tries
-	st.mu.Unlock()
+	tries, _ := st.counts()
+	attempt := tries + 1
 	cfg := &g.ce.cfg
 
 	var review *Review
 	if cfg.Reviewer != nil && code != "" {
-		in := message(codeReviewPrompt(st.task, code), map[string]any{"task": st.task, "code": code})
-		out, err := call(ctx, r, cfg.Reviewer, in)
+		in := message(codeReviewPrompt(st.Task, code), map[string]any{"task": st.Task, "code": code})
+		out, err := r.Call(ctx, cfg.Reviewer, in)
 		if err != nil {
 			return nil, roleError("reviewer", cfg.Reviewer, err)
 		}
@@ -271,7 +294,14 @@ func (g *guard) body(ctx context.Context, r *agent.Run) (json.RawMessage, error)
 		review = &rev
 	}
 	if cfg.Approver != nil && code != "" {
-		a, err := cfg.Approver.Approve(ctx, ApprovalRequest{Code: code, Task: st.task, Attempt: attempt, Review: review})
+		req := ApprovalRequest{Code: code, Task: st.Task, Attempt: attempt, Review: review}
+		a, err := cfg.Approver.Approve(ctx, req)
+		if errors.Is(err, ErrPending) {
+			a, err = askApproval(ctx, req)
+			if err != nil {
+				return nil, err
+			}
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -286,20 +316,19 @@ func (g *guard) body(ctx context.Context, r *agent.Run) (json.RawMessage, error)
 			return nil, g.refuse(st, fmt.Errorf("%w: %s (do not run this code again: change your approach, or explain to the user why you cannot answer)", ErrDenied, strings.TrimRight(reason, ". ")))
 		}
 	}
-	out, err := call(ctx, r, g.tool, r.Input)
-	if err == nil || err == errStopped || ctx.Err() != nil {
+	out, err := r.Call(ctx, g.tool, r.Input)
+	if err == nil || ends(ctx, err) {
 		return out, err
 	}
-	failure := Failure{Task: st.task, Code: code, Error: err.Error()}
+	failure := Failure{Task: st.Task, Code: code, Error: err.Error()}
 	if exhausted := g.count(st, err); exhausted != nil {
 		return nil, exhausted
 	}
-	st.mu.Lock()
-	failure.Attempt, failure.Remaining = st.failed, cfg.MaxRetries-st.failed+1
-	st.mu.Unlock()
+	_, failed := st.counts()
+	failure.Attempt, failure.Remaining = failed+1, cfg.MaxRetries-failed
 	fix, herr := correct(ctx, r, cfg.ErrorHandler, failure)
 	if herr != nil {
-		if herr == errStopped {
+		if herr == agent.ErrStopped {
 			return nil, herr
 		}
 		return nil, err
@@ -308,26 +337,46 @@ func (g *guard) body(ctx context.Context, r *agent.Run) (json.RawMessage, error)
 }
 
 // refuse counts a refused snippet against the budget.
-func (g *guard) refuse(st *codeRun, err error) error {
+func (g *guard) refuse(st *CodeState, err error) error {
 	if exhausted := g.count(st, err); exhausted != nil {
 		return exhausted
 	}
 	return err
 }
 
-// count spends one retry on a failure; when none is left it ends the
-// workflow run with a RetriesError, which it returns.
-func (g *guard) count(st *codeRun, err error) error {
-	st.mu.Lock()
-	st.failed++
-	n := st.failed
-	st.mu.Unlock()
+// count checks the budget for one more failure; when none is left it
+// returns a RetriesError that halts the coder and ends the workflow run.
+func (g *guard) count(st *CodeState, err error) error {
+	_, failed := st.counts()
+	n := failed + 1
 	if n <= g.ce.cfg.MaxRetries {
 		return nil
 	}
-	re := &RetriesError{Workflow: g.ce.name, Attempts: n, Retries: g.ce.cfg.MaxRetries, Last: err}
-	st.cancel(re)
-	return re
+	return agent.Halt(&RetriesError{Workflow: g.ce.name, Attempts: n, Retries: g.ce.cfg.MaxRetries, Last: err})
+}
+
+// state finds the state of the CodeExecution run the guard runs beneath.
+func (g *guard) state(r *agent.Run) *CodeState {
+	for p := r.Parent(); p != nil; p = p.Parent() {
+		if st, ok := p.State().(*CodeState); ok && p.Agent == agent.Agent(g.ce) {
+			return st
+		}
+	}
+	return &CodeState{}
+}
+
+// askApproval turns a pending approval into a question and decodes its
+// answer.
+func askApproval(ctx context.Context, req ApprovalRequest) (Approval, error) {
+	ans, err := agent.Ask(ctx, ApprovalKind, req, ApprovalSchema)
+	if err != nil {
+		return Approval{}, err
+	}
+	var a Approval
+	if err := json.Unmarshal(ans, &a); err != nil {
+		return Approval{}, fmt.Errorf("%w: approval answer %s: %w", agent.ErrInvalidAnswer, ans, err)
+	}
+	return a, nil
 }
 
 // codeOf reads the snippet from a sandbox tool's arguments: "code", or the
@@ -347,24 +396,4 @@ func codeOf(args json.RawMessage) string {
 func codeReviewPrompt(task, code string) string {
 	return "Review this JavaScript before it runs in the sandbox. Approve it when it is safe and correctly solves the task; otherwise reject it and say exactly what to change.\n\nTask: " +
 		task + "\n\nCode:\n```js\n" + code + "\n```"
-}
-
-// callEnd runs child as a nested run of r, passing its events on, and
-// returns its closing event.
-func callEnd(ctx context.Context, r *agent.Run, child agent.Agent, input json.RawMessage) (agent.Event, error) {
-	var end agent.Event
-	var err error
-	ended := false
-	for ev, e := range child.Run(ctx, input) {
-		if ev.Kind == agent.EventRunEnd && ev.ParentID == r.ID {
-			end, err, ended = ev, ev.Err, true
-		}
-		if ev.Kind != 0 && !r.Emit(ev) {
-			return agent.Event{}, errStopped
-		}
-		if e != nil && !ended {
-			err = e
-		}
-	}
-	return end, err
 }

@@ -3,7 +3,6 @@ package workflow
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"iter"
 	"strings"
@@ -165,7 +164,7 @@ func (c *Coordinator) body(ctx context.Context, r *agent.Run) (json.RawMessage, 
 	for i, st := range subtasks {
 		res, err := c.solve(ctx, r, task, i, len(subtasks), st, results)
 		if err != nil {
-			if err == errStopped || errors.Is(err, agent.ErrLimit) || ctx.Err() != nil {
+			if ends(ctx, err) {
 				return nil, err
 			}
 			return nil, &SubtaskError{Workflow: c.name, Index: i + 1, Task: st.Task, Err: err}
@@ -185,9 +184,9 @@ func (c *Coordinator) plan(ctx context.Context, r *agent.Run, task string) ([]Su
 	if c.cfg.Planner == nil {
 		return whole, nil
 	}
-	out, err := call(ctx, r, c.cfg.Planner, r.Input)
+	out, err := r.Call(ctx, c.cfg.Planner, r.Input)
 	if err != nil {
-		if err == errStopped {
+		if err == agent.ErrStopped {
 			return nil, err
 		}
 		return nil, fmt.Errorf("%s: planner %s: %w", c.name, c.cfg.Planner.Name(), err)
@@ -219,7 +218,7 @@ func (c *Coordinator) solve(ctx context.Context, r *agent.Run, task string, i, n
 	failures := 0
 	for round := 1; ; round++ {
 		res.Rounds = round
-		sol, err := call(ctx, r, c.cfg.Coder, coderIn)
+		sol, err := r.Call(ctx, c.cfg.Coder, coderIn)
 		if err != nil {
 			return res, roleError("coder", c.cfg.Coder, err)
 		}
@@ -250,12 +249,12 @@ func (c *Coordinator) solve(ctx context.Context, r *agent.Run, task string, i, n
 		if err != nil {
 			return res, fmt.Errorf("executor %s: the coder's output %w", c.cfg.Executor.Name(), err)
 		}
-		out, err := call(ctx, r, c.cfg.Executor, in)
+		out, err := r.Call(ctx, c.cfg.Executor, in)
 		if err == nil {
 			res.Result = out
 			return res, nil
 		}
-		if err == errStopped || errors.Is(err, agent.ErrLimit) || ctx.Err() != nil {
+		if ends(ctx, err) {
 			return res, err
 		}
 		failures++
@@ -276,7 +275,7 @@ func (c *Coordinator) review(ctx context.Context, r *agent.Run, role string, who
 	if objection != nil {
 		extra["review"] = objection
 	}
-	out, err := call(ctx, r, who, message(prompt, extra))
+	out, err := r.Call(ctx, who, message(prompt, extra))
 	if err != nil {
 		return Review{}, roleError(role, who, err)
 	}
@@ -319,7 +318,7 @@ func (c *Coordinator) synthesize(ctx context.Context, r *agent.Run, task string,
 		return b.String(), nil
 	}
 	prompt := "Task: " + task + "\n\nResults of the subtasks:\n" + b.String() + "\n\nWrite the answer to the task from these results."
-	out, err := call(ctx, r, c.cfg.Synthesizer, message(prompt, map[string]any{"subtasks": results}))
+	out, err := r.Call(ctx, c.cfg.Synthesizer, message(prompt, map[string]any{"subtasks": results}))
 	if err != nil {
 		return "", roleError("synthesizer", c.cfg.Synthesizer, err)
 	}
@@ -334,7 +333,7 @@ func resultText(res SubtaskResult) string {
 }
 
 func roleError(role string, a agent.Agent, err error) error {
-	if err == errStopped {
+	if err == agent.ErrStopped {
 		return err
 	}
 	return fmt.Errorf("%s %s: %w", role, a.Name(), err)

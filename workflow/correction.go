@@ -80,7 +80,7 @@ func correct(ctx context.Context, r *agent.Run, handler agent.Agent, f Failure) 
 	if err != nil {
 		return "", err
 	}
-	out, err := call(ctx, r, handler, in)
+	out, err := r.Call(ctx, handler, in)
 	if err != nil {
 		return "", err
 	}

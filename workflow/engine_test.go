@@ -125,7 +125,7 @@ func TestEngineRunStreamsEventsAndHooks(t *testing.T) {
 		kinds = append(kinds, ev.Kind)
 		text += ev.Text
 	}
-	require.Equal(t, []agent.EventKind{agent.EventRunStart, agent.EventTextDelta, agent.EventTextDelta, agent.EventRunEnd}, kinds)
+	require.Equal(t, []agent.EventKind{agent.EventRunStart, agent.EventTextDelta, agent.EventTextDelta, agent.EventModelResponse, agent.EventRunEnd}, kinds)
 	require.Equal(t, "42", text)
 	require.Equal(t, []string{"a"}, seen)
 }

@@ -108,7 +108,7 @@ func (m *Map) body(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
 		if err != nil {
 			return nil, err
 		}
-		jobs[i] = job{agent: m.cfg.Agent, input: raw}
+		jobs[i] = job{Agent: m.cfg.Agent, Input: raw}
 		agents[i] = m.cfg.Agent
 	}
 	results, first, err := fanOut(ctx, r, jobs, m.cfg.MaxConcurrency, m.cfg.CollectErrors)

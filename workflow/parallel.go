@@ -64,7 +64,7 @@ func (p *Parallel) Run(ctx context.Context, input json.RawMessage) iter.Seq2[age
 func (p *Parallel) body(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
 	jobs := make([]job, len(p.cfg.Branches))
 	for i, b := range p.cfg.Branches {
-		jobs[i] = job{agent: b, input: r.Input}
+		jobs[i] = job{Agent: b, Input: r.Input}
 	}
 	results, first, err := fanOut(ctx, r, jobs, p.cfg.MaxConcurrency, p.cfg.CollectErrors)
 	if err != nil {

@@ -98,14 +98,14 @@ func (f *Reflect) body(ctx context.Context, r *agent.Run) (json.RawMessage, erro
 	var review Review
 	for round := 1; round <= f.cfg.MaxRounds; round++ {
 		var err error
-		if out, err = call(ctx, r, f.cfg.Worker, workIn); err != nil {
+		if out, err = r.Call(ctx, f.cfg.Worker, workIn); err != nil {
 			return nil, roundError(f.name, round, f.cfg.Worker, err)
 		}
 		revIn, err := f.cfg.ReviewInput(r.Input, out)
 		if err != nil {
 			return nil, fmt.Errorf("reflect %s: round %d: review input: %w", f.name, round, err)
 		}
-		rawReview, err := call(ctx, r, f.cfg.Reviewer, revIn)
+		rawReview, err := r.Call(ctx, f.cfg.Reviewer, revIn)
 		if err != nil {
 			return nil, roundError(f.name, round, f.cfg.Reviewer, err)
 		}
@@ -128,7 +128,7 @@ func (f *Reflect) body(ctx context.Context, r *agent.Run) (json.RawMessage, erro
 }
 
 func roundError(name string, round int, a agent.Agent, err error) error {
-	if err == errStopped {
+	if err == agent.ErrStopped {
 		return err
 	}
 	return fmt.Errorf("%s: round %d: %s: %w", name, round, a.Name(), err)

@@ -70,7 +70,7 @@ func (s *Sequence) body(ctx context.Context, r *agent.Run) (json.RawMessage, err
 		if err != nil {
 			return nil, err
 		}
-		out, err := call(ctx, r, step, raw)
+		out, err := r.Call(ctx, step, raw)
 		if err != nil {
 			return nil, stepError(s.name, i, step, err)
 		}
@@ -101,7 +101,7 @@ func (e *StepError) Error() string {
 func (e *StepError) Unwrap() error { return e.Err }
 
 func stepError(name string, i int, step agent.Agent, err error) error {
-	if err == errStopped {
+	if err == agent.ErrStopped {
 		return err
 	}
 	return &StepError{Workflow: name, Step: i + 1, Agent: step.Name(), Err: err}
