@@ -70,28 +70,34 @@ func (e *ConflictError) Unwrap() error { return ErrConflict }
 type CorruptError struct {
 	// Table is the database table (empty for the memory store).
 	Table string
-	// RunID is the run (or, in a session table, the session) of the bad
-	// row; empty when the problem is the table itself.
-	RunID string
-	// Seq is the checkpoint's Seq (or the 1-based turn) of the bad row; 0
-	// when the problem is not one row.
+	// RunID is the run of a bad checkpoint row; SessionID the session of a
+	// bad turn. Both are empty when the problem is the table itself.
+	RunID     string
+	SessionID string
+	// Seq is the bad checkpoint's Seq, or the bad turn's 1-based position;
+	// 0 when the problem is not one row.
 	Seq int64
 	// Reason says what was wrong.
 	Reason string
+	// Fix says what to do; empty means the usual advice (delete the run or
+	// session, or give loom a database of its own).
+	Fix string
 }
 
 func (e *CorruptError) Error() string {
-	var where string
+	where, fix := "table "+e.Table, e.Fix
 	switch {
-	case e.RunID != "" && e.Seq != 0:
-		where = fmt.Sprintf("table %s, %q row %d", e.Table, e.RunID, e.Seq)
 	case e.RunID != "":
-		where = fmt.Sprintf("table %s, %q", e.Table, e.RunID)
-	default:
-		where = "table " + e.Table
-	}
-	fix := "delete the run or session (Delete) or restore the database from a backup"
-	if e.RunID == "" {
+		where += fmt.Sprintf(", run %q checkpoint %d", e.RunID, e.Seq)
+		if fix == "" {
+			fix = "delete the run (Delete) or restore the database from a backup"
+		}
+	case e.SessionID != "":
+		where += fmt.Sprintf(", session %q turn %d", e.SessionID, e.Seq)
+		if fix == "" {
+			fix = "delete the session (Delete) or restore the database from a backup"
+		}
+	case fix == "":
 		fix = "give loom a database (or PostgreSQL schema) of its own"
 	}
 	return fmt.Sprintf("%s: %v: %s: %s", where, ErrCorrupt, e.Reason, fix)

@@ -286,7 +286,7 @@ func testSessionCorrupt(t *testing.T, open func(t *testing.T) checkpoint.Session
 			_, err := s.Load(ctx, "bad")
 			require.ErrorIs(t, err, checkpoint.ErrCorrupt)
 			require.ErrorAs(t, err, &ce)
-			require.Equal(t, "bad", ce.RunID)
+			require.Equal(t, "bad", ce.SessionID)
 			require.Equal(t, int64(2), ce.Seq)
 			require.ErrorContains(t, err, `"bad"`)
 			require.ErrorContains(t, err, "Delete")
