@@ -1,0 +1,151 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/loomwork/loom/checkpoint"
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+)
+
+// db is the plumbing [Store] and [Sessions] share: one write connection
+// whose transactions begin IMMEDIATE (so the compare-and-swap holds across
+// processes), a pool of read-only connections, and the closed state.
+type db struct {
+	path  string
+	cfg   config
+	write *sql.DB
+	read  *sql.DB
+
+	mu     sync.Mutex
+	closed bool
+}
+
+// openDB opens (creating when missing) the database at path, or at
+// [DefaultPath] when path is empty, and brings its schema up to date.
+func openDB(ctx context.Context, path string, opts []Option) (*db, error) {
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	if path == "" {
+		if path, err = DefaultPath(); err != nil {
+			return nil, err
+		}
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("checkpoint/sqlite: create the folder of %s: %w (choose another file, or set %s)", path, err, PathEnv)
+		}
+	}
+	write, err := sql.Open("sqlite", dsn(path, cfg, false))
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint/sqlite: open %s: %w", path, err)
+	}
+	write.SetMaxOpenConns(1)
+	write.SetMaxIdleConns(1)
+	write.SetConnMaxLifetime(0)
+	write.SetConnMaxIdleTime(0)
+	if err := migrate(ctx, write); err != nil {
+		write.Close()
+		return nil, fmt.Errorf("checkpoint/sqlite: open %s: %w", path, err)
+	}
+	read, err := sql.Open("sqlite", dsn(path, cfg, true))
+	if err != nil {
+		write.Close()
+		return nil, fmt.Errorf("checkpoint/sqlite: open %s for reading: %w", path, err)
+	}
+	read.SetMaxOpenConns(4)
+	read.SetMaxIdleConns(2)
+	return &db{path: path, cfg: cfg, write: write, read: read}, nil
+}
+
+// dsn builds the connection string: WAL journal, busy timeout, NORMAL sync
+// (durable across a process crash; a power cut may lose the last commits
+// but never corrupts the file), IMMEDIATE write transactions, and
+// query_only for the read pool.
+func dsn(path string, cfg config, readOnly bool) string {
+	q := url.Values{}
+	q.Set("_busy_timeout", fmt.Sprint(cfg.busyTimeout.Milliseconds()))
+	q.Set("_journal_mode", "WAL")
+	q.Set("_synchronous", "NORMAL")
+	if readOnly {
+		q.Set("_query_only", "1")
+	} else {
+		q.Set("_txlock", "immediate")
+	}
+	u := url.URL{Scheme: "file", Opaque: (&url.URL{Path: path}).EscapedPath(), RawQuery: q.Encode()}
+	return u.String()
+}
+
+// close closes both pools; closing twice is not an error.
+func (d *db) close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil
+	}
+	d.closed = true
+	return errors.Join(d.write.Close(), d.read.Close())
+}
+
+func (d *db) isClosed() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.closed
+}
+
+// ready reports a done context or a closed store before an operation.
+func (d *db) ready(ctx context.Context, op string) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("checkpoint/sqlite: %s: %w", op, err)
+	}
+	if d.isClosed() {
+		return fmt.Errorf("checkpoint/sqlite: %s: %w: open the database again", op, checkpoint.ErrClosed)
+	}
+	return nil
+}
+
+// fail wraps the error of operation op on subject (such as `run "x"`, or
+// empty): the store's typed errors, which name their run, pass through with
+// the store's name; a done context or a closed store is reported as such;
+// anything else names the subject and the database file.
+func (d *db) fail(ctx context.Context, op, subject string, err error) error {
+	var (
+		nf *checkpoint.NotFoundError
+		cf *checkpoint.ConflictError
+		cr *checkpoint.CorruptError
+	)
+	switch {
+	case errors.As(err, &nf), errors.As(err, &cf), errors.As(err, &cr), errors.Is(err, checkpoint.ErrInvalid):
+		return fmt.Errorf("checkpoint/sqlite: %s: %w", op, err)
+	case ctx.Err() != nil && !errors.Is(err, ctx.Err()):
+		return fmt.Errorf("checkpoint/sqlite: %s: %w (%v)", op, ctx.Err(), err)
+	case d.isClosed():
+		return fmt.Errorf("checkpoint/sqlite: %s: %w: open the database again", op, checkpoint.ErrClosed)
+	}
+	if subject != "" {
+		op += " " + subject
+	}
+	return fmt.Errorf("checkpoint/sqlite: %s (database %s): %w", op, d.path, err)
+}
+
+// inTx runs fn in one IMMEDIATE write transaction and commits it when fn
+// returns nil.
+func (d *db) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := d.write.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() //nolint:errcheck // after Commit this is a no-op
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
