@@ -136,3 +136,35 @@ func (e *HaltError) Error() string {
 
 // Unwrap returns the wrapped error.
 func (e *HaltError) Unwrap() error { return e.Err }
+
+// CheckAnswer checks answer against q's schema. A mismatch is an error
+// wrapping [ErrInvalidAnswer] that names the question and each failing
+// field.
+func CheckAnswer(q Question, answer json.RawMessage) error {
+	if !json.Valid(answer) {
+		return fmt.Errorf("%w for question %s (%s): not valid JSON: answer with a JSON value", ErrInvalidAnswer, q.ID, q.Kind)
+	}
+	if len(q.Schema) == 0 {
+		return nil
+	}
+	s, err := compileSchema(q.Schema)
+	if err != nil {
+		return fmt.Errorf("question %s: %w", q.ID, err)
+	}
+	if err := s.validate(q.Kind, "answer", answer); err != nil {
+		var ve *ValidationError
+		if errors.As(err, &ve) {
+			return fmt.Errorf("%w for question %s (%s): %s; the answer must match %s", ErrInvalidAnswer, q.ID, q.Kind, issuesText(ve.Issues), q.Schema)
+		}
+		return fmt.Errorf("%w for question %s: %w", ErrInvalidAnswer, q.ID, err)
+	}
+	return nil
+}
+
+func issuesText(issues []Issue) string {
+	parts := make([]string, len(issues))
+	for i, is := range issues {
+		parts[i] = is.String()
+	}
+	return strings.Join(parts, "; ")
+}

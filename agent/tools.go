@@ -11,7 +11,8 @@ import (
 
 // runTools runs one turn's tool calls, concurrently up to
 // MaxParallelTools, and returns their results in call order. Events of the
-// tool runs are passed on from this goroutine, as they happen. Calls that
+// tool runs are passed on from this goroutine, as they happen; the results
+// follow in call order once every call ended. Calls that
 // ask questions are collected into one [*InterruptedError]; a call that
 // halts ([Halt]) ends the run with its error.
 func (a *AI) runTools(ctx context.Context, r *Run, calls []model.ToolCall) ([]model.ToolResult, error) {
@@ -27,12 +28,6 @@ func (a *AI) runTools(ctx context.Context, r *Run, calls []model.ToolCall) ([]mo
 	err := r.fan(ctx, len(calls), opt, func(ctx context.Context, i int, emit func(Event) bool) error {
 		res, _, err := a.execTool(ctx, r, calls[i], emit)
 		results[i], errs[i] = res, err
-		if errors.Is(err, ErrStopped) || isPause(err) {
-			return err
-		}
-		if !emit(Event{Kind: EventToolResult, ToolResult: &results[i]}) {
-			return ErrStopped
-		}
 		return err
 	}, func(i int, cause error) {
 		results[i] = errorResult(calls[i], cause)
@@ -40,6 +35,16 @@ func (a *AI) runTools(ctx context.Context, r *Run, calls []model.ToolCall) ([]mo
 	})
 	if err != nil {
 		return nil, err
+	}
+	// Results are reported in call order, whatever order the calls ended
+	// in, so that a run's record does not depend on scheduling.
+	for i := range results {
+		if isPause(errs[i]) {
+			continue
+		}
+		if !r.Emit(Event{Kind: EventToolResult, ToolResult: &results[i]}) {
+			return nil, ErrStopped
+		}
 	}
 	if ie := Interrupts(errs...); ie != nil {
 		return nil, ie

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/checkpoint"
 	"github.com/loomwork/loom/model"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -31,6 +32,7 @@ type Engine struct {
 	metrics *agent.Metrics
 	capture *bool
 	log     *slog.Logger
+	store   checkpoint.Store
 	totals  totals
 }
 
@@ -154,16 +156,17 @@ func (e *Engine) Usage() model.Usage { return e.Stats().Usage }
 
 // Run runs a on input and yields its events, as [agent.Agent.Run] does,
 // under the engine's model, limits, hooks, tracing and logging. input is
-// what [agent.EncodeInput] accepts: a string becomes {"message": s}. An
-// input that cannot be encoded yields one zero event with the error.
+// what [agent.EncodeInput] accepts: a string becomes {"message": s}. Every
+// stream ends with exactly one EventRunEnd of the root run: a nil agent or
+// an input that cannot be encoded is a run that fails at once.
 func (e *Engine) Run(ctx context.Context, a agent.Agent, input any) iter.Seq2[agent.Event, error] {
-	return e.run(ctx, a, input, nil)
+	return e.run(ctx, a, input, nil, nil)
 }
 
 // Invoke runs a on input and returns its output with the run's usage.
 func (e *Engine) Invoke(ctx context.Context, a agent.Agent, input any) (*Result, error) {
 	var res Result
-	_, err := collect(e.run(ctx, a, input, &res))
+	_, err := collect(e.run(ctx, a, input, &res, nil))
 	if err != nil {
 		return nil, err
 	}
@@ -195,21 +198,26 @@ func collect(stream iter.Seq2[agent.Event, error]) (int, error) {
 	return n, nil
 }
 
-// run is Run, filling res (when not nil) as the run ends.
-func (e *Engine) run(ctx context.Context, a agent.Agent, input any, res *Result) iter.Seq2[agent.Event, error] {
+// run is Run, filling res (when not nil) as the run ends, and saving the
+// run through rc (a new recorder when nil and the engine has a store).
+func (e *Engine) run(ctx context.Context, a agent.Agent, input any, res *Result, rc *recorder) iter.Seq2[agent.Event, error] {
 	return func(yield func(agent.Event, error) bool) {
 		if a == nil {
-			yield(agent.Event{}, fmt.Errorf("%w: workflow: the agent to run is nil", agent.ErrInvalidConfig))
+			failedRun(ctx, nil, fmt.Errorf("%w: workflow: the agent to run is nil", agent.ErrInvalidConfig), yield)
 			return
 		}
 		raw, err := agent.EncodeInput(input)
 		if err != nil {
-			yield(agent.Event{}, fmt.Errorf("workflow: run %s: %w", a.Name(), err))
+			failedRun(ctx, a, fmt.Errorf("workflow: run %s: %w", a.Name(), err), yield)
 			return
 		}
-		start := time.Now()
+		start := agent.Now(ctx)
 		ctx, cancel := e.prepare(ctx)
 		defer cancel()
+		if rc == nil && e.store != nil {
+			rc = &recorder{store: e.store, agent: a.Name(), input: raw}
+		}
+		var saveErr error
 		st := &runState{engine: e}
 		ctx = agent.WithHooks(ctx, st.hooks())
 		e.totals.runs.Add(1)
@@ -225,7 +233,16 @@ func (e *Engine) run(ctx context.Context, a agent.Agent, input any, res *Result)
 					log.DebugContext(st.logContext(ctx), "run start", "agent", a.Name(), "run", root, "input", string(raw))
 				}
 			}
+			if rc != nil && saveErr == nil {
+				if serr := rc.add(ctx, ev); serr != nil {
+					saveErr = serr
+					cancel()
+				}
+			}
 			if ev.Kind == agent.EventRunEnd && ev.RunID == root {
+				if saveErr != nil {
+					ev.Err, err = saveErr, saveErr
+				}
 				end = ev
 			}
 			if log != nil && log.Enabled(ctx, LevelTrace) {
@@ -247,10 +264,10 @@ func (e *Engine) run(ctx context.Context, a agent.Agent, input any, res *Result)
 			e.totals.failed.Add(1)
 		}
 		if res != nil {
-			*res = Result{Output: end.Output, Usage: usage, Cost: end.Cost, Invocations: st.invocations.Load(), Duration: time.Since(start), Messages: end.Messages}
+			*res = Result{Output: end.Output, Usage: usage, Cost: end.Cost, Invocations: st.invocations.Load(), Duration: agent.Since(ctx, start), Messages: end.Messages}
 		}
 		if log != nil {
-			attrs := []any{"agent", a.Name(), "run", root, "usage", usage.String(), "cost_usd", end.Cost, "invocations", st.invocations.Load(), "duration", time.Since(start)}
+			attrs := []any{"agent", a.Name(), "run", root, "usage", usage.String(), "cost_usd", end.Cost, "invocations", st.invocations.Load(), "duration", agent.Since(ctx, start)}
 			switch {
 			case stopped:
 				log.DebugContext(st.logContext(ctx), "run stopped by the caller", attrs...)

@@ -2,6 +2,7 @@ package workflow
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sync"
@@ -23,9 +24,10 @@ type Turn struct {
 // concurrent use. A persistent or vector-backed store implements the same
 // interface.
 type Memory interface {
-	// Messages returns the earlier turns to send before the next input,
-	// oldest first.
-	Messages(ctx context.Context) ([]model.Message, error)
+	// Messages returns the earlier turns to send before input, the coming
+	// turn's input, oldest first. A retrieval-backed memory chooses by
+	// input; the others ignore it.
+	Messages(ctx context.Context, input json.RawMessage) ([]model.Message, error)
 	// Add records a finished turn.
 	Add(ctx context.Context, turn Turn) error
 	// Clear forgets every turn.
@@ -42,7 +44,7 @@ type Buffer struct {
 func NewBuffer() *Buffer { return &Buffer{} }
 
 // Messages returns every turn's messages, oldest first.
-func (b *Buffer) Messages(context.Context) ([]model.Message, error) {
+func (b *Buffer) Messages(context.Context, json.RawMessage) ([]model.Message, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return flatten(b.turns), nil
@@ -114,7 +116,7 @@ func NewWindow(cfg WindowConfig) (*Window, error) {
 
 // Messages returns the newest kept turns that fit in the token budget,
 // oldest first.
-func (w *Window) Messages(context.Context) ([]model.Message, error) {
+func (w *Window) Messages(context.Context, json.RawMessage) ([]model.Message, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	first := len(w.turns)

@@ -88,11 +88,11 @@ func TestWindowDropsOldestTurns(t *testing.T) {
 	for _, q := range []string{"one", "two", "three"} {
 		require.NoError(t, w.Add(ctx, turn(q, strings.ToUpper(q))))
 	}
-	msgs, err := w.Messages(ctx)
+	msgs, err := w.Messages(ctx, nil)
 	require.NoError(t, err)
 	require.Equal(t, append(turn("two", "TWO").Messages, turn("three", "THREE").Messages...), msgs)
 	require.NoError(t, w.Clear(ctx))
-	msgs, err = w.Messages(ctx)
+	msgs, err = w.Messages(ctx, nil)
 	require.NoError(t, err)
 	require.Empty(t, msgs)
 }
@@ -116,7 +116,7 @@ func TestWindowTokenBudget(t *testing.T) {
 			for _, q := range []string{"a", long, "b"} {
 				require.NoError(t, w.Add(t.Context(), turn(q, "ok")))
 			}
-			msgs, err := w.Messages(t.Context())
+			msgs, err := w.Messages(t.Context(), nil)
 			require.NoError(t, err)
 			var got []string
 			for _, m := range msgs {

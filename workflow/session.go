@@ -2,6 +2,7 @@ package workflow
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -61,43 +62,50 @@ func (s *Session) Invoke(ctx context.Context, input any) (*Result, error) {
 func (s *Session) run(ctx context.Context, input any, res *Result) iter.Seq2[agent.Event, error] {
 	return func(yield func(agent.Event, error) bool) {
 		if !s.busy.CompareAndSwap(false, true) {
-			yield(agent.Event{}, ErrSessionBusy)
+			failedRun(ctx, s.agent, ErrSessionBusy, yield)
 			return
 		}
 		defer s.busy.Store(false)
-		hist, err := s.memory.Messages(ctx)
+		in, err := agent.EncodeInput(input)
 		if err != nil {
-			yield(agent.Event{}, fmt.Errorf("workflow: session memory: %w", err))
+			failedRun(ctx, s.agent, fmt.Errorf("workflow: session: %w", err), yield)
+			return
+		}
+		hist, err := s.memory.Messages(ctx, in)
+		if err != nil {
+			failedRun(ctx, s.agent, fmt.Errorf("workflow: session memory: %w", err), yield)
 			return
 		}
 		var r Result
-		completed := true
-		var runErr error
-		for ev, err := range s.engine.run(agent.WithHistory(ctx, hist), s.agent, input, &r) {
-			if err != nil {
-				runErr = err
+		var root string
+		for ev, err := range s.engine.run(agent.WithHistory(ctx, hist), s.agent, in, &r, nil) {
+			if ev.Kind == agent.EventRunStart && root == "" {
+				root = ev.RunID
+			}
+			if ev.Kind == agent.EventRunEnd && ev.RunID == root && err == nil {
+				// The turn is kept before the run's end reaches the caller,
+				// so a failure to keep it is the run's failure.
+				if merr := s.memory.Add(ctx, Turn{Messages: turnMessages(in, ev)}); merr != nil {
+					err = fmt.Errorf("workflow: session memory: record the turn: %w", merr)
+					ev.Err = err
+				}
 			}
 			if !yield(ev, err) {
-				completed = false
 				break
 			}
 		}
 		if res != nil {
 			*res = r
 		}
-		if !completed || runErr != nil {
-			return
-		}
-		msgs := r.Messages
-		if len(msgs) == 0 {
-			in, err := agent.EncodeInput(input)
-			if err != nil {
-				return
-			}
-			msgs = []model.Message{model.UserMessage(textOf(in)), model.AssistantMessage(r.Text())}
-		}
-		if err := s.memory.Add(ctx, Turn{Messages: msgs}); err != nil {
-			yield(agent.Event{}, fmt.Errorf("workflow: session memory: record the turn: %w", err))
-		}
 	}
+}
+
+// turnMessages is the turn a run adds to the conversation: the root run's
+// messages, or for an agent that reports none, the input text and the
+// output text as a user and an assistant message.
+func turnMessages(in json.RawMessage, end agent.Event) []model.Message {
+	if len(end.Messages) > 0 {
+		return end.Messages
+	}
+	return []model.Message{model.UserMessage(textOf(in)), model.AssistantMessage(textOf(end.Output))}
 }
