@@ -73,9 +73,9 @@ func (r *Run) fan(ctx context.Context, n int, opt FanOptions, task func(ctx cont
 	if limit <= 0 || limit > n {
 		limit = n
 	}
-	ctxs := make([]context.Context, n)
-	for i := range ctxs {
-		ctxs[i] = r.reserve(ctx)
+	ids := make([]reservedID, n)
+	for i := range ids {
+		ids[i] = reservedID{parent: r, id: r.nextChildID()}
 	}
 	if limit <= 1 {
 		var failed error
@@ -84,7 +84,7 @@ func (r *Run) fan(ctx context.Context, n int, opt FanOptions, task func(ctx cont
 				skipped(i, context.Canceled)
 				continue
 			}
-			err := task(ctxs[i], i, r.Emit)
+			err := task(context.WithValue(ctx, reservedKey{}, ids[i]), i, r.Emit)
 			if errors.Is(err, ErrStopped) || r.stopped {
 				return ErrStopped
 			}
@@ -96,41 +96,37 @@ func (r *Run) fan(ctx context.Context, n int, opt FanOptions, task func(ctx cont
 	}
 	fctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	msgs := make(chan fanMsg, n)
-	sem := make(chan struct{}, limit)
 	runner := taskRunner(ctx)
-	for i := range n {
-		jctx := context.WithoutCancel(ctxs[i])
-		jctx, jcancel := context.WithCancelCause(jctx)
-		stop := context.AfterFunc(fctx, func() { jcancel(context.Cause(fctx)) })
+	box := runner.NewMailbox()
+	next := 0
+	start := func() {
+		i := next
+		next++
+		if fctx.Err() != nil {
+			skipped(i, context.Cause(fctx))
+			box.Send(fanMsg{end: true, idx: i, err: errNotStarted{context.Cause(fctx)}})
+			return
+		}
+		jctx, jcancel := context.WithCancelCause(context.WithValue(fctx, reservedKey{}, ids[i]))
 		runner.Go(func() {
 			defer jcancel(nil)
-			defer stop()
-			select {
-			case sem <- struct{}{}:
-				defer func() { <-sem }()
-			case <-jctx.Done():
-				msgs <- fanMsg{end: true, idx: i, err: errNotStarted{context.Cause(jctx)}}
-				return
-			}
-			if jctx.Err() != nil {
-				msgs <- fanMsg{end: true, idx: i, err: errNotStarted{context.Cause(jctx)}}
-				return
-			}
-			// The run's goroutine drains every message until all tasks
+			// The run's goroutine receives every message until all tasks
 			// end, so a send never blocks for good; a cancelled job's
 			// events still reach it, and only the consumer stops a run.
 			emit := func(ev Event) bool {
-				msgs <- fanMsg{ev: ev}
+				box.Send(fanMsg{ev: ev})
 				return true
 			}
 			err := task(jctx, i, emit)
-			msgs <- fanMsg{end: true, idx: i, err: err}
+			box.Send(fanMsg{end: true, idx: i, err: err})
 		})
+	}
+	for range limit {
+		start()
 	}
 	stopped := false
 	for pending := n; pending > 0; {
-		m := <-msgs
+		m := box.Receive().(fanMsg)
 		if !m.end {
 			if !stopped && !r.Emit(m.ev) {
 				stopped = true
@@ -140,12 +136,11 @@ func (r *Run) fan(ctx context.Context, n int, opt FanOptions, task func(ctx cont
 		}
 		pending--
 		var ns errNotStarted
-		if errors.As(m.err, &ns) {
-			skipped(m.idx, ns.cause)
-			continue
-		}
-		if m.err != nil && !opt.Collect && !stopped && !errors.Is(m.err, ErrInterrupted) && !errors.Is(m.err, ErrStopped) {
+		if !errors.As(m.err, &ns) && m.err != nil && !opt.Collect && !stopped && !errors.Is(m.err, ErrInterrupted) && !errors.Is(m.err, ErrStopped) {
 			cancel(context.Canceled)
+		}
+		if next < n {
+			start()
 		}
 	}
 	if stopped {

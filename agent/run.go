@@ -154,13 +154,6 @@ func (r *Run) nextChildID() string {
 	return r.ID + "." + strconv.Itoa(r.children)
 }
 
-// reserve returns ctx under which the next run started is the child id
-// reserved now; fan-outs reserve their jobs' ids in job order, so that ids
-// do not depend on which job starts first.
-func (r *Run) reserve(ctx context.Context) context.Context {
-	return context.WithValue(ctx, reservedKey{}, reservedID{parent: r, id: r.nextChildID()})
-}
-
 // replayEnded yields the recorded events of an ended run and its nested
 // runs again, marked Replayed; the run's end carries its recorded error.
 func replayEnded(rec []Event, id string, yield func(Event, error) bool) {

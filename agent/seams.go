@@ -72,23 +72,38 @@ func newRootID(ctx context.Context) string {
 	return strconv.FormatUint(rand.Uint64()|1<<63, 16)
 }
 
-// TaskRunner starts the concurrent tasks of a fan-out: parallel tool calls,
-// parallel steps and map items. Go must run task exactly once, on some
+// TaskRunner starts the concurrent tasks of a fan-out (parallel tool calls,
+// parallel steps, map items, graph nodes) and gives them a mailbox to
+// report to the run's goroutine. Go must run task exactly once, on some
 // goroutine, and return without waiting for it. A durable engine supplies
-// its own (Temporal's workflow.Go); the default uses a go statement.
+// its own (Temporal's workflow.Go and a queue it can await); the default
+// uses a go statement and a channel.
 type TaskRunner interface {
 	Go(task func())
+	// NewMailbox returns a mailbox for a fan-out's messages.
+	NewMailbox() Mailbox
 }
 
-// TaskRunnerFunc adapts a function to a [TaskRunner].
-type TaskRunnerFunc func(task func())
-
-// Go calls f(task).
-func (f TaskRunnerFunc) Go(task func()) { f(task) }
+// Mailbox carries a fan-out's messages from its tasks to the run's
+// goroutine. Send never blocks for good: the run's goroutine receives every
+// message until all tasks ended.
+type Mailbox interface {
+	Send(msg any)
+	// Receive blocks until a message arrives.
+	Receive() any
+}
 
 type goRunner struct{}
 
 func (goRunner) Go(task func()) { go task() }
+
+func (goRunner) NewMailbox() Mailbox { return chanMailbox(make(chan any, 16)) }
+
+// chanMailbox is the default mailbox, a buffered channel.
+type chanMailbox chan any
+
+func (m chanMailbox) Send(msg any) { m <- msg }
+func (m chanMailbox) Receive() any { return <-m }
 
 // WithTaskRunner returns ctx whose fan-outs start their tasks through tr.
 func WithTaskRunner(ctx context.Context, tr TaskRunner) context.Context {

@@ -241,7 +241,7 @@ func TestInterruptResumeAdvancesOnce(t *testing.T) {
 	wg.Wait()
 	require.Equal(t, int32(1), wins.Load(), "exactly one resume advances: %v", errs)
 	for _, err := range errs {
-		if err != nil {
+		if err != nil && !errors.Is(err, workflow.ErrRunEnded) { // a late loser finds the run ended
 			require.ErrorIs(t, err, workflow.ErrAlreadyResumed)
 		}
 	}
@@ -342,4 +342,3 @@ func byRun(t *testing.T, evs []agent.Event) map[string][]string {
 	return out
 }
 
-var _ = errors.Is
