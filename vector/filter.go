@@ -118,33 +118,38 @@ func (f *Filter) Validate() error {
 // the reference evaluator of the semantics in the package doc. metadata
 // may hold values as given to Upsert or in their normalised form. Match
 // does not validate f: a malformed filter matches nothing.
-func (f *Filter) Match(metadata map[string]any) bool {
+func (f *Filter) Match(metadata map[string]any) bool { return f.match(metadata, false) }
+
+// match evaluates f; normalized says metadata is already in the form
+// [NormalizeMetadata] returns, which skips converting each field.
+func (f *Filter) match(metadata map[string]any, normalized bool) bool {
 	if f == nil {
 		return true
 	}
 	switch f.Op {
 	case OpAnd:
 		for _, g := range f.Filters {
-			if g == nil || !g.Match(metadata) {
+			if g == nil || !g.match(metadata, normalized) {
 				return false
 			}
 		}
 		return true
 	case OpOr:
 		for _, g := range f.Filters {
-			if g != nil && g.Match(metadata) {
+			if g != nil && g.match(metadata, normalized) {
 				return true
 			}
 		}
 		return false
 	}
-	raw, ok := metadata[f.Field]
+	field, ok := metadata[f.Field]
 	if !ok {
 		return false
 	}
-	field, ok := normalizeValue(raw)
-	if !ok {
-		return false
+	if !normalized {
+		if field, ok = normalizeValue(field); !ok {
+			return false
+		}
 	}
 	switch f.Op {
 	case OpEq:
