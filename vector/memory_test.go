@@ -70,8 +70,8 @@ type badEmbedder struct {
 }
 
 func (b badEmbedder) Embed(context.Context, []string) ([][]float32, error) { return b.out, b.err }
-func (b badEmbedder) Dimensions() int                                        { return b.dims }
-func (b badEmbedder) Name() string                                           { return "bad:1" }
+func (b badEmbedder) Dimensions() int                                      { return b.dims }
+func (b badEmbedder) Name() string                                         { return "bad:1" }
 
 func TestMemoryEmbedderErrors(t *testing.T) {
 	ctx := context.Background()
