@@ -1,0 +1,26 @@
+module github.com/loomwork/loom/vector/pinecone
+
+go 1.26.0
+
+require (
+	github.com/loomwork/loom v0.0.0
+	github.com/stretchr/testify v1.12.1
+	go.uber.org/goleak v1.3.0
+	google.golang.org/grpc v1.83.2
+	google.golang.org/protobuf v1.36.12
+)
+
+require (
+	github.com/apapsch/go-jsonmerge/v2 v2.0.0 // indirect
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/oapi-codegen/runtime v1.1.1 // indirect
+	github.com/pinecone-io/go-pinecone/v5 v5.2.0
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	golang.org/x/net v0.60.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/text v0.42.0 // indirect
+	google.golang.org/genproto/googleapis/api v0.0.0-20260928230214-8a89bd6388cc // indirect
+	google.golang.org/genproto/googleapis/rpc v0.0.0-20260928230214-8a89bd6388cc // indirect
+)
+
+replace github.com/loomwork/loom => ../..
