@@ -29,7 +29,9 @@
 // off, which is exact. [Config.Exact] skips the index always. Rows are
 // sorted by distance after the relaxed scan, so matches come best first.
 // An HNSW search that returns K rows is approximate, as any HNSW index is:
-// open with Exact for exact results at the cost of a sequential scan.
+// open with Exact for exact results at the cost of a sequential scan. For
+// a selective filter the planner may instead read the rows through the GIN
+// index on the metadata and sort them, which is exact.
 //
 // # Filters
 //
