@@ -30,6 +30,9 @@ var (
 	ErrInvalidFilter = errors.New("invalid filter")
 	// ErrClosed marks a call on a closed store.
 	ErrClosed = errors.New("vector store closed")
+	// ErrEmbedderMismatch marks a persisted collection opened with another
+	// embedder than the one that filled it; their vectors do not compare.
+	ErrEmbedderMismatch = errors.New("collection was embedded with another embedder")
 )
 
 // DimensionError names both sizes of a dimension mismatch. It wraps
