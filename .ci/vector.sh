@@ -26,11 +26,15 @@ done
 export LOOM_TEST_PGVECTOR_DSN="postgres://postgres:postgres@127.0.0.1:${port}/postgres?sslmode=disable"
 echo "PGlite listening on 127.0.0.1:${port}"
 
+# The nested modules build against the repository's core through a
+# replace directive, so a dependency the core gains after a nested go.mod
+# was last tidied would fail -mod=readonly; let go resolve it instead.
 for mod in vector/pgvector vector/pinecone vector/weaviate vector/chroma vector/bench; do
   [ -f "$mod/go.mod" ] || continue
   step "$mod: go vet, staticcheck, go test -race"
   (
     cd "$mod"
+    export GOFLAGS="-mod=mod"
     go vet ./...
     if command -v staticcheck >/dev/null 2>&1; then staticcheck ./...; fi
     go test -race -count=1 -timeout 10m ./...

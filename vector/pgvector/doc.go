@@ -26,7 +26,9 @@
 // index scan keep going instead of returning fewer rows. When the index
 // still returns fewer than K rows (the scan hit hnsw.max_scan_tuples, or
 // fewer rows match), the store runs the same query again with index scans
-// off, which is exact. [Config.Exact] skips the index always. Rows are
+// off, which is exact. [Config.Exact] skips the index always. On
+// pgvector older than 0.8, which has no iterative scans, the exact
+// fallback alone keeps filtered searches from returning fewer rows. Rows are
 // sorted by distance after the relaxed scan, so matches come best first.
 // An HNSW search that returns K rows is approximate, as any HNSW index is:
 // open with Exact for exact results at the cost of a sequential scan. For

@@ -70,6 +70,11 @@ func (s *Store) migrate(ctx context.Context, name string) error {
 				return fmt.Errorf("pgvector: the vector extension is not installed and cannot be created (install pgvector, or ask an administrator to run CREATE EXTENSION vector): %w", err)
 			}
 		}
+		var version string
+		if err := tx.QueryRow(ctx, `SELECT extversion FROM pg_extension WHERE extname = 'vector'`).Scan(&version); err != nil {
+			return fmt.Errorf("pgvector: read the vector extension's version: %w", err)
+		}
+		s.iterative = atLeast(version, 0, 8)
 		var typ *string
 		if err := tx.QueryRow(ctx, `SELECT format_type(atttypid, atttypmod) FROM pg_attribute
 WHERE attrelid = to_regclass($1) AND attname = 'embedding' AND NOT attisdropped`, s.table).Scan(&typ); err != nil && err != pgx.ErrNoRows {
@@ -97,6 +102,21 @@ WHERE attrelid = to_regclass($1) AND attname = 'embedding' AND NOT attisdropped`
 		}
 		return nil
 	})
+}
+
+// atLeast reports whether a version such as "0.8.7" is at least
+// major.minor.
+func atLeast(version string, major, minor int) bool {
+	parts := strings.SplitN(version, ".", 3)
+	if len(parts) < 2 {
+		return false
+	}
+	ma, err1 := strconv.Atoi(parts[0])
+	mi, err2 := strconv.Atoi(parts[1])
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	return ma > major || ma == major && mi >= minor
 }
 
 // checkColumn compares an existing embedding column's type, as

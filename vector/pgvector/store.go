@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/jackc/pgx/v5"
@@ -56,6 +57,9 @@ type Store struct {
 	emb      model.Embedder
 	exact    bool
 	efSearch int
+	// iterative is whether the server's pgvector (0.8 or later) has
+	// iterative index scans.
+	iterative bool
 
 	mu     sync.RWMutex // guards closed against in-flight calls
 	closed bool
@@ -131,6 +135,9 @@ func (s *Store) Upsert(ctx context.Context, docs ...vector.Document) error {
 	if err != nil || len(docs) == 0 {
 		return err
 	}
+	// One lock order for every writer, so that two upserts of the same ids
+	// in another order cannot deadlock.
+	slices.SortFunc(docs, func(a, b vector.Document) int { return strings.Compare(a.ID, b.ID) })
 	batch := &pgx.Batch{}
 	q := `INSERT INTO ` + s.table + ` (id, text, metadata, embedding) VALUES ($1, $2, $3::jsonb, $4::vector)
 ON CONFLICT (id) DO UPDATE SET text = EXCLUDED.text, metadata = EXCLUDED.metadata, embedding = EXCLUDED.embedding`
@@ -201,9 +208,13 @@ func (s *Store) Search(ctx context.Context, q vector.Query) ([]vector.Match, err
 				ef = 40
 			}
 			ef = max(ef, q.K)
-			if _, err := tx.Exec(ctx, `SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', $1, true)`,
-				fmt.Sprint(min(ef, 1000))); err != nil {
+			if _, err := tx.Exec(ctx, `SELECT set_config('hnsw.ef_search', $1, true)`, fmt.Sprint(min(ef, 1000))); err != nil {
 				return err
+			}
+			if s.iterative {
+				if _, err := tx.Exec(ctx, `SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)`); err != nil {
+					return err
+				}
 			}
 			if rows, err = collect(ctx, tx, sql, args); err != nil || len(rows) >= q.K {
 				return err
