@@ -34,9 +34,10 @@ type fake struct {
 }
 
 type collection struct {
-	id, name string
-	metadata map[string]any
-	records  map[string]record
+	id, name      string
+	metadata      map[string]any
+	configuration map[string]any
+	records       map[string]record
 }
 
 type record struct {
@@ -133,10 +134,11 @@ func (f *fake) getOrCreate(tenant, database string, body map[string]any) (any, e
 	}
 	if c == nil {
 		md, _ := body["metadata"].(map[string]any)
-		c = &collection{id: fmt.Sprintf("00000000-0000-0000-0000-%012d", len(f.collections)+1), name: name, metadata: md, records: map[string]record{}}
+		conf, _ := body["configuration"].(map[string]any)
+		c = &collection{id: fmt.Sprintf("00000000-0000-0000-0000-%012d", len(f.collections)+1), name: name, metadata: md, configuration: conf, records: map[string]record{}}
 		f.collections[c.id] = c
 	}
-	return map[string]any{"id": c.id, "name": c.name, "metadata": c.metadata, "tenant": tenant, "database": database}, nil
+	return map[string]any{"id": c.id, "name": c.name, "metadata": c.metadata, "configuration_json": c.configuration, "tenant": tenant, "database": database}, nil
 }
 
 func (c *collection) upsert(body map[string]any) (any, error) {

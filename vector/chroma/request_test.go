@@ -105,6 +105,17 @@ func TestOpenChecksTheCollection(t *testing.T) {
 	require.ErrorIs(t, err, chroma.ErrConfig)
 	require.ErrorContains(t, err, "cosine")
 
+	// A collection that names no space is Chroma's default, l2.
+	f.mu.Lock()
+	f.collections["x1"] = &collection{id: "x1", name: "nospace", records: map[string]record{}}
+	f.collections["x2"] = &collection{id: "x2", name: "configured", records: map[string]record{},
+		configuration: map[string]any{"hnsw": map[string]any{"space": "cosine", "ef_search": 100.0}}}
+	f.mu.Unlock()
+	_, err = chroma.Open(ctx, chroma.Config{Client: c, Collection: "nospace", Dimensions: 4})
+	require.ErrorContains(t, err, "uses l2 distance")
+	_, err = chroma.Open(ctx, chroma.Config{Client: c, Collection: "configured", Dimensions: 4})
+	require.NoError(t, err, "a space in the configuration counts")
+
 	for _, tc := range []struct {
 		name string
 		cfg  chroma.Config

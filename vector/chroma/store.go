@@ -93,15 +93,35 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("chroma: get or create collection %q: %w", cfg.Collection, err)
 	}
-	if md := col.Metadata(); md != nil {
-		if space, ok := md.GetString(chroma.HNSWSpace); ok && space != string(embeddings.COSINE) {
-			return nil, fmt.Errorf("%w: collection %q uses %s distance; the store needs cosine: use another Collection", ErrConfig, cfg.Collection, space)
-		}
+	if space := distanceSpace(col); space != string(embeddings.COSINE) {
+		return nil, fmt.Errorf("%w: collection %q uses %s distance; the store needs cosine: use another Collection", ErrConfig, cfg.Collection, space)
 	}
 	if d := col.Dimension(); d != 0 && d != dims {
 		return nil, &vector.DimensionError{Want: d, Got: dims, What: fmt.Sprintf("the config opening collection %q", cfg.Collection)}
 	}
 	return &Store{col: col, dims: dims, emb: cfg.Embedder, batch: cfg.BatchSize}, nil
+}
+
+// distanceSpace returns a collection's distance: its hnsw:space metadata,
+// else the space of its HNSW or SPANN configuration, else Chroma's default,
+// l2.
+func distanceSpace(col chroma.Collection) string {
+	if md := col.Metadata(); md != nil {
+		if space, ok := md.GetString(chroma.HNSWSpace); ok {
+			return space
+		}
+	}
+	if cfg := col.Configuration(); cfg != nil {
+		for _, index := range []string{"hnsw", "spann"} {
+			raw, _ := cfg.GetRaw(index)
+			if m, ok := raw.(map[string]any); ok {
+				if space, ok := m["space"].(string); ok {
+					return space
+				}
+			}
+		}
+	}
+	return string(embeddings.L2)
 }
 
 // Dimensions returns the length of every stored vector.
