@@ -133,3 +133,15 @@ func TestOpenChecksTheCollection(t *testing.T) {
 		})
 	}
 }
+
+func TestTextNeedsAnEmbedder(t *testing.T) {
+	ctx := context.Background()
+	f := startFake(t)
+	s, err := chroma.Open(ctx, chroma.Config{Client: client(t, f), Collection: "noemb", Dimensions: 4})
+	require.NoError(t, err)
+	require.ErrorIs(t, s.Upsert(ctx, vector.Document{ID: "a", Text: "words"}), vector.ErrNoEmbedder)
+	_, err = s.Search(ctx, vector.Query{Text: "words"})
+	require.ErrorIs(t, err, vector.ErrNoEmbedder)
+	require.Empty(t, f.calls("/upsert"))
+	require.Empty(t, f.calls("/query"))
+}

@@ -113,3 +113,14 @@ func TestOpenChecksTheTable(t *testing.T) {
 	require.Contains(t, joined, "USING hnsw (embedding vector_cosine_ops)")
 	require.Contains(t, joined, "USING gin (metadata jsonb_path_ops)")
 }
+
+func TestTextNeedsAnEmbedder(t *testing.T) {
+	pool := testPool(t)
+	ctx := context.Background()
+	s, err := pgvector.Open(ctx, pgvector.Config{Pool: pool, Table: newTable(t, pool), Dimensions: 3})
+	require.NoError(t, err)
+	defer s.Close()
+	require.ErrorIs(t, s.Upsert(ctx, vector.Document{ID: "a", Text: "words"}), vector.ErrNoEmbedder)
+	_, err = s.Search(ctx, vector.Query{Text: "words"})
+	require.ErrorIs(t, err, vector.ErrNoEmbedder)
+}

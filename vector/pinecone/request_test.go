@@ -134,3 +134,14 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		})
 	}
 }
+
+func TestTextNeedsAnEmbedder(t *testing.T) {
+	ctx := context.Background()
+	f, host := startFake(t, 4)
+	s, err := pinecone.New(pinecone.Config{Index: connect(t, host, "noemb"), Dimensions: 4})
+	require.NoError(t, err)
+	require.ErrorIs(t, s.Upsert(ctx, vector.Document{ID: "a", Text: "words"}), vector.ErrNoEmbedder)
+	_, err = s.Search(ctx, vector.Query{Text: "words"})
+	require.ErrorIs(t, err, vector.ErrNoEmbedder)
+	require.Empty(t, f.calls(""), "nothing is sent")
+}

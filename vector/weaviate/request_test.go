@@ -152,3 +152,15 @@ func TestOpenChecksTheClass(t *testing.T) {
 		})
 	}
 }
+
+func TestTextNeedsAnEmbedder(t *testing.T) {
+	ctx := context.Background()
+	f := startFake(t)
+	s, err := weaviate.Open(ctx, weaviate.Config{Client: client(t, f), Class: "NoEmb", Dimensions: 2})
+	require.NoError(t, err)
+	require.ErrorIs(t, s.Upsert(ctx, vector.Document{ID: "a", Text: "words"}), vector.ErrNoEmbedder)
+	_, err = s.Search(ctx, vector.Query{Text: "words"})
+	require.ErrorIs(t, err, vector.ErrNoEmbedder)
+	require.Empty(t, f.calls("POST", "/v1/batch/objects"))
+	require.Empty(t, f.calls("POST", "/v1/graphql"))
+}
