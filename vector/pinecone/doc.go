@@ -21,7 +21,10 @@
 // Search sends one Query with top_k = K and the filter, so Pinecone applies
 // the filter before the top-K cut. Scores are Pinecone's cosine
 // similarity; MinScore is applied to the returned matches. Pinecone
-// returns at most 10000 matches per query, so a larger K is an error.
+// returns at most 10000 matches per query, so a larger K is an error, and
+// returns metadata and values with at most 1000, so for a larger K the
+// store queries ids and scores and then fetches the records (a record
+// deleted in between is left out).
 //
 // A [vector.Filter] maps onto Pinecone's filter language: Eq is $eq, In is
 // $in (or $or of $eq when its values mix types, as Pinecone's $in takes
@@ -36,7 +39,8 @@
 // Nothing: no Pinecone server can be installed here. The conformance suite
 // in vector/vectortest runs against a local gRPC server built from the
 // descriptors the client registers (dynamicpb), which implements Upsert,
-// Delete and Query with cosine scoring and the filter operators above, and
+// Delete, Fetch and Query with cosine scoring, the filter operators above
+// and Pinecone's limits on batch and top_k sizes, and
 // asserts the requests the store sends. Two behaviours of the real service
 // are therefore assumed, not observed: that $eq and $in match list
 // elements and never match across types (a string against a number), and

@@ -28,9 +28,10 @@ const fakeAPIKey = "pc-test-key"
 
 // fake is a local Pinecone data plane: a gRPC server for the VectorService
 // the client registers, built from its descriptor with dynamicpb, so no
-// generated code is copied. It implements Upsert, Delete and Query with
-// cosine scoring and Pinecone's filter operators, rejects anything else,
-// and records every request as protojson.
+// generated code is copied. It implements Upsert, Delete, Fetch and Query
+// with cosine scoring, Pinecone's filter operators and its limits on batch
+// and top_k sizes, rejects anything else, and records every request as
+// protojson.
 type fake struct {
 	dims int
 
@@ -147,6 +148,22 @@ func (f *fake) serve(method string, body map[string]any) (map[string]any, error)
 		return map[string]any{}, nil
 	case "Query":
 		return f.query(space, body)
+	case "Fetch":
+		ids, _ := body["ids"].([]any)
+		if len(ids) == 0 || len(ids) > 1000 {
+			return nil, status.Errorf(codes.InvalidArgument, "fetch takes 1 to 1000 ids, got %d", len(ids))
+		}
+		vecs := map[string]any{}
+		for _, id := range ids {
+			if r, ok := space[id.(string)]; ok {
+				v := map[string]any{"id": id, "values": r.values}
+				if r.metadata != nil {
+					v["metadata"] = r.metadata
+				}
+				vecs[id.(string)] = v
+			}
+		}
+		return map[string]any{"vectors": vecs, "namespace": body["namespace"]}, nil
 	}
 	return nil, status.Errorf(codes.Unimplemented, "the fake does not serve %s", method)
 }
@@ -159,6 +176,9 @@ func (f *fake) query(space map[string]record, body map[string]any) (map[string]a
 	topK, _ := body["topK"].(float64)
 	if topK < 1 || topK > 10000 {
 		return nil, status.Errorf(codes.InvalidArgument, "top_k must be in [1, 10000], got %v", topK)
+	}
+	if (body["includeValues"] == true || body["includeMetadata"] == true) && topK > 1000 {
+		return nil, status.Errorf(codes.InvalidArgument, "top_k must be at most 1000 when including values or metadata, got %v", topK)
 	}
 	filter, _ := body["filter"].(map[string]any)
 	type hit struct {

@@ -145,3 +145,38 @@ func TestTextNeedsAnEmbedder(t *testing.T) {
 	require.ErrorIs(t, err, vector.ErrNoEmbedder)
 	require.Empty(t, f.calls(""), "nothing is sent")
 }
+
+// TestLargeKFetchesRecords checks that a K above Pinecone's limit for
+// queries with metadata asks for ids and scores, then fetches the records.
+func TestLargeKFetchesRecords(t *testing.T) {
+	ctx := context.Background()
+	f, host := startFake(t, 4)
+	s, err := pinecone.New(pinecone.Config{Index: connect(t, host, "big"), Dimensions: 4, BatchSize: 1000})
+	require.NoError(t, err)
+	docs := make([]vector.Document, 1500)
+	for i := range docs {
+		docs[i] = vector.Document{ID: fmt.Sprint(i), Text: fmt.Sprint("text ", i), Vector: vec(i), Metadata: map[string]any{"i": i}}
+	}
+	require.NoError(t, s.Upsert(ctx, docs...))
+	ms, err := s.Search(ctx, vector.Query{Vector: vec(3), K: 1200})
+	require.NoError(t, err)
+	require.Len(t, ms, 1200)
+	for i, m := range ms {
+		require.Equal(t, fmt.Sprint("text ", m.ID), m.Text)
+		require.Len(t, m.Vector, 4)
+		require.Contains(t, m.Metadata, "i")
+		if i > 0 {
+			require.LessOrEqual(t, m.Score, ms[i-1].Score)
+		}
+	}
+	q := f.calls("Query")
+	require.Equal(t, nil, q[len(q)-1].Body["includeMetadata"], "no metadata asked for with top_k above 1000")
+	fetches := f.calls("Fetch")
+	require.Len(t, fetches, 2, "1200 records fetched in batches of 1000")
+	require.Len(t, fetches[0].Body["ids"], 1000)
+
+	ms, err = s.Search(ctx, vector.Query{Vector: vec(3), K: 1000})
+	require.NoError(t, err)
+	require.Len(t, ms, 1000)
+	require.Len(t, f.calls("Fetch"), 2, "K up to 1000 needs no fetch")
+}

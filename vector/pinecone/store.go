@@ -24,6 +24,11 @@ const (
 	MaxBatchSize = 1000
 	// MaxK is the most matches Pinecone returns for one query.
 	MaxK = 10000
+	// MaxKWithMetadata is the most matches Pinecone returns for one query
+	// with their metadata and values; past it the store fetches them.
+	MaxKWithMetadata = 1000
+	// fetchBatch is the most ids the store fetches in one request.
+	fetchBatch = 1000
 )
 
 // ErrConfig marks a [Config] that cannot make a store; the message says
@@ -47,6 +52,8 @@ type Config struct {
 	TextKey string
 	// BatchSize is the number of vectors per upsert request: zero means
 	// [DefaultBatchSize]; negative or above [MaxBatchSize] is an error.
+	// Pinecone also caps a request at 2 MB, which 1000 vectors of 1536
+	// dimensions exceed.
 	BatchSize int
 }
 
@@ -203,7 +210,10 @@ func (s *Store) Search(ctx context.Context, q vector.Query) ([]vector.Match, err
 	if !ok {
 		return nil, nil
 	}
-	req := &pinecone.QueryByVectorValuesRequest{Vector: qvec, TopK: uint32(q.K), IncludeValues: true, IncludeMetadata: true}
+	// Pinecone returns metadata and values with at most MaxKWithMetadata
+	// matches; a larger K asks for ids and scores, then fetches the rest.
+	include := q.K <= MaxKWithMetadata
+	req := &pinecone.QueryByVectorValuesRequest{Vector: qvec, TopK: uint32(q.K), IncludeValues: include, IncludeMetadata: include}
 	if expr != nil {
 		if req.MetadataFilter, err = structpb.NewStruct(expr); err != nil {
 			return nil, fmt.Errorf("pinecone: encode filter: %w", err)
@@ -213,19 +223,51 @@ func (s *Store) Search(ctx context.Context, q vector.Query) ([]vector.Match, err
 	if err != nil {
 		return nil, fmt.Errorf("pinecone: query: %w", err)
 	}
-	out := make([]vector.Match, 0, len(res.Matches))
+	var kept []*pinecone.ScoredVector
 	for _, m := range res.Matches {
-		if m == nil || m.Vector == nil {
-			continue
+		if m != nil && m.Vector != nil && (q.MinScore == 0 || m.Score >= q.MinScore) {
+			kept = append(kept, m)
 		}
-		if q.MinScore != 0 && m.Score < q.MinScore {
-			continue
+	}
+	if !include {
+		if kept, err = s.fetch(ctx, kept); err != nil {
+			return nil, err
 		}
+	}
+	out := make([]vector.Match, 0, len(kept))
+	for _, m := range kept {
 		d, err := s.document(m.Vector)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, vector.Match{Document: d, Score: m.Score})
+	}
+	return out, nil
+}
+
+// fetch fills in the metadata and values of matches by id, in batches. A
+// record deleted since the query is left out.
+func (s *Store) fetch(ctx context.Context, ms []*pinecone.ScoredVector) ([]*pinecone.ScoredVector, error) {
+	records := make(map[string]*pinecone.Vector, len(ms))
+	for start := 0; start < len(ms); start += fetchBatch {
+		part := ms[start:min(start+fetchBatch, len(ms))]
+		ids := make([]string, len(part))
+		for i, m := range part {
+			ids[i] = m.Vector.Id
+		}
+		res, err := s.idx.FetchVectors(ctx, ids)
+		if err != nil {
+			return nil, fmt.Errorf("pinecone: fetch %d matches: %w", len(ids), err)
+		}
+		for id, v := range res.Vectors {
+			records[id] = v
+		}
+	}
+	out := ms[:0]
+	for _, m := range ms {
+		if v := records[m.Vector.Id]; v != nil {
+			out = append(out, &pinecone.ScoredVector{Vector: v, Score: m.Score})
+		}
 	}
 	return out, nil
 }

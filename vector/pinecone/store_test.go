@@ -34,6 +34,9 @@ func TestConformance(t *testing.T) {
 		require.Equal(t, fakeAPIKey, r.APIKey, "every %s call carries the API key", r.Method)
 	}
 	for _, q := range f.calls("Query") {
-		require.Equal(t, true, q.Body["includeMetadata"], "queries ask for metadata, which holds the text")
+		if q.Body["topK"].(float64) <= pinecone.MaxKWithMetadata {
+			require.Equal(t, true, q.Body["includeMetadata"], "queries ask for metadata, which holds the text")
+		}
 	}
+	require.NotEmpty(t, f.calls("Fetch"), "the suite's K=10000 searches fetch their records")
 }
