@@ -218,6 +218,9 @@ func (f *fake) graphql(body map[string]any) any {
 	if len(qv) == 0 || limit < 1 {
 		return errReply(fmt.Errorf("the fake needs nearVector.vector and a positive limit"))
 	}
+	if limit > 10000 {
+		return errReply(fmt.Errorf("query maximum results exceeded: limit %v is above QUERY_MAXIMUM_RESULTS 10000", limit))
+	}
 	where, _ := q.args["where"].(map[string]any)
 	type hit struct {
 		id   string
