@@ -8,9 +8,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"sync"
 
-	"github.com/loomwork/loom/checkpoint"
+	"github.com/loomwork/loom/checkpoint/internal/sqlrow"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
 
@@ -22,9 +21,7 @@ type db struct {
 	cfg   config
 	write *sql.DB
 	read  *sql.DB
-
-	mu     sync.Mutex
-	closed bool
+	sqlrow.Closer
 }
 
 // openDB opens (creating when missing) the database at path, or at
@@ -86,54 +83,21 @@ func dsn(path string, cfg config, readOnly bool) string {
 
 // close closes both pools; closing twice is not an error.
 func (d *db) close() error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.closed {
-		return nil
-	}
-	d.closed = true
-	return errors.Join(d.write.Close(), d.read.Close())
-}
-
-func (d *db) isClosed() bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.closed
+	return d.Close(func() error { return errors.Join(d.write.Close(), d.read.Close()) })
 }
 
 // ready reports a done context or a closed store before an operation.
 func (d *db) ready(ctx context.Context, op string) error {
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("checkpoint/sqlite: %s: %w", op, err)
-	}
-	if d.isClosed() {
-		return fmt.Errorf("checkpoint/sqlite: %s: %w: open the database again", op, checkpoint.ErrClosed)
-	}
-	return nil
+	return d.errs().Ready(ctx, d.Closed(), op)
 }
 
-// fail wraps the error of operation op on subject (such as `run "x"`, or
-// empty): the store's typed errors, which name their run, pass through with
-// the store's name; a done context or a closed store is reported as such;
-// anything else names the subject and the database file.
+// fail wraps the error of operation op on subject; see [sqlrow.Errs.Fail].
 func (d *db) fail(ctx context.Context, op, subject string, err error) error {
-	var (
-		nf *checkpoint.NotFoundError
-		cf *checkpoint.ConflictError
-		cr *checkpoint.CorruptError
-	)
-	switch {
-	case errors.As(err, &nf), errors.As(err, &cf), errors.As(err, &cr), errors.Is(err, checkpoint.ErrInvalid):
-		return fmt.Errorf("checkpoint/sqlite: %s: %w", op, err)
-	case ctx.Err() != nil && !errors.Is(err, ctx.Err()):
-		return fmt.Errorf("checkpoint/sqlite: %s: %w (%v)", op, ctx.Err(), err)
-	case d.isClosed():
-		return fmt.Errorf("checkpoint/sqlite: %s: %w: open the database again", op, checkpoint.ErrClosed)
-	}
-	if subject != "" {
-		op += " " + subject
-	}
-	return fmt.Errorf("checkpoint/sqlite: %s (database %s): %w", op, d.path, err)
+	return d.errs().Fail(ctx, d.Closed(), op, subject, err)
+}
+
+func (d *db) errs() sqlrow.Errs {
+	return sqlrow.Errs{Store: "checkpoint/sqlite", Where: "database " + d.path, Again: "open the database again"}
 }
 
 // inTx runs fn in one IMMEDIATE write transaction and commits it when fn
