@@ -52,3 +52,9 @@ func TestSessionsConformance(t *testing.T) {
 		require.NoError(t, err)
 	}))
 }
+
+// TestProcesses races writers in several processes on one new schema (so
+// they also race to create it) and kills one mid-write.
+func TestProcesses(t *testing.T) {
+	checkpointtest.RunProcesses(t, testSchema(t), openBoth)
+}

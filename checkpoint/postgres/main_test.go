@@ -9,6 +9,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/loomwork/loom/checkpoint"
+	"github.com/loomwork/loom/checkpoint/checkpointtest"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 )
@@ -18,7 +20,25 @@ import (
 // starts a server and sets it.
 const DSNEnv = "LOOM_TEST_POSTGRES_DSN"
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	checkpointtest.ChildMain(openBoth)
+	goleak.VerifyTestMain(m)
+}
+
+// openBoth opens the checkpoint and session stores in one schema of the
+// test server.
+func openBoth(ctx context.Context, schema string) (checkpoint.Store, checkpoint.SessionStore, error) {
+	s, err := Open(ctx, os.Getenv(DSNEnv), WithSchema(schema))
+	if err != nil {
+		return nil, nil, err
+	}
+	sess, err := OpenSessions(ctx, os.Getenv(DSNEnv), WithSchema(schema))
+	if err != nil {
+		s.Close()
+		return nil, nil, err
+	}
+	return s, sess, nil
+}
 
 // testDSN returns the test server's connection string.
 func testDSN(t testing.TB) string {
