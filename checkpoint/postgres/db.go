@@ -96,14 +96,16 @@ func (d *db) errs() sqlrow.Errs {
 	return sqlrow.Errs{Store: "checkpoint/postgres", Where: d.where, Again: "open the store again"}
 }
 
-// ready reports a done context or a closed store before an operation.
-func (d *db) ready(ctx context.Context, op string) error {
-	return d.errs().Ready(ctx, d.Closed(), op)
+// ready reports a done context or a closed store before operation op on
+// a run or session; see [sqlrow.Errs.Ready].
+func (d *db) ready(ctx context.Context, op, what, id string) error {
+	return d.errs().Ready(ctx, d.Closed(), op, what, id)
 }
 
-// fail wraps the error of operation op on subject; see [sqlrow.Errs.Fail].
-func (d *db) fail(ctx context.Context, op, subject string, err error) error {
-	return d.errs().Fail(ctx, d.Closed(), op, subject, err)
+// fail wraps the error of operation op on a run or session; see
+// [sqlrow.Errs.Fail].
+func (d *db) fail(ctx context.Context, op, what, id string, err error) error {
+	return d.errs().Fail(ctx, d.Closed(), op, what, id, err)
 }
 
 // inTx runs fn in one transaction and commits it when fn returns nil.

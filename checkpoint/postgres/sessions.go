@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -48,9 +47,9 @@ func (s *Sessions) Close() error { return s.db.close() }
 // the turn count moves only from after.
 func (s *Sessions) Append(ctx context.Context, sessionID string, after int, turns ...json.RawMessage) error {
 	if err := checkpoint.ValidateAppend(sessionID, after, turns); err != nil {
-		return s.db.fail(ctx, "Append", "", err)
+		return s.db.fail(ctx, "Append", "", "", err)
 	}
-	if err := s.db.ready(ctx, "Append"); err != nil {
+	if err := s.db.ready(ctx, "Append", "session", sessionID); err != nil {
 		return err
 	}
 	now := checkpoint.StoredTime(s.db.cfg.now()).UnixNano()
@@ -84,7 +83,7 @@ SELECT $1, $2 + t.i, $3, t.b FROM unnest($4::bytea[]) WITH ORDINALITY AS t(b, i)
 		return err
 	})
 	if err != nil {
-		return s.db.fail(ctx, "Append", fmt.Sprintf("session %q", sessionID), err)
+		return s.db.fail(ctx, "Append", "session", sessionID, err)
 	}
 	return nil
 }
@@ -92,14 +91,14 @@ SELECT $1, $2 + t.i, $3, t.b FROM unnest($4::bytea[]) WITH ORDINALITY AS t(b, i)
 // Load returns a session's turns; see [checkpoint.SessionStore.Load].
 func (s *Sessions) Load(ctx context.Context, sessionID string) ([]json.RawMessage, error) {
 	if err := checkpoint.ValidateID("session", sessionID); err != nil {
-		return nil, s.db.fail(ctx, "Load", "", err)
+		return nil, s.db.fail(ctx, "Load", "", "", err)
 	}
-	if err := s.db.ready(ctx, "Load"); err != nil {
+	if err := s.db.ready(ctx, "Load", "session", sessionID); err != nil {
 		return nil, err
 	}
 	rows, err := s.db.pool.Query(ctx, s.db.q(`SELECT turn, format, body FROM {session_turns} WHERE session_id = $1 ORDER BY turn`), sessionID)
 	if err != nil {
-		return nil, s.db.fail(ctx, "Load", fmt.Sprintf("session %q", sessionID), err)
+		return nil, s.db.fail(ctx, "Load", "session", sessionID, err)
 	}
 	var out []json.RawMessage
 	var turn, format int64
@@ -113,7 +112,7 @@ func (s *Sessions) Load(ctx context.Context, sessionID string) ([]json.RawMessag
 		return nil
 	})
 	if err != nil {
-		return nil, s.db.fail(ctx, "Load", fmt.Sprintf("session %q", sessionID), err)
+		return nil, s.db.fail(ctx, "Load", "session", sessionID, err)
 	}
 	return out, nil
 }
@@ -121,9 +120,9 @@ func (s *Sessions) Load(ctx context.Context, sessionID string) ([]json.RawMessag
 // Sessions lists sessions; see [checkpoint.SessionStore.Sessions].
 func (s *Sessions) Sessions(ctx context.Context, limit int) ([]checkpoint.SessionInfo, error) {
 	if err := checkpoint.ValidateLimit(limit); err != nil {
-		return nil, s.db.fail(ctx, "Sessions", "", err)
+		return nil, s.db.fail(ctx, "Sessions", "", "", err)
 	}
-	if err := s.db.ready(ctx, "Sessions"); err != nil {
+	if err := s.db.ready(ctx, "Sessions", "", ""); err != nil {
 		return nil, err
 	}
 	var lim any
@@ -133,7 +132,7 @@ func (s *Sessions) Sessions(ctx context.Context, limit int) ([]checkpoint.Sessio
 	rows, err := s.db.pool.Query(ctx, s.db.q(`SELECT session_id, turns, created_ns, updated_ns FROM {sessions}
 ORDER BY updated_ns DESC, session_id LIMIT $1`), lim)
 	if err != nil {
-		return nil, s.db.fail(ctx, "Sessions", "", err)
+		return nil, s.db.fail(ctx, "Sessions", "", "", err)
 	}
 	var out []checkpoint.SessionInfo
 	var si checkpoint.SessionInfo
@@ -144,7 +143,7 @@ ORDER BY updated_ns DESC, session_id LIMIT $1`), lim)
 		return nil
 	})
 	if err != nil {
-		return nil, s.db.fail(ctx, "Sessions", "", err)
+		return nil, s.db.fail(ctx, "Sessions", "", "", err)
 	}
 	return out, nil
 }
@@ -153,16 +152,16 @@ ORDER BY updated_ns DESC, session_id LIMIT $1`), lim)
 // [checkpoint.SessionStore.Delete].
 func (s *Sessions) Delete(ctx context.Context, sessionID string) error {
 	if err := checkpoint.ValidateID("session", sessionID); err != nil {
-		return s.db.fail(ctx, "Delete", "", err)
+		return s.db.fail(ctx, "Delete", "", "", err)
 	}
-	if err := s.db.ready(ctx, "Delete"); err != nil {
+	if err := s.db.ready(ctx, "Delete", "session", sessionID); err != nil {
 		return err
 	}
 	_, err := s.db.pool.Exec(ctx, s.db.q(`
 WITH d AS (DELETE FROM {sessions} WHERE session_id = $1)
 DELETE FROM {session_turns} WHERE session_id = $1`), sessionID)
 	if err != nil {
-		return s.db.fail(ctx, "Delete", fmt.Sprintf("session %q", sessionID), err)
+		return s.db.fail(ctx, "Delete", "session", sessionID, err)
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -51,9 +50,9 @@ const selectCheckpoint = `SELECT run_id, seq, format, kind, time_ns, state, even
 // (run_id, seq) primary key backs both.
 func (s *Store) Put(ctx context.Context, cp checkpoint.Checkpoint) error {
 	if err := cp.Validate(); err != nil {
-		return s.db.fail(ctx, "Put", "", err)
+		return s.db.fail(ctx, "Put", "", "", err)
 	}
-	if err := s.db.ready(ctx, "Put"); err != nil {
+	if err := s.db.ready(ctx, "Put", "run", cp.RunID); err != nil {
 		return err
 	}
 	ns := cp.Time.UnixNano()
@@ -82,7 +81,7 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`), cp.RunID, cp.Seq, sqlrow.Format, cp.K
 		return err
 	})
 	if err != nil {
-		return s.db.fail(ctx, "Put", fmt.Sprintf("run %q", cp.RunID), err)
+		return s.db.fail(ctx, "Put", "run", cp.RunID, err)
 	}
 	return nil
 }
@@ -114,11 +113,11 @@ func (s *Store) Head(ctx context.Context, runID string) (checkpoint.Checkpoint, 
 // Get returns one checkpoint; see [checkpoint.Store.Get].
 func (s *Store) Get(ctx context.Context, runID string, seq int64) (checkpoint.Checkpoint, error) {
 	if err := checkpoint.ValidateSeq(runID, seq); err != nil {
-		return checkpoint.Checkpoint{}, s.db.fail(ctx, "Get", "", err)
+		return checkpoint.Checkpoint{}, s.db.fail(ctx, "Get", "", "", err)
 	}
 	cps, err := s.query(ctx, "Get", runID, selectCheckpoint+`WHERE run_id = $1 AND seq = $2`, runID, seq)
 	if errors.Is(err, checkpoint.ErrNotFound) {
-		return checkpoint.Checkpoint{}, s.db.fail(ctx, "Get", "", &checkpoint.NotFoundError{RunID: runID, Seq: seq})
+		return checkpoint.Checkpoint{}, s.db.fail(ctx, "Get", "", "", &checkpoint.NotFoundError{RunID: runID, Seq: seq})
 	}
 	if err != nil {
 		return checkpoint.Checkpoint{}, err
@@ -135,9 +134,9 @@ func (s *Store) List(ctx context.Context, runID string) ([]checkpoint.Checkpoint
 // query reads checkpoint rows of one run; no rows is a NotFoundError.
 func (s *Store) query(ctx context.Context, op, runID, query string, args ...any) ([]checkpoint.Checkpoint, error) {
 	if err := checkpoint.ValidateID("run", runID); err != nil {
-		return nil, s.db.fail(ctx, op, "", err)
+		return nil, s.db.fail(ctx, op, "", "", err)
 	}
-	if err := s.db.ready(ctx, op); err != nil {
+	if err := s.db.ready(ctx, op, "run", runID); err != nil {
 		return nil, err
 	}
 	cps, err := s.read(ctx, s.db.q(query), args...)
@@ -145,7 +144,7 @@ func (s *Store) query(ctx context.Context, op, runID, query string, args ...any)
 		err = &checkpoint.NotFoundError{RunID: runID}
 	}
 	if err != nil {
-		return nil, s.db.fail(ctx, op, fmt.Sprintf("run %q", runID), err)
+		return nil, s.db.fail(ctx, op, "run", runID, err)
 	}
 	return cps, nil
 }
@@ -172,9 +171,9 @@ func (s *Store) read(ctx context.Context, query string, args ...any) ([]checkpoi
 // database (jsonb containment).
 func (s *Store) Runs(ctx context.Context, f checkpoint.RunFilter) ([]checkpoint.RunInfo, error) {
 	if err := f.Validate(); err != nil {
-		return nil, s.db.fail(ctx, "Runs", "", err)
+		return nil, s.db.fail(ctx, "Runs", "", "", err)
 	}
-	if err := s.db.ready(ctx, "Runs"); err != nil {
+	if err := s.db.ready(ctx, "Runs", "", ""); err != nil {
 		return nil, err
 	}
 	var before, limit, meta any
@@ -191,7 +190,7 @@ func (s *Store) Runs(ctx context.Context, f checkpoint.RunFilter) ([]checkpoint.
 WHERE ($1::bigint IS NULL OR updated_ns < $1) AND ($2::jsonb IS NULL OR meta @> $2)
 ORDER BY updated_ns DESC, run_id LIMIT $3`), before, meta, limit)
 	if err != nil {
-		return nil, s.db.fail(ctx, "Runs", "", err)
+		return nil, s.db.fail(ctx, "Runs", "", "", err)
 	}
 	var out []checkpoint.RunInfo
 	var ri checkpoint.RunInfo
@@ -208,7 +207,7 @@ ORDER BY updated_ns DESC, run_id LIMIT $3`), before, meta, limit)
 		return nil
 	})
 	if err != nil {
-		return nil, s.db.fail(ctx, "Runs", "", err)
+		return nil, s.db.fail(ctx, "Runs", "", "", err)
 	}
 	return out, nil
 }
@@ -216,7 +215,7 @@ ORDER BY updated_ns DESC, run_id LIMIT $3`), before, meta, limit)
 // Prune deletes whole runs whose head is older than olderThan, in one
 // statement; see [checkpoint.Store.Prune].
 func (s *Store) Prune(ctx context.Context, olderThan time.Time) (int, error) {
-	if err := s.db.ready(ctx, "Prune"); err != nil {
+	if err := s.db.ready(ctx, "Prune", "", ""); err != nil {
 		return 0, err
 	}
 	var n int
@@ -225,7 +224,7 @@ WITH gone AS (DELETE FROM {runs} WHERE updated_ns < $1 RETURNING run_id),
      cps AS (DELETE FROM {checkpoints} c USING gone WHERE c.run_id = gone.run_id)
 SELECT count(*) FROM gone`), sqlrow.Bound(olderThan)).Scan(&n)
 	if err != nil {
-		return 0, s.db.fail(ctx, "Prune", "", err)
+		return 0, s.db.fail(ctx, "Prune", "", "", err)
 	}
 	return n, nil
 }
@@ -233,16 +232,16 @@ SELECT count(*) FROM gone`), sqlrow.Bound(olderThan)).Scan(&n)
 // Delete deletes a run, in one statement; see [checkpoint.Store.Delete].
 func (s *Store) Delete(ctx context.Context, runID string) error {
 	if err := checkpoint.ValidateID("run", runID); err != nil {
-		return s.db.fail(ctx, "Delete", "", err)
+		return s.db.fail(ctx, "Delete", "", "", err)
 	}
-	if err := s.db.ready(ctx, "Delete"); err != nil {
+	if err := s.db.ready(ctx, "Delete", "run", runID); err != nil {
 		return err
 	}
 	_, err := s.db.pool.Exec(ctx, s.db.q(`
 WITH r AS (DELETE FROM {runs} WHERE run_id = $1)
 DELETE FROM {checkpoints} WHERE run_id = $1`), runID)
 	if err != nil {
-		return s.db.fail(ctx, "Delete", fmt.Sprintf("run %q", runID), err)
+		return s.db.fail(ctx, "Delete", "run", runID, err)
 	}
 	return nil
 }

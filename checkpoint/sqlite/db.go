@@ -10,7 +10,8 @@ import (
 	"path/filepath"
 
 	"github.com/loomwork/loom/checkpoint/internal/sqlrow"
-	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+	msqlite "modernc.org/sqlite" // also registers the "sqlite" database/sql driver
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // db is the plumbing [Store] and [Sessions] share: one write connection
@@ -86,14 +87,16 @@ func (d *db) close() error {
 	return d.Close(func() error { return errors.Join(d.write.Close(), d.read.Close()) })
 }
 
-// ready reports a done context or a closed store before an operation.
-func (d *db) ready(ctx context.Context, op string) error {
-	return d.errs().Ready(ctx, d.Closed(), op)
+// ready reports a done context or a closed store before operation op on
+// a run or session; see [sqlrow.Errs.Ready].
+func (d *db) ready(ctx context.Context, op, what, id string) error {
+	return d.errs().Ready(ctx, d.Closed(), op, what, id)
 }
 
-// fail wraps the error of operation op on subject; see [sqlrow.Errs.Fail].
-func (d *db) fail(ctx context.Context, op, subject string, err error) error {
-	return d.errs().Fail(ctx, d.Closed(), op, subject, err)
+// fail wraps the error of operation op on a run or session; see
+// [sqlrow.Errs.Fail].
+func (d *db) fail(ctx context.Context, op, what, id string, err error) error {
+	return d.errs().Fail(ctx, d.Closed(), op, what, id, adviseBusy(err))
 }
 
 func (d *db) errs() sqlrow.Errs {
@@ -112,4 +115,14 @@ func (d *db) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		return err
 	}
 	return tx.Commit()
+}
+
+// adviseBusy says what to do about SQLITE_BUSY: another process held the
+// write lock for longer than the busy timeout.
+func adviseBusy(err error) error {
+	var se *msqlite.Error
+	if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY {
+		return fmt.Errorf("%w: another process held the write lock longer than the busy timeout: retry, or raise it with WithBusyTimeout", err)
+	}
+	return err
 }

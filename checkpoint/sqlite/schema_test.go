@@ -144,3 +144,32 @@ func TestOptions(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []checkpoint.SessionInfo{{ID: "s", Turns: 2, Created: clock.Add(-time.Hour), Updated: clock}}, list)
 }
+
+// A write that waits longer than the busy timeout for another process's
+// lock fails and says what to do.
+func TestBusy(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "busy.db")
+	s, err := Open(ctx, path, WithBusyTimeout(time.Millisecond))
+	require.NoError(t, err)
+	defer s.Close()
+
+	other, err := sql.Open("sqlite", "file:"+path)
+	require.NoError(t, err)
+	defer other.Close()
+	conn, err := other.Conn(ctx)
+	require.NoError(t, err)
+	defer conn.Close()
+	_, err = conn.ExecContext(ctx, "BEGIN IMMEDIATE")
+	require.NoError(t, err)
+
+	err = s.Put(ctx, checkpoint.Checkpoint{RunID: "r", Seq: 1, Time: time.Unix(1, 0)})
+	require.Error(t, err)
+	require.ErrorContains(t, err, `checkpoint/sqlite: Put run "r"`)
+	require.ErrorContains(t, err, path)
+	require.ErrorContains(t, err, "WithBusyTimeout")
+
+	_, err = conn.ExecContext(ctx, "ROLLBACK")
+	require.NoError(t, err)
+	require.NoError(t, s.Put(ctx, checkpoint.Checkpoint{RunID: "r", Seq: 1, Time: time.Unix(1, 0)}))
+}

@@ -16,8 +16,13 @@ type Errs struct {
 	Again string // how to get an open store: "open the database again"
 }
 
-// Ready reports a done context or a closed store before operation op.
-func (e Errs) Ready(ctx context.Context, closed bool, op string) error {
+// Ready reports a done context or a closed store before operation op on
+// the run or session id (what is "run" or "session"; both may be empty).
+func (e Errs) Ready(ctx context.Context, closed bool, op, what, id string) error {
+	if ctx.Err() == nil && !closed {
+		return nil
+	}
+	op = subject(op, what, id)
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%s: %s: %w", e.Store, op, err)
 	}
@@ -27,12 +32,11 @@ func (e Errs) Ready(ctx context.Context, closed bool, op string) error {
 	return nil
 }
 
-// Fail wraps the error of operation op on subject (such as `run "x"`, or
-// empty): the typed errors of package checkpoint, which name their run,
-// and invalid arguments pass through with the store's name; a done context
-// or a closed store is reported as such; anything else names the subject
-// and the database.
-func (e Errs) Fail(ctx context.Context, closed bool, op, subject string, err error) error {
+// Fail wraps the error of operation op on the run or session id: the
+// typed errors of package checkpoint, which name their run, and invalid
+// arguments pass through with the store's name; a done context or a closed
+// store is reported as such; anything else names the run and the database.
+func (e Errs) Fail(ctx context.Context, closed bool, op, what, id string, err error) error {
 	var (
 		nf *checkpoint.NotFoundError
 		cf *checkpoint.ConflictError
@@ -41,13 +45,21 @@ func (e Errs) Fail(ctx context.Context, closed bool, op, subject string, err err
 	switch {
 	case errors.As(err, &nf), errors.As(err, &cf), errors.As(err, &cr), errors.Is(err, checkpoint.ErrInvalid):
 		return fmt.Errorf("%s: %s: %w", e.Store, op, err)
+	}
+	op = subject(op, what, id)
+	switch {
 	case ctx.Err() != nil && !errors.Is(err, ctx.Err()):
 		return fmt.Errorf("%s: %s: %w (%v)", e.Store, op, ctx.Err(), err)
 	case closed:
 		return fmt.Errorf("%s: %s: %w: %s", e.Store, op, checkpoint.ErrClosed, e.Again)
 	}
-	if subject != "" {
-		op += " " + subject
-	}
 	return fmt.Errorf("%s: %s (%s): %w", e.Store, op, e.Where, err)
+}
+
+// subject returns op followed by what and the quoted id, when there is one.
+func subject(op, what, id string) string {
+	if id == "" {
+		return op
+	}
+	return fmt.Sprintf("%s %s %q", op, what, id)
 }
