@@ -153,7 +153,7 @@ func RunProcesses(t *testing.T, target string, open Opener) {
 }
 
 func testProcessRace(t *testing.T, target string, open Opener) {
-	const rounds = 200
+	const rounds = 100
 	children := startChildren(t, "race", target, 3, rounds)
 	won, appended, lost := 0, 0, 0
 	for i, c := range children {
