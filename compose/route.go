@@ -43,7 +43,6 @@ type Route struct {
 	agents []agent.Agent
 }
 
-
 // NewRoute checks cfg and returns the router.
 func NewRoute(cfg RouteConfig) (*Route, error) {
 	if len(cfg.Agents) == 0 {
