@@ -235,7 +235,7 @@ func TestInterruptResumeAdvancesOnce(t *testing.T) {
 	var req codeexec.ApprovalRequest
 	require.NoError(t, json.Unmarshal(q.Payload, &req))
 	require.Equal(t, factorialCode, req.Code)
-	runID := strings.SplitN(q.RunID, ".", 2)[0]
+	runID := q.RootID
 
 	t.Run("bad answers are refused and nothing is written", func(t *testing.T) {
 		head, err := store.Head(ctx, runID)
@@ -374,4 +374,43 @@ func byRun(t *testing.T, evs []agent.Event) map[string][]string {
 		out[ev.RunID] = append(out[ev.RunID], string(b))
 	}
 	return out
+}
+
+// BenchmarkResume measures resuming a Coder→Sandbox run at its approval
+// question (one model call and its events replayed, the approved snippet
+// run, one more model call) from each store. Setting up each run to its
+// question is not timed.
+func BenchmarkResume(b *testing.B) {
+	for _, kind := range []string{"memory", "sqlite"} {
+		b.Run(kind, func(b *testing.B) {
+			ctx := context.Background()
+			var store checkpoint.Store = checkpoint.NewMemory()
+			if kind == "sqlite" {
+				s, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "runs.db"))
+				require.NoError(b, err)
+				defer s.Close()
+				store = s
+			}
+			log := filepath.Join(b.TempDir(), "sandbox.log")
+			m := modeltest.New(b)
+			ce := newDurableCoder(b, m, log)
+			e := engine.New(engine.WithModel(m), engine.WithCheckpoints(store))
+			approve := json.RawMessage(`{"approved":true}`)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				b.StopTimer()
+				m.Append(modeltest.ToolCalls(modeltest.Call("c1", "evaluateJs", mustJSON(map[string]string{"code": factorialCode}))))
+				_, err := e.Invoke(ctx, ce, "Calculate 15!")
+				var ie *agent.InterruptedError
+				require.ErrorAs(b, err, &ie)
+				m.Append(modeltest.Func(answerFromToolResult))
+				q := ie.Questions[0]
+				b.StartTimer()
+				res, err := e.ResumeInvoke(ctx, ce, q.RootID, map[string]json.RawMessage{q.ID: approve})
+				require.NoError(b, err)
+				require.Equal(b, "15! = 1307674368000", res.Text())
+			}
+		})
+	}
 }
