@@ -100,6 +100,9 @@ type Telemetry struct {
 	Store *store.Store
 	// Exporter is the exporter chosen.
 	Exporter Exporter
+	// Processor batches spans for the exporter (its Dropped method counts
+	// the spans lost to a full queue); nil for ExporterNone.
+	Processor *BatchProcessor
 }
 
 // ErrUnknownExporter is returned by [Setup] for an exporter name it does not
@@ -181,6 +184,7 @@ func Setup(ctx context.Context, cfg Config) (tel *Telemetry, shutdown func(conte
 			_ = spanExp.Shutdown(ctx)
 			return nil, nil, err
 		}
+		tel.Processor = bp
 		tracerOpts = append(tracerOpts, sdktrace.WithSpanProcessor(bp))
 	}
 	for _, p := range cfg.SpanProcessors {
