@@ -160,8 +160,10 @@ func (p *BatchProcessor) ForceFlush(ctx context.Context) error {
 	return p.flush(ctx)
 }
 
-// Shutdown stops the goroutine, exports what is pending and shuts the
-// exporter down. Spans ended afterwards are dropped. Calling it again
+// Shutdown stops the goroutine, exports what is pending and then shuts the
+// exporter down. Spans ended afterwards are dropped. When ctx ends first,
+// Shutdown returns its error and the rest finishes in the background once
+// the export under way returns (within ExportTimeout). Calling it again
 // returns the first call's result.
 func (p *BatchProcessor) Shutdown(ctx context.Context) error {
 	p.shutdownOnce.Do(func() {
@@ -169,19 +171,24 @@ func (p *BatchProcessor) Shutdown(ctx context.Context) error {
 		p.closed = true
 		p.mu.Unlock()
 		close(p.stop)
-		var errs []error
+		finished := make(chan error, 1)
+		go func() {
+			<-p.done
+			// The last export is bounded by ExportTimeout, not by ctx, as the
+			// goroutine's are: ctx bounds how long the caller waits.
+			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.cfg.ExportTimeout)
+			err := p.flush(fctx)
+			cancel()
+			if serr := p.exp.Shutdown(ctx); serr != nil {
+				err = errors.Join(err, fmt.Errorf("observe: shut the span exporter down: %w", serr))
+			}
+			finished <- err
+		}()
 		select {
-		case <-p.done:
+		case p.shutdownErr = <-finished:
 		case <-ctx.Done():
-			errs = append(errs, fmt.Errorf("observe: wait for the span export under way: %w", context.Cause(ctx)))
+			p.shutdownErr = fmt.Errorf("observe: shut the span processor down (the pending spans are exported in the background): %w", context.Cause(ctx))
 		}
-		if err := p.flush(ctx); err != nil {
-			errs = append(errs, err)
-		}
-		if err := p.exp.Shutdown(ctx); err != nil {
-			errs = append(errs, fmt.Errorf("observe: shut the span exporter down: %w", err))
-		}
-		p.shutdownErr = errors.Join(errs...)
 	})
 	return p.shutdownErr
 }

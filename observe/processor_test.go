@@ -194,10 +194,17 @@ func TestBatchProcessorShutdownHonoursItsContext(t *testing.T) {
 	defer cancel()
 	err = bp.Shutdown(ctx)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
-	require.ErrorContains(t, err, "span export under way")
+	require.ErrorContains(t, err, "exported in the background")
+	endSpans(tp, "late", 1)
+	require.Equal(t, uint64(1), bp.Dropped(), "no span is taken after Shutdown")
 
-	close(exp.gate) // the stuck export finishes and the goroutine ends (goleak checks)
-	require.Eventually(t, func() bool { return len(exp.names()) == 2 }, 10*time.Second, time.Millisecond)
+	close(exp.gate) // the stuck export finishes, then the exporter is shut down (goleak checks the goroutines end)
+	require.Eventually(t, func() bool {
+		exp.mu.Lock()
+		defer exp.mu.Unlock()
+		return exp.shutdown == 1
+	}, 10*time.Second, time.Millisecond)
+	require.Equal(t, seq("a", 2), exp.names())
 }
 
 func TestBatchProcessorConcurrentSpans(t *testing.T) {
@@ -270,4 +277,26 @@ func TestSetupBatchConfig(t *testing.T) {
 	_, shutdown, err := observe.Setup(ctx, observe.Config{Exporter: observe.ExporterNone, Batch: observe.BatchConfig{Interval: time.Second}})
 	require.NoError(t, err)
 	require.NoError(t, shutdown(ctx))
+}
+
+func TestBatchProcessorShutdownWaitsForTheExportUnderWay(t *testing.T) {
+	exp := &recordingExporter{gate: make(chan struct{}), entered: make(chan struct{}, 16)}
+	bp, err := observe.NewBatchProcessor(exp, observe.BatchConfig{BatchSize: 2, Interval: time.Hour})
+	require.NoError(t, err)
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(bp))
+	endSpans(tp, "a", 2)
+	<-exp.entered        // the goroutine is exporting a0 and a1
+	endSpans(tp, "b", 1) // pending behind it
+
+	done := make(chan error, 1)
+	go func() { done <- tp.Shutdown(context.Background()) }()
+	close(exp.gate)
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("Shutdown did not return")
+	}
+	require.Equal(t, []string{"a0", "a1", "b0"}, exp.names(), "the pending span follows the export under way")
+	require.Equal(t, 1, exp.shutdown, "the exporter is shut down after the last export")
 }
