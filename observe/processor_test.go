@@ -182,17 +182,25 @@ func TestBatchProcessorDropsWhenTheQueueIsFull(t *testing.T) {
 	require.Equal(t, uint64(3), bp.Dropped())
 }
 
-func TestBatchProcessorShutdownHonoursItsContext(t *testing.T) {
+// stuckProcessor returns a processor (batches of 2) whose goroutine is
+// blocked exporting spans a0 and a1 until exp.gate is closed; the test
+// shuts it down.
+func stuckProcessor(t *testing.T) (*recordingExporter, *observe.BatchProcessor, *sdktrace.TracerProvider) {
+	t.Helper()
 	exp := &recordingExporter{gate: make(chan struct{}), entered: make(chan struct{}, 16)}
 	bp, err := observe.NewBatchProcessor(exp, observe.BatchConfig{BatchSize: 2, Interval: time.Hour})
 	require.NoError(t, err)
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(bp))
 	endSpans(tp, "a", 2)
-	<-exp.entered // the goroutine is stuck in the exporter
+	<-exp.entered
+	return exp, bp, tp
+}
 
+func TestBatchProcessorShutdownHonoursItsContext(t *testing.T) {
+	exp, bp, tp := stuckProcessor(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
-	err = bp.Shutdown(ctx)
+	err := bp.Shutdown(ctx)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	require.ErrorContains(t, err, "exported in the background")
 	endSpans(tp, "late", 1)
@@ -280,13 +288,8 @@ func TestSetupBatchConfig(t *testing.T) {
 }
 
 func TestBatchProcessorShutdownWaitsForTheExportUnderWay(t *testing.T) {
-	exp := &recordingExporter{gate: make(chan struct{}), entered: make(chan struct{}, 16)}
-	bp, err := observe.NewBatchProcessor(exp, observe.BatchConfig{BatchSize: 2, Interval: time.Hour})
-	require.NoError(t, err)
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(bp))
-	endSpans(tp, "a", 2)
-	<-exp.entered        // the goroutine is exporting a0 and a1
-	endSpans(tp, "b", 1) // pending behind it
+	exp, _, tp := stuckProcessor(t)
+	endSpans(tp, "b", 1) // pending behind a0 and a1
 
 	done := make(chan error, 1)
 	go func() { done <- tp.Shutdown(context.Background()) }()
