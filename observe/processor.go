@@ -29,7 +29,8 @@ var ErrInvalidBatchConfig = errors.New("observe: invalid batch config")
 type BatchConfig struct {
 	// BatchSize is how many ended spans make the processor export at once
 	// rather than at the next interval, and the most spans one ExportSpans
-	// call receives. Default [DefaultBatchSize].
+	// call receives. Default [DefaultBatchSize], or MaxQueue when that is
+	// smaller.
 	BatchSize int
 	// MaxQueue bounds the spans waiting to be exported (beyond the batch
 	// being exported); spans ended while it is full are dropped and counted
@@ -57,6 +58,9 @@ func (c BatchConfig) resolve() (BatchConfig, error) {
 	}
 	if c.BatchSize == 0 {
 		c.BatchSize = DefaultBatchSize
+		if c.MaxQueue > 0 {
+			c.BatchSize = min(DefaultBatchSize, c.MaxQueue)
+		}
 	}
 	if c.MaxQueue == 0 {
 		c.MaxQueue = max(DefaultMaxQueue, c.BatchSize)

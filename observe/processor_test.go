@@ -265,7 +265,11 @@ func TestBatchConfigErrors(t *testing.T) {
 			require.ErrorContains(t, err, tc.want)
 		})
 	}
-	_, err := observe.NewBatchProcessor(nil, observe.BatchConfig{})
+	bp, err := observe.NewBatchProcessor(&recordingExporter{}, observe.BatchConfig{MaxQueue: 100})
+	require.NoError(t, err, "a small queue alone lowers the default batch size")
+	require.NoError(t, bp.Shutdown(context.Background()))
+
+	_, err = observe.NewBatchProcessor(nil, observe.BatchConfig{})
 	require.ErrorIs(t, err, observe.ErrInvalidBatchConfig)
 	require.ErrorContains(t, err, "exporter is nil")
 }
