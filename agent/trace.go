@@ -1,11 +1,13 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -210,19 +212,10 @@ func startChatSpan(ctx context.Context, m model.Model, req *model.Request) (cont
 		attrs = append(attrs, attribute.Int64("gen_ai.request.seed", *o.Seed))
 	}
 	if CaptureContent(ctx) {
-		var sys []model.Message
-		var rest []model.Message
-		for _, msg := range req.Messages {
-			if msg.Role == model.RoleSystem {
-				sys = append(sys, msg)
-			} else {
-				rest = append(rest, msg)
-			}
+		if slices.ContainsFunc(req.Messages, isSystem) {
+			attrs = append(attrs, attribute.String("gen_ai.system_instructions", capturedMessages(req.Messages, isSystem)))
 		}
-		if len(sys) > 0 {
-			attrs = append(attrs, attribute.String("gen_ai.system_instructions", Truncate(messagesJSON(sys))))
-		}
-		attrs = append(attrs, attribute.String("gen_ai.input.messages", Truncate(messagesJSON(rest))))
+		attrs = append(attrs, attribute.String("gen_ai.input.messages", capturedMessages(req.Messages, notSystem)))
 	}
 	span.SetAttributes(attrs...)
 	return ctx, span
@@ -246,7 +239,7 @@ func endChatSpan(ctx context.Context, span trace.Span, resp *model.Response, cos
 				attrs = append(attrs, attribute.StringSlice("gen_ai.response.finish_reasons", []string{string(resp.FinishReason)}))
 			}
 			if err == nil && CaptureContent(ctx) {
-				attrs = append(attrs, attribute.String("gen_ai.output.messages", Truncate(messagesJSON([]model.Message{resp.Message}))))
+				attrs = append(attrs, attribute.String("gen_ai.output.messages", capturedMessages([]model.Message{resp.Message}, nil)))
 			}
 		}
 		span.SetAttributes(attrs...)
@@ -291,9 +284,77 @@ func endToolSpan(ctx context.Context, span trace.Span, res *model.ToolResult, er
 	span.End()
 }
 
-// messagesJSON renders messages in the GenAI conventions' message form.
-func messagesJSON(msgs []model.Message) string {
-	type part struct {
+func isSystem(m model.Message) bool  { return m.Role == model.RoleSystem }
+func notSystem(m model.Message) bool { return m.Role != model.RoleSystem }
+
+// capturedMessages renders the messages of msgs that keep selects (all when
+// keep is nil) as a JSON array in the GenAI conventions' message form,
+// bounded by MaxCapturedBytes. When they fit, that is the whole array. When
+// they do not, it walks from the newest message back and encodes only the
+// messages that fit, after a marker counting the earlier ones left out, so
+// the work is bounded by the cap rather than by the length of the history;
+// a newest message too long on its own is cut as [Truncate] cuts.
+func capturedMessages(msgs []model.Message, keep func(model.Message) bool) string {
+	type extent struct{ start, end int }
+	var (
+		buf     bytes.Buffer
+		enc     = json.NewEncoder(&buf) // escapes as json.Marshal does
+		kept    []extent                // encoded messages, newest first
+		size    = len("[]")
+		full    bool
+		omitted int
+	)
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if keep != nil && !keep(msgs[i]) {
+			continue
+		}
+		if full {
+			omitted++
+			continue
+		}
+		start := buf.Len()
+		_ = enc.Encode(wireMessage(msgs[i])) // cannot fail: every field is a string or valid JSON
+		e := extent{start, buf.Len() - 1}    // without Encode's newline
+		add := e.end - e.start
+		if len(kept) > 0 {
+			add++ // the comma
+		}
+		if len(kept) > 0 && size+add > MaxCapturedBytes {
+			buf.Truncate(start)
+			full = true
+			omitted++
+			continue
+		}
+		kept = append(kept, e)
+		size += add
+		full = size > MaxCapturedBytes
+	}
+	var out strings.Builder
+	if omitted > 0 {
+		out.Grow(size + 48)
+		out.WriteString("…[truncated " + strconv.Itoa(omitted) + " earlier messages] ")
+	} else {
+		out.Grow(size)
+	}
+	start := out.Len()
+	out.WriteByte('[')
+	b := buf.Bytes()
+	for i := len(kept) - 1; i >= 0; i-- {
+		out.Write(b[kept[i].start:kept[i].end])
+		if i > 0 {
+			out.WriteByte(',')
+		}
+	}
+	out.WriteByte(']')
+	if size > MaxCapturedBytes { // one message, too long on its own
+		return out.String()[:start] + Truncate(out.String()[start:])
+	}
+	return out.String()
+}
+
+// wirePart and wireMessage are a message in the GenAI conventions' form.
+type (
+	wirePart struct {
 		Type      string          `json:"type"`
 		Content   string          `json:"content,omitempty"`
 		ID        string          `json:"id,omitempty"`
@@ -303,29 +364,27 @@ func messagesJSON(msgs []model.Message) string {
 		URL       string          `json:"url,omitempty"`
 		MIMEType  string          `json:"mime_type,omitempty"`
 	}
-	type msg struct {
-		Role  string `json:"role"`
-		Parts []part `json:"parts"`
+	wireMsg struct {
+		Role  string     `json:"role"`
+		Parts []wirePart `json:"parts"`
 	}
-	out := make([]msg, 0, len(msgs))
-	for _, m := range msgs {
-		w := msg{Role: string(m.Role)}
-		for _, p := range m.Parts {
-			switch p := p.(type) {
-			case model.Text:
-				w.Parts = append(w.Parts, part{Type: "text", Content: p.Text})
-			case model.Image:
-				w.Parts = append(w.Parts, part{Type: "image", URL: p.URL, MIMEType: p.MIMEType})
-			case model.ToolCall:
-				w.Parts = append(w.Parts, part{Type: "tool_call", ID: p.ID, Name: p.Name, Arguments: validJSON(p.Arguments)})
-			case model.ToolResult:
-				w.Parts = append(w.Parts, part{Type: "tool_call_response", ID: p.CallID, Name: p.Name, Response: validJSON(p.Content)})
-			}
+)
+
+func wireMessage(m model.Message) wireMsg {
+	w := wireMsg{Role: string(m.Role)}
+	for _, p := range m.Parts {
+		switch p := p.(type) {
+		case model.Text:
+			w.Parts = append(w.Parts, wirePart{Type: "text", Content: p.Text})
+		case model.Image:
+			w.Parts = append(w.Parts, wirePart{Type: "image", URL: p.URL, MIMEType: p.MIMEType})
+		case model.ToolCall:
+			w.Parts = append(w.Parts, wirePart{Type: "tool_call", ID: p.ID, Name: p.Name, Arguments: validJSON(p.Arguments)})
+		case model.ToolResult:
+			w.Parts = append(w.Parts, wirePart{Type: "tool_call_response", ID: p.CallID, Name: p.Name, Response: validJSON(p.Content)})
 		}
-		out = append(out, w)
 	}
-	b, _ := json.Marshal(out)
-	return string(b)
+	return w
 }
 
 // validJSON returns raw, or raw as a JSON string when it is not valid JSON
