@@ -66,4 +66,8 @@ type Event struct {
 	Output     json.RawMessage   // EventRunEnd
 	Messages   []model.Message   // EventRunEnd of an AI agent
 	Err        error             // EventRunEnd of a failed run
+	// FinishReason is, on EventRunEnd of an AI run, why the model stopped
+	// its last answer; model.FinishLength means the answer was cut at the
+	// output token limit (check it with FinishReason.Err).
+	FinishReason model.FinishReason
 }

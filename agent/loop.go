@@ -144,6 +144,7 @@ func (a *AI) call(ctx context.Context, r *Run, m model.Model, req model.Request)
 		}
 	}
 	resp := asm.Response()
+	r.finish = resp.FinishReason
 	cost, known := priceOf(ctx, m, resp.Usage)
 	if !known {
 		cost = -1
@@ -153,6 +154,10 @@ func (a *AI) call(ctx context.Context, r *Run, m model.Model, req model.Request)
 	recordChat(ctx, m, start, resp, nil)
 	if !resp.Usage.IsZero() && !r.RecordUsage(resp.Usage, cost) {
 		return nil, errStopped
+	}
+	if err := resp.CutToolCall(); err != nil {
+		// The call cannot be run with half its arguments.
+		return nil, fmt.Errorf("agent %s: model %s:%s: %w", a.cfg.Name, m.Provider(), m.Name(), err)
 	}
 	return resp, nil
 }

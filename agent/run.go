@@ -28,7 +28,8 @@ type Run struct {
 	cost     float64     // estimated USD, like usage
 	budget   *budget
 	hooks    hookSet
-	messages []model.Message // an AI run's additions to the conversation
+	messages []model.Message    // an AI run's additions to the conversation
+	finish   model.FinishReason // an AI run's last finish reason
 }
 
 // errStopped ends a run whose consumer stopped reading; it is never yielded.
@@ -84,7 +85,7 @@ func Execute(ctx context.Context, a Agent, input json.RawMessage, body Body) ite
 			err = b.asTimeout(err)
 			out = nil
 		}
-		end := Event{Kind: EventRunEnd, Output: out, Usage: r.usage, Cost: r.cost, Err: err, Messages: r.messages}
+		end := Event{Kind: EventRunEnd, Output: out, Usage: r.usage, Cost: r.cost, Err: err, Messages: r.messages, FinishReason: r.finish}
 		he.Output, he.Err, he.Usage = out, err, r.usage
 		if err != nil {
 			r.hooks.fire(ctx, pickError, he)
