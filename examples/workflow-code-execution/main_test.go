@@ -85,11 +85,26 @@ func TestInfiniteLoopEndsInAnAnswer(t *testing.T) {
 	}
 }
 
+func TestCutAnswerExitsNonZero(t *testing.T) {
+	srv := fakeopenai.New(t, coder)
+	res := exampletest.Run(t, bin, exampletest.OpenAIEnv(srv.BaseURL()), "", "-i", "write an essay")
+	require.Equal(t, cli.ExitTruncated, res.Code, "stderr: %s", res.Stderr)
+	require.Contains(t, res.Stdout, "Once upon a time, in a land far")
+	require.Contains(t, res.Stderr, "cut at the model's output token limit")
+	require.Contains(t, res.Stderr, "--allow-truncated")
+
+	res = exampletest.Run(t, bin, exampletest.OpenAIEnv(srv.BaseURL()), "", "--allow-truncated", "-i", "write an essay")
+	require.Equal(t, cli.ExitOK, res.Code, "stderr: %s", res.Stderr)
+}
+
 func TestNoKeyExitsAtOnce(t *testing.T) {
 	res := exampletest.Run(t, bin, nil, "", "-i", "Calculate 15!")
 	require.Equal(t, 2, res.Code)
 	require.Contains(t, res.Stderr, "OPENAI_API_KEY")
 	require.Contains(t, res.Stderr, "--model ollama:")
+	require.Contains(t, res.Stderr, "looked in, in order:", "the message names the .env.local files it looked in")
+	require.Contains(t, res.Stderr, filepath.Join("workflow-code-execution", ".env.local"), "beside the example's sources")
+	require.NotContains(t, res.Stderr, "pass the key as an option")
 	require.Empty(t, res.Stdout)
 	require.Less(t, res.Elapsed, 10*time.Second)
 }
