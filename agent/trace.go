@@ -126,6 +126,9 @@ func endAgentSpan(ctx context.Context, span trace.Span, r *Run, out json.RawMess
 		if r.cost > 0 {
 			attrs = append(attrs, attribute.Float64("loom.cost.usd", r.cost))
 		}
+		if r.finish != "" {
+			attrs = append(attrs, attribute.String("loom.finish_reason", string(r.finish)))
+		}
 		if err == nil && CaptureContent(ctx) {
 			attrs = append(attrs, attribute.String("loom.agent.output", Truncate(string(out))))
 		}
