@@ -34,3 +34,12 @@ func TestCapturedMessagesWorkIsBounded(t *testing.T) {
 	require.Less(t, bigAllocs, 2*smallAllocs, "allocations do not grow with the history")
 	require.Less(t, bigBytes, 2*smallBytes, "bytes allocated do not grow with the history")
 }
+
+func TestCapturedMessagesNewestTooLongAlone(t *testing.T) {
+	huge := strings.Repeat("z", 2*MaxCapturedBytes)
+	msgs := []model.Message{model.UserMessage("first"), model.AssistantMessage("second"), model.UserMessage(huge)}
+	got := capturedMessages(msgs, nil)
+	whole := capturedMessages(msgs[2:], nil)
+	require.Equal(t, "…[truncated 2 earlier messages] "+whole, got, "the earlier messages are counted, the newest is cut")
+	require.Equal(t, Truncate(`[{"role":"user","parts":[{"type":"text","content":"`+huge+`"}]}]`), whole, "cut as Truncate cuts")
+}
