@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loomwork/loom/internal/telemetry"
 	"github.com/loomwork/loom/model"
 	"github.com/stretchr/testify/require"
 )
@@ -41,5 +42,5 @@ func TestCapturedMessagesNewestTooLongAlone(t *testing.T) {
 	got := capturedMessages(msgs, nil)
 	whole := capturedMessages(msgs[2:], nil)
 	require.Equal(t, "…[truncated 2 earlier messages] "+whole, got, "the earlier messages are counted, the newest is cut")
-	require.Equal(t, Truncate(`[{"role":"user","parts":[{"type":"text","content":"`+huge+`"}]}]`), whole, "cut as Truncate cuts")
+	require.Equal(t, telemetry.Truncate(`[{"role":"user","parts":[{"type":"text","content":"`+huge+`"}]}]`), whole, "cut as Truncate cuts")
 }

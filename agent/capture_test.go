@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/internal/telemetry"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/stretchr/testify/require"
@@ -56,7 +57,7 @@ func referenceCapture(msgs []model.Message) string {
 		out = append(out, w)
 	}
 	b, _ := json.Marshal(out)
-	return agent.Truncate(string(b))
+	return telemetry.Truncate(string(b))
 }
 
 // capturedChat runs an AI agent once after hist with content capture on and

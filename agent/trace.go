@@ -6,86 +6,41 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/loomwork/loom/internal/telemetry"
 	"github.com/loomwork/loom/model"
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
-	"go.opentelemetry.io/otel/trace/noop"
 )
 
 // Scope is the OpenTelemetry instrumentation scope of loom's spans and
 // metrics.
-const Scope = "github.com/loomwork/loom"
+const Scope = telemetry.Scope
 
 // CaptureContentEnv is the standard variable that opts in to recording
 // message content (prompts, answers, code, tool results) on spans.
-const CaptureContentEnv = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+const CaptureContentEnv = telemetry.CaptureContentEnv
 
 // MaxCapturedBytes bounds each captured content attribute; longer values are
 // truncated with a marker.
-const MaxCapturedBytes = 8 << 10
-
-type (
-	tracerProviderKey struct{}
-	captureKey        struct{}
-)
+const MaxCapturedBytes = telemetry.MaxCapturedBytes
 
 // WithTracerProvider returns ctx whose runs record spans to tp. Without it,
 // runs use otel's global provider, which records nothing unless the program
 // set one.
 func WithTracerProvider(ctx context.Context, tp trace.TracerProvider) context.Context {
-	if tp == nil {
-		return ctx
-	}
-	return context.WithValue(ctx, tracerProviderKey{}, tp.Tracer(Scope))
+	return telemetry.WithTracerProvider(ctx, tp)
 }
 
 // WithContentCapture returns ctx whose spans record message content (on) or
 // not (off), whatever CaptureContentEnv says.
 func WithContentCapture(ctx context.Context, on bool) context.Context {
-	return context.WithValue(ctx, captureKey{}, on)
+	return telemetry.WithContentCapture(ctx, on)
 }
-
-// Tracer returns the tracer for ctx: its provider's, or the global one, or
-// one that records nothing when telemetry is off ([WithTelemetry]).
-func Tracer(ctx context.Context) trace.Tracer {
-	if telemetryOff(ctx) {
-		return noop.NewTracerProvider().Tracer(Scope)
-	}
-	if t, ok := ctx.Value(tracerProviderKey{}).(trace.Tracer); ok {
-		return t
-	}
-	return otel.GetTracerProvider().Tracer(Scope)
-}
-
-// CaptureContent reports whether spans under ctx record message content.
-func CaptureContent(ctx context.Context) bool {
-	if on, ok := ctx.Value(captureKey{}).(bool); ok {
-		return on
-	}
-	v := strings.ToLower(os.Getenv(CaptureContentEnv))
-	return v == "true" || v == "1"
-}
-
-// Truncate shortens s to MaxCapturedBytes, marking what was cut.
-func Truncate(s string) string {
-	if len(s) <= MaxCapturedBytes {
-		return s
-	}
-	cut := MaxCapturedBytes
-	for cut > 0 && !isRuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…[truncated " + strconv.Itoa(len(s)-cut) + " bytes]"
-}
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // KindOf returns an agent's kind for traces ("ai", "func", "workflow", …):
 // its Kind method's answer, or "agent".
@@ -97,7 +52,7 @@ func KindOf(a Agent) string {
 }
 
 func startAgentSpan(ctx context.Context, r *Run) (context.Context, trace.Span) {
-	ctx, span := Tracer(ctx).Start(ctx, "invoke_agent "+r.Agent.Name())
+	ctx, span := telemetry.Tracer(ctx).Start(ctx, "invoke_agent "+r.Agent.Name())
 	if !span.IsRecording() {
 		return ctx, span
 	}
@@ -110,8 +65,8 @@ func startAgentSpan(ctx context.Context, r *Run) (context.Context, trace.Span) {
 	attrs[3] = attribute.String("loom.run.id", r.ID)
 	attrs[4] = attribute.String("loom.run.parent_id", r.ParentID)
 	attrs[5] = attribute.String("loom.agent.kind", KindOf(r.Agent))
-	if CaptureContent(ctx) {
-		attrs = append(attrs, attribute.String("loom.agent.input", Truncate(string(r.Input))))
+	if telemetry.CaptureContent(ctx) {
+		attrs = append(attrs, attribute.String("loom.agent.input", telemetry.Truncate(string(r.Input))))
 	}
 	span.SetAttributes(attrs...)
 	return ctx, span
@@ -129,11 +84,11 @@ func endAgentSpan(ctx context.Context, span trace.Span, r *Run, out json.RawMess
 		if r.finish != "" {
 			attrs = append(attrs, attribute.String("loom.finish_reason", string(r.finish)))
 		}
-		if err == nil && CaptureContent(ctx) {
-			attrs = append(attrs, attribute.String("loom.agent.output", Truncate(string(out))))
+		if err == nil && telemetry.CaptureContent(ctx) {
+			attrs = append(attrs, attribute.String("loom.agent.output", telemetry.Truncate(string(out))))
 		}
 		span.SetAttributes(attrs...)
-		RecordError(span, err)
+		recordError(span, err)
 	}
 	span.End()
 }
@@ -148,15 +103,12 @@ func outcome(err error) string {
 	return "error"
 }
 
-// RecordError marks span failed with err, setting error.type; nil does
-// nothing.
-func RecordError(span trace.Span, err error) {
+// recordError marks span as failed with err, unless the consumer stopped.
+func recordError(span trace.Span, err error) {
 	if err == nil || errors.Is(err, ErrStopped) {
 		return
 	}
-	span.RecordError(err)
-	span.SetStatus(codes.Error, err.Error())
-	span.SetAttributes(attribute.String("error.type", errorType(err)))
+	telemetry.RecordError(span, err, errorType(err))
 }
 
 func errorType(err error) string {
@@ -182,7 +134,7 @@ func errorType(err error) string {
 }
 
 func startChatSpan(ctx context.Context, m model.Model, req *model.Request) (context.Context, trace.Span) {
-	ctx, span := Tracer(ctx).Start(ctx, "chat "+m.Name(), trace.WithSpanKind(trace.SpanKindClient))
+	ctx, span := telemetry.Tracer(ctx).Start(ctx, "chat "+m.Name(), trace.WithSpanKind(trace.SpanKindClient))
 	if !span.IsRecording() {
 		return ctx, span
 	}
@@ -214,7 +166,7 @@ func startChatSpan(ctx context.Context, m model.Model, req *model.Request) (cont
 	if o.Seed != nil {
 		attrs = append(attrs, attribute.Int64("gen_ai.request.seed", *o.Seed))
 	}
-	if CaptureContent(ctx) {
+	if telemetry.CaptureContent(ctx) {
 		if slices.ContainsFunc(req.Messages, isSystem) {
 			attrs = append(attrs, attribute.String("gen_ai.system_instructions", capturedMessages(req.Messages, isSystem)))
 		}
@@ -241,18 +193,18 @@ func endChatSpan(ctx context.Context, span trace.Span, resp *model.Response, cos
 			if resp.FinishReason != "" {
 				attrs = append(attrs, attribute.StringSlice("gen_ai.response.finish_reasons", []string{string(resp.FinishReason)}))
 			}
-			if err == nil && CaptureContent(ctx) {
+			if err == nil && telemetry.CaptureContent(ctx) {
 				attrs = append(attrs, attribute.String("gen_ai.output.messages", capturedMessages([]model.Message{resp.Message}, nil)))
 			}
 		}
 		span.SetAttributes(attrs...)
-		RecordError(span, err)
+		recordError(span, err)
 	}
 	span.End()
 }
 
 func startToolSpan(ctx context.Context, call *model.ToolCall) (context.Context, trace.Span) {
-	ctx, span := Tracer(ctx).Start(ctx, "execute_tool "+call.Name)
+	ctx, span := telemetry.Tracer(ctx).Start(ctx, "execute_tool "+call.Name)
 	if !span.IsRecording() {
 		return ctx, span
 	}
@@ -261,8 +213,8 @@ func startToolSpan(ctx context.Context, call *model.ToolCall) (context.Context, 
 	attrs[1] = attribute.String("gen_ai.tool.name", call.Name)
 	attrs[2] = attribute.String("gen_ai.tool.call.id", call.ID)
 	attrs[3] = attribute.String("gen_ai.tool.type", "function")
-	if CaptureContent(ctx) {
-		attrs = append(attrs, attribute.String("gen_ai.tool.call.arguments", Truncate(string(call.Arguments))))
+	if telemetry.CaptureContent(ctx) {
+		attrs = append(attrs, attribute.String("gen_ai.tool.call.arguments", telemetry.Truncate(string(call.Arguments))))
 	}
 	span.SetAttributes(attrs...)
 	return ctx, span
@@ -270,9 +222,9 @@ func startToolSpan(ctx context.Context, call *model.ToolCall) (context.Context, 
 
 func endToolSpan(ctx context.Context, span trace.Span, res *model.ToolResult, err error) {
 	if span.IsRecording() {
-		if CaptureContent(ctx) {
+		if telemetry.CaptureContent(ctx) {
 			span.SetAttributes(attribute.Bool("loom.tool.is_error", res.IsError),
-				attribute.String("gen_ai.tool.call.result", Truncate(string(res.Content))))
+				attribute.String("gen_ai.tool.call.result", telemetry.Truncate(string(res.Content))))
 		} else {
 			span.SetAttributes(attribute.Bool("loom.tool.is_error", res.IsError))
 		}
@@ -350,7 +302,7 @@ func capturedMessages(msgs []model.Message, keep func(model.Message) bool) strin
 	}
 	out.WriteByte(']')
 	if size > MaxCapturedBytes { // one message, too long on its own
-		return out.String()[:start] + Truncate(out.String()[start:])
+		return out.String()[:start] + telemetry.Truncate(out.String()[start:])
 	}
 	return out.String()
 }
