@@ -320,11 +320,11 @@ func TestAIStreamingEqualsInvoke(t *testing.T) {
 	}
 	require.Equal(t, []string{"The ", "answer ", "is ", "42."}, deltas)
 	require.Equal(t, []agent.EventKind{
-		agent.EventRunStart, agent.EventUsage, agent.EventToolCall,
+		agent.EventRunStart, agent.EventUsage, agent.EventModelResponse, agent.EventToolCall,
 		agent.EventRunStart, agent.EventRunEnd, // the add tool's nested run
 		agent.EventToolResult,
 		agent.EventTextDelta, agent.EventTextDelta, agent.EventTextDelta, agent.EventTextDelta,
-		agent.EventUsage, agent.EventRunEnd,
+		agent.EventUsage, agent.EventModelResponse, agent.EventRunEnd,
 	}, kinds)
 	require.Equal(t, model.Usage{InputTokens: 30, OutputTokens: 9}, final.Usage)
 	require.Len(t, final.Messages, 4, "user, assistant tool call, tool result, answer")

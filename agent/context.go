@@ -2,8 +2,6 @@ package agent
 
 import (
 	"context"
-	"math/rand/v2"
-	"strconv"
 
 	"github.com/loomwork/loom/model"
 )
@@ -46,19 +44,6 @@ func resolveModel(ctx context.Context, own model.Model) model.Model {
 		return m
 	}
 	return nil
-}
-
-// WithIDs returns ctx using next to make run ids, for deterministic ids in
-// tests or replay. By default ids are 16 random hex digits.
-func WithIDs(ctx context.Context, next func() string) context.Context {
-	return context.WithValue(ctx, idKey{}, next)
-}
-
-func newID(ctx context.Context) string {
-	if next, ok := ctx.Value(idKey{}).(func() string); ok {
-		return next()
-	}
-	return strconv.FormatUint(rand.Uint64()|1<<63, 16)
 }
 
 // history is the conversation given to the next AI run directly beneath

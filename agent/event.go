@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"time"
 
 	"github.com/loomwork/loom/model"
 )
@@ -29,6 +30,13 @@ const (
 	// Messages, for AI agents, the messages the run added to the
 	// conversation (user input, tool calls and results, the answer).
 	EventRunEnd
+	// EventModelResponse reports one model call's complete answer in
+	// Response, after its text deltas and usage. A resumed run answers the
+	// same call from this record instead of calling the model again.
+	EventModelResponse
+	// EventInterrupt reports a question the run asks and waits for, in
+	// Question; see [Ask]. A run that asks ends with an [*InterruptedError].
+	EventInterrupt
 )
 
 // String returns the kind's name, as "run_start".
@@ -46,16 +54,37 @@ func (k EventKind) String() string {
 		return "usage"
 	case EventRunEnd:
 		return "run_end"
+	case EventModelResponse:
+		return "model_response"
+	case EventInterrupt:
+		return "interrupt"
 	}
 	return "unknown"
 }
 
-// Event is one step of a run. Which fields are set depends on Kind.
+// kindByName maps a kind's String form back to the kind.
+func kindByName(s string) EventKind {
+	for k := EventRunStart; k <= EventInterrupt; k++ {
+		if k.String() == s {
+			return k
+		}
+	}
+	return 0
+}
+
+// Event is one step of a run, and a durable record of it: it has a stable
+// JSON form (see [Event.MarshalJSON]), a sequence number within its run and
+// a time from the run's clock. Which fields are set depends on Kind.
 type Event struct {
 	Kind     EventKind
-	RunID    string // the run the event belongs to
-	ParentID string // the run that started this run; empty for the outermost
-	Agent    string // the name of the agent running
+	RunID    string    // the run the event belongs to
+	ParentID string    // the run that started this run; empty for the outermost
+	Agent    string    // the name of the agent running
+	Seq      int64     // 1, 2, 3… within the run: the order of the run's own events
+	Time     time.Time // when it happened, by the run's clock ([WithClock])
+	// Replayed marks an event a resumed run yields again from its record
+	// instead of doing the work again.
+	Replayed bool
 
 	Input      json.RawMessage   // EventRunStart
 	Text       string            // EventTextDelta
@@ -66,4 +95,10 @@ type Event struct {
 	Output     json.RawMessage   // EventRunEnd
 	Messages   []model.Message   // EventRunEnd of an AI agent
 	Err        error             // EventRunEnd of a failed run
+	Response   *model.Response   // EventModelResponse
+	Question   *Question         // EventInterrupt
+	// FinishReason is why the model stopped: on EventModelResponse, and on
+	// an AI run's EventRunEnd for its last call (model.FinishLength means
+	// the answer was cut at the output limit).
+	FinishReason model.FinishReason
 }

@@ -36,10 +36,10 @@ type budgetKey struct{}
 // WithLimits returns ctx with a fresh budget under l. Runs started beneath
 // it share the budget; cancel releases the timeout's timer.
 func WithLimits(ctx context.Context, l Limits) (context.Context, context.CancelFunc) {
-	b := &budget{limits: l, start: time.Now()}
+	b := &budget{limits: l, start: Now(ctx)}
 	ctx = context.WithValue(ctx, budgetKey{}, b)
 	if l.Timeout > 0 {
-		return context.WithTimeout(ctx, l.Timeout)
+		return withTimeout(ctx, l.Timeout)
 	}
 	return context.WithCancel(ctx)
 }
@@ -91,7 +91,7 @@ func (b *budget) add(u model.Usage) {
 
 // asTimeout turns a deadline error under a budget with a timeout into a
 // [LimitError] naming the timeout.
-func (b *budget) asTimeout(err error) error {
+func (b *budget) asTimeout(ctx context.Context, err error) error {
 	if b == nil || b.limits.Timeout <= 0 || !errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
@@ -99,5 +99,5 @@ func (b *budget) asTimeout(err error) error {
 	if errors.As(err, &le) {
 		return err
 	}
-	return &LimitError{Limit: LimitTimeout, Used: time.Since(b.start).Milliseconds(), Max: b.limits.Timeout.Milliseconds(), cause: err}
+	return &LimitError{Limit: LimitTimeout, Used: Since(ctx, b.start).Milliseconds(), Max: b.limits.Timeout.Milliseconds(), cause: err}
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/loomwork/loom/model"
 )
@@ -35,6 +34,8 @@ func (a *AI) body(ctx context.Context, r *Run) (json.RawMessage, error) {
 		req.ResponseSchema = &model.ResponseSchema{Name: a.cfg.Name, Description: a.cfg.Description, Schema: a.cfg.OutputSchema}
 	}
 	repairs := a.cfg.RepairTurns
+	st := &AIState{}
+	r.SetState(st)
 	defer func() { r.messages = req.Messages[start:] }()
 	for turn := 1; ; turn++ {
 		if turn > a.cfg.MaxTurns {
@@ -44,7 +45,9 @@ func (a *AI) body(ctx context.Context, r *Run) (json.RawMessage, error) {
 		if err != nil {
 			return nil, err
 		}
+		r.finish = resp.FinishReason
 		req.Messages = append(req.Messages, resp.Message)
+		st.Turn, st.Usage = turn, r.usage
 		calls := resp.Message.ToolCalls()
 		if router {
 			return a.route(ctx, r, resp)
@@ -59,11 +62,13 @@ func (a *AI) body(ctx context.Context, r *Run) (json.RawMessage, error) {
 			}
 			return out, err
 		}
+		st.Messages, st.Pending, st.Results = req.Messages, calls, nil
 		results, err := a.runTools(ctx, r, calls)
 		if err != nil {
 			return nil, err
 		}
 		req.Messages = append(req.Messages, model.ToolMessage(results...))
+		st.Messages, st.Pending, st.Results = req.Messages, nil, results
 		if req.ToolChoice.Mode == model.ToolRequired || req.ToolChoice.Mode == model.ToolNamed {
 			req.ToolChoice = model.ToolChoice{}
 		}
@@ -118,8 +123,14 @@ func textField(fields map[string]json.RawMessage, key string) (string, bool) {
 	return s, true
 }
 
-// call makes one model call, streaming text deltas as events.
+// call makes one model call, streaming text deltas as events, and ends it
+// with an EventModelResponse. A resumed run whose journal holds the call
+// replays it instead.
 func (a *AI) call(ctx context.Context, r *Run, m model.Model, req model.Request) (*model.Response, error) {
+	r.calls++
+	if rec := r.replay.response(r.calls); rec != nil {
+		return replayCall(r, rec)
+	}
 	if err := r.budget.checkTokens(); err != nil {
 		return nil, err
 	}
@@ -127,7 +138,7 @@ func (a *AI) call(ctx context.Context, r *Run, m model.Model, req model.Request)
 		return nil, err
 	}
 	cctx, span := startChatSpan(ctx, m, &req)
-	start := time.Now()
+	start := Now(ctx)
 	var asm model.Assembler
 	for c, err := range m.Stream(cctx, req) {
 		if err != nil {
@@ -139,8 +150,8 @@ func (a *AI) call(ctx context.Context, r *Run, m model.Model, req model.Request)
 		}
 		asm.Add(c)
 		if c.TextDelta != "" && !r.Emit(Event{Kind: EventTextDelta, Text: c.TextDelta}) {
-			endChatSpan(cctx, span, nil, -1, errStopped)
-			return nil, errStopped
+			endChatSpan(cctx, span, nil, -1, ErrStopped)
+			return nil, ErrStopped
 		}
 	}
 	resp := asm.Response()
@@ -152,7 +163,32 @@ func (a *AI) call(ctx context.Context, r *Run, m model.Model, req model.Request)
 	cost = max(cost, 0)
 	recordChat(ctx, m, start, resp, nil)
 	if !resp.Usage.IsZero() && !r.RecordUsage(resp.Usage, cost) {
-		return nil, errStopped
+		return nil, ErrStopped
+	}
+	if !r.Emit(Event{Kind: EventModelResponse, Response: resp, FinishReason: resp.FinishReason}) {
+		return nil, ErrStopped
+	}
+	return resp, nil
+}
+
+// replayCall yields a recorded model call's events again and returns its
+// recorded response.
+func replayCall(r *Run, rec []Event) (*model.Response, error) {
+	var resp *model.Response
+	for _, ev := range rec {
+		if ev.Kind == EventUsage {
+			r.budget.add(ev.Usage)
+		}
+		if ev.Kind == EventModelResponse {
+			resp = ev.Response
+		}
+		ev.RunID = ""
+		if !r.Emit(ev) {
+			return nil, ErrStopped
+		}
+	}
+	if resp == nil {
+		return nil, fmt.Errorf("agent %s: the journal's model call has no response", r.Agent.Name())
 	}
 	return resp, nil
 }
@@ -208,11 +244,17 @@ func (a *AI) route(ctx context.Context, r *Run, resp *model.Response) (json.RawM
 	}
 	call := calls[0]
 	if !r.Emit(Event{Kind: EventToolCall, ToolCall: &call}) {
-		return nil, errStopped
+		return nil, ErrStopped
 	}
 	res, out, err := a.execTool(ctx, r, call, r.Emit)
+	if errors.Is(err, ErrStopped) {
+		return nil, ErrStopped
+	}
+	if isPause(err) {
+		return nil, err
+	}
 	if !r.Emit(Event{Kind: EventToolResult, ToolResult: &res}) {
-		return nil, errStopped
+		return nil, ErrStopped
 	}
 	if err != nil {
 		return nil, fmt.Errorf("router %s: %w", a.cfg.Name, err)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"runtime/debug"
+	"strconv"
 
 	"github.com/loomwork/loom/model"
 )
@@ -20,23 +21,43 @@ type Run struct {
 	Agent    Agent
 	Input    json.RawMessage
 
-	parent   *Run
-	yield    func(Event, error) bool
-	stopped  bool        // the consumer stopped reading
-	inYield  bool        // a panic now comes from the consumer, not the agent
-	usage    model.Usage // own model calls plus ended child runs
-	cost     float64     // estimated USD, like usage
-	budget   *budget
-	hooks    hookSet
-	messages []model.Message // an AI run's additions to the conversation
+	parent    *Run
+	yield     func(Event, error) bool
+	stopped   bool        // the consumer stopped reading
+	inYield   bool        // a panic now comes from the consumer, not the agent
+	usage     model.Usage // own model calls plus ended child runs
+	cost      float64     // estimated USD, like usage
+	budget    *budget
+	hooks     hookSet
+	messages  []model.Message // an AI run's additions to the conversation
+	finish    model.FinishReason
+	state     any
+	seq       int64   // own events emitted
+	children  int     // child run ids handed out
+	questions int     // questions asked
+	calls     int     // model calls made or replayed
+	replay    *runLog // the record a resumed run follows
+	clock     Clock
+	observers []func(Event)
 }
 
-// errStopped ends a run whose consumer stopped reading; it is never yielded.
-var errStopped = errors.New("agent: consumer stopped")
+// ErrStopped ends a run whose consumer stopped reading the stream. A body
+// that sees it (from [Run.Emit] returning false, or from [Run.Call]) returns
+// it; it is never yielded.
+var ErrStopped = errors.New("agent: the consumer stopped reading")
 
 // Body is the work of a run: it emits events through r and returns the
 // run's output.
 type Body func(ctx context.Context, r *Run) (json.RawMessage, error)
+
+// reservedID is a child run id a fan-out reserved, in job order, for the
+// next run started beneath parent.
+type reservedID struct {
+	parent *Run
+	id     string
+}
+
+type reservedKey struct{}
 
 // Execute returns the event stream of running body as a run of a. It is how
 // every agent implements Run: it assigns the run id and parent id, counts
@@ -44,17 +65,30 @@ type Body func(ctx context.Context, r *Run) (json.RawMessage, error)
 // own, when a has any), emits EventRunStart and EventRunEnd, totals usage
 // over nested runs, turns a deadline under a timeout limit into a
 // [LimitError], and turns a panic in body into an error wrapping [ErrPanic].
+// Under a resumed run's [Journal], a run that had ended is replayed from
+// its record instead of running body.
 func Execute(ctx context.Context, a Agent, input json.RawMessage, body Body) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		parent := runFrom(ctx)
+		id := childID(ctx, parent)
+		j := journalFrom(ctx)
+		if j != nil {
+			if rec := j.ended(id); rec != nil {
+				replayEnded(rec, id, yield)
+				return
+			}
+		}
 		b := budgetFrom(ctx)
 		if b == nil {
 			b = &budget{}
 			ctx = context.WithValue(ctx, budgetKey{}, b)
 		}
-		r := &Run{ID: newID(ctx), Agent: a, Input: input, parent: parent, yield: yield, budget: b, hooks: hooksFrom(ctx)}
+		r := &Run{ID: id, Agent: a, Input: input, parent: parent, yield: yield, budget: b, hooks: hooksFrom(ctx), clock: clockFrom(ctx)}
 		if parent != nil {
 			r.ParentID = parent.ID
+		}
+		if j != nil {
+			r.replay = j.replay(id)
 		}
 		if h, ok := a.(interface{ hooks() *Hooks }); ok && h.hooks() != nil {
 			r.hooks = append(r.hooks[:len(r.hooks):len(r.hooks)], h.hooks())
@@ -65,7 +99,7 @@ func Execute(ctx context.Context, a Agent, input json.RawMessage, body Body) ite
 		he := HookEvent{Agent: a, RunID: r.ID, ParentID: r.ParentID, Input: input}
 		r.hooks.fire(ctx, pickRunStart, he)
 		if !r.Emit(Event{Kind: EventRunStart, Input: input}) {
-			endAgentSpan(ctx, span, r, nil, errStopped)
+			endAgentSpan(ctx, span, r, nil, ErrStopped)
 			return
 		}
 		var out json.RawMessage
@@ -76,15 +110,15 @@ func Execute(ctx context.Context, a Agent, input json.RawMessage, body Body) ite
 		if err == nil {
 			out, err = r.safely(ctx, body)
 		}
-		if r.stopped || errors.Is(err, errStopped) {
-			endAgentSpan(ctx, span, r, nil, errStopped)
+		if r.stopped || errors.Is(err, ErrStopped) {
+			endAgentSpan(ctx, span, r, nil, ErrStopped)
 			return
 		}
 		if err != nil {
-			err = b.asTimeout(err)
+			err = b.asTimeout(ctx, err)
 			out = nil
 		}
-		end := Event{Kind: EventRunEnd, Output: out, Usage: r.usage, Cost: r.cost, Err: err, Messages: r.messages}
+		end := Event{Kind: EventRunEnd, Output: out, Usage: r.usage, Cost: r.cost, Err: err, Messages: r.messages, FinishReason: r.finish}
 		he.Output, he.Err, he.Usage = out, err, r.usage
 		if err != nil {
 			r.hooks.fire(ctx, pickError, he)
@@ -92,9 +126,46 @@ func Execute(ctx context.Context, a Agent, input json.RawMessage, body Body) ite
 		r.hooks.fire(ctx, pickRunEnd, he)
 		endAgentSpan(ctx, span, r, out, err)
 		end.RunID, end.ParentID, end.Agent = r.ID, r.ParentID, a.Name()
+		r.stamp(&end)
 		r.inYield = true
 		yield(end, err)
 		r.inYield = false
+	}
+}
+
+// childID returns the id of a run starting beneath parent: a root id from
+// the seam, a fan-out's reserved id, or the parent's next child id.
+func childID(ctx context.Context, parent *Run) string {
+	if parent == nil {
+		if j := journalFrom(ctx); j != nil && j.rootID != "" {
+			return j.rootID
+		}
+		return newRootID(ctx)
+	}
+	if res, ok := ctx.Value(reservedKey{}).(reservedID); ok && res.parent == parent {
+		return res.id
+	}
+	return parent.nextChildID()
+}
+
+// nextChildID hands out the id of the run's next child.
+func (r *Run) nextChildID() string {
+	r.children++
+	return r.ID + "." + strconv.Itoa(r.children)
+}
+
+// replayEnded yields the recorded events of an ended run and its nested
+// runs again, marked Replayed; the run's end carries its recorded error.
+func replayEnded(rec []Event, id string, yield func(Event, error) bool) {
+	for _, ev := range rec {
+		ev.Replayed = true
+		var err error
+		if ev.Kind == EventRunEnd && ev.RunID == id {
+			err = ev.Err
+		}
+		if !yield(ev, err) {
+			return
+		}
 	}
 }
 
@@ -112,21 +183,39 @@ func (r *Run) safely(ctx context.Context, body Body) (out json.RawMessage, err e
 	return body(ctx, r)
 }
 
+// stamp gives one of the run's own events its sequence number and time,
+// or those of its record when a resumed run replays it.
+func (r *Run) stamp(ev *Event) {
+	if r.replay != nil && r.replay.match(ev) {
+		r.seq = ev.Seq
+		return
+	}
+	if r.replay != nil {
+		r.seq = max(r.seq, r.replay.maxSeq)
+	}
+	r.seq++
+	ev.Seq, ev.Time = r.seq, r.clock.Now()
+}
+
 // Emit sends ev as an event of this run (its RunID, ParentID and Agent are
-// filled in when empty) or passes on an event of a nested run. It returns
-// false when the consumer has stopped reading; the body should then return
-// promptly (any error it returns is dropped).
+// filled in when empty, with its sequence number and time) or passes on an
+// event of a nested run. It returns false when the consumer has stopped
+// reading; the body should then return [ErrStopped] promptly.
 func (r *Run) Emit(ev Event) bool {
 	if r.stopped {
 		return false
 	}
 	if ev.RunID == "" {
 		ev.RunID, ev.ParentID, ev.Agent = r.ID, r.ParentID, r.Agent.Name()
+		r.stamp(&ev)
 	}
 	switch {
 	case ev.Kind == EventUsage && ev.RunID == r.ID, ev.Kind == EventRunEnd && ev.ParentID == r.ID:
 		r.usage = r.usage.Add(ev.Usage)
 		r.cost += ev.Cost
+	}
+	for _, fn := range r.observers {
+		fn(ev)
 	}
 	r.inYield = true
 	ok := r.yield(ev, nil)
@@ -137,24 +226,60 @@ func (r *Run) Emit(ev Event) bool {
 	return ok
 }
 
-// Call runs child as a nested run of r, passing its events on, and returns
-// its output. ctx must be the ctx the body received (or derived from it).
-func (r *Run) Call(ctx context.Context, child Agent, input json.RawMessage) (json.RawMessage, error) {
-	var out json.RawMessage
-	var runErr error
-	for ev, err := range child.Run(ctx, input) {
-		if ev.Kind == EventRunEnd && ev.ParentID == r.ID {
-			out, runErr = ev.Output, ev.Err
+// Child runs child as a nested run of r, passing its events on from this
+// goroutine, and returns the child's EventRunEnd (with the error the child
+// failed with in its Err, and as err). err is [ErrStopped] when the
+// consumer stopped reading. ctx must be the ctx the body received (or
+// derived from it). Every composition calls its steps through Child or
+// [Run.Fan].
+func (r *Run) Child(ctx context.Context, child Agent, input json.RawMessage) (end Event, err error) {
+	return r.child(ctx, child, input, r.Emit)
+}
+
+// child is Child with the events passed to emit.
+func (r *Run) child(ctx context.Context, child Agent, input json.RawMessage, emit func(Event) bool) (end Event, err error) {
+	ended := false
+	for ev, e := range child.Run(ctx, input) {
+		if ev.Kind == EventRunEnd && ev.ParentID == r.ID && !ended {
+			end, err, ended = ev, ev.Err, true
 		}
-		if ev.Kind != 0 && !r.Emit(ev) {
-			return nil, errStopped
+		if ev.Kind != 0 && !emit(ev) {
+			return Event{}, ErrStopped
 		}
-		if err != nil {
-			runErr = err
+		if e != nil && !ended {
+			err = e
 		}
 	}
-	return out, runErr
+	return end, err
 }
+
+// Call runs child as a nested run of r, passing its events on, and returns
+// its output; see [Run.Child].
+func (r *Run) Call(ctx context.Context, child Agent, input json.RawMessage) (json.RawMessage, error) {
+	end, err := r.Child(ctx, child, input)
+	return end.Output, err
+}
+
+// Observe calls fn with every event the run emits or passes on from its
+// nested runs, replayed ones included, before the consumer sees it; a
+// composition keeps its state from what passes this way. fn runs on the
+// run's goroutine. stop removes it.
+func (r *Run) Observe(fn func(Event)) (stop func()) {
+	r.observers = append(r.observers, fn)
+	n := len(r.observers) - 1
+	return func() { r.observers[n] = func(Event) {} }
+}
+
+// Parent returns the run that started this one, or nil for a root run.
+func (r *Run) Parent() *Run { return r.parent }
+
+// State returns the run's explicit state, as its agent set it with
+// [Run.SetState] (an [AIState] for an AI run), or nil.
+func (r *Run) State() any { return r.state }
+
+// SetState sets the run's explicit state: the progress of its agent that a
+// hook, a nested step or a viewer may read.
+func (r *Run) SetState(s any) { r.state = s }
 
 // Usage returns the tokens of the run so far, nested runs included.
 func (r *Run) Usage() model.Usage { return r.usage }

@@ -5,114 +5,79 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/loomwork/loom/model"
 )
 
 // runTools runs one turn's tool calls, concurrently up to
 // MaxParallelTools, and returns their results in call order. Events of the
-// tool runs are passed on from this goroutine, as they happen.
+// tool runs are passed on from this goroutine, as they happen; the results
+// follow in call order once every call ended. Calls that
+// ask questions are collected into one [*InterruptedError]; a call that
+// halts ([Halt]) ends the run with its error.
 func (a *AI) runTools(ctx context.Context, r *Run, calls []model.ToolCall) ([]model.ToolResult, error) {
 	for i := range calls {
 		if !r.Emit(Event{Kind: EventToolCall, ToolCall: &calls[i]}) {
-			return nil, errStopped
+			return nil, ErrStopped
 		}
 	}
 	results := make([]model.ToolResult, len(calls))
-	if len(calls) == 1 || a.cfg.MaxParallelTools == 1 {
-		for i, call := range calls {
-			res, _, err := a.execTool(ctx, r, call, r.Emit)
-			if errors.Is(err, errStopped) || !r.Emit(Event{Kind: EventToolResult, ToolResult: &res}) {
-				return nil, errStopped
-			}
-			if err != nil && a.cfg.FailOnToolError {
+	errs := make([]error, len(calls))
+	limit := a.cfg.MaxParallelTools
+	opt := FanOptions{Limit: limit, Collect: !a.cfg.FailOnToolError}
+	err := r.fan(ctx, len(calls), opt, func(ctx context.Context, i int, emit func(Event) bool) error {
+		res, _, err := a.execTool(ctx, r, calls[i], emit)
+		results[i], errs[i] = res, err
+		return err
+	}, func(i int, cause error) {
+		results[i] = errorResult(calls[i], cause)
+		errs[i] = cause
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Results are reported in call order, whatever order the calls ended
+	// in, so that a run's record does not depend on scheduling.
+	for i := range results {
+		if isPause(errs[i]) {
+			continue
+		}
+		if !r.Emit(Event{Kind: EventToolResult, ToolResult: &results[i]}) {
+			return nil, ErrStopped
+		}
+	}
+	if ie := Interrupts(errs...); ie != nil {
+		return nil, ie
+	}
+	for _, err := range errs {
+		var he *HaltError
+		if errors.As(err, &he) {
+			return nil, he
+		}
+	}
+	if a.cfg.FailOnToolError {
+		for _, err := range errs {
+			if err != nil {
 				return nil, err
 			}
-			results[i] = res
 		}
-		return results, nil
-	}
-	return a.runToolsConcurrently(ctx, r, calls, results)
-}
-
-// toolMsg carries a nested event or a finished call to the run's goroutine.
-type toolMsg struct {
-	ev   Event
-	done bool
-	idx  int
-	res  model.ToolResult
-	err  error
-}
-
-func (a *AI) runToolsConcurrently(ctx context.Context, r *Run, calls []model.ToolCall, results []model.ToolResult) ([]model.ToolResult, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	msgs := make(chan toolMsg)
-	sem := make(chan struct{}, a.cfg.MaxParallelTools)
-	var wg sync.WaitGroup
-	for i, call := range calls {
-		wg.Go(func() {
-			select {
-			case sem <- struct{}{}:
-				defer func() { <-sem }()
-			case <-ctx.Done():
-				msgs <- toolMsg{done: true, idx: i, res: errorResult(call, ctx.Err()), err: ctx.Err()}
-				return
-			}
-			emit := func(ev Event) bool {
-				select {
-				case msgs <- toolMsg{ev: ev}:
-					return true
-				case <-ctx.Done():
-					return false
-				}
-			}
-			res, _, err := a.execTool(ctx, r, call, emit)
-			msgs <- toolMsg{done: true, idx: i, res: res, err: err}
-		})
-	}
-	var failed error
-	stopped := false
-	for pending := len(calls); pending > 0; {
-		m := <-msgs
-		switch {
-		case !m.done:
-			if !stopped && !r.Emit(m.ev) {
-				stopped = true
-				cancel()
-			}
-		default:
-			pending--
-			results[m.idx] = m.res
-			if stopped || errors.Is(m.err, errStopped) {
-				continue
-			}
-			if !r.Emit(Event{Kind: EventToolResult, ToolResult: &results[m.idx]}) {
-				stopped = true
-				cancel()
-			}
-			if m.err != nil && a.cfg.FailOnToolError && failed == nil {
-				failed = m.err
-				cancel()
-			}
-		}
-	}
-	wg.Wait()
-	if stopped {
-		return nil, errStopped
-	}
-	if failed != nil {
-		return nil, failed
 	}
 	return results, nil
+}
+
+// isPause reports whether err stops the calling AI run rather than going
+// back to the model: a question waiting for an answer, or a halt.
+func isPause(err error) bool {
+	var he *HaltError
+	return errors.Is(err, ErrInterrupted) || errors.As(err, &he)
 }
 
 // execTool runs one call and returns the result for the model, the tool's
 // output, and the tool's own failure as a [*ToolError] (nil when the tool
 // succeeded or when the model made the mistake: an unknown tool, arguments
-// that are not JSON or fail the tool's schema). emit passes on the tool
-// run's events.
+// that are not JSON or fail the tool's schema). A tool that asks a question
+// or halts returns that error as it is, with no result. emit passes on the
+// tool run's events.
 func (a *AI) execTool(ctx context.Context, r *Run, call model.ToolCall, emit func(Event) bool) (model.ToolResult, json.RawMessage, error) {
 	tool, ok := a.byName[call.Name]
 	if !ok {
@@ -126,26 +91,15 @@ func (a *AI) execTool(ctx context.Context, r *Run, call model.ToolCall, emit fun
 	he := HookEvent{Agent: a, RunID: r.ID, ParentID: r.ParentID, Input: call.Arguments, Call: &call}
 	r.hooks.fire(ctx, pickToolStart, he)
 	tctx, span := startToolSpan(ctx, &call)
-	var out json.RawMessage
-	var runErr error
-	ended := false
-	for ev, err := range tool.Run(tctx, call.Arguments) {
-		if ev.Kind == EventRunEnd && ev.ParentID == r.ID {
-			out, runErr, ended = ev.Output, ev.Err, true
-		}
-		if ev.Kind != 0 && !emit(ev) {
-			runErr = errStopped
-			break
-		}
-		if err != nil && !ended {
-			runErr = err
-		}
-	}
+	end, runErr := r.child(tctx, tool, call.Arguments, emit)
+	out := end.Output
 	var res model.ToolResult
 	var toolErr error
 	switch {
-	case errors.Is(runErr, errStopped):
-		res, toolErr = errorResult(call, context.Canceled), errStopped
+	case errors.Is(runErr, ErrStopped):
+		res, toolErr = errorResult(call, context.Canceled), ErrStopped
+	case isPause(runErr):
+		toolErr = runErr
 	case runErr != nil:
 		res = errorResult(call, runErr)
 		if !errors.Is(runErr, ErrInvalidInput) {

@@ -141,7 +141,7 @@ func outcome(err error) string {
 // RecordError marks span failed with err, setting error.type; nil does
 // nothing.
 func RecordError(span trace.Span, err error) {
-	if err == nil || errors.Is(err, errStopped) {
+	if err == nil || errors.Is(err, ErrStopped) {
 		return
 	}
 	span.RecordError(err)

@@ -1,0 +1,129 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"testing"
+	"time"
+
+	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/model"
+	"github.com/stretchr/testify/require"
+)
+
+func TestEventJSONRoundTrip(t *testing.T) {
+	at := time.Date(2026, 12, 1, 10, 0, 0, 123456789, time.UTC)
+	resp := &model.Response{Message: model.AssistantMessage("hi"), Usage: model.Usage{InputTokens: 3, OutputTokens: 1}, FinishReason: model.FinishLength}
+	for _, ev := range []agent.Event{
+		{Kind: agent.EventRunStart, RunID: "r", Agent: "a", Seq: 1, Time: at, Input: json.RawMessage(`{"message":"x"}`)},
+		{Kind: agent.EventTextDelta, RunID: "r", Agent: "a", Seq: 2, Time: at, Text: "he"},
+		{Kind: agent.EventToolCall, RunID: "r", Agent: "a", Seq: 3, Time: at, ToolCall: &model.ToolCall{ID: "c", Name: "t", Arguments: json.RawMessage(`{"a":1}`)}},
+		{Kind: agent.EventToolResult, RunID: "r", Agent: "a", Seq: 4, Time: at, ToolResult: &model.ToolResult{CallID: "c", Name: "t", Content: json.RawMessage(`2`), IsError: true}},
+		{Kind: agent.EventUsage, RunID: "r", Agent: "a", Seq: 5, Time: at, Usage: model.Usage{InputTokens: 3}, Cost: 0.5},
+		{Kind: agent.EventModelResponse, RunID: "r", Agent: "a", Seq: 6, Time: at, Response: resp, FinishReason: model.FinishLength},
+		{Kind: agent.EventInterrupt, RunID: "r.1", ParentID: "r", Agent: "b", Seq: 2, Time: at, Question: &agent.Question{ID: "r.1?1", RunID: "r.1", Kind: "approval", Payload: json.RawMessage(`{"code":"1"}`), Schema: json.RawMessage(`{"type":"object"}`)}},
+		{Kind: agent.EventRunEnd, RunID: "r", Agent: "a", Seq: 7, Time: at, Replayed: true, Output: json.RawMessage(`{"message":"hi"}`), Messages: []model.Message{model.UserMessage("x")}},
+	} {
+		t.Run(ev.Kind.String(), func(t *testing.T) {
+			b, err := json.Marshal(ev)
+			require.NoError(t, err)
+			var got agent.Event
+			require.NoError(t, json.Unmarshal(b, &got))
+			require.Equal(t, ev, got)
+		})
+	}
+	var bad agent.Event
+	require.ErrorContains(t, json.Unmarshal([]byte(`{"kind":"nope"}`), &bad), `unknown kind "nope"`)
+}
+
+func TestErrorRecordKeepsSentinelsAndTypes(t *testing.T) {
+	own := errors.New("my sentinel")
+	for _, tc := range []struct {
+		name  string
+		err   error
+		is    []error
+		check func(t *testing.T, got error)
+	}{
+		{"wrapped sentinel", fmt.Errorf("step: %w", own), []error{own}, nil},
+		{"two sentinels", fmt.Errorf("%w and %w", agent.ErrNoModel, own), []error{agent.ErrNoModel, own}, nil},
+		{"deadline", fmt.Errorf("x: %w", context.DeadlineExceeded), []error{context.DeadlineExceeded}, nil},
+		{"limit", &agent.LimitError{Limit: agent.LimitTurns, Used: 3, Max: 2}, []error{agent.ErrLimit}, func(t *testing.T, got error) {
+			var le *agent.LimitError
+			require.ErrorAs(t, got, &le)
+			require.Equal(t, int64(3), le.Used)
+		}},
+		{"interrupted", &agent.InterruptedError{Questions: []agent.Question{{ID: "q", Kind: "input"}}}, []error{agent.ErrInterrupted}, func(t *testing.T, got error) {
+			var ie *agent.InterruptedError
+			require.ErrorAs(t, got, &ie)
+			require.Equal(t, "q", ie.Questions[0].ID)
+		}},
+		{"tool", &agent.ToolError{Tool: "t", CallID: "c", Err: own}, []error{own}, func(t *testing.T, got error) {
+			var te *agent.ToolError
+			require.ErrorAs(t, got, &te)
+			require.Equal(t, "t", te.Tool)
+		}},
+		{"halt", agent.Halt(own), []error{own}, func(t *testing.T, got error) {
+			var he *agent.HaltError
+			require.ErrorAs(t, got, &he)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := json.Marshal(agent.ErrorRecordOf(tc.err))
+			require.NoError(t, err)
+			var rec agent.ErrorRecord
+			require.NoError(t, json.Unmarshal(b, &rec))
+			got := rec.Err()
+			require.Equal(t, tc.err.Error(), got.Error())
+			for _, s := range tc.is {
+				require.ErrorIs(t, got, s)
+			}
+			require.NotErrorIs(t, got, agent.ErrPanic)
+			if tc.check != nil {
+				tc.check(t, got)
+			}
+		})
+	}
+	require.Nil(t, agent.ErrorRecordOf(nil))
+	require.NoError(t, (*agent.ErrorRecord)(nil).Err())
+}
+
+func TestChildIDsAreDerivedAndFixedByTheSeams(t *testing.T) {
+	ctx := agent.WithIDs(t.Context(), func() string { return "root" })
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	ctx = agent.WithClock(ctx, agent.ClockFunc(func() time.Time { return at }))
+	leaf, err := agent.NewFunc("leaf", "Leaf.", func(context.Context, struct{}) (int, error) { return 1, nil })
+	require.NoError(t, err)
+	var ids []string
+	outer := testAgent{name: "outer", body: func(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
+		outs, err := r.Fan(ctx, []agent.Job{{Agent: leaf, Input: json.RawMessage(`{}`)}, {Agent: leaf, Input: json.RawMessage(`{}`)}}, agent.FanOptions{})
+		if err != nil {
+			return nil, err
+		}
+		_, err = r.Call(ctx, leaf, json.RawMessage(`{}`))
+		return outs[1].End.Output, err
+	}}
+	for ev, err := range outer.Run(ctx, json.RawMessage(`{}`)) {
+		require.NoError(t, err)
+		require.Equal(t, at, ev.Time)
+		if ev.Kind == agent.EventRunStart {
+			ids = append(ids, ev.RunID)
+		}
+	}
+	require.ElementsMatch(t, []string{"root", "root.1", "root.2", "root.3"}, ids)
+}
+
+type testAgent struct {
+	name string
+	body agent.Body
+}
+
+func (a testAgent) Name() string                  { return a.name }
+func (a testAgent) Description() string           { return "test" }
+func (a testAgent) InputSchema() json.RawMessage  { return json.RawMessage(`{"type":"object"}`) }
+func (a testAgent) OutputSchema() json.RawMessage { return json.RawMessage(`{}`) }
+func (a testAgent) Run(ctx context.Context, in json.RawMessage) iter.Seq2[agent.Event, error] {
+	return agent.Execute(ctx, a, in, a.body)
+}

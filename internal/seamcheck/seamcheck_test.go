@@ -1,0 +1,125 @@
+package seamcheck
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// allowed are the files that implement the seams themselves, or measure
+// the host (spans and metrics, which are off while a durable engine
+// replays).
+var allowed = map[string]bool{
+	"agent/seams.go":   true,
+	"agent/metrics.go": true,
+	"agent/trace.go":   true,
+}
+
+// timeCalls are the functions of package time that read the host's clock
+// or start its timers. Any function of math/rand is forbidden too.
+var timeCalls = map[string]bool{"Now": true, "Since": true, "Until": true, "After": true, "AfterFunc": true, "NewTimer": true, "NewTicker": true, "Tick": true, "Sleep": true}
+
+// violations returns "file:line: what" for each use of a forbidden call or
+// a go statement in the Go source src.
+func violations(name, src string) ([]string, error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, name, src, 0)
+	if err != nil {
+		return nil, err
+	}
+	imports := map[string]string{}
+	for _, im := range f.Imports {
+		path := strings.Trim(im.Path.Value, `"`)
+		local := filepath.Base(path)
+		if path == "math/rand/v2" {
+			local = "rand"
+		}
+		if im.Name != nil {
+			local = im.Name.Name
+		}
+		imports[local] = path
+	}
+	var out []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.GoStmt:
+			out = append(out, fset.Position(n.Pos()).String()+": go statement (use the task runner seam, agent.WithTaskRunner)")
+		case *ast.CallExpr:
+			sel, ok := n.Fun.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if x, ok := sel.X.(*ast.Ident); ok {
+				path := imports[x.Name]
+				switch {
+				case path == "time" && timeCalls[sel.Sel.Name]:
+					out = append(out, fset.Position(n.Pos()).String()+": time."+sel.Sel.Name+" (use agent.Now or agent.Since)")
+				case path == "math/rand" || path == "math/rand/v2":
+					out = append(out, fset.Position(n.Pos()).String()+": rand."+sel.Sel.Name+" (ids come from agent.WithIDs)")
+				case path == "context" && (sel.Sel.Name == "WithTimeout" || sel.Sel.Name == "WithDeadline"):
+					out = append(out, fset.Position(n.Pos()).String()+": context."+sel.Sel.Name+" (timeouts go through the limits)")
+				}
+			}
+			if sel.Sel.Name == "Go" {
+				if id, ok := sel.X.(*ast.Ident); ok && (id.Name == "wg" || strings.HasSuffix(id.Name, "WaitGroup")) {
+					out = append(out, fset.Position(n.Pos()).String()+": WaitGroup.Go (use the task runner seam)")
+				}
+			}
+		}
+		return true
+	})
+	return out, nil
+}
+
+func TestRunPathUsesOnlyTheSeams(t *testing.T) {
+	root := filepath.Join("..", "..")
+	var all []string
+	for _, pkg := range []string{"agent", "engine", "compose", "codeexec", "internal/flow"} {
+		files, err := filepath.Glob(filepath.Join(root, pkg, "*.go"))
+		require.NoError(t, err)
+		require.NotEmpty(t, files)
+		for _, file := range files {
+			rel := filepath.ToSlash(strings.TrimPrefix(file, root+string(filepath.Separator)))
+			if strings.HasSuffix(file, "_test.go") || allowed[rel] {
+				continue
+			}
+			src, err := os.ReadFile(file)
+			require.NoError(t, err)
+			v, err := violations(rel, string(src))
+			require.NoError(t, err)
+			all = append(all, v...)
+		}
+	}
+	require.Empty(t, all, "a run's path must reach time, randomness and goroutines only through agent's seams")
+}
+
+func TestViolationsFindsEachKind(t *testing.T) {
+	for _, tc := range []struct {
+		name, src, want string
+	}{
+		{"time.Now", "package p\nimport \"time\"\nvar _ = time.Now()", "time.Now"},
+		{"time.Since", "package p\nimport \"time\"\nfunc f(t time.Time) { _ = time.Since(t) }", "time.Since"},
+		{"renamed time", "package p\nimport tm \"time\"\nvar _ = tm.Now()", "time.Now"},
+		{"math/rand", "package p\nimport \"math/rand\"\nvar _ = rand.Int()", "rand.Int"},
+		{"math/rand/v2", "package p\nimport \"math/rand/v2\"\nvar _ = rand.Uint64()", "rand.Uint64"},
+		{"go statement", "package p\nfunc f() { go f() }", "go statement"},
+		{"WaitGroup.Go", "package p\nimport \"sync\"\nfunc f() { var wg sync.WaitGroup; wg.Go(f) }", "WaitGroup.Go"},
+		{"context.WithTimeout", "package p\nimport \"context\"\nfunc f(c context.Context) { context.WithTimeout(c, 1) }", "context.WithTimeout"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v, err := violations("p.go", tc.src)
+			require.NoError(t, err)
+			require.Len(t, v, 1)
+			require.Contains(t, v[0], tc.want)
+		})
+	}
+	v, err := violations("p.go", "package p\nimport \"time\"\nvar _ time.Duration = time.Second")
+	require.NoError(t, err)
+	require.Empty(t, v, "types and constants are fine")
+}
