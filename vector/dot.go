@@ -1,7 +1,5 @@
 package vector
 
-import "math"
-
 // dotGo returns the dot product of a and b[:len(a)] in portable Go. It is
 // unrolled by eight with eight independent sums, so the additions do not
 // wait on each other, and the bounds checks are hoisted out of the loop.
@@ -69,9 +67,10 @@ func quantize(dst []int8, v []float32, inv float32) float32 {
 	step := 127 / m
 	dst = dst[:len(v)]
 	for i, x := range v {
-		// Round half away from zero; |x*step| <= 127 (up to rounding,
-		// which the conversion of 127.00001 absorbs).
-		dst[i] = int8(int32(x*step + float32(math.Copysign(0.5, float64(x)))))
+		// x*step lies in [-127, 127]; shifted by 128.5 it is positive, so
+		// the conversion's truncation rounds to the nearest step (halves
+		// up) without a branch.
+		dst[i] = int8(int32(x*step+128.5) - 128)
 	}
 	return m * inv / 127
 }

@@ -48,8 +48,10 @@ func TestQuantize(t *testing.T) {
 	v := []float32{1, -0.5, 0.25, 0}
 	c := make([]int8, 4)
 	s := quantize(c, v, 0.5)
-	require.Equal(t, []int8{127, -64, 32, 0}, c, "-63.5 rounds away from zero")
+	require.Equal(t, []int8{127, -63, 32, 0}, c, "-63.5 rounds half up")
 	require.InDelta(t, 0.5/127, s, 1e-9)
 	require.Zero(t, quantize(c, make([]float32, 4), 1))
 	require.Equal(t, []int8{0, 0, 0, 0}, c)
+	quantize(c, []float32{-1, 1, -0.999, 0.999}, 1)
+	require.Equal(t, []int8{-127, 127, -127, 127}, c, "the extremes stay in range")
 }
