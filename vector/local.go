@@ -15,6 +15,7 @@ import (
 // change before the index applies it, so memory never holds what the
 // database lost.
 type local struct {
+	dims    int          // fixed at open; read without the lock
 	mu      sync.RWMutex // readers search; writers upsert, delete and close
 	idx     *index
 	emb     model.Embedder
@@ -38,13 +39,13 @@ type row struct {
 }
 
 func newLocal(o Options) *local {
-	return &local{idx: newIndex(o.Dimensions, o.Int8, o.Parallelism), emb: o.Embedder}
+	return &local{dims: o.Dimensions, idx: newIndex(o.Dimensions, o.Int8, o.Parallelism), emb: o.Embedder}
 }
 
 // prepare validates docs, embeds those without vectors and normalises
 // vectors and metadata. It takes no lock: embedding may be a network call.
 func (s *local) prepare(ctx context.Context, docs []Document) ([]row, error) {
-	dims := s.idx.dims
+	dims := s.dims
 	rows := make([]row, len(docs))
 	var texts []string
 	var need []int
@@ -103,7 +104,7 @@ func (s *local) embed(ctx context.Context, texts []string) ([][]float32, error) 
 		return nil, fmt.Errorf("vector: embedder %s returned %d vectors for %d texts", s.emb.Name(), len(vs), len(texts))
 	}
 	for _, v := range vs {
-		if err := CheckDimensions("embedder "+s.emb.Name(), s.idx.dims, v); err != nil {
+		if err := CheckDimensions("embedder "+s.emb.Name(), s.dims, v); err != nil {
 			return nil, err
 		}
 	}
@@ -177,7 +178,7 @@ func (s *local) Search(ctx context.Context, q Query) ([]Match, error) {
 	}
 	v := q.Vector
 	if v != nil {
-		if err := CheckDimensions("query", s.idx.dims, v); err != nil {
+		if err := CheckDimensions("query", s.dims, v); err != nil {
 			return nil, err
 		}
 	} else {
@@ -220,7 +221,7 @@ func (s *local) Len() int {
 }
 
 // Dimensions returns the length of every stored vector.
-func (s *local) Dimensions() int { return s.idx.dims }
+func (s *local) Dimensions() int { return s.dims }
 
 // Close releases the store. Later calls fail with [ErrClosed]; a second
 // Close returns nil.
