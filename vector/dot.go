@@ -1,5 +1,7 @@
 package vector
 
+import "math"
+
 // dotGo returns the dot product of a and b[:len(a)] in portable Go. It is
 // unrolled by eight with eight independent sums, so the additions do not
 // wait on each other, and the bounds checks are hoisted out of the loop.
@@ -51,15 +53,13 @@ func dotInt8Go(a, b []int8) int32 {
 // and returns its scale: v[i]*inv ≈ dst[i] * scale, with the largest
 // element mapped to ±127 and the others rounded to the nearest step.
 func quantize(dst []int8, v []float32, inv float32) float32 {
-	var m float32
+	// The largest |x|, compared as bits: non-negative floats order as
+	// their bit patterns do, and an integer max needs no branch.
+	var mb uint32
 	for _, x := range v {
-		if x < 0 {
-			x = -x
-		}
-		if x > m {
-			m = x
-		}
+		mb = max(mb, math.Float32bits(x)&0x7fffffff)
 	}
+	m := math.Float32frombits(mb)
 	if m == 0 {
 		clear(dst)
 		return 0
