@@ -231,7 +231,7 @@ func (x *index) search(q []float32, k int, minScore float32, useMin bool, f *Fil
 
 // scan scores rows [lo, hi) and returns their best k.
 func (x *index) scan(q []float32, qc []int8, qs float32, lo, hi, k int, minScore float32, useMin bool, f *Filter) []hit {
-	t := topK{k: k, h: make([]hit, 0, k)}
+	t := topK{k: k, h: make([]hit, 0, min(k, hi-lo))}
 	for row := lo; row < hi; row++ {
 		var s float32
 		if x.int8 {

@@ -172,3 +172,12 @@ func TestMemoryCloseWhileInUse(t *testing.T) {
 	require.Equal(t, 2, s.Dimensions())
 	require.Zero(t, s.Len(), "a closed store lets its vectors go")
 }
+
+func TestMemoryHugeK(t *testing.T) {
+	s, err := vector.NewMemory(vector.Options{Dimensions: 2})
+	require.NoError(t, err)
+	require.NoError(t, s.Upsert(context.Background(), vector.Document{ID: "a", Vector: []float32{1, 0}}))
+	ms, err := s.Search(context.Background(), vector.Query{Vector: []float32{1, 1}, K: 1 << 40})
+	require.NoError(t, err, "a K far beyond the store allocates for what is stored")
+	require.Len(t, ms, 1)
+}
