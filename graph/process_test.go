@@ -1,0 +1,3 @@
+package graph_test
+
+func childMain() bool { return false }
