@@ -232,12 +232,12 @@ func TestDynamicInterruptsAreCheckpointed(t *testing.T) {
 }
 
 type wide struct {
-	Name    string            `json:"name"`
-	Meta    map[string]string `json:"meta,omitempty"`
+	Name    string             `json:"name"`
+	Meta    map[string]string  `json:"meta,omitempty"`
 	Nested  struct{ A, B int } `json:"nested"`
-	Flags   []bool            `json:"flags,omitempty"`
-	Answer  string            `json:"answer,omitempty"`
-	Counter int               `json:"counter"`
+	Flags   []bool             `json:"flags,omitempty"`
+	Answer  string             `json:"answer,omitempty"`
+	Counter int                `json:"counter"`
 }
 
 // spring-ai-alibaba#4526: resumed state dropped keys.
