@@ -1,0 +1,128 @@
+package graph_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/checkpoint"
+	"github.com/loomwork/loom/checkpoint/sqlite"
+	"github.com/loomwork/loom/graph"
+)
+
+type benchState struct {
+	N int `json:"n"`
+}
+
+func noop(_ context.Context, s benchState) (benchState, error) { return s, nil }
+
+// chainGraph is 10 no-op nodes in a line.
+func chainGraph(b *testing.B, store checkpoint.Store) *graph.Compiled[benchState] {
+	g := graph.New[benchState](graph.Config{Store: store})
+	prev := graph.START
+	for i := range 10 {
+		name := "n" + strconv.Itoa(i)
+		g.Node(name, noop).Edge(prev, name)
+		prev = name
+	}
+	g.Edge(prev, graph.END)
+	c, err := g.Compile()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return c
+}
+
+// fanGraph fans out to 3 no-op nodes and joins them.
+func fanGraph(b *testing.B, store checkpoint.Store) *graph.Compiled[benchState] {
+	g := graph.New[benchState](graph.Config{Store: store}).Node("split", noop).Node("join", noop).
+		Edge(graph.START, "split").Edge("join", graph.END)
+	for i := range 3 {
+		name := "w" + strconv.Itoa(i)
+		g.Node(name, noop).Edge("split", name)
+	}
+	g.Join("join", "w0", "w1", "w2")
+	c, err := g.Compile()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return c
+}
+
+// sequence is the baseline: a composition that calls its steps one after
+// the other as nested runs, as a plain Sequence does, with no checkpoints.
+type sequence struct{ steps []agent.Agent }
+
+func (s sequence) Name() string                  { return "sequence" }
+func (s sequence) Description() string           { return "" }
+func (s sequence) InputSchema() json.RawMessage  { return nil }
+func (s sequence) OutputSchema() json.RawMessage { return nil }
+func (s sequence) Run(ctx context.Context, in json.RawMessage) iter.Seq2[agent.Event, error] {
+	return agent.Execute(ctx, s, in, func(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
+		cur := in
+		for _, a := range s.steps {
+			out, err := r.Call(ctx, a, cur)
+			if err != nil {
+				return nil, err
+			}
+			cur = out
+		}
+		return cur, nil
+	})
+}
+
+func BenchmarkGraph(b *testing.B) {
+	ctx := context.Background()
+	b.Run("baseline=sequence10", func(b *testing.B) {
+		var steps []agent.Agent
+		for i := range 10 {
+			f, err := agent.NewFunc("n"+strconv.Itoa(i), "", noop)
+			if err != nil {
+				b.Fatal(err)
+			}
+			steps = append(steps, f)
+		}
+		seq := sequence{steps}
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := agent.Invoke(ctx, seq, json.RawMessage(`{"n":1}`)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	stores := map[string]func(b *testing.B) checkpoint.Store{
+		"memory": func(*testing.B) checkpoint.Store { return checkpoint.NewMemory() },
+		"sqlite": func(b *testing.B) checkpoint.Store {
+			s, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { _ = s.Close() })
+			return s
+		},
+	}
+	for _, store := range []string{"memory", "sqlite"} {
+		for _, shape := range []string{"chain10", "fanout3"} {
+			b.Run(fmt.Sprintf("store=%s/graph=%s", store, shape), func(b *testing.B) {
+				s := stores[store](b)
+				c := chainGraph(b, s)
+				if shape == "fanout3" {
+					c = fanGraph(b, s)
+				}
+				b.ReportAllocs()
+				i := 0
+				for b.Loop() {
+					i++
+					if _, err := c.Invoke(ctx, "t"+strconv.Itoa(i), benchState{N: 1}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
