@@ -150,7 +150,9 @@ func (g *Graph[S]) Node(name string, fn func(ctx context.Context, s S) (S, error
 
 // AgentNode adds a node that runs a as a nested run: in maps the state to
 // the agent's input (any value [agent.EncodeInput] takes), and out maps the
-// agent's output back into the state. An agent that asks a question
+// agent's output back into the state. Once the agent has ended, its output
+// is saved (see [Once]): when the node runs again (its process died, or
+// out failed), the agent does not. An agent that asks a question
 // ([agent.Ask]) fails the node: a graph asks through [Graph.Ask] nodes, so
 // that a resume never re-runs the agent.
 func (g *Graph[S]) AgentNode(name string, a agent.Agent, in func(s S) (any, error), out func(s S, output json.RawMessage) (S, error)) *Graph[S] {
@@ -167,14 +169,19 @@ func (g *Graph[S]) AgentNode(name string, a agent.Agent, in func(s S) (any, erro
 		if err != nil {
 			return s, fmt.Errorf("input mapping: %w", err)
 		}
-		end, err := r.Child(ctx, a, raw)
+		// The agent's output is kept through Once: a node re-run after a
+		// crash or a failure later in the node does not run the agent again.
+		output, err := Once(ctx, "agent", func(ctx context.Context) (json.RawMessage, error) {
+			end, err := r.Child(ctx, a, raw)
+			return end.Output, err
+		})
 		if err != nil {
 			if agent.Interrupts(err) != nil {
-				return s, fmt.Errorf("agent %s asked a question inside a graph node; ask through a graph.Ask node so a resume does not re-run the agent: %w", a.Name(), err)
+				return s, fmt.Errorf("agent %s asked a question inside a graph node; ask through a graph.Ask node so a resume does not re-run the agent (%v)", a.Name(), err)
 			}
 			return s, err
 		}
-		return out(s, end.Output)
+		return out(s, output)
 	}})
 }
 

@@ -1,0 +1,105 @@
+package graph_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync/atomic"
+	"testing"
+
+	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/graph"
+	"github.com/stretchr/testify/require"
+)
+
+func TestHistoryStateAtAndForkWithEdit(t *testing.T) {
+	ctx := context.Background()
+	g := graph.New[st](graph.Config{}).Reducer("log", graph.Append()).Reducer("count", graph.Sum()).
+		Node("a", logNode("a")).Node("b", logNode("b")).Node("c", logNode("c")).
+		Edge(graph.START, "a").Edge("a", "b").Edge("b", "c").Edge("c", graph.END)
+	c := compile(t, g)
+	_, err := c.Invoke(ctx, "main", st{Topic: "t"})
+	require.NoError(t, err)
+	hist, err := c.History(ctx, "main")
+	require.NoError(t, err)
+	require.Len(t, hist, 4)
+	require.Equal(t, []int{0, 1, 2, 3}, []int{hist[0].Step, hist[1].Step, hist[2].Step, hist[3].Step})
+	require.Equal(t, graph.StatusDone, hist[3].Status)
+
+	// Travel back to after "a" and change the state: b and c run on it.
+	snap, err := c.StateAt(ctx, "main", 2)
+	require.NoError(t, err)
+	require.Equal(t, []string{"a"}, snap.State.Log)
+	require.Equal(t, []string{"b"}, snap.Next)
+	forked, err := c.Fork(ctx, "main", 2, "alt", func(s st) (st, error) {
+		s.Log = append(s.Log, "edited")
+		s.Count = 100
+		return s, nil
+	})
+	require.NoError(t, err)
+	require.Equal(t, "fork", forked.Kind)
+	require.Equal(t, int64(3), forked.Seq)
+	out, err := c.ResumeInvoke(ctx, "alt", nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"a", "edited", "b", "c"}, out.Log)
+	require.Equal(t, 102, out.Count)
+
+	orig, err := c.StateAt(ctx, "main", 0)
+	require.NoError(t, err)
+	require.Equal(t, []string{"a", "b", "c"}, orig.State.Log)
+	require.Equal(t, 3, orig.State.Count)
+
+	_, err = c.Fork(ctx, "main", 9, "other", nil)
+	require.ErrorContains(t, err, "it has checkpoints 1 to 4")
+	_, err = c.Fork(ctx, "main", 1, "alt", nil)
+	require.ErrorContains(t, err, "a new thread is needed")
+	_, err = c.StateAt(ctx, "nope", 0)
+	require.Error(t, err)
+}
+
+func TestAgentNodeOutputIsKeptAcrossARerun(t *testing.T) {
+	ctx := context.Background()
+	var calls, failOut atomic.Int32
+	echo, err := agent.NewFunc("echo", "echoes", func(_ context.Context, in struct {
+		Message string `json:"message"`
+	}) (map[string]string, error) {
+		calls.Add(1)
+		return map[string]string{"message": "echo: " + in.Message}, nil
+	})
+	require.NoError(t, err)
+	g := graph.New[st](graph.Config{}).
+		AgentNode("call", echo, func(s st) (any, error) { return s.Topic, nil },
+			func(s st, out json.RawMessage) (st, error) {
+				if failOut.Add(1) == 1 {
+					return s, fmt.Errorf("mapping failed once")
+				}
+				var m map[string]string
+				err := json.Unmarshal(out, &m)
+				s.Out = m["message"]
+				return s, err
+			}).
+		Edge(graph.START, "call").Edge("call", graph.END)
+	c := compile(t, g)
+	_, err = c.Invoke(ctx, "a", st{Topic: "hi"})
+	require.ErrorContains(t, err, "mapping failed once")
+	out, err := c.ResumeInvoke(ctx, "a", nil)
+	require.NoError(t, err)
+	require.Equal(t, "echo: hi", out.Out)
+	require.Equal(t, int32(1), calls.Load(), "the agent ran once")
+}
+
+func TestAgentNodeThatAsksFails(t *testing.T) {
+	asker, err := agent.NewFunc("asker", "asks", func(ctx context.Context, _ struct{}) (struct{}, error) {
+		_, err := agent.Ask(ctx, "input", nil, nil)
+		return struct{}{}, err
+	})
+	require.NoError(t, err)
+	c := compile(t, graph.New[st](graph.Config{}).
+		AgentNode("ask", asker, func(st) (any, error) { return struct{}{}, nil }, func(s st, _ json.RawMessage) (st, error) { return s, nil }).
+		Edge(graph.START, "ask").Edge("ask", graph.END))
+	_, err = c.Invoke(context.Background(), "q", st{})
+	require.ErrorContains(t, err, "ask through a graph.Ask node")
+	require.Nil(t, agent.Interrupts(err), "the graph does not wait")
+	var ne *graph.NodeError
+	require.ErrorAs(t, err, &ne)
+}
