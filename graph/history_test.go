@@ -103,3 +103,15 @@ func TestAgentNodeThatAsksFails(t *testing.T) {
 	var ne *graph.NodeError
 	require.ErrorAs(t, err, &ne)
 }
+
+func TestAskInsideAFuncNodeFails(t *testing.T) {
+	c := compile(t, graph.New[st](graph.Config{}).
+		Node("inline", func(ctx context.Context, s st) (st, error) {
+			_, err := agent.Ask(ctx, "input", nil, nil)
+			return s, err
+		}).
+		Edge(graph.START, "inline").Edge("inline", graph.END))
+	_, err := c.Invoke(context.Background(), "q", st{})
+	require.ErrorContains(t, err, "a graph asks through graph.Ask nodes")
+	require.Nil(t, agent.Interrupts(err), "the graph does not wait")
+}

@@ -232,6 +232,11 @@ func (c *Compiled[S]) step(ctx context.Context, sr *agent.Run, thread string, se
 			next.Done[t.ID] = res.writes
 		case errors.Is(res.err, agent.ErrInterrupted) && len(res.requests) > 0:
 			next.Waiting = append(next.Waiting, res.requests...)
+		case errors.Is(res.err, agent.ErrInterrupted):
+			// agent.Ask inside a node: the graph would have to run the node
+			// again to hand it the answer, so it is refused, and not passed
+			// on as an interruption the graph could not resume.
+			failures = append(failures, &NodeError{Node: t.ID, Step: stepNo, Err: fmt.Errorf("the node asked a question with agent.Ask; a graph asks through graph.Ask nodes, whose answers become the node's output without running it again (%v)", res.err)})
 		default:
 			failures = append(failures, &NodeError{Node: t.ID, Step: stepNo, Err: res.err})
 		}
