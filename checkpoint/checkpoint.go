@@ -83,7 +83,7 @@ type RunFilter struct {
 	// error wrapping [ErrInvalid].
 	Limit int
 	// UpdatedBefore keeps only runs whose head Time is before it; zero
-	// means no bound. Passing the last Updated of one page gives the next.
+	// means no bound.
 	UpdatedBefore time.Time
 	// Meta keeps only runs whose head Meta holds every one of these pairs.
 	Meta map[string]string

@@ -29,6 +29,7 @@ type NotFoundError struct {
 	Seq   int64 // the checkpoint asked for; 0 for the run as a whole
 }
 
+// Error says which run (and checkpoint) is missing and where to look.
 func (e *NotFoundError) Error() string {
 	if e.Seq == 0 {
 		return fmt.Sprintf("run %q: %v: it has no checkpoints (never saved, deleted or pruned); list known runs with Runs", e.RunID, ErrNotFound)
@@ -54,6 +55,8 @@ type ConflictError struct {
 	Have int64
 }
 
+// Error says what the caller expected, what the store holds, and what to
+// do.
 func (e *ConflictError) Error() string {
 	if e.SessionID != "" {
 		return fmt.Sprintf("session %q: %v: append after %d turns, but the session holds %d (another writer appended first): Load the session and append after its turns", e.SessionID, ErrConflict, e.Want, e.Have)
@@ -84,6 +87,8 @@ type CorruptError struct {
 	Fix string
 }
 
+// Error names the table, the run (or session) and row, what was wrong,
+// and what to do.
 func (e *CorruptError) Error() string {
 	where, fix := "table "+e.Table, e.Fix
 	switch {

@@ -29,8 +29,16 @@ var _ Store = (*Memory)(nil)
 // memErr prefixes an error with the store's name.
 func memErr(err error) error { return fmt.Errorf("checkpoint/memory: %w", err) }
 
-// memReady checks the context and that the store is open.
-func memReady(ctx context.Context, closed bool, op string) error {
+// memReady checks the context and that the store is open before
+// operation op on the run or session id (what is "run" or "session"; both
+// may be empty).
+func memReady(ctx context.Context, closed bool, op, what, id string) error {
+	if ctx.Err() == nil && !closed {
+		return nil
+	}
+	if id != "" {
+		op = fmt.Sprintf("%s %s %q", op, what, id)
+	}
 	if err := ctx.Err(); err != nil {
 		return memErr(fmt.Errorf("%s: %w", op, err))
 	}
@@ -47,7 +55,7 @@ func (m *Memory) Put(ctx context.Context, cp Checkpoint) error {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if err := memReady(ctx, m.closed, "Put"); err != nil {
+	if err := memReady(ctx, m.closed, "Put", "run", cp.RunID); err != nil {
 		return err
 	}
 	line := m.runs[cp.RunID]
@@ -104,7 +112,7 @@ func (m *Memory) line(ctx context.Context, op, runID string) ([]Checkpoint, erro
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	if err := memReady(ctx, m.closed, op); err != nil {
+	if err := memReady(ctx, m.closed, op, "run", runID); err != nil {
 		return nil, err
 	}
 	line := m.runs[runID]
@@ -121,7 +129,7 @@ func (m *Memory) Runs(ctx context.Context, f RunFilter) ([]RunInfo, error) {
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	if err := memReady(ctx, m.closed, "Runs"); err != nil {
+	if err := memReady(ctx, m.closed, "Runs", "", ""); err != nil {
 		return nil, err
 	}
 	var out []RunInfo
@@ -152,7 +160,7 @@ func (m *Memory) Runs(ctx context.Context, f RunFilter) ([]RunInfo, error) {
 func (m *Memory) Prune(ctx context.Context, olderThan time.Time) (int, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if err := memReady(ctx, m.closed, "Prune"); err != nil {
+	if err := memReady(ctx, m.closed, "Prune", "", ""); err != nil {
 		return 0, err
 	}
 	n := 0
@@ -172,7 +180,7 @@ func (m *Memory) Delete(ctx context.Context, runID string) error {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if err := memReady(ctx, m.closed, "Delete"); err != nil {
+	if err := memReady(ctx, m.closed, "Delete", "run", runID); err != nil {
 		return err
 	}
 	delete(m.runs, runID)

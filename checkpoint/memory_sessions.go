@@ -57,7 +57,7 @@ func (m *MemorySessions) Append(ctx context.Context, sessionID string, after int
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if err := memReady(ctx, m.closed, "Append"); err != nil {
+	if err := memReady(ctx, m.closed, "Append", "session", sessionID); err != nil {
 		return err
 	}
 	s := m.sessions[sessionID]
@@ -87,7 +87,7 @@ func (m *MemorySessions) Load(ctx context.Context, sessionID string) ([]json.Raw
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	if err := memReady(ctx, m.closed, "Load"); err != nil {
+	if err := memReady(ctx, m.closed, "Load", "session", sessionID); err != nil {
 		return nil, err
 	}
 	s := m.sessions[sessionID]
@@ -108,7 +108,7 @@ func (m *MemorySessions) Sessions(ctx context.Context, limit int) ([]SessionInfo
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	if err := memReady(ctx, m.closed, "Sessions"); err != nil {
+	if err := memReady(ctx, m.closed, "Sessions", "", ""); err != nil {
 		return nil, err
 	}
 	out := make([]SessionInfo, 0, len(m.sessions))
@@ -134,7 +134,7 @@ func (m *MemorySessions) Delete(ctx context.Context, sessionID string) error {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if err := memReady(ctx, m.closed, "Delete"); err != nil {
+	if err := memReady(ctx, m.closed, "Delete", "session", sessionID); err != nil {
 		return err
 	}
 	delete(m.sessions, sessionID)

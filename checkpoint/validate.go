@@ -81,7 +81,7 @@ func ValidateID(what, id string) error {
 		return fmt.Errorf("%w: the %s id is empty: give every %s an id", ErrInvalid, what, what)
 	}
 	if err := checkLabel(id, MaxIDBytes); err != "" {
-		return fmt.Errorf("%w: %s id %.40q... %s", ErrInvalid, what, id, err)
+		return fmt.Errorf("%w: %s id %s %s", ErrInvalid, what, quoteShort(id), err)
 	}
 	return nil
 }
@@ -130,6 +130,14 @@ func ValidateLimit(limit int) error {
 		return fmt.Errorf("%w: limit is %d: use 0 for no limit or a positive number", ErrInvalid, limit)
 	}
 	return nil
+}
+
+// quoteShort quotes s, cut to its first 40 bytes when longer.
+func quoteShort(s string) string {
+	if len(s) > 40 {
+		return fmt.Sprintf("%q...", s[:40])
+	}
+	return fmt.Sprintf("%q", s)
 }
 
 // checkLabel returns what is wrong with a stored label, or "".

@@ -6,10 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loomwork/loom/codeexec"
+	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/loomwork/loom/observe/logx"
 	"github.com/loomwork/loom/sandbox"
-	"github.com/loomwork/loom/workflow"
 	"github.com/stretchr/testify/require"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
@@ -26,13 +27,13 @@ func TestEngineLogsCarryTraceIDs(t *testing.T) {
 	require.NoError(t, err)
 	tool, err := sandbox.NewTool(exec)
 	require.NoError(t, err)
-	ce, err := workflow.NewCodeExecution(workflow.CodeExecutionConfig{Sandbox: tool})
+	ce, err := codeexec.New(codeexec.Config{Tool: tool})
 	require.NoError(t, err)
 	m := modeltest.New(t,
 		modeltest.ToolCalls(modeltest.Call("c1", "evaluateJs", `{"code":"`+factorial+`"}`)),
 		modeltest.Text("15! = 1307674368000"),
 	)
-	eng := workflow.New(workflow.WithModel(m), workflow.WithTracerProvider(tp), workflow.WithLogger(log))
+	eng := engine.New(engine.WithModel(m), engine.WithTracerProvider(tp), engine.WithLogger(log))
 	_, err = eng.Invoke(t.Context(), ce, "Calculate 15!")
 	require.NoError(t, err)
 

@@ -5,9 +5,10 @@ import (
 	"testing"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/codeexec"
+	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/loomwork/loom/sandbox"
-	"github.com/loomwork/loom/workflow"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -25,7 +26,7 @@ func TestCoderSandboxMetrics(t *testing.T) {
 	require.NoError(t, err)
 	tool, err := sandbox.NewTool(exec)
 	require.NoError(t, err)
-	ce, err := workflow.NewCodeExecution(workflow.CodeExecutionConfig{Sandbox: tool})
+	ce, err := codeexec.New(codeexec.Config{Tool: tool})
 	require.NoError(t, err)
 	m := modeltest.New(t,
 		modeltest.ToolCalls(modeltest.Call("c1", "evaluateJs", `{"code":"throw new TypeError('oops')"}`)).WithUsage(100, 10),
@@ -33,7 +34,7 @@ func TestCoderSandboxMetrics(t *testing.T) {
 		modeltest.ToolCalls(modeltest.Call("c3", "evaluateJs", `{"code":"`+factorial+`"}`)).WithUsage(100, 10),
 		modeltest.Text("15! = 1307674368000").WithUsage(100, 10),
 	)
-	eng := workflow.New(workflow.WithModel(m), workflow.WithMetrics(ms))
+	eng := engine.New(engine.WithModel(m), engine.WithMetrics(ms))
 	_, err = eng.Invoke(t.Context(), ce, "Calculate 15!")
 	require.NoError(t, err)
 

@@ -5,9 +5,10 @@ import (
 	"testing"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/codeexec"
+	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/loomwork/loom/sandbox"
-	"github.com/loomwork/loom/workflow"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -20,15 +21,15 @@ const factorial = `function f(n){return n<=1?1:n*f(n-1)} f(15)`
 
 // coderRun runs the Coder→Sandbox workflow with the scripted model and the
 // in-process sandbox, recording spans to tp.
-func coderRun(t *testing.T, tp trace.TracerProvider, capture bool, turns ...modeltest.Turn) *workflow.Result {
+func coderRun(t *testing.T, tp trace.TracerProvider, capture bool, turns ...modeltest.Turn) *engine.Result {
 	t.Helper()
 	exec, err := sandbox.NewInProcess()
 	require.NoError(t, err)
 	tool, err := sandbox.NewTool(exec)
 	require.NoError(t, err)
-	ce, err := workflow.NewCodeExecution(workflow.CodeExecutionConfig{Sandbox: tool})
+	ce, err := codeexec.New(codeexec.Config{Tool: tool})
 	require.NoError(t, err)
-	eng := workflow.New(workflow.WithModel(modeltest.New(t, turns...)), workflow.WithTracerProvider(tp), workflow.WithContentCapture(capture))
+	eng := engine.New(engine.WithModel(modeltest.New(t, turns...)), engine.WithTracerProvider(tp), engine.WithContentCapture(capture))
 	res, err := eng.Invoke(t.Context(), ce, "Calculate 15!")
 	require.NoError(t, err)
 	return res

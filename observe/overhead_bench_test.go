@@ -9,10 +9,10 @@ import (
 	"testing"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/codeexec"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/observe/store"
 	"github.com/loomwork/loom/sandbox"
-	"github.com/loomwork/loom/workflow"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
@@ -63,7 +63,7 @@ func BenchmarkTracingOverhead(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ce, err := workflow.NewCodeExecution(workflow.CodeExecutionConfig{Sandbox: tool})
+	ce, err := codeexec.New(codeexec.Config{Tool: tool})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -22,6 +22,7 @@ const (
 	DamageMeta
 )
 
+// String names the damage, for subtest names.
 func (d Damage) String() string {
 	switch d {
 	case DamageJSON:

@@ -258,6 +258,9 @@ func testSessionClosed(t *testing.T, s checkpoint.SessionStore) {
 	for name, err := range callAllSessions(context.Background(), s) {
 		require.ErrorIs(t, err, checkpoint.ErrClosed, name)
 		require.ErrorContains(t, err, "checkpoint/", name)
+		if name != "Sessions" {
+			require.ErrorContains(t, err, `session "s"`, name)
+		}
 	}
 }
 

@@ -453,6 +453,9 @@ func testClosed(t *testing.T, s checkpoint.Store) {
 	for name, err := range callAll(context.Background(), s) {
 		require.ErrorIs(t, err, checkpoint.ErrClosed, name)
 		require.ErrorContains(t, err, "checkpoint/", name)
+		if name != "Runs" && name != "Prune" {
+			require.ErrorContains(t, err, `run "r"`, name)
+		}
 	}
 }
 

@@ -12,10 +12,28 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	if childMain() {
-		return
-	}
+	checkpointtest.ChildMain(openBoth)
 	goleak.VerifyTestMain(m)
+}
+
+// openBoth opens the checkpoint and session stores in one file.
+func openBoth(ctx context.Context, path string) (checkpoint.Store, checkpoint.SessionStore, error) {
+	s, err := Open(ctx, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	sess, err := OpenSessions(ctx, path)
+	if err != nil {
+		s.Close()
+		return nil, nil, err
+	}
+	return s, sess, nil
+}
+
+// TestProcesses races writers in several processes on one new file (so
+// they also race to create its schema) and kills one mid-write.
+func TestProcesses(t *testing.T) {
+	checkpointtest.RunProcesses(t, filepath.Join(t.TempDir(), "shared.db"), openBoth)
 }
 
 // openTemp opens a store in a fresh file and closes it at the end of the

@@ -8,10 +8,10 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"sync"
 
-	"github.com/loomwork/loom/checkpoint"
-	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+	"github.com/loomwork/loom/checkpoint/internal/sqlrow"
+	msqlite "modernc.org/sqlite" // also registers the "sqlite" database/sql driver
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // db is the plumbing [Store] and [Sessions] share: one write connection
@@ -22,9 +22,7 @@ type db struct {
 	cfg   config
 	write *sql.DB
 	read  *sql.DB
-
-	mu     sync.Mutex
-	closed bool
+	sqlrow.Closer
 }
 
 // openDB opens (creating when missing) the database at path, or at
@@ -86,54 +84,23 @@ func dsn(path string, cfg config, readOnly bool) string {
 
 // close closes both pools; closing twice is not an error.
 func (d *db) close() error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.closed {
-		return nil
-	}
-	d.closed = true
-	return errors.Join(d.write.Close(), d.read.Close())
+	return d.Close(func() error { return errors.Join(d.write.Close(), d.read.Close()) })
 }
 
-func (d *db) isClosed() bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.closed
+// ready reports a done context or a closed store before operation op on
+// a run or session; see [sqlrow.Errs.Ready].
+func (d *db) ready(ctx context.Context, op, what, id string) error {
+	return d.errs().Ready(ctx, d.Closed(), op, what, id)
 }
 
-// ready reports a done context or a closed store before an operation.
-func (d *db) ready(ctx context.Context, op string) error {
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("checkpoint/sqlite: %s: %w", op, err)
-	}
-	if d.isClosed() {
-		return fmt.Errorf("checkpoint/sqlite: %s: %w: open the database again", op, checkpoint.ErrClosed)
-	}
-	return nil
+// fail wraps the error of operation op on a run or session; see
+// [sqlrow.Errs.Fail].
+func (d *db) fail(ctx context.Context, op, what, id string, err error) error {
+	return d.errs().Fail(ctx, d.Closed(), op, what, id, adviseBusy(err))
 }
 
-// fail wraps the error of operation op on subject (such as `run "x"`, or
-// empty): the store's typed errors, which name their run, pass through with
-// the store's name; a done context or a closed store is reported as such;
-// anything else names the subject and the database file.
-func (d *db) fail(ctx context.Context, op, subject string, err error) error {
-	var (
-		nf *checkpoint.NotFoundError
-		cf *checkpoint.ConflictError
-		cr *checkpoint.CorruptError
-	)
-	switch {
-	case errors.As(err, &nf), errors.As(err, &cf), errors.As(err, &cr), errors.Is(err, checkpoint.ErrInvalid):
-		return fmt.Errorf("checkpoint/sqlite: %s: %w", op, err)
-	case ctx.Err() != nil && !errors.Is(err, ctx.Err()):
-		return fmt.Errorf("checkpoint/sqlite: %s: %w (%v)", op, ctx.Err(), err)
-	case d.isClosed():
-		return fmt.Errorf("checkpoint/sqlite: %s: %w: open the database again", op, checkpoint.ErrClosed)
-	}
-	if subject != "" {
-		op += " " + subject
-	}
-	return fmt.Errorf("checkpoint/sqlite: %s (database %s): %w", op, d.path, err)
+func (d *db) errs() sqlrow.Errs {
+	return sqlrow.Errs{Store: "checkpoint/sqlite", Where: "database " + d.path, Again: "open the database again"}
 }
 
 // inTx runs fn in one IMMEDIATE write transaction and commits it when fn
@@ -148,4 +115,14 @@ func (d *db) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		return err
 	}
 	return tx.Commit()
+}
+
+// adviseBusy says what to do about SQLITE_BUSY: another process held the
+// write lock for longer than the busy timeout.
+func adviseBusy(err error) error {
+	var se *msqlite.Error
+	if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY {
+		return fmt.Errorf("%w: another process held the write lock longer than the busy timeout: retry, or raise it with WithBusyTimeout", err)
+	}
+	return err
 }

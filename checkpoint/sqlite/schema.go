@@ -25,7 +25,7 @@ CREATE TABLE loom_runs (
 	updated_ns INTEGER NOT NULL,
 	meta       TEXT
 );
-CREATE INDEX loom_runs_updated ON loom_runs (updated_ns, run_id);
+CREATE INDEX loom_runs_updated ON loom_runs (updated_ns DESC, run_id);
 CREATE TABLE loom_checkpoints (
 	run_id  TEXT    NOT NULL,
 	seq     INTEGER NOT NULL,
@@ -43,7 +43,7 @@ CREATE TABLE loom_sessions (
 	created_ns INTEGER NOT NULL,
 	updated_ns INTEGER NOT NULL
 );
-CREATE INDEX loom_sessions_updated ON loom_sessions (updated_ns, session_id);
+CREATE INDEX loom_sessions_updated ON loom_sessions (updated_ns DESC, session_id);
 CREATE TABLE loom_session_turns (
 	session_id TEXT    NOT NULL,
 	turn       INTEGER NOT NULL,

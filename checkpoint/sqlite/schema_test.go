@@ -3,6 +3,8 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -143,4 +145,67 @@ func TestOptions(t *testing.T) {
 	list, err := s.Sessions(ctx, 0)
 	require.NoError(t, err)
 	require.Equal(t, []checkpoint.SessionInfo{{ID: "s", Turns: 2, Created: clock.Add(-time.Hour), Updated: clock}}, list)
+}
+
+// A write that waits longer than the busy timeout for another process's
+// lock fails and says what to do.
+func TestBusy(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "busy.db")
+	s, err := Open(ctx, path, WithBusyTimeout(time.Millisecond))
+	require.NoError(t, err)
+	defer s.Close()
+
+	other, err := sql.Open("sqlite", "file:"+path)
+	require.NoError(t, err)
+	defer other.Close()
+	conn, err := other.Conn(ctx)
+	require.NoError(t, err)
+	defer conn.Close()
+	_, err = conn.ExecContext(ctx, "BEGIN IMMEDIATE")
+	require.NoError(t, err)
+
+	err = s.Put(ctx, checkpoint.Checkpoint{RunID: "r", Seq: 1, Time: time.Unix(1, 0)})
+	require.Error(t, err)
+	require.ErrorContains(t, err, `checkpoint/sqlite: Put run "r"`)
+	require.ErrorContains(t, err, path)
+	require.ErrorContains(t, err, "WithBusyTimeout")
+
+	_, err = conn.ExecContext(ctx, "ROLLBACK")
+	require.NoError(t, err)
+	require.NoError(t, s.Put(ctx, checkpoint.Checkpoint{RunID: "r", Seq: 1, Time: time.Unix(1, 0)}))
+}
+
+// A file written by schema version 1 (testdata/v1.sql) still opens and
+// reads, and its runs continue.
+func TestGoldenV1(t *testing.T) {
+	ctx := context.Background()
+	dump, err := os.ReadFile(filepath.Join("testdata", "v1.sql"))
+	require.NoError(t, err)
+	path := prepare(t, string(dump))
+
+	s, err := Open(ctx, path)
+	require.NoError(t, err)
+	defer s.Close()
+	all, err := s.List(ctx, "run-1")
+	require.NoError(t, err)
+	require.Equal(t, []checkpoint.Checkpoint{
+		{RunID: "run-1", Seq: 1, Kind: "start", Time: time.Unix(0, 1767323045000000001).UTC(),
+			Events: json.RawMessage(`[{"kind":"run_start"}]`), Meta: map[string]string{"agent": "coder"}},
+		{RunID: "run-1", Seq: 2, Kind: "interrupt", Time: time.Unix(0, 1767323046000000002).UTC(),
+			State: json.RawMessage(`{"pending":["approve"]}`), Meta: map[string]string{"agent": "coder"}},
+	}, all)
+	runs, err := s.Runs(ctx, checkpoint.RunFilter{Meta: map[string]string{"agent": "coder"}})
+	require.NoError(t, err)
+	require.Len(t, runs, 1)
+	require.Equal(t, int64(2), runs[0].Head)
+	require.NoError(t, s.Put(ctx, checkpoint.Checkpoint{RunID: "run-1", Seq: 3, Kind: "end", Time: time.Unix(1767323047, 0)}))
+
+	sess, err := OpenSessions(ctx, path)
+	require.NoError(t, err)
+	defer sess.Close()
+	turns, err := sess.Load(ctx, "chat-1")
+	require.NoError(t, err)
+	require.Equal(t, []json.RawMessage{json.RawMessage(`{"role":"user","text":"hi"}`), json.RawMessage(`{"role":"assistant","text":"hello"}`)}, turns)
+	require.NoError(t, sess.Append(ctx, "chat-1", 2, json.RawMessage(`{"role":"user","text":"again"}`)))
 }

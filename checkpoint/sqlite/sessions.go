@@ -43,9 +43,9 @@ func (s *Sessions) Close() error { return s.db.close() }
 // [checkpoint.SessionStore.Append].
 func (s *Sessions) Append(ctx context.Context, sessionID string, after int, turns ...json.RawMessage) error {
 	if err := checkpoint.ValidateAppend(sessionID, after, turns); err != nil {
-		return s.db.fail(ctx, "Append", "", err)
+		return s.db.fail(ctx, "Append", "", "", err)
 	}
-	if err := s.db.ready(ctx, "Append"); err != nil {
+	if err := s.db.ready(ctx, "Append", "session", sessionID); err != nil {
 		return err
 	}
 	now := checkpoint.StoredTime(s.db.cfg.now()).UnixNano()
@@ -75,7 +75,7 @@ func (s *Sessions) Append(ctx context.Context, sessionID string, after int, turn
 		return err
 	})
 	if err != nil {
-		return s.db.fail(ctx, "Append", fmt.Sprintf("session %q", sessionID), err)
+		return s.db.fail(ctx, "Append", "session", sessionID, err)
 	}
 	return nil
 }
@@ -83,14 +83,14 @@ func (s *Sessions) Append(ctx context.Context, sessionID string, after int, turn
 // Load returns a session's turns; see [checkpoint.SessionStore.Load].
 func (s *Sessions) Load(ctx context.Context, sessionID string) ([]json.RawMessage, error) {
 	if err := checkpoint.ValidateID("session", sessionID); err != nil {
-		return nil, s.db.fail(ctx, "Load", "", err)
+		return nil, s.db.fail(ctx, "Load", "", "", err)
 	}
-	if err := s.db.ready(ctx, "Load"); err != nil {
+	if err := s.db.ready(ctx, "Load", "session", sessionID); err != nil {
 		return nil, err
 	}
 	out, err := s.load(ctx, sessionID)
 	if err != nil {
-		return nil, s.db.fail(ctx, "Load", fmt.Sprintf("session %q", sessionID), err)
+		return nil, s.db.fail(ctx, "Load", "session", sessionID, err)
 	}
 	return out, nil
 }
@@ -120,14 +120,14 @@ func (s *Sessions) load(ctx context.Context, sessionID string) ([]json.RawMessag
 // Sessions lists sessions; see [checkpoint.SessionStore.Sessions].
 func (s *Sessions) Sessions(ctx context.Context, limit int) ([]checkpoint.SessionInfo, error) {
 	if err := checkpoint.ValidateLimit(limit); err != nil {
-		return nil, s.db.fail(ctx, "Sessions", "", err)
+		return nil, s.db.fail(ctx, "Sessions", "", "", err)
 	}
-	if err := s.db.ready(ctx, "Sessions"); err != nil {
+	if err := s.db.ready(ctx, "Sessions", "", ""); err != nil {
 		return nil, err
 	}
 	out, err := s.list(ctx, limit)
 	if err != nil {
-		return nil, s.db.fail(ctx, "Sessions", "", err)
+		return nil, s.db.fail(ctx, "Sessions", "", "", err)
 	}
 	return out, nil
 }
@@ -158,9 +158,9 @@ func (s *Sessions) list(ctx context.Context, limit int) ([]checkpoint.SessionInf
 // Delete deletes a session; see [checkpoint.SessionStore.Delete].
 func (s *Sessions) Delete(ctx context.Context, sessionID string) error {
 	if err := checkpoint.ValidateID("session", sessionID); err != nil {
-		return s.db.fail(ctx, "Delete", "", err)
+		return s.db.fail(ctx, "Delete", "", "", err)
 	}
-	if err := s.db.ready(ctx, "Delete"); err != nil {
+	if err := s.db.ready(ctx, "Delete", "session", sessionID); err != nil {
 		return err
 	}
 	err := s.db.inTx(ctx, func(tx *sql.Tx) error {
@@ -171,7 +171,7 @@ func (s *Sessions) Delete(ctx context.Context, sessionID string) error {
 		return err
 	})
 	if err != nil {
-		return s.db.fail(ctx, "Delete", fmt.Sprintf("session %q", sessionID), err)
+		return s.db.fail(ctx, "Delete", "session", sessionID, err)
 	}
 	return nil
 }

@@ -47,9 +47,9 @@ const selectCheckpoint = `SELECT run_id, seq, format, kind, time_ns, state, even
 // [checkpoint.Store.Put].
 func (s *Store) Put(ctx context.Context, cp checkpoint.Checkpoint) error {
 	if err := cp.Validate(); err != nil {
-		return s.db.fail(ctx, "Put", "", err)
+		return s.db.fail(ctx, "Put", "", "", err)
 	}
-	if err := s.db.ready(ctx, "Put"); err != nil {
+	if err := s.db.ready(ctx, "Put", "run", cp.RunID); err != nil {
 		return err
 	}
 	ns := cp.Time.UnixNano()
@@ -80,7 +80,7 @@ func (s *Store) Put(ctx context.Context, cp checkpoint.Checkpoint) error {
 		return err
 	})
 	if err != nil {
-		return s.db.fail(ctx, "Put", fmt.Sprintf("run %q", cp.RunID), err)
+		return s.db.fail(ctx, "Put", "run", cp.RunID, err)
 	}
 	return nil
 }
@@ -97,11 +97,11 @@ func (s *Store) Head(ctx context.Context, runID string) (checkpoint.Checkpoint, 
 // Get returns one checkpoint; see [checkpoint.Store.Get].
 func (s *Store) Get(ctx context.Context, runID string, seq int64) (checkpoint.Checkpoint, error) {
 	if err := checkpoint.ValidateSeq(runID, seq); err != nil {
-		return checkpoint.Checkpoint{}, s.db.fail(ctx, "Get", "", err)
+		return checkpoint.Checkpoint{}, s.db.fail(ctx, "Get", "", "", err)
 	}
 	cps, err := s.query(ctx, "Get", runID, selectCheckpoint+`WHERE run_id = ? AND seq = ?`, runID, seq)
 	if errors.Is(err, checkpoint.ErrNotFound) {
-		return checkpoint.Checkpoint{}, s.db.fail(ctx, "Get", "", &checkpoint.NotFoundError{RunID: runID, Seq: seq})
+		return checkpoint.Checkpoint{}, s.db.fail(ctx, "Get", "", "", &checkpoint.NotFoundError{RunID: runID, Seq: seq})
 	}
 	if err != nil {
 		return checkpoint.Checkpoint{}, err
@@ -118,9 +118,9 @@ func (s *Store) List(ctx context.Context, runID string) ([]checkpoint.Checkpoint
 // query reads checkpoint rows of one run; no rows is a NotFoundError.
 func (s *Store) query(ctx context.Context, op, runID, query string, args ...any) ([]checkpoint.Checkpoint, error) {
 	if err := checkpoint.ValidateID("run", runID); err != nil {
-		return nil, s.db.fail(ctx, op, "", err)
+		return nil, s.db.fail(ctx, op, "", "", err)
 	}
-	if err := s.db.ready(ctx, op); err != nil {
+	if err := s.db.ready(ctx, op, "run", runID); err != nil {
 		return nil, err
 	}
 	cps, err := readCheckpoints(ctx, s.db.read, query, args...)
@@ -128,7 +128,7 @@ func (s *Store) query(ctx context.Context, op, runID, query string, args ...any)
 		err = &checkpoint.NotFoundError{RunID: runID}
 	}
 	if err != nil {
-		return nil, s.db.fail(ctx, op, fmt.Sprintf("run %q", runID), err)
+		return nil, s.db.fail(ctx, op, "run", runID, err)
 	}
 	return cps, nil
 }
@@ -161,14 +161,14 @@ func readCheckpoints(ctx context.Context, q *sql.DB, query string, args ...any) 
 // updated since the last match.
 func (s *Store) Runs(ctx context.Context, f checkpoint.RunFilter) ([]checkpoint.RunInfo, error) {
 	if err := f.Validate(); err != nil {
-		return nil, s.db.fail(ctx, "Runs", "", err)
+		return nil, s.db.fail(ctx, "Runs", "", "", err)
 	}
-	if err := s.db.ready(ctx, "Runs"); err != nil {
+	if err := s.db.ready(ctx, "Runs", "", ""); err != nil {
 		return nil, err
 	}
 	out, err := s.runs(ctx, f)
 	if err != nil {
-		return nil, s.db.fail(ctx, "Runs", "", err)
+		return nil, s.db.fail(ctx, "Runs", "", "", err)
 	}
 	return out, nil
 }
@@ -190,7 +190,7 @@ func (s *Store) runs(ctx context.Context, f checkpoint.RunFilter) ([]checkpoint.
 	}
 	defer rows.Close()
 	var out []checkpoint.RunInfo
-	for rows.Next() && (f.Limit == 0 || len(out) < f.Limit) {
+	for (f.Limit == 0 || len(out) < f.Limit) && rows.Next() {
 		var ri checkpoint.RunInfo
 		var created, updated int64
 		var meta sql.NullString
@@ -211,7 +211,7 @@ func (s *Store) runs(ctx context.Context, f checkpoint.RunFilter) ([]checkpoint.
 // Prune deletes whole runs whose head is older than olderThan; see
 // [checkpoint.Store.Prune].
 func (s *Store) Prune(ctx context.Context, olderThan time.Time) (int, error) {
-	if err := s.db.ready(ctx, "Prune"); err != nil {
+	if err := s.db.ready(ctx, "Prune", "", ""); err != nil {
 		return 0, err
 	}
 	bound := sqlrow.Bound(olderThan)
@@ -229,7 +229,7 @@ func (s *Store) Prune(ctx context.Context, olderThan time.Time) (int, error) {
 		return err
 	})
 	if err != nil {
-		return 0, s.db.fail(ctx, "Prune", "", err)
+		return 0, s.db.fail(ctx, "Prune", "", "", err)
 	}
 	return int(n), nil
 }
@@ -237,9 +237,9 @@ func (s *Store) Prune(ctx context.Context, olderThan time.Time) (int, error) {
 // Delete deletes a run; see [checkpoint.Store.Delete].
 func (s *Store) Delete(ctx context.Context, runID string) error {
 	if err := checkpoint.ValidateID("run", runID); err != nil {
-		return s.db.fail(ctx, "Delete", "", err)
+		return s.db.fail(ctx, "Delete", "", "", err)
 	}
-	if err := s.db.ready(ctx, "Delete"); err != nil {
+	if err := s.db.ready(ctx, "Delete", "run", runID); err != nil {
 		return err
 	}
 	err := s.db.inTx(ctx, func(tx *sql.Tx) error {
@@ -250,7 +250,7 @@ func (s *Store) Delete(ctx context.Context, runID string) error {
 		return err
 	})
 	if err != nil {
-		return s.db.fail(ctx, "Delete", fmt.Sprintf("run %q", runID), err)
+		return s.db.fail(ctx, "Delete", "run", runID, err)
 	}
 	return nil
 }

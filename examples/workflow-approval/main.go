@@ -3,7 +3,7 @@
 // other answer is the reason the coder is given, so it can change its
 // approach or explain. An audit of every decision is printed at the end.
 //
-// It shows the workflow.Approver seam: an approver that records decisions
+// It shows the codeexec.Approver seam: an approver that records decisions
 // wraps the terminal prompt; a policy engine or a review service would
 // implement the same interface.
 package main
@@ -16,19 +16,19 @@ import (
 	"sync"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/codeexec"
 	"github.com/loomwork/loom/examples/internal/cli"
 	_ "github.com/loomwork/loom/model/providers"
-	"github.com/loomwork/loom/workflow"
 )
 
 // audit records each decision of the approver it wraps.
 type audit struct {
-	next      workflow.Approver
+	next      codeexec.Approver
 	mu        sync.Mutex
 	decisions []string
 }
 
-func (a *audit) Approve(ctx context.Context, req workflow.ApprovalRequest) (workflow.Approval, error) {
+func (a *audit) Approve(ctx context.Context, req codeexec.ApprovalRequest) (codeexec.Approval, error) {
 	d, err := a.next.Approve(ctx, req)
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -74,14 +74,14 @@ func build(_ context.Context, env *cli.Env) (agent.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &audit{next: &workflow.PromptApprover{Ask: env.Ask}}
+	a := &audit{next: &codeexec.PromptApprover{Ask: env.Ask}}
 	env.Defer(func() { a.report(env.Stdio.Out) })
-	return workflow.NewCodeExecution(workflow.CodeExecutionConfig{
+	return codeexec.New(codeexec.Config{
 		Name:         "approved_code_execution",
-		Sandbox:      tool,
+		Tool:         tool,
 		Approver:     a,
 		Options:      env.Flags.Options,
-		Instructions: workflow.CoderInstructions(tool.Name(), topLevelAwait),
+		Instructions: codeexec.CoderInstructions(tool.Name(), topLevelAwait),
 	})
 }
 

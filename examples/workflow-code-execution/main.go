@@ -19,9 +19,10 @@ import (
 	"time"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/codeexec"
+	"github.com/loomwork/loom/compose"
 	"github.com/loomwork/loom/examples/internal/cli"
 	_ "github.com/loomwork/loom/model/providers"
-	"github.com/loomwork/loom/workflow"
 )
 
 // settings are the example's own flags.
@@ -34,7 +35,7 @@ type settings struct {
 }
 
 func newApp() *cli.App {
-	s := settings{sandbox: cli.SandboxIsolated, maxRetries: workflow.DefaultMaxRetries}
+	s := settings{sandbox: cli.SandboxIsolated, maxRetries: codeexec.DefaultMaxRetries}
 	return &cli.App{
 		Name:            "workflow-code-execution",
 		Summary:         "answers questions by writing JavaScript and running it in a sandbox",
@@ -57,21 +58,21 @@ func build(_ context.Context, env *cli.Env, s settings) (agent.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := workflow.CodeExecutionConfig{
-		Sandbox:      tool,
+	cfg := codeexec.Config{
+		Tool:         tool,
 		Options:      env.Flags.Options,
-		Instructions: workflow.CoderInstructions(tool.Name(), topLevelAwait),
+		Instructions: codeexec.CoderInstructions(tool.Name(), topLevelAwait),
 		MaxRetries:   s.maxRetries,
 	}
 	if s.maxRetries == 0 {
 		cfg.MaxRetries = -1
 	}
 	if s.review {
-		verdict, err := agent.SchemaFor[workflow.Review]()
+		verdict, err := agent.SchemaFor[compose.Review]()
 		if err != nil {
 			return nil, err
 		}
-		if cfg.Reviewer, err = agent.NewAI(agent.AIConfig{Name: "reviewer", Instructions: workflow.CodeReviewerInstructions, OutputSchema: verdict}); err != nil {
+		if cfg.Reviewer, err = agent.NewAI(agent.AIConfig{Name: "reviewer", Instructions: codeexec.CodeReviewerInstructions, OutputSchema: verdict}); err != nil {
 			return nil, err
 		}
 	}
@@ -79,9 +80,9 @@ func build(_ context.Context, env *cli.Env, s settings) (agent.Agent, error) {
 		if env.Ask == nil {
 			return nil, fmt.Errorf("--approve asks before each snippet runs, and there is no terminal to ask on: run it from a terminal, or give the question with -i and pipe the answers (y or n, one per line) on stdin")
 		}
-		cfg.Approver = &workflow.PromptApprover{Ask: env.Ask}
+		cfg.Approver = &codeexec.PromptApprover{Ask: env.Ask}
 	}
-	return workflow.NewCodeExecution(cfg)
+	return codeexec.New(cfg)
 }
 
 func main() {

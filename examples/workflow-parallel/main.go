@@ -1,5 +1,5 @@
 // Command workflow-parallel asks three analysts the same question at once
-// (workflow.Parallel): an optimist lists the benefits, a skeptic the risks
+// (compose.Parallel): an optimist lists the benefits, a skeptic the risks
 // and a historian the background. Their answers, each under its own key,
 // are merged into one output and shown as three sections.
 package main
@@ -12,9 +12,9 @@ import (
 	"strings"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/compose"
 	"github.com/loomwork/loom/examples/internal/cli"
 	_ "github.com/loomwork/loom/model/providers"
-	"github.com/loomwork/loom/workflow"
 )
 
 // analysts are the branches: output key, instructions.
@@ -48,7 +48,7 @@ func build(_ context.Context, env *cli.Env, concurrency int) (agent.Agent, error
 		}
 		branches[i] = ai
 	}
-	return workflow.NewParallel(workflow.ParallelConfig{
+	return compose.NewParallel(compose.ParallelConfig{
 		Name:           "analysts",
 		Description:    "Three analysts answer the same question at once.",
 		Branches:       branches,

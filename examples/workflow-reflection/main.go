@@ -1,5 +1,5 @@
 // Command workflow-reflection pairs a coder with a reviewer
-// (workflow.Reflect): the coder writes a JavaScript function, the reviewer
+// (compose.Reflect): the coder writes a JavaScript function, the reviewer
 // approves it or says what is wrong, and the coder revises it, up to
 // --max-rounds times. Both agents' text streams under their names.
 package main
@@ -10,9 +10,9 @@ import (
 	"os"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/compose"
 	"github.com/loomwork/loom/examples/internal/cli"
 	_ "github.com/loomwork/loom/model/providers"
-	"github.com/loomwork/loom/workflow"
 )
 
 const (
@@ -28,7 +28,7 @@ type settings struct {
 }
 
 func newApp() *cli.App {
-	s := settings{maxRounds: workflow.DefaultMaxRounds}
+	s := settings{maxRounds: compose.DefaultMaxRounds}
 	return &cli.App{
 		Name:            "workflow-reflection",
 		Summary:         "a coder and a reviewer iterate until the reviewer approves",
@@ -47,7 +47,7 @@ func build(_ context.Context, env *cli.Env, s settings) (agent.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	verdict, err := agent.SchemaFor[workflow.Review]()
+	verdict, err := agent.SchemaFor[compose.Review]()
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +55,7 @@ func build(_ context.Context, env *cli.Env, s settings) (agent.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	return workflow.NewReflect(workflow.ReflectConfig{
+	return compose.NewReflect(compose.ReflectConfig{
 		Name:        "code_review",
 		Description: "Writes a JavaScript function and revises it until a reviewer approves.",
 		Worker:      coder,

@@ -1,5 +1,5 @@
 // Command workflow-router hands each question to one of three specialists
-// (workflow.Route): a router model picks the agent best suited to answer
+// (compose.Route): a router model picks the agent best suited to answer
 // it, with the router tool choice, and that agent's answer is the result.
 package main
 
@@ -8,9 +8,9 @@ import (
 	"os"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/compose"
 	"github.com/loomwork/loom/examples/internal/cli"
 	_ "github.com/loomwork/loom/model/providers"
-	"github.com/loomwork/loom/workflow"
 )
 
 // specialists are the agents the router chooses from.
@@ -40,7 +40,7 @@ func build(_ context.Context, env *cli.Env) (agent.Agent, error) {
 		}
 		agents[i] = a
 	}
-	return workflow.NewRoute(workflow.RouteConfig{
+	return compose.NewRoute(compose.RouteConfig{
 		Name:        "router",
 		Description: "Hands the question to the best specialist.",
 		Agents:      agents,

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loomwork/loom/compose"
 	"github.com/loomwork/loom/examples/internal/exampletest"
 	"github.com/loomwork/loom/examples/internal/fakeopenai"
-	"github.com/loomwork/loom/workflow"
 	"github.com/stretchr/testify/require"
 )
 
@@ -18,7 +18,7 @@ func TestMain(m *testing.M) { os.Exit(exampletest.Main(m, &bin)) }
 func TestRouterHandsOff(t *testing.T) {
 	srv := fakeopenai.New(t, func(req fakeopenai.Request) fakeopenai.Reply {
 		switch sys := req.Messages[0].Content; {
-		case sys == workflow.DefaultRouterInstructions:
+		case sys == compose.DefaultRouterInstructions:
 			return fakeopenai.Reply{ToolCalls: []fakeopenai.ToolCall{{ID: "call_1", Name: "translator", Arguments: `{"message":"good morning -> French"}`}}}
 		case strings.HasPrefix(sys, "You are a translator"):
 			return fakeopenai.Reply{Text: "Bonjour"}

@@ -1,7 +1,7 @@
 // Command workflow-sequence runs three AI agents one after the other:
 // a researcher lists the key facts, a writer turns them into a paragraph,
 // and an editor tightens it. Each step receives the previous step's answer
-// as its message (workflow.Sequence), and every step's text is shown as it
+// as its message (compose.Sequence), and every step's text is shown as it
 // streams, under the step's name.
 package main
 
@@ -10,9 +10,9 @@ import (
 	"os"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/compose"
 	"github.com/loomwork/loom/examples/internal/cli"
 	_ "github.com/loomwork/loom/model/providers"
-	"github.com/loomwork/loom/workflow"
 )
 
 func newApp() *cli.App {
@@ -41,7 +41,7 @@ func build(_ context.Context, env *cli.Env) (agent.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	return workflow.NewSequence(workflow.SequenceConfig{
+	return compose.NewSequence(compose.SequenceConfig{
 		Name:        "research_write_edit",
 		Description: "Researches a topic, writes a paragraph and edits it.",
 		Steps:       []agent.Agent{researcher, writer, editor},

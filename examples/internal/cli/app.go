@@ -15,8 +15,8 @@ import (
 	"github.com/chzyer/readline"
 	"github.com/joho/godotenv"
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/model"
-	"github.com/loomwork/loom/workflow"
 )
 
 // Exit statuses.
@@ -134,17 +134,17 @@ func Main(ctx context.Context, app *App, args []string, sio Stdio) int {
 	if err != nil {
 		return fail(ExitConfig, err)
 	}
-	opts := []workflow.Option{
-		workflow.WithModel(m),
-		workflow.WithLimits(agent.Limits{Timeout: f.Timeout}),
-		workflow.WithLogger(log),
+	opts := []engine.Option{
+		engine.WithModel(m),
+		engine.WithRunLimits(agent.Limits{Timeout: f.Timeout}),
+		engine.WithLogger(log),
 	}
 	if !f.NoTrace {
 		traced, shutdown := startTracing(ctx, log, sio.Getenv)
 		defer shutdown()
 		opts = append(opts, traced...)
 	}
-	engine := workflow.New(opts...)
+	engine := engine.New(opts...)
 	if f.Chat {
 		return chat(ctx, env, engine, a, lines)
 	}

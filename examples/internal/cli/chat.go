@@ -13,7 +13,7 @@ import (
 
 	"github.com/chzyer/readline"
 	"github.com/loomwork/loom/agent"
-	"github.com/loomwork/loom/workflow"
+	"github.com/loomwork/loom/engine"
 )
 
 // Chat memory: the last turns kept and the token budget they may take.
@@ -149,14 +149,14 @@ Anything else is a question; earlier questions and answers are remembered.`
 
 // chat runs the conversation loop and returns the exit status: 0, or 1
 // when a turn failed.
-func chat(ctx context.Context, env *Env, engine *workflow.Engine, a agent.Agent, lines lineReader) int {
+func chat(ctx context.Context, env *Env, eng *engine.Engine, a agent.Agent, lines lineReader) int {
 	sio := env.Stdio
-	mem, err := workflow.NewWindow(workflow.WindowConfig{MaxTurns: chatTurns, MaxTokens: chatTokens})
+	mem, err := engine.NewWindow(engine.WindowConfig{MaxTurns: chatTurns, MaxTokens: chatTokens})
 	if err != nil {
 		fmt.Fprintf(sio.Err, "%s: error: %v\n", env.App.Name, err)
 		return ExitConfig
 	}
-	session := engine.NewSession(a, mem)
+	session := eng.NewSession(a, mem)
 	if sio.InTerminal {
 		if env.App.Welcome != "" {
 			fmt.Fprintln(sio.Out, env.App.Welcome)

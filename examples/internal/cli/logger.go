@@ -6,8 +6,8 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/observe/logx"
-	"github.com/loomwork/loom/workflow"
 )
 
 // ParseLevel reads ERROR, WARN, INFO, DEBUG or TRACE, in any case.
@@ -22,7 +22,7 @@ func ParseLevel(s string) (slog.Level, error) {
 	case "DEBUG":
 		return slog.LevelDebug, nil
 	case "TRACE":
-		return workflow.LevelTrace, nil
+		return engine.LevelTrace, nil
 	}
 	return 0, fmt.Errorf("--log-level %q: use ERROR, WARN, INFO, DEBUG or TRACE", s)
 }

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/observe"
-	"github.com/loomwork/loom/workflow"
 )
 
 // startTracing records the program's runs with OpenTelemetry, by default to
@@ -19,21 +19,21 @@ import (
 // content is recorded only when OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT
 // is true. A store that cannot be opened is a warning, not a failure: the
 // program runs untraced. shutdown flushes what is pending.
-func startTracing(ctx context.Context, log *slog.Logger, getenv func(string) string) (opts []workflow.Option, shutdown func()) {
+func startTracing(ctx context.Context, log *slog.Logger, getenv func(string) string) (opts []engine.Option, shutdown func()) {
 	tel, stop, err := observe.Setup(ctx, observe.Config{ServiceName: "loom-examples"})
 	if err != nil {
 		log.Warn("tracing is off: the trace store could not be opened (use --no-trace to silence this)", "err", err)
 		return nil, func() {}
 	}
-	opts = []workflow.Option{workflow.WithTracerProvider(tel.TracerProvider)}
+	opts = []engine.Option{engine.WithTracerProvider(tel.TracerProvider)}
 	if ms, err := agent.NewMetrics(tel.MeterProvider); err == nil {
-		opts = append(opts, workflow.WithMetrics(ms))
+		opts = append(opts, engine.WithMetrics(ms))
 	}
 	capture := tel.Exporter == observe.ExporterStore
 	if v := strings.ToLower(getenv(agent.CaptureContentEnv)); v != "" {
 		capture = v == "true" || v == "1"
 	}
-	opts = append(opts, workflow.WithContentCapture(capture))
+	opts = append(opts, engine.WithContentCapture(capture))
 	if tel.Store != nil {
 		log.Debug("recording runs", "store", tel.Store.Path(), "view", "loom observe")
 	}

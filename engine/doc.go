@@ -1,0 +1,58 @@
+// Package engine runs agents: the [Engine] that gives every run a default
+// model, limits, hooks, tracing, logging, usage totals and, with a
+// checkpoint store, durability (runs that wait for a person, survive a
+// restart and resume without repeating work); and sessions with
+// conversation [Memory].
+//
+// # The engine
+//
+// An [Engine] is the counterpart of the TypeScript framework's engine
+// class. Each [Engine.Run] gets a fresh budget under the engine's limits
+// (max agent invocations, max tokens, timeout; see [agent.Limits]), the
+// default model for AI agents that have none, the engine's hooks, tracer
+// provider and metrics, and yields the run's events as they happen.
+// [Engine.Invoke] drains the same stream into a [Result] with the output
+// and the run's usage; [InvokeAs] decodes the output into a Go type.
+// [Engine.Stats] totals every run, safely under concurrent runs. The root
+// run's span gets loom.workflow.outcome ("answered", "failed" or "limit"),
+// also counted in the loom.workflow.outcomes metric.
+//
+// # Sessions and memory
+//
+// [Engine.NewSession] holds a multi-turn conversation. Before each turn the
+// session's [Memory] returns the earlier turns, which reach the model as
+// real user, assistant and tool messages, tool calls included (through
+// [agent.WithHistory]); they are never flattened into the system prompt.
+// [Buffer] keeps every turn; [Window] keeps the last N turns and sends the
+// newest that fit a token budget, estimated by [EstimateTokens] (about four
+// bytes per token) or a tokenizer of your choice. Memory is an interface so
+// persistent or vector-backed stores can be plugged in.
+//
+// # Durable runs
+//
+// [WithCheckpoints] saves each run to a checkpoint store (package
+// checkpoint: memory, SQLite, PostgreSQL): a checkpoint when it starts,
+// after every step (a model call, a nested run's end, a question) holding
+// the events since the previous one, and when it ends or waits. A step that
+// needs a person calls [agent.Ask]; the run then ends with an
+// [*agent.InterruptedError] listing its questions, and [Engine.Pending]
+// lists them later, from any process. [Engine.Resume] continues the run
+// with the answers: it re-executes the root on the same ids, replaying the
+// nested runs that had ended and the model calls that were made from their
+// record (marked Replayed), so that no model call, tool call or code run is
+// repeated; only the work after the cut runs. Answers are checked against
+// their schemas before anything is written, and the run's head is claimed
+// by compare-and-swap, so of two resumes of one state one advances and the
+// other fails with [ErrAlreadyResumed].
+//
+// # Zero and negative values
+//
+// In every config struct of loom, a zero value means the documented
+// default and a negative value is an error, unless a field's comment says
+// otherwise (a negative retry budget, for example, means none).
+//
+// # Logging
+//
+// [WithLogger] logs each run's start and end at DEBUG and every event at
+// [LevelTrace], a level below DEBUG.
+package engine

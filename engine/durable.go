@@ -1,0 +1,294 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"maps"
+
+	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/checkpoint"
+	"github.com/loomwork/loom/internal/flow"
+)
+
+// Sentinels of durable runs, for errors.Is.
+var (
+	// ErrAlreadyResumed marks a Resume that lost the race: another resume
+	// of the same saved state advanced the run first. It wraps
+	// checkpoint.ErrConflict.
+	ErrAlreadyResumed = errors.New("run already resumed from this checkpoint")
+	// ErrUnknownQuestion marks an answer to a question the run did not ask.
+	ErrUnknownQuestion = errors.New("unknown question")
+	// ErrRunEnded marks a Resume of a run that already ended.
+	ErrRunEnded = errors.New("run already ended")
+	// ErrNoCheckpoints marks a durable operation on an engine without a
+	// checkpoint store, or a run the store does not hold.
+	ErrNoCheckpoints = errors.New("no checkpoints")
+)
+
+// RunFormat is the format of the state loom saves in a run's checkpoints.
+const RunFormat = "loom.run/v1"
+
+// The kinds of a run's checkpoints.
+const (
+	CheckpointStart     = "start"     // the run started: agent and input
+	CheckpointStep      = "step"      // a model call or a nested run ended
+	CheckpointInterrupt = "interrupt" // the run waits for answers
+	CheckpointResume    = "resume"    // answers were given; the run goes on
+	CheckpointEnd       = "end"       // the run ended (Status says how)
+)
+
+// RunState is the state a run's checkpoints hold. The events since the
+// previous checkpoint are saved beside it; together they are the run's
+// journal ([agent.Journal]).
+type RunState struct {
+	Format    string                     `json:"format"`
+	Agent     string                     `json:"agent"`
+	Input     json.RawMessage            `json:"input,omitempty"`
+	Status    string                     `json:"status"` // running, interrupted, done, failed
+	Questions []agent.Question           `json:"questions,omitempty"`
+	Answers   map[string]json.RawMessage `json:"answers,omitempty"`
+	Error     *agent.ErrorRecord         `json:"error,omitempty"`
+}
+
+// WithCheckpoints saves every run of the engine to s: a checkpoint when
+// it starts, after every step (a model call, a nested run's end, a
+// question) with the events since the previous one, and when it ends or
+// waits for answers. A run that waits, or whose process died, is continued
+// with [Engine.Resume].
+func WithCheckpoints(s checkpoint.Store) Option { return func(e *Engine) { e.store = s } }
+
+// Checkpoints returns the engine's checkpoint store, or nil.
+func (e *Engine) Checkpoints() checkpoint.Store { return e.store }
+
+// recorder saves a run's events to the checkpoint store step by step.
+type recorder struct {
+	store checkpoint.Store
+	runID string
+	agent string
+	input json.RawMessage
+	head  int64
+	buf   []agent.Event
+}
+
+// add records ev, saving a checkpoint when ev ends a step.
+func (rc *recorder) add(ctx context.Context, ev agent.Event) error {
+	if ev.Replayed {
+		return nil
+	}
+	if rc.runID == "" {
+		rc.runID = ev.RunID
+	}
+	rc.buf = append(rc.buf, ev)
+	switch {
+	case ev.Kind == agent.EventRunStart && ev.ParentID == "":
+		return rc.save(ctx, CheckpointStart, RunState{Status: "running", Input: rc.input})
+	case ev.Kind == agent.EventRunEnd && ev.ParentID == "":
+		st := RunState{Status: "done"}
+		kind := CheckpointEnd
+		var ie *agent.InterruptedError
+		switch {
+		case errors.As(ev.Err, &ie):
+			kind, st.Status, st.Questions = CheckpointInterrupt, "interrupted", ie.Questions
+		case ev.Err != nil:
+			st.Status, st.Error = "failed", agent.ErrorRecordOf(ev.Err)
+		}
+		return rc.save(ctx, kind, st)
+	case ev.Kind == agent.EventModelResponse, ev.Kind == agent.EventRunEnd, ev.Kind == agent.EventInterrupt:
+		return rc.save(ctx, CheckpointStep, RunState{Status: "running"})
+	}
+	return nil
+}
+
+// save writes the next checkpoint with the buffered events.
+func (rc *recorder) save(ctx context.Context, kind string, st RunState) error {
+	events, err := json.Marshal(rc.buf)
+	if err != nil {
+		return fmt.Errorf("workflow: checkpoint run %s: encode events: %w", rc.runID, err)
+	}
+	st.Format, st.Agent = RunFormat, rc.agent
+	state, err := json.Marshal(st)
+	if err != nil {
+		return fmt.Errorf("workflow: checkpoint run %s: encode state: %w", rc.runID, err)
+	}
+	cp := checkpoint.Checkpoint{
+		RunID: rc.runID, Seq: rc.head + 1, Kind: kind, Time: agent.Now(ctx), State: state, Events: events,
+		Meta: map[string]string{"agent": rc.agent, "status": st.Status},
+	}
+	if err := rc.store.Put(context.WithoutCancel(ctx), cp); err != nil {
+		if errors.Is(err, checkpoint.ErrConflict) {
+			return fmt.Errorf("%w: run %s: another process advanced it past checkpoint %d: %w", ErrAlreadyResumed, rc.runID, rc.head, err)
+		}
+		return fmt.Errorf("workflow: checkpoint run %s: %w", rc.runID, err)
+	}
+	rc.head++
+	rc.buf = rc.buf[:0]
+	return nil
+}
+
+// saved is what a run's checkpoints hold, read back.
+type saved struct {
+	head    checkpoint.Checkpoint
+	start   RunState
+	events  []agent.Event
+	answers map[string]json.RawMessage
+}
+
+// load reads run runID's checkpoints.
+func (e *Engine) load(ctx context.Context, runID string) (*saved, error) {
+	if e.store == nil {
+		return nil, fmt.Errorf("%w: workflow: the engine has no checkpoint store: create it with engine.WithCheckpoints", ErrNoCheckpoints)
+	}
+	cps, err := e.store.List(ctx, runID)
+	if err != nil {
+		if errors.Is(err, checkpoint.ErrNotFound) {
+			return nil, fmt.Errorf("%w: workflow: run %q has no checkpoints in the engine's store: %w", ErrNoCheckpoints, runID, err)
+		}
+		return nil, fmt.Errorf("workflow: read run %s: %w", runID, err)
+	}
+	s := &saved{head: cps[len(cps)-1], answers: map[string]json.RawMessage{}}
+	for i, cp := range cps {
+		var st RunState
+		if err := json.Unmarshal(cp.State, &st); err != nil || st.Format != RunFormat {
+			return nil, fmt.Errorf("%w: workflow: run %s checkpoint %d is not a %s checkpoint", checkpoint.ErrCorrupt, runID, cp.Seq, RunFormat)
+		}
+		if i == 0 {
+			s.start = st
+		}
+		maps.Copy(s.answers, st.Answers)
+		if len(cp.Events) > 0 {
+			var evs []agent.Event
+			if err := json.Unmarshal(cp.Events, &evs); err != nil {
+				return nil, fmt.Errorf("%w: workflow: run %s checkpoint %d: events: %w", checkpoint.ErrCorrupt, runID, cp.Seq, err)
+			}
+			s.events = append(s.events, evs...)
+		}
+	}
+	return s, nil
+}
+
+// Pending returns the questions run runID waits for, from the engine's
+// checkpoint store.
+func (e *Engine) Pending(ctx context.Context, runID string) ([]agent.Question, error) {
+	s, err := e.load(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	if s.head.Kind == CheckpointEnd {
+		return nil, nil
+	}
+	return agent.NewJournal(s.events, s.answers).Pending(), nil
+}
+
+// Resume continues run runID of agent a from its checkpoints, with answers
+// to its questions keyed by question id, and yields its events. Model
+// calls, tool calls and code runs that had completed are not repeated:
+// their recorded events are yielded again with Replayed set, and only the
+// rest runs. A run whose process died (no question pending) is resumed the
+// same way.
+//
+// Answers are checked first: an answer to a question the run did not ask
+// fails with [ErrUnknownQuestion], one that does not match its schema with
+// [agent.ErrInvalidAnswer], and nothing is written. Resume then claims the
+// run's head checkpoint by compare-and-swap: of two resumes of the same
+// state, one advances and the other fails with [ErrAlreadyResumed].
+func (e *Engine) Resume(ctx context.Context, a agent.Agent, runID string, answers map[string]json.RawMessage) iter.Seq2[agent.Event, error] {
+	return func(yield func(agent.Event, error) bool) {
+		rc, j, input, err := e.claim(ctx, a, runID, answers)
+		if err != nil {
+			failedRun(ctx, a, err, yield)
+			return
+		}
+		e.run(agent.WithJournal(ctx, j), a, input, nil, rc)(yield)
+	}
+}
+
+// ResumeInvoke is [Engine.Resume] returning the run's result.
+func (e *Engine) ResumeInvoke(ctx context.Context, a agent.Agent, runID string, answers map[string]json.RawMessage) (*Result, error) {
+	rc, j, input, err := e.claim(ctx, a, runID, answers)
+	if err != nil {
+		return nil, err
+	}
+	var res Result
+	if _, err := collect(e.run(agent.WithJournal(ctx, j), a, input, &res, rc)); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// claim checks the answers and takes the run's head.
+func (e *Engine) claim(ctx context.Context, a agent.Agent, runID string, answers map[string]json.RawMessage) (*recorder, *agent.Journal, json.RawMessage, error) {
+	if a == nil {
+		return nil, nil, nil, fmt.Errorf("%w: workflow: the agent to resume is nil", agent.ErrInvalidConfig)
+	}
+	s, err := e.load(ctx, runID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if s.start.Agent != a.Name() {
+		return nil, nil, nil, fmt.Errorf("%w: workflow: run %s is a run of agent %q, not %q: resume it with the agent it started with", agent.ErrInvalidConfig, runID, s.start.Agent, a.Name())
+	}
+	if s.head.Kind == CheckpointEnd {
+		return nil, nil, nil, fmt.Errorf("%w: workflow: run %s ended at checkpoint %d; nothing to resume", ErrRunEnded, runID, s.head.Seq)
+	}
+	asked := map[string]agent.Question{}
+	for _, q := range agent.NewJournal(s.events, nil).Questions() {
+		asked[q.ID] = q
+	}
+	for id, ans := range answers {
+		q, ok := asked[id]
+		if !ok {
+			return nil, nil, nil, fmt.Errorf("%w: workflow: run %s asked no question %q (it asked %s)", ErrUnknownQuestion, runID, id, questionIDs(asked))
+		}
+		if _, done := s.answers[id]; done {
+			return nil, nil, nil, fmt.Errorf("%w: workflow: question %q of run %s was answered before", ErrAlreadyResumed, id, runID)
+		}
+		if err := agent.CheckAnswer(q, ans); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	all := maps.Clone(s.answers)
+	maps.Copy(all, answers)
+	rc := &recorder{store: e.store, runID: runID, agent: a.Name(), input: s.start.Input, head: s.head.Seq}
+	if err := rc.save(ctx, CheckpointResume, RunState{Status: "running", Answers: answers}); err != nil {
+		return nil, nil, nil, err
+	}
+	return rc, agent.NewJournal(s.events, all), s.start.Input, nil
+}
+
+func questionIDs(qs map[string]agent.Question) string {
+	if len(qs) == 0 {
+		return "none"
+	}
+	ids := make([]string, 0, len(qs))
+	for id := range qs {
+		ids = append(ids, fmt.Sprintf("%q", id))
+	}
+	return fmt.Sprint(ids)
+}
+
+// failedRun yields a run of a (or of a placeholder when a is nil) that
+// fails with err at once, so that every stream, even one that could not
+// start, keeps the contract of one EventRunStart and one EventRunEnd.
+func failedRun(ctx context.Context, a agent.Agent, err error, yield func(agent.Event, error) bool) {
+	if a == nil {
+		a = placeholder{}
+	}
+	fail := func(context.Context, *agent.Run) (json.RawMessage, error) { return nil, err }
+	agent.Execute(ctx, a, json.RawMessage(`{}`), fail)(yield)
+}
+
+// placeholder names a run whose agent was missing.
+type placeholder struct{}
+
+func (placeholder) Name() string                  { return "engine" }
+func (placeholder) Description() string           { return "the engine, when it was given no agent" }
+func (placeholder) InputSchema() json.RawMessage  { return flow.AnyObject }
+func (placeholder) OutputSchema() json.RawMessage { return flow.AnyObject }
+func (placeholder) Run(ctx context.Context, in json.RawMessage) iter.Seq2[agent.Event, error] {
+	return agent.Execute(ctx, placeholder{}, in, func(context.Context, *agent.Run) (json.RawMessage, error) {
+		return nil, fmt.Errorf("%w: workflow: the agent to run is nil", agent.ErrInvalidConfig)
+	})
+}

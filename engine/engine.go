@@ -1,0 +1,325 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"log/slog"
+	"math"
+	"sync/atomic"
+	"time"
+
+	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/checkpoint"
+	"github.com/loomwork/loom/internal/flow"
+	"github.com/loomwork/loom/model"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// LevelTrace is the slog level below DEBUG at which the engine logs every
+// event of a run.
+const LevelTrace = slog.Level(-8)
+
+// Engine runs agents with what every run of a program shares: a default
+// model, limits, hooks, a tracer provider, metrics and a logger. It keeps
+// usage totals over all its runs. An Engine is safe for concurrent use; its
+// runs are independent (each has its own limits budget).
+type Engine struct {
+	model   model.Model
+	limits  agent.Limits
+	hooks   []agent.Hooks
+	tp      trace.TracerProvider
+	metrics *agent.Metrics
+	capture *bool
+	log     *slog.Logger
+	store   checkpoint.Store
+	totals  totals
+}
+
+// Option configures an [Engine].
+type Option func(*Engine)
+
+// WithModel sets the default model, used by AI agents that have none of
+// their own.
+func WithModel(m model.Model) Option { return func(e *Engine) { e.model = m } }
+
+// WithRunLimits bounds each run: max agent invocations, max tokens and a
+// timeout (see [agent.Limits]). A breach fails the run with an
+// [*agent.LimitError].
+func WithRunLimits(l agent.Limits) Option { return func(e *Engine) { e.limits = l } }
+
+// WithHooks adds hooks that fire for every run and tool call beneath the
+// engine's runs. It may be given more than once; hooks fire in order.
+func WithHooks(h agent.Hooks) Option { return func(e *Engine) { e.hooks = append(e.hooks, h) } }
+
+// WithTracerProvider records the runs' spans to tp; without it, runs use
+// the provider on the run's ctx, then otel's global one.
+func WithTracerProvider(tp trace.TracerProvider) Option { return func(e *Engine) { e.tp = tp } }
+
+// WithMetrics records loom's metrics, including loom.workflow.outcomes, to
+// ms (see [agent.NewMetrics]).
+func WithMetrics(ms *agent.Metrics) Option { return func(e *Engine) { e.metrics = ms } }
+
+// WithContentCapture records message content on spans (on) or not (off),
+// whatever the environment says.
+func WithContentCapture(on bool) Option { return func(e *Engine) { e.capture = &on } }
+
+// WithLogger logs each run's start and end at DEBUG and every event at
+// [LevelTrace] to l. By default the engine logs nothing.
+func WithLogger(l *slog.Logger) Option { return func(e *Engine) { e.log = l } }
+
+// New returns an engine with the options applied.
+func New(opts ...Option) *Engine {
+	e := &Engine{}
+	for _, o := range opts {
+		o(e)
+	}
+	return e
+}
+
+// Model returns the default model, or nil.
+func (e *Engine) Model() model.Model { return e.model }
+
+// Limits returns the limits applied to each run.
+func (e *Engine) Limits() agent.Limits { return e.limits }
+
+// Result is a finished run: its output and what it cost.
+type Result struct {
+	// Output is the agent's output.
+	Output json.RawMessage
+	// Usage is the tokens of every model call of the run, nested runs
+	// included.
+	Usage model.Usage
+	// Cost is the estimated cost of those calls in US dollars, from the
+	// price table (agent.WithPrices, or package pricing's); calls of
+	// models without a price count as 0.
+	Cost float64
+	// Invocations is the number of agent runs, the root included.
+	Invocations int64
+	// Duration is the run's wall time.
+	Duration time.Duration
+	// Messages is what the root run added to the conversation (for an AI
+	// agent: the input, tool calls and results, the answer).
+	Messages []model.Message
+}
+
+// Text returns the output's "message" field when it is a string, else the
+// output's JSON.
+func (r *Result) Text() string { return flow.TextOf(r.Output) }
+
+// Decode decodes the output into v.
+func (r *Result) Decode(v any) error {
+	if err := json.Unmarshal(r.Output, v); err != nil {
+		return fmt.Errorf("workflow: decode output into %T: %w", v, err)
+	}
+	return nil
+}
+
+// Stats are an engine's totals over all its runs.
+type Stats struct {
+	Runs        int64       // runs started
+	Failed      int64       // runs that ended with an error
+	Invocations int64       // agent runs, nested ones included
+	Usage       model.Usage // tokens of every model call
+	Cost        float64     // estimated US dollars of those calls
+}
+
+type totals struct {
+	runs, failed, invocations atomic.Int64
+	in, out, cached           atomic.Int64
+	nanoUSD                   atomic.Int64 // cost, in billionths of a dollar
+}
+
+func (t *totals) addUsage(u model.Usage) {
+	t.in.Add(u.InputTokens)
+	t.out.Add(u.OutputTokens)
+	t.cached.Add(u.CachedInputTokens)
+}
+
+// Stats returns the engine's totals so far.
+func (e *Engine) Stats() Stats {
+	return Stats{
+		Runs:        e.totals.runs.Load(),
+		Failed:      e.totals.failed.Load(),
+		Invocations: e.totals.invocations.Load(),
+		Usage: model.Usage{
+			InputTokens:       e.totals.in.Load(),
+			OutputTokens:      e.totals.out.Load(),
+			CachedInputTokens: e.totals.cached.Load(),
+		},
+		Cost: float64(e.totals.nanoUSD.Load()) / 1e9,
+	}
+}
+
+// Usage returns the tokens of every model call of every run so far.
+func (e *Engine) Usage() model.Usage { return e.Stats().Usage }
+
+// Run runs a on input and yields its events, as [agent.Agent.Run] does,
+// under the engine's model, limits, hooks, tracing and logging. input is
+// what [agent.EncodeInput] accepts: a string becomes {"message": s}. Every
+// stream ends with exactly one EventRunEnd of the root run: a nil agent or
+// an input that cannot be encoded is a run that fails at once.
+func (e *Engine) Run(ctx context.Context, a agent.Agent, input any) iter.Seq2[agent.Event, error] {
+	return e.run(ctx, a, input, nil, nil)
+}
+
+// Invoke runs a on input and returns its output with the run's usage.
+func (e *Engine) Invoke(ctx context.Context, a agent.Agent, input any) (*Result, error) {
+	var res Result
+	_, err := collect(e.run(ctx, a, input, &res, nil))
+	if err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// InvokeAs runs a on input with e and decodes its output into a T.
+func InvokeAs[T any](ctx context.Context, e *Engine, a agent.Agent, input any) (T, error) {
+	var v T
+	res, err := e.Invoke(ctx, a, input)
+	if err != nil {
+		return v, err
+	}
+	if err := json.Unmarshal(res.Output, &v); err != nil {
+		return v, fmt.Errorf("workflow: agent %s: decode output into %T: %w", a.Name(), v, err)
+	}
+	return v, nil
+}
+
+// collect drains a stream, returning the first error.
+func collect(stream iter.Seq2[agent.Event, error]) (int, error) {
+	n := 0
+	for _, err := range stream {
+		if err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// run is Run, filling res (when not nil) as the run ends, and saving the
+// run through rc (a new recorder when nil and the engine has a store).
+func (e *Engine) run(ctx context.Context, a agent.Agent, input any, res *Result, rc *recorder) iter.Seq2[agent.Event, error] {
+	return func(yield func(agent.Event, error) bool) {
+		if a == nil {
+			failedRun(ctx, nil, fmt.Errorf("%w: workflow: the agent to run is nil", agent.ErrInvalidConfig), yield)
+			return
+		}
+		raw, err := agent.EncodeInput(input)
+		if err != nil {
+			failedRun(ctx, a, fmt.Errorf("workflow: run %s: %w", a.Name(), err), yield)
+			return
+		}
+		start := agent.Now(ctx)
+		ctx, cancel := e.prepare(ctx)
+		defer cancel()
+		if rc == nil && e.store != nil {
+			rc = &recorder{store: e.store, agent: a.Name(), input: raw}
+		}
+		var saveErr error
+		st := &runState{engine: e}
+		ctx = agent.WithHooks(ctx, st.hooks())
+		e.totals.runs.Add(1)
+		log := e.log
+		var root string
+		var end agent.Event
+		var runErr error
+		stopped := false
+		for ev, err := range a.Run(ctx, raw) {
+			if ev.Kind == agent.EventRunStart && root == "" {
+				root = ev.RunID
+				if log != nil {
+					log.DebugContext(st.logContext(ctx), "run start", "agent", a.Name(), "run", root, "input", string(raw))
+				}
+			}
+			if rc != nil && saveErr == nil {
+				if serr := rc.add(ctx, ev); serr != nil {
+					saveErr = serr
+					cancel()
+				}
+			}
+			if ev.Kind == agent.EventRunEnd && ev.RunID == root {
+				if saveErr != nil {
+					ev.Err, err = saveErr, saveErr
+				}
+				end = ev
+			}
+			if log != nil && log.Enabled(ctx, LevelTrace) {
+				logEvent(st.logContext(ctx), log, ev)
+			}
+			if err != nil {
+				runErr = err
+			}
+			if !yield(ev, err) {
+				stopped = true
+				break
+			}
+		}
+		usage := agent.UsageFrom(ctx)
+		e.totals.addUsage(usage)
+		e.totals.nanoUSD.Add(int64(math.Round(end.Cost * 1e9)))
+		e.totals.invocations.Add(st.invocations.Load())
+		if runErr != nil {
+			e.totals.failed.Add(1)
+		}
+		if res != nil {
+			*res = Result{Output: end.Output, Usage: usage, Cost: end.Cost, Invocations: st.invocations.Load(), Duration: agent.Since(ctx, start), Messages: end.Messages}
+		}
+		if log != nil {
+			attrs := []any{"agent", a.Name(), "run", root, "usage", usage.String(), "cost_usd", end.Cost, "invocations", st.invocations.Load(), "duration", agent.Since(ctx, start)}
+			switch {
+			case stopped:
+				log.DebugContext(st.logContext(ctx), "run stopped by the caller", attrs...)
+			case runErr != nil:
+				log.DebugContext(st.logContext(ctx), "run failed", append(attrs, "err", runErr)...)
+			default:
+				log.DebugContext(st.logContext(ctx), "run end", attrs...)
+			}
+		}
+	}
+}
+
+// prepare puts the engine's settings on ctx, under a fresh limits budget.
+func (e *Engine) prepare(ctx context.Context) (context.Context, context.CancelFunc) {
+	if e.model != nil {
+		ctx = agent.WithDefaultModel(ctx, e.model)
+	}
+	if e.tp != nil {
+		ctx = agent.WithTracerProvider(ctx, e.tp)
+	}
+	if e.metrics != nil {
+		ctx = agent.WithMetrics(ctx, e.metrics)
+	}
+	if e.capture != nil {
+		ctx = agent.WithContentCapture(ctx, *e.capture)
+	}
+	for _, h := range e.hooks {
+		ctx = agent.WithHooks(ctx, h)
+	}
+	return agent.WithLimits(ctx, e.limits)
+}
+
+// logEvent logs one event at LevelTrace.
+func logEvent(ctx context.Context, log *slog.Logger, ev agent.Event) {
+	attrs := []slog.Attr{slog.String("kind", ev.Kind.String()), slog.String("agent", ev.Agent), slog.String("run", ev.RunID)}
+	switch ev.Kind {
+	case agent.EventRunStart:
+		attrs = append(attrs, slog.String("parent", ev.ParentID), slog.String("input", string(ev.Input)))
+	case agent.EventTextDelta:
+		attrs = append(attrs, slog.String("text", ev.Text))
+	case agent.EventToolCall:
+		attrs = append(attrs, slog.String("tool", ev.ToolCall.Name), slog.String("call", ev.ToolCall.ID), slog.String("arguments", string(ev.ToolCall.Arguments)))
+	case agent.EventToolResult:
+		attrs = append(attrs, slog.String("tool", ev.ToolResult.Name), slog.String("call", ev.ToolResult.CallID), slog.Bool("is_error", ev.ToolResult.IsError), slog.String("content", string(ev.ToolResult.Content)))
+	case agent.EventUsage:
+		attrs = append(attrs, slog.String("usage", ev.Usage.String()))
+	case agent.EventRunEnd:
+		attrs = append(attrs, slog.String("output", string(ev.Output)), slog.String("usage", ev.Usage.String()))
+		if ev.Err != nil {
+			attrs = append(attrs, slog.String("err", ev.Err.Error()))
+		}
+	}
+	log.LogAttrs(ctx, LevelTrace, "event", attrs...)
+}

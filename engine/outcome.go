@@ -1,0 +1,80 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+
+	"github.com/loomwork/loom/agent"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// The values of loom.workflow.outcome.
+const (
+	OutcomeAnswered = "answered" // the run ended with an output
+	OutcomeFailed   = "failed"   // the run ended with an error
+	OutcomeLimit    = "limit"    // the run breached a limit
+)
+
+// Outcome classifies how a run ended, as loom.workflow.outcome does.
+func Outcome(err error) string {
+	switch {
+	case err == nil:
+		return OutcomeAnswered
+	case errors.Is(err, agent.ErrLimit):
+		return OutcomeLimit
+	}
+	return OutcomeFailed
+}
+
+// runState follows one engine run through hooks: the root run, which gets
+// the outcome attribute, and the number of invocations.
+type runState struct {
+	engine      *Engine
+	once        sync.Once
+	mu          sync.Mutex
+	root        string
+	rootCtx     context.Context // the root run's context, with its span
+	invocations atomic.Int64
+}
+
+// logContext returns the root run's context once it has started, so log
+// records carry its trace and span ids, and ctx before that.
+func (s *runState) logContext(ctx context.Context) context.Context {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.rootCtx != nil {
+		return s.rootCtx
+	}
+	return ctx
+}
+
+func (s *runState) hooks() agent.Hooks {
+	return agent.Hooks{
+		RunStart: func(ctx context.Context, e agent.HookEvent) {
+			s.invocations.Add(1)
+			s.once.Do(func() {
+				s.mu.Lock()
+				s.root, s.rootCtx = e.RunID, ctx
+				s.mu.Unlock()
+			})
+		},
+		RunEnd: func(ctx context.Context, e agent.HookEvent) {
+			s.mu.Lock()
+			root := s.root
+			s.mu.Unlock()
+			if e.RunID != root {
+				return
+			}
+			oc := Outcome(e.Err)
+			attr := attribute.String("loom.workflow.outcome", oc)
+			trace.SpanFromContext(ctx).SetAttributes(attr)
+			if ms := agent.MetricsFrom(ctx); ms != nil && ms.WorkflowOutcomes != nil {
+				ms.WorkflowOutcomes.Add(ctx, 1, metric.WithAttributes(attr))
+			}
+		},
+	}
+}

@@ -1,0 +1,357 @@
+package chroma
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	chroma "github.com/amikos-tech/chroma-go/pkg/api/v2"
+	"github.com/amikos-tech/chroma-go/pkg/embeddings"
+
+	"github.com/loomwork/loom/model"
+	"github.com/loomwork/loom/vector"
+)
+
+const (
+	// DefaultCollection is the collection a [Config] with no Collection
+	// uses.
+	DefaultCollection = "loom"
+	// DefaultBatchSize is the number of records per upsert request when
+	// [Config.BatchSize] is zero.
+	DefaultBatchSize = 100
+)
+
+// ErrConfig marks a [Config] that cannot open a store, or a collection
+// that does not fit it; the message says which.
+var ErrConfig = errors.New("chroma: invalid config")
+
+// Config says which collection a [Store] uses and how.
+type Config struct {
+	// Client is the Chroma client, as from chroma.NewHTTPClient, with its
+	// tenant and database chosen. The caller keeps and closes it.
+	Client chroma.Client
+	// Collection is the collection's name. Empty means
+	// [DefaultCollection].
+	Collection string
+	// Dimensions is the length of every vector. Zero takes the
+	// Embedder's; negative is an error.
+	Dimensions int
+	// Embedder embeds documents and queries given as text. Nil: every
+	// document and query must carry a vector.
+	Embedder model.Embedder
+	// BatchSize is the number of records per upsert request: zero means
+	// [DefaultBatchSize]; negative is an error. Keep it within the
+	// server's max_batch_size.
+	BatchSize int
+}
+
+// Store is a [vector.Store] on a Chroma collection. It is safe for
+// concurrent use.
+type Store struct {
+	col   chroma.Collection
+	dims  int
+	emb   model.Embedder
+	batch int
+
+	mu     sync.RWMutex // guards closed against in-flight calls
+	closed bool
+}
+
+var _ vector.Store = (*Store)(nil)
+
+// Open gets or creates the collection with cosine distance and checks an
+// existing one's space and dimension.
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	if cfg.Client == nil {
+		return nil, fmt.Errorf("%w: Client is nil; create one with chroma.NewHTTPClient", ErrConfig)
+	}
+	dims := cfg.Dimensions
+	switch {
+	case dims < 0:
+		return nil, fmt.Errorf("%w: Dimensions is %d; use 0 to take the Embedder's, or a positive count", ErrConfig, dims)
+	case dims == 0 && cfg.Embedder == nil:
+		return nil, fmt.Errorf("%w: Dimensions is 0 and there is no Embedder to take it from", ErrConfig)
+	case dims == 0:
+		dims = cfg.Embedder.Dimensions()
+	case cfg.Embedder != nil && cfg.Embedder.Dimensions() != dims:
+		return nil, &vector.DimensionError{Want: dims, Got: cfg.Embedder.Dimensions(), What: "embedder " + cfg.Embedder.Name()}
+	}
+	switch {
+	case cfg.BatchSize < 0:
+		return nil, fmt.Errorf("%w: BatchSize is %d; use 0 for %d, or a positive count", ErrConfig, cfg.BatchSize, DefaultBatchSize)
+	case cfg.BatchSize == 0:
+		cfg.BatchSize = DefaultBatchSize
+	}
+	if cfg.Collection == "" {
+		cfg.Collection = DefaultCollection
+	}
+	col, err := cfg.Client.GetOrCreateCollection(ctx, cfg.Collection,
+		chroma.WithHNSWSpaceCreate(embeddings.COSINE),
+		chroma.WithEmbeddingFunctionCreate(embedFunc{cfg.Embedder}),
+		chroma.WithDisableEFConfigStorage())
+	if err != nil {
+		return nil, fmt.Errorf("chroma: get or create collection %q: %w", cfg.Collection, err)
+	}
+	if space := distanceSpace(col); space != string(embeddings.COSINE) {
+		return nil, fmt.Errorf("%w: collection %q uses %s distance; the store needs cosine: use another Collection", ErrConfig, cfg.Collection, space)
+	}
+	if d := col.Dimension(); d != 0 && d != dims {
+		return nil, &vector.DimensionError{Want: d, Got: dims, What: fmt.Sprintf("the config opening collection %q", cfg.Collection)}
+	}
+	return &Store{col: col, dims: dims, emb: cfg.Embedder, batch: cfg.BatchSize}, nil
+}
+
+// distanceSpace returns a collection's distance: its hnsw:space metadata,
+// else the space of its HNSW or SPANN configuration, else Chroma's default,
+// l2.
+func distanceSpace(col chroma.Collection) string {
+	if md := col.Metadata(); md != nil {
+		if space, ok := md.GetString(chroma.HNSWSpace); ok {
+			return space
+		}
+	}
+	if cfg := col.Configuration(); cfg != nil {
+		for _, index := range []string{"hnsw", "spann"} {
+			raw, _ := cfg.GetRaw(index)
+			if m, ok := raw.(map[string]any); ok {
+				if space, ok := m["space"].(string); ok {
+					return space
+				}
+			}
+		}
+	}
+	return string(embeddings.L2)
+}
+
+// Dimensions returns the length of every stored vector.
+func (s *Store) Dimensions() int { return s.dims }
+
+// Close marks the store closed; later calls fail with [vector.ErrClosed].
+// The client stays open.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	return nil
+}
+
+func (s *Store) begin() error {
+	s.mu.RLock()
+	if s.closed {
+		s.mu.RUnlock()
+		return fmt.Errorf("chroma: %w", vector.ErrClosed)
+	}
+	return nil
+}
+
+func (s *Store) end() { s.mu.RUnlock() }
+
+// Upsert writes docs in batches, replacing records with the same ids,
+// metadata included.
+func (s *Store) Upsert(ctx context.Context, docs ...vector.Document) error {
+	if err := s.begin(); err != nil {
+		return err
+	}
+	defer s.end()
+	docs, err := prepare(ctx, s.emb, s.dims, docs)
+	if err != nil {
+		return err
+	}
+	for start := 0; start < len(docs); start += s.batch {
+		part := docs[start:min(start+s.batch, len(docs))]
+		if err := s.upsert(ctx, part); err != nil {
+			return fmt.Errorf("chroma: upsert %d records (%d of %d already written): %w", len(part), start, len(docs), err)
+		}
+	}
+	return nil
+}
+
+// upsert writes one batch, sending the stored keys each document lacks as
+// null so that Chroma removes them instead of merging.
+func (s *Store) upsert(ctx context.Context, docs []vector.Document) error {
+	ids := make([]chroma.DocumentID, len(docs))
+	for i, d := range docs {
+		ids[i] = chroma.DocumentID(d.ID)
+	}
+	old, err := s.col.Get(ctx, chroma.WithIDs(ids...), chroma.WithInclude(chroma.IncludeMetadatas))
+	if err != nil {
+		return fmt.Errorf("read the stored metadata: %w", err)
+	}
+	stale := map[string][]string{}
+	metas := old.GetMetadatas()
+	for i, id := range old.GetIDs() {
+		if i < len(metas) && metas[i] != nil {
+			stale[string(id)] = keys(metas[i])
+		}
+	}
+	texts := make([]string, len(docs))
+	vecs := make([]embeddings.Embedding, len(docs))
+	mds := make([]chroma.DocumentMetadata, len(docs))
+	for i, d := range docs {
+		texts[i] = d.Text
+		vecs[i] = embeddings.NewEmbeddingFromFloat32(d.Vector)
+		mds[i] = metadata(d.Metadata, stale[d.ID])
+	}
+	return s.col.Upsert(ctx, chroma.WithIDs(ids...), chroma.WithTexts(texts...), chroma.WithEmbeddings(vecs...), chroma.WithMetadatas(mds...))
+}
+
+// keys lists the keys of stored metadata.
+func keys(md chroma.DocumentMetadata) []string {
+	impl, ok := md.(*chroma.DocumentMetadataImpl)
+	if !ok {
+		return nil
+	}
+	return impl.Keys()
+}
+
+// metadata converts normalised metadata, removing the stale keys it lacks.
+// It returns nil when there is nothing to send.
+func metadata(md map[string]any, stale []string) chroma.DocumentMetadata {
+	var attrs []*chroma.MetaAttribute
+	for k, v := range md {
+		switch x := v.(type) {
+		case string:
+			attrs = append(attrs, chroma.NewStringAttribute(k, x))
+		case bool:
+			attrs = append(attrs, chroma.NewBoolAttribute(k, x))
+		case float64:
+			attrs = append(attrs, chroma.NewFloatAttribute(k, x))
+		case []string:
+			attrs = append(attrs, chroma.NewStringArrayAttribute(k, x))
+		}
+	}
+	for _, k := range stale {
+		if _, ok := md[k]; !ok {
+			attrs = append(attrs, chroma.RemoveAttribute(k))
+		}
+	}
+	if len(attrs) == 0 {
+		return nil
+	}
+	return chroma.NewDocumentMetadata(attrs...)
+}
+
+// Delete removes the records with these ids; unknown ids are ignored.
+func (s *Store) Delete(ctx context.Context, ids ...string) error {
+	if err := s.begin(); err != nil {
+		return err
+	}
+	defer s.end()
+	if len(ids) == 0 {
+		return nil
+	}
+	docIDs := make([]chroma.DocumentID, len(ids))
+	for i, id := range ids {
+		docIDs[i] = chroma.DocumentID(id)
+	}
+	if err := s.col.Delete(ctx, chroma.WithIDs(docIDs...)); err != nil {
+		return fmt.Errorf("chroma: delete %d ids: %w", len(ids), err)
+	}
+	return nil
+}
+
+// Search sends one query with the where clause and n_results = K, and
+// returns the matches scoring at least q.MinScore, best first.
+func (s *Store) Search(ctx context.Context, q vector.Query) ([]vector.Match, error) {
+	if err := s.begin(); err != nil {
+		return nil, err
+	}
+	defer s.end()
+	q, qvec, err := prepareQuery(ctx, s.emb, s.dims, q)
+	if err != nil {
+		return nil, err
+	}
+	w, ok, err := translate(q.Filter)
+	if err != nil {
+		return nil, fmt.Errorf("chroma: %w", err)
+	}
+	if !ok {
+		return nil, nil
+	}
+	opts := []chroma.CollectionQueryOption{
+		chroma.WithQueryEmbeddings(embeddings.NewEmbeddingFromFloat32(qvec)),
+		chroma.WithNResults(q.K),
+		chroma.WithInclude(chroma.IncludeDocuments, chroma.IncludeMetadatas, chroma.IncludeEmbeddings, chroma.IncludeDistances),
+	}
+	if w != nil {
+		opts = append(opts, chroma.WithWhere(&w))
+	}
+	res, err := s.col.Query(ctx, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("chroma: query: %w", err)
+	}
+	return matches(res, q.MinScore)
+}
+
+// matches reads the first result group of a query.
+func matches(res chroma.QueryResult, minScore float32) ([]vector.Match, error) {
+	idGroups := res.GetIDGroups()
+	if len(idGroups) == 0 {
+		return nil, nil
+	}
+	ids := idGroups[0]
+	texts := first(res.GetDocumentsGroups())
+	metas := first(res.GetMetadatasGroups())
+	vecs := first(res.GetEmbeddingsGroups())
+	dists := first(res.GetDistancesGroups())
+	if len(dists) != len(ids) {
+		return nil, fmt.Errorf("chroma: the reply has %d distances for %d ids", len(dists), len(ids))
+	}
+	out := make([]vector.Match, 0, len(ids))
+	for i, id := range ids {
+		score := 1 - float32(dists[i])
+		if minScore != 0 && score < minScore {
+			continue
+		}
+		m := vector.Match{Document: vector.Document{ID: string(id)}, Score: score}
+		if i < len(texts) && texts[i] != nil {
+			m.Text = texts[i].ContentString()
+		}
+		if i < len(vecs) && vecs[i] != nil {
+			m.Vector = vecs[i].ContentAsFloat32()
+		}
+		if i < len(metas) && metas[i] != nil {
+			md, err := fromChroma(metas[i])
+			if err != nil {
+				return nil, fmt.Errorf("chroma: record %q: %w", id, err)
+			}
+			m.Metadata = md
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// fromChroma converts stored metadata to the contract's types: every
+// number as float64, lists as []string.
+func fromChroma(md chroma.DocumentMetadata) (map[string]any, error) {
+	out := map[string]any{}
+	for _, k := range keys(md) {
+		if v, ok := md.GetStringArray(k); ok {
+			out[k] = v
+		} else if v, ok := md.GetBool(k); ok {
+			out[k] = v
+		} else if v, ok := md.GetString(k); ok {
+			out[k] = v
+		} else if v, ok := md.GetFloat(k); ok {
+			out[k] = v
+		} else if v, ok := md.GetInt(k); ok {
+			out[k] = float64(v)
+		} else {
+			return nil, fmt.Errorf("metadata %q holds a type the store does not read (strings, bools, numbers and lists of strings)", k)
+		}
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
+}
+
+func first[T any](groups []T) T {
+	var zero T
+	if len(groups) == 0 {
+		return zero
+	}
+	return groups[0]
+}

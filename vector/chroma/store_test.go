@@ -1,0 +1,53 @@
+package chroma_test
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+
+	chromago "github.com/amikos-tech/chroma-go/pkg/api/v2"
+	"github.com/stretchr/testify/require"
+
+	"github.com/loomwork/loom/vector"
+	"github.com/loomwork/loom/vector/chroma"
+	"github.com/loomwork/loom/vector/vectortest"
+)
+
+// client returns a chroma-go HTTP client for the fake, closed when t ends.
+func client(t *testing.T, f *fake) chromago.Client {
+	t.Helper()
+	c, err := chromago.NewHTTPClient(chromago.WithBaseURL(f.srv.URL))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+func TestConformance(t *testing.T) {
+	f := startFake(t)
+	c := client(t, f)
+	var n atomic.Int64
+	open := func(t *testing.T, dims int) vector.Store {
+		s, err := chroma.Open(context.Background(), chroma.Config{Client: c, Collection: fmt.Sprintf("c%d", n.Add(1)),
+			Dimensions: dims, Embedder: vectortest.Embedder(dims)})
+		require.NoError(t, err)
+		return s
+	}
+	reopen := func(t *testing.T, s vector.Store) vector.Store {
+		require.NoError(t, s.Close())
+		s2, err := chroma.Open(context.Background(), chroma.Config{Client: client(t, f), Collection: fmt.Sprintf("c%d", n.Load()),
+			Dimensions: vectortest.Dims, Embedder: vectortest.Embedder(vectortest.Dims)})
+		require.NoError(t, err)
+		return s2
+	}
+	vectortest.Run(t, open, vectortest.Options{Reopen: reopen})
+
+	for _, q := range f.calls("/query") {
+		require.Equal(t, []any{"documents", "metadatas", "embeddings", "distances"}, q.Body["include"])
+	}
+	for _, c := range f.calls("/collections") {
+		require.Equal(t, map[string]any{"hnsw:space": "cosine"}, c.Body["metadata"], "collections use cosine distance")
+		require.NotContains(t, c.Body, "configuration", "no embedding function is recorded")
+		require.Equal(t, true, c.Body["get_or_create"])
+	}
+}

@@ -1,0 +1,263 @@
+package vector
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+
+	"github.com/loomwork/loom/model"
+)
+
+// local is the store logic shared by [Memory] and [SQLite]: validation,
+// embedding, locking and the index. A persister, when set, writes each
+// change before the index applies it, so memory never holds what the
+// database lost.
+type local struct {
+	mu      sync.RWMutex // readers search; writers upsert, delete and close
+	idx     *index
+	emb     model.Embedder
+	persist persister // nil for Memory
+	closed  bool
+}
+
+// persister stores changes durably.
+type persister interface {
+	upsert(ctx context.Context, rows []row) error
+	delete(ctx context.Context, ids []string) error
+	close() error
+}
+
+// row is a validated document with its unit vector.
+type row struct {
+	entry
+	unit []float32
+}
+
+func newLocal(o Options) *local {
+	return &local{idx: newIndex(o.Dimensions, o.Int8, o.Parallelism), emb: o.Embedder}
+}
+
+// prepare validates docs, embeds those without vectors and normalises
+// vectors and metadata. It takes no lock: embedding may be a network call.
+func (s *local) prepare(ctx context.Context, docs []Document) ([]row, error) {
+	dims := s.idx.dims
+	rows := make([]row, len(docs))
+	var texts []string
+	var need []int
+	for i, d := range docs {
+		what := fmt.Sprintf("document %q", d.ID)
+		if d.ID == "" {
+			return nil, fmt.Errorf("%w: document %d has an empty ID", ErrInvalidDocument, i)
+		}
+		md, err := NormalizeMetadata(d.Metadata)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		rows[i] = row{entry: entry{id: d.ID, text: d.Text, metadata: md}}
+		if d.Vector == nil {
+			if d.Text == "" {
+				return nil, fmt.Errorf("%w: %s has no text and no vector", ErrInvalidDocument, what)
+			}
+			texts = append(texts, d.Text)
+			need = append(need, i)
+			continue
+		}
+		if err := CheckDimensions(what, dims, d.Vector); err != nil {
+			return nil, err
+		}
+		if err := CheckVector(ErrInvalidDocument, what, d.Vector); err != nil {
+			return nil, err
+		}
+		rows[i].unit = slices.Clone(d.Vector)
+	}
+	if len(texts) > 0 {
+		vs, err := s.embed(ctx, texts)
+		if err != nil {
+			return nil, err
+		}
+		for j, i := range need {
+			what := fmt.Sprintf("document %q", docs[i].ID)
+			if err := CheckVector(ErrInvalidDocument, what+" embedded from its text", vs[j]); err != nil {
+				return nil, err
+			}
+			rows[i].unit = vs[j]
+		}
+	}
+	for i := range rows {
+		normalize(rows[i].unit)
+	}
+	return rows, nil
+}
+
+// embed embeds texts and checks the embedder kept its promises.
+func (s *local) embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if s.emb == nil {
+		return nil, fmt.Errorf("%w: give each document and query a Vector, or set Options.Embedder", ErrNoEmbedder)
+	}
+	vs, err := s.emb.Embed(ctx, texts)
+	if err != nil {
+		return nil, fmt.Errorf("vector: embed %d texts with %s: %w", len(texts), s.emb.Name(), err)
+	}
+	if len(vs) != len(texts) {
+		return nil, fmt.Errorf("vector: embedder %s returned %d vectors for %d texts", s.emb.Name(), len(vs), len(texts))
+	}
+	for _, v := range vs {
+		if err := CheckDimensions("embedder "+s.emb.Name(), s.idx.dims, v); err != nil {
+			return nil, err
+		}
+	}
+	return vs, nil
+}
+
+// Upsert stores docs, replacing documents with the same IDs. Documents
+// without a Vector are embedded from their Text in one call to the
+// embedder, before the store is locked. Nothing is stored when a document
+// is invalid or the embedder fails.
+func (s *local) Upsert(ctx context.Context, docs ...Document) error {
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	if len(docs) == 0 {
+		return nil
+	}
+	rows, err := s.prepare(ctx, docs)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	if s.persist != nil {
+		if err := s.persist.upsert(ctx, rows); err != nil {
+			return err
+		}
+	}
+	s.idx.reserve(len(rows))
+	for _, r := range rows {
+		s.idx.put(r.entry, r.unit)
+	}
+	return nil
+}
+
+// Delete removes the documents with these ids; unknown ids are ignored.
+func (s *local) Delete(ctx context.Context, ids ...string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	if s.persist != nil {
+		if err := s.persist.delete(ctx, ids); err != nil {
+			return err
+		}
+	}
+	for _, id := range ids {
+		s.idx.remove(id)
+	}
+	return nil
+}
+
+// Search returns the q.K documents closest to q by cosine similarity,
+// best first, among those passing q.Filter and scoring at least
+// q.MinScore. It scans every vector (exact search), in parallel for large
+// stores; many searches run at once, and a write waits for them.
+func (s *local) Search(ctx context.Context, q Query) ([]Match, error) {
+	if err := s.checkOpen(); err != nil {
+		return nil, err
+	}
+	q, err := q.Prepare()
+	if err != nil {
+		return nil, err
+	}
+	var v []float32
+	if q.Vector != nil {
+		if err := CheckDimensions("query", s.idx.dims, q.Vector); err != nil {
+			return nil, err
+		}
+		v = slices.Clone(q.Vector)
+	} else {
+		vs, err := s.embed(ctx, []string{q.Text})
+		if err != nil {
+			return nil, err
+		}
+		if err := CheckVector(ErrInvalidQuery, "query text "+fmt.Sprintf("%q", q.Text), vs[0]); err != nil {
+			return nil, err
+		}
+		v = vs[0]
+	}
+	normalize(v)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		return nil, ErrClosed
+	}
+	hits := s.idx.search(v, q.K, q.MinScore, q.MinScore != 0, q.Filter)
+	out := make([]Match, len(hits))
+	for i, h := range hits {
+		e := s.idx.entries[h.row]
+		out[i] = Match{Score: h.score, Document: Document{
+			ID: e.id, Text: e.text, Vector: s.idx.vector(int(h.row)), Metadata: cloneMetadata(e.metadata),
+		}}
+	}
+	return out, nil
+}
+
+// Len returns the number of stored documents.
+func (s *local) Len() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.idx.len()
+}
+
+// Dimensions returns the length of every stored vector.
+func (s *local) Dimensions() int { return s.idx.dims }
+
+// Close releases the store. Later calls fail with [ErrClosed]; a second
+// Close returns nil.
+func (s *local) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	s.idx = newIndex(s.idx.dims, s.idx.int8, s.idx.workers)
+	if s.persist != nil {
+		return s.persist.close()
+	}
+	return nil
+}
+
+func (s *local) checkOpen() error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		return ErrClosed
+	}
+	return nil
+}
+
+// cloneMetadata copies normalised metadata so callers cannot change the
+// stored map or its lists.
+func cloneMetadata(m map[string]any) map[string]any {
+	if m == nil {
+		return nil
+	}
+	out := maps.Clone(m)
+	for k, v := range out {
+		if l, ok := v.([]string); ok {
+			out[k] = slices.Clone(l)
+		}
+	}
+	return out
+}

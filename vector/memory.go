@@ -1,0 +1,43 @@
+package vector
+
+// Memory is an exact, in-process vector store that keeps nothing after
+// the process ends; [SQLite] is the same index persisted to a file.
+//
+// Vectors are held normalised to unit length in one contiguous float32
+// array (or int8 codes with [Options.Int8]), and every search scans all of
+// them with an unrolled dot product, in parallel for large stores. That
+// is exact and fast up to a few hundred thousand vectors; see
+// bench/README.md for figures.
+//
+// Memory is safe for concurrent use: searches share a read lock and run in
+// parallel with each other; Upsert, Delete and Close take the write lock,
+// so a write waits for running searches and a search sees every write that
+// returned before it started. Embedding happens before the lock is taken.
+type Memory struct {
+	*local
+}
+
+var _ Store = (*Memory)(nil)
+
+// NewMemory returns an empty in-memory store. Its dimensions come from
+// opts.Dimensions or, when that is zero, from opts.Embedder; one of the
+// two is required.
+func NewMemory(opts Options) (*Memory, error) {
+	o, err := opts.resolve("NewMemory")
+	if err != nil {
+		return nil, err
+	}
+	if o.Dimensions == 0 {
+		return nil, errNoDimensions("NewMemory")
+	}
+	return &Memory{local: newLocal(o)}, nil
+}
+
+func errNoDimensions(who string) error {
+	return &configError{who: who, msg: "no dimensions: set Options.Dimensions or Options.Embedder"}
+}
+
+// configError is a store constructor's complaint about its options.
+type configError struct{ who, msg string }
+
+func (e *configError) Error() string { return "vector: " + e.who + ": " + e.msg }

@@ -1,0 +1,62 @@
+// Package weaviate is a [vector.Store] on a Weaviate class, through the
+// official client github.com/weaviate/weaviate-go-client/v5: REST for the
+// schema and batches, GraphQL for search.
+//
+// The caller makes the client and keeps it. [Open] reads the class, or
+// creates it with no vectorizer and cosine distance, and refuses an
+// existing class with another distance.
+//
+// # Objects
+//
+// Weaviate identifies objects by UUID, so a document's ID becomes a UUID
+// (SHA-1, name-based, see [ObjectID]) and is kept in the text property
+// loom_id; its text is the property loom_text. Every metadata key is a
+// property of the class, created on first use with one type: text
+// (string), number, boolean or text[] ([]string), text with field
+// tokenization so that equality compares whole values. Hence two limits
+// the contract does not have: a metadata key must be a valid property name
+// (a lower-case letter or underscore, then letters, digits and
+// underscores), and one key holds one type across the class, so a
+// document giving "n" a string after another gave it a number is rejected
+// with [vector.ErrInvalidDocument]. A batch upsert replaces whole objects,
+// as the contract asks; a failure in a later batch leaves earlier ones
+// written.
+//
+// # Search and filters
+//
+// Search sends one GraphQL Get with nearVector, limit K and the where
+// filter, which Weaviate applies before the vector search's cut. Scores
+// are 1 − Weaviate's cosine distance. The filter becomes a where clause
+// using the class's property types: Eq of a string is Equal on a text
+// property and ContainsAny on a text[] property, Eq of a number or bool is
+// Equal on a number or boolean property, ranges are GreaterThan,
+// GreaterThanEqual, LessThan and LessThanEqual on a number property, In is
+// Or of those, And and Or are And and Or. A comparison whose property is
+// missing, or has another type, can match nothing, so it is folded to
+// false before the query rather than sent (Weaviate would reject it); a
+// filter that can match nothing sends no query. The store reads the class
+// schema on Open and again when a filter or document names a property it
+// does not know, so properties another process adds later are seen.
+//
+// # What was tested against a real server
+//
+// Nothing: Weaviate does not run here. The conformance suite in
+// vector/vectortest runs against a local fake of Weaviate's REST API
+// (/v1/.well-known/ready, /v1/meta, /v1/schema, /v1/batch/objects) and of
+// the one GraphQL shape the store sends, which parses the query, applies
+// the where operators above by property type and scores by cosine
+// distance, and asserts the requests. Behaviours of a real Weaviate are
+// therefore assumed, not observed: that ContainsAny matches an element of a
+// text[] property, that Equal on a field-tokenized text property compares
+// whole values, and that objects are searchable right after the batch
+// returns. A client configured with gRPC sends batches over gRPC, which the
+// fake does not serve.
+//
+// # A client caveat
+//
+// weaviate-go-client v5.5.0 gives every connection a finalizer that sends
+// on an unbuffered channel which only its OAuth refresh goroutine reads.
+// Without OAuth, a client that is garbage collected parks the runtime's
+// finalizer goroutine for good, and no later finalizer of the process
+// runs. Keep one client for the life of the process.
+package weaviate

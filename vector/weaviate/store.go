@@ -1,0 +1,308 @@
+package weaviate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+
+	"github.com/go-openapi/strfmt"
+	"github.com/google/uuid"
+	"github.com/weaviate/weaviate-go-client/v5/weaviate"
+	"github.com/weaviate/weaviate-go-client/v5/weaviate/filters"
+	"github.com/weaviate/weaviate-go-client/v5/weaviate/graphql"
+	"github.com/weaviate/weaviate/entities/models"
+
+	"github.com/loomwork/loom/model"
+	"github.com/loomwork/loom/vector"
+)
+
+const (
+	// DefaultClass is the class a [Config] with no Class uses.
+	DefaultClass = "LoomDocument"
+	// DefaultBatchSize is the number of objects per batch request when
+	// [Config.BatchSize] is zero.
+	DefaultBatchSize = 100
+)
+
+// ErrConfig marks a [Config] that cannot open a store, or a class that
+// does not fit it; the message says which.
+var ErrConfig = errors.New("weaviate: invalid config")
+
+// idSpace is the namespace of the name-based UUIDs of document ids.
+var idSpace = uuid.MustParse("6ba7b811-9dad-11d1-80b4-00c04fd430c8") // RFC 4122's URL namespace
+
+// ObjectID returns the Weaviate object UUID of a document id: the SHA-1
+// name-based UUID of the id in RFC 4122's URL namespace.
+func ObjectID(id string) string { return uuid.NewSHA1(idSpace, []byte(id)).String() }
+
+// Config says which class a [Store] uses and how.
+type Config struct {
+	// Client is the Weaviate client, as from weaviate.NewClient. The
+	// caller keeps it.
+	Client *weaviate.Client
+	// Class is the class's name: an upper-case letter, then letters,
+	// digits and underscores. Empty means [DefaultClass].
+	Class string
+	// Dimensions is the length of every vector. Zero takes the
+	// Embedder's; negative is an error.
+	Dimensions int
+	// Embedder embeds documents and queries given as text. Nil: every
+	// document and query must carry a vector.
+	Embedder model.Embedder
+	// BatchSize is the number of objects per batch request: zero means
+	// [DefaultBatchSize]; negative is an error.
+	BatchSize int
+}
+
+// Store is a [vector.Store] on a Weaviate class. It is safe for concurrent
+// use.
+type Store struct {
+	client *weaviate.Client
+	class  string
+	dims   int
+	emb    model.Embedder
+	batch  int
+
+	schemaMu sync.Mutex        // guards props
+	props    map[string]string // metadata property → data type
+
+	mu     sync.RWMutex // guards closed against in-flight calls
+	closed bool
+}
+
+var _ vector.Store = (*Store)(nil)
+
+// Open reads the class, creating it when missing.
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	if cfg.Client == nil {
+		return nil, fmt.Errorf("%w: Client is nil; create one with weaviate.NewClient", ErrConfig)
+	}
+	dims := cfg.Dimensions
+	switch {
+	case dims < 0:
+		return nil, fmt.Errorf("%w: Dimensions is %d; use 0 to take the Embedder's, or a positive count", ErrConfig, dims)
+	case dims == 0 && cfg.Embedder == nil:
+		return nil, fmt.Errorf("%w: Dimensions is 0 and there is no Embedder to take it from", ErrConfig)
+	case dims == 0:
+		dims = cfg.Embedder.Dimensions()
+	case cfg.Embedder != nil && cfg.Embedder.Dimensions() != dims:
+		return nil, &vector.DimensionError{Want: dims, Got: cfg.Embedder.Dimensions(), What: "embedder " + cfg.Embedder.Name()}
+	}
+	switch {
+	case cfg.BatchSize < 0:
+		return nil, fmt.Errorf("%w: BatchSize is %d; use 0 for %d, or a positive count", ErrConfig, cfg.BatchSize, DefaultBatchSize)
+	case cfg.BatchSize == 0:
+		cfg.BatchSize = DefaultBatchSize
+	}
+	if cfg.Class == "" {
+		cfg.Class = DefaultClass
+	}
+	if !className.MatchString(cfg.Class) {
+		return nil, fmt.Errorf("%w: Class %q: use an upper-case letter, then letters, digits and underscores", ErrConfig, cfg.Class)
+	}
+	s := &Store{client: cfg.Client, class: cfg.Class, dims: dims, emb: cfg.Embedder, batch: cfg.BatchSize}
+	props, err := s.loadSchema(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	s.props = props
+	return s, nil
+}
+
+// Dimensions returns the length of every stored vector.
+func (s *Store) Dimensions() int { return s.dims }
+
+// Close marks the store closed; later calls fail with [vector.ErrClosed].
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	return nil
+}
+
+func (s *Store) begin() error {
+	s.mu.RLock()
+	if s.closed {
+		s.mu.RUnlock()
+		return fmt.Errorf("weaviate: %w", vector.ErrClosed)
+	}
+	return nil
+}
+
+func (s *Store) end() { s.mu.RUnlock() }
+
+// Upsert writes docs in batches, replacing objects with the same ids.
+func (s *Store) Upsert(ctx context.Context, docs ...vector.Document) error {
+	if err := s.begin(); err != nil {
+		return err
+	}
+	defer s.end()
+	docs, err := prepare(ctx, s.emb, s.dims, docs)
+	if err != nil {
+		return err
+	}
+	if err := s.ensureProperties(ctx, docs); err != nil {
+		return err
+	}
+	for start := 0; start < len(docs); start += s.batch {
+		part := docs[start:min(start+s.batch, len(docs))]
+		objs := make([]*models.Object, len(part))
+		for i, d := range part {
+			props := map[string]any{idProperty: d.ID, textProperty: d.Text}
+			for k, v := range d.Metadata {
+				props[k] = v
+			}
+			objs[i] = &models.Object{Class: s.class, ID: strfmt.UUID(ObjectID(d.ID)), Properties: props, Vector: d.Vector}
+		}
+		res, err := s.client.Batch().ObjectsBatcher().WithObjects(objs...).Do(ctx)
+		if err == nil {
+			err = batchErrors(res)
+		}
+		if err != nil {
+			return fmt.Errorf("weaviate: upsert %d objects (%d of %d already written): %w", len(part), start, len(docs), err)
+		}
+	}
+	return nil
+}
+
+// batchErrors collects the per-object errors of a batch reply.
+func batchErrors(res []models.ObjectsGetResponse) error {
+	var errs []error
+	for _, r := range res {
+		if r.Result == nil || r.Result.Errors == nil {
+			continue
+		}
+		for _, e := range r.Result.Errors.Error {
+			if e != nil {
+				errs = append(errs, fmt.Errorf("object %s: %s", r.ID, e.Message))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Delete removes the objects with these ids; unknown ids are ignored.
+func (s *Store) Delete(ctx context.Context, ids ...string) error {
+	if err := s.begin(); err != nil {
+		return err
+	}
+	defer s.end()
+	for start := 0; start < len(ids); start += s.batch {
+		part := ids[start:min(start+s.batch, len(ids))]
+		where := filters.Where().WithPath([]string{idProperty}).WithOperator(filters.ContainsAny).WithValueText(part...)
+		res, err := s.client.Batch().ObjectsBatchDeleter().WithClassName(s.class).WithWhere(where).Do(ctx)
+		if err == nil && res != nil && res.Results != nil && res.Results.Failed > 0 {
+			err = fmt.Errorf("%d objects failed to delete", res.Results.Failed)
+		}
+		if err != nil {
+			return fmt.Errorf("weaviate: delete %d ids: %w", len(part), err)
+		}
+	}
+	return nil
+}
+
+// Search sends one GraphQL Get with nearVector, the where filter and
+// limit K, and returns the matches scoring at least q.MinScore, best
+// first.
+func (s *Store) Search(ctx context.Context, q vector.Query) ([]vector.Match, error) {
+	if err := s.begin(); err != nil {
+		return nil, err
+	}
+	defer s.end()
+	q, qvec, err := prepareQuery(ctx, s.emb, s.dims, q)
+	if err != nil {
+		return nil, err
+	}
+	props, err := s.properties(ctx, fields(q.Filter))
+	if err != nil {
+		return nil, err
+	}
+	s.schemaMu.Lock()
+	props = maps.Clone(props)
+	s.schemaMu.Unlock()
+	where, ok, err := translate(q.Filter, props)
+	if err != nil {
+		return nil, fmt.Errorf("weaviate: %w", err)
+	}
+	if !ok {
+		return nil, nil
+	}
+	names := []graphql.Field{{Name: idProperty}, {Name: textProperty}}
+	for _, p := range slices.Sorted(maps.Keys(props)) {
+		names = append(names, graphql.Field{Name: p})
+	}
+	names = append(names, graphql.Field{Name: "_additional", Fields: []graphql.Field{{Name: "distance"}, {Name: "vector"}}})
+	get := s.client.GraphQL().Get().WithClassName(s.class).WithFields(names...).
+		WithNearVector(s.client.GraphQL().NearVectorArgBuilder().WithVector(qvec)).WithLimit(q.K)
+	if where != nil {
+		get = get.WithWhere(where)
+	}
+	res, err := get.Do(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("weaviate: search: %w", err)
+	}
+	if len(res.Errors) > 0 {
+		msgs := make([]error, len(res.Errors))
+		for i, e := range res.Errors {
+			msgs[i] = errors.New(e.Message)
+		}
+		return nil, fmt.Errorf("weaviate: search: %w", errors.Join(msgs...))
+	}
+	return s.matches(res.Data, props, q.MinScore)
+}
+
+// matches reads the objects of a Get reply.
+func (s *Store) matches(data map[string]models.JSONObject, props map[string]string, minScore float32) ([]vector.Match, error) {
+	get, _ := data["Get"].(map[string]any)
+	objs, _ := get[s.class].([]any)
+	out := make([]vector.Match, 0, len(objs))
+	for _, o := range objs {
+		obj, ok := o.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("weaviate: search: an object of the reply is %T", o)
+		}
+		add, _ := obj["_additional"].(map[string]any)
+		dist, ok := add["distance"].(float64)
+		if !ok {
+			return nil, fmt.Errorf("weaviate: search: an object of the reply has no distance")
+		}
+		score := float32(1 - dist)
+		if minScore != 0 && score < minScore {
+			continue
+		}
+		id, _ := obj[idProperty].(string)
+		text, _ := obj[textProperty].(string)
+		raw := map[string]any{}
+		for p := range props {
+			if v, ok := obj[p]; ok && v != nil {
+				raw[p] = v
+			}
+		}
+		md, err := vector.NormalizeMetadata(raw)
+		if err != nil {
+			return nil, fmt.Errorf("weaviate: object %q: %w", id, err)
+		}
+		var vec []float32
+		if vs, ok := add["vector"].([]any); ok {
+			vec = make([]float32, len(vs))
+			for i, x := range vs {
+				f, _ := x.(float64)
+				vec[i] = float32(f)
+			}
+		}
+		out = append(out, vector.Match{Document: vector.Document{ID: id, Text: text, Vector: vec, Metadata: md}, Score: score})
+	}
+	slices.SortStableFunc(out, func(a, b vector.Match) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		}
+		return 0
+	})
+	return out, nil
+}
