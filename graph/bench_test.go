@@ -5,13 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
-	"path/filepath"
 	"strconv"
 	"testing"
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/checkpoint"
-	"github.com/loomwork/loom/checkpoint/sqlite"
 	"github.com/loomwork/loom/graph"
 )
 
@@ -97,16 +95,14 @@ func BenchmarkGraph(b *testing.B) {
 	})
 	stores := map[string]func(b *testing.B) checkpoint.Store{
 		"memory": func(*testing.B) checkpoint.Store { return checkpoint.NewMemory() },
-		"sqlite": func(b *testing.B) checkpoint.Store {
-			s, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.Cleanup(func() { _ = s.Close() })
-			return s
-		},
+		"sqlite": func(b *testing.B) checkpoint.Store { return openSQLite(b) },
 	}
-	for _, store := range []string{"memory", "sqlite"} {
+	names := []string{"memory", "sqlite"}
+	if dsn := postgresDSN(b); dsn != "" {
+		stores["postgres"] = func(b *testing.B) checkpoint.Store { return openPostgres(b, dsn) }
+		names = append(names, "postgres")
+	}
+	for _, store := range names {
 		for _, shape := range []string{"chain10", "fanout3"} {
 			b.Run(fmt.Sprintf("store=%s/graph=%s", store, shape), func(b *testing.B) {
 				s := stores[store](b)

@@ -4,14 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/checkpoint"
-	"github.com/loomwork/loom/checkpoint/sqlite"
 	"github.com/loomwork/loom/graph"
 	"github.com/stretchr/testify/require"
 )
@@ -329,14 +327,6 @@ func TestAnswerChecks(t *testing.T) {
 	require.ErrorIs(t, err, graph.ErrNothingToResume)
 	_, err = c.ResumeInvoke(ctx, "never", nil)
 	require.ErrorIs(t, err, graph.ErrNothingToResume)
-}
-
-func stores(t *testing.T) map[string]checkpoint.Store {
-	t.Helper()
-	sq, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "cp.db"))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = sq.Close() })
-	return map[string]checkpoint.Store{"memory": checkpoint.NewMemory(), "sqlite": sq}
 }
 
 // A double-clicked "approve": of concurrent resumes exactly one advances.
