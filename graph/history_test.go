@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/checkpoint"
 	"github.com/loomwork/loom/graph"
 	"github.com/stretchr/testify/require"
 )
@@ -114,4 +115,29 @@ func TestAskInsideAFuncNodeFails(t *testing.T) {
 	_, err := c.Invoke(context.Background(), "q", st{})
 	require.ErrorContains(t, err, "a graph asks through graph.Ask nodes")
 	require.Nil(t, agent.Interrupts(err), "the graph does not wait")
+}
+
+// A sub-graph that ended is not run again when its parent's step is: the
+// parent picks up the sub-graph's final state from its thread.
+func TestSubGraphThatEndedIsNotRunAgain(t *testing.T) {
+	ctx := context.Background()
+	var inner, mapped atomic.Int32
+	store := checkpoint.NewMemory()
+	sub := compile(t, graph.New[st](graph.Config{Name: "sub", Store: store}).Reducer("log", graph.Append()).
+		Node("work", counted(&inner, "work")).Edge(graph.START, "work").Edge("work", graph.END))
+	pg := graph.New[st](graph.Config{Name: "parent", Store: store}).Reducer("log", graph.Append())
+	graph.SubGraph(pg, "child", sub, func(s st) (st, error) { return st{}, nil }, func(s st, r st) (st, error) {
+		if mapped.Add(1) == 1 {
+			return s, fmt.Errorf("mapping failed once")
+		}
+		s.Log = append(s.Log, r.Log...)
+		return s, nil
+	})
+	c := compile(t, pg.Edge(graph.START, "child").Edge("child", graph.END))
+	_, err := c.Invoke(ctx, "p", st{})
+	require.ErrorContains(t, err, "mapping failed once")
+	out, err := c.ResumeInvoke(ctx, "p", nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"work"}, out.Log)
+	require.Equal(t, int32(1), inner.Load())
 }
