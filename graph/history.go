@@ -72,7 +72,9 @@ func (c *Compiled[S]) StateAt(ctx context.Context, thread string, seq int64) (Sn
 // travel): to gets a copy of from's checkpoints 1..seq, then, when edit is
 // not nil, a "fork" checkpoint whose state is edit's result. The original
 // thread is left as it was. Continue the branch with [Compiled.Resume]
-// (with answers when it waits). to must be a new thread.
+// (with answers when it waits). to must be a new thread. [Once] results
+// are not copied: the branch is a new history, whose nodes do their
+// effects again.
 func (c *Compiled[S]) Fork(ctx context.Context, from string, seq int64, to string, edit func(s S) (S, error)) (Snapshot[S], error) {
 	var zero Snapshot[S]
 	if from == to {

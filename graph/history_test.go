@@ -141,3 +141,16 @@ func TestSubGraphThatEndedIsNotRunAgain(t *testing.T) {
 	require.Equal(t, []string{"work"}, out.Log)
 	require.Equal(t, int32(1), inner.Load())
 }
+
+func TestPanickingNodeFailsTheStep(t *testing.T) {
+	c := compile(t, graph.New[st](graph.Config{}).Reducer("log", graph.Append()).
+		Node("boom", func(context.Context, st) (st, error) { panic("kaboom") }).
+		Node("fine", logNode("fine")).
+		Edge(graph.START, "boom").Edge(graph.START, "fine").Edge("boom", graph.END).Edge("fine", graph.END))
+	_, err := c.Invoke(context.Background(), "p", st{})
+	require.ErrorIs(t, err, agent.ErrPanic)
+	require.ErrorContains(t, err, "kaboom")
+	snap, err := c.StateAt(context.Background(), "p", 0)
+	require.NoError(t, err)
+	require.Equal(t, graph.StatusFailed, snap.Status)
+}

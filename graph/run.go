@@ -213,7 +213,8 @@ func (c *Compiled[S]) step(ctx context.Context, sr *agent.Run, thread string, se
 	for k, o := range outs {
 		i := idx[k]
 		t, res := rec.Next[i], results[i]
-		if !res.ran {
+		if res.err == nil && o.Err != nil {
+			// The task did not start, or its body panicked.
 			res.err = o.Err
 		}
 		if res.ran {
@@ -247,7 +248,9 @@ func (c *Compiled[S]) step(ctx context.Context, sr *agent.Run, thread string, se
 	if len(failures) > 0 {
 		err := errors.Join(failures...)
 		next.Status, next.Error = StatusFailed, err.Error()
-		if perr := c.put(ctx, thread, seq+1, "failed", next); perr != nil {
+		// Saved even when ctx ended (a timeout is a common failure), so the
+		// finished tasks' writes are kept.
+		if perr := c.put(context.WithoutCancel(ctx), thread, seq+1, "failed", next); perr != nil {
 			return nil, errors.Join(err, perr)
 		}
 		return next, err
