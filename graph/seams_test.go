@@ -62,7 +62,7 @@ func (goRunner) NewMailbox() agent.Mailbox { return make(chanBox, 16) }
 
 type chanBox chan any
 
-func (b chanBox) Send(m any) { b <- m }
+func (b chanBox) Send(m any)   { b <- m }
 func (b chanBox) Receive() any { return <-b }
 
 func TestNodesStartThroughTheTaskRunnerSeam(t *testing.T) {
