@@ -314,16 +314,16 @@ func TestMermaid(t *testing.T) {
 		Join("ok", "b").Edge("ok", graph.END).Edge("b", graph.END))
 	require.Equal(t, `flowchart TD
   __start__([start])
-  n_a["a"]
-  n_b["b"]
-  n_ok{{"ok"}}
+  n0["a"]
+  n1["b"]
+  n2{{"ok"}}
   __end__([end])
-  __start__ --> n_a
-  n_a -.-> n_b
-  n_a -.-> n_ok
-  n_b --> __end__
-  n_ok --> __end__
-  n_b == join ==> n_ok
+  __start__ --> n0
+  n0 -.-> n1
+  n0 -.-> n2
+  n1 --> __end__
+  n2 --> __end__
+  n1 == join ==> n2
 `, c.Mermaid())
 }
 

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -12,29 +13,23 @@ import (
 func (c *Compiled[S]) Mermaid() string {
 	var b strings.Builder
 	b.WriteString("flowchart TD\n")
-	id := func(n string) string {
-		switch n {
-		case START:
-			return "__start__"
-		case END:
-			return "__end__"
-		}
-		return "n_" + strings.Map(func(r rune) rune {
-			if r == '-' {
-				return '_'
-			}
-			return r
-		}, n)
+	// Node ids are positions, so that any node name is a valid Mermaid id;
+	// the name is the label.
+	ids := map[string]string{START: "__start__", END: "__end__"}
+	for i, n := range c.order {
+		ids[n] = "n" + strconv.Itoa(i)
 	}
+	id := func(n string) string { return ids[n] }
 	b.WriteString("  __start__([start])\n")
 	for _, n := range c.order {
+		label := `"` + strings.ReplaceAll(n, `"`, "#quot;") + `"`
 		switch c.nodes[n].kind {
 		case kindAsk:
-			fmt.Fprintf(&b, "  %s{{%q}}\n", id(n), n)
+			fmt.Fprintf(&b, "  %s{{%s}}\n", id(n), label)
 		case kindGraph:
-			fmt.Fprintf(&b, "  %s[[%q]]\n", id(n), n)
+			fmt.Fprintf(&b, "  %s[[%s]]\n", id(n), label)
 		default:
-			fmt.Fprintf(&b, "  %s[%q]\n", id(n), n)
+			fmt.Fprintf(&b, "  %s[%s]\n", id(n), label)
 		}
 	}
 	b.WriteString("  __end__([end])\n")

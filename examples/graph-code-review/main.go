@@ -187,10 +187,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	m, err := model.Open(*modelID)
-	if err != nil {
-		fmt.Fprintln(stderr, "model:", err)
-		return 2
+	var m model.Model // history and mermaid need none
+	if cmd := fs.Arg(0); cmd == "ask" || cmd == "approve" || cmd == "reject" {
+		var err error
+		if m, err = model.Open(*modelID); err != nil {
+			fmt.Fprintln(stderr, "model:", err)
+			return 2
+		}
 	}
 	store, err := sqlite.Open(ctx, *db)
 	if err != nil {

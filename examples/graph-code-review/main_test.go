@@ -76,3 +76,10 @@ func TestRejectSendsItBackToTheCoder(t *testing.T) {
 	require.Contains(t, res.Stdout, "declined: define it")
 	require.Contains(t, srv.Requests()[2].Last().Content, "Feedback: a person declined to run it: define it")
 }
+
+func TestMermaidNeedsNoModel(t *testing.T) {
+	res := exampletest.Run(t, bin, nil, "", "mermaid")
+	require.Equal(t, 0, res.Code, "stderr: %s", res.Stderr)
+	require.Contains(t, res.Stdout, "  n2{{\"approval\"}}\n")
+	require.Contains(t, res.Stdout, "  n4 -.-> n0\n", "the error handler loops back to the coder")
+}
