@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/checkpoint"
@@ -69,10 +71,23 @@ func (q Request) question(runID string) agent.Question {
 	return agent.Question{ID: q.ID, RunID: runID, Kind: q.Kind, Payload: q.Payload, Schema: q.Schema}
 }
 
+// clone returns a copy of r that shares only immutable values (the JSON
+// of fields and writes).
 func (r *record) clone() *record {
-	b, _ := json.Marshal(r)
-	var c record
-	_ = json.Unmarshal(b, &c)
+	c := *r
+	c.State = maps.Clone(r.State)
+	c.Next = slices.Clone(r.Next)
+	c.Done = maps.Clone(r.Done)
+	c.Waiting = slices.Clone(r.Waiting)
+	c.Answers = maps.Clone(r.Answers)
+	c.Runs = maps.Clone(r.Runs)
+	c.Joins = nil
+	if r.Joins != nil {
+		c.Joins = make(map[string][]string, len(r.Joins))
+		for k, v := range r.Joins {
+			c.Joins[k] = slices.Clone(v)
+		}
+	}
 	return &c
 }
 
