@@ -38,8 +38,14 @@ type AIConfig struct {
 	// Model is the agent's own model. When nil, the run's model
 	// ([WithModel]) is used, then the default ([WithDefaultModel]).
 	Model model.Model
-	// Tools are the agents the model may call, by their names.
+	// Tools are the agents the model may call, by their names, which must
+	// be valid tool names for every provider ([model.ValidToolName]).
 	Tools []Agent
+	// Toolsets supply more tools, resolved at the start of each run, so a
+	// remote server's list may change between runs. A tool name a provider
+	// would reject is offered to the model as [model.ToolNameFor] of it,
+	// and calls of that name reach the tool.
+	Toolsets []Toolset
 	// ToolChoice: auto (zero), none, required or a named tool, which apply
 	// to the first model call (later calls are auto, so the model can
 	// answer), or [Router]().
@@ -80,8 +86,7 @@ type AIConfig struct {
 type AI struct {
 	cfg      AIConfig
 	tmpl     *template.Template
-	tools    []model.Tool
-	byName   map[string]Agent
+	static   toolTable
 	in, out  json.RawMessage
 	inCheck  *compiledSchema
 	outCheck *compiledSchema
@@ -121,7 +126,7 @@ func NewAI(cfg AIConfig) (*AI, error) {
 	if err := cfg.Options.Validate(); err != nil {
 		return nil, fmt.Errorf("agent %q: %w", cfg.Name, err)
 	}
-	a := &AI{cfg: cfg, byName: make(map[string]Agent, len(cfg.Tools))}
+	a := &AI{cfg: cfg, static: toolTable{byName: make(map[string]Agent, len(cfg.Tools))}}
 	for i, t := range cfg.Tools {
 		if t == nil {
 			return fail("tool %d is nil", i)
@@ -130,20 +135,25 @@ func NewAI(cfg AIConfig) (*AI, error) {
 		if !model.ValidToolName(name) {
 			return fail("tool name %q is not a valid identifier: use letters, digits, '_' or '-', starting with a letter or '_'", name)
 		}
-		if _, dup := a.byName[name]; dup {
+		if _, dup := a.static.byName[name]; dup {
 			return fail("two tools are named %q: tool names must be unique", name)
 		}
-		a.byName[name] = t
-		a.tools = append(a.tools, model.Tool{Name: name, Description: t.Description(), Schema: t.InputSchema()})
+		a.static.add(name, t)
 	}
+	for i, ts := range cfg.Toolsets {
+		if ts == nil {
+			return fail("toolset %d is nil", i)
+		}
+	}
+	dynamic := len(cfg.Toolsets) > 0
 	switch cfg.ToolChoice.Mode {
 	case model.ToolAuto, model.ToolNone:
 	case model.ToolRequired, ToolRouter:
-		if len(a.tools) == 0 {
+		if len(a.static.tools) == 0 && !dynamic {
 			return fail("tool choice %q needs at least one tool", cfg.ToolChoice.Mode)
 		}
 	case model.ToolNamed:
-		if _, ok := a.byName[cfg.ToolChoice.Name]; !ok {
+		if _, ok := a.static.byName[cfg.ToolChoice.Name]; !ok && !dynamic {
 			return fail("tool choice names %q, which is not one of its tools", cfg.ToolChoice.Name)
 		}
 	default:

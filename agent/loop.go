@@ -25,7 +25,11 @@ func (a *AI) body(ctx context.Context, r *Run) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	req := model.Request{Messages: msgs, Tools: a.tools, ToolChoice: a.cfg.ToolChoice, Options: a.cfg.Options}
+	tt, err := a.resolveTools(ctx)
+	if err != nil {
+		return nil, err
+	}
+	req := model.Request{Messages: msgs, Tools: tt.tools, ToolChoice: a.cfg.ToolChoice, Options: a.cfg.Options}
 	router := a.cfg.ToolChoice.Mode == ToolRouter
 	if router {
 		req.ToolChoice = model.ToolChoice{Mode: model.ToolRequired}
@@ -50,7 +54,7 @@ func (a *AI) body(ctx context.Context, r *Run) (json.RawMessage, error) {
 		st.Turn, st.Usage = turn, r.usage
 		calls := resp.Message.ToolCalls()
 		if router {
-			return a.route(ctx, r, resp)
+			return a.route(ctx, r, tt, resp)
 		}
 		if len(calls) == 0 {
 			out, err := a.output(resp.Message.Text())
@@ -63,7 +67,7 @@ func (a *AI) body(ctx context.Context, r *Run) (json.RawMessage, error) {
 			return out, err
 		}
 		st.Messages, st.Pending, st.Results = req.Messages, calls, nil
-		results, err := a.runTools(ctx, r, calls)
+		results, err := a.runTools(ctx, r, tt, calls)
 		if err != nil {
 			return nil, err
 		}
@@ -233,20 +237,20 @@ func repairPrompt(ve *ValidationError) string {
 }
 
 // route hands off to the tool the router's model chose.
-func (a *AI) route(ctx context.Context, r *Run, resp *model.Response) (json.RawMessage, error) {
+func (a *AI) route(ctx context.Context, r *Run, tt *toolTable, resp *model.Response) (json.RawMessage, error) {
 	calls := resp.Message.ToolCalls()
 	if len(calls) == 0 {
 		text := resp.Message.Text()
 		if len(text) > 200 {
 			text = text[:200] + "…"
 		}
-		return nil, fmt.Errorf("%w: router %s: the model called none of %s and answered %q", ErrNoRoute, a.cfg.Name, a.toolNames(), text)
+		return nil, fmt.Errorf("%w: router %s: the model called none of %s and answered %q", ErrNoRoute, a.cfg.Name, tt.names(), text)
 	}
 	call := calls[0]
 	if !r.Emit(Event{Kind: EventToolCall, ToolCall: &call}) {
 		return nil, ErrStopped
 	}
-	res, out, err := a.execTool(ctx, r, call, r.Emit)
+	res, out, err := a.execTool(ctx, r, tt, call, r.Emit)
 	if errors.Is(err, ErrStopped) {
 		return nil, ErrStopped
 	}
@@ -263,12 +267,4 @@ func (a *AI) route(ctx context.Context, r *Run, resp *model.Response) (json.RawM
 		return nil, fmt.Errorf("router %s: handing off to %s: %s", a.cfg.Name, call.Name, res.Content)
 	}
 	return out, nil
-}
-
-func (a *AI) toolNames() string {
-	names := make([]string, len(a.tools))
-	for i, t := range a.tools {
-		names[i] = t.Name
-	}
-	return strings.Join(names, ", ")
 }

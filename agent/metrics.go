@@ -67,8 +67,12 @@ func WithMetrics(ctx context.Context, ms *Metrics) context.Context {
 	return context.WithValue(ctx, metricsKey{}, ms)
 }
 
-// MetricsFrom returns the instruments on ctx, or nil.
+// MetricsFrom returns the instruments on ctx, or nil (also when telemetry
+// is off, [WithTelemetry]).
 func MetricsFrom(ctx context.Context) *Metrics {
+	if telemetryOff(ctx) {
+		return nil
+	}
 	ms, _ := ctx.Value(metricsKey{}).(*Metrics)
 	return ms
 }

@@ -29,6 +29,7 @@ type eventJSON struct {
 	Output       json.RawMessage    `json:"output,omitempty"`
 	Messages     []model.Message    `json:"messages,omitempty"`
 	Err          *ErrorRecord       `json:"error,omitempty"`
+	Parts        []json.RawMessage  `json:"parts,omitempty"`
 	Response     *responseJSON      `json:"response,omitempty"`
 	Question     *Question          `json:"question,omitempty"`
 	FinishReason model.FinishReason `json:"finish_reason,omitempty"`
@@ -52,6 +53,13 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	if !e.Usage.IsZero() {
 		u := e.Usage
 		j.Usage = &u
+	}
+	if len(e.Parts) > 0 {
+		parts, err := model.MarshalParts(e.Parts)
+		if err != nil {
+			return nil, err
+		}
+		j.Parts = parts
 	}
 	if e.Response != nil {
 		j.Response = &responseJSON{Message: e.Response.Message, Usage: e.Response.Usage, FinishReason: e.Response.FinishReason}
@@ -79,6 +87,13 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 	}
 	if j.Usage != nil {
 		e.Usage = *j.Usage
+	}
+	if len(j.Parts) > 0 {
+		parts, err := model.UnmarshalParts(j.Parts)
+		if err != nil {
+			return fmt.Errorf("agent: decode event: %w", err)
+		}
+		e.Parts = parts
 	}
 	if j.Response != nil {
 		e.Response = &model.Response{Message: j.Response.Message, Usage: j.Response.Usage, FinishReason: j.Response.FinishReason}

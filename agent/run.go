@@ -31,6 +31,7 @@ type Run struct {
 	hooks     hookSet
 	messages  []model.Message // an AI run's additions to the conversation
 	finish    model.FinishReason
+	parts     []model.Part
 	state     any
 	seq       int64   // own events emitted
 	children  int     // child run ids handed out
@@ -118,7 +119,7 @@ func Execute(ctx context.Context, a Agent, input json.RawMessage, body Body) ite
 			err = b.asTimeout(ctx, err)
 			out = nil
 		}
-		end := Event{Kind: EventRunEnd, Output: out, Usage: r.usage, Cost: r.cost, Err: err, Messages: r.messages, FinishReason: r.finish}
+		end := Event{Kind: EventRunEnd, Output: out, Usage: r.usage, Cost: r.cost, Err: err, Messages: r.messages, FinishReason: r.finish, Parts: r.parts}
 		he.Output, he.Err, he.Usage = out, err, r.usage
 		if err != nil {
 			r.hooks.fire(ctx, pickError, he)
@@ -269,6 +270,13 @@ func (r *Run) Observe(fn func(Event)) (stop func()) {
 	n := len(r.observers) - 1
 	return func() { r.observers[n] = func(Event) {} }
 }
+
+// SetResultParts sets parts of the run's result beyond its JSON output:
+// text, images or audio ([model.Text], [model.Image], [model.Audio]). When
+// the run is a tool call, they reach the model with the tool's result, on
+// each provider's wire where it takes them and described in text where it
+// does not.
+func (r *Run) SetResultParts(parts ...model.Part) { r.parts = parts }
 
 // Parent returns the run that started this one, or nil for a root run.
 func (r *Run) Parent() *Run { return r.parent }

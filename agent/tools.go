@@ -15,7 +15,7 @@ import (
 // follow in call order once every call ended. Calls that
 // ask questions are collected into one [*InterruptedError]; a call that
 // halts ([Halt]) ends the run with its error.
-func (a *AI) runTools(ctx context.Context, r *Run, calls []model.ToolCall) ([]model.ToolResult, error) {
+func (a *AI) runTools(ctx context.Context, r *Run, tt *toolTable, calls []model.ToolCall) ([]model.ToolResult, error) {
 	for i := range calls {
 		if !r.Emit(Event{Kind: EventToolCall, ToolCall: &calls[i]}) {
 			return nil, ErrStopped
@@ -26,7 +26,7 @@ func (a *AI) runTools(ctx context.Context, r *Run, calls []model.ToolCall) ([]mo
 	limit := a.cfg.MaxParallelTools
 	opt := FanOptions{Limit: limit, Collect: !a.cfg.FailOnToolError}
 	err := r.fan(ctx, len(calls), opt, func(ctx context.Context, i int, emit func(Event) bool) error {
-		res, _, err := a.execTool(ctx, r, calls[i], emit)
+		res, _, err := a.execTool(ctx, r, tt, calls[i], emit)
 		results[i], errs[i] = res, err
 		return err
 	}, func(i int, cause error) {
@@ -78,10 +78,10 @@ func isPause(err error) bool {
 // that are not JSON or fail the tool's schema). A tool that asks a question
 // or halts returns that error as it is, with no result. emit passes on the
 // tool run's events.
-func (a *AI) execTool(ctx context.Context, r *Run, call model.ToolCall, emit func(Event) bool) (model.ToolResult, json.RawMessage, error) {
-	tool, ok := a.byName[call.Name]
+func (a *AI) execTool(ctx context.Context, r *Run, tt *toolTable, call model.ToolCall, emit func(Event) bool) (model.ToolResult, json.RawMessage, error) {
+	tool, ok := tt.byName[call.Name]
 	if !ok {
-		err := fmt.Errorf("%w %q: call one of %s", ErrUnknownTool, call.Name, a.toolNames())
+		err := fmt.Errorf("%w %q: call one of %s", ErrUnknownTool, call.Name, tt.names())
 		return errorResult(call, err), nil, nil
 	}
 	if !json.Valid(call.Arguments) {
@@ -109,7 +109,7 @@ func (a *AI) execTool(ctx context.Context, r *Run, call model.ToolCall, emit fun
 		if len(out) == 0 {
 			out = json.RawMessage("null")
 		}
-		res = model.ToolResult{CallID: call.ID, Name: call.Name, Content: out}
+		res = model.ToolResult{CallID: call.ID, Name: call.Name, Content: out, Parts: end.Parts}
 	}
 	endToolSpan(tctx, span, &res, runErr)
 	recordToolCall(ctx, call.Name, res.IsError)

@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 )
 
 // Scope is the OpenTelemetry instrumentation scope of loom's spans and
@@ -49,8 +50,12 @@ func WithContentCapture(ctx context.Context, on bool) context.Context {
 	return context.WithValue(ctx, captureKey{}, on)
 }
 
-// Tracer returns the tracer for ctx: its provider's, or the global one.
+// Tracer returns the tracer for ctx: its provider's, or the global one, or
+// one that records nothing when telemetry is off ([WithTelemetry]).
 func Tracer(ctx context.Context) trace.Tracer {
+	if telemetryOff(ctx) {
+		return noop.NewTracerProvider().Tracer(Scope)
+	}
 	if t, ok := ctx.Value(tracerProviderKey{}).(trace.Tracer); ok {
 		return t
 	}

@@ -26,15 +26,16 @@ const LevelTrace = slog.Level(-8)
 // usage totals over all its runs. An Engine is safe for concurrent use; its
 // runs are independent (each has its own limits budget).
 type Engine struct {
-	model   model.Model
-	limits  agent.Limits
-	hooks   []agent.Hooks
-	tp      trace.TracerProvider
-	metrics *agent.Metrics
-	capture *bool
-	log     *slog.Logger
-	store   checkpoint.Store
-	totals  totals
+	model    model.Model
+	limits   agent.Limits
+	hooks    []agent.Hooks
+	tp       trace.TracerProvider
+	metrics  *agent.Metrics
+	capture  *bool
+	log      *slog.Logger
+	store    checkpoint.Store
+	sessions checkpoint.SessionStore
+	totals   totals
 }
 
 // Option configures an [Engine].

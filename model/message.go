@@ -26,8 +26,8 @@ type Message struct {
 	Parts []Part
 }
 
-// Part is one typed piece of a [Message]: [Text], [Image], [ToolCall] or
-// [ToolResult]. The set is closed.
+// Part is one typed piece of a [Message]: [Text], [Image], [Audio],
+// [ToolCall] or [ToolResult]. The set is closed.
 type Part interface{ isPart() }
 
 // Text is plain text.
@@ -42,6 +42,14 @@ type Image struct {
 	MIMEType string `json:"mime_type,omitempty"`
 }
 
+// Audio is sound given inline as bytes with a MIME type, such as a tool's
+// recording. Providers that take no audio where it appears get a short
+// description in text instead.
+type Audio struct {
+	Data     []byte `json:"data,omitempty"`
+	MIMEType string `json:"mime_type,omitempty"`
+}
+
 // ToolCall is a model's request to run a tool. Arguments is a JSON object.
 type ToolCall struct {
 	ID        string          `json:"id"`
@@ -50,16 +58,22 @@ type ToolCall struct {
 }
 
 // ToolResult answers the [ToolCall] with the same CallID. Content is JSON;
-// IsError marks a failure the model should read and correct.
+// IsError marks a failure the model should read and correct. Parts are
+// more of the result beside the JSON: [Text], [Image] or [Audio]. Each
+// provider maps them to its wire format where it takes them in tool
+// results (Anthropic: text and image blocks; Gemini: inline data), and
+// describes them in text where it does not (OpenAI).
 type ToolResult struct {
-	CallID  string          `json:"call_id"`
-	Name    string          `json:"name"`
-	Content json.RawMessage `json:"content"`
-	IsError bool            `json:"is_error,omitempty"`
+	CallID  string
+	Name    string
+	Content json.RawMessage
+	IsError bool
+	Parts   []Part
 }
 
 func (Text) isPart()       {}
 func (Image) isPart()      {}
+func (Audio) isPart()      {}
 func (ToolCall) isPart()   {}
 func (ToolResult) isPart() {}
 
@@ -132,41 +146,12 @@ func (m Message) ToolResults() []ToolResult {
 }
 
 // MarshalJSON encodes the message with each part tagged by its type
-// ("text", "image", "tool_call", "tool_result"), so conversations can be
-// stored and read back.
+// ("text", "image", "audio", "tool_call", "tool_result"), so conversations
+// can be stored and read back.
 func (m Message) MarshalJSON() ([]byte, error) {
-	parts := make([]json.RawMessage, 0, len(m.Parts))
-	for _, p := range m.Parts {
-		var v any
-		switch p := p.(type) {
-		case Text:
-			v = struct {
-				Type string `json:"type"`
-				Text
-			}{"text", p}
-		case Image:
-			v = struct {
-				Type string `json:"type"`
-				Image
-			}{"image", p}
-		case ToolCall:
-			v = struct {
-				Type string `json:"type"`
-				ToolCall
-			}{"tool_call", p}
-		case ToolResult:
-			v = struct {
-				Type string `json:"type"`
-				ToolResult
-			}{"tool_result", p}
-		default:
-			return nil, fmt.Errorf("model: cannot encode part of type %T", p)
-		}
-		b, err := json.Marshal(v)
-		if err != nil {
-			return nil, err
-		}
-		parts = append(parts, b)
+	parts, err := MarshalParts(m.Parts)
+	if err != nil {
+		return nil, err
 	}
 	return json.Marshal(struct {
 		Role  Role              `json:"role"`
@@ -183,51 +168,147 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &w); err != nil {
 		return fmt.Errorf("model: decode message: %w", err)
 	}
-	m.Role = w.Role
-	m.Parts = make([]Part, 0, len(w.Parts))
-	for i, raw := range w.Parts {
+	parts, err := UnmarshalParts(w.Parts)
+	if err != nil {
+		return err
+	}
+	m.Role, m.Parts = w.Role, parts
+	return nil
+}
+
+// toolResultJSON is a tool result's JSON form, without its type tag.
+type toolResultJSON struct {
+	CallID  string            `json:"call_id"`
+	Name    string            `json:"name"`
+	Content json.RawMessage   `json:"content"`
+	IsError bool              `json:"is_error,omitempty"`
+	Parts   []json.RawMessage `json:"parts,omitempty"`
+}
+
+// MarshalJSON encodes the result, its parts tagged by type.
+func (r ToolResult) MarshalJSON() ([]byte, error) {
+	v, err := r.toJSON()
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(v)
+}
+
+func (r ToolResult) toJSON() (toolResultJSON, error) {
+	parts, err := MarshalParts(r.Parts)
+	if err != nil {
+		return toolResultJSON{}, err
+	}
+	if len(parts) == 0 {
+		parts = nil
+	}
+	return toolResultJSON{CallID: r.CallID, Name: r.Name, Content: r.Content, IsError: r.IsError, Parts: parts}, nil
+}
+
+// UnmarshalJSON decodes the form [ToolResult.MarshalJSON] writes.
+func (r *ToolResult) UnmarshalJSON(data []byte) error {
+	var v toolResultJSON
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	parts, err := UnmarshalParts(v.Parts)
+	if err != nil {
+		return err
+	}
+	if len(parts) == 0 {
+		parts = nil
+	}
+	*r = ToolResult{CallID: v.CallID, Name: v.Name, Content: v.Content, IsError: v.IsError, Parts: parts}
+	return nil
+}
+
+// MarshalParts encodes parts, each tagged by its type.
+func MarshalParts(ps []Part) ([]json.RawMessage, error) {
+	parts := make([]json.RawMessage, 0, len(ps))
+	for _, p := range ps {
+		var v any
+		switch p := p.(type) {
+		case Text:
+			v = struct {
+				Type string `json:"type"`
+				Text
+			}{"text", p}
+		case Image:
+			v = struct {
+				Type string `json:"type"`
+				Image
+			}{"image", p}
+		case Audio:
+			v = struct {
+				Type string `json:"type"`
+				Audio
+			}{"audio", p}
+		case ToolCall:
+			v = struct {
+				Type string `json:"type"`
+				ToolCall
+			}{"tool_call", p}
+		case ToolResult:
+			j, err := p.toJSON()
+			if err != nil {
+				return nil, err
+			}
+			v = struct {
+				Type string `json:"type"`
+				toolResultJSON
+			}{"tool_result", j}
+		default:
+			return nil, fmt.Errorf("model: cannot encode part of type %T", p)
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, b)
+	}
+	return parts, nil
+}
+
+// UnmarshalParts decodes parts written by [MarshalParts].
+func UnmarshalParts(raws []json.RawMessage) ([]Part, error) {
+	parts := make([]Part, 0, len(raws))
+	for i, raw := range raws {
 		var tag struct {
 			Type string `json:"type"`
 		}
 		if err := json.Unmarshal(raw, &tag); err != nil {
-			return fmt.Errorf("model: decode part %d: %w", i, err)
+			return nil, fmt.Errorf("model: decode part %d: %w", i, err)
 		}
 		var p Part
 		var err error
 		switch tag.Type {
 		case "text":
 			var v Text
-			err, p = json.Unmarshal(raw, &v), &v
+			err = json.Unmarshal(raw, &v)
+			p = v
 		case "image":
 			var v Image
-			err, p = json.Unmarshal(raw, &v), &v
+			err = json.Unmarshal(raw, &v)
+			p = v
+		case "audio":
+			var v Audio
+			err = json.Unmarshal(raw, &v)
+			p = v
 		case "tool_call":
 			var v ToolCall
-			err, p = json.Unmarshal(raw, &v), &v
+			err = json.Unmarshal(raw, &v)
+			p = v
 		case "tool_result":
 			var v ToolResult
-			err, p = json.Unmarshal(raw, &v), &v
+			err = v.UnmarshalJSON(raw)
+			p = v
 		default:
-			return fmt.Errorf("model: decode part %d: unknown type %q (want text, image, tool_call or tool_result)", i, tag.Type)
+			return nil, fmt.Errorf("model: decode part %d: unknown type %q (want text, image, audio, tool_call or tool_result)", i, tag.Type)
 		}
 		if err != nil {
-			return fmt.Errorf("model: decode %s part %d: %w", tag.Type, i, err)
+			return nil, fmt.Errorf("model: decode %s part %d: %w", tag.Type, i, err)
 		}
-		m.Parts = append(m.Parts, deref(p))
+		parts = append(parts, p)
 	}
-	return nil
-}
-
-func deref(p Part) Part {
-	switch p := p.(type) {
-	case *Text:
-		return *p
-	case *Image:
-		return *p
-	case *ToolCall:
-		return *p
-	case *ToolResult:
-		return *p
-	}
-	return p
+	return parts, nil
 }

@@ -3,6 +3,7 @@ package model
 import (
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"regexp"
 )
 
@@ -70,4 +71,35 @@ func (c ToolChoice) validate(tools []Tool) error {
 		return fmt.Errorf("%w: tool choice names %q, which is not among the request's tools", ErrInvalidRequest, c.Name)
 	}
 	return fmt.Errorf("%w: unknown tool mode %q (want auto, none, required or named)", ErrInvalidRequest, c.Mode)
+}
+
+// ToolNameFor returns name when every provider accepts it as a tool name
+// ([ValidToolName]), and otherwise a name they all accept made from it:
+// each character outside [A-Za-z0-9_-] becomes '_', a leading digit or '-'
+// gets a '_' in front, and a name over 64 bytes keeps its first 55 bytes
+// and a hash of the whole. Different names may map to the same one; a
+// caller offering several tools checks for that.
+func ToolNameFor(name string) string {
+	if ValidToolName(name) {
+		return name
+	}
+	b := make([]byte, 0, len(name)+1)
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_', c == '-':
+			b = append(b, c)
+		default:
+			b = append(b, '_')
+		}
+	}
+	if len(b) == 0 || !(b[0] == '_' || b[0] >= 'a' && b[0] <= 'z' || b[0] >= 'A' && b[0] <= 'Z') {
+		b = append([]byte{'_'}, b...)
+	}
+	if len(b) > 64 {
+		h := fnv.New32a()
+		h.Write([]byte(name))
+		b = fmt.Appendf(b[:55], "_%08x", h.Sum32())
+	}
+	return string(b)
 }

@@ -187,6 +187,20 @@ func userBlock(i int, role model.Role, part model.Part) (sdk.ContentBlockParamUn
 			ToolUseID: part.CallID,
 			Content:   []sdk.ToolResultBlockParamContentUnion{{OfText: &sdk.TextBlockParam{Text: provider.ContentText(part.Content)}}},
 		}
+		for _, p := range part.Parts {
+			switch p := p.(type) {
+			case model.Text:
+				r.Content = append(r.Content, sdk.ToolResultBlockParamContentUnion{OfText: &sdk.TextBlockParam{Text: p.Text}})
+			case model.Image:
+				img, err := imageBlock(i, p)
+				if err != nil {
+					return sdk.ContentBlockParamUnion{}, err
+				}
+				r.Content = append(r.Content, sdk.ToolResultBlockParamContentUnion{OfImage: img.OfImage})
+			default:
+				r.Content = append(r.Content, sdk.ToolResultBlockParamContentUnion{OfText: &sdk.TextBlockParam{Text: provider.DescribeParts([]model.Part{p})}})
+			}
+		}
 		if part.IsError {
 			r.IsError = param.NewOpt(true)
 		}

@@ -160,7 +160,26 @@ func (m *Model) contents(in []model.Message) ([]*genai.Content, []*genai.Part, e
 				if name == "" {
 					name = names[r.CallID]
 				}
-				parts = append(parts, &genai.Part{FunctionResponse: &genai.FunctionResponse{ID: sentID(r.CallID), Name: name, Response: provider.ResultValue(r)}})
+				fr := &genai.FunctionResponse{ID: sentID(r.CallID), Name: name, Response: provider.ResultValue(r)}
+				var described []model.Part
+				for _, rp := range r.Parts {
+					switch rp := rp.(type) {
+					case model.Image:
+						if len(rp.Data) > 0 {
+							fr.Parts = append(fr.Parts, genai.NewFunctionResponsePartFromBytes(rp.Data, rp.MIMEType))
+							continue
+						}
+						fr.Parts = append(fr.Parts, genai.NewFunctionResponsePartFromURI(rp.URL, rp.MIMEType))
+					case model.Audio:
+						fr.Parts = append(fr.Parts, genai.NewFunctionResponsePartFromBytes(rp.Data, rp.MIMEType))
+					default:
+						described = append(described, rp)
+					}
+				}
+				if text := provider.DescribeParts(described); text != "" {
+					fr.Response["parts"] = text
+				}
+				parts = append(parts, &genai.Part{FunctionResponse: fr})
 			}
 		default:
 			return nil, nil, fmt.Errorf("%w: message %d: unknown role %q", model.ErrInvalidRequest, i, msg.Role)

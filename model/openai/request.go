@@ -122,7 +122,11 @@ func messages(in []model.Message) ([]sdk.ChatCompletionMessageParamUnion, error)
 				if !ok {
 					return nil, fmt.Errorf("%w: message %d: a tool message holds only tool results, not %T", model.ErrInvalidRequest, i, part)
 				}
-				out = append(out, sdk.ToolMessage(provider.ResultText(r), r.CallID))
+				text := provider.ResultText(r)
+				if extra := provider.DescribeParts(r.Parts); extra != "" {
+					text += "\n" + extra
+				}
+				out = append(out, sdk.ToolMessage(text, r.CallID))
 			}
 		default:
 			return nil, fmt.Errorf("%w: message %d: unknown role %q", model.ErrInvalidRequest, i, m.Role)

@@ -141,3 +141,31 @@ func CheckImage(img model.Image) error {
 	}
 	return nil
 }
+
+// DescribeParts returns the text a provider sends for a tool result's
+// parts where it takes only text: text parts as they are, images and audio
+// as a short description (type, size or URL), one per line, or "" when
+// there are none.
+func DescribeParts(parts []model.Part) string {
+	var b []byte
+	for _, p := range parts {
+		if len(b) > 0 {
+			b = append(b, '\n')
+		}
+		switch p := p.(type) {
+		case model.Text:
+			b = append(b, p.Text...)
+		case model.Image:
+			if p.URL != "" {
+				b = fmt.Appendf(b, "[image: %s]", p.URL)
+			} else {
+				b = fmt.Appendf(b, "[image: %s, %d bytes, not shown: this provider takes no images in tool results]", p.MIMEType, len(p.Data))
+			}
+		case model.Audio:
+			b = fmt.Appendf(b, "[audio: %s, %d bytes, not played: this provider takes no audio in tool results]", p.MIMEType, len(p.Data))
+		default:
+			b = fmt.Appendf(b, "[%T]", p)
+		}
+	}
+	return string(b)
+}
