@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"iter"
 	"strconv"
 	"testing"
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/checkpoint"
+	"github.com/loomwork/loom/compose"
 	"github.com/loomwork/loom/graph"
 )
 
@@ -52,28 +52,6 @@ func fanGraph(b *testing.B, store checkpoint.Store) *graph.Compiled[benchState] 
 	return c
 }
 
-// sequence is the baseline: a composition that calls its steps one after
-// the other as nested runs, as a plain Sequence does, with no checkpoints.
-type sequence struct{ steps []agent.Agent }
-
-func (s sequence) Name() string                  { return "sequence" }
-func (s sequence) Description() string           { return "" }
-func (s sequence) InputSchema() json.RawMessage  { return nil }
-func (s sequence) OutputSchema() json.RawMessage { return nil }
-func (s sequence) Run(ctx context.Context, in json.RawMessage) iter.Seq2[agent.Event, error] {
-	return agent.Execute(ctx, s, in, func(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
-		cur := in
-		for _, a := range s.steps {
-			out, err := r.Call(ctx, a, cur)
-			if err != nil {
-				return nil, err
-			}
-			cur = out
-		}
-		return cur, nil
-	})
-}
-
 func BenchmarkGraph(b *testing.B) {
 	ctx := context.Background()
 	b.Run("baseline=sequence10", func(b *testing.B) {
@@ -85,7 +63,10 @@ func BenchmarkGraph(b *testing.B) {
 			}
 			steps = append(steps, f)
 		}
-		seq := sequence{steps}
+		seq, err := compose.NewSequence(compose.SequenceConfig{Name: "sequence", Steps: steps})
+		if err != nil {
+			b.Fatal(err)
+		}
 		b.ReportAllocs()
 		for b.Loop() {
 			if _, err := agent.Invoke(ctx, seq, json.RawMessage(`{"n":1}`)); err != nil {

@@ -279,9 +279,12 @@ func TestRunEventsShowStepsNodesAndWrites(t *testing.T) {
 func TestBadInputAndBusyThread(t *testing.T) {
 	ctx := context.Background()
 	c := compile(t, graph.New[st](graph.Config{}).Node("a", logNode("a")).Edge(graph.START, "a").Edge("a", graph.END))
-	_, err := agent.Invoke(graph.WithThread(ctx, "x"), c, json.RawMessage(`{"nope":1}`))
+	_, err := agent.Invoke(graph.WithThread(ctx, "x"), c, json.RawMessage(`[1]`))
 	require.ErrorIs(t, err, agent.ErrInvalidInput)
-	require.ErrorContains(t, err, `input field "nope" is not a field of the state`)
+	require.ErrorContains(t, err, "the input must be a JSON object of state fields")
+	out, err := agent.InvokeAs[st](graph.WithThread(ctx, "y"), c, json.RawMessage(`{"topic":"t","other":1}`))
+	require.NoError(t, err, "keys that are not fields are ignored")
+	require.Equal(t, "t", out.Topic)
 
 	ask := compile(t, graph.New[st](graph.Config{}).
 		Ask("human", func(st) (graph.Question, error) { return graph.Question{Kind: "input"}, nil },

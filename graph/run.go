@@ -34,7 +34,9 @@ func (a bodyAgent) Run(ctx context.Context, input json.RawMessage) iter.Seq2[age
 // zero S; on a thread whose last run ended, from that run's final state,
 // so a thread carries a conversation over many runs. Each input field is a
 // write through the field's reducer (an Append field gets the elements
-// appended). The output is the final state. A run that reaches a
+// appended); keys that are not fields of S are ignored, as a function
+// agent ignores them, so that the graph nests in compositions that pass
+// on more. The output is the final state. A run that reaches a
 // human-input node ends with an [*agent.InterruptedError]; continue it with
 // [Compiled.Resume].
 //
@@ -64,11 +66,6 @@ func (c *Compiled[S]) start(ctx context.Context, r *agent.Run, input json.RawMes
 	var in fields
 	if err := json.Unmarshal(input, &in); err != nil || in == nil {
 		return nil, fmt.Errorf("%w: graph %s: the input must be a JSON object of state fields, got %.100s", agent.ErrInvalidInput, c.name, input)
-	}
-	for _, k := range slices.Sorted(maps.Keys(in)) {
-		if !slices.Contains(c.fields, k) {
-			return nil, fmt.Errorf("%w: graph %s: input field %q is not a field of the state (fields: %v)", agent.ErrInvalidInput, c.name, k, c.fields)
-		}
 	}
 	seq, head, err := c.head(ctx, thread)
 	if err != nil {
