@@ -45,6 +45,10 @@
 // that must happen once go through [Once], which saves each result before
 // the node goes on and returns it on a re-run.
 //
+// A graph that waits is continued by [Compiled.Resume] on its thread, in
+// this process or another; a durable engine's resume (which replays a
+// run's journal) does not continue a graph nested in its run.
+//
 // # History
 //
 // [Compiled.History] lists a thread's checkpoints, [Compiled.StateAt] reads

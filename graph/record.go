@@ -67,8 +67,18 @@ type Request struct {
 	Thread string `json:"thread,omitempty"`
 }
 
-func (q Request) question(runID string) agent.Question {
-	return agent.Question{ID: q.ID, RunID: runID, Kind: q.Kind, Payload: q.Payload, Schema: q.Schema}
+// question returns q as the agent package's question, asked by run r (nil
+// when no run asks, as when Resume checks an answer).
+func (q Request) question(r *agent.Run) agent.Question {
+	aq := agent.Question{ID: q.ID, Kind: q.Kind, Payload: q.Payload, Schema: q.Schema}
+	if r != nil {
+		root := r
+		for root.Parent() != nil {
+			root = root.Parent()
+		}
+		aq.RunID, aq.RootID = r.ID, root.ID
+	}
+	return aq
 }
 
 // clone returns a copy of r that shares only immutable values (the JSON

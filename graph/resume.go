@@ -94,7 +94,7 @@ func (c *Compiled[S]) claim(ctx context.Context, thread string, answers map[stri
 		if !ok {
 			continue
 		}
-		if err := agent.CheckAnswer(q.question(""), a); err != nil {
+		if err := agent.CheckAnswer(q.question(nil), a); err != nil {
 			return 0, nil, fmt.Errorf("graph %s: thread %q node %q: %w", c.name, thread, q.Node, err)
 		}
 		if q.Thread != "" {

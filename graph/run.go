@@ -259,7 +259,7 @@ func (c *Compiled[S]) step(ctx context.Context, sr *agent.Run, thread string, se
 		}
 		ie := &agent.InterruptedError{}
 		for _, q := range next.Waiting {
-			ie.Questions = append(ie.Questions, q.question(sr.ID))
+			ie.Questions = append(ie.Questions, q.question(sr))
 		}
 		return next, ie
 	}

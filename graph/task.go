@@ -38,7 +38,7 @@ func (c *Compiled[S]) runTask(ctx context.Context, nr *agent.Run, thread string,
 				return nil, nil, fmt.Errorf("encode the question's payload: %w", err)
 			}
 		}
-		aq := req.question(nr.ID)
+		aq := req.question(nr)
 		if !nr.Emit(agent.Event{Kind: agent.EventInterrupt, Question: &aq}) {
 			return nil, nil, agent.ErrStopped
 		}
