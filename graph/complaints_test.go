@@ -108,3 +108,30 @@ func TestResumeAfterATimeoutRepeatsNothing(t *testing.T) {
 	require.Equal(t, 1, asked, "the approval was asked once")
 	require.Equal(t, "failed", hist[len(hist)-3].Kind, "the timed-out step was saved with the tool's writes")
 }
+
+// A question two sub-graphs deep is answered through the outermost graph,
+// and each level resumes from its own checkpoint.
+func TestNestedSubGraphsResume(t *testing.T) {
+	ctx := context.Background()
+	store := checkpoint.NewMemory()
+	var runs atomic.Int32
+	inner := graph.New[st](graph.Config{Name: "inner", Store: store}).Reducer("log", graph.Append()).
+		Node("prep", counted(&runs, "prep"))
+	askNode(inner, "deep").Edge(graph.START, "prep").Edge("prep", "deep").Edge("deep", graph.END)
+	mid := graph.New[st](graph.Config{Name: "mid", Store: store}).Reducer("log", graph.Append())
+	pass := func(s st) (st, error) { return st{}, nil }
+	back := func(s st, r st) (st, error) { s.Log = append(s.Log, r.Log...); return s, nil }
+	graph.SubGraph(mid, "inner", compile(t, inner), pass, back).Edge(graph.START, "inner").Edge("inner", graph.END)
+	top := graph.New[st](graph.Config{Name: "top", Store: store}).Reducer("log", graph.Append())
+	graph.SubGraph(top, "mid", compile(t, mid), pass, back).Edge(graph.START, "mid").Edge("mid", graph.END)
+	c := compile(t, top)
+
+	_, err := c.Invoke(ctx, "top", st{})
+	ie := interrupted(t, err)
+	require.Len(t, ie.Questions, 1)
+	require.Equal(t, "top/mid@1/inner@1:2:deep", ie.Questions[0].ID)
+	out, err := c.ResumeInvoke(ctx, "top", answer(ie, yes()))
+	require.NoError(t, err)
+	require.Equal(t, []string{"prep", "deep=true"}, out.Log)
+	require.Equal(t, int32(1), runs.Load())
+}
