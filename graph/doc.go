@@ -9,6 +9,8 @@
 // The state S is a Go struct with a JSON form. A node reads a snapshot of
 // it and returns the state it wants; the top-level JSON fields it changed
 // are its writes, so a node cannot clobber a field it did not change.
+// Only what encodes to JSON is state: a field tagged json:"-" is not kept
+// between steps.
 //
 // # Steps
 //
