@@ -154,3 +154,14 @@ func TestPanickingNodeFailsTheStep(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, graph.StatusFailed, snap.Status)
 }
+
+func TestThreadOfAnotherGraphIsRefused(t *testing.T) {
+	ctx := context.Background()
+	store := checkpoint.NewMemory()
+	one := compile(t, graph.New[st](graph.Config{Name: "one", Store: store}).Node("a", logNode("a")).Edge(graph.START, "a").Edge("a", graph.END))
+	two := compile(t, graph.New[st](graph.Config{Name: "two", Store: store}).Node("a", logNode("a")).Edge(graph.START, "a").Edge("a", graph.END))
+	_, err := one.Invoke(ctx, "shared", st{})
+	require.NoError(t, err)
+	_, err = two.Invoke(ctx, "shared", st{})
+	require.ErrorContains(t, err, `thread "shared" holds checkpoints of graph "one"`)
+}

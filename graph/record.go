@@ -141,6 +141,9 @@ func (c *Compiled[S]) head(ctx context.Context, thread string) (int64, *record, 
 	if err != nil {
 		return 0, nil, err
 	}
+	if rec.Graph != c.name {
+		return 0, nil, fmt.Errorf("graph %s: thread %q holds checkpoints of graph %q; give each graph its own threads", c.name, thread, rec.Graph)
+	}
 	return cp.Seq, rec, nil
 }
 
