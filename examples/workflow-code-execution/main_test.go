@@ -186,6 +186,13 @@ func TestApproveWithoutTerminal(t *testing.T) {
 func TestEnvExampleListsEveryProviderVariable(t *testing.T) {
 	b, err := os.ReadFile(".env.local.example")
 	require.NoError(t, err)
+	// Each MODEL line names its provider's default model, as the registry
+	// (and the README's table, checked against it) has it.
+	for _, p := range providers.All() {
+		if p.DefaultModel != "" {
+			require.Contains(t, string(b), `MODEL="`+p.ID+":"+p.DefaultModel+`"`, "provider %s", p.ID)
+		}
+	}
 	for _, p := range providers.All() {
 		for _, v := range append(append([]string{}, p.KeyVars...), p.BaseURLVar) {
 			if v != "" {

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -59,57 +58,17 @@ func looping(t *testing.T, dir string) (*exec.Cmd, *lockedBuffer, []int) {
 	})
 	var workers []int
 	require.Eventually(t, func() bool {
-		workers = children(cmd.Process.Pid)
+		workers = exampletest.Children(cmd.Process.Pid)
 		return strings.Contains(stdout.String(), "[evaluateJs] running:") && len(workers) > 0
 	}, 30*time.Second, 20*time.Millisecond, "the snippet never started: stdout %s\nstderr %s", &stdout, &stderr)
 	t.Cleanup(func() { // kill what a failed test leaves behind: our own workers
 		for _, pid := range workers {
-			if alive(pid) {
+			if exampletest.Alive(pid) {
 				_ = syscall.Kill(pid, syscall.SIGKILL)
 			}
 		}
 	})
 	return cmd, &stderr, workers
-}
-
-// children returns the pids of pid's child processes.
-func children(pid int) []int {
-	entries, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range entries {
-		child, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && parentOf(string(stat)) == pid {
-			out = append(out, child)
-		}
-	}
-	return out
-}
-
-// parentOf reads the parent pid from a /proc/PID/stat line.
-func parentOf(stat string) int {
-	i := strings.LastIndexByte(stat, ')')
-	if i < 0 {
-		return 0
-	}
-	fields := strings.Fields(stat[i+1:])
-	if len(fields) < 2 {
-		return 0
-	}
-	ppid, _ := strconv.Atoi(fields[1])
-	return ppid
-}
-
-// alive reports whether pid is a running (not zombie) process.
-func alive(pid int) bool {
-	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return false
-	}
-	i := strings.LastIndexByte(string(stat), ')')
-	return i >= 0 && !strings.HasPrefix(strings.TrimSpace(string(stat[i+1:])), "Z")
 }
 
 // wait waits for cmd with a generous bound and returns its exit status.
@@ -150,7 +109,7 @@ func TestSignalsCancelTheRunAndStopTheWorkers(t *testing.T) {
 			require.Contains(t, stderr.String(), "the run was cancelled")
 			require.NotContains(t, stderr.String(), "before the code started", "the message is true: the code had started")
 			for _, pid := range workers {
-				require.False(t, alive(pid), "worker %d outlived the program", pid)
+				require.False(t, exampletest.Alive(pid), "worker %d outlived the program", pid)
 			}
 
 			st, err := store.Open(context.Background(), filepath.Join(dir, "loom", "traces.db"))
@@ -186,7 +145,7 @@ func TestWorkersDieWithAKilledParent(t *testing.T) {
 	require.Equal(t, -1, wait(t, cmd), "killed by the signal")
 	require.Eventually(t, func() bool {
 		for _, pid := range workers {
-			if alive(pid) {
+			if exampletest.Alive(pid) {
 				return false
 			}
 		}
