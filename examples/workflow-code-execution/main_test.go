@@ -78,6 +78,8 @@ func TestInfiniteLoopEndsInAnAnswer(t *testing.T) {
 			res := exampletest.Run(t, bin, exampletest.OpenAIEnv(srv.BaseURL()), "", "--sandbox", sandbox, "--sandbox-timeout", "1s", "-i", "loop forever")
 			require.Equal(t, cli.ExitSnippetFailed, res.Code, "no computed answer: stderr: %s", res.Stderr)
 			require.Contains(t, res.Stderr, "no computed answer: the last snippet failed")
+			require.NotContains(t, res.Stdout, "Find the cause", "the correction request to the model is not shown to the user")
+			require.Equal(t, 1, strings.Count(res.Stdout, "[evaluateJs] error:"), "the failed snippet's error is shown once: %s", res.Stdout)
 			require.Contains(t, res.Stdout, "The code could not finish: ")
 			require.Contains(t, strings.ToLower(res.Stdout), "timeout")
 			require.Less(t, res.Elapsed, 1*time.Second+15*time.Second, "ends within the timeout plus a margin")
