@@ -97,6 +97,13 @@ func TestCutAnswerExitsNonZero(t *testing.T) {
 
 	res = exampletest.Run(t, bin, exampletest.OpenAIEnv(srv.BaseURL()), "", "--allow-truncated", "-i", "write an essay")
 	require.Equal(t, cli.ExitOK, res.Code, "stderr: %s", res.Stderr)
+
+	// In a chat the cut turn is reported and sets the exit status; the
+	// conversation goes on.
+	res = exampletest.Run(t, bin, exampletest.OpenAIEnv(srv.BaseURL()), "write an essay\nCalculate 15!\n", "--chat")
+	require.Equal(t, cli.ExitTruncated, res.Code, "stderr: %s", res.Stderr)
+	require.Contains(t, res.Stderr, "cut at the model's output token limit")
+	require.Contains(t, res.Stdout, "15! = 1307674368000")
 }
 
 func TestNoKeyExitsAtOnce(t *testing.T) {
