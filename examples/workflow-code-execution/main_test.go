@@ -106,6 +106,15 @@ func TestCutAnswerExitsNonZero(t *testing.T) {
 	require.Contains(t, res.Stdout, "15! = 1307674368000")
 }
 
+func TestUnsupportedOptionIsAConfigurationError(t *testing.T) {
+	// Anthropic's API has no temperature: the provider refuses before
+	// sending anything, and that is a configuration error like any other.
+	env := []string{"ANTHROPIC_API_KEY=sk-ant-test-0123456789", "ANTHROPIC_BASE_URL=http://127.0.0.1:1"}
+	res := exampletest.Run(t, bin, env, "", "--model", "anthropic", "--temperature", "0.5", "-i", "Calculate 15!")
+	require.Equal(t, cli.ExitConfig, res.Code, "stderr: %s", res.Stderr)
+	require.Contains(t, res.Stderr, "unsupported")
+}
+
 func TestNoKeyExitsAtOnce(t *testing.T) {
 	res := exampletest.Run(t, bin, nil, "", "-i", "Calculate 15!")
 	require.Equal(t, 2, res.Code)
