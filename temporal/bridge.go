@@ -24,6 +24,7 @@ var ErrNotWorkflow = errors.New("not a workflow context")
 type bridge struct {
 	cur   workflow.Context
 	id    string
+	runID string
 	roots int
 	convs conversations
 }
@@ -41,7 +42,8 @@ type bridgeKey struct{}
 // The context is not cancelled with the workflow: cancelling a workflow
 // cancels the activities it waits for, whose errors end the run.
 func Context(wctx workflow.Context) context.Context {
-	b := &bridge{cur: wctx, id: workflow.GetInfo(wctx).WorkflowExecution.ID}
+	info := workflow.GetInfo(wctx)
+	b := &bridge{cur: wctx, id: info.WorkflowExecution.ID, runID: info.WorkflowExecution.RunID}
 	ctx := context.WithValue(context.Background(), bridgeKey{}, b)
 	ctx = agent.WithClock(ctx, clock{b})
 	ctx = agent.WithIDs(ctx, b.nextRootID)

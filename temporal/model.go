@@ -90,7 +90,7 @@ func (m *Model) call(ctx context.Context, req model.Request) (*ModelResult, erro
 	if err != nil {
 		return nil, fmt.Errorf("%w: encode the messages: %w", model.ErrInvalidRequest, err)
 	}
-	conv, base := b.convs.delta(b.id, encoded)
+	conv, base := b.convs.delta(b.id+"/"+b.runID, encoded)
 	call := ModelCall{
 		Ref: m.ref, Conversation: conv.id, Base: base, Messages: req.Messages[base:],
 		Tools: req.Tools, ToolChoice: req.ToolChoice, Options: req.Options, ResponseSchema: req.ResponseSchema,

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/model"
@@ -137,4 +137,29 @@ func mustJSON(v any) json.RawMessage {
 	return b
 }
 
-func contains(s, sub string) bool { return strings.Contains(s, sub) }
+// ChatWorkflow is a chat that continues as new every 3 turns.
+func ChatWorkflow(w workflow.Context, st lt.ChatState) (lt.ChatState, error) {
+	return lt.Chat(w, newAssistant(), st, lt.ChatOptions{TurnsPerRun: 3})
+}
+
+// LongChatWorkflow is a chat that continues as new only when Temporal
+// suggests it.
+func LongChatWorkflow(w workflow.Context, st lt.ChatState) (lt.ChatState, error) {
+	return lt.Chat(w, newAssistant(), st, lt.ChatOptions{})
+}
+
+// TimeoutWorkflow runs the assistant under a one-hour timeout limit and
+// reports the limit it breached, if any.
+func TimeoutWorkflow(w workflow.Context, prompt string) (string, error) {
+	ctx, cancel := agent.WithLimits(lt.Context(w), agent.Limits{Timeout: time.Hour})
+	defer cancel()
+	_, err := agent.Invoke(ctx, newAssistant(), prompt)
+	var le *agent.LimitError
+	switch {
+	case errors.As(err, &le):
+		return le.Limit + " after " + (time.Duration(le.Used) * time.Millisecond).String(), nil
+	case err != nil:
+		return "", err
+	}
+	return "ok", nil
+}
