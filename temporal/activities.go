@@ -113,6 +113,8 @@ func (a *Activities) Model(ctx context.Context, call ModelCall) (*ModelResult, e
 	if err != nil {
 		return nil, modelFailure(err)
 	}
+	stop := heartbeat(ctx)
+	defer stop()
 	req := model.Request{Messages: msgs, Tools: call.Tools, ToolChoice: call.ToolChoice, Options: call.Options, ResponseSchema: call.ResponseSchema}
 	resp, err := model.Generate(ctx, m, req)
 	if err != nil {

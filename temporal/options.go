@@ -37,7 +37,9 @@ type ActivityOptions struct {
 	StartToCloseTimeout time.Duration
 	// HeartbeatTimeout is how long an attempt may go without a heartbeat
 	// before Temporal retries it on another worker (default 30 seconds for
-	// a tool; a model call does not heartbeat unless this is set).
+	// a tool; none for a model call, whose attempt then ends only by its
+	// start-to-close timeout when its worker dies). The activity
+	// heartbeats at a third of it.
 	HeartbeatTimeout time.Duration
 	// RetryPolicy is Temporal's retry policy (default: from 1 second,
 	// doubling, at most 1 minute apart, 5 attempts). Errors the activity

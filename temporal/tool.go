@@ -3,10 +3,12 @@ package temporal
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"iter"
 	"time"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/sandbox"
 	"go.temporal.io/sdk/workflow"
 )
 
@@ -60,4 +62,18 @@ func (a *activityTool) Run(ctx context.Context, input json.RawMessage) iter.Seq2
 		}
 		return out, nil
 	})
+}
+
+// SandboxTool returns the evaluateJs tool (sandbox.NewTool) for a
+// workflow: its runs execute as the tool activity on a worker whose
+// Config.Tools holds sandbox.NewTool of an executor with limits l. The
+// workflow side needs no executor.
+func SandboxTool(l sandbox.Limits, opts ActivityOptions) (agent.Agent, error) {
+	spec, err := agent.NewFunc(sandbox.ToolName, sandbox.ToolDescription(l), func(context.Context, sandbox.ToolInput) (sandbox.ToolOutput, error) {
+		return sandbox.ToolOutput{}, fmt.Errorf("%w: the %s tool runs on a worker, through temporal.ActivityTool", ErrNotWorkflow, sandbox.ToolName)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return ActivityTool(spec, opts), nil
 }
