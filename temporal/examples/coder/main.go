@@ -20,7 +20,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"strconv"
@@ -34,7 +33,6 @@ import (
 	"github.com/loomwork/loom/sandbox"
 	lt "github.com/loomwork/loom/temporal"
 	"go.temporal.io/sdk/client"
-	tlog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 )
 
@@ -59,7 +57,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if addr == "" {
 		addr = "127.0.0.1:7233"
 	}
-	c, err := client.Dial(client.Options{HostPort: addr, Logger: tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))})
+	c, err := client.Dial(client.Options{HostPort: addr, Logger: quietLogger()})
 	if err != nil {
 		return fmt.Errorf("connect to Temporal at %s (set TEMPORAL_ADDRESS): %w", addr, err)
 	}
