@@ -50,7 +50,7 @@ func TestWorkerProcess(t *testing.T) {
 	}
 }
 
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -66,7 +66,7 @@ type devServer struct {
 	cmd        *exec.Cmd
 }
 
-func (s *devServer) start(t *testing.T) {
+func (s *devServer) start(t testing.TB) {
 	t.Helper()
 	s.cmd = exec.Command(s.bin, "server", "start-dev", "--headless", "--ip", "127.0.0.1",
 		"--port", strconv.Itoa(s.port), "--http-port", strconv.Itoa(s.http), "--metrics-port", strconv.Itoa(s.metrics),
@@ -75,7 +75,7 @@ func (s *devServer) start(t *testing.T) {
 	require.NoError(t, s.cmd.Start())
 }
 
-func (s *devServer) kill(t *testing.T) {
+func (s *devServer) kill(t testing.TB) {
 	t.Helper()
 	require.NoError(t, s.cmd.Process.Kill())
 	_ = s.cmd.Wait()
@@ -84,7 +84,7 @@ func (s *devServer) kill(t *testing.T) {
 func (s *devServer) addr() string { return "127.0.0.1:" + strconv.Itoa(s.port) }
 
 // dial connects to the server, waiting for it to come up.
-func dial(t *testing.T, addr string) client.Client {
+func dial(t testing.TB, addr string) client.Client {
 	t.Helper()
 	deadline := time.Now().Add(90 * time.Second)
 	for {
@@ -100,7 +100,7 @@ func dial(t *testing.T, addr string) client.Client {
 }
 
 // startWorker starts this test binary as a worker process.
-func startWorker(t *testing.T, addr, modelURL string) *exec.Cmd {
+func startWorker(t testing.TB, addr, modelURL string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestWorkerProcess$", "-test.count=1")
 	cmd.Env = append(os.Environ(), workerEnv+"=1", "TEMPORAL_ADDRESS="+addr,
