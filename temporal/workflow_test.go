@@ -3,6 +3,8 @@ package temporal_test
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
+	"os"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -11,6 +13,7 @@ import (
 	"github.com/loomwork/loom/model"
 	lt "github.com/loomwork/loom/temporal"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/worker"
 )
@@ -20,6 +23,7 @@ import (
 func newEnv(t *testing.T, f *fakeOpenAI, weatherCalls *atomic.Int32) *testsuite.TestWorkflowEnvironment {
 	t.Helper()
 	var s testsuite.WorkflowTestSuite
+	s.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))))
 	env := s.NewTestWorkflowEnvironment()
 	acts, err := lt.NewActivities(lt.Config{
 		Models: map[string]func(ctx context.Context) (model.Model, error){modelRef: f.factory()},
@@ -104,6 +108,15 @@ func TestSignalApprovalAfterAnHour(t *testing.T) {
 		require.Equal(t, "approval", pending[0].Kind)
 		require.JSONEq(t, `{"a":100,"b":0}`, string(pending[0].Payload))
 		require.NotEmpty(t, st.Events)
+		require.Equal(t, agent.EventRunStart, st.Events[0].Kind)
+		require.Equal(t, "default-test-workflow-id", st.Events[0].RunID, "the root run's id is the workflow id")
+		// A query from the cursor returns only the events since.
+		v, err = env.QueryWorkflow(lt.StatusQuery, st.Next)
+		require.NoError(t, err)
+		var since lt.Status
+		require.NoError(t, v.Get(&since))
+		require.Empty(t, since.Events)
+		require.Equal(t, st.Next, since.Next)
 		// An answer that does not match the schema is dropped.
 		env.SignalWorkflow(lt.AnswerSignal, lt.Answer{QuestionID: pending[0].ID, Answer: json.RawMessage(`{"approved":"yes"}`)})
 	}, time.Hour)
