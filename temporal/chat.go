@@ -85,6 +85,7 @@ func Chat(wctx workflow.Context, a agent.Agent, st ChatState, opts ChatOptions) 
 		}
 	}
 	ctx := Context(wctx)
+	b, _ := bridgeFrom(ctx)
 	for run := 0; ; {
 		drain()
 		if len(st.Inbox) == 0 {
@@ -102,7 +103,7 @@ func Chat(wctx workflow.Context, a agent.Agent, st ChatState, opts ChatOptions) 
 				c.Receive(wctx, nil)
 				st.Ended = true
 			})
-			sel.Select(wctx)
+			b.block(sel.Select)
 			view.Waiting = false
 			continue
 		}

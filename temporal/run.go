@@ -88,7 +88,9 @@ func Run(wctx workflow.Context, a agent.Agent, input json.RawMessage) (json.RawM
 			return out, runErr
 		}
 		r.pending = ie.Questions
-		if err := workflow.Await(wctx, r.answered); err != nil {
+		var err error
+		b.block(func(w workflow.Context) { err = workflow.Await(w, r.answered) })
+		if err != nil {
 			r.done = true
 			return nil, err
 		}
