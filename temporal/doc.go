@@ -30,6 +30,13 @@
 // a cursor. [Chat] is a long conversation that continues as new with a
 // session snapshot when Temporal suggests it.
 //
+// Following a run from outside: poll [StatusQuery] with the cursor of the
+// previous answer; each answer holds the events since. A query is served
+// by a worker from the workflow's state after its last workflow task, so an
+// event shows up once the workflow task that produced it completed (one
+// round trip to the server and a worker per poll), and a model call's text
+// arrives whole, when its activity completed, not token by token.
+//
 // The package lives in its own module, so loom's core does not depend on
 // the Temporal SDK.
 package temporal

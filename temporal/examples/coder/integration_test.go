@@ -33,6 +33,9 @@ const CLIEnv = "LOOM_TEMPORAL_CLI"
 // run's history to, for the replay test's testdata.
 const RecordEnv = "LOOM_TEMPORAL_RECORD"
 
+// integrationID is the workflow id of the integration test's run.
+const integrationID = "coder-integration"
+
 // workerEnv makes the test binary a worker process (TestWorkerProcess).
 const workerEnv = "LOOM_CODER_WORKER"
 
@@ -189,7 +192,7 @@ func TestDevServerKillsAndRestarts(t *testing.T) {
 	w1 := startWorker(t, srv.addr(), model.URL+"/v1")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	const id = "coder-integration"
+	const id = integrationID
 	_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: TaskQueue}, CoderWorkflow, "What is 6 times 7? Compute it.")
 	require.NoError(t, err)
 
