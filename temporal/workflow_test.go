@@ -147,12 +147,14 @@ func TestActivityRetriesScripted503(t *testing.T) {
 		textReply("recovered"),
 	)
 	env := newEnv(t, f, nil)
+	start := env.Now()
 	env.ExecuteWorkflow(ErrorKindWorkflow, "hi")
 	require.NoError(t, env.GetWorkflowError())
 	var out string
 	require.NoError(t, env.GetWorkflowResult(&out))
 	require.Equal(t, "ok", out)
 	require.Len(t, f.requests(), 2, "one failed attempt, one retry")
+	require.GreaterOrEqual(t, env.Now().Sub(start), 2*time.Second, "the retry waited for Retry-After")
 }
 
 func TestNoRetryOn401(t *testing.T) {
@@ -202,4 +204,18 @@ func TestAnswerUpdateRejectsInvalidAnswers(t *testing.T) {
 	require.NoError(t, env.GetWorkflowError())
 	msgs := f.requests()[1]["messages"].([]any)
 	require.Contains(t, msgs[len(msgs)-1].(map[string]any)["content"], "denied")
+}
+
+func TestToolFailureIsNotRetried(t *testing.T) {
+	f := newFakeOpenAI(t,
+		callsReply(call("c1", "weather", `{"city":""}`)),
+		textReply("Which city?"),
+	)
+	var weatherCalls atomic.Int32
+	env := newEnv(t, f, &weatherCalls)
+	env.ExecuteWorkflow(AssistantWorkflow, "weather?")
+	require.NoError(t, env.GetWorkflowError())
+	require.Equal(t, int32(1), weatherCalls.Load(), "the tool's own failure is not retried")
+	msgs := f.requests()[1]["messages"].([]any)
+	require.Contains(t, msgs[len(msgs)-1].(map[string]any)["content"], "no city given", "the error went back to the model")
 }
