@@ -36,8 +36,9 @@ type bridgeKey struct{}
 // kept by workflow timers, the first root run's id is the workflow id (the
 // next ones add "~2", "~3"), fan-outs (parallel tool calls, parallel steps,
 // map items) start on workflow.Go and report through a queue awaited with
-// workflow.Await, and telemetry is off when the context is made while the
-// workflow replays. [Model] and [ActivityTool] need a ctx from Context.
+// workflow.Await, and spans go to the global tracer provider only while the
+// workflow runs live, never while it replays (a tracer provider set on the
+// returned context with agent.WithTracerProvider replaces that gate). [Model] and [ActivityTool] need a ctx from Context.
 //
 // The context is not cancelled with the workflow: cancelling a workflow
 // cancels the activities it waits for, whose errors end the run.
@@ -48,6 +49,7 @@ func Context(wctx workflow.Context) context.Context {
 	ctx = agent.WithClock(ctx, clock{b})
 	ctx = agent.WithIDs(ctx, b.nextRootID)
 	ctx = agent.WithTaskRunner(ctx, runner{b})
+	ctx = withReplayGate(ctx, b)
 	return agent.WithTelemetry(ctx, !workflow.IsReplaying(wctx))
 }
 

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"context"
 	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
@@ -50,4 +54,19 @@ func TestReplayDetectsChangedWorkflow(t *testing.T) {
 	err := replay(t, r)
 	// TMPRL1100 is Temporal's code for a nondeterministic replay.
 	require.ErrorContains(t, err, "TMPRL1100", "a changed workflow does not replay the recorded history")
+}
+
+func TestReplayRecordsNoSpans(t *testing.T) {
+	rec := tracetest.NewSpanRecorder()
+	prev := otel.GetTracerProvider()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	otel.SetTracerProvider(tp)
+	defer func() {
+		otel.SetTracerProvider(prev)
+		require.NoError(t, tp.Shutdown(context.Background()))
+	}()
+	r := worker.NewWorkflowReplayer()
+	r.RegisterWorkflow(CoderWorkflow)
+	require.NoError(t, replay(t, r))
+	require.Empty(t, rec.Ended(), "a replayed run records no spans")
 }
