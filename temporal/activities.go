@@ -118,6 +118,11 @@ func (a *Activities) Model(ctx context.Context, call ModelCall) (*ModelResult, e
 	req := model.Request{Messages: msgs, Tools: call.Tools, ToolChoice: call.ToolChoice, Options: call.Options, ResponseSchema: call.ResponseSchema}
 	resp, err := model.Generate(ctx, m, req)
 	if err != nil {
+		if ctx.Err() != nil {
+			// The attempt timed out or was cancelled: Temporal decides
+			// what follows, by the activity's timeouts and retry policy.
+			return nil, ctx.Err()
+		}
 		return nil, modelFailure(err)
 	}
 	if err := a.cfg.Conversations.Save(ctx, call.Conversation, append(msgs, resp.Message)); err != nil {
@@ -200,6 +205,9 @@ func (a *Activities) Tool(ctx context.Context, call ToolCall) (json.RawMessage, 
 	stop := heartbeat(ctx)
 	defer stop()
 	out, err := agent.Invoke(ctx, t, call.Input)
+	if err != nil && ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
 	if err != nil {
 		retry, delay := retryable(err)
 		return nil, temporal.NewApplicationErrorWithOptions(err.Error(), ErrorTypeTool, temporal.ApplicationErrorOptions{
