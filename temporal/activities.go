@@ -165,7 +165,9 @@ func retryable(err error) (bool, time.Duration) {
 }
 
 // retryAfter reads the Retry-After (seconds) or retry-after-ms header of
-// the HTTP answer behind err, when the provider's SDK kept it.
+// the HTTP answer behind err, when the provider's SDK kept it: the OpenAI
+// SDK does (every OpenAI-compatible provider); for the others Temporal's
+// backoff applies.
 func retryAfter(err error) time.Duration {
 	var oe *sdk.Error
 	if !errors.As(err, &oe) || oe.Response == nil {

@@ -18,9 +18,9 @@
 //     a start-to-close timeout and a retry policy.
 //
 // Temporal owns retries: a provider's own retries should be off (see
-// [Activities]); HTTP 408, 409, 429 and 5xx answers are retried, honouring
-// Retry-After, and other 4xx answers fail at once with the provider's
-// message. Errors cross the activity boundary as [agent.ErrorRecord]s, so
+// [Activities]); HTTP 408, 409, 429 and 5xx answers are retried (after the
+// Retry-After an OpenAI-compatible provider sent), and other 4xx answers
+// fail at once with the provider's message. Errors cross the activity boundary as [agent.ErrorRecord]s, so
 // errors.Is still matches loom's sentinels on the workflow side.
 //
 // [Run] runs an agent in a workflow to its end: every question an agent
