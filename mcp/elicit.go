@@ -52,12 +52,16 @@ func (ts *Toolset) onElicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.E
 	e := &elicitation{params: req.Params, reply: make(chan elicitAnswer, 1)}
 	select {
 	case c.elicit <- e:
+	case <-c.done:
+		return &sdk.ElicitResult{Action: "cancel"}, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
 	select {
 	case a := <-e.reply:
 		return a.res, a.err
+	case <-c.done:
+		return &sdk.ElicitResult{Action: "cancel"}, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -204,4 +205,22 @@ func TestServerTypeScriptClient(t *testing.T) {
 		defer hs.Close()
 		check(t, tsClient(t, "http", hs.URL))
 	})
+}
+
+func TestServerHTTPRefusesForeignHost(t *testing.T) {
+	// DNS rebinding: a page on evil.example resolving to 127.0.0.1 sends
+	// Host: evil.example, and the SDK's protection turns it away.
+	s, closeAll, err := codeServer(t, nil)
+	require.NoError(t, err)
+	defer closeAll()
+	hs := httptest.NewServer(s.Handler())
+	defer hs.Close()
+	req, err := http.NewRequest(http.MethodPost, hs.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	require.NoError(t, err)
+	req.Host = "evil.example"
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := hs.Client().Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusForbidden, resp.StatusCode)
 }

@@ -45,6 +45,7 @@ func (t *tool) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.E
 // requests about it go.
 type call struct {
 	token    string
+	done     chan struct{} // closed when the call ended
 	progress chan *sdk.ProgressNotificationParams
 	elicit   chan *elicitation
 }
@@ -136,7 +137,7 @@ func (ts *Toolset) begin() *call {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	ts.callSeq++
-	c := &call{token: "loom-" + strconv.Itoa(ts.callSeq), progress: make(chan *sdk.ProgressNotificationParams, 64), elicit: make(chan *elicitation)}
+	c := &call{token: "loom-" + strconv.Itoa(ts.callSeq), progress: make(chan *sdk.ProgressNotificationParams, 64), elicit: make(chan *elicitation), done: make(chan struct{})}
 	ts.calls[c.token] = c
 	return c
 }
@@ -146,6 +147,7 @@ func (ts *Toolset) end(c *call) {
 	ts.mu.Lock()
 	delete(ts.calls, c.token)
 	ts.mu.Unlock()
+	close(c.done)
 }
 
 // onProgress passes a progress notification to its call. A call that does
