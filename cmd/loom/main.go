@@ -1,7 +1,9 @@
 // Command loom is loom's command line. Its observe subcommand serves the
-// trace viewer over the trace database that programs using loom record to.
+// trace viewer over the trace database that programs using loom record to;
+// its mcp subcommand serves the Coder→Sandbox workflow as an MCP tool.
 //
 //	loom observe [--port 7893] [--db PATH]
+//	loom mcp serve [--http 127.0.0.1:PORT] [--model provider:model]
 //	loom --version
 //	loom help [command]
 package main
@@ -15,11 +17,14 @@ import (
 	"os"
 	"runtime"
 
+	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/observe"
 	"github.com/loomwork/loom/observe/store"
+	"github.com/loomwork/loom/sandbox"
 )
 
 func main() {
+	sandbox.ServeWorkerIfChild() // this binary is also the isolated sandbox's worker
 	os.Exit(run(notifyContext(), os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -27,6 +32,7 @@ const usage = `loom — build agents that write and run code.
 
 Usage:
   loom observe [--port N] [--db PATH]   serve the trace viewer on 127.0.0.1
+  loom mcp serve [--http ADDR]          serve code_execution as an MCP tool
   loom --version                        print the version
   loom help [command]                   show help
 
@@ -53,6 +59,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	switch args[0] {
 	case "help", "-h", "-help", "--help":
+		if len(args) > 1 && args[1] == "mcp" {
+			fmt.Fprint(stdout, mcpUsage)
+			return 0
+		}
 		if len(args) > 1 && args[1] == "observe" {
 			fmt.Fprintf(stdout, observeUsage, observe.DefaultPort, store.PathEnv, defaultDB())
 			return 0
@@ -64,6 +74,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 0
 	case "observe":
 		return runObserve(ctx, args[1:], stdout, stderr)
+	case "mcp":
+		return runMCP(ctx, args[1:], stdout, stderr, model.Open)
 	}
 	fmt.Fprintf(stderr, "loom: unknown command %q: run 'loom help'\n", args[0])
 	return 2
