@@ -14,6 +14,7 @@ import (
 	"github.com/loomwork/loom/internal/flow"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/sandbox"
+	"github.com/loomwork/loom/vector"
 )
 
 // DefaultMaxRetries is a [CodeExecution]'s retry budget when none is
@@ -77,6 +78,19 @@ type Config struct {
 	// Toolsets offer the coder more tools beside the sandbox, as an MCP
 	// server's (package mcp), asked for their tools at each run.
 	Toolsets []agent.Toolset
+	// Knowledge, when set, is a vector store of earlier snippets: before
+	// the coder starts, the snippets kept for the most similar tasks (up to
+	// Recall, scoring at least MinRecallScore) are added to its input, and
+	// after a run that answered, the last snippet that ran is kept there
+	// for the task (documents of kind [SnippetKind]). The store needs an
+	// embedder for text (vector.Options.Embedder).
+	Knowledge vector.Store
+	// Recall is how many earlier snippets are recalled (default
+	// DefaultRecall).
+	Recall int
+	// MinRecallScore is the least similarity a recalled snippet must have
+	// (default 0: any).
+	MinRecallScore float32
 }
 
 // CodeExecution is the Coder→Sandbox workflow: a coder (an AI agent taught
@@ -99,9 +113,10 @@ type Config struct {
 // coder's messages are the turn recorded.
 type CodeExecution struct {
 	flow.Base
-	cfg   Config
-	coder *agent.AI
-	owned sandbox.Executor // the executor the workflow started, if any
+	cfg    Config
+	coder  *agent.AI
+	owned  sandbox.Executor // the executor the workflow started, if any
+	keeper agent.Agent      // keeps a snippet in Knowledge
 }
 
 // CodeState is the progress of one CodeExecution run, its
@@ -147,6 +162,12 @@ func New(cfg Config) (*CodeExecution, error) {
 	}
 	if cfg.Description == "" {
 		cfg.Description = "Answers a question by writing JavaScript, running it in a sandbox and reporting the computed result."
+	}
+	switch {
+	case cfg.Recall == 0:
+		cfg.Recall = DefaultRecall
+	case cfg.Recall < 0:
+		return nil, fmt.Errorf("%w: code execution %s: Recall is %d; use 0 for the default (%d) or a positive count", agent.ErrInvalidConfig, cfg.Name, cfg.Recall, DefaultRecall)
 	}
 	var owned sandbox.Executor
 	if cfg.Tool == nil {
@@ -199,6 +220,17 @@ func New(cfg Config) (*CodeExecution, error) {
 		return nil, fmt.Errorf("code execution %s: %w", cfg.Name, err)
 	}
 	ce.coder = coder
+	if cfg.Knowledge != nil {
+		keeper, err := agent.NewFunc("keep_snippet", "Keeps the snippet that answered a task in the knowledge store.",
+			func(ctx context.Context, in snippetInput) (struct{}, error) {
+				return struct{}{}, ce.keep(ctx, in.Task, in.Code)
+			})
+		if err != nil {
+			closeOwned(owned)
+			return nil, err
+		}
+		ce.keeper = keeper
+	}
 	b, err := flow.NewBase("code execution", cfg.Name, cfg.Description, coder.InputSchema(), coder.OutputSchema())
 	if err != nil {
 		closeOwned(owned)
@@ -239,7 +271,20 @@ func (ce *CodeExecution) body(ctx context.Context, r *agent.Run) (json.RawMessag
 	if hist := r.History(ctx); len(hist) > 0 {
 		ctx = agent.WithHistory(ctx, hist)
 	}
-	end, err := r.Child(ctx, ce.coder, r.Input)
+	input := r.Input
+	var kept snippets
+	if ce.cfg.Knowledge != nil {
+		text, err := ce.recall(ctx, st.Task)
+		if err != nil {
+			return nil, err
+		}
+		if input, err = json.Marshal(map[string]string{agent.DefaultTextKey: text}); err != nil {
+			return nil, err
+		}
+		stopKeep := r.Observe(kept.observe)
+		defer stopKeep()
+	}
+	end, err := r.Child(ctx, ce.coder, input)
 	if errors.Is(err, agent.ErrStopped) {
 		return nil, err
 	}
@@ -252,6 +297,14 @@ func (ce *CodeExecution) body(ctx context.Context, r *agent.Run) (json.RawMessag
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ce.Name(), err)
+	}
+	if code := kept.lastCode(); ce.cfg.Knowledge != nil && code != "" {
+		// Keeping is a nested run, so a store that fails shows in the
+		// events and the trace; the answer stands either way.
+		in, _ := json.Marshal(snippetInput{Task: st.Task, Code: code})
+		if _, err := r.Call(ctx, ce.keeper, in); errors.Is(err, agent.ErrStopped) {
+			return nil, err
+		}
 	}
 	r.SetMessages(end.Messages)
 	return end.Output, nil
