@@ -1,6 +1,11 @@
-// Command loom is loom's command line. Its observe subcommand serves the
-// trace viewer over the trace database that programs using loom record to.
+// Command loom is loom's command line: it runs agents declared in loom/v1
+// YAML files (package spec), and its observe subcommand serves the trace
+// viewer over the trace database that programs using loom record to.
 //
+//	loom run FILE [-i INPUT | --chat]
+//	loom resume ID --approve|--deny|--answer JSON
+//	loom validate FILE
+//	loom schema
 //	loom observe [--port 7893] [--db PATH]
 //	loom --version
 //	loom help [command]
@@ -19,9 +24,11 @@ import (
 
 	"github.com/loomwork/loom/observe"
 	"github.com/loomwork/loom/observe/store"
+	"github.com/loomwork/loom/sandbox"
 )
 
 func main() {
+	sandbox.ServeWorkerIfChild() // the isolated sandbox's workers are this binary
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
@@ -31,11 +38,16 @@ func main() {
 const usage = `loom — build agents that write and run code.
 
 Usage:
+  loom run FILE [-i INPUT | --chat]     run a declared agent
+  loom resume ID --approve|--deny|--answer JSON
+                                        continue a run that waits for an answer
+  loom validate FILE                    check a file; runs nothing
+  loom schema                           print the JSON Schema of loom files
   loom observe [--port N] [--db PATH]   serve the trace viewer on 127.0.0.1
   loom --version                        print the version
   loom help [command]                   show help
 
-Run 'loom help observe' for the viewer's options.
+Run 'loom help COMMAND' for a command's options.
 `
 
 const observeUsage = `Usage: loom observe [--port N] [--db PATH]
@@ -58,6 +70,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	switch args[0] {
 	case "help", "-h", "-help", "--help":
+		if len(args) > 1 {
+			if text, ok := specHelp(args[1]); ok {
+				fmt.Fprint(stdout, text)
+				return 0
+			}
+		}
 		if len(args) > 1 && args[1] == "observe" {
 			fmt.Fprintf(stdout, observeUsage, observe.DefaultPort, store.PathEnv, defaultDB())
 			return 0
@@ -69,6 +87,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 0
 	case "observe":
 		return runObserve(ctx, args[1:], stdout, stderr)
+	case "run", "resume", "validate", "schema":
+		return runSpec(ctx, args, stdout, stderr, stdinConsole())
 	}
 	fmt.Fprintf(stderr, "loom: unknown command %q: run 'loom help'\n", args[0])
 	return 2
