@@ -142,3 +142,14 @@ func (d *Doc) cycles() []cycle {
 	}
 	return out
 }
+
+// Uses returns the names the entry refers to (tools, steps, branches,
+// targets, roles), in file order: its children in the composition tree.
+func (e *Entry) Uses() []string {
+	rs := e.refs()
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.name
+	}
+	return out
+}

@@ -6,6 +6,7 @@
 //	loom resume ID --approve|--deny|--answer JSON
 //	loom validate FILE
 //	loom schema
+//	loom serve FILE [--port 7894]
 //	loom observe [--port 7893] [--db PATH]
 //	loom --version
 //	loom help [command]
@@ -43,6 +44,7 @@ Usage:
                                         continue a run that waits for an answer
   loom validate FILE                    check a file; runs nothing
   loom schema                           print the JSON Schema of loom files
+  loom serve FILE [--port N]            the playground: edit, run, approve, watch
   loom observe [--port N] [--db PATH]   serve the trace viewer on 127.0.0.1
   loom --version                        print the version
   loom help [command]                   show help
@@ -87,7 +89,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 0
 	case "observe":
 		return runObserve(ctx, args[1:], stdout, stderr)
-	case "run", "resume", "validate", "schema":
+	case "run", "resume", "validate", "schema", "serve":
 		return runSpec(ctx, args, stdout, stderr, stdinConsole())
 	}
 	fmt.Fprintf(stderr, "loom: unknown command %q: run 'loom help'\n", args[0])

@@ -17,6 +17,8 @@ func runSpec(ctx context.Context, args []string, stdout, stderr io.Writer, con c
 		return runRun(ctx, args[1:], stdout, stderr, con)
 	case "resume":
 		return runResume(ctx, args[1:], stdout, stderr, con)
+	case "serve":
+		return runServe(ctx, args[1:], stdout, stderr, con)
 	case "validate":
 		return runValidate(args[1:], stdout, stderr)
 	default:
@@ -26,7 +28,7 @@ func runSpec(ctx context.Context, args []string, stdout, stderr io.Writer, con c
 
 // specHelp returns the usage of a spec command.
 func specHelp(cmd string) (string, bool) {
-	text, ok := map[string]string{"run": runUsage, "resume": resumeUsage, "validate": validateUsage, "schema": schemaUsage}[cmd]
+	text, ok := map[string]string{"run": runUsage, "resume": resumeUsage, "validate": validateUsage, "serve": serveUsage, "schema": schemaUsage}[cmd]
 	return text, ok
 }
 

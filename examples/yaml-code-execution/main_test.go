@@ -12,6 +12,7 @@ import (
 
 	"github.com/loomwork/loom/examples/internal/exampletest"
 	"github.com/loomwork/loom/examples/internal/fakeopenai"
+	"github.com/loomwork/loom/sandbox"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 )
@@ -20,6 +21,7 @@ var loom string
 
 // TestMain builds the loom command for the tests.
 func TestMain(m *testing.M) {
+	sandbox.ServeWorkerIfChild() // the playground test's isolated sandbox runs this binary
 	dir, err := os.MkdirTemp("", "loom-yaml-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
