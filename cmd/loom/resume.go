@@ -121,7 +121,7 @@ func runResume(ctx context.Context, args []string, stdout, stderr io.Writer, con
 			answers[q.ID], _ = json.Marshal(ap)
 		}
 	}
-	r := &runner{l: l, a: a, file: rec.File, con: con, out: stdout, errOut: stderr}
+	r := newRunner(l, a, rec.File, con, stdout, stderr)
 	_, code := r.drive(ctx, nil, l.engine.Resume(ctx, a, runID, answers), runID)
 	return code
 }

@@ -124,7 +124,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer, con co
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	r := &runner{l: l, a: a, file: pos[0], con: con, out: stdout, errOut: stderr}
+	r := newRunner(l, a, pos[0], con, stdout, stderr)
 	if chat {
 		return r.chat(ctx)
 	}
@@ -161,6 +161,19 @@ type runner struct {
 	file        string
 	con         console
 	out, errOut io.Writer
+	// quiet shows only the final output: the streamed text of a
+	// composition's members is not its answer.
+	quiet bool
+}
+
+// newRunner returns a runner of a, streaming text only for agents whose
+// streamed text is their answer.
+func newRunner(l *loaded, a agent.Agent, file string, con console, out, errOut io.Writer) *runner {
+	quiet := false
+	if e := l.project.Doc.Entry(a.Name()); e != nil {
+		quiet = e.Type != "ai" && e.Type != "code_execution" && e.Type != "route"
+	}
+	return &runner{l: l, a: a, file: file, con: con, out: out, errOut: errOut, quiet: quiet}
 }
 
 // drive prints a run, resuming it with a person's answers while it asks
@@ -198,7 +211,7 @@ func (r *runner) print(stream iter.Seq2[agent.Event, error], runID *string) (age
 		switch {
 		case ev.Kind == agent.EventRunStart && *runID == "":
 			*runID = ev.RunID
-		case ev.Kind == agent.EventTextDelta && !ev.Replayed:
+		case ev.Kind == agent.EventTextDelta && !ev.Replayed && !r.quiet:
 			fmt.Fprint(r.out, ev.Text)
 			streamed = true
 		case ev.Kind == agent.EventRunEnd && ev.RunID == *runID:
