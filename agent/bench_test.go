@@ -75,3 +75,29 @@ func BenchmarkModelOnly(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkToolFanOut is one turn of eight cheap tool calls, run
+// concurrently (the default) and one at a time, and the answer: the cost of
+// the fan-out over sequential work.
+func BenchmarkToolFanOut(b *testing.B) {
+	calls := make([]model.Chunk, 0, 9)
+	for i := range 8 {
+		calls = append(calls, model.Chunk{ToolCall: &model.ToolCallDelta{Index: i, ID: "c" + string(rune('0'+i)), Name: "add", ArgumentsDelta: `{"a":1,"b":2}`}})
+	}
+	calls = append(calls, model.Chunk{Usage: &model.Usage{InputTokens: 10, OutputTokens: 5}, FinishReason: model.FinishToolCalls})
+	for _, tc := range []struct {
+		name     string
+		parallel int
+	}{{"parallel", 0}, {"sequential", 1}} {
+		b.Run(tc.name, func(b *testing.B) {
+			a := newAI(b, agent.AIConfig{Name: "bench", Model: newCycle(calls, textTurn), Tools: []agent.Agent{addTool(b)}, MaxParallelTools: tc.parallel})
+			in := json.RawMessage(`{"message":"1+2 eight times"}`)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := agent.Collect(a.Run(b.Context(), in)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

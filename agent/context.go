@@ -70,6 +70,11 @@ func historyFor(ctx context.Context, parent *Run) []model.Message {
 	return h.msgs
 }
 
+// CurrentRun returns the run whose body received ctx (or a ctx derived
+// from it), or nil outside a run. A tool uses it to read the run that
+// called it.
+func CurrentRun(ctx context.Context) *Run { return runFrom(ctx) }
+
 func runFrom(ctx context.Context) *Run {
 	r, _ := ctx.Value(runKey{}).(*Run)
 	return r

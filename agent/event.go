@@ -100,6 +100,7 @@ type Event struct {
 	Question   *Question         // EventInterrupt
 	// FinishReason is why the model stopped: on EventModelResponse, and on
 	// an AI run's EventRunEnd for its last call (model.FinishLength means
-	// the answer was cut at the output limit).
+	// the answer was cut at the output limit; check it with
+	// FinishReason.Err).
 	FinishReason model.FinishReason
 }

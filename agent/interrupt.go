@@ -27,6 +27,8 @@ type Question struct {
 	ID string `json:"id"`
 	// RunID is the run that asked.
 	RunID string `json:"run_id"`
+	// RootID is the root run of the run that asked: the run to resume.
+	RootID string `json:"root_id,omitempty"`
 	// Kind says what is asked, such as "approval" or "input".
 	Kind string `json:"kind"`
 	// Payload is what the person needs to answer: the code to approve, the
@@ -97,7 +99,11 @@ func Ask(ctx context.Context, kind string, payload any, schema json.RawMessage) 
 		raw = b
 	}
 	r.questions++
-	q := Question{ID: r.ID + "?" + strconv.Itoa(r.questions), RunID: r.ID, Kind: kind, Payload: raw, Schema: schema}
+	root := r
+	for root.parent != nil {
+		root = root.parent
+	}
+	q := Question{ID: r.ID + "?" + strconv.Itoa(r.questions), RunID: r.ID, RootID: root.ID, Kind: kind, Payload: raw, Schema: schema}
 	if !r.Emit(Event{Kind: EventInterrupt, Question: &q}) {
 		return nil, ErrStopped
 	}

@@ -50,6 +50,10 @@ func (a *AI) body(ctx context.Context, r *Run) (json.RawMessage, error) {
 			return nil, err
 		}
 		r.finish = resp.FinishReason
+		if err := resp.CutToolCall(); err != nil {
+			// The call cannot be run with half its arguments.
+			return nil, fmt.Errorf("agent %s: model %s:%s: %w", a.cfg.Name, m.Provider(), m.Name(), err)
+		}
 		req.Messages = append(req.Messages, resp.Message)
 		st.Turn, st.Usage = turn, r.usage
 		calls := resp.Message.ToolCalls()

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"time"
+
+	"github.com/loomwork/loom/internal/telemetry"
 )
 
 // The seams: time, ids, fan-out and telemetry reach a run only through
@@ -30,9 +32,8 @@ type systemClock struct{}
 func (systemClock) Now() time.Time { return time.Now() }
 
 type (
-	clockKey     struct{}
-	runnerKey    struct{}
-	telemetryKey struct{}
+	clockKey  struct{}
+	runnerKey struct{}
 )
 
 // WithClock returns ctx whose runs read the time from c: event times,
@@ -120,13 +121,7 @@ func taskRunner(ctx context.Context) TaskRunner {
 // WithTelemetry returns ctx under which runs record spans and metrics (on,
 // the default) or not (off), as a durable engine does while it replays.
 func WithTelemetry(ctx context.Context, on bool) context.Context {
-	return context.WithValue(ctx, telemetryKey{}, !on)
-}
-
-// telemetryOff reports whether spans and metrics are switched off on ctx.
-func telemetryOff(ctx context.Context) bool {
-	off, _ := ctx.Value(telemetryKey{}).(bool)
-	return off
+	return telemetry.WithOff(ctx, !on)
 }
 
 // withTimeout bounds ctx by d of real time: a context's deadline is kept by

@@ -1,16 +1,17 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/loomwork/loom/internal/telemetry"
 	"github.com/loomwork/loom/model"
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
@@ -18,67 +19,28 @@ import (
 
 // Scope is the OpenTelemetry instrumentation scope of loom's spans and
 // metrics.
-const Scope = "github.com/loomwork/loom"
+const Scope = telemetry.Scope
 
 // CaptureContentEnv is the standard variable that opts in to recording
 // message content (prompts, answers, code, tool results) on spans.
-const CaptureContentEnv = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+const CaptureContentEnv = telemetry.CaptureContentEnv
 
 // MaxCapturedBytes bounds each captured content attribute; longer values are
 // truncated with a marker.
-const MaxCapturedBytes = 8 << 10
-
-type (
-	tracerProviderKey struct{}
-	captureKey        struct{}
-)
+const MaxCapturedBytes = telemetry.MaxCapturedBytes
 
 // WithTracerProvider returns ctx whose runs record spans to tp. Without it,
 // runs use otel's global provider, which records nothing unless the program
 // set one.
 func WithTracerProvider(ctx context.Context, tp trace.TracerProvider) context.Context {
-	if tp == nil {
-		return ctx
-	}
-	return context.WithValue(ctx, tracerProviderKey{}, tp.Tracer(Scope))
+	return telemetry.WithTracerProvider(ctx, tp)
 }
 
 // WithContentCapture returns ctx whose spans record message content (on) or
 // not (off), whatever CaptureContentEnv says.
 func WithContentCapture(ctx context.Context, on bool) context.Context {
-	return context.WithValue(ctx, captureKey{}, on)
+	return telemetry.WithContentCapture(ctx, on)
 }
-
-// Tracer returns the tracer for ctx: its provider's, or the global one.
-func Tracer(ctx context.Context) trace.Tracer {
-	if t, ok := ctx.Value(tracerProviderKey{}).(trace.Tracer); ok {
-		return t
-	}
-	return otel.GetTracerProvider().Tracer(Scope)
-}
-
-// CaptureContent reports whether spans under ctx record message content.
-func CaptureContent(ctx context.Context) bool {
-	if on, ok := ctx.Value(captureKey{}).(bool); ok {
-		return on
-	}
-	v := strings.ToLower(os.Getenv(CaptureContentEnv))
-	return v == "true" || v == "1"
-}
-
-// Truncate shortens s to MaxCapturedBytes, marking what was cut.
-func Truncate(s string) string {
-	if len(s) <= MaxCapturedBytes {
-		return s
-	}
-	cut := MaxCapturedBytes
-	for cut > 0 && !isRuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…[truncated " + strconv.Itoa(len(s)-cut) + " bytes]"
-}
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // KindOf returns an agent's kind for traces ("ai", "func", "workflow", …):
 // its Kind method's answer, or "agent".
@@ -90,7 +52,7 @@ func KindOf(a Agent) string {
 }
 
 func startAgentSpan(ctx context.Context, r *Run) (context.Context, trace.Span) {
-	ctx, span := Tracer(ctx).Start(ctx, "invoke_agent "+r.Agent.Name())
+	ctx, span := telemetry.Tracer(ctx).Start(ctx, "invoke_agent "+r.Agent.Name())
 	if !span.IsRecording() {
 		return ctx, span
 	}
@@ -103,8 +65,8 @@ func startAgentSpan(ctx context.Context, r *Run) (context.Context, trace.Span) {
 	attrs[3] = attribute.String("loom.run.id", r.ID)
 	attrs[4] = attribute.String("loom.run.parent_id", r.ParentID)
 	attrs[5] = attribute.String("loom.agent.kind", KindOf(r.Agent))
-	if CaptureContent(ctx) {
-		attrs = append(attrs, attribute.String("loom.agent.input", Truncate(string(r.Input))))
+	if telemetry.CaptureContent(ctx) {
+		attrs = append(attrs, attribute.String("loom.agent.input", telemetry.Truncate(string(r.Input))))
 	}
 	span.SetAttributes(attrs...)
 	return ctx, span
@@ -119,11 +81,14 @@ func endAgentSpan(ctx context.Context, span trace.Span, r *Run, out json.RawMess
 		if r.cost > 0 {
 			attrs = append(attrs, attribute.Float64("loom.cost.usd", r.cost))
 		}
-		if err == nil && CaptureContent(ctx) {
-			attrs = append(attrs, attribute.String("loom.agent.output", Truncate(string(out))))
+		if r.finish != "" {
+			attrs = append(attrs, attribute.String("loom.finish_reason", string(r.finish)))
+		}
+		if err == nil && telemetry.CaptureContent(ctx) {
+			attrs = append(attrs, attribute.String("loom.agent.output", telemetry.Truncate(string(out))))
 		}
 		span.SetAttributes(attrs...)
-		RecordError(span, err)
+		recordError(span, err)
 	}
 	span.End()
 }
@@ -138,15 +103,12 @@ func outcome(err error) string {
 	return "error"
 }
 
-// RecordError marks span failed with err, setting error.type; nil does
-// nothing.
-func RecordError(span trace.Span, err error) {
+// recordError marks span as failed with err, unless the consumer stopped.
+func recordError(span trace.Span, err error) {
 	if err == nil || errors.Is(err, ErrStopped) {
 		return
 	}
-	span.RecordError(err)
-	span.SetStatus(codes.Error, err.Error())
-	span.SetAttributes(attribute.String("error.type", errorType(err)))
+	telemetry.RecordError(span, err, errorType(err))
 }
 
 func errorType(err error) string {
@@ -172,7 +134,7 @@ func errorType(err error) string {
 }
 
 func startChatSpan(ctx context.Context, m model.Model, req *model.Request) (context.Context, trace.Span) {
-	ctx, span := Tracer(ctx).Start(ctx, "chat "+m.Name(), trace.WithSpanKind(trace.SpanKindClient))
+	ctx, span := telemetry.Tracer(ctx).Start(ctx, "chat "+m.Name(), trace.WithSpanKind(trace.SpanKindClient))
 	if !span.IsRecording() {
 		return ctx, span
 	}
@@ -204,20 +166,11 @@ func startChatSpan(ctx context.Context, m model.Model, req *model.Request) (cont
 	if o.Seed != nil {
 		attrs = append(attrs, attribute.Int64("gen_ai.request.seed", *o.Seed))
 	}
-	if CaptureContent(ctx) {
-		var sys []model.Message
-		var rest []model.Message
-		for _, msg := range req.Messages {
-			if msg.Role == model.RoleSystem {
-				sys = append(sys, msg)
-			} else {
-				rest = append(rest, msg)
-			}
+	if telemetry.CaptureContent(ctx) {
+		if slices.ContainsFunc(req.Messages, isSystem) {
+			attrs = append(attrs, attribute.String("gen_ai.system_instructions", capturedMessages(req.Messages, isSystem)))
 		}
-		if len(sys) > 0 {
-			attrs = append(attrs, attribute.String("gen_ai.system_instructions", Truncate(messagesJSON(sys))))
-		}
-		attrs = append(attrs, attribute.String("gen_ai.input.messages", Truncate(messagesJSON(rest))))
+		attrs = append(attrs, attribute.String("gen_ai.input.messages", capturedMessages(req.Messages, notSystem)))
 	}
 	span.SetAttributes(attrs...)
 	return ctx, span
@@ -240,18 +193,18 @@ func endChatSpan(ctx context.Context, span trace.Span, resp *model.Response, cos
 			if resp.FinishReason != "" {
 				attrs = append(attrs, attribute.StringSlice("gen_ai.response.finish_reasons", []string{string(resp.FinishReason)}))
 			}
-			if err == nil && CaptureContent(ctx) {
-				attrs = append(attrs, attribute.String("gen_ai.output.messages", Truncate(messagesJSON([]model.Message{resp.Message}))))
+			if err == nil && telemetry.CaptureContent(ctx) {
+				attrs = append(attrs, attribute.String("gen_ai.output.messages", capturedMessages([]model.Message{resp.Message}, nil)))
 			}
 		}
 		span.SetAttributes(attrs...)
-		RecordError(span, err)
+		recordError(span, err)
 	}
 	span.End()
 }
 
 func startToolSpan(ctx context.Context, call *model.ToolCall) (context.Context, trace.Span) {
-	ctx, span := Tracer(ctx).Start(ctx, "execute_tool "+call.Name)
+	ctx, span := telemetry.Tracer(ctx).Start(ctx, "execute_tool "+call.Name)
 	if !span.IsRecording() {
 		return ctx, span
 	}
@@ -260,8 +213,8 @@ func startToolSpan(ctx context.Context, call *model.ToolCall) (context.Context, 
 	attrs[1] = attribute.String("gen_ai.tool.name", call.Name)
 	attrs[2] = attribute.String("gen_ai.tool.call.id", call.ID)
 	attrs[3] = attribute.String("gen_ai.tool.type", "function")
-	if CaptureContent(ctx) {
-		attrs = append(attrs, attribute.String("gen_ai.tool.call.arguments", Truncate(string(call.Arguments))))
+	if telemetry.CaptureContent(ctx) {
+		attrs = append(attrs, attribute.String("gen_ai.tool.call.arguments", telemetry.Truncate(string(call.Arguments))))
 	}
 	span.SetAttributes(attrs...)
 	return ctx, span
@@ -269,9 +222,9 @@ func startToolSpan(ctx context.Context, call *model.ToolCall) (context.Context, 
 
 func endToolSpan(ctx context.Context, span trace.Span, res *model.ToolResult, err error) {
 	if span.IsRecording() {
-		if CaptureContent(ctx) {
+		if telemetry.CaptureContent(ctx) {
 			span.SetAttributes(attribute.Bool("loom.tool.is_error", res.IsError),
-				attribute.String("gen_ai.tool.call.result", Truncate(string(res.Content))))
+				attribute.String("gen_ai.tool.call.result", telemetry.Truncate(string(res.Content))))
 		} else {
 			span.SetAttributes(attribute.Bool("loom.tool.is_error", res.IsError))
 		}
@@ -286,9 +239,77 @@ func endToolSpan(ctx context.Context, span trace.Span, res *model.ToolResult, er
 	span.End()
 }
 
-// messagesJSON renders messages in the GenAI conventions' message form.
-func messagesJSON(msgs []model.Message) string {
-	type part struct {
+func isSystem(m model.Message) bool  { return m.Role == model.RoleSystem }
+func notSystem(m model.Message) bool { return m.Role != model.RoleSystem }
+
+// capturedMessages renders the messages of msgs that keep selects (all when
+// keep is nil) as a JSON array in the GenAI conventions' message form,
+// bounded by MaxCapturedBytes. When they fit, that is the whole array. When
+// they do not, it walks from the newest message back and encodes only the
+// messages that fit, after a marker counting the earlier ones left out, so
+// the work is bounded by the cap rather than by the length of the history;
+// a newest message too long on its own is cut as [Truncate] cuts.
+func capturedMessages(msgs []model.Message, keep func(model.Message) bool) string {
+	type extent struct{ start, end int }
+	var (
+		buf     bytes.Buffer
+		enc     = json.NewEncoder(&buf) // escapes as json.Marshal does
+		kept    []extent                // encoded messages, newest first
+		size    = len("[]")
+		full    bool
+		omitted int
+	)
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if keep != nil && !keep(msgs[i]) {
+			continue
+		}
+		if full {
+			omitted++
+			continue
+		}
+		start := buf.Len()
+		_ = enc.Encode(wireMessage(msgs[i])) // cannot fail: every field is a string or valid JSON
+		e := extent{start, buf.Len() - 1}    // without Encode's newline
+		add := e.end - e.start
+		if len(kept) > 0 {
+			add++ // the comma
+		}
+		if len(kept) > 0 && size+add > MaxCapturedBytes {
+			buf.Truncate(start)
+			full = true
+			omitted++
+			continue
+		}
+		kept = append(kept, e)
+		size += add
+		full = size > MaxCapturedBytes
+	}
+	var out strings.Builder
+	if omitted > 0 {
+		out.Grow(size + 48)
+		out.WriteString("…[truncated " + strconv.Itoa(omitted) + " earlier messages] ")
+	} else {
+		out.Grow(size)
+	}
+	start := out.Len()
+	out.WriteByte('[')
+	b := buf.Bytes()
+	for i := len(kept) - 1; i >= 0; i-- {
+		out.Write(b[kept[i].start:kept[i].end])
+		if i > 0 {
+			out.WriteByte(',')
+		}
+	}
+	out.WriteByte(']')
+	if size > MaxCapturedBytes { // one message, too long on its own
+		return out.String()[:start] + telemetry.Truncate(out.String()[start:])
+	}
+	return out.String()
+}
+
+// wirePart and wireMessage are a message in the GenAI conventions' form.
+type (
+	wirePart struct {
 		Type      string          `json:"type"`
 		Content   string          `json:"content,omitempty"`
 		ID        string          `json:"id,omitempty"`
@@ -298,29 +319,27 @@ func messagesJSON(msgs []model.Message) string {
 		URL       string          `json:"url,omitempty"`
 		MIMEType  string          `json:"mime_type,omitempty"`
 	}
-	type msg struct {
-		Role  string `json:"role"`
-		Parts []part `json:"parts"`
+	wireMsg struct {
+		Role  string     `json:"role"`
+		Parts []wirePart `json:"parts"`
 	}
-	out := make([]msg, 0, len(msgs))
-	for _, m := range msgs {
-		w := msg{Role: string(m.Role)}
-		for _, p := range m.Parts {
-			switch p := p.(type) {
-			case model.Text:
-				w.Parts = append(w.Parts, part{Type: "text", Content: p.Text})
-			case model.Image:
-				w.Parts = append(w.Parts, part{Type: "image", URL: p.URL, MIMEType: p.MIMEType})
-			case model.ToolCall:
-				w.Parts = append(w.Parts, part{Type: "tool_call", ID: p.ID, Name: p.Name, Arguments: validJSON(p.Arguments)})
-			case model.ToolResult:
-				w.Parts = append(w.Parts, part{Type: "tool_call_response", ID: p.CallID, Name: p.Name, Response: validJSON(p.Content)})
-			}
+)
+
+func wireMessage(m model.Message) wireMsg {
+	w := wireMsg{Role: string(m.Role)}
+	for _, p := range m.Parts {
+		switch p := p.(type) {
+		case model.Text:
+			w.Parts = append(w.Parts, wirePart{Type: "text", Content: p.Text})
+		case model.Image:
+			w.Parts = append(w.Parts, wirePart{Type: "image", URL: p.URL, MIMEType: p.MIMEType})
+		case model.ToolCall:
+			w.Parts = append(w.Parts, wirePart{Type: "tool_call", ID: p.ID, Name: p.Name, Arguments: validJSON(p.Arguments)})
+		case model.ToolResult:
+			w.Parts = append(w.Parts, wirePart{Type: "tool_call_response", ID: p.CallID, Name: p.Name, Response: validJSON(p.Content)})
 		}
-		out = append(out, w)
 	}
-	b, _ := json.Marshal(out)
-	return string(b)
+	return w
 }
 
 // validJSON returns raw, or raw as a JSON string when it is not valid JSON

@@ -94,12 +94,20 @@ func TestTracingSpanTree(t *testing.T) {
 
 func TestTracingContentCaptureAndErrors(t *testing.T) {
 	long := strings.Repeat("x", agent.MaxCapturedBytes+100)
-	byName, _ := tracedRun(t, true, `{"a":2,"b":"`+long+`"}`)
+	byName, spans := tracedRun(t, true, `{"a":2,"b":"`+long+`"}`)
 	root := attrs(byName["invoke_agent calc"])
 	require.JSONEq(t, `{"message":"2+3"}`, root["loom.agent.input"].AsString())
 	require.JSONEq(t, `{"message":"5"}`, root["loom.agent.output"].AsString())
-	chat := attrs(byName["chat gpt-4o-mini"])
-	require.Contains(t, chat["gen_ai.input.messages"].AsString(), `"content":"2+3"`)
+	var inputs []string
+	for _, s := range spans {
+		if s.Name() == "chat gpt-4o-mini" {
+			inputs = append(inputs, attrs(s)["gen_ai.input.messages"].AsString())
+		}
+	}
+	require.Len(t, inputs, 2)
+	require.Contains(t, inputs[0], `"content":"2+3"`)
+	require.True(t, strings.HasPrefix(inputs[1], "…[truncated 2 earlier messages] [{\"role\":\"tool\""),
+		"the second call keeps the newest messages that fit: got %.80q", inputs[1])
 
 	tool := byName["execute_tool add"]
 	ta := attrs(tool)

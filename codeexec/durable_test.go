@@ -18,6 +18,7 @@ import (
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/checkpoint"
+	"github.com/loomwork/loom/checkpoint/postgres"
 	"github.com/loomwork/loom/checkpoint/sqlite"
 	"github.com/loomwork/loom/codeexec"
 	"github.com/loomwork/loom/engine"
@@ -85,9 +86,7 @@ func TestDurableChild(t *testing.T) {
 		t.Skip("run by TestApprovalSurvivesKill in a child process")
 	}
 	ctx := context.Background()
-	store, err := sqlite.Open(ctx, os.Getenv("LOOM_DURABLE_DB"))
-	require.NoError(t, err)
-	defer store.Close()
+	store := openDurableStore(t, ctx, os.Getenv("LOOM_DURABLE_STORE"), os.Getenv("LOOM_DURABLE_DB"))
 	sandboxLog := os.Getenv("LOOM_DURABLE_SANDBOX_LOG")
 	switch phase {
 	case "start":
@@ -125,10 +124,44 @@ func mustJSON(v any) string {
 	return string(b)
 }
 
+// openDurableStore opens the checkpoint store a durable test runs on:
+// SQLite in the file at where, or PostgreSQL at the DSN where.
+func openDurableStore(t *testing.T, ctx context.Context, kind, where string) checkpoint.Store {
+	t.Helper()
+	var store checkpoint.Store
+	var err error
+	switch kind {
+	case "postgres":
+		store, err = postgres.Open(ctx, where)
+	default:
+		store, err = sqlite.Open(ctx, where)
+	}
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = store.Close() })
+	return store
+}
+
+// TestApprovalSurvivesKill runs Coder→Sandbox to its approval question in
+// one process, kills it with SIGKILL, and resumes the run with the
+// approval in a new process: the run answers right, and neither the model
+// call nor any code run before the kill is repeated.
 func TestApprovalSurvivesKill(t *testing.T) {
+	stores := []struct{ kind, where string }{{"sqlite", filepath.Join(t.TempDir(), "runs.db")}}
+	if dsn := os.Getenv("LOOM_TEST_POSTGRES_DSN"); dsn != "" {
+		stores = append(stores, struct{ kind, where string }{"postgres", dsn})
+	} else if os.Getenv("CI") == "true" {
+		t.Fatal("LOOM_TEST_POSTGRES_DSN is unset under CI: .ci/postgres.sh must start PostgreSQL")
+	}
+	for _, st := range stores {
+		t.Run(st.kind, func(t *testing.T) { approvalSurvivesKill(t, st.kind, st.where) })
+	}
+}
+
+func approvalSurvivesKill(t *testing.T, kind, where string) {
 	dir := t.TempDir()
 	env := []string{
-		"LOOM_DURABLE_DB=" + filepath.Join(dir, "runs.db"),
+		"LOOM_DURABLE_STORE=" + kind,
+		"LOOM_DURABLE_DB=" + where,
 		"LOOM_DURABLE_SANDBOX_LOG=" + filepath.Join(dir, "sandbox.log"),
 	}
 	child := func(phase string, extra ...string) *exec.Cmd {
@@ -202,7 +235,7 @@ func TestInterruptResumeAdvancesOnce(t *testing.T) {
 	var req codeexec.ApprovalRequest
 	require.NoError(t, json.Unmarshal(q.Payload, &req))
 	require.Equal(t, factorialCode, req.Code)
-	runID := strings.SplitN(q.RunID, ".", 2)[0]
+	runID := q.RootID
 
 	t.Run("bad answers are refused and nothing is written", func(t *testing.T) {
 		head, err := store.Head(ctx, runID)
@@ -341,4 +374,43 @@ func byRun(t *testing.T, evs []agent.Event) map[string][]string {
 		out[ev.RunID] = append(out[ev.RunID], string(b))
 	}
 	return out
+}
+
+// BenchmarkResume measures resuming a Coder→Sandbox run at its approval
+// question (one model call and its events replayed, the approved snippet
+// run, one more model call) from each store. Setting up each run to its
+// question is not timed.
+func BenchmarkResume(b *testing.B) {
+	for _, kind := range []string{"memory", "sqlite"} {
+		b.Run(kind, func(b *testing.B) {
+			ctx := context.Background()
+			var store checkpoint.Store = checkpoint.NewMemory()
+			if kind == "sqlite" {
+				s, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "runs.db"))
+				require.NoError(b, err)
+				defer s.Close()
+				store = s
+			}
+			log := filepath.Join(b.TempDir(), "sandbox.log")
+			m := modeltest.New(b)
+			ce := newDurableCoder(b, m, log)
+			e := engine.New(engine.WithModel(m), engine.WithCheckpoints(store))
+			approve := json.RawMessage(`{"approved":true}`)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				b.StopTimer()
+				m.Append(modeltest.ToolCalls(modeltest.Call("c1", "evaluateJs", mustJSON(map[string]string{"code": factorialCode}))))
+				_, err := e.Invoke(ctx, ce, "Calculate 15!")
+				var ie *agent.InterruptedError
+				require.ErrorAs(b, err, &ie)
+				m.Append(modeltest.Func(answerFromToolResult))
+				q := ie.Questions[0]
+				b.StartTimer()
+				res, err := e.ResumeInvoke(ctx, ce, q.RootID, map[string]json.RawMessage{q.ID: approve})
+				require.NoError(b, err)
+				require.Equal(b, "15! = 1307674368000", res.Text())
+			}
+		})
+	}
 }

@@ -43,8 +43,6 @@ type Route struct {
 	agents []agent.Agent
 }
 
-type routeInputKey struct{ r *Route }
-
 // NewRoute checks cfg and returns the router.
 func NewRoute(cfg RouteConfig) (*Route, error) {
 	if len(cfg.Agents) == 0 {
@@ -94,7 +92,7 @@ func (rt *Route) Agents() []agent.Agent { return rt.agents }
 
 // Run routes input to one agent and returns that agent's output.
 func (rt *Route) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.Event, error] {
-	return rt.ai.Run(context.WithValue(ctx, routeInputKey{rt}, input), input)
+	return rt.ai.Run(ctx, input)
 }
 
 // handoff is a candidate as the router's model sees it: the agent itself,
@@ -111,8 +109,10 @@ func (h *handoff) OutputSchema() json.RawMessage { return h.target.OutputSchema(
 
 func (h *handoff) Run(ctx context.Context, args json.RawMessage) iter.Seq2[agent.Event, error] {
 	in := args
-	if orig, ok := ctx.Value(routeInputKey{h.route}).(json.RawMessage); ok {
-		if m, err := flow.Merge(args, orig); err == nil {
+	// The router's run is the one calling this hand-off; its input is the
+	// route's input.
+	if r := agent.CurrentRun(ctx); r != nil && r.Agent == agent.Agent(h.route.ai) {
+		if m, err := flow.Merge(args, r.Input); err == nil {
 			in = m
 		}
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -26,15 +27,16 @@ const LevelTrace = slog.Level(-8)
 // usage totals over all its runs. An Engine is safe for concurrent use; its
 // runs are independent (each has its own limits budget).
 type Engine struct {
-	model   model.Model
-	limits  agent.Limits
-	hooks   []agent.Hooks
-	tp      trace.TracerProvider
-	metrics *agent.Metrics
-	capture *bool
-	log     *slog.Logger
-	store   checkpoint.Store
-	totals  totals
+	model    model.Model
+	limits   agent.Limits
+	hooks    []agent.Hooks
+	tp       trace.TracerProvider
+	metrics  *agent.Metrics
+	capture  *bool
+	log      *slog.Logger
+	store    checkpoint.Store
+	sessions checkpoint.SessionStore
+	totals   totals
 }
 
 // Option configures an [Engine].
@@ -102,6 +104,11 @@ type Result struct {
 	// Messages is what the root run added to the conversation (for an AI
 	// agent: the input, tool calls and results, the answer).
 	Messages []model.Message
+	// FinishReason is why the model stopped: the root run's last answer
+	// when the root is an AI agent, else the last nested AI run's, except
+	// that model.FinishLength (an answer cut at the output token limit) is
+	// kept once any run reported it. Check it with FinishReason.Err.
+	FinishReason model.FinishReason
 }
 
 // Text returns the output's "message" field when it is a string, else the
@@ -224,6 +231,7 @@ func (e *Engine) run(ctx context.Context, a agent.Agent, input any, res *Result,
 		e.totals.runs.Add(1)
 		log := e.log
 		var root string
+		var finish model.FinishReason // see Result.FinishReason
 		var end agent.Event
 		var runErr error
 		stopped := false
@@ -246,6 +254,9 @@ func (e *Engine) run(ctx context.Context, a agent.Agent, input any, res *Result,
 				}
 				end = ev
 			}
+			if ev.Kind == agent.EventRunEnd && ev.FinishReason != "" && finish != model.FinishLength {
+				finish = ev.FinishReason
+			}
 			if log != nil && log.Enabled(ctx, LevelTrace) {
 				logEvent(st.logContext(ctx), log, ev)
 			}
@@ -265,7 +276,7 @@ func (e *Engine) run(ctx context.Context, a agent.Agent, input any, res *Result,
 			e.totals.failed.Add(1)
 		}
 		if res != nil {
-			*res = Result{Output: end.Output, Usage: usage, Cost: end.Cost, Invocations: st.invocations.Load(), Duration: agent.Since(ctx, start), Messages: end.Messages}
+			*res = Result{Output: end.Output, Usage: usage, Cost: end.Cost, Invocations: st.invocations.Load(), Duration: agent.Since(ctx, start), Messages: end.Messages, FinishReason: cmp.Or(end.FinishReason, finish)}
 		}
 		if log != nil {
 			attrs := []any{"agent", a.Name(), "run", root, "usage", usage.String(), "cost_usd", end.Cost, "invocations", st.invocations.Load(), "duration", agent.Since(ctx, start)}

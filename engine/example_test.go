@@ -2,9 +2,12 @@ package engine_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/checkpoint"
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/modeltest"
@@ -42,4 +45,36 @@ func ExampleEngine_NewSession() {
 	// Output:
 	// Hello, Ada.
 	// 2 earlier messages; first: "I am Ada."
+}
+
+func ExampleEngine_Resume() {
+	ctx := context.Background()
+	transfer, _ := agent.NewFunc("transfer", "Moves money once a person approves.", func(ctx context.Context, in struct {
+		Amount int `json:"amount"`
+	}) (string, error) {
+		ok, err := agent.Ask(ctx, "approval", in, json.RawMessage(`{"type":"boolean"}`))
+		if err != nil {
+			return "", err // the run waits here
+		}
+		if string(ok) != "true" {
+			return "declined", nil
+		}
+		return fmt.Sprintf("moved %d", in.Amount), nil
+	})
+	e := engine.New(engine.WithCheckpoints(checkpoint.NewMemory())) // or checkpoint/sqlite, checkpoint/postgres
+	_, err := e.Invoke(ctx, transfer, map[string]int{"amount": 5})
+	var waiting *agent.InterruptedError
+	if !errors.As(err, &waiting) {
+		fmt.Println(err)
+		return
+	}
+	q := waiting.Questions[0]
+	fmt.Println("asks:", q.Kind, string(q.Payload))
+
+	// Later, in this process or another one with the same store:
+	res, err := e.ResumeInvoke(ctx, transfer, q.RootID, map[string]json.RawMessage{q.ID: json.RawMessage(`true`)})
+	fmt.Println(string(res.Output), err)
+	// Output:
+	// asks: approval {"amount":5}
+	// "moved 5" <nil>
 }

@@ -34,27 +34,33 @@ type Memory interface {
 	Clear(ctx context.Context) error
 }
 
-// Buffer is a [Memory] that keeps every turn.
+// Buffer is a [Memory] that keeps every turn. It keeps the messages in one
+// flat slice and hands out a read-only view of it, so a long conversation
+// costs one copy of its history per turn (the request's), not several.
 type Buffer struct {
 	mu    sync.Mutex
-	turns []Turn
+	msgs  []model.Message
+	turns []int // where each turn starts in msgs
 }
 
 // NewBuffer returns an empty buffer.
 func NewBuffer() *Buffer { return &Buffer{} }
 
-// Messages returns every turn's messages, oldest first.
+// Messages returns every turn's messages, oldest first. The slice is
+// shared with the buffer and capped at its length: read it, do not write
+// to its elements.
 func (b *Buffer) Messages(context.Context, json.RawMessage) ([]model.Message, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return flatten(b.turns), nil
+	return b.msgs[:len(b.msgs):len(b.msgs)], nil
 }
 
 // Add appends turn.
 func (b *Buffer) Add(_ context.Context, turn Turn) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.turns = append(b.turns, cloneTurn(turn))
+	b.turns = append(b.turns, len(b.msgs))
+	b.msgs = append(b.msgs, turn.Messages...)
 	return nil
 }
 
@@ -62,7 +68,7 @@ func (b *Buffer) Add(_ context.Context, turn Turn) error {
 func (b *Buffer) Clear(context.Context) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.turns = nil
+	b.msgs, b.turns = nil, nil
 	return nil
 }
 
@@ -70,7 +76,15 @@ func (b *Buffer) Clear(context.Context) error {
 func (b *Buffer) Turns() []Turn {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return slices.Clone(b.turns)
+	turns := make([]Turn, len(b.turns))
+	for i, start := range b.turns {
+		end := len(b.msgs)
+		if i+1 < len(b.turns) {
+			end = b.turns[i+1]
+		}
+		turns[i] = Turn{Messages: slices.Clone(b.msgs[start:end])}
+	}
+	return turns
 }
 
 // WindowConfig configures a [Window].

@@ -3,10 +3,12 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/internal/telemetry"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
@@ -72,9 +74,30 @@ func (s *runState) hooks() agent.Hooks {
 			oc := Outcome(e.Err)
 			attr := attribute.String("loom.workflow.outcome", oc)
 			trace.SpanFromContext(ctx).SetAttributes(attr)
-			if ms := agent.MetricsFrom(ctx); ms != nil && ms.WorkflowOutcomes != nil {
-				ms.WorkflowOutcomes.Add(ctx, 1, metric.WithAttributes(attr))
+			if ms, ok := instrumentsFrom(ctx); ok {
+				ms.outcomes.Add(ctx, 1, metric.WithAttributes(attr))
 			}
 		},
 	}
+}
+
+// instruments are the metrics package engine owns: loom.workflow.outcomes,
+// by outcome (answered, failed, limit).
+type instruments struct {
+	outcomes metric.Int64Counter
+}
+
+type instrumentsKey struct{}
+
+func buildInstruments(m metric.Meter) (instruments, error) {
+	c, err := m.Int64Counter("loom.workflow.outcomes", metric.WithDescription("Workflow runs by outcome: answered, failed, limit."))
+	if err != nil {
+		return instruments{}, fmt.Errorf("engine: create metrics: %w", err)
+	}
+	return instruments{outcomes: c}, nil
+}
+
+func instrumentsFrom(ctx context.Context) (instruments, bool) {
+	ins, ok, _ := telemetry.Instruments(telemetry.MetersFrom(ctx), instrumentsKey{}, buildInstruments)
+	return ins, ok
 }

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,6 +27,7 @@ type Session struct {
 	engine *Engine
 	agent  agent.Agent
 	memory Memory
+	id     string
 	busy   atomic.Bool
 }
 
@@ -40,8 +43,21 @@ func (e *Engine) NewSession(a agent.Agent, mem Memory) *Session {
 	if mem == nil {
 		mem = NewBuffer()
 	}
-	return &Session{engine: e, agent: a, memory: mem}
+	s := &Session{engine: e, agent: a, memory: mem}
+	if m, ok := mem.(interface{ ID() string }); ok {
+		s.id = m.ID()
+	}
+	if s.id == "" {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		s.id = hex.EncodeToString(b[:])
+	}
+	return s
 }
+
+// ID returns the session's id: the one it was opened with
+// ([Engine.OpenSession]) or its memory's, else a random one.
+func (s *Session) ID() string { return s.id }
 
 // Memory returns the session's memory.
 func (s *Session) Memory() Memory { return s.memory }

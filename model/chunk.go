@@ -1,5 +1,7 @@
 package model
 
+import "fmt"
+
 // Chunk is one piece of a streamed answer. A chunk carries any mix of its
 // fields; unset fields are zero.
 type Chunk struct {
@@ -36,3 +38,15 @@ const (
 	FinishContentFilter FinishReason = "content_filter" // the provider withheld output
 	FinishOther         FinishReason = "other"          // anything else the provider reports
 )
+
+// Err returns an error wrapping [ErrOutputLimit] for [FinishLength], and nil
+// for every other reason, so a caller can treat an answer cut at the token
+// limit as a failure with one check:
+//
+//	if err := resp.FinishReason.Err(); err != nil { ... }
+func (f FinishReason) Err() error {
+	if f == FinishLength {
+		return fmt.Errorf("%w: raise Options.MaxOutputTokens or ask for a shorter answer", ErrOutputLimit)
+	}
+	return nil
+}

@@ -3,6 +3,7 @@ package model
 import (
 	"cmp"
 	"encoding/json"
+	"fmt"
 	"iter"
 	"slices"
 	"strings"
@@ -20,6 +21,11 @@ type Response struct {
 // Collect drains a stream into a [Response]. Tool-call fragments are joined
 // by index, whatever order they arrive in; arguments that never arrived
 // become "{}". On error, the response so far is returned with it.
+//
+// An answer cut at the output token limit is returned with FinishReason
+// [FinishLength] and no error (check it with [FinishReason.Err]), unless a
+// tool call's arguments were cut: that is a [*CutToolCallError], since the
+// call cannot be run.
 func Collect(stream iter.Seq2[Chunk, error]) (*Response, error) {
 	var a Assembler
 	for c, err := range stream {
@@ -28,7 +34,38 @@ func Collect(stream iter.Seq2[Chunk, error]) (*Response, error) {
 		}
 		a.Add(c)
 	}
-	return a.Response(), nil
+	resp := a.Response()
+	return resp, resp.CutToolCall()
+}
+
+// CutToolCallError reports a tool call whose arguments the provider cut at
+// the output token limit, so they are not valid JSON. It wraps
+// [ErrOutputLimit].
+type CutToolCallError struct {
+	ID, Name string
+}
+
+// Error returns the error's message.
+func (e *CutToolCallError) Error() string {
+	return fmt.Sprintf("tool call %q (%s): %v before its arguments were complete: raise Options.MaxOutputTokens", e.Name, e.ID, ErrOutputLimit)
+}
+
+// Unwrap returns [ErrOutputLimit].
+func (e *CutToolCallError) Unwrap() error { return ErrOutputLimit }
+
+// CutToolCall returns a [*CutToolCallError] for the first tool call whose
+// arguments are not valid JSON when the answer finished at the output token
+// limit, and nil otherwise.
+func (r *Response) CutToolCall() error {
+	if r.FinishReason != FinishLength {
+		return nil
+	}
+	for _, c := range r.Message.ToolCalls() {
+		if !json.Valid(c.Arguments) {
+			return &CutToolCallError{ID: c.ID, Name: c.Name}
+		}
+	}
+	return nil
 }
 
 // Assembler accumulates chunks into a [Response]. It is what [Collect] uses,

@@ -65,3 +65,41 @@ func TestUsageAddsUp(t *testing.T) {
 	require.Equal(t, int64(33), a.Add(b).Total())
 	require.True(t, model.Usage{}.IsZero())
 }
+
+func TestCollectCutToolCall(t *testing.T) {
+	cases := []struct {
+		name   string
+		args   string
+		finish model.FinishReason
+		cut    bool
+	}{
+		{"cut at the limit", `{"city":"Par`, model.FinishLength, true},
+		{"complete at the limit", `{"city":"Paris"}`, model.FinishLength, false},
+		{"invalid but not at the limit", `{"city":`, model.FinishToolCalls, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			stream := func(yield func(model.Chunk, error) bool) {
+				_ = yield(model.Chunk{ToolCall: &model.ToolCallDelta{ID: "c1", Name: "get_weather", ArgumentsDelta: c.args}}, nil) &&
+					yield(model.Chunk{FinishReason: c.finish}, nil)
+			}
+			resp, err := model.Collect(stream)
+			require.NotNil(t, resp)
+			if !c.cut {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, model.ErrOutputLimit)
+			var cut *model.CutToolCallError
+			require.ErrorAs(t, err, &cut)
+			require.Equal(t, "get_weather", cut.Name)
+		})
+	}
+}
+
+func TestFinishReasonErr(t *testing.T) {
+	require.ErrorIs(t, model.FinishLength.Err(), model.ErrOutputLimit)
+	for _, f := range []model.FinishReason{model.FinishStop, model.FinishToolCalls, model.FinishContentFilter, model.FinishOther, ""} {
+		require.NoError(t, f.Err())
+	}
+}

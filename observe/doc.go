@@ -16,6 +16,11 @@
 //	defer shutdown(context.WithoutCancel(ctx))
 //	ctx = agent.WithTracerProvider(ctx, tel.TracerProvider)
 //
+// Spans reach the exporter through a [BatchProcessor]: ending a span appends
+// it to a buffer, and one goroutine exports full batches, or what is pending
+// once a second, so a span costs its producer no goroutine wake-up.
+// [Config.Batch] (or the standard OTEL_BSP_* variables) tunes it.
+//
 // The library itself records nothing unless a program does this: with no
 // provider on the context, loom uses otel's global providers, which are
 // no-ops until someone sets them.

@@ -76,6 +76,11 @@ type Config struct {
 	// default 60s. Shutdown always exports what is pending.
 	MetricInterval time.Duration
 
+	// Batch configures the [BatchProcessor] in front of the span exporter.
+	// A zero field takes the standard OTEL_BSP_MAX_EXPORT_BATCH_SIZE,
+	// OTEL_BSP_MAX_QUEUE_SIZE, OTEL_BSP_SCHEDULE_DELAY or
+	// OTEL_BSP_EXPORT_TIMEOUT (milliseconds) when set, else its default.
+	Batch BatchConfig
 	// SpanProcessors are added after the exporter's batch processor.
 	SpanProcessors []sdktrace.SpanProcessor
 	// Sampler defaults to the SDK's default (parent-based, always on).
@@ -95,6 +100,9 @@ type Telemetry struct {
 	Store *store.Store
 	// Exporter is the exporter chosen.
 	Exporter Exporter
+	// Processor batches spans for the exporter (its Dropped method counts
+	// the spans lost to a full queue); nil for ExporterNone.
+	Processor *BatchProcessor
 }
 
 // ErrUnknownExporter is returned by [Setup] for an exporter name it does not
@@ -118,6 +126,13 @@ func Setup(ctx context.Context, cfg Config) (tel *Telemetry, shutdown func(conte
 	if interval <= 0 {
 		interval = time.Minute
 	}
+	batch, err := batchFromEnv(cfg.Batch)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := batch.resolve(); err != nil {
+		return nil, nil, err
+	}
 	tel = &Telemetry{Exporter: kind}
 	tracerOpts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res)}
 	meterOpts := []sdkmetric.Option{sdkmetric.WithResource(res)}
@@ -125,6 +140,7 @@ func Setup(ctx context.Context, cfg Config) (tel *Telemetry, shutdown func(conte
 		tracerOpts = append(tracerOpts, sdktrace.WithSampler(cfg.Sampler))
 	}
 
+	var spanExp sdktrace.SpanExporter
 	switch kind {
 	case ExporterStore:
 		exp, err := store.OpenExporter(ctx, cfg.StorePath, cfg.StoreOptions...)
@@ -132,7 +148,7 @@ func Setup(ctx context.Context, cfg Config) (tel *Telemetry, shutdown func(conte
 			return nil, nil, err
 		}
 		tel.Store = exp.Store()
-		tracerOpts = append(tracerOpts, sdktrace.WithBatcher(exp))
+		spanExp = exp
 	case ExporterStdout:
 		w := cfg.Stdout
 		if w == nil {
@@ -146,7 +162,7 @@ func Setup(ctx context.Context, cfg Config) (tel *Telemetry, shutdown func(conte
 		if err != nil {
 			return nil, nil, fmt.Errorf("observe: stdout metric exporter: %w", err)
 		}
-		tracerOpts = append(tracerOpts, sdktrace.WithBatcher(exp))
+		spanExp = exp
 		meterOpts = append(meterOpts, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(mexp, sdkmetric.WithInterval(interval))))
 	case ExporterOTLP:
 		exp, err := otlptracehttp.New(ctx, cfg.OTLPTraceOptions...)
@@ -158,9 +174,18 @@ func Setup(ctx context.Context, cfg Config) (tel *Telemetry, shutdown func(conte
 			_ = exp.Shutdown(ctx)
 			return nil, nil, fmt.Errorf("observe: OTLP metric exporter (check OTEL_EXPORTER_OTLP_ENDPOINT): %w", err)
 		}
-		tracerOpts = append(tracerOpts, sdktrace.WithBatcher(exp))
+		spanExp = exp
 		meterOpts = append(meterOpts, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(mexp, sdkmetric.WithInterval(interval))))
 	case ExporterNone:
+	}
+	if spanExp != nil {
+		bp, err := NewBatchProcessor(spanExp, batch)
+		if err != nil {
+			_ = spanExp.Shutdown(ctx)
+			return nil, nil, err
+		}
+		tel.Processor = bp
+		tracerOpts = append(tracerOpts, sdktrace.WithSpanProcessor(bp))
 	}
 	for _, p := range cfg.SpanProcessors {
 		tracerOpts = append(tracerOpts, sdktrace.WithSpanProcessor(p))

@@ -37,9 +37,11 @@ func TestSetupStore(t *testing.T) {
 	require.Equal(t, observe.ExporterStore, tel.Exporter)
 	require.NotNil(t, tel.Store)
 	require.Equal(t, path, tel.Store.Path())
+	require.NotNil(t, tel.Processor)
 	record(t, tel)
 	require.NoError(t, shutdown(ctx))
 	require.NoError(t, shutdown(ctx), "shutting down twice is harmless")
+	require.Zero(t, tel.Processor.Dropped())
 
 	s, err := store.Open(ctx, path)
 	require.NoError(t, err)

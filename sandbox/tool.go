@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/internal/telemetry"
 )
 
 // ToolName is the name of the tool NewTool returns.
@@ -116,7 +117,7 @@ func (t *tool) run(ctx context.Context, in ToolInput) (ToolOutput, error) {
 	if strings.TrimSpace(code) == "" {
 		return ToolOutput{}, errors.New("the input has no code: send the JavaScript to run in the code field, as {\"code\": \"1 + 1\"}")
 	}
-	ctx, span := agent.Tracer(ctx).Start(ctx, "sandbox.run", trace.WithSpanKind(trace.SpanKindInternal))
+	ctx, span := telemetry.Tracer(ctx).Start(ctx, "sandbox.run", trace.WithSpanKind(trace.SpanKindInternal))
 	defer span.End()
 	start := time.Now()
 	res, err := t.exec.Run(ctx, code)
@@ -145,17 +146,13 @@ func (t *tool) record(ctx context.Context, span trace.Span, code string, res *Re
 	}
 	if span.IsRecording() {
 		span.SetAttributes(spanAttrs(ctx, t.kind, code, res, err, d, outcome, kind)...)
-		agent.RecordError(span, err)
+		telemetry.RecordError(span, err, "sandbox."+kind)
 	}
-	if ms := agent.MetricsFrom(ctx); ms != nil {
+	if ms, ok := instrumentsFrom(ctx); ok {
 		set := metric.WithAttributes(attribute.String("loom.sandbox.executor", t.kind),
 			attribute.String("loom.sandbox.outcome", outcome), attribute.String("loom.sandbox.error_kind", kind))
-		if ms.SandboxRuns != nil {
-			ms.SandboxRuns.Add(ctx, 1, set)
-		}
-		if ms.SandboxDuration != nil {
-			ms.SandboxDuration.Record(ctx, d.Seconds(), set)
-		}
+		ms.runs.Add(ctx, 1, set)
+		ms.duration.Record(ctx, d.Seconds(), set)
 	}
 }
 
@@ -199,18 +196,18 @@ func spanAttrs(ctx context.Context, executor, code string, res *Result, err erro
 	if kind != "" {
 		attrs = append(attrs, attribute.String("loom.sandbox.error_kind", kind))
 	}
-	if agent.CaptureContent(ctx) {
-		attrs = append(attrs, attribute.String("loom.sandbox.code", agent.Truncate(code)))
+	if telemetry.CaptureContent(ctx) {
+		attrs = append(attrs, attribute.String("loom.sandbox.code", telemetry.Truncate(code)))
 		if res != nil {
 			lines := res.Logs
 			if lines == nil {
 				lines = []LogLine{} // "[]", not "null", when nothing was printed
 			}
 			if logs, e := json.Marshal(lines); e == nil {
-				attrs = append(attrs, attribute.String("loom.sandbox.logs", agent.Truncate(string(logs))))
+				attrs = append(attrs, attribute.String("loom.sandbox.logs", telemetry.Truncate(string(logs))))
 			}
 			if err == nil {
-				attrs = append(attrs, attribute.String("loom.sandbox.result", agent.Truncate(string(res.Value))))
+				attrs = append(attrs, attribute.String("loom.sandbox.result", telemetry.Truncate(string(res.Value))))
 			}
 		}
 	}

@@ -45,3 +45,30 @@ func CheckVector(sentinel error, what string, v []float32) error {
 	}
 	return nil
 }
+
+// unitScale returns the factor that scales v to unit length, or the error
+// of [CheckVector] naming what(). It sums the squares with the dot kernel
+// and looks for the bad element only when the sum is not finite.
+func unitScale(sentinel error, what func() string, v []float32) (float32, error) {
+	ss := dot(v, v)
+	if ss != 0 && !math.IsNaN(float64(ss)) && !math.IsInf(float64(ss), 0) {
+		return float32(1 / math.Sqrt(float64(ss))), nil
+	}
+	if err := CheckVector(sentinel, what(), v); err != nil {
+		return 0, err
+	}
+	// Finite elements whose squares overflow float32: sum in float64.
+	var s64 float64
+	for _, x := range v {
+		s64 += float64(x) * float64(x)
+	}
+	return float32(1 / math.Sqrt(s64)), nil
+}
+
+// scaleInto writes v*inv to dst.
+func scaleInto(dst, v []float32, inv float32) {
+	dst = dst[:len(v)]
+	for i, x := range v {
+		dst[i] = x * inv
+	}
+}

@@ -2,10 +2,10 @@ package vector
 
 import "math"
 
-// dot returns the dot product of a and b[:len(a)]. It is unrolled by eight
-// with eight independent sums, so the additions do not wait on each other
-// and the bounds checks are hoisted out of the loop.
-func dot(a, b []float32) float32 {
+// dotGo returns the dot product of a and b[:len(a)] in portable Go. It is
+// unrolled by eight with eight independent sums, so the additions do not
+// wait on each other, and the bounds checks are hoisted out of the loop.
+func dotGo(a, b []float32) float32 {
 	n := len(a)
 	b = b[:n]
 	var s0, s1, s2, s3, s4, s5, s6, s7 float32
@@ -28,8 +28,9 @@ func dot(a, b []float32) float32 {
 	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
 }
 
-// dotInt8 returns the dot product of two int8 codes of equal length.
-func dotInt8(a, b []int8) int32 {
+// dotInt8Go returns the dot product of two int8 codes of equal length in
+// portable Go.
+func dotInt8Go(a, b []int8) int32 {
 	n := len(a)
 	b = b[:n]
 	var s0, s1, s2, s3 int32
@@ -48,33 +49,28 @@ func dotInt8(a, b []int8) int32 {
 	return (s0 + s1) + (s2 + s3)
 }
 
-// normalize scales v to unit length in place. v must not be all zeros.
-func normalize(v []float32) {
-	var sum float64
+// quantize writes the int8 code of the vector v*inv (a unit vector) to dst
+// and returns its scale: v[i]*inv ≈ dst[i] * scale, with the largest
+// element mapped to ±127 and the others rounded to the nearest step.
+func quantize(dst []int8, v []float32, inv float32) float32 {
+	// The largest |x|, compared as bits: non-negative floats order as
+	// their bit patterns do, and an integer max needs no branch.
+	var mb uint32
 	for _, x := range v {
-		sum += float64(x) * float64(x)
+		mb = max(mb, math.Float32bits(x)&0x7fffffff)
 	}
-	inv := 1 / math.Sqrt(sum)
-	for i := range v {
-		v[i] = float32(float64(v[i]) * inv)
-	}
-}
-
-// quantize writes the int8 code of the unit vector v to dst and returns its
-// scale: v[i] ≈ dst[i] * scale, with the largest |v[i]| mapped to 127.
-func quantize(dst []int8, v []float32) float32 {
-	var m float32
-	for _, x := range v {
-		m = max(m, x, -x)
-	}
+	m := math.Float32frombits(mb)
 	if m == 0 {
 		clear(dst)
 		return 0
 	}
-	scale := m / 127
-	inv := 1 / scale
+	step := 127 / m
+	dst = dst[:len(v)]
 	for i, x := range v {
-		dst[i] = int8(math.Round(float64(x * inv)))
+		// x*step lies in [-127, 127]; shifted by 128.5 it is positive, so
+		// the conversion's truncation rounds to the nearest step (halves
+		// up) without a branch.
+		dst[i] = int8(int32(x*step+128.5) - 128)
 	}
-	return scale
+	return m * inv / 127
 }

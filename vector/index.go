@@ -15,19 +15,27 @@ type entry struct {
 }
 
 // index is the exact in-memory index behind [Memory] and [SQLite]: unit
-// vectors in one contiguous float32 array (or int8 codes with a scale per
-// row), rows addressed by position, ids mapped to rows. It is not safe for
-// concurrent use; its owner locks.
+// vectors in contiguous blocks of float32 (or int8 codes with a scale per
+// row), rows addressed by position, ids mapped to rows. Blocks never move,
+// so growing the index copies nothing. It is not safe for concurrent use;
+// its owner locks.
 type index struct {
 	dims    int
 	int8    bool
-	vecs    []float32 // len(entries)*dims unit vectors, when !int8
-	codes   []int8    // len(entries)*dims codes, when int8
-	scales  []float32 // one per row, when int8
+	vecs    [][]float32 // blocks of blockRows unit vectors, when !int8
+	codes   [][]int8    // blocks of blockRows codes, when int8
+	scales  []float32   // one per row, when int8
 	entries []entry
 	pos     map[string]int
 	workers int // the most goroutines one search uses
 }
+
+// blockRows is the number of rows in a block of vectors: 2^10.
+const (
+	blockShift = 10
+	blockRows  = 1 << blockShift
+	blockMask  = blockRows - 1
+)
 
 func newIndex(dims int, int8 bool, workers int) *index {
 	return &index{dims: dims, int8: int8, pos: map[string]int{}, workers: workers}
@@ -35,38 +43,49 @@ func newIndex(dims int, int8 bool, workers int) *index {
 
 func (x *index) len() int { return len(x.entries) }
 
-// reserve grows the arrays for n more rows.
-func (x *index) reserve(n int) {
-	x.entries = slices.Grow(x.entries, n)
-	if x.int8 {
-		x.codes = slices.Grow(x.codes, n*x.dims)
-		x.scales = slices.Grow(x.scales, n)
-	} else {
-		x.vecs = slices.Grow(x.vecs, n*x.dims)
-	}
+// reserve grows the list of entries for n more rows.
+func (x *index) reserve(n int) { x.entries = slices.Grow(x.entries, n) }
+
+// vec returns row r's unit vector in place.
+func (x *index) vec(r int) []float32 {
+	o := (r & blockMask) * x.dims
+	return x.vecs[r>>blockShift][o : o+x.dims : o+x.dims]
 }
 
-// put inserts or replaces a document; unit is its unit vector.
-func (x *index) put(e entry, unit []float32) {
+// code returns row r's int8 code in place.
+func (x *index) code(r int) []int8 {
+	o := (r & blockMask) * x.dims
+	return x.codes[r>>blockShift][o : o+x.dims : o+x.dims]
+}
+
+// put inserts or replaces a document whose unit vector is v*inv.
+func (x *index) put(e entry, v []float32, inv float32) {
 	row, ok := x.pos[e.id]
-	if !ok {
+	if ok {
+		x.entries[row] = e
+	} else {
 		row = len(x.entries)
 		x.pos[e.id] = row
 		x.entries = append(x.entries, e)
+		if row&blockMask == 0 {
+			if x.int8 {
+				x.codes = append(x.codes, make([]int8, 0, blockRows*x.dims))
+			} else {
+				x.vecs = append(x.vecs, make([]float32, 0, blockRows*x.dims))
+			}
+		}
+		b := row >> blockShift
 		if x.int8 {
-			x.codes = append(x.codes, make([]int8, x.dims)...)
+			x.codes[b] = x.codes[b][:len(x.codes[b])+x.dims]
 			x.scales = append(x.scales, 0)
 		} else {
-			x.vecs = append(x.vecs, unit...)
-		}
-	} else {
-		x.entries[row] = e
-		if !x.int8 {
-			copy(x.vecs[row*x.dims:], unit)
+			x.vecs[b] = x.vecs[b][:len(x.vecs[b])+x.dims]
 		}
 	}
 	if x.int8 {
-		x.scales[row] = quantize(x.codes[row*x.dims:(row+1)*x.dims], unit)
+		x.scales[row] = quantize(x.code(row), v, inv)
+	} else {
+		scaleInto(x.vec(row), v, inv)
 	}
 }
 
@@ -78,37 +97,40 @@ func (x *index) remove(id string) {
 	}
 	delete(x.pos, id)
 	last := len(x.entries) - 1
-	d := x.dims
 	if row != last {
 		x.entries[row] = x.entries[last]
 		x.pos[x.entries[row].id] = row
 		if x.int8 {
-			copy(x.codes[row*d:(row+1)*d], x.codes[last*d:])
+			copy(x.code(row), x.code(last))
 			x.scales[row] = x.scales[last]
 		} else {
-			copy(x.vecs[row*d:(row+1)*d], x.vecs[last*d:])
+			copy(x.vec(row), x.vec(last))
 		}
 	}
 	x.entries[last] = entry{}
 	x.entries = x.entries[:last]
+	b := last >> blockShift
 	if x.int8 {
-		x.codes = x.codes[:last*d]
 		x.scales = x.scales[:last]
-	} else {
-		x.vecs = x.vecs[:last*d]
+		if x.codes[b] = x.codes[b][:len(x.codes[b])-x.dims]; len(x.codes[b]) == 0 {
+			x.codes[b] = nil
+			x.codes = x.codes[:b]
+		}
+	} else if x.vecs[b] = x.vecs[b][:len(x.vecs[b])-x.dims]; len(x.vecs[b]) == 0 {
+		x.vecs[b] = nil
+		x.vecs = x.vecs[:b]
 	}
 }
 
 // vector returns a copy of a row's unit vector (decoded from int8 codes in
 // int8 mode).
 func (x *index) vector(row int) []float32 {
-	d := x.dims
 	if !x.int8 {
-		return slices.Clone(x.vecs[row*d : (row+1)*d])
+		return slices.Clone(x.vec(row))
 	}
-	v := make([]float32, d)
+	v := make([]float32, x.dims)
 	s := x.scales[row]
-	for i, c := range x.codes[row*d : (row+1)*d] {
+	for i, c := range x.code(row) {
 		v[i] = float32(c) * s
 	}
 	return v
@@ -176,7 +198,7 @@ func (x *index) search(q []float32, k int, minScore float32, useMin bool, f *Fil
 	var qs float32
 	if x.int8 {
 		qc = make([]int8, x.dims)
-		qs = quantize(qc, q)
+		qs = quantize(qc, q, 1)
 	}
 	workers := min(x.workers, max(1, n*x.dims/minScanWork))
 	var all []hit
@@ -209,14 +231,13 @@ func (x *index) search(q []float32, k int, minScore float32, useMin bool, f *Fil
 
 // scan scores rows [lo, hi) and returns their best k.
 func (x *index) scan(q []float32, qc []int8, qs float32, lo, hi, k int, minScore float32, useMin bool, f *Filter) []hit {
-	t := topK{k: k, h: make([]hit, 0, k)}
-	d := x.dims
+	t := topK{k: k, h: make([]hit, 0, min(k, hi-lo))}
 	for row := lo; row < hi; row++ {
 		var s float32
 		if x.int8 {
-			s = float32(dotInt8(qc, x.codes[row*d:(row+1)*d])) * qs * x.scales[row]
+			s = float32(dotInt8(qc, x.code(row))) * qs * x.scales[row]
 		} else {
-			s = dot(q, x.vecs[row*d:(row+1)*d])
+			s = dot(q, x.vec(row))
 		}
 		if useMin && s < minScore {
 			continue

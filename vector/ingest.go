@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -35,6 +36,10 @@ type IngestOptions struct {
 	Metadata map[string]any
 	// Progress, when set, is called after each batch is stored.
 	Progress func(Progress)
+	// Replace deletes a source's chunks left from an earlier, longer
+	// version after storing the new ones, at the cost of one search per
+	// source. Without it they stay until deleted.
+	Replace bool
 }
 
 // Progress reports an ingestion's advance.
@@ -52,8 +57,7 @@ type Progress struct {
 // its embedder, one call per batch.
 //
 // Ingesting a source again overwrites its chunks by id; when the new text
-// has fewer chunks, call [Ingester.Ingest] after deleting the source's old
-// ids (see [ChunkID]), or the extra old chunks stay.
+// has fewer chunks, [IngestOptions.Replace] deletes the extra old ones.
 type Ingester struct {
 	store Store
 	o     IngestOptions
@@ -131,7 +135,36 @@ func (g *Ingester) ingest(ctx context.Context, source, text string, metadata map
 			g.o.Progress(p)
 		}
 	}
+	if g.o.Replace {
+		if err := g.deleteStale(ctx, source, text, len(chunks)); err != nil {
+			return len(chunks), err
+		}
+	}
 	return len(chunks), nil
+}
+
+// maxStaleChunks bounds the old chunks one replacement finds and deletes.
+const maxStaleChunks = 10000
+
+// deleteStale deletes source's chunks numbered n and up.
+func (g *Ingester) deleteStale(ctx context.Context, source, text string, n int) error {
+	query := strings.TrimSpace(text)
+	if query == "" {
+		query = source
+	}
+	ms, err := g.store.Search(ctx, Query{Text: cut(query, 2000), K: maxStaleChunks,
+		Filter: And(Eq(MetaSource, source), Gte(MetaChunk, float64(n)))})
+	if err != nil {
+		return fmt.Errorf("vector: ingest %s: find old chunks: %w", source, err)
+	}
+	ids := make([]string, len(ms))
+	for i, m := range ms {
+		ids[i] = m.ID
+	}
+	if err := g.store.Delete(ctx, ids...); err != nil {
+		return fmt.Errorf("vector: ingest %s: delete old chunks: %w", source, err)
+	}
+	return nil
 }
 
 // IngestResult sums up an [Ingester.IngestFS].

@@ -3,6 +3,7 @@ package vector_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -87,6 +88,29 @@ func TestIngestReplacesChunks(t *testing.T) {
 	ms, err := s.Search(ctx, vector.Query{Text: "baking"})
 	require.NoError(t, err)
 	require.Equal(t, 2.0, ms[0].Metadata["v"])
+}
+
+func TestIngestReplaceDeletesOldChunks(t *testing.T) {
+	ctx := context.Background()
+	s := hashMemory(t)
+	for _, replace := range []bool{false, true} {
+		g, err := vector.NewIngester(s, vector.IngestOptions{ChunkSize: 40, Overlap: 5, Replace: replace})
+		require.NoError(t, err)
+		src := fmt.Sprint("doc-", replace)
+		n, err := g.Ingest(ctx, src, strings.Repeat("a long text about many things. ", 20), nil)
+		require.NoError(t, err)
+		require.Greater(t, n, 5)
+		_, err = g.Ingest(ctx, src, "now short", nil)
+		require.NoError(t, err)
+		ms, err := s.Search(ctx, vector.Query{Text: "text", K: 100, Filter: vector.Eq(vector.MetaSource, src)})
+		require.NoError(t, err)
+		if replace {
+			require.Len(t, ms, 1, "the old chunks are gone")
+			require.Equal(t, "now short", ms[0].Text)
+		} else {
+			require.Len(t, ms, n, "without Replace the old chunks beyond the first stay")
+		}
+	}
 }
 
 // failingStore fails every upsert after the first.

@@ -15,6 +15,7 @@ import (
 // change before the index applies it, so memory never holds what the
 // database lost.
 type local struct {
+	dims    int          // fixed at open; read without the lock
 	mu      sync.RWMutex // readers search; writers upsert, delete and close
 	idx     *index
 	emb     model.Embedder
@@ -29,48 +30,50 @@ type persister interface {
 	close() error
 }
 
-// row is a validated document with its unit vector.
+// row is a validated document with its vector; vec*inv is its unit
+// vector. vec may be the caller's slice: it is read, never kept.
 type row struct {
 	entry
-	unit []float32
+	vec []float32
+	inv float32
 }
 
 func newLocal(o Options) *local {
-	return &local{idx: newIndex(o.Dimensions, o.Int8, o.Parallelism), emb: o.Embedder}
+	return &local{dims: o.Dimensions, idx: newIndex(o.Dimensions, o.Int8, o.Parallelism), emb: o.Embedder}
 }
 
 // prepare validates docs, embeds those without vectors and normalises
 // vectors and metadata. It takes no lock: embedding may be a network call.
 func (s *local) prepare(ctx context.Context, docs []Document) ([]row, error) {
-	dims := s.idx.dims
+	dims := s.dims
 	rows := make([]row, len(docs))
 	var texts []string
 	var need []int
 	for i, d := range docs {
-		what := fmt.Sprintf("document %q", d.ID)
+		what := func() string { return fmt.Sprintf("document %q", d.ID) }
 		if d.ID == "" {
 			return nil, fmt.Errorf("%w: document %d has an empty ID", ErrInvalidDocument, i)
 		}
 		md, err := NormalizeMetadata(d.Metadata)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", what, err)
+			return nil, fmt.Errorf("%s: %w", what(), err)
 		}
 		rows[i] = row{entry: entry{id: d.ID, text: d.Text, metadata: md}}
 		if d.Vector == nil {
 			if d.Text == "" {
-				return nil, fmt.Errorf("%w: %s has no text and no vector", ErrInvalidDocument, what)
+				return nil, fmt.Errorf("%w: %s has no text and no vector", ErrInvalidDocument, what())
 			}
 			texts = append(texts, d.Text)
 			need = append(need, i)
 			continue
 		}
-		if err := CheckDimensions(what, dims, d.Vector); err != nil {
+		if len(d.Vector) != dims {
+			return nil, CheckDimensions(what(), dims, d.Vector)
+		}
+		if rows[i].inv, err = unitScale(ErrInvalidDocument, what, d.Vector); err != nil {
 			return nil, err
 		}
-		if err := CheckVector(ErrInvalidDocument, what, d.Vector); err != nil {
-			return nil, err
-		}
-		rows[i].unit = slices.Clone(d.Vector)
+		rows[i].vec = d.Vector
 	}
 	if len(texts) > 0 {
 		vs, err := s.embed(ctx, texts)
@@ -78,15 +81,12 @@ func (s *local) prepare(ctx context.Context, docs []Document) ([]row, error) {
 			return nil, err
 		}
 		for j, i := range need {
-			what := fmt.Sprintf("document %q", docs[i].ID)
-			if err := CheckVector(ErrInvalidDocument, what+" embedded from its text", vs[j]); err != nil {
+			what := func() string { return fmt.Sprintf("document %q embedded from its text", docs[i].ID) }
+			if rows[i].inv, err = unitScale(ErrInvalidDocument, what, vs[j]); err != nil {
 				return nil, err
 			}
-			rows[i].unit = vs[j]
+			rows[i].vec = vs[j]
 		}
-	}
-	for i := range rows {
-		normalize(rows[i].unit)
 	}
 	return rows, nil
 }
@@ -104,7 +104,7 @@ func (s *local) embed(ctx context.Context, texts []string) ([][]float32, error) 
 		return nil, fmt.Errorf("vector: embedder %s returned %d vectors for %d texts", s.emb.Name(), len(vs), len(texts))
 	}
 	for _, v := range vs {
-		if err := CheckDimensions("embedder "+s.emb.Name(), s.idx.dims, v); err != nil {
+		if err := CheckDimensions("embedder "+s.emb.Name(), s.dims, v); err != nil {
 			return nil, err
 		}
 	}
@@ -138,7 +138,7 @@ func (s *local) Upsert(ctx context.Context, docs ...Document) error {
 	}
 	s.idx.reserve(len(rows))
 	for _, r := range rows {
-		s.idx.put(r.entry, r.unit)
+		s.idx.put(r.entry, r.vec, r.inv)
 	}
 	return nil
 }
@@ -176,23 +176,24 @@ func (s *local) Search(ctx context.Context, q Query) ([]Match, error) {
 	if err != nil {
 		return nil, err
 	}
-	var v []float32
-	if q.Vector != nil {
-		if err := CheckDimensions("query", s.idx.dims, q.Vector); err != nil {
+	v := q.Vector
+	if v != nil {
+		if err := CheckDimensions("query", s.dims, v); err != nil {
 			return nil, err
 		}
-		v = slices.Clone(q.Vector)
 	} else {
 		vs, err := s.embed(ctx, []string{q.Text})
 		if err != nil {
 			return nil, err
 		}
-		if err := CheckVector(ErrInvalidQuery, "query text "+fmt.Sprintf("%q", q.Text), vs[0]); err != nil {
-			return nil, err
-		}
 		v = vs[0]
 	}
-	normalize(v)
+	inv, err := unitScale(ErrInvalidQuery, func() string { return fmt.Sprintf("query text %q", q.Text) }, v)
+	if err != nil {
+		return nil, err
+	}
+	unit := make([]float32, len(v))
+	scaleInto(unit, v, inv)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -201,7 +202,7 @@ func (s *local) Search(ctx context.Context, q Query) ([]Match, error) {
 	if s.closed {
 		return nil, ErrClosed
 	}
-	hits := s.idx.search(v, q.K, q.MinScore, q.MinScore != 0, q.Filter)
+	hits := s.idx.search(unit, q.K, q.MinScore, q.MinScore != 0, q.Filter)
 	out := make([]Match, len(hits))
 	for i, h := range hits {
 		e := s.idx.entries[h.row]
@@ -220,7 +221,7 @@ func (s *local) Len() int {
 }
 
 // Dimensions returns the length of every stored vector.
-func (s *local) Dimensions() int { return s.idx.dims }
+func (s *local) Dimensions() int { return s.dims }
 
 // Close releases the store. Later calls fail with [ErrClosed]; a second
 // Close returns nil.

@@ -1,5 +1,7 @@
 package vector
 
+import "fmt"
+
 // Memory is an exact, in-process vector store that keeps nothing after
 // the process ends; [SQLite] is the same index persisted to a file.
 //
@@ -34,10 +36,5 @@ func NewMemory(opts Options) (*Memory, error) {
 }
 
 func errNoDimensions(who string) error {
-	return &configError{who: who, msg: "no dimensions: set Options.Dimensions or Options.Embedder"}
+	return fmt.Errorf("vector: %s: no dimensions: set Options.Dimensions or Options.Embedder", who)
 }
-
-// configError is a store constructor's complaint about its options.
-type configError struct{ who, msg string }
-
-func (e *configError) Error() string { return "vector: " + e.who + ": " + e.msg }

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/loomwork/loom/vector"
@@ -141,4 +143,41 @@ func TestMemoryParallelSearch(t *testing.T) {
 			require.Len(t, a, 25)
 		}
 	}
+}
+
+// TestMemoryCloseWhileInUse closes a store while others use it: calls
+// either finish or fail with ErrClosed, and the race detector sees no race.
+func TestMemoryCloseWhileInUse(t *testing.T) {
+	ctx := context.Background()
+	s, err := vector.NewMemory(vector.Options{Dimensions: 2})
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Go(func() {
+			for j := range 200 {
+				_ = s.Dimensions()
+				err := s.Upsert(ctx, vector.Document{ID: fmt.Sprint(i, "-", j), Vector: []float32{1, float32(j)}})
+				if err != nil {
+					assert.ErrorIs(t, err, vector.ErrClosed)
+				}
+				_, err = s.Search(ctx, vector.Query{Vector: []float32{1, 0}})
+				if err != nil {
+					assert.ErrorIs(t, err, vector.ErrClosed)
+				}
+			}
+		})
+	}
+	require.NoError(t, s.Close())
+	wg.Wait()
+	require.Equal(t, 2, s.Dimensions())
+	require.Zero(t, s.Len(), "a closed store lets its vectors go")
+}
+
+func TestMemoryHugeK(t *testing.T) {
+	s, err := vector.NewMemory(vector.Options{Dimensions: 2})
+	require.NoError(t, err)
+	require.NoError(t, s.Upsert(context.Background(), vector.Document{ID: "a", Vector: []float32{1, 0}}))
+	ms, err := s.Search(context.Background(), vector.Query{Vector: []float32{1, 1}, K: 1 << 40})
+	require.NoError(t, err, "a K far beyond the store allocates for what is stored")
+	require.Len(t, ms, 1)
 }

@@ -16,9 +16,11 @@ type Options struct {
 	// document and query must carry a Vector, or fail with [ErrNoEmbedder].
 	Embedder model.Embedder
 	// Int8 keeps each vector as int8 codes with one scale per vector
-	// instead of float32: a quarter of the memory, and approximate scores
-	// (off by about 0.01 at most for unit vectors; see bench/README.md for
-	// recall@10 against exact search). Returned vectors are decoded codes.
+	// instead of float32: a quarter of the memory and of the bytes each
+	// search reads, and approximate scores (typically within 0.01; see
+	// bench/README.md for recall@10 against exact search). Returned vectors
+	// are decoded codes. [SQLite] stores float32 either way, so a
+	// collection can be reopened in the other mode.
 	Int8 bool
 	// Parallelism is the most goroutines one search uses: 0 means
 	// GOMAXPROCS. Searches over fewer than about 256k vector elements run

@@ -176,7 +176,7 @@ func (s *SQLite) load(ctx context.Context, tx *sql.Tx) error {
 			}
 		}
 		unit = decodeVector(unit[:0], blob)
-		s.idx.put(e, unit)
+		s.idx.put(e, unit, 1)
 	}
 	return rows.Err()
 }
@@ -203,7 +203,7 @@ ON CONFLICT (collection, id) DO UPDATE SET text = excluded.text, metadata = excl
 			}
 			md = string(b)
 		}
-		if _, err := stmt.ExecContext(ctx, s.collection, r.id, r.text, md, encodeVector(r.unit)); err != nil {
+		if _, err := stmt.ExecContext(ctx, s.collection, r.id, r.text, md, encodeVector(r.vec, r.inv)); err != nil {
 			return s.fail("write "+r.id, err)
 		}
 	}

@@ -58,11 +58,12 @@ func migrateSQLite(ctx context.Context, db *sql.DB) error {
 	return tx.Commit()
 }
 
-// encodeVector returns v as little-endian float32 bytes.
-func encodeVector(v []float32) []byte {
+// encodeVector returns the unit vector v*inv as little-endian float32
+// bytes.
+func encodeVector(v []float32, inv float32) []byte {
 	b := make([]byte, 4*len(v))
 	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x*inv))
 	}
 	return b
 }

@@ -19,9 +19,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime"
-	"syscall"
 
 	"github.com/loomwork/loom/observe"
 	"github.com/loomwork/loom/observe/store"
@@ -30,10 +28,7 @@ import (
 
 func main() {
 	sandbox.ServeWorkerIfChild() // the isolated sandbox's workers are this binary
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	os.Exit(run(notifyContext(), os.Args[1:], os.Stdout, os.Stderr))
 }
 
 const usage = `loom — build agents that write and run code.
@@ -57,7 +52,7 @@ const observeUsage = `Usage: loom observe [--port N] [--db PATH]
 Serves the trace viewer at http://127.0.0.1:PORT/: the runs recorded to the
 trace database, each with its span tree, model calls, tool calls and sandboxed
 code. Programs record there when they use observe.Setup (the example CLIs do
-by default). Stop it with Ctrl-C.
+by default). Stop it with Ctrl-C (exit status 130) or SIGTERM (143).
 
 Options:
   --port N    port to listen on (default %d; 0 picks a free one)
@@ -122,6 +117,10 @@ func runObserve(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		p = -1 // observe.Serve: negative picks a free port
 	}
 	err := observe.Serve(ctx, observe.ServeConfig{Port: p, DBPath: *db, Out: stdout})
+	if code, msg, ok := interrupted(ctx, "observe"); ok {
+		fmt.Fprint(stderr, msg)
+		return code
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "loom observe: %v\n", err)
 		return 1

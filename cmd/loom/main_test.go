@@ -5,10 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -136,4 +139,43 @@ func TestObservePortInUse(t *testing.T) {
 	require.Contains(t, errs.String(), "pick another --port")
 	cancel()
 	require.NoError(t, <-errc)
+}
+
+// childEnv makes the test binary run loom's main, for the signal tests.
+const childEnv = "LOOM_TEST_RUN_MAIN"
+
+func init() {
+	if os.Getenv(childEnv) == "1" {
+		main()
+	}
+}
+
+func TestObserveSignals(t *testing.T) {
+	for _, c := range []struct {
+		sig  syscall.Signal
+		code int
+	}{{syscall.SIGTERM, 143}, {syscall.SIGINT, 130}} {
+		t.Run(c.sig.String(), func(t *testing.T) {
+			db := filepath.Join(t.TempDir(), "traces.db")
+			cmd := exec.Command(os.Args[0], "observe", "--port", "0", "--db", db)
+			cmd.Env = append(os.Environ(), childEnv+"=1")
+			var out, errs syncBuffer
+			cmd.Stdout, cmd.Stderr = &out, &errs
+			require.NoError(t, cmd.Start())
+			require.Eventually(t, func() bool { return strings.Contains(out.String(), "http://127.0.0.1:") },
+				30*time.Second, 10*time.Millisecond, "no serving line; stderr: %s", errs.String())
+			require.NoError(t, cmd.Process.Signal(c.sig))
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(30 * time.Second):
+				_ = cmd.Process.Kill()
+				<-done
+				t.Fatal("loom observe did not stop within 30s of the signal")
+			}
+			require.Equal(t, c.code, cmd.ProcessState.ExitCode(), "stderr: %s", errs.String())
+			require.Contains(t, errs.String(), "loom observe: stopped by "+c.sig.String())
+		})
+	}
 }

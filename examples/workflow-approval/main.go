@@ -67,8 +67,8 @@ func newApp() *cli.App {
 }
 
 func build(_ context.Context, env *cli.Env) (agent.Agent, error) {
-	if env.Ask == nil {
-		return nil, fmt.Errorf("this example asks you to approve each snippet, and there is no terminal to ask on: run it from a terminal, or give the question with -i and pipe the answers (y, n or a reason, one per line) on stdin")
+	if !env.CanAsk() {
+		return nil, fmt.Errorf("this example asks you to approve each snippet, and no answer can be read (no terminal, and stdin is empty or closed): run it from a terminal, or give the question with -i and pipe the answers (y, n or a reason, one per line) on stdin")
 	}
 	tool, topLevelAwait, err := cli.NewSandbox(env, cli.SandboxIsolated, 0)
 	if err != nil {

@@ -54,6 +54,16 @@ func TestApprovalNeedsSomeoneToAsk(t *testing.T) {
 	srv := fakeopenai.New(t, coder)
 	res := exampletest.Run(t, bin, exampletest.OpenAIEnv(srv.BaseURL()), "What is the 30th Fibonacci number?\n")
 	require.Equal(t, 2, res.Code)
-	require.Contains(t, res.Stderr, "no terminal to ask on")
+	require.Contains(t, res.Stderr, "no answer can be read")
 	require.Empty(t, srv.Requests())
+}
+
+func TestApprovalWithStdinClosedRefusesAtOnce(t *testing.T) {
+	// The question as an argument and nothing on stdin: no answer can ever
+	// be read, so the example refuses before calling the model.
+	srv := fakeopenai.New(t, coder)
+	res := exampletest.Run(t, bin, exampletest.OpenAIEnv(srv.BaseURL()), "", "What is the 30th Fibonacci number?")
+	require.Equal(t, 2, res.Code, "stdout: %s", res.Stdout)
+	require.Contains(t, res.Stderr, "stdin is empty or closed")
+	require.Empty(t, srv.Requests(), "the model is not called")
 }

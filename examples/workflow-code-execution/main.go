@@ -45,9 +45,9 @@ func newApp() *cli.App {
 		Flags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&s.approve, "approve", false, "show each snippet and ask y/N before it runs")
 			fs.BoolVar(&s.review, "review", false, "have an AI reviewer read each snippet before it runs")
-			fs.StringVar(&s.sandbox, "sandbox", s.sandbox, "where code runs: isolated (a worker process with OS limits) or inprocess")
+			fs.StringVar(&s.sandbox, "sandbox", s.sandbox, "the `KIND` of sandbox code runs in: isolated (a worker process with OS limits) or inprocess")
 			fs.DurationVar(&s.timeout, "sandbox-timeout", s.timeout, "time limit of one snippet (default: the sandbox's, 5s)")
-			fs.IntVar(&s.maxRetries, "max-retries", s.maxRetries, "rejected, denied or failed snippets the coder may follow with another")
+			fs.IntVar(&s.maxRetries, "max-retries", s.maxRetries, "how many (`N`) rejected, declined or failed snippets the coder may follow with another")
 		},
 		Build: func(ctx context.Context, env *cli.Env) (agent.Agent, error) { return build(ctx, env, s) },
 	}
@@ -75,10 +75,11 @@ func build(_ context.Context, env *cli.Env, s settings) (agent.Agent, error) {
 		if cfg.Reviewer, err = agent.NewAI(agent.AIConfig{Name: "reviewer", Instructions: codeexec.CodeReviewerInstructions, OutputSchema: verdict}); err != nil {
 			return nil, err
 		}
+		env.Reviewer(cfg.Reviewer.Name())
 	}
 	if s.approve {
-		if env.Ask == nil {
-			return nil, fmt.Errorf("--approve asks before each snippet runs, and there is no terminal to ask on: run it from a terminal, or give the question with -i and pipe the answers (y or n, one per line) on stdin")
+		if !env.CanAsk() {
+			return nil, fmt.Errorf("--approve asks before each snippet runs, and no answer can be read (no terminal, and stdin is empty or closed): run it from a terminal, or give the question with -i and pipe the answers (y or n, one per line) on stdin")
 		}
 		cfg.Approver = &codeexec.PromptApprover{Ask: env.Ask}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loomwork/loom/examples/internal/cli"
 	"github.com/loomwork/loom/examples/internal/exampletest"
 	"github.com/loomwork/loom/examples/internal/fakeopenai"
 	"github.com/loomwork/loom/model/providers"
@@ -75,7 +76,8 @@ func TestInfiniteLoopEndsInAnAnswer(t *testing.T) {
 		t.Run(sandbox, func(t *testing.T) {
 			srv := fakeopenai.New(t, coder)
 			res := exampletest.Run(t, bin, exampletest.OpenAIEnv(srv.BaseURL()), "", "--sandbox", sandbox, "--sandbox-timeout", "1s", "-i", "loop forever")
-			require.Equal(t, 0, res.Code, "stderr: %s", res.Stderr)
+			require.Equal(t, cli.ExitSnippetFailed, res.Code, "no computed answer: stderr: %s", res.Stderr)
+			require.Contains(t, res.Stderr, "no computed answer: the last snippet failed")
 			require.Contains(t, res.Stdout, "The code could not finish: ")
 			require.Contains(t, strings.ToLower(res.Stdout), "timeout")
 			require.Less(t, res.Elapsed, 1*time.Second+15*time.Second, "ends within the timeout plus a margin")
@@ -83,11 +85,26 @@ func TestInfiniteLoopEndsInAnAnswer(t *testing.T) {
 	}
 }
 
+func TestCutAnswerExitsNonZero(t *testing.T) {
+	srv := fakeopenai.New(t, coder)
+	res := exampletest.Run(t, bin, exampletest.OpenAIEnv(srv.BaseURL()), "", "-i", "write an essay")
+	require.Equal(t, cli.ExitTruncated, res.Code, "stderr: %s", res.Stderr)
+	require.Contains(t, res.Stdout, "Once upon a time, in a land far")
+	require.Contains(t, res.Stderr, "cut at the model's output token limit")
+	require.Contains(t, res.Stderr, "--allow-truncated")
+
+	res = exampletest.Run(t, bin, exampletest.OpenAIEnv(srv.BaseURL()), "", "--allow-truncated", "-i", "write an essay")
+	require.Equal(t, cli.ExitOK, res.Code, "stderr: %s", res.Stderr)
+}
+
 func TestNoKeyExitsAtOnce(t *testing.T) {
 	res := exampletest.Run(t, bin, nil, "", "-i", "Calculate 15!")
 	require.Equal(t, 2, res.Code)
 	require.Contains(t, res.Stderr, "OPENAI_API_KEY")
 	require.Contains(t, res.Stderr, "--model ollama:")
+	require.Contains(t, res.Stderr, "looked in, in order:", "the message names the .env.local files it looked in")
+	require.Contains(t, res.Stderr, filepath.Join("workflow-code-execution", ".env.local"), "beside the example's sources")
+	require.NotContains(t, res.Stderr, "pass the key as an option")
 	require.Empty(t, res.Stdout)
 	require.Less(t, res.Elapsed, 10*time.Second)
 }
@@ -145,7 +162,7 @@ func TestDotEnvLocal(t *testing.T) {
 func TestApprovalDenied(t *testing.T) {
 	srv := fakeopenai.New(t, coder)
 	res := exampletest.Run(t, bin, exampletest.OpenAIEnv(srv.BaseURL()), "too risky\n", "--approve", "-i", "Calculate 15!")
-	require.Equal(t, 0, res.Code, "stderr: %s", res.Stderr)
+	require.Equal(t, cli.ExitDeclined, res.Code, "stderr: %s", res.Stderr)
 	require.Contains(t, res.Stdout, "Run it? [y/N]")
 	require.Contains(t, res.Stdout, "[evaluateJs] error: not approved to run: too risky")
 	reqs := srv.Requests()
@@ -163,7 +180,7 @@ func TestApprovalGranted(t *testing.T) {
 func TestApproveWithoutTerminal(t *testing.T) {
 	res := exampletest.Run(t, bin, exampletest.OpenAIEnv("http://127.0.0.1:1/v1"), "", "--approve")
 	require.Equal(t, 2, res.Code)
-	require.Contains(t, res.Stderr, "no terminal to ask on")
+	require.Contains(t, res.Stderr, "no answer can be read")
 }
 
 func TestEnvExampleListsEveryProviderVariable(t *testing.T) {

@@ -74,6 +74,9 @@ func New(name string, opts ...Option) (*Model, error) {
 	if u, err := url.Parse(base); err != nil || u.Scheme == "" || u.Host == "" {
 		return nil, fmt.Errorf("%s: base URL %q is not an absolute URL: write it as \"https://host\"", ProviderID, base)
 	}
+	if err := s.retry.Validate(ProviderID); err != nil {
+		return nil, err
+	}
 	maxTokens := s.maxTokens
 	if maxTokens <= 0 {
 		maxTokens = DefaultMaxTokens
@@ -83,12 +86,9 @@ func New(name string, opts ...Option) (*Model, error) {
 	// skipped: loom has read the key and base URL above, and nothing else
 	// should reach the request unannounced.
 	ro := []option.RequestOption{option.WithoutEnvironmentDefaults(), option.WithBaseURL(base), option.WithAPIKey(key)}
-	if s.maxRetries != nil {
-		ro = append(ro, option.WithMaxRetries(*s.maxRetries))
-	}
-	if s.httpClient != nil {
-		ro = append(ro, option.WithHTTPClient(s.httpClient))
-	}
+	// Retries, Retry-After and stalls are handled by loom's transport, the
+	// same for every provider, so the SDK's own retries are off.
+	ro = append(ro, option.WithMaxRetries(0), option.WithHTTPClient(provider.Client(s.httpClient, ProviderID, key, s.retry)))
 	for _, h := range s.headers {
 		ro = append(ro, option.WithHeader(h[0], h[1]))
 	}

@@ -38,11 +38,21 @@
 // above the base rate), and CachedInputTokens is cache_read_input_tokens.
 // Stop reasons map to finish reasons: end_turn and stop_sequence to stop,
 // max_tokens and model_context_window_exceeded to length, tool_use to
-// tool_calls, refusal to content_filter, others (pause_turn) to other. A
-// stream that ends before message_stop is an error wrapping
-// model.ErrTruncated; an error event mid-stream becomes a *model.APIError
-// with the status its type has outside a stream (overloaded_error: 529).
-// HTTP errors become *model.APIError after the SDK's retries
-// ([WithMaxRetries], default 2, honouring Retry-After), with the key
-// redacted from the provider's message.
+// tool_calls, refusal to content_filter, others (pause_turn) to other.
+//
+// # End of stream, errors and retries
+//
+// A stream is complete only after message_stop, the protocol's end event;
+// ending before it is an error wrapping model.ErrTruncated, and an event
+// that is not JSON one wrapping model.ErrMalformedResponse. An error event
+// mid-stream becomes a *model.APIError with the status its type has
+// outside a stream (overloaded_error: 529). Every provider shares one retry
+// policy (the SDK's own retries are off): connection errors, 408, 409, 429
+// and 5xx (529 included) are retried [WithMaxRetries] times (default 2),
+// waiting what Retry-After asks up to [WithMaxRetryWait] (default 30s; a
+// longer wait fails at once) or a jittered backoff ([WithRetryBackoff]).
+// HTTP errors become *model.APIError with a bounded summary of the body and
+// the key redacted; the full body is logged at DEBUG. A response that sends
+// nothing for [WithIdleTimeout] (default 60s) fails with
+// *model.StallError.
 package anthropic

@@ -1,6 +1,8 @@
 package anthropic
 
 import (
+	"strings"
+
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/internal/provider"
 
@@ -8,10 +10,11 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/shared"
 )
 
-// apiError maps the SDK's error onto a [*model.APIError], which classifies
-// it by status. An error event inside a stream arrives with the stream's 200
-// status; its type says what happened, so it gets the status the same error
-// has outside a stream (overloaded_error is 529, a server error).
+// apiError maps an error event inside a stream onto a [*model.APIError],
+// which classifies it by status. (HTTP errors before the stream are
+// reported by the shared transport.) The event arrives with the stream's
+// 200 status; its type says what happened, so it gets the status the same
+// error has outside a stream (overloaded_error is 529, a server error).
 func (m *Model) apiError(e *sdk.Error) error {
 	status := e.StatusCode
 	if status < 400 {
@@ -21,7 +24,8 @@ func (m *Model) apiError(e *sdk.Error) error {
 	if msg == "" {
 		msg = e.Error()
 	}
-	return &model.APIError{Provider: ProviderID, StatusCode: status, Message: provider.Redact(msg, m.apiKey), Err: e}
+	msg = strings.Join(strings.Fields(provider.Redact(msg, m.apiKey)), " ")
+	return &model.APIError{Provider: ProviderID, StatusCode: status, Message: provider.Clip(msg, provider.MaxSummary), Code: string(e.Type()), Err: e}
 }
 
 func statusOf(t shared.ErrorType) int {

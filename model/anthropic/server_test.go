@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/anthropic"
@@ -39,6 +40,7 @@ func (f *fakeAnthropic) model(t testing.TB, opts ...anthropic.Option) *anthropic
 		anthropic.WithAPIKey(modeltest.TestKey),
 		anthropic.WithBaseURL(f.URL()),
 		anthropic.WithMaxRetries(2),
+		anthropic.WithRetryBackoff(time.Millisecond, 5*time.Millisecond),
 	}, opts...)
 	m, err := anthropic.New("claude-sonnet-5-5", opts...)
 	require.NoError(t, err)
@@ -108,7 +110,16 @@ func (s sse) messageStop() { s.event("message_stop", `{"type":"message_stop"}`) 
 // scenario answers a conformance scenario in Anthropic's wire format.
 func scenario(s modeltest.Scenario) func(w http.ResponseWriter, r *http.Request, i int) {
 	return func(w http.ResponseWriter, r *http.Request, i int) {
+		if modeltest.WriteTransportFault(w, s, i) {
+			return
+		}
 		switch s.Failure {
+		case modeltest.RateLimitRetryAfter:
+			if i == 0 {
+				w.Header().Set("Retry-After", s.RetryAfter)
+				errorBody(w, http.StatusTooManyRequests, "rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit.")
+				return
+			}
 		case modeltest.RateLimitOnce:
 			if i == 0 {
 				w.Header().Set("Retry-After", "0")
@@ -140,6 +151,20 @@ func scenario(s modeltest.Scenario) func(w http.ResponseWriter, r *http.Request,
 			out.event("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`)
 			out.textDelta(0, pieces[0])
 			<-r.Context().Done()
+			return
+		case modeltest.MalformedEvent:
+			out.event("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`)
+			out.textDelta(0, pieces[0])
+			out.event("content_block_delta", modeltest.MalformedData)
+		case modeltest.MaxTokens:
+			out.textBlock(0, pieces[:len(pieces)/2])
+			out.messageDelta("max_tokens", s.Usage.OutputTokens)
+			out.messageStop()
+			return
+		case modeltest.MaxTokensInToolCall:
+			out.toolBlock(0, modeltest.CutCall(s.ToolCalls[0]), 3)
+			out.messageDelta("max_tokens", s.Usage.OutputTokens)
+			out.messageStop()
 			return
 		}
 		index := 0

@@ -149,6 +149,9 @@ func finishReason(r sdk.StopReason) model.FinishReason {
 	return model.FinishOther // pause_turn and reasons added later
 }
 
+// streamErr classifies how the stream ended (see provider.StreamErr): an
+// error event mid-stream is the provider's error; a clean end is complete
+// only after message_stop, the protocol's end marker.
 func (m *Model) streamErr(ctx context.Context, err error, d *decoder) error {
 	if cerr := provider.Cancelled(ctx, ProviderID); cerr != nil {
 		return cerr
@@ -158,13 +161,7 @@ func (m *Model) streamErr(ctx context.Context, err error, d *decoder) error {
 		if errors.As(err, &apiErr) {
 			return m.apiError(apiErr)
 		}
-		if provider.IsCtxErr(err) {
-			return fmt.Errorf("%s: %w", ProviderID, err)
-		}
-		if d.events > 0 {
-			return provider.Truncated(ProviderID, "message_stop", err)
-		}
-		return fmt.Errorf("%s: request to %s failed: %w", ProviderID, m.baseURL, err)
+		return provider.StreamErr(ctx, ProviderID, m.baseURL, err, d.events > 0, "message_stop")
 	}
 	if !d.stopped {
 		return provider.Truncated(ProviderID, "message_stop", nil)

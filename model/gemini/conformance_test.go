@@ -3,6 +3,8 @@ package gemini_test
 import (
 	"testing"
 
+	"github.com/loomwork/loom/model/gemini"
+	"github.com/loomwork/loom/model/internal/providertest"
 	"github.com/loomwork/loom/model/modeltest"
 	"go.uber.org/goleak"
 )
@@ -12,6 +14,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 func TestConformance(t *testing.T) {
 	modeltest.Run(t, func(t *testing.T, s modeltest.Scenario) modeltest.Server {
 		f := newFake(t, scenario(s))
-		return modeltest.Server{Model: f.model(t), Requests: f.Requests}
+		opts := providertest.ScenarioOptions(s.IdleTimeout, s.MaxRetryWait, gemini.WithIdleTimeout, gemini.WithMaxRetryWait)
+		return modeltest.Server{Model: f.model(t, opts...), Requests: f.Requests}
 	})
 }

@@ -41,11 +41,21 @@
 //
 // # Errors and retries
 //
-// HTTP errors become *model.APIError with the key redacted; the Gemini
-// API's answer to a bad key (400 with reason API_KEY_INVALID) also wraps
-// model.ErrAuth. Failed requests are retried by the SDK ([WithMaxRetries],
-// default [DefaultMaxRetries]) with exponential backoff ([WithRetryDelay]);
-// unlike the other SDKs, genai does not read Retry-After. The SDK logs
-// streams that end with a read error; this package's transport keeps those
-// errors from the SDK's logger and reports them itself.
+// The Gemini protocol has no end event: a stream is complete when a chunk
+// carried a finishReason. An event that is not JSON is an error wrapping
+// model.ErrMalformedResponse, not a truncation. MAX_TOKENS finishes with
+// model.FinishLength; with a function call it is a *model.CutToolCallError,
+// since Gemini sends calls whole and the cut cannot be seen in them.
+//
+// HTTP errors become *model.APIError with a bounded summary of the body and
+// the key redacted (the full body is logged at DEBUG); the Gemini API's
+// answer to a bad key (400 with reason API_KEY_INVALID) also wraps
+// model.ErrAuth. Every provider shares one retry policy (genai's own
+// retries are off): connection errors, 408, 409, 429 and 5xx are retried
+// [WithMaxRetries] times (default 2), waiting what Retry-After asks up to
+// [WithMaxRetryWait] (default 30s; a longer wait fails at once) or a
+// jittered backoff ([WithRetryBackoff]). A response that sends nothing for
+// [WithIdleTimeout] (default 60s) fails with *model.StallError. The SDK
+// logs streams that end with a read error; this package's transport keeps
+// those errors from the SDK's logger and reports them itself.
 package gemini

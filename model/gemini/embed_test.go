@@ -71,7 +71,7 @@ func (f *fakeEmbed) embedder(t testing.TB, name string, eo gemini.EmbedOptions) 
 		gemini.WithAPIKey(modeltest.TestKey),
 		gemini.WithBaseURL(f.URL()+"/"),
 		gemini.WithMaxRetries(2),
-		gemini.WithRetryDelay(time.Millisecond, 5*time.Millisecond),
+		gemini.WithRetryBackoff(time.Millisecond, 5*time.Millisecond),
 	)
 	require.NoError(t, err)
 	return e

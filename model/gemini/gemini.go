@@ -23,8 +23,6 @@ const (
 	DefaultBaseURL = "https://generativelanguage.googleapis.com/"
 	// BaseURLVar overrides the base URL (the genai SDK's own variable).
 	BaseURLVar = "GOOGLE_GEMINI_BASE_URL"
-	// DefaultMaxRetries is the number of retries after a failed request.
-	DefaultMaxRetries = 2
 )
 
 // KeyVars are the environment variables read for the key, in the SDK's
@@ -75,23 +73,17 @@ func New(name string, opts ...Option) (*Model, error) {
 		return nil, fmt.Errorf("%s: base URL %q is not an absolute URL: write it as \"https://host/\"", ProviderID, base)
 	}
 
-	retries := DefaultMaxRetries
-	if s.maxRetries != nil {
-		retries = max(*s.maxRetries, 0)
+	if err := s.retry.Validate(ProviderID); err != nil {
+		return nil, err
 	}
-	ro := &genai.HTTPRetryOptions{Attempts: genai.Ptr(int32(retries + 1))}
-	if s.initialDelay > 0 {
-		ro.InitialDelay = genai.Ptr(s.initialDelay.Seconds())
-		ro.Jitter = genai.Ptr(s.initialDelay.Seconds())
-	}
-	if s.maxDelay > 0 {
-		ro.MaxDelay = genai.Ptr(s.maxDelay.Seconds())
-	}
+	// Retries, Retry-After and stalls are handled by loom's transport, the
+	// same for every provider; with no RetryOptions genai sends each request
+	// once.
 	cc := &genai.ClientConfig{
 		APIKey:      key,
 		Backend:     genai.BackendGeminiAPI,
-		HTTPClient:  quietClient(s.httpClient),
-		HTTPOptions: genai.HTTPOptions{BaseURL: base, Headers: s.headers, RetryOptions: ro},
+		HTTPClient:  quietClient(provider.Client(s.httpClient, ProviderID, key, s.retry)),
+		HTTPOptions: genai.HTTPOptions{BaseURL: base, Headers: s.headers},
 	}
 	// NewClient takes a context only for credential lookups, which an API
 	// key makes unnecessary.

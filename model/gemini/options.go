@@ -3,19 +3,19 @@ package gemini
 import (
 	"net/http"
 	"time"
+
+	"github.com/loomwork/loom/model/internal/provider"
 )
 
 // Option configures a [Model].
 type Option func(*settings)
 
 type settings struct {
-	apiKey       string
-	baseURL      string
-	maxRetries   *int
-	initialDelay time.Duration
-	maxDelay     time.Duration
-	httpClient   *http.Client
-	headers      http.Header
+	apiKey     string
+	baseURL    string
+	retry      provider.Policy
+	httpClient *http.Client
+	headers    http.Header
 }
 
 // WithAPIKey sets the API key, instead of GOOGLE_API_KEY or GEMINI_API_KEY.
@@ -26,18 +26,30 @@ func WithAPIKey(key string) Option { return func(s *settings) { s.apiKey = key }
 // GOOGLE_GEMINI_BASE_URL.
 func WithBaseURL(url string) Option { return func(s *settings) { s.baseURL = url } }
 
-// WithMaxRetries sets how many times a failed request (connection error,
-// 408, 429 or 5xx) is retried with the SDK's exponential backoff. The
-// default is [DefaultMaxRetries]; 0 disables retries. The genai SDK does not
-// read Retry-After; its backoff is set by [WithRetryDelay].
-func WithMaxRetries(n int) Option { return func(s *settings) { s.maxRetries = &n } }
+// WithMaxRetries sets how many times a failed request (a connection error
+// before any response, HTTP 408, 409, 429 or 5xx) is retried; the default
+// is 2 and 0 disables retries. Every provider shares this policy: the wait
+// is what Retry-After (seconds or an HTTP date) or retry-after-ms asks,
+// up to [WithMaxRetryWait], and a jittered backoff ([WithRetryBackoff])
+// when the provider asks for none.
+func WithMaxRetries(n int) Option { return func(s *settings) { s.retry.MaxRetries = &n } }
 
-// WithRetryDelay sets the first wait between retries (doubling after each)
-// and the longest. The SDK's defaults are 1s and 60s, with up to 1s of
-// jitter; here the jitter is at most the first wait.
-func WithRetryDelay(initial, max time.Duration) Option {
-	return func(s *settings) { s.initialDelay, s.maxDelay = initial, max }
+// WithMaxRetryWait caps the Retry-After wait honoured (default 30s). A
+// provider asking for longer fails the call at once with a
+// *model.APIError whose RetryAfter and MaxRetryWait say so.
+func WithMaxRetryWait(d time.Duration) Option { return func(s *settings) { s.retry.MaxRetryWait = d } }
+
+// WithRetryBackoff sets the first wait between retries when the provider
+// asks for none (default 500ms), doubling per retry up to max (default
+// 8s); each wait is jittered down by up to half.
+func WithRetryBackoff(initial, max time.Duration) Option {
+	return func(s *settings) { s.retry.Backoff, s.retry.MaxBackoff = initial, max }
 }
+
+// WithIdleTimeout sets how long a call may go without a byte from the
+// provider, before the response or between chunks (default 60s); past it
+// the call fails with a *model.StallError.
+func WithIdleTimeout(d time.Duration) Option { return func(s *settings) { s.retry.IdleTimeout = d } }
 
 // WithHTTPClient sets the HTTP client, for proxies, tracing or tests.
 func WithHTTPClient(c *http.Client) Option { return func(s *settings) { s.httpClient = c } }

@@ -41,7 +41,7 @@ func (f *fakeGemini) model(t testing.TB, opts ...gemini.Option) *gemini.Model {
 		gemini.WithAPIKey(modeltest.TestKey),
 		gemini.WithBaseURL(f.URL() + "/"),
 		gemini.WithMaxRetries(2),
-		gemini.WithRetryDelay(time.Millisecond, 5*time.Millisecond),
+		gemini.WithRetryBackoff(time.Millisecond, 5*time.Millisecond),
 	}, opts...)
 	m, err := gemini.New("gemini-flash-latest", opts...)
 	require.NoError(t, err)
@@ -96,7 +96,16 @@ func callPart(c model.ToolCall) string {
 // sends each function call whole, so the calls come in one chunk.
 func scenario(s modeltest.Scenario) func(w http.ResponseWriter, r *http.Request, i int) {
 	return func(w http.ResponseWriter, r *http.Request, i int) {
+		if modeltest.WriteTransportFault(w, s, i) {
+			return
+		}
 		switch s.Failure {
+		case modeltest.RateLimitRetryAfter:
+			if i == 0 {
+				w.Header().Set("Retry-After", s.RetryAfter)
+				errorBody(w, http.StatusTooManyRequests, "RESOURCE_EXHAUSTED", "Resource has been exhausted (e.g. check quota).")
+				return
+			}
 		case modeltest.RateLimitOnce:
 			if i == 0 {
 				w.Header().Set("Retry-After", "0")
@@ -127,6 +136,19 @@ func scenario(s modeltest.Scenario) func(w http.ResponseWriter, r *http.Request,
 		case modeltest.Stall:
 			out.chunk(textPart(pieces[0]), "", partial)
 			<-r.Context().Done()
+			return
+		case modeltest.MalformedEvent:
+			out.chunk(textPart(pieces[0]), "", partial)
+			out.data(modeltest.MalformedData)
+		case modeltest.MaxTokens:
+			for _, p := range pieces[:len(pieces)/2] {
+				out.chunk(textPart(p), "", partial)
+			}
+			out.chunk(textPart(""), "MAX_TOKENS", s.Usage)
+			return
+		case modeltest.MaxTokensInToolCall:
+			// Gemini sends calls whole: the limit shows only in the reason.
+			out.chunk(callPart(s.ToolCalls[0]), "MAX_TOKENS", s.Usage)
 			return
 		}
 		for _, p := range pieces {

@@ -1,12 +1,14 @@
 package gemini
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
 	"strconv"
+	"strings"
 
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/internal/provider"
@@ -71,6 +73,7 @@ type decoder struct {
 	blocked   genai.BlockedReason
 	text      bool
 	calls     int
+	last      *model.ToolCallDelta // the latest tool call
 	usage     *model.Usage
 }
 
@@ -136,7 +139,8 @@ func (d *decoder) call(r *genai.GenerateContentResponse, p *genai.Part) *model.T
 			args = string(b)
 		}
 	}
-	return &model.ToolCallDelta{Index: index, ID: id, Name: fc.Name, ArgumentsDelta: args}
+	d.last = &model.ToolCallDelta{Index: index, ID: id, Name: fc.Name, ArgumentsDelta: args}
+	return d.last
 }
 
 // end checks how the answer ended: a finish reason must have arrived, and
@@ -147,6 +151,11 @@ func (d *decoder) end() error {
 	}
 	if d.finish == "" {
 		return provider.Truncated(ProviderID, "a finish reason", nil)
+	}
+	if d.finish == genai.FinishReasonMaxTokens && d.last != nil {
+		// Gemini sends calls whole, so their JSON parses even when the
+		// limit cut them; the call cannot be trusted to be complete.
+		return &model.CutToolCallError{ID: d.last.ID, Name: d.last.Name}
 	}
 	if !d.text && d.calls == 0 {
 		hint := ""
@@ -170,12 +179,12 @@ func (d *decoder) finishReason() model.FinishReason {
 	switch {
 	case d.blocked != "" || filtered(d.finish):
 		return model.FinishContentFilter
+	case d.finish == genai.FinishReasonMaxTokens:
+		return model.FinishLength
 	case d.calls > 0:
 		return model.FinishToolCalls // Gemini says STOP after function calls
 	case d.finish == genai.FinishReasonStop:
 		return model.FinishStop
-	case d.finish == genai.FinishReasonMaxTokens:
-		return model.FinishLength
 	}
 	return model.FinishOther
 }
@@ -191,43 +200,40 @@ func filtered(r genai.FinishReason) bool {
 	return false
 }
 
+// streamErr classifies how the stream ended (see provider.StreamErr). An
+// error chunk inside the stream is the provider's error; genai's complaint
+// about a line that is not an SSE field is a malformed response.
 func (m *Model) streamErr(ctx context.Context, err error, d *decoder) error {
 	if cerr := provider.Cancelled(ctx, ProviderID); cerr != nil {
 		return cerr
 	}
+	var ae *model.APIError
 	var apiErr genai.APIError
-	if errors.As(err, &apiErr) {
-		msg := apiErr.Message
-		if msg == "" {
-			msg = apiErr.Status
-		}
-		status := apiErr.Code
-		if status == 0 {
-			status = 500
-		}
-		ae := &model.APIError{Provider: ProviderID, StatusCode: status, Message: provider.Redact(msg, m.apiKey), Err: apiErr}
-		if keyRejected(apiErr) {
-			// The Gemini API answers a bad key with 400 INVALID_ARGUMENT.
-			return fmt.Errorf("%s: %w: the API key was rejected; check GOOGLE_API_KEY or GEMINI_API_KEY: %w", ProviderID, model.ErrAuth, ae)
-		}
-		return ae
+	switch {
+	case errors.As(err, &ae):
+	case errors.As(err, &apiErr):
+		msg := cmp.Or(apiErr.Message, apiErr.Status)
+		msg = strings.Join(strings.Fields(provider.Redact(msg, m.apiKey)), " ")
+		ae = &model.APIError{Provider: ProviderID, StatusCode: cmp.Or(apiErr.Code, 500), Message: provider.Clip(msg, provider.MaxSummary), Code: reason(apiErr), Err: apiErr}
+	case strings.Contains(err.Error(), "iterateResponseStream: invalid stream chunk"):
+		return provider.Malformed(ProviderID, "a line that is not an SSE field")
+	default:
+		return provider.StreamErr(ctx, ProviderID, m.baseURL, err, d.responses > 0, "a finish reason")
 	}
-	if provider.IsCtxErr(err) {
-		return fmt.Errorf("%s: %w", ProviderID, err)
+	if ae.Code == "API_KEY_INVALID" {
+		// The Gemini API answers a bad key with 400 INVALID_ARGUMENT.
+		return fmt.Errorf("%s: %w: the API key was rejected; check GOOGLE_API_KEY or GEMINI_API_KEY: %w", ProviderID, model.ErrAuth, ae)
 	}
-	if d.responses > 0 {
-		return provider.Truncated(ProviderID, "a finish reason", err)
-	}
-	return fmt.Errorf("%s: request to %s failed: %w", ProviderID, m.baseURL, err)
+	return ae
 }
 
-// keyRejected reports whether an error says the API key is not valid: the
-// google.rpc.ErrorInfo detail with reason API_KEY_INVALID.
-func keyRejected(e genai.APIError) bool {
+// reason returns the google.rpc.ErrorInfo reason of an error, as
+// "API_KEY_INVALID", or its status.
+func reason(e genai.APIError) string {
 	for _, d := range e.Details {
-		if d["reason"] == "API_KEY_INVALID" {
-			return true
+		if r, ok := d["reason"].(string); ok && r != "" {
+			return r
 		}
 	}
-	return false
+	return e.Status
 }

@@ -36,6 +36,28 @@ const (
 	// (no connection error) but without the provider's end-of-stream
 	// marker or finish reason.
 	EndsEarly
+	// RateLimitRetryAfter: answer the first request with HTTP 429 and the
+	// header Retry-After: Scenario.RetryAfter, then answer normally.
+	RateLimitRetryAfter
+	// HTMLErrorPage: answer every request with [WriteHTMLPage] and status
+	// 502, as a proxy in front of the provider does.
+	HTMLErrorPage
+	// HTMLSuccess: answer with [WriteHTMLPage] and status 200, as a captive
+	// portal or misrouted gateway does.
+	HTMLSuccess
+	// ResetOnce: drop the first request's connection before any response
+	// ([Reset]), then answer normally.
+	ResetOnce
+	// MalformedEvent: stream the first text delta, then an event whose data
+	// is not JSON, then the rest of the answer.
+	MalformedEvent
+	// MaxTokens: stream the first half of the text, then finish with the
+	// provider's output-limit reason (length, max_tokens, MAX_TOKENS).
+	MaxTokens
+	// MaxTokensInToolCall: stream the first tool call with its arguments cut
+	// halfway (Gemini, which sends calls whole: the whole call), then finish
+	// with the provider's output-limit reason.
+	MaxTokensInToolCall
 )
 
 // Scenario tells a provider's test server what to answer, in provider-neutral
@@ -48,6 +70,13 @@ type Scenario struct {
 	ToolCalls []model.ToolCall // the calls to answer with, in order
 	Usage     model.Usage      // reported by the server
 	Failure   Failure
+
+	// RetryAfter is the Retry-After header value of RateLimitRetryAfter.
+	RetryAfter string
+	// IdleTimeout and MaxRetryWait, when set, are the model's stall timeout
+	// and Retry-After cap (each provider's WithIdleTimeout and
+	// WithMaxRetryWait options).
+	IdleTimeout, MaxRetryWait time.Duration
 }
 
 // Server is what a provider's conformance harness returns for a scenario: a
@@ -60,7 +89,8 @@ type Server struct {
 
 // Factory starts a test server for the scenario and returns a model talking
 // to it. The model must be configured to retry twice with negligible backoff,
-// so the retry scenarios run fast. The factory registers cleanup with t.
+// so the retry scenarios run fast, and with the scenario's IdleTimeout and
+// MaxRetryWait when they are set. The factory registers cleanup with t.
 type Factory func(t *testing.T, s Scenario) Server
 
 // weatherTool is the tool the suite offers.
@@ -79,9 +109,10 @@ func userRequest(text string) model.Request {
 // Run is the provider conformance suite: plain text, streamed text, one tool
 // call, two parallel tool calls, structured output, usage, cancellation
 // mid-stream, 429 then success, 500 exhausting retries, 401, a truncated
-// stream and a stream that ends cleanly before its end marker. Every
-// provider runs it through its test server.
+// stream and a stream that ends cleanly before its end marker, then the
+// faults of [RunFaults]. Every provider runs it through its test server.
 func Run(t *testing.T, f Factory) {
+	t.Run("Faults", func(t *testing.T) { RunFaults(t, f) })
 	t.Run("PlainText", func(t *testing.T) {
 		s := f(t, Scenario{Name: "plain", Text: "Hello, world.", Usage: model.Usage{InputTokens: 12, OutputTokens: 4}})
 		resp, err := model.Generate(t.Context(), s.Model, userRequest("Say hello."))

@@ -38,10 +38,22 @@
 // Text, refusals (as text, finishing with content_filter) and tool-call
 // fragments are yielded as they arrive; the last chunk carries the usage
 // (cached prompt tokens as CachedInputTokens) and the finish reason. A tool
-// call without an id (some compatible servers) gets "call_INDEX". A stream
-// that ends before its finish_reason is an error wrapping
-// model.ErrTruncated; a cancelled context ends the stream with an error
-// wrapping the context's error; HTTP errors become *model.APIError, after
-// the SDK's retries (WithMaxRetries, default 2, honouring Retry-After), with
-// the key redacted from the provider's message.
+// call without an id (some compatible servers) gets "call_INDEX". An answer
+// cut at max_tokens finishes with model.FinishLength (see
+// model.FinishReason.Err).
+//
+// # End of stream, errors and retries
+//
+// A stream is complete only when it sent a finish_reason and then the
+// protocol's "data: [DONE]" line; ending without them is an error wrapping
+// model.ErrTruncated, and an event that is not JSON one wrapping
+// model.ErrMalformedResponse. A cancelled context ends the stream with an
+// error wrapping the context's error. Every provider shares one retry
+// policy (the SDK's own retries are off): connection errors, 408, 409, 429
+// and 5xx are retried [WithMaxRetries] times (default 2), waiting what
+// Retry-After asks up to [WithMaxRetryWait] (default 30s; a longer wait
+// fails at once) or a jittered backoff ([WithRetryBackoff]). HTTP errors
+// become *model.APIError with a bounded summary of the body and the key
+// redacted; the full body is logged at DEBUG. A response that sends nothing
+// for [WithIdleTimeout] (default 60s) fails with *model.StallError.
 package openai

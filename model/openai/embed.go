@@ -208,15 +208,16 @@ func (e *Embedder) embedBatch(ctx context.Context, texts []string) ([][]float32,
 	return out, u, nil
 }
 
-// callErr maps an SDK error as the chat model does.
+// callErr maps an embeddings call's error as the chat model does: the
+// shared transport has already turned HTTP failures into *model.APIError.
 func (e *Embedder) callErr(ctx context.Context, err error) error {
 	id := e.m.preset.ID
-	if ctx.Err() != nil {
-		return fmt.Errorf("%s: embeddings: %w", id, ctx.Err())
+	if cerr := provider.Cancelled(ctx, id); cerr != nil {
+		return fmt.Errorf("%s: embeddings: %w", id, cerr)
 	}
-	var apiErr *sdk.Error
+	var apiErr *model.APIError
 	if errors.As(err, &apiErr) {
-		return e.m.apiError(apiErr)
+		return fmt.Errorf("%s: embeddings: %w", id, err)
 	}
 	if provider.IsCtxErr(err) {
 		return fmt.Errorf("%s: %w", id, err)

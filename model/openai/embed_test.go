@@ -82,7 +82,7 @@ func (f *fakeEmbeddings) embedder(t testing.TB, p openai.Preset, name string, eo
 		openai.WithAPIKey(modeltest.TestKey),
 		openai.WithBaseURL(f.URL()+"/v1"),
 		openai.WithMaxRetries(2),
-		openai.WithMaxRetryDelay(time.Millisecond),
+		openai.WithRetryBackoff(time.Millisecond, time.Millisecond),
 	)
 	require.NoError(t, err)
 	return e

@@ -62,6 +62,9 @@ func NewFor(p Preset, name string, opts ...Option) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := s.retry.Validate(p.ID); err != nil {
+		return nil, err
+	}
 
 	var ro []option.RequestOption
 	if p.SDKEnvironment {
@@ -71,15 +74,9 @@ func NewFor(p Preset, name string, opts ...Option) (*Model, error) {
 	if key != "" {
 		ro = append(ro, option.WithAPIKey(key))
 	}
-	if s.maxRetries != nil {
-		ro = append(ro, option.WithMaxRetries(*s.maxRetries))
-	}
-	if s.maxRetryDelay > 0 {
-		ro = append(ro, option.WithMaxRetryDelay(s.maxRetryDelay))
-	}
-	if s.httpClient != nil {
-		ro = append(ro, option.WithHTTPClient(s.httpClient))
-	}
+	// Retries, Retry-After and stalls are handled by loom's transport, the
+	// same for every provider, so the SDK's own retries are off.
+	ro = append(ro, option.WithMaxRetries(0), option.WithHTTPClient(provider.Client(s.httpClient, p.ID, key, s.retry)))
 	for _, h := range s.headers {
 		ro = append(ro, option.WithHeader(h[0], h[1]))
 	}

@@ -3,18 +3,19 @@ package openai
 import (
 	"net/http"
 	"time"
+
+	"github.com/loomwork/loom/model/internal/provider"
 )
 
 // Option configures a [Model].
 type Option func(*settings)
 
 type settings struct {
-	apiKey        string
-	baseURL       string
-	maxRetries    *int
-	maxRetryDelay time.Duration
-	httpClient    *http.Client
-	headers       [][2]string
+	apiKey     string
+	baseURL    string
+	retry      provider.Policy
+	httpClient *http.Client
+	headers    [][2]string
 }
 
 // WithAPIKey sets the API key, instead of the preset's key variable.
@@ -24,14 +25,30 @@ func WithAPIKey(key string) Option { return func(s *settings) { s.apiKey = key }
 // the preset's base URL variable and default.
 func WithBaseURL(url string) Option { return func(s *settings) { s.baseURL = url } }
 
-// WithMaxRetries sets how many times a failed request (connection error, 408,
-// 409, 429 or 5xx) is retried, with the SDK's exponential backoff honouring
-// Retry-After. The SDK's default is 2; 0 disables retries.
-func WithMaxRetries(n int) Option { return func(s *settings) { s.maxRetries = &n } }
+// WithMaxRetries sets how many times a failed request (a connection error
+// before any response, HTTP 408, 409, 429 or 5xx) is retried; the default
+// is 2 and 0 disables retries. Every provider shares this policy: the wait
+// is what Retry-After (seconds or an HTTP date) or retry-after-ms asks,
+// up to [WithMaxRetryWait], and a jittered backoff ([WithRetryBackoff])
+// when the provider asks for none.
+func WithMaxRetries(n int) Option { return func(s *settings) { s.retry.MaxRetries = &n } }
 
-// WithMaxRetryDelay caps the wait between retries. A Retry-After longer than
-// the cap ends the retries at once rather than waiting.
-func WithMaxRetryDelay(d time.Duration) Option { return func(s *settings) { s.maxRetryDelay = d } }
+// WithMaxRetryWait caps the Retry-After wait honoured (default 30s). A
+// provider asking for longer fails the call at once with a
+// *model.APIError whose RetryAfter and MaxRetryWait say so.
+func WithMaxRetryWait(d time.Duration) Option { return func(s *settings) { s.retry.MaxRetryWait = d } }
+
+// WithRetryBackoff sets the first wait between retries when the provider
+// asks for none (default 500ms), doubling per retry up to max (default
+// 8s); each wait is jittered down by up to half.
+func WithRetryBackoff(initial, max time.Duration) Option {
+	return func(s *settings) { s.retry.Backoff, s.retry.MaxBackoff = initial, max }
+}
+
+// WithIdleTimeout sets how long a call may go without a byte from the
+// provider, before the response or between chunks (default 60s); past it
+// the call fails with a *model.StallError.
+func WithIdleTimeout(d time.Duration) Option { return func(s *settings) { s.retry.IdleTimeout = d } }
 
 // WithHTTPClient sets the HTTP client, for proxies, tracing or tests.
 func WithHTTPClient(c *http.Client) Option { return func(s *settings) { s.httpClient = c } }

@@ -34,7 +34,7 @@ func (f *fakeOpenAI) model(t testing.TB, opts ...openai.Option) *openai.Model {
 		openai.WithAPIKey(modeltest.TestKey),
 		openai.WithBaseURL(f.URL() + "/v1"),
 		openai.WithMaxRetries(2),
-		openai.WithMaxRetryDelay(time.Millisecond),
+		openai.WithRetryBackoff(time.Millisecond, 5*time.Millisecond),
 	}, opts...)
 	m, err := openai.New("gpt-5.4-mini", opts...)
 	require.NoError(t, err)
@@ -102,7 +102,16 @@ func apiError(w http.ResponseWriter, status int, typ, code, msg string) {
 // scenario answers a conformance scenario in OpenAI's wire format.
 func scenario(s modeltest.Scenario) func(w http.ResponseWriter, r *http.Request, i int) {
 	return func(w http.ResponseWriter, r *http.Request, i int) {
+		if modeltest.WriteTransportFault(w, s, i) {
+			return
+		}
 		switch s.Failure {
+		case modeltest.RateLimitRetryAfter:
+			if i == 0 {
+				w.Header().Set("Retry-After", s.RetryAfter)
+				apiError(w, http.StatusTooManyRequests, "requests", `"rate_limit_exceeded"`, "Rate limit reached for requests.")
+				return
+			}
 		case modeltest.RateLimitOnce:
 			if i == 0 {
 				w.Header().Set("Retry-After", "0")
@@ -134,6 +143,23 @@ func scenario(s modeltest.Scenario) func(w http.ResponseWriter, r *http.Request,
 		case modeltest.Stall:
 			out.text(pieces[0])
 			<-r.Context().Done()
+			return
+		case modeltest.MalformedEvent:
+			out.text(pieces[0])
+			out.data(modeltest.MalformedData)
+		case modeltest.MaxTokens:
+			for _, p := range pieces[:len(pieces)/2] {
+				out.text(p)
+			}
+			out.finish("length")
+			out.usage(s.Usage)
+			out.done()
+			return
+		case modeltest.MaxTokensInToolCall:
+			out.toolCall(0, modeltest.CutCall(s.ToolCalls[0]), 3)
+			out.finish("length")
+			out.usage(s.Usage)
+			out.done()
 			return
 		}
 		for _, p := range pieces {

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"net/http"
 	"strconv"
 
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/internal/provider"
 	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 )
 
@@ -30,7 +32,15 @@ func (m *Model) Stream(ctx context.Context, req model.Request) iter.Seq2[model.C
 			return
 		}
 		var d decoder
-		provider.Pump(m.svc.NewStreaming(ctx, params),
+		watch := option.WithMiddleware(func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+			resp, err := next(r)
+			if err == nil {
+				d.body = provider.WatchMarker(resp.Body, "[DONE]")
+				resp.Body = d.body
+			}
+			return resp, err
+		})
+		provider.Pump(m.svc.NewStreaming(ctx, params, watch),
 			func(e sdk.ChatCompletionChunk) bool { d.chunks++; return d.decode(e, yield) },
 			func(err error) error { return m.streamErr(ctx, err, &d) },
 			d.final, yield)
@@ -41,6 +51,7 @@ func (m *Model) Stream(ctx context.Context, req model.Request) iter.Seq2[model.C
 // and usage (which OpenAI sends in a later chunk with no choices) so both go
 // out on the last chunk.
 type decoder struct {
+	body     *provider.MarkerBody // watches for data: [DONE]
 	chunks   int
 	finish   string
 	refused  bool
@@ -127,32 +138,25 @@ func (d *decoder) finishReason() model.FinishReason {
 	return model.FinishOther
 }
 
-// streamErr classifies how the stream ended: cancelled, an API error before
-// the stream began, an error event or a broken connection mid-stream, or a
-// clean end that nevertheless lacked a finish_reason.
+// streamErr classifies how the stream ended (see provider.StreamErr): an
+// error event mid-stream is the provider's error; a clean end is complete
+// only with both a finish_reason and the protocol's "data: [DONE]" line.
 func (m *Model) streamErr(ctx context.Context, err error, d *decoder) error {
 	if cerr := provider.Cancelled(ctx, m.preset.ID); cerr != nil {
 		return cerr
 	}
 	if err != nil {
-		var apiErr *sdk.Error
-		if errors.As(err, &apiErr) {
-			return m.apiError(apiErr)
-		}
 		var se *ssestream.StreamError
 		if errors.As(err, &se) {
-			return fmt.Errorf("%s: %w: the provider reported an error mid-stream: %s", m.preset.ID, model.ErrServer, provider.Redact(se.Message, m.apiKey))
+			return fmt.Errorf("%s: %w: the provider reported an error mid-stream: %s", m.preset.ID, model.ErrServer, provider.Summarize(se.Event.Data, m.apiKey))
 		}
-		if provider.IsCtxErr(err) {
-			return fmt.Errorf("%s: %w", m.preset.ID, err)
-		}
-		if d.chunks > 0 {
-			return provider.Truncated(m.preset.ID, "the finish_reason", err)
-		}
-		return fmt.Errorf("%s: request to %s failed: %w", m.preset.ID, m.baseURL, err)
+		return provider.StreamErr(ctx, m.preset.ID, m.baseURL, err, d.chunks > 0, "data: [DONE]")
 	}
-	if d.finish == "" {
+	switch {
+	case d.finish == "":
 		return provider.Truncated(m.preset.ID, "a finish_reason", nil)
+	case d.body == nil || !d.body.Seen():
+		return provider.Truncated(m.preset.ID, "data: [DONE]", nil)
 	}
 	return nil
 }

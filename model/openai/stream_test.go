@@ -198,3 +198,17 @@ func TestConnectionRefused(t *testing.T) {
 	require.NotErrorIs(t, err, model.ErrTruncated)
 	require.ErrorContains(t, err, "request to http://127.0.0.1:1/v1 failed")
 }
+
+func TestStreamWithoutDoneIsTruncated(t *testing.T) {
+	// OpenAI's protocol ends every stream with "data: [DONE]", after the
+	// usage chunk: a finish_reason alone does not prove the usage arrived.
+	f := newFake(t, func(w http.ResponseWriter, _ *http.Request, _ int) {
+		s := startSSE(w)
+		s.role()
+		s.text("complete-looking answer")
+		s.finish("stop")
+	})
+	_, err := model.Generate(t.Context(), f.model(t), hi())
+	require.ErrorIs(t, err, model.ErrTruncated)
+	require.ErrorContains(t, err, "data: [DONE]")
+}

@@ -23,5 +23,5 @@ func Example() {
 	fmt.Println(err)
 	// Output:
 	// ollama qwen3:8b
-	// xai: missing API key: set XAI_API_KEY (or pass the key as an option)
+	// xai: missing API key: set XAI_API_KEY in the environment (a program can pass the key with the provider's WithAPIKey option instead)
 }

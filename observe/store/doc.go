@@ -2,8 +2,8 @@
 // the queries of loom's trace viewer.
 //
 // [Exporter] is an [go.opentelemetry.io/otel/sdk/trace.SpanExporter]: put it
-// under [go.opentelemetry.io/otel/sdk/trace.NewBatchSpanProcessor] (as
-// observe.Setup does) and every finished span lands in the database, each
+// under a batch span processor (observe.BatchProcessor, as observe.Setup
+// does, or the SDK's) and every finished span lands in the database, each
 // ExportSpans call in one transaction. [Store] is the database itself:
 // writes, retention and the queries behind the viewer's JSON API.
 //

@@ -8,7 +8,8 @@ import (
 )
 
 // Exporter is an OpenTelemetry span exporter that writes to a [Store]. Use
-// it under [sdktrace.NewBatchSpanProcessor]; each ExportSpans call is one
+// it under a batch span processor (observe.BatchProcessor or
+// [sdktrace.NewBatchSpanProcessor]); each ExportSpans call is one
 // transaction.
 type Exporter struct {
 	store *Store

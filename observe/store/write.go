@@ -4,12 +4,34 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 )
 
-const insertSpanSQL = `INSERT INTO spans
+// insertRows is how many spans one multi-row INSERT writes: one statement
+// for many rows saves most of the per-statement cost of database/sql and
+// SQLite's virtual machine.
+const insertRows = 32
+
+// insertSpanSQL inserts one span; insertSpansSQL inserts insertRows spans.
+var (
+	insertSpanSQL  = insertSQL(1)
+	insertSpansSQL = insertSQL(insertRows)
+)
+
+func insertSQL(rows int) string {
+	var b strings.Builder
+	b.WriteString(`INSERT INTO spans
 	(trace_id, span_id, parent_id, name, kind, start_ns, end_ns, status_code, status_message, attributes, events, scope)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-	ON CONFLICT (trace_id, span_id) DO NOTHING`
+	VALUES `)
+	for i := range rows {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+	}
+	b.WriteString(" ON CONFLICT (trace_id, span_id) DO NOTHING")
+	return b.String()
+}
 
 // upsertTraceSQL folds a delta into a summary row. In an UPDATE every
 // expression sees the old row, so the agent columns all test the same
@@ -90,33 +112,12 @@ func (s *Store) writeRows(ctx context.Context, rows []row) (err error) {
 	if err := tx.QueryRowContext(ctx, `UPDATE counters SET value = value + 1 WHERE name = 'seq' RETURNING value`).Scan(&seq); err != nil {
 		return fmt.Errorf("store: next write sequence: %w", err)
 	}
-	ins, err := tx.PrepareContext(ctx, insertSpanSQL)
-	if err != nil {
-		return fmt.Errorf("store: prepare span insert: %w", err)
+	ins := &inserter{tx: tx, deltas: make(map[string]*delta, 4), order: make([]string, 0, 4), cfg: &s.cfg}
+	defer ins.close()
+	if err := ins.insert(ctx, rows); err != nil {
+		return err
 	}
-	defer ins.Close()
-	deltas := make(map[string]*delta, 4)
-	order := make([]string, 0, 4)
-	var inserted int64
-	for i := range rows {
-		r := &rows[i]
-		res, err := ins.ExecContext(ctx, r.traceID, r.spanID, r.parentID, r.name, r.kind, r.startNS, r.endNS,
-			r.statusCode, r.statusMessage, r.attrs, r.events, r.scope)
-		if err != nil {
-			return fmt.Errorf("store: insert span %s of trace %s: %w", r.spanID, r.traceID, err)
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			continue // stored before: a retried export
-		}
-		inserted++
-		d := deltas[r.traceID]
-		if d == nil {
-			d = &delta{traceID: r.traceID}
-			deltas[r.traceID] = d
-			order = append(order, r.traceID)
-		}
-		d.add(r, &s.cfg)
-	}
+	deltas, order, inserted := ins.deltas, ins.order, ins.inserted
 	if inserted > 0 {
 		up, err := tx.PrepareContext(ctx, upsertTraceSQL)
 		if err != nil {

@@ -9,21 +9,14 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
+	"path/filepath"
+	"runtime"
 	"time"
 
 	"github.com/chzyer/readline"
-	"github.com/joho/godotenv"
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/model"
-)
-
-// Exit statuses.
-const (
-	ExitOK     = 0 // an answer
-	ExitFailed = 1 // a run failed: a model or workflow error
-	ExitConfig = 2 // a configuration error: a bad flag, a missing key
 )
 
 // App describes an example program.
@@ -49,6 +42,9 @@ type App struct {
 	// Build returns the agent to run, once the flags are read and the
 	// model is open. An error is a configuration error.
 	Build func(ctx context.Context, env *Env) (agent.Agent, error)
+	// SourceDir is the directory of the program's sources, searched for
+	// .env.local after the working directory; [Run] sets it.
+	SourceDir string
 }
 
 // Stdio is the program's surroundings.
@@ -71,8 +67,19 @@ type Env struct {
 	// line; nil when there is no terminal to ask on.
 	Ask func(ctx context.Context, question string) (string, error)
 
+	canAsk   func() bool
+	verdict  verdict
 	cleanups []func()
 }
+
+// CanAsk reports whether Ask can get an answer: there is a terminal, or
+// the scripted answers piped on stdin are not empty. A program that cannot
+// work without answers refuses at once when it is false.
+func (e *Env) CanAsk() bool { return e.Ask != nil && e.canAsk != nil && e.canAsk() }
+
+// Reviewer names the agent that reviews snippets, so a run whose reviewer
+// failed exits with [ExitReviewerFailed].
+func (e *Env) Reviewer(name string) { e.verdict.reviewer = name }
 
 // Defer registers f to run when the program ends, as closing a sandbox.
 func (e *Env) Defer(f func()) { e.cleanups = append(e.cleanups, f) }
@@ -83,8 +90,19 @@ func (e *Env) cleanup() {
 	}
 }
 
-// Main runs the program with args and returns its exit status.
+// Main runs the program with args and returns its exit status. A ctx
+// cancelled by [NotifyContext]'s signal ends the run, stops the sandbox
+// workers, flushes the traces and returns 130 (SIGINT) or 143 (SIGTERM).
 func Main(ctx context.Context, app *App, args []string, sio Stdio) int {
+	code := mainRun(ctx, app, args, sio)
+	if s := Interrupted(ctx); s != nil {
+		fmt.Fprint(sio.Err, interruptedMessage(app.Name, s))
+		return s.ExitCode()
+	}
+	return code
+}
+
+func mainRun(ctx context.Context, app *App, args []string, sio Stdio) int {
 	if app.DefaultTimeout == 0 {
 		a := *app
 		a.DefaultTimeout = 5 * time.Minute
@@ -94,10 +112,13 @@ func Main(ctx context.Context, app *App, args []string, sio Stdio) int {
 		sio.Getenv = os.Getenv
 	}
 	fail := func(code int, err error) int {
-		fmt.Fprintf(sio.Err, "%s: error: %v\n", app.Name, err)
+		if Interrupted(ctx) == nil {
+			fmt.Fprintf(sio.Err, "%s: error: %v\n", app.Name, err)
+		}
 		return code
 	}
-	if err := loadDotEnv(".env.local"); err != nil {
+	envFiles := DotEnvFiles(app.SourceDir)
+	if err := loadDotEnv(envFiles); err != nil {
 		return fail(ExitConfig, err)
 	}
 	f, err := Parse(app, args, sio.Out)
@@ -113,8 +134,11 @@ func Main(ctx context.Context, app *App, args []string, sio Stdio) int {
 	}
 	level, _ := ParseLevel(f.LogLevel)
 	log := NewLogger(sio.Err, level)
+	// The providers log error bodies at DEBUG through the default logger.
+	defer slog.SetDefault(slog.Default())
+	slog.SetDefault(log)
 	id := ModelID(f.Model, sio.Getenv)
-	m, err := OpenModel(id)
+	m, err := OpenModel(id, envFiles)
 	if err != nil {
 		return fail(ExitConfig, err)
 	}
@@ -128,7 +152,7 @@ func Main(ctx context.Context, app *App, args []string, sio Stdio) int {
 		}
 		defer lines.Close()
 	}
-	env.Ask = asker(sio, lines, f)
+	env.Ask, env.canAsk = asker(sio, lines, f)
 	defer env.cleanup()
 	a, err := app.Build(ctx, env)
 	if err != nil {
@@ -152,19 +176,27 @@ func Main(ctx context.Context, app *App, args []string, sio Stdio) int {
 	if err != nil {
 		return fail(ExitConfig, err)
 	}
-	if _, err := runOnce(ctx, env, engine.Run(ctx, a, input)); err != nil {
-		return fail(ExitFailed, err)
+	code, err := runOnce(ctx, env, engine.Run(ctx, a, input))
+	if err != nil {
+		return fail(code, err)
 	}
-	return ExitOK
+	if msg := statusMessage(code); msg != "" {
+		fmt.Fprintf(sio.Err, "%s: %s (exit status %d)\n", app.Name, msg, code)
+	}
+	return code
 }
 
-// runOnce prints a run's events and returns its output.
-func runOnce(_ context.Context, env *Env, stream func(func(agent.Event, error) bool)) (json.RawMessage, error) {
+// runOnce prints a run's events and returns its exit status, with the
+// run's error when it failed.
+func runOnce(_ context.Context, env *Env, stream func(func(agent.Event, error) bool)) (int, error) {
 	p := NewPrinter(env.Stdio.Out, env.App.Answer...)
+	p.log = env.Log
 	if env.App.Format != nil {
 		p = NewPrinter(env.Stdio.Out, "\x00")
+		p.log = env.Log
 		p.format = env.App.Format
 	}
+	v := env.verdict // a fresh verdict for each run, with the program's names
 	var root string
 	var out json.RawMessage
 	var runErr error
@@ -175,6 +207,7 @@ func runOnce(_ context.Context, env *Env, stream func(func(agent.Event, error) b
 		if ev.Kind == agent.EventRunEnd && ev.RunID == root {
 			out = ev.Output
 		}
+		v.event(ev)
 		p.Event(ev)
 		if err != nil {
 			runErr = err
@@ -182,17 +215,25 @@ func runOnce(_ context.Context, env *Env, stream func(func(agent.Event, error) b
 	}
 	if runErr != nil {
 		p.End(nil)
-		return nil, runErr
+		return v.status(runErr, env.Flags.AllowTruncated), runErr
 	}
 	p.End(out)
-	return out, nil
+	return v.status(nil, env.Flags.AllowTruncated), nil
 }
 
 // Run runs app as the program: with the process's arguments, stdio and
-// environment, cancelled by an interrupt. It returns the exit status for
-// os.Exit.
+// environment, cancelled by SIGINT or SIGTERM ([NotifyContext]). It returns
+// the exit status for os.Exit. Call it from main directly: the directory of
+// its caller's source file is where .env.local is looked for second.
 func Run(app *App) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	if app.SourceDir == "" {
+		if _, file, _, ok := runtime.Caller(1); ok {
+			a := *app
+			a.SourceDir = filepath.Dir(file)
+			app = &a
+		}
+	}
+	ctx, stop := NotifyContext(context.Background())
 	defer stop()
 	return Main(ctx, app, os.Args[1:], Stdio{
 		In:         os.Stdin,
@@ -202,16 +243,4 @@ func Run(app *App) int {
 		Getenv:     os.Getenv,
 		OpenTTY:    func() (*os.File, error) { return os.OpenFile("/dev/tty", os.O_RDWR, 0) },
 	})
-}
-
-// loadDotEnv loads path into the environment when it exists; variables
-// already set win.
-func loadDotEnv(path string) error {
-	if _, err := os.Stat(path); err != nil {
-		return nil
-	}
-	if err := godotenv.Load(path); err != nil {
-		return fmt.Errorf("reading %s: %w", path, err)
-	}
-	return nil
 }

@@ -92,12 +92,15 @@ func (t *termReader) Close() error { return t.rl.Close() }
 // editor, through stdin when it is a terminal, through piped stdin lines
 // when the question itself came from a flag or an argument (so answers can
 // be scripted), or through the controlling terminal; nil when there is
-// none.
-func asker(sio Stdio, lines lineReader, f *Flags) func(context.Context, string) (string, error) {
+// none. ready reports whether an answer can be read at all: false when the
+// scripted answers' stdin is empty or closed.
+func asker(sio Stdio, lines lineReader, f *Flags) (ask func(context.Context, string) (string, error), ready func() bool) {
 	var read func(q string) (string, error)
+	ready = func() bool { return true }
 	switch {
 	case lines == nil && !sio.InTerminal && sio.In != nil && (f.Input != "" || len(f.Args) > 0):
 		br := bufio.NewReader(sio.In)
+		ready = func() bool { _, err := br.Peek(1); return err == nil }
 		read = func(q string) (string, error) {
 			line, err := promptLine(sio.Out, br, q)
 			if err == nil {
@@ -120,14 +123,14 @@ func asker(sio Stdio, lines lineReader, f *Flags) func(context.Context, string) 
 			return promptLine(tty, bufio.NewReader(tty), q)
 		}
 	default:
-		return nil
+		return nil, func() bool { return false }
 	}
 	var mu sync.Mutex // one question at a time
 	return func(_ context.Context, q string) (string, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		return read(q)
-	}
+	}, ready
 }
 
 // promptLine writes q to w and reads one line from r; a last line without

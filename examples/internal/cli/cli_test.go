@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -99,8 +100,9 @@ func TestModelIDAndMask(t *testing.T) {
 }
 
 func TestPrinterShowsCodeResultsAndStreamsAnswer(t *testing.T) {
-	var out bytes.Buffer
+	var out, logs bytes.Buffer
 	p := NewPrinter(&out, "coder")
+	p.log = NewLogger(&logs, slog.LevelDebug)
 	call := model.ToolCall{ID: "c1", Name: "evaluateJs", Arguments: json.RawMessage(`{"code":"let f = 1n;\nf"}`)}
 	ok := model.ToolResult{CallID: "c1", Name: "evaluateJs", Content: json.RawMessage(`{"result":"1307674368000","logs":[{"level":"log","text":"hi"},{"level":"warn","text":"careful"}]}`)}
 	bad := model.ToolResult{CallID: "c2", Name: "evaluateJs", Content: json.RawMessage(`{"error":"timeout\nAttempt 1 failed"}`), IsError: true}
@@ -119,8 +121,23 @@ func TestPrinterShowsCodeResultsAndStreamsAnswer(t *testing.T) {
 	require.Equal(t, "Let me run it.\n"+
 		"[evaluateJs] running:\n    let f = 1n;\n    f\n"+
 		"[evaluateJs] console: hi\n[evaluateJs] console: warn: careful\n[evaluateJs] result: 1307674368000\n"+
-		"[evaluateJs] error: timeout\n    Attempt 1 failed\n"+
-		"15! = 1307674368000\n", out.String())
+		"[evaluateJs] error: timeout\n"+
+		"15! = 1307674368000\n", out.String(), "the error is shown once, its detail (the correction request) only at DEBUG")
+	require.Contains(t, logs.String(), "Attempt 1 failed")
+}
+
+func TestPrinterBoundsWhatItShows(t *testing.T) {
+	var out bytes.Buffer
+	p := NewPrinter(&out, "coder")
+	code := strings.Repeat("x = 1;\n", 100_000) + strings.Repeat("y", 5000)
+	args, err := json.Marshal(map[string]string{"code": code})
+	require.NoError(t, err)
+	p.Event(agent.Event{Kind: agent.EventToolCall, ToolCall: &model.ToolCall{Name: "evaluateJs", Arguments: args}})
+	long := model.ToolResult{Name: "evaluateJs", Content: json.RawMessage(`{"error":"` + strings.Repeat("e", 10_000) + `"}`), IsError: true}
+	p.Event(agent.Event{Kind: agent.EventToolResult, ToolResult: &long})
+	require.Less(t, out.Len(), 2*maxCodeLines*maxLineBytes, "a huge snippet is not echoed in full")
+	require.Contains(t, out.String(), "… 99961 more lines")
+	require.Contains(t, out.String(), "(10000 bytes)")
 }
 
 func TestPrinterHeadersAndUnstreamedOutput(t *testing.T) {

@@ -22,8 +22,11 @@ type Flags struct {
 	LogLevel string        // --log-level
 	Timeout  time.Duration // --timeout: bound on one run (one chat turn)
 	NoTrace  bool          // --no-trace: do not record runs to the trace store
-	Version  bool          // --version
-	Help     bool          // --help, -h
+	// AllowTruncated accepts an answer cut at the output token limit
+	// (--allow-truncated) instead of exiting with ExitTruncated.
+	AllowTruncated bool
+	Version        bool // --version
+	Help           bool // --help, -h
 }
 
 // errHelp is returned by Parse for --help; the usage is already printed.
@@ -48,17 +51,18 @@ func Parse(app *App, args []string, usageOut io.Writer) (*Flags, error) {
 	f := &Flags{LogLevel: "INFO", Timeout: app.DefaultTimeout}
 	fs := flag.NewFlagSet(app.Name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&f.Input, "input", "", "the question (also a positional argument, or piped on stdin)")
-	fs.StringVar(&f.Input, "i", "", "shorthand for --input")
+	fs.StringVar(&f.Input, "input", "", "the question as `TEXT` (also a positional argument, or piped on stdin)")
+	fs.StringVar(&f.Input, "i", "", "shorthand for --input `TEXT`")
 	fs.BoolVar(&f.Chat, "chat", false, "multi-turn conversation with memory")
 	fs.BoolVar(&f.Chat, "interactive", false, "alias of --chat")
-	fs.StringVar(&f.Model, "model", "", "provider[:model], as openai:gpt-5.4-mini or ollama:llama3.2 (default $MODEL, then openai)")
+	fs.StringVar(&f.Model, "model", "", "`PROVIDER[:MODEL]`, as openai:gpt-5.4-mini or ollama:llama3.2 (default $MODEL, then openai)")
 	floatFlag(fs, "temperature", "sampling temperature, 0 to 2", &f.Options.Temperature)
 	floatFlag(fs, "top-p", "nucleus sampling, 0 to 1", &f.Options.TopP)
 	floatFlag(fs, "presence-penalty", "presence penalty, -2 to 2", &f.Options.PresencePenalty)
 	floatFlag(fs, "frequency-penalty", "frequency penalty, -2 to 2", &f.Options.FrequencyPenalty)
-	fs.StringVar(&f.LogLevel, "log-level", f.LogLevel, "ERROR, WARN, INFO, DEBUG or TRACE (logs go to stderr)")
-	fs.DurationVar(&f.Timeout, "timeout", f.Timeout, "time limit of one run (one chat turn)")
+	fs.StringVar(&f.LogLevel, "log-level", f.LogLevel, "`LEVEL`: ERROR, WARN, INFO, DEBUG or TRACE (logs go to stderr)")
+	fs.DurationVar(&f.Timeout, "timeout", f.Timeout, "time limit of one run (one chat turn), as 90s or 5m")
+	fs.BoolVar(&f.AllowTruncated, "allow-truncated", false, "exit 0 even when the answer was cut at the model's output token limit")
 	fs.BoolVar(&f.NoTrace, "no-trace", false, "do not record runs to the local trace store (see them with: loom observe)")
 	fs.BoolVar(&f.Version, "version", false, "print the version and exit")
 	fs.BoolVar(&f.Help, "help", false, "show this help")
@@ -118,16 +122,43 @@ func floatFlag(fs *flag.FlagSet, name, usage string, dst **float64) {
 
 func printUsage(app *App, fs *flag.FlagSet, w io.Writer) {
 	fmt.Fprintf(w, "%s: %s\n\nUsage:\n  %s [flags] [question]\n  echo question | %s [flags]\n  %s --chat [flags]\n\nFlags:\n", app.Name, app.Summary, app.Name, app.Name, app.Name)
+	type row struct{ left, usage string }
+	var rows []row
+	width := 0
 	fs.VisitAll(func(fl *flag.Flag) {
 		dash := "--"
 		if len(fl.Name) == 1 {
 			dash = "-"
 		}
-		def := ""
-		if fl.DefValue != "" && fl.DefValue != "false" && fl.DefValue != "0s" {
-			def = " (default " + fl.DefValue + ")"
+		left := dash + fl.Name
+		if ph := placeholder(fl); ph != "" {
+			left += " " + ph
 		}
-		fmt.Fprintf(w, "  %s%-20s %s%s\n", dash, fl.Name, fl.Usage, def)
+		_, usage := flag.UnquoteUsage(fl)
+		if fl.DefValue != "" && fl.DefValue != "false" && fl.DefValue != "0s" && fl.DefValue != "0" {
+			usage += " (default " + fl.DefValue + ")"
+		}
+		rows = append(rows, row{left, usage})
+		width = max(width, len(left))
 	})
-	fmt.Fprintf(w, "\nThe model's key comes from the environment or .env.local (see .env.local.example).\nExit status: 0 on an answer, 1 when a run fails, 2 on a configuration error.\n")
+	for _, r := range rows {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, r.left, r.usage)
+	}
+	fmt.Fprintf(w, "\nThe model's key comes from the environment or a .env.local file (see .env.local.example),\nlooked for in the working directory, beside the example's sources, then in the user\nconfig directory's loom folder.\n\n%s", exitHelp)
+}
+
+// placeholder returns the value a flag takes, as "DURATION", from a
+// `NAME` in its usage or its type; "" for a boolean flag.
+func placeholder(fl *flag.Flag) string {
+	if b, ok := fl.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+		return ""
+	}
+	name, _ := flag.UnquoteUsage(fl)
+	switch name {
+	case "":
+		return ""
+	case "value", "float":
+		return "N"
+	}
+	return strings.ToUpper(name)
 }

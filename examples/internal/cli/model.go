@@ -29,9 +29,10 @@ func (e *ConfigError) Error() string { return e.Err.Error() }
 func (e *ConfigError) Unwrap() error { return e.Err }
 
 // OpenModel opens id through the model registry. A missing key or an
-// unknown provider is a [*ConfigError] that says what to set, including the
-// local option that needs no key.
-func OpenModel(id string) (model.Model, error) {
+// unknown provider is a [*ConfigError] that says what to set, naming the
+// .env.local files looked in (envFiles), and the local option that needs no
+// key.
+func OpenModel(id string, envFiles []string) (model.Model, error) {
 	m, err := model.Open(id)
 	if err == nil {
 		return m, nil
@@ -39,7 +40,7 @@ func OpenModel(id string) (model.Model, error) {
 	var mk *model.MissingKeyError
 	switch {
 	case errors.As(err, &mk):
-		return nil, &ConfigError{Err: fmt.Errorf("%w\nSet %s in the environment or in .env.local (see .env.local.example), or run a local model with no key: --model ollama:llama3.2", err, strings.Join(mk.Vars, " or "))}
+		return nil, &ConfigError{Err: fmt.Errorf("%s: %w: set %s in the environment, or in a .env.local file (copy the example's .env.local.example); looked in, in order:\n  %s\nor run a local model that needs no key: --model ollama:llama3.2", mk.Provider, model.ErrMissingKey, strings.Join(mk.Vars, " or "), strings.Join(envFiles, "\n  "))}
 	case errors.Is(err, model.ErrUnknownProvider):
 		return nil, &ConfigError{Err: fmt.Errorf("--model %s: %w", id, err)}
 	}

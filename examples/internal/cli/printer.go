@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/loomwork/loom/agent"
 )
@@ -23,7 +25,15 @@ type Printer struct {
 	text   bool   // some answer text was printed this run
 	format func(json.RawMessage) string
 	since  strings.Builder // answer text streamed since the last tool call
+	log    *slog.Logger    // what the user need not see goes here at DEBUG; nil: nowhere
 }
+
+// The bounds of what a tool call shows: the code's lines and the bytes of
+// one line of a result or an error.
+const (
+	maxCodeLines = 40
+	maxLineBytes = 300
+)
 
 // NewPrinter returns a printer to out. answer names the agents whose text
 // deltas are the answer (as "coder"); with none, all text is shown, each
@@ -95,13 +105,29 @@ func (p *Printer) toolCall(name string, args json.RawMessage) {
 		code = stringField(a, "jsCode")
 	}
 	if code == "" {
-		fmt.Fprintf(p.out, "[%s] call %s\n", name, compact(args))
+		fmt.Fprintf(p.out, "[%s] call %s\n", name, clip(compact(args)))
 		return
 	}
 	fmt.Fprintf(p.out, "[%s] running:\n", name)
-	for line := range strings.SplitSeq(strings.TrimRight(code, "\n"), "\n") {
-		fmt.Fprintf(p.out, "    %s\n", line)
+	lines := strings.Split(strings.TrimRight(code, "\n"), "\n")
+	for _, line := range lines[:min(len(lines), maxCodeLines)] {
+		fmt.Fprintf(p.out, "    %s\n", clip(line))
 	}
+	if n := len(lines) - maxCodeLines; n > 0 {
+		fmt.Fprintf(p.out, "    … %d more lines (%d bytes in all; the trace has the whole code)\n", n, len(code))
+	}
+}
+
+// clip bounds one line of output.
+func clip(s string) string {
+	if len(s) <= maxLineBytes {
+		return s
+	}
+	cut := maxLineBytes
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d bytes)", len(s))
 }
 
 func (p *Printer) toolResult(name string, content json.RawMessage, isError bool) {
@@ -112,21 +138,24 @@ func (p *Printer) toolResult(name string, content json.RawMessage, isError bool)
 		if msg == "" {
 			msg = compact(content)
 		}
-		lines := strings.Split(strings.TrimRight(msg, "\n"), "\n")
-		fmt.Fprintf(p.out, "[%s] error: %s\n", name, lines[0])
-		for _, l := range lines[1:] {
-			fmt.Fprintf(p.out, "    %s\n", l)
+		// The first line is the error; what follows is detail and the
+		// correction request the workflow sends the model, which the user
+		// sees only at DEBUG.
+		first, rest, _ := strings.Cut(strings.TrimRight(msg, "\n"), "\n")
+		fmt.Fprintf(p.out, "[%s] error: %s\n", name, clip(first))
+		if rest != "" && p.log != nil {
+			p.log.Debug("tool error detail", "tool", name, "detail", rest)
 		}
 		return
 	}
 	for _, l := range logLines(r["logs"]) {
-		fmt.Fprintf(p.out, "[%s] console: %s\n", name, l)
+		fmt.Fprintf(p.out, "[%s] console: %s\n", name, clip(l))
 	}
 	if v, ok := r["result"]; ok {
-		fmt.Fprintf(p.out, "[%s] result: %s\n", name, valueText(v))
+		fmt.Fprintf(p.out, "[%s] result: %s\n", name, clip(valueText(v)))
 		return
 	}
-	fmt.Fprintf(p.out, "[%s] result: %s\n", name, compact(content))
+	fmt.Fprintf(p.out, "[%s] result: %s\n", name, clip(compact(content)))
 }
 
 // logLines reads console lines: [{"level","text"}] or ["text"].

@@ -55,5 +55,6 @@ func NewSandbox(env *Env, kind string, timeout time.Duration) (agent.Agent, bool
 	if err != nil {
 		return nil, false, err
 	}
+	env.verdict.tool = tool.Name()
 	return tool, true, nil
 }

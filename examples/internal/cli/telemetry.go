@@ -9,6 +9,7 @@ import (
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/observe"
+	"github.com/loomwork/loom/observe/store"
 )
 
 // startTracing records the program's runs with OpenTelemetry, by default to
@@ -22,7 +23,10 @@ import (
 func startTracing(ctx context.Context, log *slog.Logger, getenv func(string) string) (opts []engine.Option, shutdown func()) {
 	tel, stop, err := observe.Setup(ctx, observe.Config{ServiceName: "loom-examples"})
 	if err != nil {
-		log.Warn("tracing is off: the trace store could not be opened (use --no-trace to silence this)", "err", err)
+		// The store's advice names `loom observe --db`, a flag this program
+		// does not have; here the variable is what works.
+		msg := strings.ReplaceAll(err.Error(), "--db or ", "")
+		log.Warn("tracing is off: the trace store could not be opened; set "+store.PathEnv+" to a writable file, or pass --no-trace to run untraced and silence this", "err", msg)
 		return nil, func() {}
 	}
 	opts = []engine.Option{engine.WithTracerProvider(tel.TracerProvider)}

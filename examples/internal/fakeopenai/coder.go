@@ -11,7 +11,8 @@ const FactorialCode = "let f = 1;\nfor (let i = 2; i <= 15; i++) f *= i;\nf"
 
 // Coder plays the model of the code-execution examples: for a question
 // mentioning "15!" it calls evaluateJs with FactorialCode, for one saying
-// "forever" with an endless loop; given the tool's result it answers
+// "forever" with an endless loop, for one saying "essay" with text cut at
+// the token limit (finish_reason "length"); given the tool's result it answers
 // "15! = <value>", given an error "The code could not finish: <error>";
 // any other question gets "You asked me N questions before this one."
 func Coder(req Request) Reply {
@@ -42,6 +43,8 @@ func Coder(req Request) Reply {
 		code = FactorialCode
 	case strings.Contains(q, "forever"):
 		code = "while (true) {}"
+	case strings.Contains(q, "essay"):
+		return Reply{Text: "Once upon a time, in a land far", Finish: "length"}
 	default:
 		users := 0
 		for _, m := range req.Messages {

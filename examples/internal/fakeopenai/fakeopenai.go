@@ -53,6 +53,7 @@ type Reply struct {
 	ToolCalls []ToolCall
 	Status    int    // an error status, as 500; 0 streams the reply
 	Error     string // the error message with Status
+	Finish    string // the finish_reason, as "length"; "" for stop or tool_calls
 }
 
 // Server is a fake Chat Completions endpoint.
@@ -221,7 +222,10 @@ func stream(w http.ResponseWriter, rep Reply) {
 		chunk(delta(fmt.Sprintf(`{"tool_calls":[{"index":%d,"function":{"arguments":%s}}]}`, i, str(tc.Arguments[half:])), ""), "null")
 	}
 	finish := "stop"
-	if len(rep.ToolCalls) > 0 {
+	switch {
+	case rep.Finish != "":
+		finish = rep.Finish
+	case len(rep.ToolCalls) > 0:
 		finish = "tool_calls"
 	}
 	chunk(delta(`{}`, finish), "null")

@@ -2,8 +2,10 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 
 	"github.com/loomwork/loom/model"
 )
@@ -57,4 +59,67 @@ func Pump[T any](events Events[T], decode func(T) bool, end func(error) error, l
 		return
 	}
 	yield(last(), nil)
+}
+
+// StreamErr classifies the error a stream ended with, the same way for
+// every provider: the caller's cancellation, an HTTP error or stall the
+// [Transport] reported, a reply that could not be decoded (malformed, not
+// truncated), and otherwise a connection that broke mid-stream (truncated)
+// or a request that never got an answer. started says whether any event
+// had arrived; marker names the end marker, as "message_stop".
+func StreamErr(ctx context.Context, providerID, baseURL string, err error, started bool, marker string) error {
+	if cerr := Cancelled(ctx, providerID); cerr != nil {
+		return cerr
+	}
+	var apiErr *model.APIError
+	if errors.As(err, &apiErr) {
+		return apiErr
+	}
+	var stall *model.StallError
+	if errors.As(err, &stall) {
+		return stall
+	}
+	if errors.Is(err, model.ErrMalformedResponse) {
+		return unwrapURL(err)
+	}
+	if d := decodeError(err); d != "" {
+		return Malformed(providerID, d)
+	}
+	if IsCtxErr(err) {
+		return fmt.Errorf("%s: %w", providerID, err)
+	}
+	if started {
+		return Truncated(providerID, marker, err)
+	}
+	return fmt.Errorf("%s: request to %s failed: %w", providerID, baseURL, err)
+}
+
+// Malformed returns the error for an event that could not be decoded;
+// detail says what was wrong, without the event's content.
+func Malformed(providerID, detail string) error {
+	return fmt.Errorf("%s: %w: an event in the stream is not valid JSON of the expected shape (%s); the connection was fine, the provider or a proxy sent something else", providerID, model.ErrMalformedResponse, detail)
+}
+
+// decodeError returns a short account of a JSON decoding error in err's
+// chain, or "".
+func decodeError(err error) string {
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) {
+		return fmt.Sprintf("%s at byte %d", syn.Error(), syn.Offset)
+	}
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &typ) {
+		return Clip(fmt.Sprintf("field %q: cannot decode %s into %s", typ.Field, typ.Value, typ.Type), MaxSummary)
+	}
+	return ""
+}
+
+// unwrapURL returns the error inside a *url.Error, which http.Client adds
+// around a transport's error, so the provider's message comes first.
+func unwrapURL(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
 }

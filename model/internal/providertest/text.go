@@ -3,6 +3,7 @@ package providertest
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -33,4 +34,18 @@ func JSONOf(t testing.TB, v any) string {
 	b, err := json.Marshal(v)
 	require.NoError(t, err)
 	return string(b)
+}
+
+// ScenarioOptions returns a provider's options for a conformance
+// scenario's IdleTimeout and MaxRetryWait, those that are set, made with
+// the provider's WithIdleTimeout and WithMaxRetryWait.
+func ScenarioOptions[O any](idle, wait time.Duration, withIdle, withWait func(time.Duration) O) []O {
+	var opts []O
+	if idle > 0 {
+		opts = append(opts, withIdle(idle))
+	}
+	if wait > 0 {
+		opts = append(opts, withWait(wait))
+	}
+	return opts
 }

@@ -1,0 +1,130 @@
+package cli
+
+import (
+	"errors"
+
+	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/codeexec"
+	"github.com/loomwork/loom/compose"
+	"github.com/loomwork/loom/model"
+)
+
+// Exit statuses, as --help and the README list them.
+const (
+	ExitOK             = 0   // an answer
+	ExitFailed         = 1   // a run failed: a model, provider or workflow error
+	ExitConfig         = 2   // a configuration error: a bad flag, a missing or rejected key, an option the provider lacks
+	ExitTruncated      = 3   // the answer was cut at the model's output token limit (--allow-truncated accepts it)
+	ExitSnippetFailed  = 4   // no computed answer: the last snippet failed in the sandbox
+	ExitDeclined       = 5   // no computed answer: the last snippet was declined at the approval prompt
+	ExitRejected       = 6   // no computed answer: the reviewer rejected the last snippet
+	ExitReviewerFailed = 7   // no computed answer: the reviewer itself failed
+	ExitRetriesSpent   = 8   // the retry budget for failed, rejected or declined snippets ran out
+	ExitInterrupted    = 130 // SIGINT (Ctrl-C): the run was cancelled
+	ExitTerminated     = 143 // SIGTERM: the run was cancelled
+)
+
+// exitHelp is the exit status table --help prints.
+const exitHelp = `Exit status:
+  0    an answer
+  1    a run failed (model, provider or workflow error)
+  2    a configuration error (bad flag, missing or rejected key, unsupported option)
+  3    the answer was cut at the output token limit (--allow-truncated accepts it)
+  4    no computed answer: the last snippet failed
+  5    no computed answer: the last snippet was declined
+  6    no computed answer: the reviewer rejected the last snippet
+  7    no computed answer: the reviewer failed
+  8    the retry budget ran out
+  130  interrupted by SIGINT (Ctrl-C); 143: by SIGTERM
+`
+
+// verdict follows a run's events to decide its exit status: whether the
+// answer was cut, and, for programs that run code, whether any snippet
+// produced a value and how the last one failed.
+type verdict struct {
+	tool     string // the sandbox tool's name; "" when the program runs no code
+	reviewer string // the reviewer agent's name, if any
+	computed bool   // a snippet ran to a value
+	failure  int    // the exit status of the last failed or refused snippet
+	finish   model.FinishReason
+}
+
+func (v *verdict) event(ev agent.Event) {
+	if ev.Kind != agent.EventRunEnd {
+		return
+	}
+	if ev.FinishReason != "" && v.finish != model.FinishLength {
+		v.finish = ev.FinishReason
+	}
+	switch {
+	case v.tool == "":
+	case ev.Agent == v.tool && ev.Err == nil:
+		v.computed = true
+	case ev.Agent == v.tool:
+		v.failure = v.snippetFailure(ev.Err)
+	case v.reviewer != "" && ev.Agent == v.reviewer && ev.Err != nil:
+		v.failure = ExitReviewerFailed
+	}
+}
+
+// snippetFailure classifies the error a sandbox tool call ended with. The
+// guard around the sandbox ends after what it ran (the reviewer, the
+// sandbox), so an error it only passes on keeps that classification.
+func (v *verdict) snippetFailure(err error) int {
+	switch {
+	case errors.Is(err, compose.ErrRetriesExhausted):
+		return ExitRetriesSpent
+	case errors.Is(err, codeexec.ErrRejected):
+		return ExitRejected
+	case errors.Is(err, codeexec.ErrDenied):
+		return ExitDeclined
+	case v.failure != 0:
+		return v.failure
+	}
+	return ExitSnippetFailed
+}
+
+// status returns the exit status of a run that ended with runErr.
+func (v *verdict) status(runErr error, allowTruncated bool) int {
+	switch {
+	case runErr != nil && errors.Is(runErr, compose.ErrRetriesExhausted):
+		return ExitRetriesSpent
+	case runErr != nil && isConfigError(runErr):
+		return ExitConfig
+	case runErr != nil:
+		return ExitFailed
+	case v.finish == model.FinishLength && !allowTruncated:
+		return ExitTruncated
+	case v.tool != "" && !v.computed && v.failure != 0:
+		return v.failure
+	}
+	return ExitOK
+}
+
+// isConfigError reports whether a run failed on something the user
+// configured: a key, an option the provider lacks, an agent's settings.
+func isConfigError(err error) bool {
+	for _, target := range []error{model.ErrMissingKey, model.ErrAuth, model.ErrUnsupported, model.ErrInvalidOption, agent.ErrInvalidConfig} {
+		if errors.Is(err, target) {
+			return true
+		}
+	}
+	return false
+}
+
+// statusMessage explains a non-zero status of a run that had no error.
+func statusMessage(code int) string {
+	switch code {
+	case ExitTruncated:
+		return "the answer above was cut at the model's output token limit (finish reason length) and is incomplete: ask for a shorter answer, or pass --allow-truncated to accept it"
+	case ExitSnippetFailed:
+		return "no computed answer: the last snippet failed in the sandbox"
+	case ExitDeclined:
+		return "no computed answer: the last snippet was declined"
+	case ExitRejected:
+		return "no computed answer: the reviewer rejected the last snippet"
+	case ExitReviewerFailed:
+		return "no computed answer: the reviewer failed"
+	}
+	return ""
+}

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/loomwork/loom/examples/internal/cli"
+	"github.com/loomwork/loom/examples/internal/exampletest"
+	"github.com/loomwork/loom/examples/internal/fakeopenai"
+	"github.com/loomwork/loom/observe/store"
+	"github.com/stretchr/testify/require"
+)
+
+// lockedBuffer is a bytes.Buffer safe to read while the process writes it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// looping starts the example on "loop forever" with a long snippet limit
+// and returns once the snippet is running in a worker process, with the
+// workers' pids.
+func looping(t *testing.T, dir string) (*exec.Cmd, *lockedBuffer, []int) {
+	t.Helper()
+	srv := fakeopenai.New(t, coder)
+	cmd := exec.Command(bin, "--sandbox-timeout", "60s", "-i", "loop forever")
+	cmd.Dir = dir
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_CACHE_HOME=" + dir}, exampletest.OpenAIEnv(srv.BaseURL())...)
+	var stdout, stderr lockedBuffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	var workers []int
+	require.Eventually(t, func() bool {
+		workers = children(cmd.Process.Pid)
+		return strings.Contains(stdout.String(), "[evaluateJs] running:") && len(workers) > 0
+	}, 30*time.Second, 20*time.Millisecond, "the snippet never started: stdout %s\nstderr %s", &stdout, &stderr)
+	t.Cleanup(func() { // kill what a failed test leaves behind: our own workers
+		for _, pid := range workers {
+			if alive(pid) {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	return cmd, &stderr, workers
+}
+
+// children returns the pids of pid's child processes.
+func children(pid int) []int {
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && parentOf(string(stat)) == pid {
+			out = append(out, child)
+		}
+	}
+	return out
+}
+
+// parentOf reads the parent pid from a /proc/PID/stat line.
+func parentOf(stat string) int {
+	i := strings.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0
+	}
+	fields := strings.Fields(stat[i+1:])
+	if len(fields) < 2 {
+		return 0
+	}
+	ppid, _ := strconv.Atoi(fields[1])
+	return ppid
+}
+
+// alive reports whether pid is a running (not zombie) process.
+func alive(pid int) bool {
+	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return false
+	}
+	i := strings.LastIndexByte(string(stat), ')')
+	return i >= 0 && !strings.HasPrefix(strings.TrimSpace(string(stat[i+1:])), "Z")
+}
+
+// wait waits for cmd with a generous bound and returns its exit status.
+func wait(t *testing.T, cmd *exec.Cmd) int {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatalf("waiting for the example: %v", err)
+		}
+		return cmd.ProcessState.ExitCode()
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatal("the example did not end within 30s of the signal")
+	}
+	return -1
+}
+
+func TestSignalsCancelTheRunAndStopTheWorkers(t *testing.T) {
+	for _, c := range []struct {
+		sig  syscall.Signal
+		code int
+		name string
+	}{
+		{syscall.SIGTERM, cli.ExitTerminated, "SIGTERM"},
+		{syscall.SIGINT, cli.ExitInterrupted, "SIGINT"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cmd, stderr, workers := looping(t, dir)
+			require.NoError(t, cmd.Process.Signal(c.sig))
+			require.Equal(t, c.code, wait(t, cmd), "stderr: %s", stderr)
+			require.Contains(t, stderr.String(), "interrupted by "+c.name)
+			require.Contains(t, stderr.String(), "the run was cancelled")
+			require.NotContains(t, stderr.String(), "before the code started", "the message is true: the code had started")
+			for _, pid := range workers {
+				require.False(t, alive(pid), "worker %d outlived the program", pid)
+			}
+
+			st, err := store.Open(context.Background(), filepath.Join(dir, "loom", "traces.db"))
+			require.NoError(t, err, "the interrupted run's trace was flushed to the store")
+			defer st.Close()
+			page, err := st.Traces(context.Background(), store.Query{Limit: 10})
+			require.NoError(t, err)
+			require.Len(t, page.Traces, 1)
+			require.Equal(t, "code_execution", page.Traces[0].Agent)
+		})
+	}
+}
+
+// sandboxSetsPdeathsig reports whether the sandbox package asks the kernel
+// to kill its workers with their parent, which only the sandbox can do.
+func sandboxSetsPdeathsig(t *testing.T) bool {
+	files, err := filepath.Glob(filepath.Join("..", "..", "sandbox", "*.go"))
+	require.NoError(t, err)
+	for _, f := range files {
+		if b, err := os.ReadFile(f); err == nil && bytes.Contains(b, []byte("Pdeathsig")) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestWorkersDieWithAKilledParent(t *testing.T) {
+	if !sandboxSetsPdeathsig(t) {
+		t.Skip("the sandbox does not set Pdeathsig on its workers yet (the sandbox issue adds it); nothing the CLI can do survives SIGKILL")
+	}
+	cmd, _, workers := looping(t, t.TempDir())
+	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+	require.Equal(t, -1, wait(t, cmd), "killed by the signal")
+	require.Eventually(t, func() bool {
+		for _, pid := range workers {
+			if alive(pid) {
+				return false
+			}
+		}
+		return true
+	}, 10*time.Second, 20*time.Millisecond, "a worker outlived its SIGKILLed parent")
+}

@@ -1,0 +1,129 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// inserter inserts span rows within a write transaction and gathers the
+// summary deltas of the rows it really inserted.
+type inserter struct {
+	tx        *sql.Tx
+	cfg       *config
+	one, many *sql.Stmt
+	args      []any
+
+	deltas   map[string]*delta
+	order    []string // trace ids in first-seen order
+	inserted int64
+}
+
+// insert writes rows: full chunks of insertRows with one statement each,
+// the rest one by one. Rows stored before (a retried export) are skipped
+// and not counted.
+func (in *inserter) insert(ctx context.Context, rows []row) error {
+	for len(rows) >= insertRows {
+		if err := in.insertChunk(ctx, rows[:insertRows]); err != nil {
+			return err
+		}
+		rows = rows[insertRows:]
+	}
+	for i := range rows {
+		if err := in.insertOne(ctx, &rows[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// insertChunk inserts len(rows) == insertRows rows in one statement inside
+// a savepoint. When some of them were stored before, it rolls the chunk
+// back and inserts it row by row, so only new rows count in the summary.
+func (in *inserter) insertChunk(ctx context.Context, rows []row) error {
+	if in.many == nil {
+		st, err := in.tx.PrepareContext(ctx, insertSpansSQL)
+		if err != nil {
+			return fmt.Errorf("store: prepare span insert: %w", err)
+		}
+		in.many = st
+	}
+	if _, err := in.tx.ExecContext(ctx, "SAVEPOINT chunk"); err != nil {
+		return fmt.Errorf("store: savepoint before inserting %d spans: %w", len(rows), err)
+	}
+	in.args = in.args[:0]
+	for i := range rows {
+		in.args = appendRowArgs(in.args, &rows[i])
+	}
+	res, err := in.many.ExecContext(ctx, in.args...)
+	if err != nil {
+		return fmt.Errorf("store: insert %d spans of trace %s: %w", len(rows), rows[0].traceID, err)
+	}
+	if n, _ := res.RowsAffected(); n != int64(len(rows)) {
+		// Some were stored before: redo the chunk row by row.
+		for _, q := range []string{"ROLLBACK TO chunk", "RELEASE chunk"} {
+			if _, err := in.tx.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("store: roll back a partly stored chunk (%s): %w", q, err)
+			}
+		}
+		for i := range rows {
+			if err := in.insertOne(ctx, &rows[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if _, err := in.tx.ExecContext(ctx, "RELEASE chunk"); err != nil {
+		return fmt.Errorf("store: release the savepoint of %d spans: %w", len(rows), err)
+	}
+	for i := range rows {
+		in.count(&rows[i])
+	}
+	return nil
+}
+
+func (in *inserter) insertOne(ctx context.Context, r *row) error {
+	if in.one == nil {
+		st, err := in.tx.PrepareContext(ctx, insertSpanSQL)
+		if err != nil {
+			return fmt.Errorf("store: prepare span insert: %w", err)
+		}
+		in.one = st
+	}
+	in.args = appendRowArgs(in.args[:0], r)
+	res, err := in.one.ExecContext(ctx, in.args...)
+	if err != nil {
+		return fmt.Errorf("store: insert span %s of trace %s: %w", r.spanID, r.traceID, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil // stored before: a retried export
+	}
+	in.count(r)
+	return nil
+}
+
+// count adds an inserted row to its trace's summary delta.
+func (in *inserter) count(r *row) {
+	in.inserted++
+	d := in.deltas[r.traceID]
+	if d == nil {
+		d = &delta{traceID: r.traceID}
+		in.deltas[r.traceID] = d
+		in.order = append(in.order, r.traceID)
+	}
+	d.add(r, in.cfg)
+}
+
+func (in *inserter) close() {
+	for _, st := range []*sql.Stmt{in.one, in.many} {
+		if st != nil {
+			_ = st.Close()
+		}
+	}
+}
+
+// appendRowArgs appends the insert statement's arguments for r.
+func appendRowArgs(args []any, r *row) []any {
+	return append(args, r.traceID, r.spanID, r.parentID, r.name, r.kind, r.startNS, r.endNS,
+		r.statusCode, r.statusMessage, r.attrs, r.events, r.scope)
+}
