@@ -13,6 +13,7 @@ import (
 	"github.com/loomwork/loom/compose"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/sandbox"
+	"github.com/loomwork/loom/vector"
 )
 
 // Project is a loaded file: every declared agent, built.
@@ -221,6 +222,10 @@ func (b *builder) build(e *Entry) (agent.Agent, error) {
 		return compose.NewRoute(compose.RouteConfig{Name: e.Name, Description: c.Description, Instructions: c.Instructions, Model: m, Options: c.Sampling.options(), Agents: targets})
 	case *Coordinator:
 		return b.coordinator(e.Name, c)
+	case *Retriever:
+		return vector.NewSearchTool(b.reg.Stores[c.Store], vector.SearchToolOptions{
+			Name: e.Name, Description: c.Description, K: c.K, MaxK: c.MaxK, MinScore: float32(c.MinScore),
+		})
 	case *Function:
 		exec, err := b.sandbox(c.Sandbox)
 		if err != nil {

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -79,6 +80,13 @@ func Check(d *Doc, reg Registry) error {
 	for _, e := range d.Agents {
 		for _, r := range e.refs() {
 			resolve(r)
+		}
+	}
+	stores := slices.Sorted(maps.Keys(reg.Stores))
+	for _, e := range d.Agents {
+		if r, ok := e.Config.(*Retriever); ok && reg.Stores[r.Store] == nil {
+			path := join(join("agents", e.Name), "store")
+			fail(path, joinHint(didYouMean(r.Store, stores), "register it in Go, in spec.Registry.Stores"), "unknown vector store %q", r.Store)
 		}
 	}
 	for _, cyc := range d.cycles() {

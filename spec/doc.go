@@ -21,7 +21,8 @@
 // Every entry maps one to one onto a Go constructor: ai onto agent.NewAI,
 // code_execution onto codeexec.New, sequence, parallel, map, reflect,
 // route and coordinator onto the compose package's constructors, and
-// function onto JavaScript that runs in loom's sandbox, never in the host.
+// function onto JavaScript that runs in loom's sandbox, never in the host,
+// and retriever onto vector.NewSearchTool over a store Go code registers.
 // Tools, models and Go functions are named, and Go code supplies them in a
 // [Registry]; the file never carries host code, keys or secrets (models
 // read their keys from the environment).
@@ -33,6 +34,6 @@
 // folder. [Schema] is the JSON Schema of the same Go types, with
 // additionalProperties false, for editors.
 //
-// The format has no retriever, mcp or graph entries yet: the packages they
-// build on are not part of loom's core.
+// The format has no mcp or graph entries yet: the packages they build on
+// are not part of loom's core.
 package spec

@@ -14,6 +14,7 @@ import (
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/loomwork/loom/sandbox"
 	"github.com/loomwork/loom/spec"
+	"github.com/loomwork/loom/vector"
 	"github.com/stretchr/testify/require"
 )
 
@@ -72,12 +73,12 @@ var loaderCases = []struct {
 	{
 		name: "unknown agent type",
 		yaml: "version: loom/v1\nagents:\n  steps:\n    type: sequense\n    steps: [a]\n",
-		want: []string{`4:11: agents.steps.type: unknown agent type "sequense"; did you mean sequence? (want one of ai, code_execution, sequence, parallel, map, reflect, route, coordinator, function)`},
+		want: []string{`4:11: agents.steps.type: unknown agent type "sequense"; did you mean sequence? (want one of ai, code_execution, sequence, parallel, map, reflect, route, coordinator, function, retriever)`},
 	},
 	{
 		name: "missing type",
 		yaml: "version: loom/v1\nagents:\n  helper:\n    instructions: Hi.\n",
-		want: []string{`4:5: agents.helper: missing required key "type"; want one of ai, code_execution, sequence, parallel, map, reflect, route, coordinator, function`},
+		want: []string{`4:5: agents.helper: missing required key "type"; want one of ai, code_execution, sequence, parallel, map, reflect, route, coordinator, function, retriever`},
 	},
 	{
 		name: "missing required key",
@@ -168,7 +169,7 @@ var loaderCases = []struct {
 }
 
 func TestLoaderRejects(t *testing.T) {
-	reg := spec.Registry{Tools: map[string]agent.Agent{"search": search(t)}}
+	reg := spec.Registry{Tools: map[string]agent.Agent{"search": search(t)}, Stores: map[string]vector.Store{"handbook": handbook(t)}}
 	for _, tc := range loaderCases {
 		t.Run(tc.name, func(t *testing.T) {
 			files := map[string]string{"loom.yaml": tc.yaml}
@@ -293,4 +294,55 @@ agents:
 	require.Equal(t, "2 + 3 = 5", strings.ToLower(out["result"].(string)))
 	require.Equal(t, "Use add.", m.Request(0).Messages[0].Text())
 	require.JSONEq(t, `{"sum":5}`, string(m.Request(1).Messages[len(m.Request(1).Messages)-1].Parts[0].(model.ToolResult).Content))
+}
+
+// handbook is a vector store of three documents, embedded by a hash
+// embedder.
+func handbook(t *testing.T) vector.Store {
+	t.Helper()
+	emb, err := vector.NewHashEmbedder(0)
+	require.NoError(t, err)
+	s, err := vector.NewMemory(vector.Options{Embedder: emb})
+	require.NoError(t, err)
+	require.NoError(t, s.Upsert(t.Context(),
+		vector.Document{ID: "leave", Text: "Annual leave is 25 days a year."},
+		vector.Document{ID: "expenses", Text: "Expenses are refunded within 30 days."},
+		vector.Document{ID: "laptops", Text: "Laptops are replaced every three years."},
+	))
+	return s
+}
+
+func TestRetrieverAsATool(t *testing.T) {
+	m := modeltest.New(t,
+		modeltest.ToolCalls(modeltest.Call("c1", "docs", `{"query":"how many days of annual leave","k":1}`)),
+		modeltest.Text("25 days."),
+	)
+	path := write(t, map[string]string{"loom.yaml": `version: loom/v1
+model: scripted
+entry: helper
+agents:
+  docs:
+    type: retriever
+    description: The staff handbook.
+    store: handbook
+    k: 2
+  helper:
+    type: ai
+    tools: [docs]
+`})
+	p, err := spec.Load(path, spec.Registry{
+		Stores: map[string]vector.Store{"handbook": handbook(t)},
+		Models: func(string) (model.Model, error) { return m, nil },
+	})
+	require.NoError(t, err)
+	res, err := engine.New().Invoke(t.Context(), p.Entry, "How long is annual leave?")
+	require.NoError(t, err)
+	require.Equal(t, "25 days.", res.Text())
+	tools := m.Request(0).Tools
+	require.Len(t, tools, 1)
+	require.Equal(t, "docs", tools[0].Name)
+	require.Equal(t, "The staff handbook.", tools[0].Description)
+	result := m.Request(1).Messages[len(m.Request(1).Messages)-1].Parts[0].(model.ToolResult).Content
+	require.Contains(t, string(result), `"id":"leave"`)
+	require.NotContains(t, string(result), `"id":"expenses"`, "the model asked for one match")
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/loomwork/loom/codeexec"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/sandbox"
+	"github.com/loomwork/loom/vector"
 )
 
 // Registry is what Go code lends a file: the models, tools and Go
@@ -28,6 +29,9 @@ type Registry struct {
 	// stops; an isolated one needs sandbox.ServeWorkerIfChild at the start
 	// of main.
 	Sandbox sandbox.Executor
+	// Stores are the vector stores retriever entries name; each needs an
+	// embedder, since the model searches with text.
+	Stores map[string]vector.Store
 	// Approver decides on the code of entries with approval: ask. When
 	// nil, each snippet becomes a pending "approval" question: the run
 	// stops with agent.ErrInterrupted and is resumed with a

@@ -92,6 +92,7 @@ agents:
   each: {type: map, field: items, agent: calc, item_key: item}
   loop: {type: reflect, worker: helper, reviewer: reviewer, max_rounds: 2, return_last: true}
   pick: {type: route, agents: [helper, coder]}
+  docs: {type: retriever, store: handbook, description: The handbook., k: 3, max_k: 10, min_score: 0.2}
   team: {type: coordinator, coder: coder, reviewer: reviewer, accept_on_disagreement: true, max_rounds: 2}
 `},
 }

@@ -169,6 +169,23 @@ type Function struct {
 	Sandbox      Sandbox    `yaml:"sandbox,omitempty" json:"sandbox,omitempty"`
 }
 
+// Retriever declares a vector store's search tool (vector.NewSearchTool):
+// a tool a model calls with a query, answered with the best matches. The
+// store, with its embedder, is registered in Go ([Registry].Stores).
+type Retriever struct {
+	Type string `yaml:"type" json:"type"`
+	// Description tells the model what the store holds.
+	Description string `yaml:"description,omitempty" json:"description,omitempty"`
+	// Store names a store in Registry.Stores.
+	Store string `yaml:"store" json:"store"`
+	// K is the number of matches by default; MaxK caps what the model may
+	// ask for.
+	K    int `yaml:"k,omitempty" json:"k,omitempty"`
+	MaxK int `yaml:"max_k,omitempty" json:"max_k,omitempty"`
+	// MinScore leaves out weaker matches (cosine similarity).
+	MinScore float64 `yaml:"min_score,omitempty" json:"min_score,omitempty"`
+}
+
 // entryTypes maps each type key to its Go type's zero value.
 var entryTypes = []struct {
 	name string
@@ -183,6 +200,7 @@ var entryTypes = []struct {
 	{"route", Route{}},
 	{"coordinator", Coordinator{}},
 	{"function", Function{}},
+	{"retriever", Retriever{}},
 }
 
 // EntryTypes returns the type keys an entry may have.
