@@ -61,7 +61,7 @@ func load(ctx context.Context, path string, rs runSettings, getenv func(string) 
 		return nil, err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	d, err := spec.Parse(path)
+	d, err := parseFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -202,3 +202,16 @@ func readRecord(dbPath, runID string) (runRecord, error) {
 }
 
 func defaultCheckpointPath() (string, error) { return sqlite.DefaultPath() }
+
+// parseFile parses a loom/v1 file, or imports the AIGNE project of a
+// folder holding aigne.yaml.
+func parseFile(path string) (*spec.Doc, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		src, err := spec.ImportAIGNE(path)
+		if err != nil {
+			return nil, err
+		}
+		return spec.ParseBytes(filepath.Join(path, "aigne.loom.yaml"), src)
+	}
+	return spec.Parse(path)
+}

@@ -21,7 +21,8 @@ import (
 
 const runUsage = `Usage: loom run FILE [-i INPUT | --chat] [flags]
 
-Runs the file's entry agent (or --agent NAME) on INPUT: a JSON object, or
+Runs the file's entry agent (or --agent NAME) on INPUT (FILE may also be a
+folder holding an AIGNE project, aigne.yaml, which is imported): a JSON object, or
 text given as {"message": TEXT}. Without -i the input is read from stdin.
 --chat reads one question a line, the conversation remembered.
 

@@ -26,6 +26,7 @@ func fakeOpenAI(t *testing.T) *httptest.Server {
 				Role    string `json:"role"`
 				Content any    `json:"content"`
 			} `json:"messages"`
+			ResponseFormat any `json:"response_format"`
 		}
 		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
@@ -65,7 +66,12 @@ func fakeOpenAI(t *testing.T) *httptest.Server {
 					users++
 				}
 			}
-			chunk(map[string]any{"role": "assistant", "content": fmt.Sprintf("user messages: %d", users)}, nil)
+			answer := fmt.Sprintf("user messages: %d", users)
+			if body.ResponseFormat != nil {
+				b, _ := json.Marshal(map[string]string{"message": answer})
+				answer = string(b)
+			}
+			chunk(map[string]any{"role": "assistant", "content": answer}, nil)
 			chunk(map[string]any{}, "stop")
 		}
 		fmt.Fprint(w, "data: [DONE]\n\n")
@@ -220,4 +226,17 @@ func TestChatRemembers(t *testing.T) {
 	res := call(t, false, "hello\nagain\n", "run", file, "--chat", "--db", filepath.Join(t.TempDir(), "cp.db"))
 	require.Equal(t, 0, res.code, res.stderr)
 	require.Equal(t, "user messages: 1\nuser messages: 2\n", res.stdout)
+}
+
+func TestAIGNEFolders(t *testing.T) {
+	res := call(t, false, "", "validate", "../../spec/testdata/aigne")
+	require.Equal(t, 0, res.code, res.stderr)
+	res = call(t, false, "", "validate", "../../spec/testdata/aigne-unsupported")
+	require.Equal(t, exitInvalid, res.code)
+	require.Contains(t, res.stderr, `AIGNE agents of type "mcp" have no loom equivalent`)
+
+	fakeOpenAI(t)
+	res = call(t, false, "", "run", "../../spec/testdata/aigne", "-i", "hello", "--db", filepath.Join(t.TempDir(), "cp.db"))
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Equal(t, "user messages: 1\n", res.stdout, "the sequence's answer: the translator's output")
 }

@@ -21,13 +21,15 @@ const (
 	exitWaiting = 3 // the run waits for an answer: loom resume ID
 )
 
-const validateUsage = `Usage: loom validate FILE
+const validateUsage = `Usage: loom validate FILE|AIGNE-FOLDER
 
 Checks a loom/v1 file and the files it names without running anything or
 calling any model: unknown keys (with the nearest valid one), wrong types,
 missing files, unknown references and reference cycles, and what each
 agent's constructor checks. Every problem is listed as file:line:col.
-Exit status: 0 when the file is valid, 2 otherwise.
+A folder holding an AIGNE project (aigne.yaml) is imported first; what has
+no loom equivalent is reported at its line. Exit status: 0 when the file is
+valid, 2 otherwise.
 `
 
 const schemaUsage = `Usage: loom schema
@@ -65,7 +67,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 // called and an in-process sandbox, so every constructor's checks run but
 // nothing else does.
 func validate(path string) error {
-	d, err := spec.Parse(path)
+	d, err := parseFile(path)
 	if err != nil {
 		return err
 	}
