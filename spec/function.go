@@ -81,8 +81,12 @@ func (f *function) body(ctx context.Context, r *agent.Run) (json.RawMessage, err
 			return nil, fmt.Errorf("function %s: %w: %w", f.name, agent.ErrInvalidInput, err)
 		}
 	}
-	// The input is JSON, which is a JavaScript expression.
-	res, err := f.exec.Run(ctx, "const input = "+string(in)+";\n"+f.code)
+	// Valid JSON is a JavaScript expression; compacting checks it is one.
+	var lit bytes.Buffer
+	if err := json.Compact(&lit, in); err != nil {
+		return nil, fmt.Errorf("function %s: %w: %w", f.name, agent.ErrInvalidInput, err)
+	}
+	res, err := f.exec.Run(ctx, "const input = "+lit.String()+";\n"+f.code)
 	if err != nil {
 		return nil, fmt.Errorf("function %s: %w", f.name, err)
 	}
