@@ -201,11 +201,11 @@ func sentinelsOf(err error, acc []string) []string {
 	return acc
 }
 
-// plainError has the shape of the errors errors.New returns.
-var plainError = errors.New("")
+// errPlainShape has the shape of the errors errors.New returns.
+var errPlainShape = errors.New("")
 
 func isSentinel(err error) bool {
-	return err == context.Canceled || err == context.DeadlineExceeded || fmt.Sprintf("%T", err) == fmt.Sprintf("%T", plainError)
+	return err == context.Canceled || err == context.DeadlineExceeded || fmt.Sprintf("%T", err) == fmt.Sprintf("%T", errPlainShape)
 }
 
 // Err returns an error with the recorded message. It matches, with

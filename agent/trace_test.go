@@ -66,6 +66,7 @@ func TestTracingSpanTree(t *testing.T) {
 	require.Equal(t, tool.SpanContext().SpanID(), toolAgent.Parent().SpanID())
 
 	ra := attrs(root)
+	require.Equal(t, "stop", ra["loom.finish_reason"].AsString(), "the agent span says why the model stopped")
 	require.Equal(t, "invoke_agent", ra["gen_ai.operation.name"].AsString())
 	require.Equal(t, "calc", ra["gen_ai.agent.name"].AsString())
 	require.Equal(t, "ai", ra["loom.agent.kind"].AsString())

@@ -2,7 +2,6 @@ package codeexec_test
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 
 	"github.com/loomwork/loom/agent"
@@ -25,23 +24,11 @@ func fn(t testing.TB, name string, f func(ctx context.Context, in map[string]any
 	return a
 }
 
-// constant returns an agent that always outputs out.
-func constant(t testing.TB, name string, out map[string]any) agent.Agent {
-	return fn(t, name, func(context.Context, map[string]any) (map[string]any, error) { return out, nil })
-}
-
 func newAI(t testing.TB, cfg agent.AIConfig) *agent.AI {
 	t.Helper()
 	a, err := agent.NewAI(cfg)
 	require.NoError(t, err)
 	return a
-}
-
-func decode(t testing.TB, raw json.RawMessage) map[string]any {
-	t.Helper()
-	var m map[string]any
-	require.NoError(t, json.Unmarshal(raw, &m), "output %s", raw)
-	return m
 }
 
 // events drains a stream, failing the test on an error.

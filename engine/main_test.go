@@ -2,7 +2,6 @@ package engine_test
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 
 	"github.com/loomwork/loom/agent"
@@ -34,33 +33,4 @@ func newAI(t testing.TB, cfg agent.AIConfig) *agent.AI {
 	a, err := agent.NewAI(cfg)
 	require.NoError(t, err)
 	return a
-}
-
-func decode(t testing.TB, raw json.RawMessage) map[string]any {
-	t.Helper()
-	var m map[string]any
-	require.NoError(t, json.Unmarshal(raw, &m), "output %s", raw)
-	return m
-}
-
-// events drains a stream, failing the test on an error.
-func events(t testing.TB, stream func(func(agent.Event, error) bool)) []agent.Event {
-	t.Helper()
-	var evs []agent.Event
-	for ev, err := range stream {
-		require.NoError(t, err)
-		evs = append(evs, ev)
-	}
-	return evs
-}
-
-// starts returns the agent names of the run starts, in order.
-func starts(evs []agent.Event) []string {
-	var names []string
-	for _, ev := range evs {
-		if ev.Kind == agent.EventRunStart {
-			names = append(names, ev.Agent)
-		}
-	}
-	return names
 }

@@ -2,6 +2,7 @@ package model_test
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/loomwork/loom/model"
@@ -102,4 +103,16 @@ func TestFinishReasonErr(t *testing.T) {
 	for _, f := range []model.FinishReason{model.FinishStop, model.FinishToolCalls, model.FinishContentFilter, model.FinishOther, ""} {
 		require.NoError(t, f.Err())
 	}
+}
+
+func ExampleFinishReason_Err() {
+	cut := func(yield func(model.Chunk, error) bool) {
+		_ = yield(model.Chunk{TextDelta: "Once upon a"}, nil) && yield(model.Chunk{FinishReason: model.FinishLength}, nil)
+	}
+	resp, _ := model.Collect(cut)
+	if err := resp.FinishReason.Err(); err != nil {
+		fmt.Println(resp.Message.Text()+"…", errors.Is(err, model.ErrOutputLimit))
+	}
+	// Output:
+	// Once upon a… true
 }

@@ -78,6 +78,8 @@ func TestInfiniteLoopEndsInAnAnswer(t *testing.T) {
 			res := exampletest.Run(t, bin, exampletest.OpenAIEnv(srv.BaseURL()), "", "--sandbox", sandbox, "--sandbox-timeout", "1s", "-i", "loop forever")
 			require.Equal(t, cli.ExitSnippetFailed, res.Code, "no computed answer: stderr: %s", res.Stderr)
 			require.Contains(t, res.Stderr, "no computed answer: the last snippet failed")
+			require.NotContains(t, res.Stdout, "Find the cause", "the correction request to the model is not shown to the user")
+			require.Equal(t, 1, strings.Count(res.Stdout, "[evaluateJs] error:"), "the failed snippet's error is shown once: %s", res.Stdout)
 			require.Contains(t, res.Stdout, "The code could not finish: ")
 			require.Contains(t, strings.ToLower(res.Stdout), "timeout")
 			require.Less(t, res.Elapsed, 1*time.Second+15*time.Second, "ends within the timeout plus a margin")
@@ -95,6 +97,22 @@ func TestCutAnswerExitsNonZero(t *testing.T) {
 
 	res = exampletest.Run(t, bin, exampletest.OpenAIEnv(srv.BaseURL()), "", "--allow-truncated", "-i", "write an essay")
 	require.Equal(t, cli.ExitOK, res.Code, "stderr: %s", res.Stderr)
+
+	// In a chat the cut turn is reported and sets the exit status; the
+	// conversation goes on.
+	res = exampletest.Run(t, bin, exampletest.OpenAIEnv(srv.BaseURL()), "write an essay\nCalculate 15!\n", "--chat")
+	require.Equal(t, cli.ExitTruncated, res.Code, "stderr: %s", res.Stderr)
+	require.Contains(t, res.Stderr, "cut at the model's output token limit")
+	require.Contains(t, res.Stdout, "15! = 1307674368000")
+}
+
+func TestUnsupportedOptionIsAConfigurationError(t *testing.T) {
+	// Anthropic's API has no temperature: the provider refuses before
+	// sending anything, and that is a configuration error like any other.
+	env := []string{"ANTHROPIC_API_KEY=sk-ant-test-0123456789", "ANTHROPIC_BASE_URL=http://127.0.0.1:1"}
+	res := exampletest.Run(t, bin, env, "", "--model", "anthropic", "--temperature", "0.5", "-i", "Calculate 15!")
+	require.Equal(t, cli.ExitConfig, res.Code, "stderr: %s", res.Stderr)
+	require.Contains(t, res.Stderr, "unsupported")
 }
 
 func TestNoKeyExitsAtOnce(t *testing.T) {
@@ -186,6 +204,13 @@ func TestApproveWithoutTerminal(t *testing.T) {
 func TestEnvExampleListsEveryProviderVariable(t *testing.T) {
 	b, err := os.ReadFile(".env.local.example")
 	require.NoError(t, err)
+	// Each MODEL line names its provider's default model, as the registry
+	// (and the README's table, checked against it) has it.
+	for _, p := range providers.All() {
+		if p.DefaultModel != "" {
+			require.Contains(t, string(b), `MODEL="`+p.ID+":"+p.DefaultModel+`"`, "provider %s", p.ID)
+		}
+	}
 	for _, p := range providers.All() {
 		for _, v := range append(append([]string{}, p.KeyVars...), p.BaseURLVar) {
 			if v != "" {

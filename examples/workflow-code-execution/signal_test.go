@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -42,14 +41,14 @@ func (l *lockedBuffer) String() string {
 // looping starts the example on "loop forever" with a long snippet limit
 // and returns once the snippet is running in a worker process, with the
 // workers' pids.
-func looping(t *testing.T, dir string) (*exec.Cmd, *lockedBuffer, []int) {
+func looping(t *testing.T, dir string) (cmd *exec.Cmd, stdout, stderr *lockedBuffer, workers []int) {
 	t.Helper()
 	srv := fakeopenai.New(t, coder)
-	cmd := exec.Command(bin, "--sandbox-timeout", "60s", "-i", "loop forever")
+	cmd = exec.Command(bin, "--sandbox-timeout", "60s", "-i", "loop forever")
 	cmd.Dir = dir
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_CACHE_HOME=" + dir}, exampletest.OpenAIEnv(srv.BaseURL())...)
-	var stdout, stderr lockedBuffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	stdout, stderr = &lockedBuffer{}, &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() {
 		if cmd.ProcessState == nil {
@@ -57,59 +56,22 @@ func looping(t *testing.T, dir string) (*exec.Cmd, *lockedBuffer, []int) {
 			_ = cmd.Wait()
 		}
 	})
-	var workers []int
 	require.Eventually(t, func() bool {
-		workers = children(cmd.Process.Pid)
+		workers = exampletest.Children(cmd.Process.Pid)
 		return strings.Contains(stdout.String(), "[evaluateJs] running:") && len(workers) > 0
-	}, 30*time.Second, 20*time.Millisecond, "the snippet never started: stdout %s\nstderr %s", &stdout, &stderr)
+	}, 30*time.Second, 20*time.Millisecond, "the snippet never started: stdout %s\nstderr %s", stdout, stderr)
+	// The tool call is printed just before the snippet is sent to a
+	// worker; give the worker a moment to be inside the loop, so the signal
+	// interrupts code that runs (nothing is asserted on this delay).
+	time.Sleep(500 * time.Millisecond)
 	t.Cleanup(func() { // kill what a failed test leaves behind: our own workers
 		for _, pid := range workers {
-			if alive(pid) {
+			if exampletest.Alive(pid) {
 				_ = syscall.Kill(pid, syscall.SIGKILL)
 			}
 		}
 	})
-	return cmd, &stderr, workers
-}
-
-// children returns the pids of pid's child processes.
-func children(pid int) []int {
-	entries, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range entries {
-		child, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && parentOf(string(stat)) == pid {
-			out = append(out, child)
-		}
-	}
-	return out
-}
-
-// parentOf reads the parent pid from a /proc/PID/stat line.
-func parentOf(stat string) int {
-	i := strings.LastIndexByte(stat, ')')
-	if i < 0 {
-		return 0
-	}
-	fields := strings.Fields(stat[i+1:])
-	if len(fields) < 2 {
-		return 0
-	}
-	ppid, _ := strconv.Atoi(fields[1])
-	return ppid
-}
-
-// alive reports whether pid is a running (not zombie) process.
-func alive(pid int) bool {
-	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return false
-	}
-	i := strings.LastIndexByte(string(stat), ')')
-	return i >= 0 && !strings.HasPrefix(strings.TrimSpace(string(stat[i+1:])), "Z")
+	return cmd, stdout, stderr, workers
 }
 
 // wait waits for cmd with a generous bound and returns its exit status.
@@ -143,14 +105,14 @@ func TestSignalsCancelTheRunAndStopTheWorkers(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			cmd, stderr, workers := looping(t, dir)
+			cmd, stdout, stderr, workers := looping(t, dir)
 			require.NoError(t, cmd.Process.Signal(c.sig))
 			require.Equal(t, c.code, wait(t, cmd), "stderr: %s", stderr)
 			require.Contains(t, stderr.String(), "interrupted by "+c.name)
 			require.Contains(t, stderr.String(), "the run was cancelled")
-			require.NotContains(t, stderr.String(), "before the code started", "the message is true: the code had started")
+			require.NotContains(t, stderr.String()+stdout.String(), "before the code started", "the message is true: the code had started")
 			for _, pid := range workers {
-				require.False(t, alive(pid), "worker %d outlived the program", pid)
+				require.False(t, exampletest.Alive(pid), "worker %d outlived the program", pid)
 			}
 
 			st, err := store.Open(context.Background(), filepath.Join(dir, "loom", "traces.db"))
@@ -181,12 +143,12 @@ func TestWorkersDieWithAKilledParent(t *testing.T) {
 	if !sandboxSetsPdeathsig(t) {
 		t.Skip("the sandbox does not set Pdeathsig on its workers yet (the sandbox issue adds it); nothing the CLI can do survives SIGKILL")
 	}
-	cmd, _, workers := looping(t, t.TempDir())
+	cmd, _, _, workers := looping(t, t.TempDir())
 	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 	require.Equal(t, -1, wait(t, cmd), "killed by the signal")
 	require.Eventually(t, func() bool {
 		for _, pid := range workers {
-			if alive(pid) {
+			if exampletest.Alive(pid) {
 				return false
 			}
 		}

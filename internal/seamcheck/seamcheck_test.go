@@ -81,7 +81,7 @@ func violations(name, src string) ([]string, error) {
 func TestRunPathUsesOnlyTheSeams(t *testing.T) {
 	root := filepath.Join("..", "..")
 	var all []string
-	for _, pkg := range []string{"agent", "engine", "compose", "codeexec", "internal/flow"} {
+	for _, pkg := range []string{"agent", "engine", "compose", "codeexec", "graph", "internal/flow"} {
 		files, err := filepath.Glob(filepath.Join(root, pkg, "*.go"))
 		require.NoError(t, err)
 		require.NotEmpty(t, files)

@@ -144,3 +144,17 @@ func TestStreamBreakClosesBody(t *testing.T) {
 		t.Fatal("breaking out of the stream did not close the HTTP body")
 	}
 }
+
+func TestMalformedCallIsSummarised(t *testing.T) {
+	// Arguments that are not an object make genai's decoder fail with a
+	// dump of the whole response; loom reports the field and types only.
+	f := newFake(t, func(w http.ResponseWriter, _ *http.Request, _ int) {
+		startSSE(w).data(`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"get_weather","args":"Paris, secret-ish text"}}],"role":"model"},"index":0}],"responseId":"r1"}`)
+	})
+	_, err := model.Generate(t.Context(), f.model(t), hi())
+	require.ErrorIs(t, err, model.ErrMalformedResponse)
+	require.NotErrorIs(t, err, model.ErrTruncated)
+	require.NotContains(t, err.Error(), "map[")
+	require.NotContains(t, err.Error(), "secret-ish")
+	require.Less(t, len(err.Error()), 400, err.Error())
+}

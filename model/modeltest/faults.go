@@ -104,7 +104,7 @@ func RunFaults(t *testing.T, f Factory) {
 	})
 
 	t.Run("StallAfterFirstChunk", func(t *testing.T) {
-		s := f(t, Scenario{Name: "stall", Text: "first words, then silence", Failure: Stall, IdleTimeout: 300 * time.Millisecond})
+		s := f(t, Scenario{Name: "stall", Text: "first words, then silence", Failure: Stall, IdleTimeout: 1500 * time.Millisecond})
 		var got []string
 		var gotErr error
 		for c, err := range s.Model.Stream(t.Context(), userRequest("Talk.")) {
@@ -120,7 +120,7 @@ func RunFaults(t *testing.T, f Factory) {
 		var stall *model.StallError
 		require.ErrorAs(t, gotErr, &stall)
 		require.Equal(t, s.Model.Provider(), stall.Provider)
-		require.Equal(t, 300*time.Millisecond, stall.Idle)
+		require.Equal(t, 1500*time.Millisecond, stall.Idle)
 		require.True(t, stall.Started)
 		require.Contains(t, gotErr.Error(), "mid-stream")
 	})

@@ -2,9 +2,11 @@ package openai_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"time"
 
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/openai"
@@ -52,4 +54,28 @@ func ExampleNewFor() {
 	}
 	fmt.Println(m.Provider(), m.Name(), m.BaseURL())
 	// Output: ollama qwen3:8b http://localhost:11434/v1
+}
+
+// A provider asking for a wait longer than WithMaxRetryWait fails the call
+// at once, with an error saying what was asked and what the cap is.
+func ExampleWithMaxRetryWait() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "3600")
+		apiError(w, http.StatusTooManyRequests, "requests", `"rate_limit_exceeded"`, "Rate limit reached.")
+	}))
+	defer srv.Close()
+
+	m, err := openai.New("gpt-5.4-mini", openai.WithAPIKey("sk-example"), openai.WithBaseURL(srv.URL+"/v1"),
+		openai.WithMaxRetryWait(10*time.Second))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, err = model.Generate(context.Background(), m, model.Request{Messages: []model.Message{model.UserMessage("hi")}})
+	var apiErr *model.APIError
+	if errors.As(err, &apiErr) {
+		fmt.Println(apiErr.StatusCode, apiErr.RetryAfter, apiErr.MaxRetryWait, errors.Is(err, model.ErrRateLimited))
+	}
+	// Output:
+	// 429 1h0m0s 10s true
 }

@@ -3,6 +3,7 @@ package providers_test
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -136,11 +137,23 @@ func TestOpenWithoutKey(t *testing.T) {
 	})
 }
 
+// TestReadmeTable checks both provider tables, this package's and the
+// repository's, against the registry, the one source of truth.
 func TestReadmeTable(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
+	for _, path := range []string{"README.md", filepath.Join("..", "..", "README.md")} {
+		t.Run(path, func(t *testing.T) { checkTable(t, path) })
+	}
+}
+
+func checkTable(t *testing.T, path string) {
+	readme, err := os.ReadFile(path)
 	require.NoError(t, err)
+	text := string(readme)
+	if _, after, ok := strings.Cut(text, "<!-- providers-table -->"); ok {
+		text, _, _ = strings.Cut(after, "<!-- /providers-table -->")
+	}
 	rows := map[string]string{}
-	for _, line := range strings.Split(string(readme), "\n") {
+	for _, line := range strings.Split(text, "\n") {
 		if strings.HasPrefix(line, "| `") {
 			id := strings.Trim(strings.TrimSpace(strings.Split(line, "|")[1]), "`")
 			rows[id] = line

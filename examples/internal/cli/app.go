@@ -188,7 +188,7 @@ func mainRun(ctx context.Context, app *App, args []string, sio Stdio) int {
 
 // runOnce prints a run's events and returns its exit status, with the
 // run's error when it failed.
-func runOnce(_ context.Context, env *Env, stream func(func(agent.Event, error) bool)) (int, error) {
+func runOnce(ctx context.Context, env *Env, stream func(func(agent.Event, error) bool)) (int, error) {
 	p := NewPrinter(env.Stdio.Out, env.App.Answer...)
 	p.log = env.Log
 	if env.App.Format != nil {
@@ -208,6 +208,11 @@ func runOnce(_ context.Context, env *Env, stream func(func(agent.Event, error) b
 			out = ev.Output
 		}
 		v.event(ev)
+		if ctx.Err() != nil && ev.Kind == agent.EventToolResult && ev.ToolResult.IsError {
+			// The run is being cancelled: a tool's account of its own
+			// cancellation is not news, and Main says what happened.
+			continue
+		}
 		p.Event(ev)
 		if err != nil {
 			runErr = err

@@ -150,8 +150,8 @@ const chatHelp = `Commands:
   /exit   leave (also Ctrl-D)
 Anything else is a question; earlier questions and answers are remembered.`
 
-// chat runs the conversation loop and returns the exit status: 0, or 1
-// when a turn failed.
+// chat runs the conversation loop and returns the exit status: 0, or the
+// status of the last turn that failed or was cut (see exit.go).
 func chat(ctx context.Context, env *Env, eng *engine.Engine, a agent.Agent, lines lineReader) int {
 	sio := env.Stdio
 	mem, err := engine.NewWindow(engine.WindowConfig{MaxTurns: chatTurns, MaxTokens: chatTokens})
@@ -197,9 +197,17 @@ func chat(ctx context.Context, env *Env, eng *engine.Engine, a agent.Agent, line
 			fmt.Fprintf(sio.Out, "unknown command %s; type /help\n", line)
 			continue
 		}
-		if _, err := runOnce(ctx, env, session.Run(ctx, line)); err != nil {
+		code, err := runOnce(ctx, env, session.Run(ctx, line))
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return status // a signal: Main reports it
+		case err != nil:
 			fmt.Fprintf(sio.Err, "%s: error: %v\n", env.App.Name, err)
-			status = ExitFailed
+		case statusMessage(code) != "":
+			fmt.Fprintf(sio.Err, "%s: %s\n", env.App.Name, statusMessage(code))
+		}
+		if code != ExitOK {
+			status = code // the conversation's status is its last failed turn's
 		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"reflect"
+	"strings"
 
 	"github.com/loomwork/loom/model"
 )
@@ -109,9 +111,32 @@ func decodeError(err error) string {
 	}
 	var typ *json.UnmarshalTypeError
 	if errors.As(err, &typ) {
-		return Clip(fmt.Sprintf("field %q: cannot decode %s into %s", typ.Field, typ.Value, typ.Type), MaxSummary)
+		field := strings.TrimPrefix(typ.Field, "Alias.") // genai decodes through an alias type
+		return Clip(fmt.Sprintf("field %q is a JSON %s where %s was expected", field, typ.Value, jsonKind(typ.Type)), MaxSummary)
 	}
 	return ""
+}
+
+// jsonKind names the JSON value a Go type decodes from.
+func jsonKind(t reflect.Type) string {
+	if t == nil {
+		return "another value"
+	}
+	switch t.Kind() {
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return "a number"
+	}
+	return "another value"
 }
 
 // unwrapURL returns the error inside a *url.Error, which http.Client adds

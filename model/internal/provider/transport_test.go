@@ -2,7 +2,9 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -254,4 +256,27 @@ func (c *chunked) Read(p []byte) (int, error) {
 		c.parts = c.parts[1:]
 	}
 	return n, nil
+}
+
+func TestStreamErrNamesMalformedEvents(t *testing.T) {
+	var v struct{ Args map[string]any }
+	typeErr := json.Unmarshal([]byte(`{"Args":"Paris"}`), &v)
+	var w struct{}
+	synErr := json.Unmarshal([]byte(`{"a":`), &w)
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{fmt.Errorf("decoding: %w", typeErr), `field "Args" is a JSON string where an object was expected`},
+		{synErr, "unexpected end of JSON input"},
+	} {
+		err := StreamErr(t.Context(), "p", "http://x", c.err, true, "the end")
+		require.ErrorIs(t, err, model.ErrMalformedResponse)
+		require.NotErrorIs(t, err, model.ErrTruncated)
+		require.ErrorContains(t, err, c.want)
+	}
+	err := StreamErr(t.Context(), "p", "http://x", io.ErrUnexpectedEOF, true, "the end")
+	require.ErrorIs(t, err, model.ErrTruncated, "a broken connection mid-stream is a truncation")
+	err = StreamErr(t.Context(), "p", "http://x", io.ErrUnexpectedEOF, false, "the end")
+	require.ErrorContains(t, err, "request to http://x failed")
 }

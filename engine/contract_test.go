@@ -1,0 +1,143 @@
+package engine_test
+
+import (
+	"context"
+	"encoding/json"
+	"iter"
+	"testing"
+
+	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/checkpoint"
+	"github.com/loomwork/loom/compose"
+	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/model/modeltest"
+	"github.com/stretchr/testify/require"
+)
+
+// TestStreamsEndWithOneRunEnd: every stream of an engine or a session,
+// including one that cannot start, is a run: one root EventRunStart, one
+// root EventRunEnd last, and no event without a kind.
+func TestStreamsEndWithOneRunEnd(t *testing.T) {
+	e := engine.New(engine.WithModel(modeltest.New(t)))
+	ok := fn(t, "ok", func(context.Context, map[string]any) (map[string]any, error) { return map[string]any{"a": 1}, nil })
+	busy := engine.New().NewSession(ok, nil)
+	block := make(chan struct{})
+	slow := fn(t, "slow", func(context.Context, map[string]any) (map[string]any, error) { <-block; return nil, nil })
+	slowSession := engine.New().NewSession(slow, nil)
+	started := make(chan struct{})
+	go func() {
+		for ev := range slowSession.Run(t.Context(), "hi") {
+			if ev.Kind == agent.EventRunStart {
+				close(started)
+			}
+		}
+	}()
+	<-started
+	defer close(block)
+	for _, tc := range []struct {
+		name   string
+		stream iter.Seq2[agent.Event, error]
+		fails  error
+	}{
+		{"a run that ends", e.Run(t.Context(), ok, "x"), nil},
+		{"a nil agent", e.Run(t.Context(), nil, "x"), agent.ErrInvalidConfig},
+		{"input that is not JSON", e.Run(t.Context(), ok, json.RawMessage(`{`)), agent.ErrInvalidInput},
+		{"a resume with no store", e.Resume(t.Context(), ok, "r", nil), engine.ErrNoCheckpoints},
+		{"a resume of an unknown run", engine.New(engine.WithCheckpoints(checkpoint.NewMemory())).Resume(t.Context(), ok, "nope", nil), engine.ErrNoCheckpoints},
+		{"a busy session", slowSession.Run(t.Context(), "again"), engine.ErrSessionBusy},
+		{"a session turn", busy.Run(t.Context(), "x"), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var evs []agent.Event
+			var last error
+			for ev, err := range tc.stream {
+				require.NotZero(t, ev.Kind, "no event without a kind")
+				evs = append(evs, ev)
+				last = err
+			}
+			require.NotEmpty(t, evs)
+			root := evs[0]
+			require.Equal(t, agent.EventRunStart, root.Kind)
+			end := evs[len(evs)-1]
+			require.Equal(t, agent.EventRunEnd, end.Kind)
+			require.Equal(t, root.RunID, end.RunID)
+			ends := 0
+			for _, ev := range evs {
+				if ev.Kind == agent.EventRunEnd && ev.RunID == root.RunID {
+					ends++
+				}
+			}
+			require.Equal(t, 1, ends)
+			if tc.fails != nil {
+				require.ErrorIs(t, last, tc.fails)
+				require.ErrorIs(t, end.Err, tc.fails)
+			} else {
+				require.NoError(t, last)
+			}
+		})
+	}
+}
+
+// TestParallelQuestionsAreOnePause: tool calls of one turn and branches of
+// a Parallel that each ask are collected into one pause, and one resume
+// with every answer finishes the run without repeating the model call.
+func TestParallelQuestionsAreOnePause(t *testing.T) {
+	ctx := t.Context()
+	confirm := fn(t, "confirm", func(ctx context.Context, in map[string]any) (map[string]any, error) {
+		ans, err := agent.Ask(ctx, "input", in, json.RawMessage(`{"type":"string"}`))
+		if err != nil {
+			return nil, err
+		}
+		var s string
+		_ = json.Unmarshal(ans, &s)
+		return map[string]any{"said": s}, nil
+	})
+	t.Run("tool calls", func(t *testing.T) {
+		m := modeltest.New(t, modeltest.ToolCalls(modeltest.Call("c1", "confirm", `{"q":"a"}`), modeltest.Call("c2", "confirm", `{"q":"b"}`)))
+		a := newAI(t, agent.AIConfig{Name: "asker", Model: m, Tools: []agent.Agent{confirm}})
+		e := engine.New(engine.WithCheckpoints(checkpoint.NewMemory()))
+		_, err := e.Invoke(ctx, a, "go")
+		var ie *agent.InterruptedError
+		require.ErrorAs(t, err, &ie)
+		require.Len(t, ie.Questions, 2, "both calls' questions in one pause")
+		answers := map[string]json.RawMessage{}
+		for i, q := range ie.Questions {
+			answers[q.ID] = json.RawMessage([]string{`"yes"`, `"no"`}[i])
+		}
+		m.Append(modeltest.Text("done"))
+		res, err := e.ResumeInvoke(ctx, a, ie.Questions[0].RootID, answers)
+		require.NoError(t, err)
+		require.Equal(t, "done", res.Text())
+		require.Equal(t, 2, m.Calls(), "the first call was not repeated")
+		results := m.Request(1).Messages[len(m.Request(1).Messages)-1].ToolResults()
+		require.Len(t, results, 2)
+		require.JSONEq(t, `{"said":"yes"}`, string(results[0].Content))
+		require.JSONEq(t, `{"said":"no"}`, string(results[1].Content))
+	})
+	t.Run("parallel branches", func(t *testing.T) {
+		p, err := compose.NewParallel(compose.ParallelConfig{Name: "both", Branches: []agent.Agent{
+			confirm, fn(t, "other", func(ctx context.Context, in map[string]any) (map[string]any, error) {
+				ans, err := agent.Ask(ctx, "input", "again?", nil)
+				if err != nil {
+					return nil, err
+				}
+				return map[string]any{"other": json.RawMessage(ans)}, nil
+			}),
+		}})
+		require.NoError(t, err)
+		e := engine.New(engine.WithCheckpoints(checkpoint.NewMemory()))
+		_, err = e.Invoke(ctx, p, map[string]any{"q": "c"})
+		var ie *agent.InterruptedError
+		require.ErrorAs(t, err, &ie)
+		require.Len(t, ie.Questions, 2)
+		pending, err := e.Pending(ctx, ie.Questions[0].RootID)
+		require.NoError(t, err)
+		require.Len(t, pending, 2)
+		res, err := e.ResumeInvoke(ctx, p, ie.Questions[0].RootID, map[string]json.RawMessage{
+			ie.Questions[0].ID: json.RawMessage(`"ok"`), ie.Questions[1].ID: json.RawMessage(`42`),
+		})
+		require.NoError(t, err)
+		require.JSONEq(t, `{"said":"ok","other":42}`, string(res.Output))
+	})
+}
+

@@ -1,0 +1,274 @@
+// Command graph-code-review is the Coder→Sandbox workflow rebuilt as a
+// graph: a coder writes JavaScript for a question, a reviewer checks it, a
+// person approves it, an executor runs it in the sandbox, and an error
+// handler sends a failure back to the coder. Every step is checkpointed in
+// a SQLite file, so the run stops at the approval, the process exits, and a
+// later process resumes it with the answer:
+//
+//	graph-code-review ask "What is 15!?"   # stops at the approval
+//	graph-code-review approve              # or: reject "use a loop"
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/checkpoint/sqlite"
+	"github.com/loomwork/loom/graph"
+	"github.com/loomwork/loom/model"
+	_ "github.com/loomwork/loom/model/providers"
+	"github.com/loomwork/loom/sandbox"
+)
+
+// Job is the graph's state.
+type Job struct {
+	Question string   `json:"question"`
+	Code     string   `json:"code,omitempty"`
+	Feedback string   `json:"feedback,omitempty"` // why the last code was sent back
+	Approved bool     `json:"approved,omitempty"`
+	Result   string   `json:"result,omitempty"`
+	Attempts int      `json:"attempts"`
+	Log      []string `json:"log"`
+}
+
+// MaxAttempts bounds the trips back to the coder.
+const MaxAttempts = 3
+
+const coderPrompt = "You write JavaScript that computes the answer to the user's question. The value of the last expression is the result. Reply with the code only, no prose and no fences."
+
+const reviewerPrompt = "You review JavaScript for correctness and safety. Reply APPROVE if it is fine, otherwise one sentence saying what is wrong."
+
+func build(store *sqlite.Store, m model.Model, exec sandbox.Executor) (*graph.Compiled[Job], error) {
+	coder, err := agent.NewAI(agent.AIConfig{Name: "coder", Instructions: coderPrompt, Model: m})
+	if err != nil {
+		return nil, err
+	}
+	reviewer, err := agent.NewAI(agent.AIConfig{Name: "reviewer", Instructions: reviewerPrompt, Model: m})
+	if err != nil {
+		return nil, err
+	}
+	text := func(out json.RawMessage) string {
+		var v struct {
+			Message string `json:"message"`
+		}
+		_ = json.Unmarshal(out, &v)
+		return strings.TrimSpace(v.Message)
+	}
+	g := graph.New[Job](graph.Config{Name: "code_review", Store: store}).
+		Reducer("log", graph.Append()).
+		AgentNode("coder", coder, func(j Job) (any, error) {
+			msg := j.Question
+			if j.Feedback != "" {
+				msg += "\n\nYour previous code:\n" + j.Code + "\n\nFeedback: " + j.Feedback
+			}
+			return msg, nil
+		}, func(j Job, out json.RawMessage) (Job, error) {
+			j.Code, j.Feedback = text(out), ""
+			j.Log = append(j.Log, "coder wrote code")
+			return j, nil
+		}).
+		AgentNode("reviewer", reviewer, func(j Job) (any, error) { return j.Code, nil },
+			func(j Job, out json.RawMessage) (Job, error) {
+				review := text(out)
+				if !strings.HasPrefix(review, "APPROVE") {
+					j.Feedback = "the reviewer says: " + review
+					j.Attempts++
+				}
+				j.Log = append(j.Log, "reviewer: "+review)
+				return j, nil
+			}).
+		Ask("approval", func(j Job) (graph.Question, error) {
+			return graph.Question{
+				Kind:    "approval",
+				Payload: map[string]string{"code": j.Code},
+				Schema:  json.RawMessage(`{"type":"object","properties":{"approved":{"type":"boolean"},"reason":{"type":"string"}},"required":["approved"]}`),
+			}, nil
+		}, func(j Job, answer json.RawMessage) (Job, error) {
+			var a struct {
+				Approved bool   `json:"approved"`
+				Reason   string `json:"reason"`
+			}
+			if err := json.Unmarshal(answer, &a); err != nil {
+				return j, err
+			}
+			j.Approved = a.Approved
+			if a.Approved {
+				j.Log = append(j.Log, "approved")
+			} else {
+				j.Feedback = "a person declined to run it: " + a.Reason
+				j.Attempts++
+				j.Log = append(j.Log, "declined: "+a.Reason)
+			}
+			return j, nil
+		}).
+		Node("executor", func(ctx context.Context, j Job) (Job, error) {
+			// Once: a resumed run does not run the same code again.
+			res, err := graph.Once(ctx, "run", func(ctx context.Context) (string, error) {
+				r, err := exec.Run(ctx, j.Code)
+				if err != nil {
+					return "error: " + err.Error(), nil
+				}
+				return string(r.Value), nil
+			})
+			if err != nil {
+				return j, err
+			}
+			if msg, failed := strings.CutPrefix(res, "error: "); failed {
+				j.Feedback = "running it failed: " + msg
+				j.Log = append(j.Log, "executor failed: "+msg)
+				return j, nil
+			}
+			j.Result = res
+			j.Log = append(j.Log, "executor: "+res)
+			return j, nil
+		}).
+		Node("error_handler", func(_ context.Context, j Job) (Job, error) {
+			j.Attempts++
+			j.Log = append(j.Log, fmt.Sprintf("error handler: attempt %d of %d", j.Attempts, MaxAttempts))
+			return j, nil
+		}).
+		Edge(graph.START, "coder").Edge("coder", "reviewer").
+		Branch("reviewer", func(_ context.Context, j Job) ([]string, error) {
+			return route(j, "approval"), nil
+		}, "approval", "coder", graph.END).
+		Branch("approval", func(_ context.Context, j Job) ([]string, error) {
+			return route(j, "executor"), nil
+		}, "executor", "coder", graph.END).
+		Branch("executor", func(_ context.Context, j Job) ([]string, error) {
+			if j.Feedback != "" {
+				return []string{"error_handler"}, nil
+			}
+			return []string{graph.END}, nil
+		}, "error_handler", graph.END).
+		Branch("error_handler", func(_ context.Context, j Job) ([]string, error) {
+			return route(j, graph.END), nil
+		}, "coder", graph.END)
+	return g.Compile()
+}
+
+// route goes on to next, or back to the coder when there is feedback, or
+// ends when the attempts are spent.
+func route(j Job, next string) []string {
+	switch {
+	case j.Feedback == "":
+		return []string{next}
+	case j.Attempts >= MaxAttempts:
+		return []string{graph.END}
+	}
+	return []string{"coder"}
+}
+
+func main() {
+	sandbox.ServeWorkerIfChild()
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("graph-code-review", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	db := fs.String("db", "code-review.db", "the SQLite file that keeps the checkpoints")
+	thread := fs.String("thread", "review", "the thread (run) id")
+	modelID := fs.String("model", "openai", "the model, as provider or provider:model")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: graph-code-review [flags] ask QUESTION | approve | reject REASON | history | mermaid")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return 2
+	}
+	var m model.Model // history and mermaid need none
+	if cmd := fs.Arg(0); cmd == "ask" || cmd == "approve" || cmd == "reject" {
+		var err error
+		if m, err = model.Open(*modelID); err != nil {
+			fmt.Fprintln(stderr, "model:", err)
+			return 2
+		}
+	}
+	store, err := sqlite.Open(ctx, *db)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	defer store.Close()
+	exec, err := sandbox.NewInProcess()
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	defer exec.Close()
+	c, err := build(store, m, exec)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	var out Job
+	switch cmd := fs.Arg(0); cmd {
+	case "ask":
+		out, err = c.Invoke(ctx, *thread, Job{Question: strings.Join(fs.Args()[1:], " ")})
+	case "approve", "reject":
+		reqs, perr := c.Pending(ctx, *thread)
+		if perr != nil || len(reqs) == 0 {
+			fmt.Fprintf(stderr, "thread %q waits for no approval (%v)\n", *thread, perr)
+			return 1
+		}
+		a, _ := json.Marshal(map[string]any{"approved": cmd == "approve", "reason": strings.Join(fs.Args()[1:], " ")})
+		out, err = c.ResumeInvoke(ctx, *thread, map[string]json.RawMessage{reqs[0].ID: a})
+	case "history":
+		hist, herr := c.History(ctx, *thread)
+		if herr != nil {
+			fmt.Fprintln(stderr, herr)
+			return 1
+		}
+		for _, h := range hist {
+			fmt.Fprintf(stdout, "%d %-7s step %d %-7s next %v\n", h.Seq, h.Kind, h.Step, h.Status, h.Next)
+		}
+		return 0
+	case "mermaid":
+		fmt.Fprint(stdout, c.Mermaid())
+		return 0
+	default:
+		fs.Usage()
+		return 2
+	}
+	for _, l := range out.Log {
+		fmt.Fprintln(stdout, l)
+	}
+	if ie := agent.Interrupts(err); ie != nil {
+		snap, serr := c.StateAt(ctx, *thread, 0)
+		if serr != nil {
+			fmt.Fprintln(stderr, serr)
+			return 1
+		}
+		for _, l := range snap.State.Log {
+			fmt.Fprintln(stdout, l)
+		}
+		fmt.Fprintf(stdout, "\nWaiting for approval of:\n%s\n\nResume with: graph-code-review approve (or reject REASON)\n", indent(snap.State.Code))
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		if errors.Is(err, agent.ErrInvalidAnswer) {
+			return 2
+		}
+		return 1
+	}
+	if out.Result == "" {
+		fmt.Fprintf(stdout, "\nNo result after %d attempts.\n", out.Attempts)
+		return 1
+	}
+	fmt.Fprintf(stdout, "\nResult: %s\n", out.Result)
+	return 0
+}
+
+func indent(s string) string { return "    " + strings.ReplaceAll(s, "\n", "\n    ") }
