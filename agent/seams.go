@@ -124,8 +124,21 @@ func WithTelemetry(ctx context.Context, on bool) context.Context {
 	return telemetry.WithOff(ctx, !on)
 }
 
-// withTimeout bounds ctx by d of real time: a context's deadline is kept by
-// the Go runtime's timers, whatever clock the run reads.
+// Deadliner is a [Clock] that also keeps deadlines, as a durable engine's
+// clock does with its own timers: the timeout limit ([Limits].Timeout)
+// bounds a run with WithTimeout instead of a real-time context deadline.
+// The returned context must end with an error that is (or wraps)
+// context.DeadlineExceeded, through context.Cause, when d has passed.
+type Deadliner interface {
+	WithTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc)
+}
+
+// withTimeout bounds ctx by d: by the clock's own timers when it is a
+// [Deadliner], otherwise by real time (the Go runtime's timers), whatever
+// clock the run reads.
 func withTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if dl, ok := clockFrom(ctx).(Deadliner); ok {
+		return dl.WithTimeout(ctx, d)
+	}
 	return context.WithTimeout(ctx, d)
 }

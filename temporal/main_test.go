@@ -1,0 +1,16 @@
+package temporal_test
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m,
+		// The test environment leaves the goroutines of a mocked activity
+		// delayed on workflow time once the workflow cancelled it.
+		goleak.IgnoreAnyFunction("go.temporal.io/sdk/internal.(*testWorkflowEnvironmentImpl).runBeforeMockCallReturns"),
+		goleak.IgnoreTopFunction("go.temporal.io/sdk/internal.(*testWorkflowEnvironmentImpl).ExecuteActivity.func2"),
+	)
+}

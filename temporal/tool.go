@@ -1,0 +1,79 @@
+package temporal
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"time"
+
+	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/sandbox"
+	"go.temporal.io/sdk/workflow"
+)
+
+// ActivityTool returns an agent with t's name, description and schemas
+// whose runs execute t as the tool activity on a worker, whose Config.Tools
+// must hold t (the same value, built by the same code). Use it for sandbox
+// runs (sandbox.NewTool), HTTP and MCP tools: anything that is not a pure
+// function of its input. The activity heartbeats while t runs.
+func ActivityTool(t agent.Agent, opts ActivityOptions) agent.Agent {
+	return &activityTool{t: t, opts: opts}
+}
+
+type activityTool struct {
+	t    agent.Agent
+	opts ActivityOptions
+}
+
+func (a *activityTool) Name() string                  { return a.t.Name() }
+func (a *activityTool) Description() string           { return a.t.Description() }
+func (a *activityTool) InputSchema() json.RawMessage  { return a.t.InputSchema() }
+func (a *activityTool) OutputSchema() json.RawMessage { return a.t.OutputSchema() }
+
+// Run runs the tool activity as a run of the tool.
+func (a *activityTool) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.Event, error] {
+	return agent.Execute(ctx, a, input, func(ctx context.Context, _ *agent.Run) (json.RawMessage, error) {
+		b, err := bridgeFrom(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var fut workflow.Future
+		var cancel workflow.CancelFunc
+		b.block(func(w workflow.Context) {
+			w, err = a.opts.apply(w, 5*time.Minute, 30*time.Second)
+			if err != nil {
+				return
+			}
+			w, cancel = workflow.WithCancel(w)
+			fut = workflow.ExecuteActivity(w, ToolActivity, ToolCall{Tool: a.t.Name(), Input: input})
+		})
+		if err != nil {
+			return nil, err
+		}
+		if err := b.await(ctx, fut.IsReady); err != nil {
+			cancel()
+			return nil, err
+		}
+		var out json.RawMessage
+		b.block(func(w workflow.Context) { err = fut.Get(w, &out) })
+		if err != nil {
+			return nil, activityError(err)
+		}
+		return out, nil
+	})
+}
+
+// SandboxTool returns the evaluateJs tool (sandbox.NewTool) for a
+// workflow: its runs execute as the tool activity on a worker whose
+// Config.Tools holds sandbox.NewTool of an executor with limits l. The
+// workflow side needs no executor.
+func SandboxTool(l sandbox.Limits, opts ActivityOptions) (agent.Agent, error) {
+	spec, err := agent.NewFunc(sandbox.ToolName, sandbox.ToolDescription(l), func(context.Context, sandbox.ToolInput) (sandbox.ToolOutput, error) {
+		return sandbox.ToolOutput{}, fmt.Errorf("%w: the %s tool runs on a worker, through temporal.ActivityTool", ErrNotWorkflow, sandbox.ToolName)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return ActivityTool(spec, opts), nil
+}
