@@ -74,6 +74,9 @@ type Config struct {
 	// MaxTurns bounds the coder's model calls (default
 	// agent.DefaultMaxTurns).
 	MaxTurns int
+	// Toolsets offer the coder more tools beside the sandbox, as an MCP
+	// server's (package mcp), asked for their tools at each run.
+	Toolsets []agent.Toolset
 }
 
 // CodeExecution is the Coder→Sandbox workflow: a coder (an AI agent taught
@@ -188,6 +191,7 @@ func New(cfg Config) (*CodeExecution, error) {
 		Model:        cfg.Model,
 		Options:      cfg.Options,
 		Tools:        []agent.Agent{&guard{ce: ce, tool: cfg.Tool}},
+		Toolsets:     cfg.Toolsets,
 		MaxTurns:     cfg.MaxTurns,
 	})
 	if err != nil {

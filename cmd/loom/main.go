@@ -1,6 +1,7 @@
 // Command loom is loom's command line: it runs agents declared in loom/v1
-// YAML files (package spec), and its observe subcommand serves the trace
-// viewer over the trace database that programs using loom record to.
+// YAML files (package spec); its observe subcommand serves the trace
+// viewer over the trace database that programs using loom record to; its
+// mcp subcommand serves the Coder→Sandbox workflow as an MCP tool.
 //
 //	loom run FILE [-i INPUT | --chat]
 //	loom resume ID --approve|--deny|--answer JSON
@@ -8,6 +9,7 @@
 //	loom schema
 //	loom serve FILE [--port 7894]
 //	loom observe [--port 7893] [--db PATH]
+//	loom mcp serve [--http 127.0.0.1:PORT] [--model provider:model]
 //	loom --version
 //	loom help [command]
 package main
@@ -21,13 +23,14 @@ import (
 	"os"
 	"runtime"
 
+	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/observe"
 	"github.com/loomwork/loom/observe/store"
 	"github.com/loomwork/loom/sandbox"
 )
 
 func main() {
-	sandbox.ServeWorkerIfChild() // the isolated sandbox's workers are this binary
+	sandbox.ServeWorkerIfChild() // this binary is also the isolated sandbox's worker
 	os.Exit(run(notifyContext(), os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -41,6 +44,7 @@ Usage:
   loom schema                           print the JSON Schema of loom files
   loom serve FILE [--port N]            the playground: edit, run, approve, watch
   loom observe [--port N] [--db PATH]   serve the trace viewer on 127.0.0.1
+  loom mcp serve [--http ADDR]          serve code_execution as an MCP tool
   loom --version                        print the version
   loom help [command]                   show help
 
@@ -73,6 +77,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				return 0
 			}
 		}
+		if len(args) > 1 && args[1] == "mcp" {
+			fmt.Fprint(stdout, mcpUsage)
+			return 0
+		}
 		if len(args) > 1 && args[1] == "observe" {
 			fmt.Fprintf(stdout, observeUsage, observe.DefaultPort, store.PathEnv, defaultDB())
 			return 0
@@ -86,6 +94,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return runObserve(ctx, args[1:], stdout, stderr)
 	case "run", "resume", "validate", "schema", "serve":
 		return runSpec(ctx, args, stdout, stderr, stdinConsole())
+	case "mcp":
+		return runMCP(ctx, args[1:], stdout, stderr, model.Open)
 	}
 	fmt.Fprintf(stderr, "loom: unknown command %q: run 'loom help'\n", args[0])
 	return 2

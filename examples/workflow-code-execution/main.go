@@ -32,6 +32,7 @@ type settings struct {
 	sandbox    string
 	timeout    time.Duration
 	maxRetries int
+	mcp        cli.MCPServers
 }
 
 func newApp() *cli.App {
@@ -48,13 +49,18 @@ func newApp() *cli.App {
 			fs.StringVar(&s.sandbox, "sandbox", s.sandbox, "the `KIND` of sandbox code runs in: isolated (a worker process with OS limits) or inprocess")
 			fs.DurationVar(&s.timeout, "sandbox-timeout", s.timeout, "time limit of one snippet (default: the sandbox's, 5s)")
 			fs.IntVar(&s.maxRetries, "max-retries", s.maxRetries, "how many (`N`) rejected, declined or failed snippets the coder may follow with another")
+			s.mcp.Register(fs)
 		},
 		Build: func(ctx context.Context, env *cli.Env) (agent.Agent, error) { return build(ctx, env, s) },
 	}
 }
 
-func build(_ context.Context, env *cli.Env, s settings) (agent.Agent, error) {
+func build(ctx context.Context, env *cli.Env, s settings) (agent.Agent, error) {
 	tool, topLevelAwait, err := cli.NewSandbox(env, s.sandbox, s.timeout)
+	if err != nil {
+		return nil, err
+	}
+	toolsets, err := s.mcp.Toolsets(ctx, env)
 	if err != nil {
 		return nil, err
 	}
@@ -63,6 +69,7 @@ func build(_ context.Context, env *cli.Env, s settings) (agent.Agent, error) {
 		Options:      env.Flags.Options,
 		Instructions: codeexec.CoderInstructions(tool.Name(), topLevelAwait),
 		MaxRetries:   s.maxRetries,
+		Toolsets:     toolsets,
 	}
 	if s.maxRetries == 0 {
 		cfg.MaxRetries = -1

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"regexp"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/loomwork/loom/model"
+	"github.com/loomwork/loom/model/modeltest"
+)
+
+func TestMCPServeHTTP(t *testing.T) {
+	m := modeltest.New(t,
+		modeltest.ToolCalls(modeltest.Call("c1", "evaluateJs", `{"code":"6 * 7"}`)),
+		modeltest.Text("It is 42."),
+	)
+	var openedID string
+	open := func(id string) (model.Model, error) { openedID = id; return m, nil }
+	ctx, cancel := context.WithCancel(context.Background())
+	var stderr syncBuffer
+	code := make(chan int, 1)
+	go func() {
+		code <- runMCP(ctx, []string{"serve", "--http", "127.0.0.1:0", "--model", "scripted:x", "--sandbox", "inprocess"}, io.Discard, &stderr, open)
+	}()
+	var url string
+	require.Eventually(t, func() bool {
+		url = regexp.MustCompile(`http://\S+/mcp`).FindString(stderr.String())
+		return url != ""
+	}, 30*time.Second, 10*time.Millisecond, "no address in %q", stderr.String())
+	require.Equal(t, "scripted:x", openedID)
+
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: tr}}, nil)
+	require.NoError(t, err)
+	list, err := cs.ListTools(ctx, nil)
+	require.NoError(t, err)
+	require.Len(t, list.Tools, 1)
+	require.Equal(t, "code_execution", list.Tools[0].Name)
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "code_execution", Arguments: map[string]any{"message": "six times seven?"}})
+	require.NoError(t, err)
+	require.False(t, res.IsError)
+	require.Contains(t, res.Content[0].(*sdk.TextContent).Text, "It is 42.")
+	require.NoError(t, cs.Close())
+	tr.CloseIdleConnections()
+
+	cancel()
+	require.Equal(t, 0, <-code, stderr.String())
+}
+
+func TestMCPServeUsageErrors(t *testing.T) {
+	open := func(string) (model.Model, error) { return modeltest.New(t), nil }
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{}, "Usage: loom mcp serve"},
+		{[]string{"serve", "--sandbox", "docker"}, `--sandbox "docker": use isolated or inprocess`},
+		{[]string{"serve", "--http", "8080"}, `--http "8080": use HOST:PORT`},
+		{[]string{"serve", "extra"}, `unexpected argument "extra"`},
+	}
+	for _, c := range cases {
+		var stderr syncBuffer
+		got := runMCP(context.Background(), c.args, io.Discard, &stderr, open)
+		require.NotEqual(t, 0, got, c.args)
+		require.Contains(t, stderr.String(), c.want)
+	}
+}

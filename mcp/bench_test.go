@@ -1,0 +1,73 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/loomwork/loom/agent"
+)
+
+// sumServer is a go-sdk server with one tool, get_sum, served in memory.
+func sumServer(b *testing.B) func() sdk.Transport {
+	type in struct {
+		A int `json:"a"`
+		B int `json:"b"`
+	}
+	type out struct {
+		Sum int `json:"sum"`
+	}
+	srv := sdk.NewServer(&sdk.Implementation{Name: "bench", Version: "1"}, nil)
+	sdk.AddTool(srv, &sdk.Tool{Name: "get_sum", Description: "adds"}, func(_ context.Context, _ *sdk.CallToolRequest, v in) (*sdk.CallToolResult, out, error) {
+		return nil, out{v.A + v.B}, nil
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	b.Cleanup(cancel)
+	return func() sdk.Transport {
+		ct, st := sdk.NewInMemoryTransports()
+		go func() { _ = srv.Run(ctx, st) }()
+		return ct
+	}
+}
+
+// BenchmarkCallRawSDK is one tools/call through the go-sdk client alone.
+func BenchmarkCallRawSDK(b *testing.B) {
+	newT := sumServer(b)
+	ctx := context.Background()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, newT(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	params := &sdk.CallToolParams{Name: "get_sum", Arguments: json.RawMessage(`{"a":2,"b":40}`)}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := cs.CallTool(ctx, params); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCallThroughLoom is the same call as a loom agent run: the
+// toolset's session, the run's events, progress routing and result mapping.
+func BenchmarkCallThroughLoom(b *testing.B) {
+	ctx := context.Background()
+	ts, err := Connect(ctx, Config{Transport: sumServer(b)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ts.Close()
+	tools, err := ts.Tools(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	input := json.RawMessage(`{"a":2,"b":40}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := agent.Invoke(ctx, tools[0], input); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

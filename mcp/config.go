@@ -1,0 +1,120 @@
+package mcp
+
+import (
+	"fmt"
+	"net/http"
+	"os/exec"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/loomwork/loom/model"
+)
+
+// DefaultTimeout bounds one tool call when Config.Timeout is zero.
+const DefaultTimeout = 60 * time.Second
+
+// Config says how to reach an MCP server and how its tools are offered.
+// Exactly one of Command, URL and Transport is set.
+type Config struct {
+	// Command starts a server spoken to over stdio: the program, then its
+	// arguments. It is started again when the server has to be dialled
+	// again.
+	Command []string
+	// Env is added to the command's environment (KEY=value).
+	Env []string
+	// URL is a streamable HTTP endpoint, as "http://127.0.0.1:3001/mcp".
+	URL string
+	// Headers are sent with every HTTP request, as an Authorization header.
+	Headers map[string]string
+	// Transport returns a new SDK transport for each connection, for
+	// transports the fields above do not cover (in-memory ones in tests).
+	Transport func() sdk.Transport
+
+	// Prefix goes in front of every tool's name ("prefix_name"), so tools of
+	// several servers do not clash.
+	Prefix string
+	// Filter, when set, keeps only the tools it returns true for, given
+	// their names on the server.
+	Filter func(name string) bool
+	// Timeout bounds each tool call; zero means [DefaultTimeout].
+	Timeout time.Duration
+	// Sampling, when set, answers the server's sampling requests with this
+	// model. Unset, the client does not offer sampling.
+	Sampling model.Model
+	// NoElicitation stops the client from offering elicitation. Otherwise a
+	// server's elicitation request during a call becomes a question of the
+	// tool's run ([agent.Ask]) with kind [ElicitationKind].
+	NoElicitation bool
+}
+
+// transport returns the factory of new transports cfg describes.
+func (cfg Config) transport() (func() sdk.Transport, error) {
+	set := 0
+	for _, on := range []bool{len(cfg.Command) > 0, cfg.URL != "", cfg.Transport != nil} {
+		if on {
+			set++
+		}
+	}
+	switch {
+	case set != 1:
+		return nil, fmt.Errorf("%w: set exactly one of Command, URL and Transport (%d are set)", ErrInvalidConfig, set)
+	case cfg.Timeout < 0:
+		return nil, fmt.Errorf("%w: Timeout is %v: use zero for the default of %v, or a positive duration", ErrInvalidConfig, cfg.Timeout, DefaultTimeout)
+	case len(cfg.Headers) > 0 && cfg.URL == "":
+		return nil, fmt.Errorf("%w: Headers are only sent over HTTP: set URL, or drop Headers", ErrInvalidConfig)
+	case cfg.Transport != nil:
+		return cfg.Transport, nil
+	case cfg.URL != "":
+		if !strings.HasPrefix(cfg.URL, "http://") && !strings.HasPrefix(cfg.URL, "https://") {
+			return nil, fmt.Errorf("%w: URL %q: use an http:// or https:// URL", ErrInvalidConfig, cfg.URL)
+		}
+		client := &http.Client{Transport: headerTransport{headers: cfg.Headers, next: http.DefaultTransport}}
+		return func() sdk.Transport {
+			return &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client, MaxRetries: 1}
+		}, nil
+	default:
+		if cfg.Command[0] == "" {
+			return nil, fmt.Errorf("%w: Command has an empty program name", ErrInvalidConfig)
+		}
+		return func() sdk.Transport {
+			cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
+			if len(cfg.Env) > 0 {
+				cmd.Env = append(cmd.Environ(), cfg.Env...)
+			}
+			return &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
+		}, nil
+	}
+}
+
+// headerTransport adds fixed headers to every request.
+type headerTransport struct {
+	headers map[string]string
+	next    http.RoundTripper
+}
+
+// RoundTrip sends req with the headers added, and notes on the call's
+// [rejection] a POST the server refused with a 4xx status: such a message
+// was turned away before it reached any tool.
+func (t headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if len(t.headers) > 0 {
+		req = req.Clone(req.Context())
+		for k, v := range t.headers {
+			req.Header.Set(k, v)
+		}
+	}
+	resp, err := t.next.RoundTrip(req)
+	if err == nil && req.Method == http.MethodPost && resp.StatusCode >= 400 && resp.StatusCode < 500 {
+		if r, ok := req.Context().Value(rejectionKey{}).(*rejection); ok {
+			r.Store(true)
+		}
+	}
+	return resp, err
+}
+
+// rejection is set when the server refused a call's HTTP request.
+type rejection struct{ atomic.Bool }
+
+type rejectionKey struct{}

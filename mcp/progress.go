@@ -1,0 +1,49 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/loomwork/loom/agent"
+)
+
+// progress turns a run's events into progress notifications for a client
+// that sent a progress token.
+type progress struct {
+	req   *sdk.CallToolRequest
+	token any
+	n     float64
+}
+
+// report sends ev as the next progress notification, if the client asked
+// for them and ev says something a person follows: text, tool calls and
+// the ends of nested runs. A notification that cannot be sent is dropped:
+// progress never fails the call.
+func (p *progress) report(ctx context.Context, ev agent.Event) {
+	if p.token == nil {
+		return
+	}
+	var msg string
+	switch ev.Kind {
+	case agent.EventTextDelta:
+		msg = ev.Text
+	case agent.EventToolCall:
+		msg = "calling " + ev.ToolCall.Name
+	case agent.EventRunEnd:
+		if ev.ParentID == "" {
+			return
+		}
+		msg = ev.Agent + " done"
+		if ev.Err != nil {
+			msg = fmt.Sprintf("%s failed: %v", ev.Agent, ev.Err)
+		}
+	case agent.EventInterrupt:
+		msg = "waiting for an answer (" + ev.Question.Kind + ")"
+	default:
+		return
+	}
+	p.n++
+	_ = p.req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: p.token, Progress: p.n, Message: msg})
+}

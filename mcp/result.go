@@ -1,0 +1,66 @@
+package mcp
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/model"
+)
+
+// result maps a tool's result to the run's output: structuredContent when
+// the tool declares an output schema, else {"message": joined text}; image
+// and audio content become the run's result parts, and isError a
+// [*ToolError].
+func (t *tool) result(r *agent.Run, res *sdk.CallToolResult) (json.RawMessage, error) {
+	var texts []string
+	var parts []model.Part
+	media := false
+	for _, c := range res.Content {
+		switch c := c.(type) {
+		case *sdk.TextContent:
+			texts = append(texts, c.Text)
+			parts = append(parts, model.Text{Text: c.Text})
+		case *sdk.ImageContent:
+			parts = append(parts, model.Image{Data: c.Data, MIMEType: c.MIMEType})
+			media = true
+		case *sdk.AudioContent:
+			parts = append(parts, model.Audio{Data: c.Data, MIMEType: c.MIMEType})
+			media = true
+		case *sdk.ResourceLink:
+			s := "resource " + c.URI
+			if c.Name != "" {
+				s += " (" + c.Name + ")"
+			}
+			texts = append(texts, s)
+			parts = append(parts, model.Text{Text: s})
+		case *sdk.EmbeddedResource:
+			if c.Resource != nil && c.Resource.Text != "" {
+				texts = append(texts, c.Resource.Text)
+				parts = append(parts, model.Text{Text: c.Resource.Text})
+			}
+		}
+	}
+	text := strings.Join(texts, "\n")
+	if res.IsError {
+		return nil, &ToolError{Tool: t.name, Message: text}
+	}
+	if media {
+		r.SetResultParts(parts...)
+	}
+	if t.structured && res.StructuredContent != nil {
+		out, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			return nil, fmt.Errorf("mcp tool %s: encode its structured content: %w", t.name, err)
+		}
+		return out, nil
+	}
+	out, err := json.Marshal(map[string]string{"message": text})
+	if err != nil {
+		return nil, fmt.Errorf("mcp tool %s: encode its text: %w", t.name, err)
+	}
+	return out, nil
+}
