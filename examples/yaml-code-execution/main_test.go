@@ -3,9 +3,7 @@
 package yamlcodeexecution
 
 import (
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,7 +12,6 @@ import (
 	"github.com/loomwork/loom/examples/internal/fakeopenai"
 	"github.com/loomwork/loom/sandbox"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 )
 
 var loom string
@@ -22,27 +19,7 @@ var loom string
 // TestMain builds the loom command for the tests.
 func TestMain(m *testing.M) {
 	sandbox.ServeWorkerIfChild() // the playground test's isolated sandbox runs this binary
-	dir, err := os.MkdirTemp("", "loom-yaml-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	loom = filepath.Join(dir, "loom")
-	out, err := exec.Command("go", "build", "-o", loom, "../../cmd/loom").CombinedOutput()
-	code := 1
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
-	} else {
-		code = m.Run()
-		if code == 0 {
-			if err := goleak.Find(); err != nil {
-				fmt.Fprintln(os.Stderr, "goleak:", err)
-				code = 1
-			}
-		}
-	}
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(exampletest.MainOf(m, "../../cmd/loom", &loom))
 }
 
 func file(t *testing.T) string {

@@ -3,9 +3,7 @@
 package yamlteam
 
 import (
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,34 +11,13 @@ import (
 	"github.com/loomwork/loom/examples/internal/exampletest"
 	"github.com/loomwork/loom/examples/internal/fakeopenai"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 )
 
 var loom string
 
 // TestMain builds the loom command for the tests.
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "loom-team-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	loom = filepath.Join(dir, "loom")
-	out, err := exec.Command("go", "build", "-o", loom, "../../cmd/loom").CombinedOutput()
-	code := 1
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
-	} else {
-		code = m.Run()
-		if code == 0 {
-			if err := goleak.Find(); err != nil {
-				fmt.Fprintln(os.Stderr, "goleak:", err)
-				code = 1
-			}
-		}
-	}
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(exampletest.MainOf(m, "../../cmd/loom", &loom))
 }
 
 // team plays every model of the team: the reviewer (told by its
