@@ -1,7 +1,13 @@
-// Command loom is loom's command line. Its observe subcommand serves the
-// trace viewer over the trace database that programs using loom record to;
-// its mcp subcommand serves the Coder→Sandbox workflow as an MCP tool.
+// Command loom is loom's command line: it runs agents declared in loom/v1
+// YAML files (package spec); its observe subcommand serves the trace
+// viewer over the trace database that programs using loom record to; its
+// mcp subcommand serves the Coder→Sandbox workflow as an MCP tool.
 //
+//	loom run FILE [-i INPUT | --chat]
+//	loom resume ID --approve|--deny|--answer JSON
+//	loom validate FILE
+//	loom schema
+//	loom serve FILE [--port 7894]
 //	loom observe [--port 7893] [--db PATH]
 //	loom mcp serve [--http 127.0.0.1:PORT] [--model provider:model]
 //	loom --version
@@ -31,12 +37,18 @@ func main() {
 const usage = `loom — build agents that write and run code.
 
 Usage:
+  loom run FILE [-i INPUT | --chat]     run a declared agent
+  loom resume ID --approve|--deny|--answer JSON
+                                        continue a run that waits for an answer
+  loom validate FILE                    check a file; runs nothing
+  loom schema                           print the JSON Schema of loom files
+  loom serve FILE [--port N]            the playground: edit, run, approve, watch
   loom observe [--port N] [--db PATH]   serve the trace viewer on 127.0.0.1
   loom mcp serve [--http ADDR]          serve code_execution as an MCP tool
   loom --version                        print the version
   loom help [command]                   show help
 
-Run 'loom help observe' for the viewer's options.
+Run 'loom help COMMAND' for a command's options.
 `
 
 const observeUsage = `Usage: loom observe [--port N] [--db PATH]
@@ -59,6 +71,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	switch args[0] {
 	case "help", "-h", "-help", "--help":
+		if len(args) > 1 {
+			if text, ok := specHelp(args[1]); ok {
+				fmt.Fprint(stdout, text)
+				return 0
+			}
+		}
 		if len(args) > 1 && args[1] == "mcp" {
 			fmt.Fprint(stdout, mcpUsage)
 			return 0
@@ -74,6 +92,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 0
 	case "observe":
 		return runObserve(ctx, args[1:], stdout, stderr)
+	case "run", "resume", "validate", "schema", "serve":
+		return runSpec(ctx, args, stdout, stderr, stdinConsole())
 	case "mcp":
 		return runMCP(ctx, args[1:], stdout, stderr, model.Open)
 	}

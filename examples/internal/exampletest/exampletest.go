@@ -21,7 +21,11 @@ import (
 // current directory into a temporary directory, stores the binary's path
 // in bin, runs the tests, removes the binary and checks that no goroutine
 // was left running. It returns the exit status for os.Exit.
-func Main(m *testing.M, bin *string) int {
+func Main(m *testing.M, bin *string) int { return MainOf(m, ".", bin) }
+
+// MainOf is [Main] for the main package pkg (a path relative to the test's
+// directory, as "../../cmd/loom").
+func MainOf(m *testing.M, pkg string, bin *string) int {
 	dir, err := os.MkdirTemp("", "loom-example-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -29,7 +33,7 @@ func Main(m *testing.M, bin *string) int {
 	}
 	defer os.RemoveAll(dir)
 	*bin = filepath.Join(dir, "example")
-	out, err := exec.Command("go", "build", "-o", *bin, ".").CombinedOutput()
+	out, err := exec.Command("go", "build", "-o", *bin, pkg).CombinedOutput()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
 		return 1

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"regexp"
+
+	"github.com/loomwork/loom/codeexec"
+)
+
+const resumeUsage = `Usage: loom resume ID (--approve | --deny [--reason TEXT] | --answer JSON) [flags]
+
+Continues a run that loom run stopped because it waits for an answer, from
+its checkpoint, without repeating the model calls and code runs it already
+made. --approve and --deny answer every pending approval; --answer gives
+the JSON answer of the one pending question. When the run asks again, it
+stops again with the same id (or asks on the terminal).
+
+Flags:
+  --approve            approve the pending code
+  --deny               decline it; --reason TEXT tells the agent why
+  --answer JSON        the answer to a question that is not an approval
+  --log-level, --timeout, --db, --model   as for loom run
+Exit status: as for loom run.
+`
+
+var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
+
+func runResume(ctx context.Context, args []string, stdout, stderr io.Writer, con console) int {
+	fs := flag.NewFlagSet("loom resume", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var rs runSettings
+	settingsFlags(fs, &rs)
+	var approve, deny bool
+	var reason, answer string
+	fs.BoolVar(&approve, "approve", false, "approve")
+	fs.BoolVar(&deny, "deny", false, "deny")
+	fs.StringVar(&reason, "reason", "", "why")
+	fs.StringVar(&answer, "answer", "", "the answer")
+	usageErr := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "loom resume: "+format+": run 'loom help resume'\n", a...)
+		return exitInvalid
+	}
+	pos, err := parseInterleaved(fs, args)
+	given := 0
+	for _, b := range []bool{approve, deny, answer != ""} {
+		if b {
+			given++
+		}
+	}
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(stdout, resumeUsage)
+		return exitOK
+	case err != nil:
+		return usageErr("%v", err)
+	case len(pos) != 1:
+		return usageErr("give the id loom run printed: loom resume ID --approve")
+	case !runIDPattern.MatchString(pos[0]):
+		return usageErr("%q is not a run id", pos[0])
+	case given != 1:
+		return usageErr("give one of --approve, --deny or --answer JSON")
+	case reason != "" && !deny:
+		return usageErr("--reason goes with --deny")
+	case answer != "" && !json.Valid([]byte(answer)):
+		return usageErr("--answer %q is not JSON", answer)
+	}
+	runID := pos[0]
+	dbPath := rs.db
+	if dbPath == "" {
+		if dbPath, err = defaultCheckpointPath(); err != nil {
+			fmt.Fprintln(stderr, err)
+			return exitInvalid
+		}
+	}
+	rec, err := readRecord(dbPath, runID)
+	if err != nil {
+		fmt.Fprintf(stderr, "loom resume: %v\n", err)
+		return exitInvalid
+	}
+	rs.db = dbPath
+	l, err := load(ctx, rec.File, rs, con.getenv, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitInvalid
+	}
+	defer l.close()
+	a, err := l.pick(rec.Agent)
+	if err != nil {
+		fmt.Fprintf(stderr, "loom resume: %v\n", err)
+		return exitInvalid
+	}
+	pending, err := l.engine.Pending(ctx, runID)
+	if err != nil {
+		fmt.Fprintf(stderr, "loom resume: %v\n", err)
+		return exitFailed
+	}
+	answers := map[string]json.RawMessage{}
+	for _, q := range pending {
+		switch {
+		case answer != "":
+			if len(pending) > 1 {
+				return usageErr("run %s waits for %d answers; --answer gives one", runID, len(pending))
+			}
+			answers[q.ID] = json.RawMessage(answer)
+		case q.Kind != codeexec.ApprovalKind:
+			return usageErr("question %s asks for %s, not an approval: answer it with --answer JSON", q.ID, q.Kind)
+		default:
+			ap := codeexec.Approval{Approved: approve}
+			if deny {
+				ap.Reason = reason
+				if ap.Reason == "" {
+					ap.Reason = codeexec.DeclinedReason
+				}
+			}
+			answers[q.ID], _ = json.Marshal(ap)
+		}
+	}
+	r := newRunner(l, a, rec.File, con, stdout, stderr)
+	_, code := r.drive(ctx, nil, l.engine.Resume(ctx, a, runID, answers), runID)
+	return code
+}
+
+func absPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}

@@ -1,0 +1,356 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"iter"
+	"strings"
+	"time"
+
+	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/codeexec"
+	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/internal/flow"
+	"github.com/loomwork/loom/model"
+)
+
+const runUsage = `Usage: loom run FILE [-i INPUT | --chat] [flags]
+
+Runs the file's entry agent (or --agent NAME) on INPUT (FILE may also be a
+folder holding an AIGNE project, aigne.yaml, which is imported): a JSON object, or
+text given as {"message": TEXT}. Without -i the input is read from stdin.
+--chat reads one question a line, the conversation remembered.
+
+When the run waits for an answer (code to approve, with approval: ask), a
+person at a terminal is asked; without a terminal the run stops, its state
+kept in the checkpoint database, and loom prints its id: continue it with
+'loom resume ID --approve' (or --deny, or --answer JSON).
+
+Flags:
+  -i, --input TEXT     the input
+  --chat               a conversation: one question a line
+  --agent NAME         the agent to run (default: the file's entry)
+  --model ID           provider[:model] for agents that name none (default
+                       the file's model:, then $MODEL, then openai)
+  --log-level LEVEL    ERROR, WARN, INFO, DEBUG or TRACE (default INFO)
+  --timeout D          time limit of one run (default 5m)
+  --db PATH            checkpoint database (default $LOOM_CHECKPOINT_DB, else
+                       a file under the user cache directory)
+
+Keys come from the environment or .env.local (the working folder's or the
+file's folder's), never from the file.
+Exit status: 0 on an answer, 1 when the run fails, 2 on a bad command line,
+an invalid file or a missing key, 3 when the run stopped for an answer.
+`
+
+// console is where people answer: stdin, and whether it is a terminal.
+type console struct {
+	in       *bufio.Reader
+	terminal bool
+	getenv   func(string) string
+}
+
+func (c console) line() (string, error) {
+	s, err := c.in.ReadString('\n')
+	if err != nil && (s == "" || !errors.Is(err, io.EOF)) {
+		return "", err
+	}
+	return strings.TrimRight(s, "\r\n"), nil
+}
+
+func settingsFlags(fs *flag.FlagSet, rs *runSettings) {
+	fs.StringVar(&rs.model, "model", "", "provider[:model]")
+	fs.StringVar(&rs.logLevel, "log-level", "INFO", "log level")
+	fs.DurationVar(&rs.timeout, "timeout", 5*time.Minute, "time limit of one run")
+	fs.StringVar(&rs.db, "db", "", "checkpoint database")
+}
+
+// parseInterleaved parses flags and positional arguments in any order.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+func runRun(ctx context.Context, args []string, stdout, stderr io.Writer, con console) int {
+	fs := flag.NewFlagSet("loom run", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var rs runSettings
+	settingsFlags(fs, &rs)
+	var input, agentName string
+	var chat bool
+	fs.StringVar(&input, "input", "", "the input")
+	fs.StringVar(&input, "i", "", "the input")
+	fs.BoolVar(&chat, "chat", false, "a conversation")
+	fs.StringVar(&agentName, "agent", "", "the agent to run")
+	usageErr := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "loom run: "+format+": run 'loom help run'\n", a...)
+		return exitInvalid
+	}
+	pos, err := parseInterleaved(fs, args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(stdout, runUsage)
+		return exitOK
+	case err != nil:
+		return usageErr("%v", err)
+	case len(pos) != 1:
+		return usageErr("give one file: loom run FILE")
+	case chat && input != "":
+		return usageErr("--chat reads its questions from stdin: drop -i, or drop --chat")
+	case rs.timeout <= 0:
+		return usageErr("--timeout %v: it must be positive, as 2m", rs.timeout)
+	}
+	l, err := load(ctx, pos[0], rs, con.getenv, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitInvalid
+	}
+	defer l.close()
+	a, err := l.pick(agentName)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	r := newRunner(l, a, pos[0], con, stdout, stderr)
+	if chat {
+		return r.chat(ctx)
+	}
+	if input == "" {
+		if con.terminal {
+			return usageErr("give the input with -i, pipe it on stdin, or use --chat")
+		}
+		b, err := io.ReadAll(con.in)
+		if err != nil {
+			return usageErr("reading stdin: %v", err)
+		}
+		input = strings.TrimSpace(string(b))
+	}
+	_, code := r.drive(ctx, nil, r.l.engine.Run(ctx, a, inputOf(input)), "")
+	return code
+}
+
+// inputOf reads a JSON object as itself and anything else as
+// {"message": text}.
+func inputOf(s string) json.RawMessage {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal([]byte(s), &obj) == nil {
+		return json.RawMessage(s)
+	}
+	b, _ := json.Marshal(map[string]string{"message": s})
+	return b
+}
+
+// runner drives runs of one agent: prints them, asks pending questions on
+// a terminal or stops with a resumable id.
+type runner struct {
+	l           *loaded
+	a           agent.Agent
+	file        string
+	con         console
+	out, errOut io.Writer
+	// quiet shows only the final output: the streamed text of a
+	// composition's members is not its answer.
+	quiet bool
+}
+
+// newRunner returns a runner of a, streaming text only for agents whose
+// streamed text is their answer.
+func newRunner(l *loaded, a agent.Agent, file string, con console, out, errOut io.Writer) *runner {
+	quiet := false
+	if e := l.project.Doc.Entry(a.Name()); e != nil {
+		quiet = e.Type != "ai" && e.Type != "code_execution" && e.Type != "route"
+	}
+	return &runner{l: l, a: a, file: file, con: con, out: out, errOut: errOut, quiet: quiet}
+}
+
+// drive prints a run, resuming it with a person's answers while it asks
+// and there is a terminal. It returns the root run's end and the exit
+// status.
+func (r *runner) drive(ctx context.Context, hist []model.Message, stream iter.Seq2[agent.Event, error], runID string) (agent.Event, int) {
+	for {
+		end, err := r.print(stream, &runID)
+		var ie *agent.InterruptedError
+		switch {
+		case err == nil:
+			return end, exitOK
+		case !errors.As(err, &ie):
+			fmt.Fprintf(r.errOut, "loom run: %v\n", err)
+			return end, exitFailed
+		case !r.con.terminal:
+			return end, r.stop(runID, ie.Questions)
+		}
+		answers, err := r.ask(ie.Questions)
+		if err != nil {
+			fmt.Fprintf(r.errOut, "loom run: %v\n", err)
+			return end, r.stop(runID, ie.Questions)
+		}
+		stream = r.l.engine.Resume(agent.WithHistory(ctx, hist), r.a, runID, answers)
+	}
+}
+
+// print writes the run's text as it streams and returns the root run's
+// end and error.
+func (r *runner) print(stream iter.Seq2[agent.Event, error], runID *string) (agent.Event, error) {
+	var end agent.Event
+	var runErr error
+	streamed := false
+	for ev, err := range stream {
+		switch {
+		case ev.Kind == agent.EventRunStart && *runID == "":
+			*runID = ev.RunID
+		case ev.Kind == agent.EventTextDelta && !ev.Replayed && !r.quiet:
+			fmt.Fprint(r.out, ev.Text)
+			streamed = true
+		case ev.Kind == agent.EventRunEnd && ev.RunID == *runID:
+			end = ev
+		}
+		if err != nil {
+			runErr = err
+		}
+	}
+	switch {
+	case runErr != nil:
+		if streamed {
+			fmt.Fprintln(r.out)
+		}
+	case streamed:
+		fmt.Fprintln(r.out)
+	default:
+		fmt.Fprintln(r.out, flow.TextOf(end.Output))
+	}
+	return end, runErr
+}
+
+// stop records the stopped run for loom resume and says how to continue.
+func (r *runner) stop(runID string, qs []agent.Question) int {
+	if err := saveRecord(r.l.dbPath, runID, runRecord{File: absPath(r.file), Agent: r.a.Name()}); err != nil {
+		fmt.Fprintf(r.errOut, "loom run: cannot record the stopped run: %v\n", err)
+		return exitFailed
+	}
+	for _, q := range qs {
+		fmt.Fprintf(r.errOut, "run %s waits for %s %s:\n%s\n", runID, q.Kind, q.ID, describeQuestion(q))
+	}
+	how := "--answer JSON"
+	if allApprovals(qs) {
+		how = "--approve (or --deny)"
+	}
+	fmt.Fprintf(r.errOut, "continue it with: loom resume %s %s\n", runID, how)
+	fmt.Fprintf(r.out, "%s\n", runID)
+	return exitWaiting
+}
+
+// ask asks each question on the terminal.
+func (r *runner) ask(qs []agent.Question) (map[string]json.RawMessage, error) {
+	answers := map[string]json.RawMessage{}
+	for _, q := range qs {
+		fmt.Fprintln(r.errOut, describeQuestion(q))
+		if q.Kind == codeexec.ApprovalKind {
+			fmt.Fprint(r.errOut, "Run it? [y/N] ")
+			line, err := r.con.line()
+			if err != nil {
+				return nil, fmt.Errorf("reading the answer: %w", err)
+			}
+			answers[q.ID] = approvalAnswer(strings.TrimSpace(line))
+			continue
+		}
+		fmt.Fprint(r.errOut, "Answer (JSON): ")
+		line, err := r.con.line()
+		if err != nil {
+			return nil, fmt.Errorf("reading the answer: %w", err)
+		}
+		if !json.Valid([]byte(line)) {
+			return nil, fmt.Errorf("the answer %q is not JSON", line)
+		}
+		answers[q.ID] = json.RawMessage(line)
+	}
+	return answers, nil
+}
+
+// approvalAnswer reads y/yes as approval; anything else declines, with
+// the text as the reason when it is not a plain no.
+func approvalAnswer(line string) json.RawMessage {
+	a := codeexec.Approval{}
+	switch strings.ToLower(line) {
+	case "y", "yes":
+		a.Approved = true
+	case "", "n", "no":
+		a.Reason = codeexec.DeclinedReason
+	default:
+		a.Reason = line
+	}
+	b, _ := json.Marshal(a)
+	return b
+}
+
+func describeQuestion(q agent.Question) string {
+	if q.Kind == codeexec.ApprovalKind {
+		var req codeexec.ApprovalRequest
+		if json.Unmarshal(q.Payload, &req) == nil && req.Code != "" {
+			return "The agent wants to run this code:\n" + indent(req.Code)
+		}
+	}
+	return "Question " + q.Kind + ": " + string(q.Payload)
+}
+
+func indent(s string) string {
+	return "    " + strings.ReplaceAll(s, "\n", "\n    ")
+}
+
+func allApprovals(qs []agent.Question) bool {
+	for _, q := range qs {
+		if q.Kind != codeexec.ApprovalKind {
+			return false
+		}
+	}
+	return true
+}
+
+// chat runs one turn a line, each with the earlier turns as history.
+func (r *runner) chat(ctx context.Context) int {
+	mem := engine.NewBuffer()
+	for {
+		if r.con.terminal {
+			fmt.Fprint(r.errOut, "> ")
+		}
+		line, err := r.con.line()
+		if err != nil {
+			return exitOK
+		}
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		in := inputOf(line)
+		hist, err := mem.Messages(ctx, in)
+		if err != nil {
+			fmt.Fprintf(r.errOut, "loom run: %v\n", err)
+			return exitFailed
+		}
+		end, code := r.drive(ctx, hist, r.l.engine.Run(agent.WithHistory(ctx, hist), r.a, in), "")
+		if code != exitOK {
+			return code
+		}
+		msgs := end.Messages
+		if len(msgs) == 0 {
+			msgs = []model.Message{model.UserMessage(flow.TextOf(in)), model.AssistantMessage(flow.TextOf(end.Output))}
+		}
+		if err := mem.Add(ctx, engine.Turn{Messages: msgs}); err != nil {
+			fmt.Fprintf(r.errOut, "loom run: %v\n", err)
+			return exitFailed
+		}
+	}
+}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/checkpoint/sqlite"
+	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/model"
+	"github.com/loomwork/loom/playground"
+	"github.com/loomwork/loom/spec"
+)
+
+const serveUsage = `Usage: loom serve FILE [--port N] [flags]
+
+Serves the playground for FILE at http://127.0.0.1:PORT/?token=…: the
+declared agents and their composition tree, the YAML editable with errors
+shown at their lines (saved to FILE only when valid), a form per agent,
+runs streaming beside their events, and pending approvals to answer. Runs
+belong to the server: closing or reloading the page loses nothing. Only the
+URL printed, with its session token, opens it. Stop it with Ctrl-C.
+
+Flags:
+  --port N             port (default 7894; 0 picks a free one)
+  --model, --log-level, --timeout, --db   as for loom run
+`
+
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, con console) int {
+	fs := flag.NewFlagSet("loom serve", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var rs runSettings
+	settingsFlags(fs, &rs)
+	port := fs.Int("port", 7894, "port")
+	usageErr := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "loom serve: "+format+": run 'loom help serve'\n", a...)
+		return exitInvalid
+	}
+	pos, err := parseInterleaved(fs, args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(stdout, serveUsage)
+		return exitOK
+	case err != nil:
+		return usageErr("%v", err)
+	case len(pos) != 1:
+		return usageErr("give one file: loom serve FILE")
+	case *port < 0 || *port > 65535:
+		return usageErr("--port %d is out of range: use 1-65535, or 0 for a free port", *port)
+	}
+	// Load once the way run does, for .env.local, the default model and
+	// the file's errors; the playground loads it again to own its agents.
+	l, err := load(ctx, pos[0], rs, con.getenv, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitInvalid
+	}
+	defaultModel := l.project.Doc.File.Model
+	l.close()
+	store, err := sqlite.Open(ctx, l.dbPath)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitInvalid
+	}
+	defer store.Close()
+	open := func(ref string) (model.Model, error) { return openModel(ref, con.getenv, l.log) }
+	m, err := open(defaultModel)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitInvalid
+	}
+	e := engine.New(engine.WithModel(m), engine.WithCheckpoints(store), engine.WithRunLimits(agent.Limits{Timeout: rs.timeout}), engine.WithLogger(l.log))
+	pg, err := playground.New(playground.Config{Path: pos[0], Engine: e, Registry: spec.Registry{Models: open}})
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitInvalid
+	}
+	defer pg.Close()
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(*port)))
+	if err != nil {
+		fmt.Fprintf(stderr, "loom serve: %v\n", err)
+		return exitFailed
+	}
+	srv := &http.Server{Handler: pg.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(stdout, "loom playground for %s: http://%s/?token=%s\n", pos[0], ln.Addr(), pg.Token())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+		<-done
+		return exitOK
+	case err := <-done:
+		if err != nil && !strings.Contains(err.Error(), "Server closed") {
+			fmt.Fprintf(stderr, "loom serve: %v\n", err)
+			return exitFailed
+		}
+		return exitOK
+	}
+}

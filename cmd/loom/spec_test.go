@@ -1,0 +1,242 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	validator "github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/stretchr/testify/require"
+)
+
+// fakeOpenAI is a Chat Completions endpoint streaming Server-Sent Events:
+// asked about "15!" it calls evaluateJs; given a tool result it answers
+// with it; otherwise it says how many user messages it saw.
+func fakeOpenAI(t *testing.T) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			Messages []struct {
+				Role    string `json:"role"`
+				Content any    `json:"content"`
+			} `json:"messages"`
+			ResponseFormat any `json:"response_format"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		last := body.Messages[len(body.Messages)-1]
+		text := fmt.Sprint(last.Content)
+		w.Header().Set("Content-Type", "text/event-stream")
+		chunk := func(delta any, finish any) {
+			b, _ := json.Marshal(map[string]any{"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "fake",
+				"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}})
+			fmt.Fprintf(w, "data: %s\n\n", b)
+		}
+		switch {
+		case last.Role == "tool":
+			var res struct {
+				Result json.RawMessage `json:"result"`
+			}
+			_ = json.Unmarshal([]byte(text), &res)
+			if len(res.Result) == 0 {
+				chunk(map[string]any{"role": "assistant", "content": "refused: " + text}, nil)
+				chunk(map[string]any{}, "stop")
+				break
+			}
+			chunk(map[string]any{"role": "assistant", "content": "15! = "}, nil)
+			chunk(map[string]any{"content": string(res.Result)}, nil)
+			chunk(map[string]any{}, "stop")
+		case strings.Contains(text, "15!"):
+			args, _ := json.Marshal(map[string]string{"code": "let f = 1;\nfor (let i = 2; i <= 15; i++) f *= i;\nf"})
+			chunk(map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{"index": 0, "id": "call_1", "type": "function",
+				"function": map[string]any{"name": "evaluateJs", "arguments": string(args)}}}}, nil)
+			chunk(map[string]any{}, "tool_calls")
+		default:
+			users := 0
+			for _, m := range body.Messages {
+				if m.Role == "user" {
+					users++
+				}
+			}
+			answer := fmt.Sprintf("user messages: %d", users)
+			if body.ResponseFormat != nil {
+				b, _ := json.Marshal(map[string]string{"message": answer})
+				answer = string(b)
+			}
+			chunk(map[string]any{"role": "assistant", "content": answer}, nil)
+			chunk(map[string]any{}, "stop")
+		}
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	}))
+	t.Cleanup(srv.Close)
+	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
+	t.Setenv("OPENAI_API_KEY", "sk-test-0123456789abcdef")
+	return srv
+}
+
+const coderYAML = `version: loom/v1
+model: openai:gpt-test
+entry: coder
+agents:
+  coder:
+    type: code_execution
+    approval: ask
+    sandbox: {kind: in_process}
+`
+
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+	return p
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// call runs the command in this process with stdin as typed input.
+func call(t *testing.T, terminal bool, stdin string, args ...string) result {
+	t.Helper()
+	var out, errOut strings.Builder
+	con := console{in: bufio.NewReader(strings.NewReader(stdin)), terminal: terminal, getenv: os.Getenv}
+	code := runSpec(t.Context(), args, &out, &errOut, con)
+	return result{code, out.String(), errOut.String()}
+}
+
+func TestValidate(t *testing.T) {
+	good := writeFile(t, "loom.yaml", coderYAML)
+	bad := writeFile(t, "loom.yaml", "version: loom/v1\nagents:\n  a:\n    type: ai\n    instrutions: Hi.\n    tools: [serch]\n  b:\n    type: sequence\n    steps: a\n")
+	badModel := writeFile(t, "loom.yaml", "version: loom/v1\nmodel: nosuch:x\nagents:\n  a: {type: ai}\n")
+	tests := []struct {
+		name         string
+		args         []string
+		code         int
+		stdout, errs string
+	}{
+		{"valid", []string{"validate", good}, 0, good + ": valid\n", ""},
+		{"every error listed", []string{"validate", bad}, 2, "", bad + `:5:5: agents.a.instrutions: unknown key "instrutions"; did you mean instructions?` + "\n" +
+			bad + `:9:12: agents.b.steps: wrong type: want a list, got the string "a"; write a list: [a, b] or one '- item' a line` + "\n"},
+		{"unknown provider, no key needed", []string{"validate", badModel}, 2, "", badModel + `:4:3: agents.a: model nosuch:x: unknown provider: "nosuch"` + "\n"},
+		{"missing file", []string{"validate", "/nonexistent/loom.yaml"}, 2, "", "/nonexistent/loom.yaml: cannot read the file: open /nonexistent/loom.yaml: no such file or directory\n"},
+		{"no file", []string{"validate"}, 2, "", "loom validate: give one file: loom validate FILE\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := call(t, false, "", tc.args...)
+			require.Equal(t, tc.code, res.code)
+			require.Equal(t, tc.stdout, res.stdout)
+			require.Equal(t, tc.errs, res.stderr)
+		})
+	}
+}
+
+func TestValidateCallsNoModel(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { t.Error("validate called the model") }))
+	defer srv.Close()
+	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
+	res := call(t, false, "", "validate", writeFile(t, "loom.yaml", coderYAML))
+	require.Equal(t, 0, res.code, res.stderr)
+}
+
+func TestSchemaCommand(t *testing.T) {
+	res := call(t, false, "", "schema")
+	require.Equal(t, 0, res.code)
+	doc, err := validator.UnmarshalJSON(strings.NewReader(res.stdout))
+	require.NoError(t, err)
+	c := validator.NewCompiler()
+	require.NoError(t, c.AddResource("loom.schema.json", doc))
+	_, err = c.Compile("loom.schema.json")
+	require.NoError(t, err)
+	require.Equal(t, 2, call(t, false, "", "schema", "extra").code)
+}
+
+func TestRunAsksOnTheTerminal(t *testing.T) {
+	fakeOpenAI(t)
+	file := writeFile(t, "loom.yaml", coderYAML)
+	db := filepath.Join(t.TempDir(), "cp.db")
+	res := call(t, true, "y\n", "run", file, "-i", "Calculate 15!", "--db", db)
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Equal(t, "15! = 1307674368000\n", res.stdout)
+	require.Contains(t, res.stderr, "The agent wants to run this code:\n    let f = 1;\n")
+	require.Contains(t, res.stderr, "Run it? [y/N] ")
+}
+
+func TestRunStopsWithoutATerminalAndResumes(t *testing.T) {
+	fakeOpenAI(t)
+	file := writeFile(t, "loom.yaml", coderYAML)
+	db := filepath.Join(t.TempDir(), "cp.db")
+	res := call(t, false, "", "run", file, "-i", "Calculate 15!", "--db", db)
+	require.Equal(t, exitWaiting, res.code, res.stderr)
+	id := strings.TrimSpace(res.stdout)
+
+	for _, bad := range [][]string{
+		{"resume", id, "--db", db},
+		{"resume", id, "--approve", "--deny", "--db", db},
+		{"resume", id, "--answer", "{not json", "--db", db},
+		{"resume", "../etc", "--approve", "--db", db},
+		{"resume", id, "--answer", `{"approved":true}`, "--reason", "x", "--db", db},
+	} {
+		require.Equal(t, exitInvalid, call(t, false, "", bad...).code, "%v", bad)
+	}
+	res = call(t, false, "", "resume", id, "--deny", "--reason", "not today", "--db", db)
+	require.Equal(t, 0, res.code, res.stderr)
+	require.True(t, strings.HasPrefix(res.stdout, "refused: "), res.stdout)
+	require.Contains(t, res.stdout, "not today")
+	res = call(t, false, "", "resume", id, "--approve", "--db", db)
+	require.Equal(t, exitFailed, res.code, "a run resumes once")
+}
+
+func TestRunUsage(t *testing.T) {
+	file := writeFile(t, "loom.yaml", coderYAML)
+	for _, args := range [][]string{
+		{"run"},
+		{"run", file, "--chat", "-i", "x"},
+		{"run", file, "--timeout", "-1s"},
+		{"run", file, "--bogus"},
+	} {
+		res := call(t, false, "", args...)
+		require.Equal(t, exitInvalid, res.code, "%v", args)
+		require.Contains(t, res.stderr, "loom run: ")
+	}
+	res := call(t, false, "", "run", writeFile(t, "loom.yaml", "version: loom/v1\nagents: {a: {type: ai, max_turns: x}}\n"), "-i", "hi")
+	require.Equal(t, exitInvalid, res.code)
+	require.Contains(t, res.stderr, "agents.a.max_turns: wrong type")
+}
+
+func TestRunMissingKey(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "")
+	res := call(t, false, "", "run", writeFile(t, "loom.yaml", coderYAML), "-i", "hi", "--db", filepath.Join(t.TempDir(), "cp.db"))
+	require.Equal(t, exitInvalid, res.code)
+	require.Contains(t, res.stderr, "OPENAI_API_KEY in the environment or in .env.local (keys are never read from the loom file)")
+}
+
+func TestChatRemembers(t *testing.T) {
+	fakeOpenAI(t)
+	file := writeFile(t, "loom.yaml", "version: loom/v1\nmodel: openai:gpt-test\nagents:\n  helper: {type: ai}\n")
+	res := call(t, false, "hello\nagain\n", "run", file, "--chat", "--db", filepath.Join(t.TempDir(), "cp.db"))
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Equal(t, "user messages: 1\nuser messages: 2\n", res.stdout)
+}
+
+func TestAIGNEFolders(t *testing.T) {
+	res := call(t, false, "", "validate", "../../spec/testdata/aigne")
+	require.Equal(t, 0, res.code, res.stderr)
+	res = call(t, false, "", "validate", "../../spec/testdata/aigne-unsupported")
+	require.Equal(t, exitInvalid, res.code)
+	require.Contains(t, res.stderr, `AIGNE agents of type "mcp" have no loom equivalent`)
+
+	fakeOpenAI(t)
+	res = call(t, false, "", "run", "../../spec/testdata/aigne", "-i", "hello", "--db", filepath.Join(t.TempDir(), "cp.db"))
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Equal(t, "user messages: 1\n", res.stdout, "the sequence's answer: the translator's output")
+}

@@ -1,0 +1,214 @@
+package playground
+
+import (
+	"encoding/json"
+	"errors"
+	"iter"
+	"net/http"
+	"sync"
+
+	"github.com/loomwork/loom/agent"
+)
+
+// run is one run the page started, kept by the server: its events so far,
+// and the questions it waits for.
+type run struct {
+	agent agent.Agent
+
+	mu      sync.Mutex
+	id      string
+	status  string // running, waiting, done, failed
+	events  []eventView
+	pending []agent.Question
+	output  json.RawMessage
+	err     string
+	idReady chan struct{}
+}
+
+// eventView is an event as the page shows it.
+type eventView struct {
+	Kind   string          `json:"kind"`
+	RunID  string          `json:"run_id"`
+	Parent string          `json:"parent,omitempty"`
+	Agent  string          `json:"agent"`
+	Text   string          `json:"text,omitempty"`
+	Tool   string          `json:"tool,omitempty"`
+	Data   json.RawMessage `json:"data,omitempty"`
+	Err    string          `json:"error,omitempty"`
+}
+
+func viewOf(ev agent.Event) (eventView, bool) {
+	v := eventView{RunID: ev.RunID, Parent: ev.ParentID, Agent: ev.Agent}
+	switch ev.Kind {
+	case agent.EventRunStart:
+		v.Kind, v.Data = "start", ev.Input
+	case agent.EventTextDelta:
+		v.Kind, v.Text = "text", ev.Text
+	case agent.EventToolCall:
+		v.Kind, v.Tool, v.Data = "tool_call", ev.ToolCall.Name, ev.ToolCall.Arguments
+	case agent.EventToolResult:
+		v.Kind, v.Tool, v.Data = "tool_result", ev.ToolResult.Name, ev.ToolResult.Content
+	case agent.EventInterrupt:
+		v.Kind, v.Data = "question", ev.Question.Payload
+	case agent.EventRunEnd:
+		v.Kind, v.Data = "end", ev.Output
+		if ev.Err != nil {
+			v.Err = ev.Err.Error()
+		}
+	default:
+		return v, false
+	}
+	return v, true
+}
+
+// follow records a stream in the background. It returns once the root
+// run's id is known.
+func (r *run) follow(stream iter.Seq2[agent.Event, error], wg *sync.WaitGroup) {
+	r.mu.Lock()
+	r.status = "running"
+	r.pending = nil
+	r.mu.Unlock()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		var runErr error
+		for ev, err := range stream {
+			r.mu.Lock()
+			if ev.Kind == agent.EventRunStart && r.id == "" {
+				r.id = ev.RunID
+				close(r.idReady)
+			}
+			if v, ok := viewOf(ev); ok && !ev.Replayed {
+				r.events = append(r.events, v)
+			}
+			if ev.Kind == agent.EventRunEnd && ev.RunID == r.id {
+				r.output = ev.Output
+			}
+			r.mu.Unlock()
+			if err != nil {
+				runErr = err
+			}
+		}
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		var ie *agent.InterruptedError
+		switch {
+		case runErr == nil:
+			r.status = "done"
+		case errors.As(runErr, &ie):
+			r.status, r.pending = "waiting", ie.Questions
+		default:
+			r.status, r.err = "failed", runErr.Error()
+		}
+		if r.id == "" {
+			close(r.idReady)
+		}
+	}()
+	<-r.idReady
+}
+
+type runView struct {
+	ID      string           `json:"id"`
+	Agent   string           `json:"agent"`
+	Status  string           `json:"status"`
+	Events  []eventView      `json:"events"`
+	Pending []agent.Question `json:"pending"`
+	Output  json.RawMessage  `json:"output,omitempty"`
+	Error   string           `json:"error,omitempty"`
+}
+
+func (r *run) view(after int) runView {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	after = min(max(after, 0), len(r.events))
+	return runView{ID: r.id, Agent: r.agent.Name(), Status: r.status, Events: append([]eventView{}, r.events[after:]...),
+		Pending: append([]agent.Question{}, r.pending...), Output: r.output, Error: r.err}
+}
+
+func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Agent string          `json:"agent"`
+		Input json.RawMessage `json:"input"`
+	}
+	body, err := readBody(w, r, 1<<20)
+	if err == nil {
+		err = json.Unmarshal(body, &req)
+	}
+	if err != nil {
+		http.Error(w, "want {agent, input}: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	a := s.agent(req.Agent)
+	if a == nil {
+		http.Error(w, "no agent "+req.Agent, http.StatusNotFound)
+		return
+	}
+	rn := &run{agent: a, idReady: make(chan struct{})}
+	// The run belongs to the server: it goes on when the page is closed.
+	rn.follow(s.cfg.Engine.Run(s.ctx, a, req.Input), &s.wg)
+	s.mu.Lock()
+	s.runs[rn.id] = rn
+	s.order = append(s.order, rn.id)
+	s.mu.Unlock()
+	writeJSON(w, http.StatusCreated, map[string]string{"id": rn.id})
+}
+
+func (s *Server) find(id string) *run {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.runs[id]
+}
+
+func (s *Server) listRuns(w http.ResponseWriter, _ *http.Request) {
+	s.mu.Lock()
+	ids := append([]string{}, s.order...)
+	s.mu.Unlock()
+	out := make([]runView, 0, len(ids))
+	for _, id := range ids {
+		v := s.find(id).view(0)
+		v.Events = nil
+		out = append(out, v)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
+	rn := s.find(r.PathValue("id"))
+	if rn == nil {
+		http.Error(w, "no such run", http.StatusNotFound)
+		return
+	}
+	var after int
+	_ = json.Unmarshal([]byte(r.URL.Query().Get("after")), &after)
+	writeJSON(w, http.StatusOK, rn.view(after))
+}
+
+// postAnswers resumes a waiting run with the page's answers.
+func (s *Server) postAnswers(w http.ResponseWriter, r *http.Request) {
+	rn := s.find(r.PathValue("id"))
+	if rn == nil {
+		http.Error(w, "no such run", http.StatusNotFound)
+		return
+	}
+	var answers map[string]json.RawMessage
+	body, err := readBody(w, r, 1<<20)
+	if err == nil {
+		err = json.Unmarshal(body, &answers)
+	}
+	if err != nil {
+		http.Error(w, "want {question id: answer}: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	rn.mu.Lock()
+	waiting := rn.status == "waiting"
+	if waiting {
+		rn.status = "running"
+	}
+	rn.mu.Unlock()
+	if !waiting {
+		http.Error(w, "the run is not waiting for answers", http.StatusConflict)
+		return
+	}
+	rn.follow(s.cfg.Engine.Resume(s.ctx, rn.agent, rn.id, answers), &s.wg)
+	writeJSON(w, http.StatusAccepted, map[string]string{"id": rn.id})
+}

@@ -1,0 +1,39 @@
+// Package spec loads agents and workflows declared in YAML, in the strict,
+// versioned loom/v1 format, and builds them with loom's constructors.
+//
+// A file names its version, an optional default model, its agents by name
+// and an optional entry agent:
+//
+//	# yaml-language-server: $schema=./loom.schema.json
+//	version: loom/v1
+//	model: openai:gpt-4o-mini
+//	entry: coder
+//	agents:
+//	  coder:
+//	    type: code_execution
+//	    reviewer: reviewer
+//	    approval: ask
+//	  reviewer:
+//	    type: ai
+//	    instructions_file: ./reviewer.md
+//	    output_schema: ./review.schema.json
+//
+// Every entry maps one to one onto a Go constructor: ai onto agent.NewAI,
+// code_execution onto codeexec.New, sequence, parallel, map, reflect,
+// route and coordinator onto the compose package's constructors, and
+// function onto JavaScript that runs in loom's sandbox, never in the host,
+// and retriever onto vector.NewSearchTool over a store Go code registers.
+// Tools, models and Go functions are named, and Go code supplies them in a
+// [Registry]; the file never carries host code, keys or secrets (models
+// read their keys from the environment).
+//
+// The loader is strict. [Parse] and [Check] report every unknown key (with
+// the nearest valid one), wrong type, missing file, unknown reference and
+// reference cycle, each as an [*Error] with file:line:col and its YAML
+// path, before anything runs. Relative paths are read from the file's
+// folder. [Schema] is the JSON Schema of the same Go types, with
+// additionalProperties false, for editors.
+//
+// The format has no mcp or graph entries yet: the packages they build on
+// are not part of loom's core.
+package spec

@@ -1,0 +1,73 @@
+package spec_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/sandbox"
+	"github.com/loomwork/loom/spec"
+)
+
+// A typo is reported with its place, its path and the nearest valid key,
+// before anything runs.
+func ExampleParse() {
+	dir, _ := os.MkdirTemp("", "loom-example-")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "loom.yaml")
+	_ = os.WriteFile(path, []byte(`version: loom/v1
+agents:
+  helper:
+    type: ai
+    instrutions: Be brief.
+    max_turns: ten
+`), 0o644)
+	_, err := spec.Parse(path)
+	var errs spec.Errors
+	if errors.As(err, &errs) {
+		for _, e := range errs {
+			fmt.Printf("%d:%d %s: %s (%s)\n", e.Line, e.Col, e.Path, e.Msg, e.Hint)
+		}
+	}
+	// Output:
+	// 5:5 agents.helper.instrutions: unknown key "instrutions" (did you mean instructions?)
+	// 6:16 agents.helper.max_turns: wrong type: want an integer, got the string "ten" ()
+}
+
+// Load builds the declared agents; a function entry runs its JavaScript in
+// loom's sandbox.
+func ExampleLoad() {
+	dir, _ := os.MkdirTemp("", "loom-example-")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "loom.yaml")
+	_ = os.WriteFile(path, []byte(`version: loom/v1
+entry: area
+agents:
+  area:
+    type: function
+    description: The area of a w×h rectangle.
+    code: "({area: input.w * input.h})"
+`), 0o644)
+	exec, err := sandbox.NewInProcess()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer exec.Close()
+	p, err := spec.Load(path, spec.Registry{Sandbox: exec})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer p.Close()
+	res, err := engine.New().Invoke(context.Background(), p.Entry, map[string]int{"w": 3, "h": 4})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(string(res.Output))
+	// Output: {"area":12}
+}

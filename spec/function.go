@@ -1,0 +1,101 @@
+package spec
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+
+	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/internal/flow"
+	"github.com/loomwork/loom/sandbox"
+	validator "github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// function is a function entry: JavaScript run in loom's sandbox with the
+// run's input bound to the constant input. Its output is the final
+// expression's value; a value that is not an object is wrapped as
+// {"result": value}, so functions compose in sequences.
+type function struct {
+	name, description string
+	code              string
+	in, out           json.RawMessage
+	check             *validator.Schema
+	exec              sandbox.Executor
+}
+
+func newFunction(name string, c *Function, exec sandbox.Executor) (*function, error) {
+	f := &function{name: name, description: c.Description, code: c.Code, exec: exec, in: flow.AnyObject, out: flow.AnyObject}
+	if c.InputSchema != nil {
+		f.in = c.InputSchema.JSON
+		s, err := compile(f.in)
+		if err != nil {
+			return nil, fmt.Errorf("input_schema: %w", err)
+		}
+		f.check = s
+	}
+	if c.OutputSchema != nil {
+		f.out = c.OutputSchema.JSON
+		if _, err := compile(f.out); err != nil {
+			return nil, fmt.Errorf("output_schema: %w", err)
+		}
+	}
+	return f, nil
+}
+
+func compile(raw json.RawMessage) (*validator.Schema, error) {
+	doc, err := validator.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("not valid JSON: %w", err)
+	}
+	c := validator.NewCompiler()
+	const loc = "mem:///schema.json"
+	if err := c.AddResource(loc, doc); err != nil {
+		return nil, err
+	}
+	return c.Compile(loc)
+}
+
+func (f *function) Name() string                  { return f.name }
+func (f *function) Description() string           { return f.description }
+func (f *function) InputSchema() json.RawMessage  { return f.in }
+func (f *function) OutputSchema() json.RawMessage { return f.out }
+func (f *function) Kind() string                  { return "function" }
+
+func (f *function) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.Event, error] {
+	return agent.Execute(ctx, f, input, f.body)
+}
+
+func (f *function) body(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
+	in := r.Input
+	if len(bytes.TrimSpace(in)) == 0 {
+		in = json.RawMessage(`{}`)
+	}
+	if f.check != nil {
+		v, err := validator.UnmarshalJSON(bytes.NewReader(in))
+		if err != nil {
+			return nil, fmt.Errorf("function %s: %w: %w", f.name, agent.ErrInvalidInput, err)
+		}
+		if err := f.check.Validate(v); err != nil {
+			return nil, fmt.Errorf("function %s: %w: %w", f.name, agent.ErrInvalidInput, err)
+		}
+	}
+	// Valid JSON is a JavaScript expression; compacting checks it is one.
+	var lit bytes.Buffer
+	if err := json.Compact(&lit, in); err != nil {
+		return nil, fmt.Errorf("function %s: %w: %w", f.name, agent.ErrInvalidInput, err)
+	}
+	res, err := f.exec.Run(ctx, "const input = "+lit.String()+";\n"+f.code)
+	if err != nil {
+		return nil, fmt.Errorf("function %s: %w", f.name, err)
+	}
+	if len(bytes.TrimSpace(res.Value)) > 0 && bytes.TrimSpace(res.Value)[0] == '{' {
+		return res.Value, nil
+	}
+	value := res.Value
+	if len(value) == 0 {
+		value = json.RawMessage("null")
+	}
+	return json.Marshal(map[string]json.RawMessage{"result": value})
+}

@@ -1,0 +1,52 @@
+package spec
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/codeexec"
+	"github.com/loomwork/loom/model"
+	"github.com/loomwork/loom/sandbox"
+	"github.com/loomwork/loom/vector"
+)
+
+// Registry is what Go code lends a file: the models, tools and Go
+// functions it names, and the sandbox its code runs on. The zero Registry
+// opens models with model.Open and starts a sandbox per entry.
+type Registry struct {
+	// Models opens a model reference ("openai:gpt-4o-mini"); nil uses
+	// model.Open, which reads keys from the environment.
+	Models func(ref string) (model.Model, error)
+	// Tools are agents a file names in tools lists and roles.
+	Tools map[string]agent.Agent
+	// Funcs are Go functions (agent.Func values) a file names the same
+	// way; a name in both Tools and Funcs is an error.
+	Funcs map[string]agent.Agent
+	// Sandbox, when set, runs the code of every code_execution and
+	// function entry, and the entries' sandbox settings are ignored. When
+	// nil, each entry starts its own executor, which [Project.Close]
+	// stops; an isolated one needs sandbox.ServeWorkerIfChild at the start
+	// of main.
+	Sandbox sandbox.Executor
+	// Stores are the vector stores retriever entries name; each needs an
+	// embedder, since the model searches with text.
+	Stores map[string]vector.Store
+	// Approver decides on the code of entries with approval: ask. When
+	// nil, each snippet becomes a pending "approval" question: the run
+	// stops with agent.ErrInterrupted and is resumed with a
+	// codeexec.Approval as the answer.
+	Approver codeexec.Approver
+}
+
+// lookup returns the registered tool or function called name, or nil.
+func (r Registry) lookup(name string) agent.Agent {
+	if a, ok := r.Tools[name]; ok {
+		return a
+	}
+	return r.Funcs[name]
+}
+
+func (r Registry) names() []string {
+	return slices.Concat(slices.Collect(maps.Keys(r.Tools)), slices.Collect(maps.Keys(r.Funcs)))
+}

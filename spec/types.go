@@ -1,0 +1,213 @@
+package spec
+
+// Version is the only format version this package reads.
+const Version = "loom/v1"
+
+// File is a loom/v1 file as written.
+type File struct {
+	// Version must be loom/v1.
+	Version string `yaml:"version" json:"version" jsonschema:"enum=loom/v1"`
+	// Name names the project.
+	Name string `yaml:"name,omitempty" json:"name,omitempty"`
+	// Description says what the project does.
+	Description string `yaml:"description,omitempty" json:"description,omitempty"`
+	// Model is the default model of every entry that names none, as
+	// "provider:model" (openai:gpt-4o-mini).
+	Model string `yaml:"model,omitempty" json:"model,omitempty"`
+	// Entry names the agent that runs by default.
+	Entry string `yaml:"entry,omitempty" json:"entry,omitempty"`
+	// Agents are the declared agents, by name. Each is one of the entry
+	// types, chosen by its type key.
+	Agents map[string]any `yaml:"agents" json:"agents"`
+}
+
+// Sampling are the model options an entry may set.
+type Sampling struct {
+	// Temperature in [0, 2].
+	Temperature *float64 `yaml:"temperature,omitempty" json:"temperature,omitempty"`
+	// TopP in [0, 1].
+	TopP *float64 `yaml:"top_p,omitempty" json:"top_p,omitempty"`
+	// MaxTokens bounds each answer.
+	MaxTokens int `yaml:"max_tokens,omitempty" json:"max_tokens,omitempty"`
+}
+
+// AI declares an agent.AI.
+type AI struct {
+	Type        string `yaml:"type" json:"type"`
+	Description string `yaml:"description,omitempty" json:"description,omitempty"`
+	// Model overrides the file's model.
+	Model string `yaml:"model,omitempty" json:"model,omitempty"`
+	// Instructions is the system prompt (a text/template over the input).
+	Instructions string `yaml:"instructions,omitempty" json:"instructions,omitempty"`
+	// InstructionsFile reads the instructions from a file, relative to this
+	// file's folder.
+	InstructionsFile string `yaml:"instructions_file,omitempty" json:"instructions_file,omitempty"`
+	// Tools name declared agents or registered tools and functions.
+	Tools []string `yaml:"tools,omitempty" json:"tools,omitempty"`
+	// InputSchema and OutputSchema are JSON Schemas, inline or as a path
+	// to a JSON or YAML file.
+	InputSchema  *SchemaRef `yaml:"input_schema,omitempty" json:"input_schema,omitempty"`
+	OutputSchema *SchemaRef `yaml:"output_schema,omitempty" json:"output_schema,omitempty"`
+	// InputKey and OutputKey are the text fields of the default schemas.
+	InputKey  string `yaml:"input_key,omitempty" json:"input_key,omitempty"`
+	OutputKey string `yaml:"output_key,omitempty" json:"output_key,omitempty"`
+	// Sampling options sent with every model call.
+	Sampling Sampling `yaml:"sampling,omitempty" json:"sampling,omitempty"`
+	// MaxTurns bounds the model calls of one run.
+	MaxTurns int `yaml:"max_turns,omitempty" json:"max_turns,omitempty"`
+	// ToolChoice is auto, none or required.
+	ToolChoice string `yaml:"tool_choice,omitempty" json:"tool_choice,omitempty" jsonschema:"enum=auto,enum=none,enum=required"`
+}
+
+// Sandbox declares the executor code runs on.
+type Sandbox struct {
+	// Kind is isolated (worker processes with OS limits, the default) or
+	// in_process.
+	Kind string `yaml:"kind,omitempty" json:"kind,omitempty" jsonschema:"enum=isolated,enum=in_process"`
+	// Timeout is each run's wall-time limit, as a Go duration ("5s").
+	Timeout string `yaml:"timeout,omitempty" json:"timeout,omitempty"`
+	// MemoryMB is each run's heap limit in MiB.
+	MemoryMB int `yaml:"memory_mb,omitempty" json:"memory_mb,omitempty"`
+}
+
+// CodeExecution declares a codeexec.CodeExecution, the Coder→Sandbox
+// workflow.
+type CodeExecution struct {
+	Type         string `yaml:"type" json:"type"`
+	Description  string `yaml:"description,omitempty" json:"description,omitempty"`
+	Model        string `yaml:"model,omitempty" json:"model,omitempty"`
+	Instructions string `yaml:"instructions,omitempty" json:"instructions,omitempty"`
+	// InstructionsFile reads the coder's instructions from a file.
+	InstructionsFile string   `yaml:"instructions_file,omitempty" json:"instructions_file,omitempty"`
+	Sampling         Sampling `yaml:"sampling,omitempty" json:"sampling,omitempty"`
+	// Reviewer names the agent that reads each snippet before it runs.
+	Reviewer string `yaml:"reviewer,omitempty" json:"reviewer,omitempty"`
+	// ErrorHandler names the agent that turns a failure into a correction.
+	ErrorHandler string `yaml:"error_handler,omitempty" json:"error_handler,omitempty"`
+	// Approval is none (the default) or ask: each snippet waits for a
+	// person's approval, asked as an "approval" question.
+	Approval   string  `yaml:"approval,omitempty" json:"approval,omitempty" jsonschema:"enum=none,enum=ask"`
+	MaxRetries int     `yaml:"max_retries,omitempty" json:"max_retries,omitempty"`
+	MaxTurns   int     `yaml:"max_turns,omitempty" json:"max_turns,omitempty"`
+	Sandbox    Sandbox `yaml:"sandbox,omitempty" json:"sandbox,omitempty"`
+}
+
+// Sequence declares a compose.Sequence.
+type Sequence struct {
+	Type        string   `yaml:"type" json:"type"`
+	Description string   `yaml:"description,omitempty" json:"description,omitempty"`
+	Steps       []string `yaml:"steps" json:"steps" jsonschema:"minItems=1"`
+}
+
+// Parallel declares a compose.Parallel.
+type Parallel struct {
+	Type           string   `yaml:"type" json:"type"`
+	Description    string   `yaml:"description,omitempty" json:"description,omitempty"`
+	Branches       []string `yaml:"branches" json:"branches" jsonschema:"minItems=1"`
+	MaxConcurrency int      `yaml:"max_concurrency,omitempty" json:"max_concurrency,omitempty"`
+	CollectErrors  bool     `yaml:"collect_errors,omitempty" json:"collect_errors,omitempty"`
+}
+
+// Map declares a compose.Map.
+type Map struct {
+	Type           string `yaml:"type" json:"type"`
+	Description    string `yaml:"description,omitempty" json:"description,omitempty"`
+	Field          string `yaml:"field" json:"field"`
+	Agent          string `yaml:"agent" json:"agent"`
+	ItemKey        string `yaml:"item_key,omitempty" json:"item_key,omitempty"`
+	MaxConcurrency int    `yaml:"max_concurrency,omitempty" json:"max_concurrency,omitempty"`
+	CollectErrors  bool   `yaml:"collect_errors,omitempty" json:"collect_errors,omitempty"`
+}
+
+// Reflect declares a compose.Reflect.
+type Reflect struct {
+	Type        string `yaml:"type" json:"type"`
+	Description string `yaml:"description,omitempty" json:"description,omitempty"`
+	Worker      string `yaml:"worker" json:"worker"`
+	Reviewer    string `yaml:"reviewer" json:"reviewer"`
+	MaxRounds   int    `yaml:"max_rounds,omitempty" json:"max_rounds,omitempty"`
+	ReturnLast  bool   `yaml:"return_last,omitempty" json:"return_last,omitempty"`
+}
+
+// Route declares a compose.Route.
+type Route struct {
+	Type         string   `yaml:"type" json:"type"`
+	Description  string   `yaml:"description,omitempty" json:"description,omitempty"`
+	Model        string   `yaml:"model,omitempty" json:"model,omitempty"`
+	Instructions string   `yaml:"instructions,omitempty" json:"instructions,omitempty"`
+	Sampling     Sampling `yaml:"sampling,omitempty" json:"sampling,omitempty"`
+	Agents       []string `yaml:"agents" json:"agents" jsonschema:"minItems=1"`
+}
+
+// Coordinator declares a compose.Coordinator.
+type Coordinator struct {
+	Type                 string `yaml:"type" json:"type"`
+	Description          string `yaml:"description,omitempty" json:"description,omitempty"`
+	Planner              string `yaml:"planner,omitempty" json:"planner,omitempty"`
+	Coder                string `yaml:"coder" json:"coder"`
+	Reviewer             string `yaml:"reviewer,omitempty" json:"reviewer,omitempty"`
+	Executor             string `yaml:"executor,omitempty" json:"executor,omitempty"`
+	ErrorHandler         string `yaml:"error_handler,omitempty" json:"error_handler,omitempty"`
+	Arbiter              string `yaml:"arbiter,omitempty" json:"arbiter,omitempty"`
+	Synthesizer          string `yaml:"synthesizer,omitempty" json:"synthesizer,omitempty"`
+	AcceptOnDisagreement bool   `yaml:"accept_on_disagreement,omitempty" json:"accept_on_disagreement,omitempty"`
+	MaxRounds            int    `yaml:"max_rounds,omitempty" json:"max_rounds,omitempty"`
+	MaxSubtasks          int    `yaml:"max_subtasks,omitempty" json:"max_subtasks,omitempty"`
+}
+
+// Function declares JavaScript run in loom's sandbox: the code sees the
+// run's input as the constant input, and its final expression's value is
+// the output.
+type Function struct {
+	Type        string `yaml:"type" json:"type"`
+	Description string `yaml:"description,omitempty" json:"description,omitempty"`
+	// Code is the script; CodeFile reads it from a file instead.
+	Code         string     `yaml:"code,omitempty" json:"code,omitempty"`
+	CodeFile     string     `yaml:"code_file,omitempty" json:"code_file,omitempty"`
+	InputSchema  *SchemaRef `yaml:"input_schema,omitempty" json:"input_schema,omitempty"`
+	OutputSchema *SchemaRef `yaml:"output_schema,omitempty" json:"output_schema,omitempty"`
+	Sandbox      Sandbox    `yaml:"sandbox,omitempty" json:"sandbox,omitempty"`
+}
+
+// Retriever declares a vector store's search tool (vector.NewSearchTool):
+// a tool a model calls with a query, answered with the best matches. The
+// store, with its embedder, is registered in Go ([Registry].Stores).
+type Retriever struct {
+	Type string `yaml:"type" json:"type"`
+	// Description tells the model what the store holds.
+	Description string `yaml:"description,omitempty" json:"description,omitempty"`
+	// Store names a store in Registry.Stores.
+	Store string `yaml:"store" json:"store"`
+	// K is the number of matches by default; MaxK caps what the model may
+	// ask for.
+	K    int `yaml:"k,omitempty" json:"k,omitempty"`
+	MaxK int `yaml:"max_k,omitempty" json:"max_k,omitempty"`
+	// MinScore leaves out weaker matches (cosine similarity).
+	MinScore float64 `yaml:"min_score,omitempty" json:"min_score,omitempty"`
+}
+
+// entryTypes maps each type key to its Go type's zero value.
+var entryTypes = []struct {
+	name string
+	zero any
+}{
+	{"ai", AI{}},
+	{"code_execution", CodeExecution{}},
+	{"sequence", Sequence{}},
+	{"parallel", Parallel{}},
+	{"map", Map{}},
+	{"reflect", Reflect{}},
+	{"route", Route{}},
+	{"coordinator", Coordinator{}},
+	{"function", Function{}},
+	{"retriever", Retriever{}},
+}
+
+// EntryTypes returns the type keys an entry may have.
+func EntryTypes() []string {
+	out := make([]string, len(entryTypes))
+	for i, t := range entryTypes {
+		out[i] = t.name
+	}
+	return out
+}
