@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/dop251/goja"
-	"github.com/dop251/goja/ast"
-	"github.com/dop251/goja/parser"
+	"github.com/loomwork/loom/sandbox/internal/goja"
+	"github.com/loomwork/loom/sandbox/internal/goja/ast"
+	"github.com/loomwork/loom/sandbox/internal/goja/parser"
 
 	"github.com/loomwork/loom/sandbox/internal/jsscan"
 )

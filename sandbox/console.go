@@ -5,7 +5,7 @@ import (
 	"math/big"
 	"strings"
 
-	"github.com/dop251/goja"
+	"github.com/loomwork/loom/sandbox/internal/goja"
 )
 
 // console is a run's bounded console output.

@@ -12,7 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/dop251/goja"
+	"github.com/loomwork/loom/sandbox/internal/goja"
 )
 
 //go:embed kit.js

@@ -5,7 +5,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/dop251/goja"
+	"github.com/loomwork/loom/sandbox/internal/goja"
 )
 
 // Programs compiled once, run in every runtime.

@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/dop251/goja"
+	"github.com/loomwork/loom/sandbox/internal/goja"
 )
 
 // stopReason is why a run was interrupted from outside.
