@@ -24,7 +24,7 @@ const (
 var hostileLimits = Limits{Timeout: 500 * time.Millisecond, Grace: 500 * time.Millisecond, Memory: 64 << 20}
 
 // memoryLimits are for cases that must reach the memory limit first.
-var memoryLimits = Limits{Timeout: 8 * time.Second, Grace: 500 * time.Millisecond, Memory: 32 << 20}
+var memoryLimits = Limits{Timeout: time.Minute, Grace: 500 * time.Millisecond, Memory: 32 << 20}
 
 // roomyLimits are for cases that expect any kind but a timeout: their time
 // limit is far beyond what they need even under -race on a loaded 2-core

@@ -31,6 +31,14 @@ const dynamicCodeMessage = "dynamic code evaluation is disabled in this sandbox:
 // native recursion could overflow the Go stack or run uninterruptibly.
 func (j *job) lockdown() error {
 	rt := j.rt
+	// The error constructors the host throws with, taken before the code
+	// can replace them.
+	j.errCtors = map[string]*goja.Object{}
+	for _, name := range []string{"EvalError", "RangeError", "SyntaxError", "TypeError"} {
+		if c, ok := rt.Get(name).(*goja.Object); ok {
+			j.errCtors[name] = c
+		}
+	}
 	thrower := rt.ToValue(func(goja.FunctionCall) goja.Value {
 		panic(j.newJSError("EvalError", dynamicCodeMessage))
 	}).(*goja.Object)
@@ -83,7 +91,7 @@ func (j *job) wrapArray() error {
 		if !ok {
 			return fmt.Errorf("lockdown: Array.prototype.%s is not a function", name)
 		}
-		natives[i] = rt.ToValue(func(c goja.FunctionCall) goja.Value {
+		native, err := j.hostFunc(name, func(c goja.FunctionCall) goja.Value {
 			var args []goja.Value
 			if len(c.Arguments) > 1 {
 				args = c.Arguments[1:]
@@ -94,6 +102,10 @@ func (j *job) wrapArray() error {
 			}
 			return v
 		})
+		if err != nil {
+			return err
+		}
+		natives[i] = native
 	}
 	mkv, err := rt.RunProgram(arrayWrapProgram)
 	if err != nil {
@@ -114,8 +126,8 @@ func (j *job) wrapArray() error {
 	if !ok {
 		return fmt.Errorf("lockdown: Array.prototype.flat is not a function")
 	}
-	flatFn := rt.ToValue(func(c goja.FunctionCall) goja.Value { return j.flat(flat, c) }).(*goja.Object)
-	if err := flatFn.DefineDataProperty("name", rt.ToValue("flat"), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE); err != nil {
+	flatFn, err := j.hostFunc("flat", func(c goja.FunctionCall) goja.Value { return j.flat(flat, c) })
+	if err != nil {
 		return err
 	}
 	return ap.DefineDataProperty("flat", flatFn, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
@@ -148,7 +160,7 @@ func (j *job) flat(native goja.Callable, c goja.FunctionCall) goja.Value {
 	r := call(c.This, flatStep)
 	for depth -= flatStep; depth > 0; depth -= flatStep {
 		j.checkStopped()
-		if !hasNestedArray(r.(*goja.Object)) {
+		if !j.hasNestedArray(r) {
 			break
 		}
 		r = call(r, math.Min(depth, flatStep))
@@ -156,12 +168,21 @@ func (j *job) flat(native goja.Callable, c goja.FunctionCall) goja.Value {
 	return r
 }
 
-// hasNestedArray reports whether the array a (made by the native flat, so
-// holding only data properties) has an array element.
-func hasNestedArray(a *goja.Object) bool {
-	n := a.Get("length").ToInteger()
+// hasNestedArray reports whether r, the result of the native flat, is an
+// array with an array element. A Symbol.species constructor can make r any
+// object with any length, so only a real Array is looked into, through its
+// own data properties, and the loop checks the deadline.
+func (j *job) hasNestedArray(r goja.Value) bool {
+	a, ok := r.(*goja.Object)
+	if !ok || classOf(a) != "Array" {
+		return false
+	}
+	n := a.Get("length").ToInteger() // an Array's own length: no code runs
 	for i := int64(0); i < n; i++ {
-		if o, ok := a.Get(strconv.FormatInt(i, 10)).(*goja.Object); ok && o.ClassName() == "Array" {
+		if i%1024 == 0 {
+			j.checkStopped()
+		}
+		if o, ok := a.LoomOwnIndex(i).(*goja.Object); ok && classOf(o) == "Array" {
 			return true
 		}
 	}
@@ -179,17 +200,27 @@ func (j *job) wrapJSON() error {
 	if !ok1 || !ok2 {
 		return fmt.Errorf("lockdown: JSON.stringify or JSON.parse is not a function")
 	}
-	s := rt.ToValue(func(c goja.FunctionCall) goja.Value { return j.stringify(jo, stringify, c) }).(*goja.Object)
-	p := rt.ToValue(func(c goja.FunctionCall) goja.Value { return j.parse(jo, parse, c) }).(*goja.Object)
+	s, err := j.hostFunc("stringify", func(c goja.FunctionCall) goja.Value { return j.stringify(jo, stringify, c) })
+	if err != nil {
+		return err
+	}
+	p, err := j.hostFunc("parse", func(c goja.FunctionCall) goja.Value { return j.parse(jo, parse, c) })
+	if err != nil {
+		return err
+	}
 	for name, fn := range map[string]*goja.Object{"stringify": s, "parse": p} {
-		if err := fn.DefineDataProperty("name", rt.ToValue(name), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE); err != nil {
-			return err
-		}
 		if err := jo.DefineDataProperty(name, fn, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// hostFunc makes a native function with the given name: goja would
+// otherwise name it after its Go symbol, which the code could read.
+func (j *job) hostFunc(name string, fn func(goja.FunctionCall) goja.Value) (*goja.Object, error) {
+	o := j.rt.ToValue(fn).(*goja.Object)
+	return o, o.DefineDataProperty("name", j.rt.ToValue(name), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE)
 }
 
 // stringify calls the native JSON.stringify with a replacer that tracks the
@@ -206,6 +237,9 @@ func (j *job) stringify(jo *goja.Object, native goja.Callable, c goja.FunctionCa
 			allow = map[string]bool{}
 			n := ro.Get("length").ToInteger()
 			for i := int64(0); i < n && i < 1<<20; i++ {
+				if i%1024 == 0 {
+					j.checkStopped()
+				}
 				item := ro.Get(strconv.FormatInt(i, 10))
 				if k, ok := primString(item); ok {
 					allow[k] = true
@@ -298,7 +332,7 @@ func jsonDepth(s string) int {
 
 // newJSError creates an error object of the named built-in type.
 func (j *job) newJSError(ctor, msg string) *goja.Object {
-	if c, ok := j.rt.Get(ctor).(*goja.Object); ok {
+	if c, ok := j.errCtors[ctor]; ok {
 		if o, err := j.rt.New(c, j.rt.ToValue(msg)); err == nil {
 			return o
 		}

@@ -388,10 +388,11 @@ func (r *Runtime) arrayproto_sort(call FunctionCall) Value {
 		}
 	}
 
+	// LOOM PATCH: a script array is sorted as a copy and written back (as
+	// the spec's SortIndexedProperties does), so a comparator or toString
+	// that changes the array cannot make the sort index past its end.
 	var s sortable
-	if r.checkStdArrayObj(o) != nil {
-		s = o.self
-	} else if _, ok := o.self.(reflectValueWrapper); ok {
+	if _, ok := o.self.(reflectValueWrapper); ok {
 		s = o.self
 	}
 
@@ -404,7 +405,7 @@ func (r *Runtime) arrayproto_sort(call FunctionCall) Value {
 		sort.Stable(&ctx)
 	} else {
 		length := toLength(o.self.getStr("length", nil))
-		a := make([]Value, 0, length)
+		a := make([]Value, 0, min(length, 1024)) // LOOM PATCH: length may be sparse
 		for i := int64(0); i < length; i++ {
 			idx := valueInt(i)
 			if o.self.hasPropertyIdx(idx) {

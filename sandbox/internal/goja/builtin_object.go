@@ -51,24 +51,26 @@ func (r *Runtime) valuePropToDescriptorObject(desc Value) Value {
 	}
 
 	ret := r.NewObject()
-	obj := ret.self
+	// LOOM PATCH: define the fields (CreateDataProperty), so that setters
+	// on Object.prototype neither run nor hide them.
+	obj := ret.self.(*baseObject)
 	if !accessor {
-		obj.setOwnStr("value", value, false)
-		obj.setOwnStr("writable", r.toBoolean(writable), false)
+		obj._putProp("value", value, true, true, true)
+		obj._putProp("writable", r.toBoolean(writable), true, true, true)
 	} else {
 		if get != nil {
-			obj.setOwnStr("get", get, false)
+			obj._putProp("get", get, true, true, true)
 		} else {
-			obj.setOwnStr("get", _undefined, false)
+			obj._putProp("get", _undefined, true, true, true)
 		}
 		if set != nil {
-			obj.setOwnStr("set", set, false)
+			obj._putProp("set", set, true, true, true)
 		} else {
-			obj.setOwnStr("set", _undefined, false)
+			obj._putProp("set", _undefined, true, true, true)
 		}
 	}
-	obj.setOwnStr("enumerable", r.toBoolean(enumerable), false)
-	obj.setOwnStr("configurable", r.toBoolean(configurable), false)
+	obj._putProp("enumerable", r.toBoolean(enumerable), true, true, true)
+	obj._putProp("configurable", r.toBoolean(configurable), true, true, true)
 
 	return ret
 }

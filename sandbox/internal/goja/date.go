@@ -45,7 +45,7 @@ func dateParse(date string) (t time.Time, ok bool) {
 	}
 	var loc *time.Location
 	if d.isLocal {
-		loc = time.Local
+		loc = time.UTC // LOOM PATCH: the host's zone never shows
 	} else {
 		loc = time.FixedZone("", d.timeZoneOffset*60)
 	}
@@ -73,13 +73,13 @@ func (r *Runtime) newDateObject(t time.Time, isSet bool, proto *Object) *Object 
 }
 
 func dateFormat(t time.Time) string {
-	return t.Local().Format(dateTimeLayout)
+	return t.In(time.UTC).Format(dateTimeLayout) // LOOM PATCH: the host's zone never shows
 }
 
 func timeFromMsec(msec int64) time.Time {
 	sec := msec / 1000
 	nsec := (msec % 1000) * 1e6
-	return time.Unix(sec, nsec)
+	return time.Unix(sec, nsec).In(time.UTC) // LOOM PATCH: the host's zone never shows
 }
 
 func timeToMsec(t time.Time) int64 {

@@ -412,13 +412,23 @@ func (e *Exception) Value() Value {
 }
 
 func (e *Exception) Unwrap() error {
-	if obj, ok := e.val.(*Object); ok {
-		if obj.runtime.getGoError().self.hasInstance(obj) {
-			if val := obj.Get("value"); val != nil {
-				e1, _ := val.Export().(error)
-				return e1
-			}
-		}
+	// LOOM PATCH: read the wrapped Go error without running any code of the
+	// thrown value (no prototype walk through Proxies, no getter, no
+	// Export of a script object): errors.Is and errors.As call Unwrap.
+	obj, ok := e.val.(*Object)
+	if !ok {
+		return nil
+	}
+	if _, isProxy := obj.self.(*proxyObject); isProxy {
+		return nil
+	}
+	val, ok := obj.self.getOwnPropStr("value").(*Object)
+	if !ok {
+		return nil
+	}
+	if w, ok := val.self.(*objectGoReflect); ok {
+		e1, _ := w.origValue.Interface().(error)
+		return e1
 	}
 	return nil
 }
@@ -2826,8 +2836,11 @@ func (r *Runtime) forOfMethod(iterable Value, method func(FunctionCall) Value, s
 
 func (r *Runtime) createIterResultObject(value Value, done bool) Value {
 	o := r.NewObject()
-	o.self.setOwnStr("value", value, false)
-	o.self.setOwnStr("done", r.toBoolean(done), false)
+	// LOOM PATCH: define the fields (CreateDataProperty), so that setters on
+	// Object.prototype neither run nor hide them.
+	b := o.self.(*baseObject)
+	b._putProp("value", value, true, true, true)
+	b._putProp("done", r.toBoolean(done), true, true, true)
 	return o
 }
 

@@ -1,0 +1,103 @@
+package goja
+
+// LOOM PATCH: read-only accessors for loom's exporter. Each reads an
+// object's internal slots and runs no code of the object: no getter, no
+// Proxy trap, no replaced built-in. See LOOM_PATCH.md.
+
+// LoomRegExpText returns a RegExp object's /source/flags from its internal
+// slots, and false for any other object.
+func (o *Object) LoomRegExpText() (string, bool) {
+	re, ok := o.self.(*regexpObject)
+	if !ok {
+		return "", false
+	}
+	var sb StringBuilder
+	sb.WriteRune('/')
+	if !re.writeEscapedSource(&sb) {
+		sb.WriteString(re.source)
+	}
+	sb.WriteRune('/')
+	p := re.pattern
+	for _, f := range []struct {
+		on bool
+		c  rune
+	}{{p.global, 'g'}, {p.ignoreCase, 'i'}, {p.multiline, 'm'}, {p.dotAll, 's'}, {p.unicode, 'u'}, {p.sticky, 'y'}} {
+		if f.on {
+			sb.WriteRune(f.c)
+		}
+	}
+	return sb.String().String(), true
+}
+
+// LoomErrorFrames returns the call stack an Error object captured when it
+// was created, and false for any other object.
+func (o *Object) LoomErrorFrames() ([]StackFrame, bool) {
+	e, ok := o.self.(*errorObject)
+	if !ok {
+		return nil, false
+	}
+	return e.stack, true
+}
+
+// LoomEntries returns the live entries of a Map (key, value pairs) or a Set
+// (values, with nil keys) in insertion order, at most max of them, and
+// false for any other object.
+func (o *Object) LoomEntries(max int) (keys, values []Value, ok bool) {
+	var m *orderedMap
+	isSet := false
+	switch c := o.self.(type) {
+	case *mapObject:
+		m = c.m
+	case *setObject:
+		m, isSet = c.m, true
+	default:
+		return nil, nil, false
+	}
+	for e := m.iterFirst; e != nil && len(values) < max; e = e.iterNext {
+		if e.key == nil { // deleted
+			continue
+		}
+		if isSet {
+			keys = append(keys, nil)
+			values = append(values, e.key)
+		} else {
+			keys = append(keys, e.key)
+			values = append(values, e.value)
+		}
+	}
+	return keys, values, true
+}
+
+// LoomTypedArray returns a typed array's length and an element reader, and
+// false for any other object or a detached buffer.
+func (o *Object) LoomTypedArray() (int, func(int) Value, bool) {
+	a, ok := o.self.(*typedArrayObject)
+	if !ok || !a.viewedArrayBuf.ensureNotDetached(false) {
+		return 0, nil, false
+	}
+	return a.length, func(i int) Value { return a._getIdx(i) }, true
+}
+
+// LoomDescription returns a Symbol's description, or nil when it has none.
+func (s *Symbol) LoomDescription() String {
+	return s.desc
+}
+
+// LoomOwnIndex returns an object's own data property at an array index,
+// and nil for an accessor, a missing property or a Proxy.
+func (o *Object) LoomOwnIndex(i int64) Value {
+	if _, isProxy := o.self.(*proxyObject); isProxy {
+		return nil
+	}
+	switch p := o.getOwnProp(valueInt(i)).(type) {
+	case nil:
+		return nil
+	case *valueProperty:
+		if p.accessor {
+			return nil
+		}
+		return p.value
+	default:
+		return p
+	}
+}
