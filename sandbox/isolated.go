@@ -148,6 +148,9 @@ func (e *Isolated) Run(ctx context.Context, code string) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return &Result{}, contextError(err, lim.Timeout)
 	}
+	if _, err := admit(code, lim); err != nil {
+		return &Result{Duration: time.Since(start)}, err
+	}
 	w, err := e.acquire(ctx, start)
 	if err != nil {
 		return &Result{Duration: time.Since(start)}, err
