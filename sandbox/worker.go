@@ -70,6 +70,7 @@ func serveWorker(in io.Reader, out io.Writer, errOut io.Writer) int {
 		return 1
 	}
 	r := bufio.NewReaderSize(in, 1<<16)
+	idle := heapBytes()
 	for {
 		line, err := readLine(r, maxLine(DefaultLimits())*16)
 		if err != nil {
@@ -91,7 +92,24 @@ func serveWorker(in io.Reader, out io.Writer, errOut io.Writer) int {
 		if rep.Exiting {
 			return 0
 		}
+		idle = collectAfterGrowth(idle, ws.Memory)
 	}
+}
+
+// collectAfterGrowth collects the heap, and returns it to the OS, when it
+// has grown past the idle worker's by a sixteenth of the memory budget. The
+// next run's budget is measured from the heap at its start, so garbage
+// left behind by earlier runs would otherwise be lent to it, and its pages
+// would count against the worker's OS limit. It returns the new idle heap.
+func collectAfterGrowth(idle uint64, memory int64) uint64 {
+	if memory <= 0 {
+		memory = DefaultMemory
+	}
+	if heapBytes() <= idle+uint64(memory/16) {
+		return idle
+	}
+	debug.FreeOSMemory()
+	return heapBytes()
 }
 
 // runRequest runs one request with an in-process executor of its own.
