@@ -65,13 +65,10 @@ func (j *job) installConsole() error {
 	}
 	for _, m := range methods {
 		level := m.level
-		fn, err := j.hostFunc(m.name, func(c goja.FunctionCall) goja.Value {
+		fn := j.hostFunc(m.name, func(c goja.FunctionCall) goja.Value {
 			j.log(level, c.Arguments)
 			return goja.Undefined()
 		})
-		if err != nil {
-			return err
-		}
 		if err := o.Set(m.name, fn); err != nil {
 			return err
 		}

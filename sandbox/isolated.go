@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"strconv"
@@ -58,6 +59,11 @@ type Isolated struct {
 	live     map[*worker]struct{}
 	spawnErr error
 
+	// namespaces says whether workers start in their own namespaces, or
+	// why not.
+	namespaces   bool
+	namespacesNo string
+
 	nextID atomic.Uint64
 }
 
@@ -100,13 +106,10 @@ func NewIsolated(opts ...Option) (*Isolated, error) {
 		e.settings.AddressSpace = true
 		e.settings.AddressBudget = 2*mem + 2*workerMaxStack + 256<<20
 	}
-	ws, _ := json.Marshal(e.settings)
-	e.env = append([]string{
-		workerEnvKey + "=" + workerEnvValue,
-		workerConfigEnv + "=" + string(ws),
-		"GOMEMLIMIT=" + strconv.FormatInt(mem+32<<20, 10),
-		"GOMAXPROCS=1",
-	}, cfg.workerEnv...)
+	e.settings.Parent = os.Getpid()
+	e.settings.Dir = os.TempDir()
+	e.detectNamespaces()
+	e.env = e.workerEnv()
 	w, err := e.spawn()
 	if err != nil {
 		_ = e.Close()
@@ -121,6 +124,55 @@ func NewIsolated(opts ...Option) (*Isolated, error) {
 
 // Limits returns the limits every run gets.
 func (e *Isolated) Limits() Limits { return e.cfg.limits }
+
+// workerEnv is a worker's whole environment.
+func (e *Isolated) workerEnv() []string {
+	ws, _ := json.Marshal(e.settings)
+	return append([]string{
+		workerEnvKey + "=" + workerEnvValue,
+		workerConfigEnv + "=" + string(ws),
+		"GOMEMLIMIT=" + strconv.FormatInt(e.cfg.limits.Memory+32<<20, 10),
+		"GOMAXPROCS=1",
+	}, e.cfg.workerEnv...)
+}
+
+// detectNamespaces starts one worker in its own namespaces, with no input,
+// to learn whether the kernel allows them. When it refuses, the workers run
+// without, and the executor says so once, through slog and
+// [Isolated.Namespaces].
+func (e *Isolated) detectNamespaces() {
+	switch {
+	case e.cfg.disableNS:
+		e.namespacesNo = "turned off by WithoutNamespaces"
+		return
+	case workerCloneFlags == 0:
+		e.namespacesNo = "namespaces are Linux only"
+		return
+	}
+	e.settings.Namespaces = true
+	cmd := exec.Command(e.path, e.args...)
+	cmd.Env = e.workerEnv()
+	cmd.Dir = e.settings.Dir
+	var stderr tailWriter
+	stderr.max = stderrTail
+	cmd.Stderr = &stderr
+	hardenCmd(cmd, true)
+	err := cmd.Run() // stdin is empty: the worker starts, confines itself and exits
+	if err == nil {
+		e.namespaces = true
+		return
+	}
+	e.settings.Namespaces = false
+	e.namespacesNo = strings.TrimSpace(err.Error() + " " + strings.TrimSpace(stderr.String()))
+	slog.Warn("sandbox: the kernel refused the workers their own user, network, mount and PID namespaces; they run in the host's, with the other limits", "reason", e.namespacesNo)
+}
+
+// Namespaces reports whether the workers run in their own user, network,
+// mount and PID namespaces with an empty read-only root, and when not,
+// why.
+func (e *Isolated) Namespaces() (bool, string) {
+	return e.namespaces, e.namespacesNo
+}
 
 // MemoryEnforcement says how the workers' memory is capped by the
 // operating system: "cgroup", "rlimit", or "none" (in binaries built with
@@ -350,7 +402,8 @@ func (e *Isolated) spawn() (*worker, error) {
 	}
 	cmd := exec.Command(e.path, e.args...)
 	cmd.Env = e.env
-	cmd.Dir = os.TempDir()
+	cmd.Dir = e.settings.Dir
+	hardenCmd(cmd, e.namespaces)
 	w := &worker{cmd: cmd, replies: make(chan reply, 4), exited: make(chan struct{}), stderr: &tailWriter{max: stderrTail}}
 	cmd.Stderr = w.stderr
 	stdin, err := cmd.StdinPipe()

@@ -31,14 +31,6 @@ const dynamicCodeMessage = "dynamic code evaluation is disabled in this sandbox:
 // native recursion could overflow the Go stack or run uninterruptibly.
 func (j *job) lockdown() error {
 	rt := j.rt
-	// The error constructors the host throws with, taken before the code
-	// can replace them.
-	j.errCtors = map[string]*goja.Object{}
-	for _, name := range []string{"EvalError", "RangeError", "SyntaxError", "TypeError"} {
-		if c, ok := rt.Get(name).(*goja.Object); ok {
-			j.errCtors[name] = c
-		}
-	}
 	thrower := rt.ToValue(func(goja.FunctionCall) goja.Value {
 		panic(j.newJSError("EvalError", dynamicCodeMessage))
 	}).(*goja.Object)
@@ -91,7 +83,7 @@ func (j *job) wrapArray() error {
 		if !ok {
 			return fmt.Errorf("lockdown: Array.prototype.%s is not a function", name)
 		}
-		native, err := j.hostFunc(name, func(c goja.FunctionCall) goja.Value {
+		natives[i] = j.hostFunc(name, func(c goja.FunctionCall) goja.Value {
 			var args []goja.Value
 			if len(c.Arguments) > 1 {
 				args = c.Arguments[1:]
@@ -102,10 +94,6 @@ func (j *job) wrapArray() error {
 			}
 			return v
 		})
-		if err != nil {
-			return err
-		}
-		natives[i] = native
 	}
 	mkv, err := rt.RunProgram(arrayWrapProgram)
 	if err != nil {
@@ -126,10 +114,7 @@ func (j *job) wrapArray() error {
 	if !ok {
 		return fmt.Errorf("lockdown: Array.prototype.flat is not a function")
 	}
-	flatFn, err := j.hostFunc("flat", func(c goja.FunctionCall) goja.Value { return j.flat(flat, c) })
-	if err != nil {
-		return err
-	}
+	flatFn := j.hostFunc("flat", func(c goja.FunctionCall) goja.Value { return j.flat(flat, c) })
 	return ap.DefineDataProperty("flat", flatFn, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 }
 
@@ -200,14 +185,8 @@ func (j *job) wrapJSON() error {
 	if !ok1 || !ok2 {
 		return fmt.Errorf("lockdown: JSON.stringify or JSON.parse is not a function")
 	}
-	s, err := j.hostFunc("stringify", func(c goja.FunctionCall) goja.Value { return j.stringify(jo, stringify, c) })
-	if err != nil {
-		return err
-	}
-	p, err := j.hostFunc("parse", func(c goja.FunctionCall) goja.Value { return j.parse(jo, parse, c) })
-	if err != nil {
-		return err
-	}
+	s := j.hostFunc("stringify", func(c goja.FunctionCall) goja.Value { return j.stringify(jo, stringify, c) })
+	p := j.hostFunc("parse", func(c goja.FunctionCall) goja.Value { return j.parse(jo, parse, c) })
 	for name, fn := range map[string]*goja.Object{"stringify": s, "parse": p} {
 		if err := jo.DefineDataProperty(name, fn, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE); err != nil {
 			return err
@@ -216,11 +195,10 @@ func (j *job) wrapJSON() error {
 	return nil
 }
 
-// hostFunc makes a native function with the given name: goja would
-// otherwise name it after its Go symbol, which the code could read.
-func (j *job) hostFunc(name string, fn func(goja.FunctionCall) goja.Value) (*goja.Object, error) {
-	o := j.rt.ToValue(fn).(*goja.Object)
-	return o, o.DefineDataProperty("name", j.rt.ToValue(name), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+// hostFunc makes a native function with the given name: goja's ToValue
+// would name it after its Go symbol, which the code could read.
+func (j *job) hostFunc(name string, fn func(goja.FunctionCall) goja.Value) *goja.Object {
+	return j.rt.LoomFunc(name, fn)
 }
 
 // stringify calls the native JSON.stringify with a replacer that tracks the
@@ -330,14 +308,10 @@ func jsonDepth(s string) int {
 	return max
 }
 
-// newJSError creates an error object of the named built-in type.
+// newJSError creates an error of the named built-in type, from the
+// runtime's own constructors (the code may have replaced the globals).
 func (j *job) newJSError(ctor, msg string) *goja.Object {
-	if c, ok := j.errCtors[ctor]; ok {
-		if o, err := j.rt.New(c, j.rt.ToValue(msg)); err == nil {
-			return o
-		}
-	}
-	return j.rt.NewTypeError(msg)
+	return j.rt.LoomNewError(ctor, msg)
 }
 
 // checkStopped throws when the run has been stopped, so that Go loops

@@ -35,7 +35,6 @@ type job struct {
 	sink     *sink
 	pos      posMap
 	rejected []*goja.Promise
-	errCtors map[string]*goja.Object // taken before the code runs
 }
 
 func newJob(cfg *config, code string, timeout time.Duration) *job {

@@ -39,6 +39,7 @@ func ServeWorkerIfChild() {
 	if os.Getenv(workerEnvKey) != workerEnvValue {
 		return
 	}
+	closeInheritedFDs()
 	os.Exit(serveWorker(os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -51,9 +52,16 @@ func serveWorker(in io.Reader, out io.Writer, errOut io.Writer) int {
 			return 2
 		}
 	}
+	checkParent(ws.Parent)
 	if err := applyWorkerLimits(ws); err != nil {
 		fmt.Fprintf(errOut, "loom sandbox worker: %v\n", err)
 		return 2
+	}
+	if ws.Namespaces {
+		if err := confine(ws.Dir); err != nil {
+			fmt.Fprintf(errOut, "loom sandbox worker: confine to an empty root: %v\n", err)
+			return 2
+		}
 	}
 	w := bufio.NewWriter(out)
 	send := func(r reply) bool {
@@ -127,6 +135,7 @@ func runRequest(req request) reply {
 		rep.Error = &Error{Kind: KindInternal, Message: "Internal sandbox error: " + err.Error()}
 		return rep
 	}
+	limitCPU(req.Limits.Timeout + req.Limits.Grace + cpuMargin)
 	res, err := e.Run(context.Background(), req.Code)
 	_ = e.Close()
 	if err == nil {
@@ -150,6 +159,11 @@ func runRequest(req request) reply {
 	}
 	return rep
 }
+
+// cpuMargin is the CPU time a run may use past its time limit and grace
+// before the kernel ends the worker (RLIMIT_CPU): the parent's kill
+// normally comes first.
+const cpuMargin = 2 * time.Second
 
 // readLine reads one line of at most max bytes, without its newline.
 func readLine(r *bufio.Reader, max int) ([]byte, error) {

@@ -1,8 +1,10 @@
 package goja
 
-// LOOM PATCH: read-only accessors for loom's exporter. Each reads an
-// object's internal slots and runs no code of the object: no getter, no
-// Proxy trap, no replaced built-in. See LOOM_PATCH.md.
+import "github.com/loomwork/loom/sandbox/internal/goja/unistring"
+
+// LOOM PATCH: helpers for loom's sandbox. The accessors read an object's
+// internal slots and run no code of the object: no getter, no Proxy trap,
+// no replaced built-in. See LOOM_PATCH.md.
 
 // LoomRegExpText returns a RegExp object's /source/flags from its internal
 // slots, and false for any other object.
@@ -100,4 +102,28 @@ func (o *Object) LoomOwnIndex(i int64) Value {
 	default:
 		return p
 	}
+}
+
+// LoomFunc makes a native function with the given name (ToValue would name
+// it after its Go symbol).
+func (r *Runtime) LoomFunc(name string, fn func(FunctionCall) Value) *Object {
+	return r.newNativeFunc(fn, unistring.NewFromString(name), 0)
+}
+
+// LoomNewError makes an error of the built-in constructor named ctor
+// (EvalError, RangeError, SyntaxError, anything else a TypeError), from the
+// runtime's own constructors, which a script cannot replace.
+func (r *Runtime) LoomNewError(ctor, msg string) *Object {
+	var c *Object
+	switch ctor {
+	case "EvalError":
+		c = r.getEvalError()
+	case "RangeError":
+		c = r.getRangeError()
+	case "SyntaxError":
+		c = r.getSyntaxError()
+	default:
+		c = r.getTypeError()
+	}
+	return r.newError(c, msg).(*Object)
 }
