@@ -55,6 +55,13 @@ func boundaryCases() []boundaryCase {
 		// Class 5: mutation during sort.
 		{class: 5, name: "sort comparator that empties the array", code: `const a = [5, 4, 3, 2, 1, 0, 9, 8, 7, 6]; a.sort((x, y) => { a.length = 0; return x - y })`, wantValue: `[0,1,2,3,4,5,6,7,8,9]`},
 		{class: 5, name: "sort whose toString shrinks the array", code: `const a = [5, 4, 3, 2, 1].map(n => ({toString() { a.length = 1; return String(n) }})); a.sort().length`, wantValue: `5`},
+		// Class 9: built-ins check a size the code controls before allocating.
+		{class: 9, name: "huge repeat", code: `'x'.repeat(2 ** 30).length`, want: ErrMemoryLimit},
+		{class: 9, name: "huge padEnd", code: `'x'.padEnd(2 ** 30).length`, want: ErrMemoryLimit},
+		{class: 9, name: "sparse join", code: `const a = []; a.length = 2 ** 32 - 1; a.join('-').length`, want: ErrMemoryLimit},
+		{class: 9, name: "fill of a huge sparse array", code: `new Array(2 ** 27).fill(0).length`, want: ErrMemoryLimit},
+		{class: 9, name: "split into characters", code: `'x'.repeat(2e7).split('').length`, want: ErrMemoryLimit},
+		{class: 9, name: "a refused allocation is catchable", code: `try { 'x'.repeat(2 ** 30) } catch (e) { e.name }`, wantValue: `"RangeError"`},
 		// Class 8: no host detail shows.
 		{class: 8, name: "host function names", code: `[console.log.name, String(console.info), JSON.stringify.name, [].flat.name, [].join.name]`, wantValue: `["log","function info() { [native code] }","stringify","flat","join"]`},
 		{class: 8, name: "Date in UTC", code: `const d = new Date(2020, 0, 1, 12); [d.getTimezoneOffset(), d.getHours(), d.toISOString(), String(d)]`, wantValue: `[0,12,"2020-01-01T12:00:00.000Z","Wed Jan 01 2020 12:00:00 GMT+0000 (UTC)"]`},

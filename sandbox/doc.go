@@ -161,10 +161,13 @@
 // with lookaround or back-references, a huge BigInt, new Array(2**27).fill)
 // keep a CPU busy after the time limit, until they return, which may be
 // never; the run is given up at the deadline plus grace, but its goroutine
-// and its slot stay taken. A single huge allocation (a large repeat,
-// padEnd, join, split, replace expansion, JSON.stringify or fill) is not
-// stopped by the watchdog, which only sees it after it happened, and can
-// exhaust the process's memory. The watchdog sees the whole process's
+// and its slot stay taken. repeat, padStart/padEnd, join, split into
+// characters and fill of a sparse array check the size they were asked for
+// against the memory limit before allocating (an uncaught refusal is a
+// [KindMemory] error); other single huge allocations (a replace expansion,
+// concat, JSON.stringify of wide data, typed arrays, BigInt) are not
+// stopped by the watchdog, which only sees them after they happened, and
+// can exhaust the process's memory. The watchdog sees the whole process's
 // heap, so concurrent runs can be stopped for one another's growth. Code
 // in process runs with the host's privileges, guarded only by goja
 // exposing no host object. Use InProcess for trusted code, development and

@@ -164,6 +164,10 @@ func (e *Isolated) detectNamespaces() {
 	}
 	e.settings.Namespaces = false
 	e.namespacesNo = strings.TrimSpace(err.Error() + " " + strings.TrimSpace(stderr.String()))
+	var errno syscall.Errno
+	if !errors.As(err, &errno) && !strings.Contains(stderr.String(), "confine") {
+		return // not the namespaces: the worker cannot start at all, which spawn reports
+	}
 	slog.Warn("sandbox: the kernel refused the workers their own user, network, mount and PID namespaces; they run in the host's, with the other limits", "reason", e.namespacesNo)
 }
 

@@ -137,6 +137,7 @@ func (j *job) partial() *Result {
 func (j *job) setup() error {
 	rt := j.rt
 	rt.SetMaxCallStackSize(j.lim.CallStack)
+	rt.LoomSetAllocLimit(j.lim.Memory)
 	if t := j.cfg.fixedTime; t != nil {
 		fixed := *t
 		rt.SetTimeSource(func() time.Time { return fixed })
@@ -344,6 +345,9 @@ func (j *job) thrown(v goja.Value, frames []goja.StackFrame, rejected bool) *Err
 			b.WriteString(hint)
 		}
 		e.Message = b.String()
+		if s.errName == "RangeError" && strings.Contains(s.errMsg, allocRefusal) {
+			e.Kind, e.Limit = KindMemory, j.lim.Memory
+		}
 		return e
 	}
 	text := string(s.buf)
@@ -369,6 +373,11 @@ func (j *job) thrown(v goja.Value, frames []goja.StackFrame, rejected bool) *Err
 	e.Message = b.String()
 	return e
 }
+
+// allocRefusal is in the message of the RangeError goja throws for a
+// built-in's allocation past the memory limit (LoomSetAllocLimit): such an
+// uncaught error is a memory error.
+const allocRefusal = "more than the memory limit of"
 
 // exceptionHint explains errors that come from the sandbox's environment.
 func exceptionHint(name, msg string) string {

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -14,7 +15,7 @@ func TestWarmWorkerBudget(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("allocates a few hundred megabytes; the run without -race covers it")
 	}
-	lim := Limits{Memory: 64 << 20}
+	lim := Limits{Memory: 64 << 20, Timeout: time.Minute}
 	e, err := NewIsolated(WithLimits(lim), WithConcurrency(1))
 	require.NoError(t, err)
 	defer e.Close()

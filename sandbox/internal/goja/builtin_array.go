@@ -206,6 +206,7 @@ func (r *Runtime) arrayproto_join(call FunctionCall) Value {
 	if l == 0 {
 		return stringEmpty
 	}
+	r.loomCheckAlloc(float64(l-1)*float64(sep.Length())*loomUnitBytes(sep), "Array.prototype.join") // LOOM PATCH
 
 	var buf StringBuilder
 
@@ -215,6 +216,7 @@ func (r *Runtime) arrayproto_join(call FunctionCall) Value {
 	}
 
 	for i := 1; i < l; i++ {
+		r.loomCheckJoin(i, &buf) // LOOM PATCH
 		buf.WriteString(sep)
 		element := o.self.getIdx(valueInt(int64(i)), nil)
 		if element != nil && element != _undefined && element != _null {
@@ -1099,6 +1101,9 @@ func (r *Runtime) arrayproto_fill(call FunctionCall) Value {
 	}
 	final := relToIdx(relEnd, l)
 	value := call.Argument(0)
+	if r.checkStdArrayObj(o) == nil { // LOOM PATCH: filling a sparse array makes it dense
+		r.loomCheckAlloc(float64(final-k)*loomValueBytes, "Array.prototype.fill")
+	}
 	if arr := r.checkStdArrayObj(o); arr != nil {
 		for ; k < final; k++ {
 			arr.values[k] = value

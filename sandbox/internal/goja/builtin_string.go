@@ -487,6 +487,7 @@ func (r *Runtime) _stringPad(call FunctionCall, start bool) Value {
 	if maxLength <= stringLength {
 		return s
 	}
+	r.loomCheckAlloc(float64(maxLength)*2, "padStart/padEnd") // LOOM PATCH
 	strAscii, strUnicode := devirtualizeString(s)
 	var filler String
 	var fillerAscii asciiString
@@ -563,6 +564,7 @@ func (r *Runtime) stringproto_repeat(call FunctionCall) Value {
 	if numInt == 0 || s.Length() == 0 {
 		return stringEmpty
 	}
+	r.loomCheckAlloc(float64(s.Length())*float64(numInt)*loomUnitBytes(s), "String.prototype.repeat") // LOOM PATCH
 	num := toIntStrict(numInt)
 	a, u := devirtualizeString(s)
 	if u == nil {
@@ -844,6 +846,13 @@ func (r *Runtime) stringproto_split(call FunctionCall) Value {
 	var valueArray []Value
 	sa, su := devirtualizeString(s)
 	sepa, sepu := devirtualizeString(separatorValue.toString())
+	if separatorValue.toString().Length() == 0 { // LOOM PATCH: one string per character
+		n := float64(s.Length())
+		if limit >= 0 {
+			n = min(n, float64(limit))
+		}
+		r.loomCheckAlloc(n*loomValueBytes, "String.prototype.split")
+	}
 	if su == nil { // ASCII string
 		if sepu == nil {
 			// Both are ASCII

@@ -1,6 +1,11 @@
 package goja
 
-import "github.com/loomwork/loom/sandbox/internal/goja/unistring"
+import (
+	"fmt"
+	"sync/atomic"
+
+	"github.com/loomwork/loom/sandbox/internal/goja/unistring"
+)
 
 // LOOM PATCH: helpers for loom's sandbox. The accessors read an object's
 // internal slots and run no code of the object: no getter, no Proxy trap,
@@ -126,4 +131,44 @@ func (r *Runtime) LoomNewError(ctor, msg string) *Object {
 		c = r.getTypeError()
 	}
 	return r.newError(c, msg).(*Object)
+}
+
+// loomValueBytes is about what one element of an array costs.
+const loomValueBytes = 16
+
+// LoomSetAllocLimit bounds, in bytes, the single allocations of built-ins
+// that take a size from the script (repeat, padStart/padEnd, join, split
+// into characters, fill of a sparse array): past it they throw a
+// RangeError before allocating. Zero means no bound.
+func (r *Runtime) LoomSetAllocLimit(n int64) {
+	r.loomAllocLimit = n
+}
+
+// loomCheckAlloc throws a RangeError when an allocation of about n bytes
+// would pass the bound.
+func (r *Runtime) loomCheckAlloc(n float64, what string) {
+	if r.loomAllocLimit > 0 && n > float64(r.loomAllocLimit) {
+		panic(r.newError(r.getRangeError(), fmt.Sprintf(
+			"%s: the result would need about %.0f MB, more than the memory limit of %d MB", what, n/(1<<20), r.loomAllocLimit>>20)))
+	}
+}
+
+// loomCheckJoin bounds a join's result as it grows, and lets an
+// interrupted run end in the middle of a long join.
+func (r *Runtime) loomCheckJoin(i int, b *StringBuilder) {
+	if i%1024 != 0 {
+		return
+	}
+	r.loomCheckAlloc(float64(b.asciiBuilder.Len()+2*len(b.unicodeBuilder.buf)), "Array.prototype.join")
+	if atomic.LoadUint32(&r.vm.interrupted) != 0 {
+		panic(r.newError(r.getRangeError(), "the run was stopped"))
+	}
+}
+
+// loomUnitBytes is the bytes per UTF-16 unit of s.
+func loomUnitBytes(s String) float64 {
+	if _, ascii := s.(asciiString); ascii {
+		return 1
+	}
+	return 2
 }

@@ -180,6 +180,10 @@ type RandSource func() float64
 type Now func() time.Time
 
 type Runtime struct {
+	// loomAllocLimit bounds single allocations of built-ins (LOOM PATCH,
+	// loom.go).
+	loomAllocLimit int64
+
 	global          global
 	globalObject    *Object
 	stringSingleton *stringObject
