@@ -32,19 +32,20 @@ var exportPieces = []string{
 	`Object(1)`, `(function () { return arguments })(1, 2)`, `new WeakMap()`,
 }
 
-// exportTampering replaces built-ins the exporter might reach for.
+// exportTampering replaces built-ins the exporter might reach for. They
+// are applied in this order, so that none breaks a later one's own steps.
 var exportTampering = []string{
 	`Object.defineProperty(Object.prototype, 'value', {__proto__: null, set(v) {for(;;){}}, get() {for(;;){}}, configurable: true});`,
 	`Object.defineProperty(Object.prototype, 'done', {__proto__: null, set(v) {for(;;){}}, get() {for(;;){}}, configurable: true});`,
-	`Map.prototype.entries = Set.prototype.values = function () {for(;;){}};`,
 	`Object.getPrototypeOf(new Map().entries()).next = function () {for(;;){}};`,
+	`Map.prototype.entries = Set.prototype.values = function () {for(;;){}};`,
 	`Function.prototype.call = Function.prototype.apply = function () {for(;;){}};`,
-	`Object.defineProperty(globalThis, 'Map', {__proto__: null, get() {for(;;){}}});`,
 	`Object.defineProperty(Object.getPrototypeOf(Uint8Array.prototype), 'length', {__proto__: null, get() {for(;;){}}});`,
 	`RegExp.prototype.toString = Error.prototype.toString = Object.prototype.toString = function () {for(;;){}};`,
-	`Object.keys = Object.getOwnPropertyDescriptor = Object.getPrototypeOf = function () {for(;;){}};`,
 	`Object.defineProperty(Error.prototype, 'stack', {__proto__: null, get() {for(;;){}}});`,
 	`Object.defineProperty(Error.prototype, 'name', {__proto__: null, get() {for(;;){}}});`,
+	`Object.keys = Object.getOwnPropertyDescriptor = Object.getPrototypeOf = function () {for(;;){}};`,
+	`Object.defineProperty(globalThis, 'Map', {__proto__: null, get() {for(;;){}}});`,
 }
 
 // exportProgram builds a program from fuzz bytes: a value assembled from
@@ -61,9 +62,9 @@ func exportProgram(data []byte) (string, bool) {
 		data = data[1:]
 		return c
 	}
-	var tamper []string
+	tamper := map[int]bool{}
 	for n := next() % 4; n > 0; n-- {
-		tamper = append(tamper, exportTampering[next()%len(exportTampering)])
+		tamper[next()%len(exportTampering)] = true
 	}
 	b.WriteString("const v = [];\n")
 	for i := 0; len(data) > 0 && i < 16; i++ {
@@ -81,9 +82,11 @@ func exportProgram(data []byte) (string, bool) {
 			}
 		}
 	}
-	for _, t := range tamper {
-		b.WriteString(t)
-		b.WriteString("\n")
+	for i, t := range exportTampering {
+		if tamper[i] {
+			b.WriteString(t)
+			b.WriteString("\n")
+		}
 	}
 	throw := next()%3 == 0
 	if throw {

@@ -27,7 +27,6 @@ func hardenCmd(cmd *exec.Cmd, namespaces bool) {
 	}
 	a := cmd.SysProcAttr
 	a.Pdeathsig = syscall.SIGKILL
-	a.Setsid = true
 	if namespaces {
 		a.Cloneflags |= workerCloneFlags
 		a.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}}
