@@ -19,9 +19,12 @@
 //     inherited, dies with its parent (Pdeathsig) and, where the kernel
 //     allows, runs in its own user, network, mount, PID, IPC and UTS
 //     namespaces with an empty read-only root: no network interface, no
-//     file of the host's, no privilege over the host. When the kernel
-//     refuses the namespaces, NewIsolated says so once (slog) and the
-//     workers run without them; [Isolated.Namespaces] reports which.
+//     file of the host's, no privilege over the host. Once set up, a worker
+//     (Linux on amd64 or arm64) puts itself under a seccomp allowlist of
+//     the system calls the Go runtime needs: no open, exec, socket or
+//     ptrace. When the kernel refuses the namespaces or the filter, the
+//     executor says so once (slog) and the workers run without them;
+//     [Isolated.Namespaces] and [Isolated.Seccomp] report which.
 //     The parent kills a worker with SIGKILL when a run passes its time
 //     limit plus grace, and replaces any worker that dies. A warm worker
 //     collects its heap after a run that grew it, so each run's memory
@@ -180,9 +183,12 @@
 // Beyond goja, which exposes no host object, a worker has its own
 // namespaces where the kernel allows (no network, an empty read-only file
 // system, no privilege over the host), no inherited descriptors and no
-// environment, and it dies with the host. It has no seccomp filter: the
-// kernel's whole system call interface stays reachable to a worker whose
-// Go runtime an exploit of goja took over. Where the namespaces are
+// environment, it dies with the host, and a seccomp allowlist keeps a
+// worker whose Go runtime an exploit of goja took over from opening files,
+// executing programs or using the network. The allowlist still includes
+// what the Go runtime needs (memory mapping, threads, futexes, signals),
+// and the worker shares the host's kernel. In -race test binaries workers
+// have no filter and no RLIMIT_AS. Where the namespaces or the filter are
 // refused, run the host under its own user and container if the code's
 // authors are adversarial.
 //

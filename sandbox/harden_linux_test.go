@@ -59,6 +59,23 @@ func TestWorkerNamespaces(t *testing.T) {
 	require.Contains(t, why, "WithoutNamespaces")
 }
 
+func TestWorkerSeccomp(t *testing.T) {
+	e, err := NewIsolated(WithConcurrency(1))
+	require.NoError(t, err)
+	defer e.Close()
+	ok, why := e.Seccomp()
+	if !ok {
+		t.Skip("no system call filter here: " + why)
+	}
+	status, err := os.ReadFile("/proc/" + strconv.Itoa(workerPID(t, e)) + "/status")
+	require.NoError(t, err)
+	require.Contains(t, string(status), "Seccomp:\t2", "the worker runs under a seccomp filter")
+	// The filtered worker still runs code that exercises the runtime.
+	res, err := e.Run(context.Background(), `const a = []; for (let i = 0; i < 1e5; i++) a.push({i}); await Promise.resolve(a.length)`)
+	require.NoError(t, err)
+	require.JSONEq(t, "100000", string(res.Value))
+}
+
 func TestWorkerClosesInheritedFDs(t *testing.T) {
 	// A descriptor without close-on-exec, as a host may inherit one.
 	fd, err := syscall.Open("/dev/null", syscall.O_RDONLY, 0)

@@ -63,6 +63,10 @@ type Isolated struct {
 	// why not.
 	namespaces   bool
 	namespacesNo string
+	// unfiltered is why the first worker runs without its system call
+	// filter ("" when it has it).
+	unfiltered     string
+	unfilteredOnce sync.Once
 
 	nextID atomic.Uint64
 }
@@ -165,10 +169,17 @@ func (e *Isolated) detectNamespaces() {
 	e.settings.Namespaces = false
 	e.namespacesNo = strings.TrimSpace(err.Error() + " " + strings.TrimSpace(stderr.String()))
 	var errno syscall.Errno
-	if !errors.As(err, &errno) && !strings.Contains(stderr.String(), "confine") {
+	refused := errors.As(err, &errno) && (errno == syscall.EPERM || errno == syscall.EINVAL || errno == syscall.ENOSPC || errno == syscall.EUSERS)
+	if !refused && !strings.Contains(stderr.String(), "confine") {
 		return // not the namespaces: the worker cannot start at all, which spawn reports
 	}
 	slog.Warn("sandbox: the kernel refused the workers their own user, network, mount and PID namespaces; they run in the host's, with the other limits", "reason", e.namespacesNo)
+}
+
+// Seccomp reports whether the workers run under their system call filter
+// (a seccomp allowlist of what the Go runtime needs), and when not, why.
+func (e *Isolated) Seccomp() (bool, string) {
+	return e.unfiltered == "", e.unfiltered // set before NewIsolated returns
 }
 
 // Namespaces reports whether the workers run in their own user, network,
@@ -463,6 +474,12 @@ func (e *Isolated) spawn() (*worker, error) {
 	select {
 	case rep := <-w.replies:
 		if rep.Ready && rep.Version == protocolVersion {
+			e.unfilteredOnce.Do(func() {
+				e.unfiltered = rep.Unfiltered
+				if rep.Unfiltered != "" && !raceEnabled {
+					slog.Warn("sandbox: workers run without their system call filter", "reason", rep.Unfiltered)
+				}
+			})
 			return w, nil
 		}
 		w.kill()

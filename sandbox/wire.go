@@ -60,6 +60,9 @@ type reply struct {
 	Ready   bool `json:"ready,omitempty"`
 	PID     int  `json:"pid,omitempty"`
 	Version int  `json:"version,omitempty"`
+	// Unfiltered, in the ready reply, says why the worker runs without its
+	// system call filter.
+	Unfiltered string `json:"unfiltered,omitempty"`
 
 	ID         uint64    `json:"id,omitempty"`
 	Result     *Result   `json:"result,omitempty"`

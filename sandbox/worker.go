@@ -74,7 +74,16 @@ func serveWorker(in io.Reader, out io.Writer, errOut io.Writer) int {
 		}
 		return err == nil
 	}
-	if !send(reply{Ready: true, PID: os.Getpid(), Version: protocolVersion}) {
+	ready := reply{Ready: true, PID: os.Getpid(), Version: protocolVersion}
+	switch {
+	case raceEnabled:
+		ready.Unfiltered = "the race detector's runtime makes other system calls"
+	default:
+		if err := installSeccomp(); err != nil {
+			ready.Unfiltered = err.Error()
+		}
+	}
+	if !send(ready) {
 		return 1
 	}
 	r := bufio.NewReaderSize(in, 1<<16)
