@@ -110,7 +110,9 @@ func NewIsolated(opts ...Option) (*Isolated, error) {
 		e.settings.AddressSpace = true
 		e.settings.AddressBudget = 2*mem + 2*workerMaxStack + 256<<20
 	}
-	e.settings.Parent = os.Getpid()
+	if cfg.workerPath == "" { // a worker command may be a wrapper that forks
+		e.settings.Parent = os.Getpid()
+	}
 	e.settings.Dir = os.TempDir()
 	e.detectNamespaces()
 	e.env = e.workerEnv()
