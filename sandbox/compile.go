@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
-	"github.com/dop251/goja"
-	"github.com/dop251/goja/ast"
-	"github.com/dop251/goja/parser"
+	"github.com/loomwork/loom/sandbox/internal/goja"
+	"github.com/loomwork/loom/sandbox/internal/goja/ast"
+	"github.com/loomwork/loom/sandbox/internal/goja/parser"
 
 	"github.com/loomwork/loom/sandbox/internal/jsscan"
 )
@@ -56,23 +58,14 @@ func (m posMap) orig(line, col int) (int, int, bool) {
 	return line, col, true
 }
 
-// compileCode admits and compiles code: the size limit, the nesting
-// prescan, goja's parser, loom's pass over the AST (see prepare), then
+// compileCode admits and compiles code: admit (size, UTF-8, nesting
+// prescan), goja's parser, loom's pass over the AST (see prepare), then
 // goja's compiler. Code that uses top-level await
 // is wrapped in an async function that returns its final expression.
 func compileCode(code string, lim Limits) (*goja.Program, posMap, error) {
 	var pm posMap
-	if len(code) > lim.SourceBytes {
-		return nil, pm, &Error{Kind: KindCodeTooLarge, Limit: int64(lim.SourceBytes), Message: fmt.Sprintf(
-			"The code is too large: %s, more than the %s limit. Send shorter code; compute data instead of writing it out.",
-			formatBytes(int64(len(code))), formatBytes(int64(lim.SourceBytes)))}
-	}
-	rep, err := jsscan.Scan(code, jsscan.Limits{MaxDepth: lim.Nesting, MaxChain: maxOperatorChain})
+	rep, err := admit(code, lim)
 	if err != nil {
-		var v *jsscan.Violation
-		if errors.As(err, &v) {
-			return nil, pm, nestingError(v)
-		}
 		return nil, pm, err
 	}
 	if rep.Await {
@@ -163,15 +156,21 @@ func wrapperBody(prg *ast.Program) *ast.BlockStatement {
 }
 
 // skipSpaceAndComments returns the offset of the first token at or after i,
-// skipping white space, comments and semicolons.
+// skipping JavaScript's white space and line terminators (U+2028 and
+// U+2029 among them), comments and semicolons.
 func skipSpaceAndComments(s string, i int) int {
 	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
-		case s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r' || s[i] == ';':
-			i++
+		case r == ';' || isJSSpace(r) || isLineTerminator(r):
+			i += size
 		case strings.HasPrefix(s[i:], "//"):
-			for i < len(s) && s[i] != '\n' {
-				i++
+			for i < len(s) {
+				r, size := utf8.DecodeRuneInString(s[i:])
+				if isLineTerminator(r) {
+					break
+				}
+				i += size
 			}
 		case strings.HasPrefix(s[i:], "/*"):
 			end := strings.Index(s[i+2:], "*/")
@@ -184,6 +183,16 @@ func skipSpaceAndComments(s string, i int) int {
 		}
 	}
 	return i
+}
+
+// isLineTerminator reports JavaScript's line terminators.
+func isLineTerminator(r rune) bool {
+	return r == '\n' || r == '\r' || r == '\u2028' || r == '\u2029'
+}
+
+// isJSSpace reports JavaScript's white space (WhiteSpace in the spec).
+func isJSSpace(r rune) bool {
+	return r == '\t' || r == '\v' || r == '\f' || r == ' ' || r == '\u00a0' || r == '\ufeff' || unicode.Is(unicode.Zs, r)
 }
 
 // nestingError turns a prescan violation into a model-readable error.

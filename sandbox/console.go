@@ -5,7 +5,7 @@ import (
 	"math/big"
 	"strings"
 
-	"github.com/dop251/goja"
+	"github.com/loomwork/loom/sandbox/internal/goja"
 )
 
 // console is a run's bounded console output.
@@ -65,10 +65,11 @@ func (j *job) installConsole() error {
 	}
 	for _, m := range methods {
 		level := m.level
-		if err := o.Set(m.name, func(c goja.FunctionCall) goja.Value {
+		fn := j.hostFunc(m.name, func(c goja.FunctionCall) goja.Value {
 			j.log(level, c.Arguments)
 			return goja.Undefined()
-		}); err != nil {
+		})
+		if err := o.Set(m.name, fn); err != nil {
 			return err
 		}
 	}
@@ -104,13 +105,9 @@ func (j *job) log(level Level, args []goja.Value) {
 // primitives as JS prints them, objects as their JSON form. It reports
 // whether the text was cut at room bytes.
 func (j *job) formatArg(b *strings.Builder, v goja.Value, room int) bool {
-	if s, ok := primString(v); ok {
-		if len(s) > room {
-			b.WriteString(truncateUTF8(s, room))
-			return true
-		}
+	if s, cut, ok := boundedString(v, room); ok { // copies no more than fits
 		b.WriteString(s)
-		return false
+		return cut
 	}
 	if _, isObj := v.(*goja.Object); !isObj {
 		var text string
@@ -119,7 +116,8 @@ func (j *job) formatArg(b *strings.Builder, v goja.Value, room int) bool {
 			text = "undefined"
 		default:
 			if sym, ok := v.(*goja.Symbol); ok {
-				text = "Symbol(" + sym.String() + ")"
+				desc, _ := symbolDescription(sym, room)
+				text = "Symbol(" + desc + ")"
 			} else if n, ok := v.Export().(*big.Int); ok {
 				if n.BitLen() > room*4 {
 					return true

@@ -12,11 +12,24 @@
 //     ([WithCgroupParent]), otherwise RLIMIT_AS set to the worker's measured
 //     address space plus a budget (an idle Go process already maps about a
 //     gigabyte it never uses, so a bare RLIMIT_AS would kill it); GOMEMLIMIT;
-//     a Go stack limit lowered to 128 MiB; RLIMIT_NOFILE and RLIMIT_CORE; an
-//     empty environment (no API key reaches a worker). The parent kills a
-//     worker with SIGKILL when a run passes its time limit plus grace, and
-//     replaces any worker that dies. A run costs a few hundred microseconds
-//     more than in process.
+//     a Go stack limit lowered to 128 MiB; RLIMIT_NOFILE and RLIMIT_CORE;
+//     RLIMIT_CPU set before each run to the CPU time used so far plus the
+//     run's time limit and grace; an empty environment (no API key reaches
+//     a worker). A worker closes every file descriptor above 2 it
+//     inherited, dies with its parent (Pdeathsig) and, where the kernel
+//     allows, runs in its own user, network, mount, PID, IPC and UTS
+//     namespaces with an empty read-only root: no network interface, no
+//     file of the host's, no privilege over the host. Once set up, a worker
+//     (Linux on amd64 or arm64) puts itself under a seccomp allowlist of
+//     the system calls the Go runtime needs: no open, exec, socket or
+//     ptrace. When the kernel refuses the namespaces or the filter, the
+//     executor says so once (slog) and the workers run without them;
+//     [Isolated.Namespaces] and [Isolated.Seccomp] report which.
+//     The parent kills a worker with SIGKILL when a run passes its time
+//     limit plus grace, and replaces any worker that dies. A warm worker
+//     collects its heap after a run that grew it, so each run's memory
+//     budget holds whatever ran before. A run costs a few hundred
+//     microseconds more than in process.
 //   - [InProcess] runs the runner in the calling process. It takes tens of
 //     microseconds per run and contains accidental faults (loops, recursion,
 //     runaway allocation, huge output), but see the threat model below.
@@ -95,12 +108,14 @@
 // [WithConcurrency] caps runs in progress (default GOMAXPROCS; in process a
 // run that was given up keeps its slot until it really ends).
 // [WithFixedTime] and [WithRandSeed] make Date and Math.random
-// reproducible.
+// reproducible. Dates are always in UTC, whatever the host's time zone.
 //
 // # Hardening
 //
-// Before goja sees the code it is checked for size and scanned in linear
-// time for bracket nesting and over-long operator chains: goja's parser and
+// Both executors admit code the same way before goja sees it (Isolated in
+// the parent, before a worker does): it is checked for size and valid
+// UTF-8 and scanned in linear time for bracket nesting and over-long
+// operator chains: goja's parser and
 // compiler recurse without limit, and deep nesting kills the process with a
 // fatal, unrecoverable stack overflow. The scan is a tokenizer, so where
 // JavaScript's grammar needs a parser to tell a regexp from a division it
@@ -114,6 +129,11 @@
 // regexp literals together, since Go's regexp expands counted repeats
 // (a 3.3 KB /(?:aaa…){999}/ allocates 650 MB), and refuses more with
 // [KindMemory].
+// loom runs its own copy of goja (sandbox/internal/goja; LOOM_PATCH.md
+// lists the changes): native built-ins calling each other from Go, bound
+// functions and Proxy chains count against the call stack limit like JS
+// calls, so o.toString = Object.prototype.toLocaleString; String(o) ends
+// as [KindStackOverflow] instead of Go's fatal stack overflow.
 // Each run gets a fresh goja.Runtime with a call stack limit;
 // eval, Function and the constructors of function, async function and
 // generator function prototypes throw; Array.prototype.join, toString and
@@ -124,35 +144,53 @@
 // process, timers, network or files. The time limit interrupts the code,
 // the Promise job queue and the conversion of the result, which a JS
 // exporter does inside the run without calling getters, toString, toJSON or
-// Proxy traps; the host never calls String, Export or Error on a sandbox
-// value. A heap watchdog (runtime/metrics, every 10 ms) interrupts runs
+// Proxy traps, with built-ins taken before the code could replace them;
+// Maps, Sets, typed arrays, RegExps and the stack of an Error are read from
+// their internal slots. The host never calls String, Export or Error on a
+// sandbox value; names, messages, Symbol descriptions and console strings
+// are cut to their limits before they are copied, and every host loop over
+// a length the code controls checks the deadline. A heap watchdog (runtime/metrics, every 10 ms) interrupts runs
 // whose heap growth passes the memory limit.
 //
 // # Threat model
 //
 // goja is not a security boundary against resource exhaustion, and
-// [InProcess] inherits its limits. In process, these cannot be stopped:
+// [InProcess] inherits its limits. In process, loom contains infinite
+// loops, deep recursion (JS or native), runaway JS-level allocation, deep
+// data, huge results and console floods, and the host never runs the
+// code's getters, traps or replaced built-ins. These it cannot stop:
 // built-ins that run in Go without checking for interrupts (a huge
 // 'x'.repeat, a sparse array's join, a backtracking regular expression
 // with lookaround or back-references, a huge BigInt, new Array(2**27).fill)
 // keep a CPU busy after the time limit, until they return, which may be
 // never; the run is given up at the deadline plus grace, but its goroutine
-// and its slot stay taken. A single huge allocation is not stopped by the
-// watchdog, which only sees it after it happened, and can exhaust the
-// process's memory. Go-level recursion on data that does not go through the
-// wrapped built-ins (long Proxy or bound-function chains) uses Go stack in
-// proportion to its length, bounded only by the memory limit. The
-// watchdog sees the whole process's heap, so concurrent runs can be
-// stopped for one another's growth. Use InProcess for trusted code,
-// development and speed.
+// and its slot stay taken. repeat, padStart/padEnd, join, split into
+// characters and fill of a sparse array check the size they were asked for
+// against the memory limit before allocating (an uncaught refusal is a
+// [KindMemory] error); other single huge allocations (a replace expansion,
+// concat, JSON.stringify of wide data, typed arrays, BigInt) are not
+// stopped by the watchdog, which only sees them after they happened, and
+// can exhaust the process's memory. The watchdog sees the whole process's
+// heap, so concurrent runs can be stopped for one another's growth. Code
+// in process runs with the host's privileges, guarded only by goja
+// exposing no host object. Use InProcess for trusted code, development and
+// speed, not for code written by a model an attacker may steer.
 //
 // [Isolated] contains all of these: the worker's memory is capped by the
-// kernel, its CPU by the parent's SIGKILL, and a fatal Go error ends only
-// the worker; the run gets [KindWorkerCrashed] or [KindTimeout] and the next
-// run gets a fresh worker. It does not add a syscall filter or namespaces:
-// the worker's protection against the code is goja itself, which exposes
-// no host object. Run the host under its own user and container if the
-// code's authors are adversarial.
+// kernel, its CPU by RLIMIT_CPU and the parent's SIGKILL, and a fatal Go
+// error ends only the worker; the run gets [KindWorkerCrashed],
+// [KindMemory] or [KindTimeout] and the next run gets a fresh worker.
+// Beyond goja, which exposes no host object, a worker has its own
+// namespaces where the kernel allows (no network, an empty read-only file
+// system, no privilege over the host), no inherited descriptors and no
+// environment, it dies with the host, and a seccomp allowlist keeps a
+// worker whose Go runtime an exploit of goja took over from opening files,
+// executing programs or using the network. The allowlist still includes
+// what the Go runtime needs (memory mapping, threads, futexes, signals),
+// and the worker shares the host's kernel. In -race test binaries workers
+// have no filter and no RLIMIT_AS. Where the namespaces or the filter are
+// refused, run the host under its own user and container if the code's
+// authors are adversarial.
 //
 // # The worker hook
 //

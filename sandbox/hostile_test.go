@@ -24,7 +24,22 @@ const (
 var hostileLimits = Limits{Timeout: 500 * time.Millisecond, Grace: 500 * time.Millisecond, Memory: 64 << 20}
 
 // memoryLimits are for cases that must reach the memory limit first.
-var memoryLimits = Limits{Timeout: 8 * time.Second, Grace: 500 * time.Millisecond, Memory: 32 << 20}
+var memoryLimits = Limits{Timeout: time.Minute, Grace: 500 * time.Millisecond, Memory: 32 << 20}
+
+// roomyLimits are for cases that expect any kind but a timeout: their time
+// limit is far beyond what they need even under -race on a loaded 2-core
+// machine, so the intended kind never races the clock.
+var roomyLimits = Limits{Timeout: 60 * time.Second, Grace: 500 * time.Millisecond, Memory: 64 << 20}
+
+// expectsTimeout reports whether a case may end in a timeout.
+func (tc hostileCase) expectsTimeout() bool {
+	for _, w := range tc.want {
+		if w == ErrTimeout {
+			return true
+		}
+	}
+	return false
+}
 
 // hostileCase is one row of the attack and fault catalogue of
 // shared/research/sandbox.md §2.
@@ -109,7 +124,7 @@ func hostileCases() []hostileCase {
 		{row: 27, name: "cyclic JSON.stringify", exec: inProcess, code: `const a={}; a.a=a; JSON.stringify(a)`, want: []error{ErrException}, wantText: "TypeError"},
 		{row: 27, name: "cyclic join", exec: inProcess, code: `const a=[1]; a.push(a); a.join()`, wantValue: `"1,"`},
 		{row: 27, name: "cyclic result", exec: inProcess, code: `const a={b:{c:[1]}}; a.b.c.push(a); a`, want: []error{ErrCyclicValue}, wantText: "result.b.c[1] refers back to result"},
-		{row: 30, name: "sparse join", exec: isolated, code: `const a=[]; a.length=2**32-1; a.join().length`, want: []error{ErrTimeout}},
+		{row: 30, name: "sparse join", exec: isolated, code: `const a=[]; a.length=2**32-1; a.join().length`, want: []error{ErrTimeout, ErrMemoryLimit}},
 		{row: 30, name: "huge fill", exec: isolated, code: `new Array(2**27).fill(0).length`, want: []error{ErrTimeout, ErrMemoryLimit}, osLimit: true},
 	}
 }
@@ -128,14 +143,21 @@ func TestHostileCode(t *testing.T) {
 	require.NoError(t, err)
 	isoMem, err := NewIsolated(WithLimits(memoryLimits), WithConcurrency(1))
 	require.NoError(t, err)
+	ipRoomy, err := NewInProcess(WithLimits(roomyLimits))
+	require.NoError(t, err)
+	isoRoomy, err := NewIsolated(WithLimits(roomyLimits), WithConcurrency(2))
+	require.NoError(t, err)
 	t.Cleanup(func() {
 		require.NoError(t, iso.Close())
 		require.NoError(t, isoMem.Close())
+		require.NoError(t, isoRoomy.Close())
 		require.NoError(t, ip.Close())
 		require.NoError(t, ipMem.Close())
+		require.NoError(t, ipRoomy.Close())
 	})
 	execs := map[string]Executor{inProcess: ip, isolated: iso}
 	memExecs := map[string]Executor{inProcess: ipMem, isolated: isoMem}
+	roomyExecs := map[string]Executor{inProcess: ipRoomy, isolated: isoRoomy}
 	cases := hostileCases()
 	// Isolated cases run in parallel with each other (each in its own
 	// process); in-process cases run one at a time, since the heap
@@ -149,8 +171,11 @@ func TestHostileCode(t *testing.T) {
 				t.Skip("needs the worker's OS memory limit, which a -race binary does not set; the run without -race covers it")
 			}
 			e, lim := execs[tc.exec], hostileLimits
-			if tc.memory {
+			switch {
+			case tc.memory:
 				e, lim = memExecs[tc.exec], memoryLimits
+			case !tc.expectsTimeout():
+				e, lim = roomyExecs[tc.exec], roomyLimits
 			}
 			bound := lim.Timeout + lim.Grace + killMargin + 2*time.Second
 			start := time.Now()
@@ -213,11 +238,11 @@ var processKillers = map[string]string{
 // executor contains it as a worker crash, and the default limits reject it
 // before goja sees it.
 func TestHostileChildProcess(t *testing.T) {
-	if testing.Short() {
-		t.Skip("spends several seconds overflowing a Go stack")
+	if testing.Short() || raceEnabled {
+		t.Skip("spends several seconds overflowing a Go stack; the run without -race covers it")
 	}
 	if name := os.Getenv("LOOM_SANDBOX_TEST_KILLER"); name != "" {
-		e, err := NewInProcess(WithLimits(Limits{SourceBytes: 4 << 20, Nesting: 1 << 30}))
+		e, err := NewInProcess(WithLimits(Limits{SourceBytes: 4 << 20, Nesting: 1 << 30, Timeout: time.Minute}))
 		require.NoError(t, err)
 		_, _ = e.Run(context.Background(), processKillers[name])
 		t.Fatal("the process survived")

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"strconv"
@@ -58,6 +59,15 @@ type Isolated struct {
 	live     map[*worker]struct{}
 	spawnErr error
 
+	// namespaces says whether workers start in their own namespaces, or
+	// why not.
+	namespaces   bool
+	namespacesNo string
+	// unfiltered is why the first worker runs without its system call
+	// filter ("" when it has it).
+	unfiltered     string
+	unfilteredOnce sync.Once
+
 	nextID atomic.Uint64
 }
 
@@ -100,13 +110,12 @@ func NewIsolated(opts ...Option) (*Isolated, error) {
 		e.settings.AddressSpace = true
 		e.settings.AddressBudget = 2*mem + 2*workerMaxStack + 256<<20
 	}
-	ws, _ := json.Marshal(e.settings)
-	e.env = append([]string{
-		workerEnvKey + "=" + workerEnvValue,
-		workerConfigEnv + "=" + string(ws),
-		"GOMEMLIMIT=" + strconv.FormatInt(mem+32<<20, 10),
-		"GOMAXPROCS=1",
-	}, cfg.workerEnv...)
+	if cfg.workerPath == "" { // a worker command may be a wrapper that forks
+		e.settings.Parent = os.Getpid()
+	}
+	e.settings.Dir = os.TempDir()
+	e.detectNamespaces()
+	e.env = e.workerEnv()
 	w, err := e.spawn()
 	if err != nil {
 		_ = e.Close()
@@ -121,6 +130,66 @@ func NewIsolated(opts ...Option) (*Isolated, error) {
 
 // Limits returns the limits every run gets.
 func (e *Isolated) Limits() Limits { return e.cfg.limits }
+
+// workerEnv is a worker's whole environment.
+func (e *Isolated) workerEnv() []string {
+	ws, _ := json.Marshal(e.settings)
+	return append([]string{
+		workerEnvKey + "=" + workerEnvValue,
+		workerConfigEnv + "=" + string(ws),
+		"GOMEMLIMIT=" + strconv.FormatInt(e.cfg.limits.Memory+32<<20, 10),
+		"GOMAXPROCS=1",
+	}, e.cfg.workerEnv...)
+}
+
+// detectNamespaces starts one worker in its own namespaces, with no input,
+// to learn whether the kernel allows them. When it refuses, the workers run
+// without, and the executor says so once, through slog and
+// [Isolated.Namespaces].
+func (e *Isolated) detectNamespaces() {
+	switch {
+	case e.cfg.disableNS:
+		e.namespacesNo = "turned off by WithoutNamespaces"
+		return
+	case workerCloneFlags == 0:
+		e.namespacesNo = "namespaces are Linux only"
+		return
+	}
+	e.settings.Namespaces = true
+	cmd := exec.Command(e.path, e.args...)
+	cmd.Env = e.workerEnv()
+	cmd.Dir = e.settings.Dir
+	var stderr tailWriter
+	stderr.max = stderrTail
+	cmd.Stderr = &stderr
+	hardenCmd(cmd, true)
+	err := cmd.Run() // stdin is empty: the worker starts, confines itself and exits
+	if err == nil {
+		e.namespaces = true
+		return
+	}
+	e.settings.Namespaces = false
+	e.namespacesNo = strings.TrimSpace(err.Error() + " " + strings.TrimSpace(stderr.String()))
+	var errno syscall.Errno
+	refused := errors.As(err, &errno) && (errno == syscall.EPERM || errno == syscall.EINVAL || errno == syscall.ENOSPC || errno == syscall.EUSERS)
+	if !refused && !strings.Contains(stderr.String(), "confine") {
+		return // not the namespaces: the worker cannot start at all, which spawn reports
+	}
+	slog.Warn("sandbox: the kernel refused the workers their own user, network, mount and PID namespaces; they run in the host's, with the other limits", "reason", e.namespacesNo)
+}
+
+// Seccomp reports whether the workers run under their system call filter
+// (a seccomp allowlist of what the Go runtime needs), and when not, why.
+func (e *Isolated) Seccomp() (bool, string) {
+	return e.unfiltered == "", e.unfiltered // set before NewIsolated returns
+}
+
+// Namespaces reports whether the workers run in their own user, network,
+// mount and PID namespaces with an empty read-only root, and when not,
+// why.
+func (e *Isolated) Namespaces() (bool, string) {
+	return e.namespaces, e.namespacesNo
+}
 
 // MemoryEnforcement says how the workers' memory is capped by the
 // operating system: "cgroup", "rlimit", or "none" (in binaries built with
@@ -147,6 +216,9 @@ func (e *Isolated) Run(ctx context.Context, code string) (*Result, error) {
 	lim := e.cfg.limits
 	if err := ctx.Err(); err != nil {
 		return &Result{}, contextError(err, lim.Timeout)
+	}
+	if _, err := admit(code, lim); err != nil {
+		return &Result{Duration: time.Since(start)}, err
 	}
 	w, err := e.acquire(ctx, start)
 	if err != nil {
@@ -347,7 +419,8 @@ func (e *Isolated) spawn() (*worker, error) {
 	}
 	cmd := exec.Command(e.path, e.args...)
 	cmd.Env = e.env
-	cmd.Dir = os.TempDir()
+	cmd.Dir = e.settings.Dir
+	hardenCmd(cmd, e.namespaces)
 	w := &worker{cmd: cmd, replies: make(chan reply, 4), exited: make(chan struct{}), stderr: &tailWriter{max: stderrTail}}
 	cmd.Stderr = w.stderr
 	stdin, err := cmd.StdinPipe()
@@ -403,6 +476,12 @@ func (e *Isolated) spawn() (*worker, error) {
 	select {
 	case rep := <-w.replies:
 		if rep.Ready && rep.Version == protocolVersion {
+			e.unfilteredOnce.Do(func() {
+				e.unfiltered = rep.Unfiltered
+				if rep.Unfiltered != "" && !raceEnabled {
+					slog.Warn("sandbox: workers run without their system call filter", "reason", rep.Unfiltered)
+				}
+			})
 			return w, nil
 		}
 		w.kill()

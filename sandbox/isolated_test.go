@@ -97,8 +97,17 @@ func TestIsolatedIdleWorkerDies(t *testing.T) {
 	e := newTestIsolated(t, WithConcurrency(1))
 	pids := livePIDs(e)
 	require.Len(t, pids, 1)
+	e.mu.Lock()
+	var w *worker
+	for w = range e.live {
+	}
+	e.mu.Unlock()
 	require.NoError(t, syscall.Kill(pids[0], syscall.SIGKILL))
-	time.Sleep(100 * time.Millisecond)
+	select {
+	case <-w.exited: // reaped: the pool sees it is dead
+	case <-time.After(time.Minute):
+		t.Fatal("the killed worker was never reaped")
+	}
 	requireWorks(t, e)
 }
 

@@ -12,7 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/dop251/goja"
+	"github.com/loomwork/loom/sandbox/internal/goja"
 )
 
 //go:embed kit.js
@@ -55,8 +55,9 @@ type sink struct {
 	path      []string
 
 	// errorInfo of a described Error object.
-	isError                   bool
-	errName, errMsg, errStack string
+	isError         bool
+	errName, errMsg string
+	errFrames       []goja.StackFrame
 }
 
 func (s *sink) room(n int) bool {
@@ -89,6 +90,9 @@ func (j *job) newKit() error {
 		"leave":        j.hostLeave,
 		"promiseState": j.hostPromiseState,
 		"errorInfo":    j.hostErrorInfo,
+		"entries":      j.hostEntries,
+		"typed":        j.hostTyped,
+		"regexp":       j.hostRegexp,
 	}
 	for name, fn := range fns {
 		if err := host.Set(name, fn); err != nil {
@@ -190,12 +194,9 @@ func (j *job) hostStr(c goja.FunctionCall) goja.Value {
 	// Check the length before converting: a huge string is refused without
 	// being copied.
 	if n := stringLength(v); !s.room(n + 2) {
-		if s.truncate { // keep what fits of the string
-			str := v.String()
-			room := s.max - len(s.buf) - 1
-			if room > 0 {
-				s.buf = appendQuoted(s.buf, truncateUTF8(str, room))
-			}
+		if room := s.max - len(s.buf) - 2; s.truncate && room > 0 { // keep what fits
+			text, _, _ := boundedString(v, room)
+			s.buf = appendQuoted(s.buf, text)
 		}
 		j.stopSink()
 	}
@@ -216,6 +217,36 @@ func stringLength(v goja.Value) int {
 	return 0
 }
 
+// boundedString returns a primitive string's text cut to at most max
+// bytes of UTF-8, converting no more of it than that; cut says it was cut.
+func boundedString(v goja.Value, max int) (text string, cut, ok bool) {
+	s, ok := v.(goja.String)
+	if !ok {
+		return "", false, false
+	}
+	if max < 0 {
+		max = 0
+	}
+	if s.Length() > max { // a UTF-16 unit is at least one byte of UTF-8
+		s, cut = s.Substring(0, max), true
+	}
+	text = s.String()
+	if len(text) > max {
+		text, cut = truncateUTF8(text, max), true
+	}
+	return text, cut, true
+}
+
+// symbolDescription is a Symbol's description, cut to at most max bytes.
+func symbolDescription(sym *goja.Symbol, max int) (string, bool) {
+	d := sym.LoomDescription()
+	if d == nil {
+		return "", false
+	}
+	text, cut, _ := boundedString(d, max)
+	return text, cut
+}
+
 func truncateUTF8(s string, n int) string {
 	if len(s) <= n {
 		return s
@@ -232,6 +263,14 @@ func (j *job) hostNum(c goja.FunctionCall) goja.Value {
 	if _, isObj := v.(*goja.Object); isObj {
 		j.stopSink()
 	}
+	if !s.number(v) {
+		j.stopSink()
+	}
+	return goja.Undefined()
+}
+
+// number writes a primitive number; false when it does not fit.
+func (s *sink) number(v goja.Value) bool {
 	f := v.ToFloat()
 	var out string
 	switch {
@@ -245,27 +284,32 @@ func (j *job) hostNum(c goja.FunctionCall) goja.Value {
 		out = v.String() // JS number formatting; always valid JSON
 	}
 	if !s.room(len(out)) {
-		j.stopSink()
+		return false
 	}
 	s.buf = append(s.buf, out...)
-	return goja.Undefined()
+	return true
 }
 
 func (j *job) hostBig(c goja.FunctionCall) goja.Value {
 	s := j.curSink()
 	b, ok := c.Argument(0).Export().(*big.Int)
-	if !ok {
+	if !ok || !s.bigint(b) {
 		j.stopSink()
 	}
+	return goja.Undefined()
+}
+
+// bigint writes a BigInt; false when it does not fit.
+func (s *sink) bigint(b *big.Int) bool {
 	// A decimal digit carries log2(10) ≈ 3.32 bits; refuse before formatting
 	// a number too large to fit.
 	if !s.room(int(float64(b.BitLen())/3.33) + 14) {
-		j.stopSink()
+		return false
 	}
 	s.buf = append(s.buf, `{"$bigint":"`...)
 	s.buf = b.Append(s.buf, 10)
 	s.buf = append(s.buf, `"}`...)
-	return goja.Undefined()
+	return true
 }
 
 func (j *job) hostSym(c goja.FunctionCall) goja.Value {
@@ -274,7 +318,9 @@ func (j *job) hostSym(c goja.FunctionCall) goja.Value {
 	if !ok {
 		j.stopSink()
 	}
-	desc := strings.TrimSuffix(strings.TrimPrefix(sym.String(), "Symbol("), ")")
+	// The description is cut before it is quoted: only what may fit is
+	// copied.
+	desc, _ := symbolDescription(sym, s.max-len(s.buf))
 	out := appendQuoted([]byte(`{"$symbol":`), desc)
 	out = append(out, '}')
 	if !s.room(len(out)) {
@@ -402,13 +448,107 @@ func (j *job) hostLeave(goja.FunctionCall) goja.Value {
 	return goja.Undefined()
 }
 
+// Bounds of an Error's name and message in reports, applied before they
+// are copied.
+const (
+	maxErrorName    = 256
+	maxErrorMessage = 8 << 10
+)
+
 func (j *job) hostErrorInfo(c goja.FunctionCall) goja.Value {
 	s := j.curSink()
 	s.isError = true
-	s.errName, _ = primString(c.Argument(0))
-	s.errMsg, _ = primString(c.Argument(1))
-	s.errStack, _ = primString(c.Argument(2))
+	if o, ok := c.Argument(0).(*goja.Object); ok {
+		s.errFrames, _ = o.LoomErrorFrames()
+	}
+	s.errName = boundedText(c.Argument(1), maxErrorName)
+	s.errMsg = boundedText(c.Argument(2), maxErrorMessage)
 	return goja.Undefined()
+}
+
+// boundedText is a primitive string cut to max bytes, with an ellipsis
+// when it was cut; "" for any other value.
+func boundedText(v goja.Value, max int) string {
+	text, cut, _ := boundedString(v, max)
+	if cut {
+		text += "…"
+	}
+	return text
+}
+
+// hostEntries returns a fresh array of a Map's keys and values
+// ([k, v, k, v…]) or a Set's values, read from their internal slots, no
+// more than could fit in the sink.
+func (j *job) hostEntries(c goja.FunctionCall) goja.Value {
+	s := j.curSink()
+	o, ok := c.Argument(0).(*goja.Object)
+	if !ok {
+		j.stopSink()
+	}
+	keys, values, ok := o.LoomEntries(s.max - len(s.buf) + 1)
+	if !ok {
+		j.stopSink()
+	}
+	out := make([]any, 0, 2*len(values))
+	for i, v := range values {
+		if keys[i] != nil {
+			out = append(out, keys[i])
+		}
+		out = append(out, v)
+	}
+	return j.rt.NewArray(out...)
+}
+
+// hostTyped writes a typed array's elements, read from its buffer.
+func (j *job) hostTyped(c goja.FunctionCall) goja.Value {
+	s := j.curSink()
+	o, ok := c.Argument(0).(*goja.Object)
+	if !ok {
+		j.stopSink()
+	}
+	n, get, ok := o.LoomTypedArray()
+	if !ok || !s.room(2) {
+		j.stopSink()
+	}
+	s.buf = append(s.buf, '[')
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			if !s.room(1) {
+				j.stopSink()
+			}
+			s.buf = append(s.buf, ',')
+		}
+		v := get(i)
+		var fits bool
+		if v == nil { // the buffer was detached
+			fits = s.room(4)
+			if fits {
+				s.buf = append(s.buf, "null"...)
+			}
+		} else if b, isBig := v.Export().(*big.Int); isBig {
+			fits = s.bigint(b)
+		} else {
+			fits = s.number(v)
+		}
+		if !fits {
+			j.stopSink()
+		}
+	}
+	if !s.room(1) {
+		j.stopSink()
+	}
+	s.buf = append(s.buf, ']')
+	return goja.Undefined()
+}
+
+// hostRegexp returns a RegExp's /source/flags from its internal slots.
+func (j *job) hostRegexp(c goja.FunctionCall) goja.Value {
+	if o, ok := c.Argument(0).(*goja.Object); ok {
+		if text, ok := o.LoomRegExpText(); ok {
+			return j.rt.ToValue(text)
+		}
+	}
+	return j.rt.ToValue("")
 }
 
 // convert runs fn (the exporter or the describer) on v with a fresh sink.

@@ -3,13 +3,17 @@
 // functions, which quote strings, format numbers and enforce the size,
 // depth and cycle limits on the Go side. It reads properties through their
 // descriptors, so it calls no getter, no toString, no toJSON and no Proxy
-// trap of the value. It is compiled once and created per run; the host
-// functions are passed in, never put on the global object.
+// trap of the value; Maps, Sets, typed arrays, RegExps and Errors are read
+// from their internal slots by the host. Every built-in it uses is taken
+// when the run starts, before the code can replace it. It is compiled once
+// and created per run; the host functions are passed in, never put on the
+// global object.
 (function (host) {
   "use strict";
   const classOf = host.classOf, tok = host.tok, str = host.str, num = host.num, big = host.big,
     sym = host.sym, date = host.date, enter = host.enter, leave = host.leave,
-    promiseState = host.promiseState, errorInfo = host.errorInfo;
+    promiseState = host.promiseState, errorInfo = host.errorInfo, entriesOf = host.entries,
+    typed = host.typed, regexpText = host.regexp;
   const keys = Object.keys, gopd = Object.getOwnPropertyDescriptor, getProto = Object.getPrototypeOf,
     hasOwn = Object.hasOwn;
 
@@ -23,26 +27,6 @@
       o = getProto(o);
     }
     return undefined;
-  }
-
-  // dataOnly reports whether k resolves, on o or its prototypes, to a data
-  // property or to nothing, with no Proxy on the way.
-  function dataOnly(o, k) {
-    for (let i = 0; o !== null && o !== undefined && i < 64; i++) {
-      if (classOf(o) === "proxy") return false;
-      const d = gopd(o, k);
-      if (d !== undefined) return hasOwn(d, "value");
-      o = getProto(o);
-    }
-    return true;
-  }
-
-  // errorStack reads an Error's stack. goja formats it on first read from
-  // the error's name and message, so it is read only when those are data
-  // properties and the read can run no code of the value.
-  function errorStack(v) {
-    if (!dataOnly(v, "name") || !dataOnly(v, "message")) return "";
-    return stringProp(v, "stack") || "";
   }
 
   function stringProp(o, k) {
@@ -100,39 +84,28 @@
     leave();
   }
 
-  function entries(v, k, t, iter) {
+  // entries writes a Map or a Set from a fresh array the host fills from
+  // its internal slots: [key, value, key, value…] for a Map, the values for
+  // a Set.
+  function entries(v, k, t) {
     enter(v, k);
     tok("{");
     str(t);
     tok(":[");
-    const it = iter.call(v), next = getProto(it).next;
-    for (let i = 0; ; i++) {
-      const r = next.call(it);
-      if (r.done) break;
-      if (i > 0) tok(",");
-      if (t === "$map") {
+    const e = entriesOf(v), step = t === "$map" ? 2 : 1;
+    for (let i = 0, n = 0; i < e.length; i += step, n++) {
+      if (n > 0) tok(",");
+      if (step === 2) {
         tok("[");
-        value(r.value[0], i);
+        value(e[i], n);
         tok(",");
-        value(r.value[1], i);
+        value(e[i + 1], n);
         tok("]");
       } else {
-        value(r.value, i);
+        value(e[i], n);
       }
     }
     tok("]}");
-    leave();
-  }
-
-  function typed(v, k) {
-    enter(v, k);
-    tok("[");
-    const n = v.length;
-    for (let i = 0; i < n; i++) {
-      if (i > 0) tok(",");
-      value(v[i], i);
-    }
-    tok("]");
     leave();
   }
 
@@ -148,15 +121,6 @@
     tok(":");
     str(stringProp(v, "message") || "");
     tok("}}");
-  }
-
-  function regexpText(v) {
-    try {
-      const s = String(v);
-      return typeof s === "string" ? s : "";
-    } catch (e) {
-      return "";
-    }
   }
 
   function value(v, k) {
@@ -182,19 +146,20 @@
       case "Error": error(v); return;
       case "Promise": tagged("$promise", promiseState(v)); return;
       case "Array": array(v, k); return;
-      case "Map": entries(v, k, "$map", Map.prototype.entries); return;
-      case "Set": entries(v, k, "$set", Set.prototype.values); return;
-      case "TypedArray": typed(v, k); return;
+      case "Map": entries(v, k, "$map"); return;
+      case "Set": entries(v, k, "$set"); return;
+      case "TypedArray": typed(v); return;
       case "Object": object(v, k); return;
       default: tagged("$object", c); return;
     }
   }
 
-  // describe reports a thrown value: an Error's name, message and stack
-  // through errorInfo, anything else as its JSON form.
+  // describe reports a thrown value: an Error's name and message through
+  // errorInfo (which reads the stack the Error captured), anything else as
+  // its JSON form.
   function describe(v) {
     if (v !== null && typeof v === "object" && classOf(v) === "Error") {
-      errorInfo(stringProp(v, "name") || "Error", stringProp(v, "message") || "", errorStack(v));
+      errorInfo(v, stringProp(v, "name") || "Error", stringProp(v, "message") || "");
       return;
     }
     value(v, "");

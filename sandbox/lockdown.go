@@ -5,7 +5,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/dop251/goja"
+	"github.com/loomwork/loom/sandbox/internal/goja"
 )
 
 // Programs compiled once, run in every runtime.
@@ -83,7 +83,7 @@ func (j *job) wrapArray() error {
 		if !ok {
 			return fmt.Errorf("lockdown: Array.prototype.%s is not a function", name)
 		}
-		natives[i] = rt.ToValue(func(c goja.FunctionCall) goja.Value {
+		natives[i] = j.hostFunc(name, func(c goja.FunctionCall) goja.Value {
 			var args []goja.Value
 			if len(c.Arguments) > 1 {
 				args = c.Arguments[1:]
@@ -114,10 +114,7 @@ func (j *job) wrapArray() error {
 	if !ok {
 		return fmt.Errorf("lockdown: Array.prototype.flat is not a function")
 	}
-	flatFn := rt.ToValue(func(c goja.FunctionCall) goja.Value { return j.flat(flat, c) }).(*goja.Object)
-	if err := flatFn.DefineDataProperty("name", rt.ToValue("flat"), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE); err != nil {
-		return err
-	}
+	flatFn := j.hostFunc("flat", func(c goja.FunctionCall) goja.Value { return j.flat(flat, c) })
 	return ap.DefineDataProperty("flat", flatFn, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 }
 
@@ -148,7 +145,7 @@ func (j *job) flat(native goja.Callable, c goja.FunctionCall) goja.Value {
 	r := call(c.This, flatStep)
 	for depth -= flatStep; depth > 0; depth -= flatStep {
 		j.checkStopped()
-		if !hasNestedArray(r.(*goja.Object)) {
+		if !j.hasNestedArray(r) {
 			break
 		}
 		r = call(r, math.Min(depth, flatStep))
@@ -156,12 +153,21 @@ func (j *job) flat(native goja.Callable, c goja.FunctionCall) goja.Value {
 	return r
 }
 
-// hasNestedArray reports whether the array a (made by the native flat, so
-// holding only data properties) has an array element.
-func hasNestedArray(a *goja.Object) bool {
-	n := a.Get("length").ToInteger()
+// hasNestedArray reports whether r, the result of the native flat, is an
+// array with an array element. A Symbol.species constructor can make r any
+// object with any length, so only a real Array is looked into, through its
+// own data properties, and the loop checks the deadline.
+func (j *job) hasNestedArray(r goja.Value) bool {
+	a, ok := r.(*goja.Object)
+	if !ok || classOf(a) != "Array" {
+		return false
+	}
+	n := a.Get("length").ToInteger() // an Array's own length: no code runs
 	for i := int64(0); i < n; i++ {
-		if o, ok := a.Get(strconv.FormatInt(i, 10)).(*goja.Object); ok && o.ClassName() == "Array" {
+		if i%1024 == 0 {
+			j.checkStopped()
+		}
+		if o, ok := a.LoomOwnIndex(i).(*goja.Object); ok && classOf(o) == "Array" {
 			return true
 		}
 	}
@@ -179,17 +185,20 @@ func (j *job) wrapJSON() error {
 	if !ok1 || !ok2 {
 		return fmt.Errorf("lockdown: JSON.stringify or JSON.parse is not a function")
 	}
-	s := rt.ToValue(func(c goja.FunctionCall) goja.Value { return j.stringify(jo, stringify, c) }).(*goja.Object)
-	p := rt.ToValue(func(c goja.FunctionCall) goja.Value { return j.parse(jo, parse, c) }).(*goja.Object)
+	s := j.hostFunc("stringify", func(c goja.FunctionCall) goja.Value { return j.stringify(jo, stringify, c) })
+	p := j.hostFunc("parse", func(c goja.FunctionCall) goja.Value { return j.parse(jo, parse, c) })
 	for name, fn := range map[string]*goja.Object{"stringify": s, "parse": p} {
-		if err := fn.DefineDataProperty("name", rt.ToValue(name), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE); err != nil {
-			return err
-		}
 		if err := jo.DefineDataProperty(name, fn, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// hostFunc makes a native function with the given name: goja's ToValue
+// would name it after its Go symbol, which the code could read.
+func (j *job) hostFunc(name string, fn func(goja.FunctionCall) goja.Value) *goja.Object {
+	return j.rt.LoomFunc(name, fn)
 }
 
 // stringify calls the native JSON.stringify with a replacer that tracks the
@@ -206,6 +215,9 @@ func (j *job) stringify(jo *goja.Object, native goja.Callable, c goja.FunctionCa
 			allow = map[string]bool{}
 			n := ro.Get("length").ToInteger()
 			for i := int64(0); i < n && i < 1<<20; i++ {
+				if i%1024 == 0 {
+					j.checkStopped()
+				}
 				item := ro.Get(strconv.FormatInt(i, 10))
 				if k, ok := primString(item); ok {
 					allow[k] = true
@@ -296,14 +308,10 @@ func jsonDepth(s string) int {
 	return max
 }
 
-// newJSError creates an error object of the named built-in type.
+// newJSError creates an error of the named built-in type, from the
+// runtime's own constructors (the code may have replaced the globals).
 func (j *job) newJSError(ctor, msg string) *goja.Object {
-	if c, ok := j.rt.Get(ctor).(*goja.Object); ok {
-		if o, err := j.rt.New(c, j.rt.ToValue(msg)); err == nil {
-			return o
-		}
-	}
-	return j.rt.NewTypeError(msg)
+	return j.rt.LoomNewError(ctor, msg)
 }
 
 // checkStopped throws when the run has been stopped, so that Go loops

@@ -24,6 +24,7 @@ type config struct {
 	startTimeout  time.Duration
 	cgroupParent  string
 	disableCgroup bool
+	disableNS     bool
 }
 
 // WithLimits sets the per-run limits; zero fields keep their defaults.
@@ -91,6 +92,12 @@ func WithCgroupParent(dir string) Option {
 // cgroup could be used.
 func WithoutCgroup() Option {
 	return func(c *config) { c.disableCgroup = true }
+}
+
+// WithoutNamespaces makes the isolated executor start its workers in the
+// host's namespaces, even where the kernel would give them their own.
+func WithoutNamespaces() Option {
+	return func(c *config) { c.disableNS = true }
 }
 
 func newConfig(opts []Option) (*config, error) {

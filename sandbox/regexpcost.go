@@ -4,7 +4,7 @@ import (
 	"regexp/syntax"
 	"strings"
 
-	"github.com/dop251/goja/parser"
+	"github.com/loomwork/loom/sandbox/internal/goja/parser"
 )
 
 // regexpCost estimates the size of the program Go's regexp compiles a

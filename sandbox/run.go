@@ -5,14 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"regexp"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
-	"github.com/dop251/goja"
+	"github.com/loomwork/loom/sandbox/internal/goja"
 )
 
 // stopReason is why a run was interrupted from outside.
@@ -139,6 +137,7 @@ func (j *job) partial() *Result {
 func (j *job) setup() error {
 	rt := j.rt
 	rt.SetMaxCallStackSize(j.lim.CallStack)
+	rt.LoomSetAllocLimit(j.lim.Memory)
 	if t := j.cfg.fixedTime; t != nil {
 		fixed := *t
 		rt.SetTimeSource(func() time.Time { return fixed })
@@ -328,14 +327,12 @@ func (j *job) thrown(v goja.Value, frames []goja.StackFrame, rejected bool) *Err
 	}
 	stack := j.formatFrames(frames, 10)
 	if s.isError {
-		if stack == "" {
-			stack = j.reformatJSStack(s.errStack)
+		if stack == "" { // a rejection: the stack the Error captured
+			frames = s.errFrames
+			stack = j.formatFrames(frames, 10)
 		}
 		e := &Error{Kind: KindException, Name: s.errName, Stack: stack, Rejected: rejected}
 		e.Line, e.Column = j.topPosition(frames)
-		if len(frames) == 0 {
-			e.Line, e.Column = firstPosition(stack)
-		}
 		var b strings.Builder
 		b.WriteString(prefix)
 		b.WriteString(errorTitle(s.errName, s.errMsg))
@@ -348,6 +345,9 @@ func (j *job) thrown(v goja.Value, frames []goja.StackFrame, rejected bool) *Err
 			b.WriteString(hint)
 		}
 		e.Message = b.String()
+		if s.errName == "RangeError" && strings.Contains(s.errMsg, allocRefusal) {
+			e.Kind, e.Limit = KindMemory, j.lim.Memory
+		}
 		return e
 	}
 	text := string(s.buf)
@@ -373,6 +373,11 @@ func (j *job) thrown(v goja.Value, frames []goja.StackFrame, rejected bool) *Err
 	e.Message = b.String()
 	return e
 }
+
+// allocRefusal is in the message of the RangeError goja throws for a
+// built-in's allocation past the memory limit (LoomSetAllocLimit): such an
+// uncaught error is a memory error.
+const allocRefusal = "more than the memory limit of"
 
 // exceptionHint explains errors that come from the sandbox's environment.
 func exceptionHint(name, msg string) string {
@@ -441,52 +446,4 @@ func (j *job) topPosition(frames []goja.StackFrame) (int, int) {
 		}
 	}
 	return 0, 0
-}
-
-// jsFrame matches a frame of goja's Error.stack: "at f (code.js:1:2(3))".
-var jsFrame = regexp.MustCompile(`at (?:(\S+) \()?` + regexp.QuoteMeta(sourceName) + `:(\d+):(\d+)\(\d+\)\)?`)
-
-// reformatJSStack renders an Error's own stack property (for rejections,
-// which carry no Go frames) in the same form as formatFrames.
-func (j *job) reformatJSStack(stack string) string {
-	var out []string
-	for _, l := range strings.Split(stack, "\n") {
-		if len(out) == 10 {
-			break
-		}
-		l = strings.TrimSpace(l)
-		if !strings.HasPrefix(l, "at ") {
-			continue
-		}
-		if m := jsFrame.FindStringSubmatch(l); m != nil {
-			line, _ := strconv.Atoi(m[2])
-			col, _ := strconv.Atoi(m[3])
-			ln, c, ok := j.pos.orig(line, col)
-			if !ok {
-				continue
-			}
-			loc := fmt.Sprintf("%s:%d:%d", sourceName, ln, c)
-			if m[1] == "" {
-				out = append(out, "    at "+loc)
-			} else {
-				out = append(out, "    at "+m[1]+" ("+loc+")")
-			}
-		} else if strings.HasSuffix(l, "(native)") && !strings.ContainsAny(strings.TrimSuffix(l, " (native)")[3:], "/.(") {
-			out = append(out, "    "+l)
-		}
-	}
-	return strings.Join(out, "\n")
-}
-
-var framePos = regexp.MustCompile(regexp.QuoteMeta(sourceName) + `:(\d+):(\d+)`)
-
-// firstPosition is the first code position in a formatted stack.
-func firstPosition(stack string) (int, int) {
-	m := framePos.FindStringSubmatch(stack)
-	if m == nil {
-		return 0, 0
-	}
-	l, _ := strconv.Atoi(m[1])
-	c, _ := strconv.Atoi(m[2])
-	return l, c
 }

@@ -38,6 +38,14 @@ type workerSettings struct {
 	// measured address space plus AddressBudget (no cgroup is in use).
 	AddressSpace  bool  `json:"addressSpace"`
 	AddressBudget int64 `json:"addressBudget"`
+	// Parent is the parent's process ID: a worker whose parent is another
+	// exits at once.
+	Parent int `json:"parent,omitempty"`
+	// Namespaces, when true, says the worker started in its own
+	// namespaces and must make Dir, its working directory, an empty
+	// read-only root.
+	Namespaces bool   `json:"namespaces,omitempty"`
+	Dir        string `json:"dir,omitempty"`
 }
 
 type request struct {
@@ -52,6 +60,9 @@ type reply struct {
 	Ready   bool `json:"ready,omitempty"`
 	PID     int  `json:"pid,omitempty"`
 	Version int  `json:"version,omitempty"`
+	// Unfiltered, in the ready reply, says why the worker runs without its
+	// system call filter.
+	Unfiltered string `json:"unfiltered,omitempty"`
 
 	ID         uint64    `json:"id,omitempty"`
 	Result     *Result   `json:"result,omitempty"`

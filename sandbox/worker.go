@@ -39,6 +39,7 @@ func ServeWorkerIfChild() {
 	if os.Getenv(workerEnvKey) != workerEnvValue {
 		return
 	}
+	closeInheritedFDs()
 	os.Exit(serveWorker(os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -51,9 +52,16 @@ func serveWorker(in io.Reader, out io.Writer, errOut io.Writer) int {
 			return 2
 		}
 	}
+	checkParent(ws.Parent)
 	if err := applyWorkerLimits(ws); err != nil {
 		fmt.Fprintf(errOut, "loom sandbox worker: %v\n", err)
 		return 2
+	}
+	if ws.Namespaces {
+		if err := confine(ws.Dir); err != nil {
+			fmt.Fprintf(errOut, "loom sandbox worker: confine to an empty root: %v\n", err)
+			return 2
+		}
 	}
 	w := bufio.NewWriter(out)
 	send := func(r reply) bool {
@@ -66,10 +74,20 @@ func serveWorker(in io.Reader, out io.Writer, errOut io.Writer) int {
 		}
 		return err == nil
 	}
-	if !send(reply{Ready: true, PID: os.Getpid(), Version: protocolVersion}) {
+	ready := reply{Ready: true, PID: os.Getpid(), Version: protocolVersion}
+	switch {
+	case raceEnabled:
+		ready.Unfiltered = "the race detector's runtime makes other system calls"
+	default:
+		if err := installSeccomp(); err != nil {
+			ready.Unfiltered = err.Error()
+		}
+	}
+	if !send(ready) {
 		return 1
 	}
 	r := bufio.NewReaderSize(in, 1<<16)
+	idle := heapBytes()
 	for {
 		line, err := readLine(r, maxLine(DefaultLimits())*16)
 		if err != nil {
@@ -91,7 +109,24 @@ func serveWorker(in io.Reader, out io.Writer, errOut io.Writer) int {
 		if rep.Exiting {
 			return 0
 		}
+		idle = collectAfterGrowth(idle, ws.Memory)
 	}
+}
+
+// collectAfterGrowth collects the heap, and returns it to the OS, when it
+// has grown past the idle worker's by a sixteenth of the memory budget. The
+// next run's budget is measured from the heap at its start, so garbage
+// left behind by earlier runs would otherwise be lent to it, and its pages
+// would count against the worker's OS limit. It returns the new idle heap.
+func collectAfterGrowth(idle uint64, memory int64) uint64 {
+	if memory <= 0 {
+		memory = DefaultMemory
+	}
+	if heapBytes() <= idle+uint64(memory/16) {
+		return idle
+	}
+	debug.FreeOSMemory()
+	return heapBytes()
 }
 
 // runRequest runs one request with an in-process executor of its own.
@@ -109,6 +144,7 @@ func runRequest(req request) reply {
 		rep.Error = &Error{Kind: KindInternal, Message: "Internal sandbox error: " + err.Error()}
 		return rep
 	}
+	limitCPU(req.Limits.Timeout + req.Limits.Grace + cpuMargin)
 	res, err := e.Run(context.Background(), req.Code)
 	_ = e.Close()
 	if err == nil {
@@ -132,6 +168,11 @@ func runRequest(req request) reply {
 	}
 	return rep
 }
+
+// cpuMargin is the CPU time a run may use past its time limit and grace
+// before the kernel ends the worker (RLIMIT_CPU): the parent's kill
+// normally comes first.
+const cpuMargin = 2 * time.Second
 
 // readLine reads one line of at most max bytes, without its newline.
 func readLine(r *bufio.Reader, max int) ([]byte, error) {

@@ -1,0 +1,4 @@
+package sandbox
+
+// archSyscalls are none beyond the common ones on arm64.
+var archSyscalls []uintptr
