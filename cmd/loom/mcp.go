@@ -34,7 +34,9 @@ Options:
   --model ID         provider:model (default $MODEL, else openai); keys from
                      the environment or .env.local, as the example CLIs
   --sandbox KIND     isolated (worker processes with OS limits, the default)
-                     or inprocess
+                     or inprocess (trusted code only: needs --trusted-code)
+  --trusted-code     accept that inprocess runs the model's code with this
+                     program's privileges
 `
 
 // modelOpener opens a model by id; tests give a scripted one.
@@ -54,6 +56,7 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer, open m
 	addr := fs.String("http", "", "serve streamable HTTP on this address")
 	modelID := fs.String("model", "", "provider:model")
 	kind := fs.String("sandbox", "isolated", "isolated or inprocess")
+	trusted := fs.Bool("trusted-code", false, "accept that --sandbox inprocess runs the model's code with this program's privileges")
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, mcpUsage)
@@ -68,6 +71,10 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer, open m
 	}
 	if *kind != "isolated" && *kind != "inprocess" {
 		fmt.Fprintf(stderr, "loom mcp serve: --sandbox %q: use isolated or inprocess\n", *kind)
+		return 2
+	}
+	if *kind == "inprocess" && !*trusted {
+		fmt.Fprintln(stderr, "loom mcp serve: --sandbox inprocess runs the model's code in this process, with its privileges: it is for trusted code only; pass --trusted-code to accept that, or use --sandbox isolated")
 		return 2
 	}
 	if *addr != "" {

@@ -26,7 +26,7 @@ func TestMCPServeHTTP(t *testing.T) {
 	var stderr syncBuffer
 	code := make(chan int, 1)
 	go func() {
-		code <- runMCP(ctx, []string{"serve", "--http", "127.0.0.1:0", "--model", "scripted:x", "--sandbox", "inprocess"}, io.Discard, &stderr, open)
+		code <- runMCP(ctx, []string{"serve", "--http", "127.0.0.1:0", "--model", "scripted:x", "--sandbox", "inprocess", "--trusted-code"}, io.Discard, &stderr, open)
 	}()
 	var url string
 	require.Eventually(t, func() bool {
@@ -62,6 +62,7 @@ func TestMCPServeUsageErrors(t *testing.T) {
 	}{
 		{[]string{}, "Usage: loom mcp serve"},
 		{[]string{"serve", "--sandbox", "docker"}, `--sandbox "docker": use isolated or inprocess`},
+		{[]string{"serve", "--sandbox", "inprocess"}, "it is for trusted code only; pass --trusted-code"},
 		{[]string{"serve", "--http", "8080"}, `--http "8080": use HOST:PORT`},
 		{[]string{"serve", "extra"}, `unexpected argument "extra"`},
 	}

@@ -31,6 +31,7 @@ type settings struct {
 	review     bool
 	sandbox    string
 	timeout    time.Duration
+	trusted    bool
 	maxRetries int
 	mcp        cli.MCPServers
 }
@@ -46,7 +47,8 @@ func newApp() *cli.App {
 		Flags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&s.approve, "approve", false, "show each snippet and ask y/N before it runs")
 			fs.BoolVar(&s.review, "review", false, "have an AI reviewer read each snippet before it runs")
-			fs.StringVar(&s.sandbox, "sandbox", s.sandbox, "the `KIND` of sandbox code runs in: isolated (a worker process with OS limits) or inprocess")
+			fs.StringVar(&s.sandbox, "sandbox", s.sandbox, "the `KIND` of sandbox code runs in: isolated (a worker process with OS limits) or inprocess (trusted code only, with --"+cli.TrustFlag+")")
+			fs.BoolVar(&s.trusted, cli.TrustFlag, false, "accept that --sandbox inprocess runs the model's code with this program's privileges")
 			fs.DurationVar(&s.timeout, "sandbox-timeout", s.timeout, "time limit of one snippet (default: the sandbox's, 5s)")
 			fs.IntVar(&s.maxRetries, "max-retries", s.maxRetries, "how many (`N`) rejected, declined or failed snippets the coder may follow with another")
 			s.mcp.Register(fs)
@@ -56,6 +58,9 @@ func newApp() *cli.App {
 }
 
 func build(ctx context.Context, env *cli.Env, s settings) (agent.Agent, error) {
+	if err := cli.CheckTrust(s.sandbox, s.trusted); err != nil {
+		return nil, err
+	}
 	tool, topLevelAwait, err := cli.NewSandbox(env, s.sandbox, s.timeout)
 	if err != nil {
 		return nil, err

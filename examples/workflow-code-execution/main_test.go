@@ -30,7 +30,7 @@ func TestOneShotFactorial(t *testing.T) {
 		{"long input flag", "", []string{"--input", "Calculate 15!"}},
 		{"argument", "", []string{"Calculate 15!"}},
 		{"piped stdin", "  Calculate 15!\n", nil},
-		{"in-process sandbox", "", []string{"--sandbox", "inprocess", "-i", "Calculate 15!"}},
+		{"in-process sandbox", "", []string{"--sandbox", "inprocess", "--trusted-code", "-i", "Calculate 15!"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -75,7 +75,7 @@ func TestInfiniteLoopEndsInAnAnswer(t *testing.T) {
 	for _, sandbox := range []string{"isolated", "inprocess"} {
 		t.Run(sandbox, func(t *testing.T) {
 			srv := fakeopenai.New(t, coder)
-			res := exampletest.Run(t, bin, exampletest.OpenAIEnv(srv.BaseURL()), "", "--sandbox", sandbox, "--sandbox-timeout", "1s", "-i", "loop forever")
+			res := exampletest.Run(t, bin, exampletest.OpenAIEnv(srv.BaseURL()), "", "--sandbox", sandbox, "--trusted-code", "--sandbox-timeout", "1s", "-i", "loop forever")
 			require.Equal(t, cli.ExitSnippetFailed, res.Code, "no computed answer: stderr: %s", res.Stderr)
 			require.Contains(t, res.Stderr, "no computed answer: the last snippet failed")
 			require.NotContains(t, res.Stdout, "Find the cause", "the correction request to the model is not shown to the user")
@@ -136,6 +136,7 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"--top-p", "-0.1", "x"}, "--top-p -0.1 is out of range: it must be in [0, 1]"},
 		{[]string{"--log-level", "LOUD", "x"}, `--log-level "LOUD"`},
 		{[]string{"--sandbox", "docker", "x"}, `--sandbox "docker"`},
+		{[]string{"--sandbox", "inprocess", "x"}, "it is for trusted code only; pass --trusted-code to accept that"},
 		{[]string{"--model", "nosuch:model", "x"}, `unknown provider "nosuch"`},
 	}
 	for _, tc := range tests {
@@ -228,7 +229,7 @@ func BenchmarkOneShot(b *testing.B) {
 			srv := fakeopenai.New(b, coder)
 			env := exampletest.OpenAIEnv(srv.BaseURL())
 			for b.Loop() {
-				res := exampletest.Run(b, bin, env, "", "--sandbox", sandbox, "-i", "Calculate 15!")
+				res := exampletest.Run(b, bin, env, "", "--sandbox", sandbox, "--trusted-code", "-i", "Calculate 15!")
 				if res.Code != 0 {
 					b.Fatal(res.Stderr)
 				}

@@ -126,23 +126,7 @@ func TestSignalsCancelTheRunAndStopTheWorkers(t *testing.T) {
 	}
 }
 
-// sandboxSetsPdeathsig reports whether the sandbox package asks the kernel
-// to kill its workers with their parent, which only the sandbox can do.
-func sandboxSetsPdeathsig(t *testing.T) bool {
-	files, err := filepath.Glob(filepath.Join("..", "..", "sandbox", "*.go"))
-	require.NoError(t, err)
-	for _, f := range files {
-		if b, err := os.ReadFile(f); err == nil && bytes.Contains(b, []byte("Pdeathsig")) {
-			return true
-		}
-	}
-	return false
-}
-
 func TestWorkersDieWithAKilledParent(t *testing.T) {
-	if !sandboxSetsPdeathsig(t) {
-		t.Skip("the sandbox does not set Pdeathsig on its workers yet (the sandbox issue adds it); nothing the CLI can do survives SIGKILL")
-	}
 	cmd, _, _, workers := looping(t, t.TempDir())
 	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 	require.Equal(t, -1, wait(t, cmd), "killed by the signal")

@@ -14,6 +14,21 @@ const (
 	SandboxInProcess = "inprocess" // goja in this process
 )
 
+// TrustFlag is the flag that allows the in-process sandbox for the
+// model's code.
+const TrustFlag = "trusted-code"
+
+// CheckTrust refuses the in-process sandbox unless trusted is set: code
+// there runs with this program's privileges, which the sandbox package
+// documents as fit for trusted code only, not for code a model an attacker
+// may steer writes.
+func CheckTrust(kind string, trusted bool) error {
+	if kind == SandboxInProcess && !trusted {
+		return fmt.Errorf("--sandbox %s runs the model's code in this process, with its privileges: it is for trusted code only; pass --%s to accept that, or use --sandbox %s", SandboxInProcess, TrustFlag, SandboxIsolated)
+	}
+	return nil
+}
+
 // SandboxWorker serves sandbox runs when this process was started as an
 // isolated sandbox worker, and returns otherwise. Call it first thing in
 // main, before anything else runs.
