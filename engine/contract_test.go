@@ -140,4 +140,3 @@ func TestParallelQuestionsAreOnePause(t *testing.T) {
 		require.JSONEq(t, `{"said":"ok","other":42}`, string(res.Output))
 	})
 }
-
