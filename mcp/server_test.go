@@ -166,7 +166,7 @@ func tsClient(t *testing.T, args ...string) map[string]json.RawMessage {
 }
 
 func TestServerTypeScriptClient(t *testing.T) {
-	check := func(t *testing.T, got map[string]json.RawMessage) {
+	check := func(t *testing.T, got map[string]json.RawMessage, wantProgress bool) {
 		var tools []struct {
 			Name        string         `json:"name"`
 			InputSchema map[string]any `json:"inputSchema"`
@@ -187,7 +187,9 @@ func TestServerTypeScriptClient(t *testing.T) {
 		require.Contains(t, call.Content[0].Text, `result\":14`)
 		var progress []map[string]any
 		require.NoError(t, json.Unmarshal(got["progress"], &progress))
-		require.NotEmpty(t, progress)
+		if wantProgress {
+			require.NotEmpty(t, progress)
+		}
 		require.NoError(t, json.Unmarshal(got["bad"], &bad))
 		require.True(t, bad.IsError, string(got["bad"]))
 		require.Contains(t, bad.Content[0].Text, "invalid arguments")
@@ -195,7 +197,13 @@ func TestServerTypeScriptClient(t *testing.T) {
 	t.Run("stdio", func(t *testing.T) {
 		self, err := os.Executable()
 		require.NoError(t, err)
-		check(t, tsClient(t, "stdio", self))
+		// Over stdio the notifications and the result often arrive in one
+		// read; the TypeScript SDK then handles the result first (it runs
+		// notification handlers in a later microtask, after the result has
+		// removed the call's progress handler) and drops the progress. The
+		// notifications are sent before the result (the in-memory test and
+		// the HTTP case below see them), so progress is not required here.
+		check(t, tsClient(t, "stdio", self), false)
 	})
 	t.Run("http", func(t *testing.T) {
 		s, closeAll, err := codeServer(t, nil)
@@ -203,7 +211,7 @@ func TestServerTypeScriptClient(t *testing.T) {
 		defer closeAll()
 		hs := httptest.NewServer(s.Handler())
 		defer hs.Close()
-		check(t, tsClient(t, "http", hs.URL))
+		check(t, tsClient(t, "http", hs.URL), true)
 	})
 }
 
