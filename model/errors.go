@@ -60,8 +60,9 @@ type APIError struct {
 	// Attempts is the number of requests sent, retries included; 0 when
 	// unknown (an error event inside a stream).
 	Attempts int
-	// RetryAfter is the wait the provider asked for, when it asked for one
-	// longer than MaxRetryWait.
+	// RetryAfter is the wait the provider asked for (Retry-After), when it
+	// asked for one; a wait longer than MaxRetryWait made the call fail at
+	// once, and a caller that retries itself should honour a shorter one.
 	RetryAfter time.Duration
 	// MaxRetryWait is the longest wait the provider was configured to honour.
 	MaxRetryWait time.Duration

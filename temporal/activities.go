@@ -7,13 +7,11 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"strconv"
 	"sync"
 	"time"
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/model"
-	sdk "github.com/openai/openai-go/v3"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
@@ -164,26 +162,13 @@ func retryable(err error) (bool, time.Duration) {
 	return false, 0
 }
 
-// retryAfter reads the Retry-After (seconds) or retry-after-ms header of
-// the HTTP answer behind err, when the provider's SDK kept it: the OpenAI
-// SDK does (every OpenAI-compatible provider); for the others Temporal's
-// backoff applies.
+// retryAfter returns the wait the provider asked for (Retry-After, in
+// seconds, as an HTTP date or as retry-after-ms), which every provider's
+// error carries as model.APIError.RetryAfter; 0 when it asked for none.
 func retryAfter(err error) time.Duration {
-	var oe *sdk.Error
-	if !errors.As(err, &oe) || oe.Response == nil {
-		return 0
-	}
-	h := oe.Response.Header
-	if ms, err := strconv.ParseFloat(h.Get("Retry-After-Ms"), 64); err == nil && ms > 0 {
-		return time.Duration(ms * float64(time.Millisecond))
-	}
-	if s, err := strconv.ParseFloat(h.Get("Retry-After"), 64); err == nil && s > 0 {
-		return time.Duration(s * float64(time.Second))
-	}
-	if t, err := http.ParseTime(h.Get("Retry-After")); err == nil {
-		if d := time.Until(t); d > 0 {
-			return d
-		}
+	var ae *model.APIError
+	if errors.As(err, &ae) && ae.RetryAfter > 0 {
+		return ae.RetryAfter
 	}
 	return 0
 }

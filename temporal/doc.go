@@ -19,9 +19,10 @@
 //
 // Temporal owns retries: a provider's own retries should be off (see
 // [Activities]); HTTP 408, 409, 429 and 5xx answers are retried (after the
-// Retry-After an OpenAI-compatible provider sent), and other 4xx answers
-// fail at once with the provider's message. Errors cross the activity boundary as [agent.ErrorRecord]s, so
-// errors.Is still matches loom's sentinels on the workflow side.
+// Retry-After the provider sent, which every provider's model.APIError
+// carries), and other 4xx answers fail at once with the provider's message.
+// Errors cross the activity boundary as [agent.ErrorRecord]s, so errors.Is
+// still matches loom's sentinels on the workflow side.
 //
 // [Run] runs an agent in a workflow to its end: every question an agent
 // asks ([agent.Ask], a code approval) waits for the [AnswerSignal] signal or

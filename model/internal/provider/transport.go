@@ -128,15 +128,19 @@ func (t *Transport) attempt(req *http.Request, attempt int) (*http.Response, err
 	defer w.stop()
 	body := t.readError(ctx, resp)
 	apiErr := &model.APIError{Provider: t.provider, StatusCode: resp.StatusCode, Message: Summarize(body, t.secret), Code: ErrorCode(body), Attempts: attempt}
+	wait, asked := retryAfter(resp.Header, time.Now())
+	if asked {
+		// Kept on the error too, so a caller that owns retries (a durable
+		// engine with the provider's retries off) can honour it.
+		apiErr.RetryAfter, apiErr.MaxRetryWait = wait, t.p.MaxRetryWait
+	}
 	if !retryable(resp.StatusCode) || attempt > *t.p.MaxRetries {
 		return nil, apiErr
 	}
-	wait, asked := retryAfter(resp.Header, time.Now())
 	if !asked {
 		return nil, &retryAfterErr{backoff(attempt-1, t.p.Backoff, t.p.MaxBackoff)}
 	}
 	if wait > t.p.MaxRetryWait {
-		apiErr.RetryAfter, apiErr.MaxRetryWait = wait, t.p.MaxRetryWait
 		return nil, apiErr
 	}
 	return nil, &retryAfterErr{wait}
