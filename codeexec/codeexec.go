@@ -129,24 +129,49 @@ type CodeState struct {
 	Tries int `json:"tries"`
 	// Failed counts the snippets refused or failed so far.
 	Failed int `json:"failed"`
+	// LastCode is the last snippet that ran without an error.
+	LastCode string `json:"last_code,omitempty"`
 
 	mu      sync.Mutex
+	tool    string // the sandbox tool's name: the coder's other tools are not snippets
 	coderID string
+	codes   map[string]string // snippet run id -> its code
 }
 
-// observe counts a guard run's end.
+// observe follows the snippets: the coder's tool runs (guards), whose
+// starts carry the code and whose ends say how each went.
 func (st *CodeState) observe(ev agent.Event) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if st.coderID == "" && ev.Kind == agent.EventRunStart {
-		st.coderID = ev.RunID
+	if st.coderID == "" {
+		if ev.Kind == agent.EventRunStart {
+			st.coderID = ev.RunID
+		}
+		return
 	}
-	if ev.Kind == agent.EventRunEnd && ev.ParentID == st.coderID && ev.Agent != "" {
+	if ev.ParentID != st.coderID || ev.Agent != st.tool {
+		return
+	}
+	switch ev.Kind {
+	case agent.EventRunStart:
+		if st.codes == nil {
+			st.codes = map[string]string{}
+		}
+		st.codes[ev.RunID] = codeOf(ev.Input)
+	case agent.EventRunEnd:
 		st.Tries++
 		if ev.Err != nil {
 			st.Failed++
+		} else if code := st.codes[ev.RunID]; code != "" {
+			st.LastCode = code
 		}
 	}
+}
+
+func (st *CodeState) lastCode() string {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.LastCode
 }
 
 func (st *CodeState) counts() (tries, failed int) {
@@ -264,7 +289,7 @@ func (ce *CodeExecution) Run(ctx context.Context, input json.RawMessage) iter.Se
 }
 
 func (ce *CodeExecution) body(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
-	st := &CodeState{Task: flow.TextOf(r.Input)}
+	st := &CodeState{Task: flow.TextOf(r.Input), tool: ce.cfg.Tool.Name()}
 	r.SetState(st)
 	stop := r.Observe(st.observe)
 	defer stop()
@@ -272,7 +297,6 @@ func (ce *CodeExecution) body(ctx context.Context, r *agent.Run) (json.RawMessag
 		ctx = agent.WithHistory(ctx, hist)
 	}
 	input := r.Input
-	var kept snippets
 	if ce.cfg.Knowledge != nil {
 		text, err := ce.recall(ctx, st.Task)
 		if err != nil {
@@ -281,8 +305,6 @@ func (ce *CodeExecution) body(ctx context.Context, r *agent.Run) (json.RawMessag
 		if input, err = json.Marshal(map[string]string{agent.DefaultTextKey: text}); err != nil {
 			return nil, err
 		}
-		stopKeep := r.Observe(kept.observe)
-		defer stopKeep()
 	}
 	end, err := r.Child(ctx, ce.coder, input)
 	if errors.Is(err, agent.ErrStopped) {
@@ -298,7 +320,7 @@ func (ce *CodeExecution) body(ctx context.Context, r *agent.Run) (json.RawMessag
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ce.Name(), err)
 	}
-	if code := kept.lastCode(); ce.cfg.Knowledge != nil && code != "" {
+	if code := st.lastCode(); ce.cfg.Knowledge != nil && code != "" {
 		// Keeping is a nested run, so a store that fails shows in the
 		// events and the trace; the answer stands either way.
 		in, _ := json.Marshal(snippetInput{Task: st.Task, Code: code})

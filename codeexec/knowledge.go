@@ -6,9 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
-	"sync"
 
-	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/vector"
 )
 
@@ -63,42 +61,4 @@ func (ce *CodeExecution) keep(ctx context.Context, task, code string) error {
 		return fmt.Errorf("code execution %s: keep the snippet: %w", ce.Name(), err)
 	}
 	return nil
-}
-
-// snippets follows the guard runs of one CodeExecution run and remembers
-// the code of the last one that succeeded.
-type snippets struct {
-	mu      sync.Mutex
-	coderID string
-	codes   map[string]string // guard run id -> its code
-	last    string
-}
-
-func (s *snippets) observe(ev agent.Event) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.coderID == "" && ev.Kind == agent.EventRunStart {
-		s.coderID = ev.RunID
-		return
-	}
-	if ev.ParentID != s.coderID || s.coderID == "" {
-		return
-	}
-	switch ev.Kind {
-	case agent.EventRunStart:
-		if s.codes == nil {
-			s.codes = map[string]string{}
-		}
-		s.codes[ev.RunID] = codeOf(ev.Input)
-	case agent.EventRunEnd:
-		if ev.Err == nil && s.codes[ev.RunID] != "" {
-			s.last = s.codes[ev.RunID]
-		}
-	}
-}
-
-func (s *snippets) lastCode() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.last
 }

@@ -2,6 +2,7 @@ package codeexec_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -36,4 +37,25 @@ func TestCodeExecutionToolsetsOfferedToTheCoder(t *testing.T) {
 	}
 	require.ElementsMatch(t, []string{"evaluateJs", "get_sum"}, names)
 	require.JSONEq(t, `{"sum":42}`, string(toolResult(t, m, 1).Content))
+}
+
+// TestToolsetFailuresDoNotSpendTheSnippetBudget: only sandbox snippets
+// count against MaxRetries; a failing toolset tool is the coder's business.
+func TestToolsetFailuresDoNotSpendTheSnippetBudget(t *testing.T) {
+	flaky, err := agent.NewFunc("lookup", "fails", func(context.Context, struct{}) (string, error) {
+		return "", errors.New("lookup service down")
+	})
+	require.NoError(t, err)
+	m := modeltest.New(t,
+		modeltest.ToolCalls(modeltest.Call("c1", "lookup", `{}`)),
+		modeltest.ToolCalls(modeltest.Call("c2", "lookup", `{}`)),
+		modeltest.ToolCalls(modeltest.Call("c3", "lookup", `{}`)),
+		modeltest.Text("no lookup today"),
+	)
+	ce, err := codeexec.New(codeexec.Config{Model: m, Tool: (&fakeSandbox{}).agent(t), MaxRetries: 1,
+		Toolsets: []agent.Toolset{agent.ToolsetFunc(func(context.Context) ([]agent.Agent, error) { return []agent.Agent{flaky}, nil })}})
+	require.NoError(t, err)
+	res, err := engine.New().Invoke(t.Context(), ce, "look it up")
+	require.NoError(t, err, "three failed lookups are not three failed snippets")
+	require.Equal(t, "no lookup today", res.Text())
 }
