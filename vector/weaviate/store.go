@@ -140,7 +140,7 @@ func (s *Store) Upsert(ctx context.Context, docs ...vector.Document) error {
 		return err
 	}
 	defer s.end()
-	docs, err := prepare(ctx, s.emb, s.dims, docs)
+	docs, err := vector.PrepareDocuments(ctx, s.emb, s.dims, docs)
 	if err != nil {
 		return err
 	}
@@ -212,7 +212,7 @@ func (s *Store) Search(ctx context.Context, q vector.Query) ([]vector.Match, err
 		return nil, err
 	}
 	defer s.end()
-	q, qvec, err := prepareQuery(ctx, s.emb, s.dims, q)
+	q, qvec, err := vector.PrepareQuery(ctx, s.emb, s.dims, q)
 	if err != nil {
 		return nil, err
 	}

@@ -1,36 +1,37 @@
-package weaviate
+package vector
 
 import (
 	"context"
 	"fmt"
 
 	"github.com/loomwork/loom/model"
-	"github.com/loomwork/loom/vector"
 )
 
-// prepare validates docs, normalises their metadata, embeds the texts of
-// those without a vector and keeps the last document of each id, so that
-// nothing is written when any document is invalid.
-func prepare(ctx context.Context, emb model.Embedder, dims int, docs []vector.Document) ([]vector.Document, error) {
-	out := make([]vector.Document, 0, len(docs))
+// PrepareDocuments is what a store adapter does before it writes docs: it
+// validates them, normalises their metadata, embeds (with emb) the texts of
+// those without a vector, checks every vector against dims, and keeps the
+// last document of each id, so that nothing is written when any document
+// is invalid.
+func PrepareDocuments(ctx context.Context, emb model.Embedder, dims int, docs []Document) ([]Document, error) {
+	out := make([]Document, 0, len(docs))
 	at := make(map[string]int, len(docs))
 	var texts []string
 	var embed []int
 	for i, d := range docs {
 		if d.ID == "" {
-			return nil, fmt.Errorf("%w: document %d has an empty ID", vector.ErrInvalidDocument, i)
+			return nil, fmt.Errorf("%w: document %d has an empty ID", ErrInvalidDocument, i)
 		}
 		if d.Vector == nil && d.Text == "" {
-			return nil, fmt.Errorf("%w: document %q has neither Text nor Vector", vector.ErrInvalidDocument, d.ID)
+			return nil, fmt.Errorf("%w: document %q has neither Text nor Vector", ErrInvalidDocument, d.ID)
 		}
-		meta, err := vector.NormalizeMetadata(d.Metadata)
+		meta, err := NormalizeMetadata(d.Metadata)
 		if err != nil {
 			return nil, fmt.Errorf("document %q: %w", d.ID, err)
 		}
 		d.Metadata = meta
 		if d.Vector == nil {
 			if emb == nil {
-				return nil, fmt.Errorf("%w: document %q has no Vector", vector.ErrNoEmbedder, d.ID)
+				return nil, fmt.Errorf("%w: document %q has no Vector", ErrNoEmbedder, d.ID)
 			}
 			texts = append(texts, d.Text)
 			embed = append(embed, len(out))
@@ -59,10 +60,10 @@ func prepare(ctx context.Context, emb model.Embedder, dims int, docs []vector.Do
 			continue
 		}
 		what := fmt.Sprintf("document %q", d.ID)
-		if err := vector.CheckDimensions(what, dims, d.Vector); err != nil {
+		if err := CheckDimensions(what, dims, d.Vector); err != nil {
 			return nil, err
 		}
-		if err := vector.CheckVector(vector.ErrInvalidDocument, what, d.Vector); err != nil {
+		if err := CheckVector(ErrInvalidDocument, what, d.Vector); err != nil {
 			return nil, err
 		}
 		kept = append(kept, d)
@@ -70,9 +71,10 @@ func prepare(ctx context.Context, emb model.Embedder, dims int, docs []vector.Do
 	return kept, nil
 }
 
-// prepareQuery validates q, defaults K and returns the query vector,
-// embedding q.Text when q.Vector is nil.
-func prepareQuery(ctx context.Context, emb model.Embedder, dims int, q vector.Query) (vector.Query, []float32, error) {
+// PrepareQuery is what a store adapter does before it searches: it
+// validates q, defaults K and returns the query vector, embedding q.Text
+// with emb when q.Vector is nil, checked against dims.
+func PrepareQuery(ctx context.Context, emb model.Embedder, dims int, q Query) (Query, []float32, error) {
 	q, err := q.Prepare()
 	if err != nil {
 		return q, nil, err
@@ -80,7 +82,7 @@ func prepareQuery(ctx context.Context, emb model.Embedder, dims int, q vector.Qu
 	v := q.Vector
 	if v == nil {
 		if emb == nil {
-			return q, nil, fmt.Errorf("%w: the query has Text and no Vector", vector.ErrNoEmbedder)
+			return q, nil, fmt.Errorf("%w: the query has Text and no Vector", ErrNoEmbedder)
 		}
 		vs, err := emb.Embed(ctx, []string{q.Text})
 		if err != nil {
@@ -90,11 +92,11 @@ func prepareQuery(ctx context.Context, emb model.Embedder, dims int, q vector.Qu
 			return q, nil, fmt.Errorf("embedder %s returned %d vectors for 1 text", emb.Name(), len(vs))
 		}
 		v = vs[0]
-		if err := vector.CheckVector(vector.ErrInvalidQuery, "query text's embedding", v); err != nil {
+		if err := CheckVector(ErrInvalidQuery, "query text's embedding", v); err != nil {
 			return q, nil, err
 		}
 	}
-	if err := vector.CheckDimensions("query", dims, v); err != nil {
+	if err := CheckDimensions("query", dims, v); err != nil {
 		return q, nil, err
 	}
 	return q, v, nil
