@@ -2,8 +2,8 @@ package vector
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
+
+	"github.com/loomwork/loom/internal/userfile"
 )
 
 // SQLitePathEnv is the environment variable that overrides
@@ -15,16 +15,9 @@ const SQLitePathEnv = "LOOM_VECTOR_DB"
 // of the user's cache directory (or of the config directory when the
 // system has no cache directory), beside loom's trace database.
 func DefaultSQLitePath() (string, error) {
-	if p := os.Getenv(SQLitePathEnv); p != "" {
-		return p, nil
-	}
-	dir, err := os.UserCacheDir()
+	p, err := userfile.Path(SQLitePathEnv, "vectors.db")
 	if err != nil {
-		var cerr error
-		dir, cerr = os.UserConfigDir()
-		if cerr != nil {
-			return "", fmt.Errorf("vector: no place for the vector database (%w; %w): set %s or SQLiteOptions.Path", err, cerr, SQLitePathEnv)
-		}
+		return "", fmt.Errorf("vector: no place for the vector database (%w): set %s or SQLiteOptions.Path", err, SQLitePathEnv)
 	}
-	return filepath.Join(dir, "loom", "vectors.db"), nil
+	return p, nil
 }

@@ -2,8 +2,8 @@ package sqlite
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
+
+	"github.com/loomwork/loom/internal/userfile"
 )
 
 // PathEnv is the environment variable that overrides [DefaultPath].
@@ -14,16 +14,9 @@ const PathEnv = "LOOM_CHECKPOINT_DB"
 // the user's cache directory (or of the config directory when the system
 // has no cache directory).
 func DefaultPath() (string, error) {
-	if p := os.Getenv(PathEnv); p != "" {
-		return p, nil
-	}
-	dir, err := os.UserCacheDir()
+	p, err := userfile.Path(PathEnv, "checkpoints.db")
 	if err != nil {
-		var cerr error
-		dir, cerr = os.UserConfigDir()
-		if cerr != nil {
-			return "", fmt.Errorf("checkpoint/sqlite: no place for the checkpoint database (%w; %w): set %s to a file path", err, cerr, PathEnv)
-		}
+		return "", fmt.Errorf("checkpoint/sqlite: no place for the checkpoint database (%w): set %s to a file path", err, PathEnv)
 	}
-	return filepath.Join(dir, "loom", "checkpoints.db"), nil
+	return p, nil
 }

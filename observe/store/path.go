@@ -2,8 +2,8 @@ package store
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
+
+	"github.com/loomwork/loom/internal/userfile"
 )
 
 // PathEnv is the environment variable that overrides [DefaultPath].
@@ -13,16 +13,9 @@ const PathEnv = "LOOM_TRACE_DB"
 // else traces.db in the "loom" folder of the user's cache directory (or of
 // the config directory when the system has no cache directory).
 func DefaultPath() (string, error) {
-	if p := os.Getenv(PathEnv); p != "" {
-		return p, nil
-	}
-	dir, err := os.UserCacheDir()
+	p, err := userfile.Path(PathEnv, "traces.db")
 	if err != nil {
-		var cerr error
-		dir, cerr = os.UserConfigDir()
-		if cerr != nil {
-			return "", fmt.Errorf("store: no place for the trace database (%w; %w): set %s to a file path", err, cerr, PathEnv)
-		}
+		return "", fmt.Errorf("store: no place for the trace database (%w): set %s to a file path", err, PathEnv)
 	}
-	return filepath.Join(dir, "loom", "traces.db"), nil
+	return p, nil
 }
