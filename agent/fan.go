@@ -98,15 +98,20 @@ func (r *Run) fan(ctx context.Context, n int, opt FanOptions, task func(ctx cont
 	defer cancel(nil)
 	runner := taskRunner(ctx)
 	box := runner.NewMailbox()
-	next := 0
+	next, pending := 0, n
+	// start starts the next job or, once the fan-out is cancelled, records
+	// every job not started yet as skipped, on this goroutine: the mailbox
+	// carries only the running jobs' messages.
 	start := func() {
-		i := next
-		next++
 		if fctx.Err() != nil {
-			skipped(i, context.Cause(fctx))
-			box.Send(fanMsg{end: true, idx: i, err: errNotStarted{context.Cause(fctx)}})
+			for ; next < n; next++ {
+				skipped(next, context.Cause(fctx))
+				pending--
+			}
 			return
 		}
+		i := next
+		next++
 		jctx, jcancel := context.WithCancelCause(context.WithValue(fctx, reservedKey{}, ids[i]))
 		runner.Go(func() {
 			defer jcancel(nil)
@@ -125,7 +130,7 @@ func (r *Run) fan(ctx context.Context, n int, opt FanOptions, task func(ctx cont
 		start()
 	}
 	stopped := false
-	for pending := n; pending > 0; {
+	for pending > 0 {
 		m := box.Receive().(fanMsg)
 		if !m.end {
 			if !stopped && !r.Emit(m.ev) {
@@ -135,8 +140,7 @@ func (r *Run) fan(ctx context.Context, n int, opt FanOptions, task func(ctx cont
 			continue
 		}
 		pending--
-		var ns errNotStarted
-		if !errors.As(m.err, &ns) && m.err != nil && !opt.Collect && !stopped && !errors.Is(m.err, ErrInterrupted) && !errors.Is(m.err, ErrStopped) {
+		if m.err != nil && !opt.Collect && !stopped && !errors.Is(m.err, ErrInterrupted) && !errors.Is(m.err, ErrStopped) {
 			cancel(context.Canceled)
 		}
 		if next < n {
@@ -148,8 +152,3 @@ func (r *Run) fan(ctx context.Context, n int, opt FanOptions, task func(ctx cont
 	}
 	return nil
 }
-
-// errNotStarted is a job cancelled before it started.
-type errNotStarted struct{ cause error }
-
-func (e errNotStarted) Error() string { return "not started: " + e.cause.Error() }
