@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	chroma "github.com/amikos-tech/chroma-go/pkg/api/v2"
 	"github.com/amikos-tech/chroma-go/pkg/embeddings"
@@ -54,8 +53,7 @@ type Store struct {
 	emb   model.Embedder
 	batch int
 
-	mu     sync.RWMutex // guards closed against in-flight calls
-	closed bool
+	gate vector.Gate // calls in flight; closed by Close
 }
 
 var _ vector.Store = (*Store)(nil)
@@ -130,30 +128,17 @@ func (s *Store) Dimensions() int { return s.dims }
 // Close marks the store closed; later calls fail with [vector.ErrClosed].
 // The client stays open.
 func (s *Store) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.closed = true
+	s.gate.Close()
 	return nil
 }
-
-func (s *Store) begin() error {
-	s.mu.RLock()
-	if s.closed {
-		s.mu.RUnlock()
-		return fmt.Errorf("chroma: %w", vector.ErrClosed)
-	}
-	return nil
-}
-
-func (s *Store) end() { s.mu.RUnlock() }
 
 // Upsert writes docs in batches, replacing records with the same ids,
 // metadata included.
 func (s *Store) Upsert(ctx context.Context, docs ...vector.Document) error {
-	if err := s.begin(); err != nil {
+	if err := s.gate.Enter("chroma"); err != nil {
 		return err
 	}
-	defer s.end()
+	defer s.gate.Exit()
 	docs, err := vector.PrepareDocuments(ctx, s.emb, s.dims, docs)
 	if err != nil {
 		return err
@@ -234,10 +219,10 @@ func metadata(md map[string]any, stale []string) chroma.DocumentMetadata {
 
 // Delete removes the records with these ids; unknown ids are ignored.
 func (s *Store) Delete(ctx context.Context, ids ...string) error {
-	if err := s.begin(); err != nil {
+	if err := s.gate.Enter("chroma"); err != nil {
 		return err
 	}
-	defer s.end()
+	defer s.gate.Exit()
 	if len(ids) == 0 {
 		return nil
 	}
@@ -254,10 +239,10 @@ func (s *Store) Delete(ctx context.Context, ids ...string) error {
 // Search sends one query with the where clause and n_results = K, and
 // returns the matches scoring at least q.MinScore, best first.
 func (s *Store) Search(ctx context.Context, q vector.Query) ([]vector.Match, error) {
-	if err := s.begin(); err != nil {
+	if err := s.gate.Enter("chroma"); err != nil {
 		return nil, err
 	}
-	defer s.end()
+	defer s.gate.Exit()
 	q, qvec, err := vector.PrepareQuery(ctx, s.emb, s.dims, q)
 	if err != nil {
 		return nil, err

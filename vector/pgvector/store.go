@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -61,8 +60,7 @@ type Store struct {
 	// iterative index scans.
 	iterative bool
 
-	mu     sync.RWMutex // guards closed against in-flight calls
-	closed bool
+	gate vector.Gate // calls in flight; closed by Close
 }
 
 var _ vector.Store = (*Store)(nil)
@@ -100,37 +98,19 @@ func (s *Store) Dimensions() int { return s.dims }
 // Close closes the pool when the store opened it. Later calls fail with
 // [vector.ErrClosed].
 func (s *Store) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return nil
-	}
-	s.closed = true
-	if s.ownPool {
+	if s.gate.Close() && s.ownPool {
 		s.pool.Close()
 	}
 	return nil
 }
 
-// begin marks a call in flight; end must follow.
-func (s *Store) begin() error {
-	s.mu.RLock()
-	if s.closed {
-		s.mu.RUnlock()
-		return fmt.Errorf("pgvector: %w", vector.ErrClosed)
-	}
-	return nil
-}
-
-func (s *Store) end() { s.mu.RUnlock() }
-
 // Upsert stores docs in one transaction, replacing documents with the same
 // ids.
 func (s *Store) Upsert(ctx context.Context, docs ...vector.Document) error {
-	if err := s.begin(); err != nil {
+	if err := s.gate.Enter("pgvector"); err != nil {
 		return err
 	}
-	defer s.end()
+	defer s.gate.Exit()
 	docs, err := vector.PrepareDocuments(ctx, s.emb, s.dims, docs)
 	if err != nil || len(docs) == 0 {
 		return err
@@ -162,10 +142,10 @@ ON CONFLICT (id) DO UPDATE SET text = EXCLUDED.text, metadata = EXCLUDED.metadat
 
 // Delete removes the documents with these ids; unknown ids are ignored.
 func (s *Store) Delete(ctx context.Context, ids ...string) error {
-	if err := s.begin(); err != nil {
+	if err := s.gate.Enter("pgvector"); err != nil {
 		return err
 	}
-	defer s.end()
+	defer s.gate.Exit()
 	if len(ids) == 0 {
 		return nil
 	}
@@ -178,10 +158,10 @@ func (s *Store) Delete(ctx context.Context, ids ...string) error {
 // Search returns the closest documents passing q.Filter, best first; see
 // the package doc for how the index and the exact fallback combine.
 func (s *Store) Search(ctx context.Context, q vector.Query) ([]vector.Match, error) {
-	if err := s.begin(); err != nil {
+	if err := s.gate.Enter("pgvector"); err != nil {
 		return nil, err
 	}
-	defer s.end()
+	defer s.gate.Exit()
 	q, qvec, err := vector.PrepareQuery(ctx, s.emb, s.dims, q)
 	if err != nil {
 		return nil, err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/pinecone-io/go-pinecone/v5/pinecone"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -66,8 +65,7 @@ type Store struct {
 	textKey string
 	batch   int
 
-	mu     sync.RWMutex // guards closed against in-flight calls
-	closed bool
+	gate vector.Gate // calls in flight; closed by Close
 }
 
 var _ vector.Store = (*Store)(nil)
@@ -106,29 +104,16 @@ func (s *Store) Dimensions() int { return s.dims }
 // Close marks the store closed; later calls fail with [vector.ErrClosed].
 // The index connection stays open.
 func (s *Store) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.closed = true
+	s.gate.Close()
 	return nil
 }
-
-func (s *Store) begin() error {
-	s.mu.RLock()
-	if s.closed {
-		s.mu.RUnlock()
-		return fmt.Errorf("pinecone: %w", vector.ErrClosed)
-	}
-	return nil
-}
-
-func (s *Store) end() { s.mu.RUnlock() }
 
 // Upsert writes docs in batches, replacing records with the same ids.
 func (s *Store) Upsert(ctx context.Context, docs ...vector.Document) error {
-	if err := s.begin(); err != nil {
+	if err := s.gate.Enter("pinecone"); err != nil {
 		return err
 	}
-	defer s.end()
+	defer s.gate.Exit()
 	docs, err := vector.PrepareDocuments(ctx, s.emb, s.dims, docs)
 	if err != nil {
 		return err
@@ -176,10 +161,10 @@ func (s *Store) record(d vector.Document) (*pinecone.Vector, error) {
 
 // Delete removes the records with these ids; unknown ids are ignored.
 func (s *Store) Delete(ctx context.Context, ids ...string) error {
-	if err := s.begin(); err != nil {
+	if err := s.gate.Enter("pinecone"); err != nil {
 		return err
 	}
-	defer s.end()
+	defer s.gate.Exit()
 	for start := 0; start < len(ids); start += MaxBatchSize {
 		part := ids[start:min(start+MaxBatchSize, len(ids))]
 		if err := s.idx.DeleteVectorsById(ctx, part); err != nil {
@@ -192,10 +177,10 @@ func (s *Store) Delete(ctx context.Context, ids ...string) error {
 // Search sends one query with the filter and K, and returns the matches
 // scoring at least q.MinScore, best first.
 func (s *Store) Search(ctx context.Context, q vector.Query) ([]vector.Match, error) {
-	if err := s.begin(); err != nil {
+	if err := s.gate.Enter("pinecone"); err != nil {
 		return nil, err
 	}
-	defer s.end()
+	defer s.gate.Exit()
 	q, qvec, err := vector.PrepareQuery(ctx, s.emb, s.dims, q)
 	if err != nil {
 		return nil, err

@@ -69,8 +69,7 @@ type Store struct {
 	schemaMu sync.Mutex        // guards props
 	props    map[string]string // metadata property → data type
 
-	mu     sync.RWMutex // guards closed against in-flight calls
-	closed bool
+	gate vector.Gate // calls in flight; closed by Close
 }
 
 var _ vector.Store = (*Store)(nil)
@@ -117,29 +116,16 @@ func (s *Store) Dimensions() int { return s.dims }
 
 // Close marks the store closed; later calls fail with [vector.ErrClosed].
 func (s *Store) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.closed = true
+	s.gate.Close()
 	return nil
 }
-
-func (s *Store) begin() error {
-	s.mu.RLock()
-	if s.closed {
-		s.mu.RUnlock()
-		return fmt.Errorf("weaviate: %w", vector.ErrClosed)
-	}
-	return nil
-}
-
-func (s *Store) end() { s.mu.RUnlock() }
 
 // Upsert writes docs in batches, replacing objects with the same ids.
 func (s *Store) Upsert(ctx context.Context, docs ...vector.Document) error {
-	if err := s.begin(); err != nil {
+	if err := s.gate.Enter("weaviate"); err != nil {
 		return err
 	}
-	defer s.end()
+	defer s.gate.Exit()
 	docs, err := vector.PrepareDocuments(ctx, s.emb, s.dims, docs)
 	if err != nil {
 		return err
@@ -186,10 +172,10 @@ func batchErrors(res []models.ObjectsGetResponse) error {
 
 // Delete removes the objects with these ids; unknown ids are ignored.
 func (s *Store) Delete(ctx context.Context, ids ...string) error {
-	if err := s.begin(); err != nil {
+	if err := s.gate.Enter("weaviate"); err != nil {
 		return err
 	}
-	defer s.end()
+	defer s.gate.Exit()
 	for start := 0; start < len(ids); start += s.batch {
 		part := ids[start:min(start+s.batch, len(ids))]
 		where := filters.Where().WithPath([]string{idProperty}).WithOperator(filters.ContainsAny).WithValueText(part...)
@@ -208,10 +194,10 @@ func (s *Store) Delete(ctx context.Context, ids ...string) error {
 // limit K, and returns the matches scoring at least q.MinScore, best
 // first.
 func (s *Store) Search(ctx context.Context, q vector.Query) ([]vector.Match, error) {
-	if err := s.begin(); err != nil {
+	if err := s.gate.Enter("weaviate"); err != nil {
 		return nil, err
 	}
-	defer s.end()
+	defer s.gate.Exit()
 	q, qvec, err := vector.PrepareQuery(ctx, s.emb, s.dims, q)
 	if err != nil {
 		return nil, err
