@@ -139,6 +139,11 @@ func (a *AI) guardOutput(ctx context.Context, r *Run, p *pendingCall, out json.R
 	if a.outCheck != nil {
 		key = ""
 	}
+	if !p.settled {
+		if err := p.charge(r); err != nil {
+			return nil, nil, err
+		}
+	}
 	res, err := runGuards(ctx, r, r.Emit, a.guards.output, guardSubject{stage: StageOutput, agent: a.cfg.Name, key: key, content: out})
 	if err == nil && res.replacedBy != "" && a.outCheck != nil {
 		if verr := a.outCheck.validate(a.cfg.Name, "output", res.content); verr != nil {

@@ -49,6 +49,7 @@ type pendingCall struct {
 	runes    int             // characters of text
 	checked  int             // characters at the last partial check
 	keep     bool            // a partial check replaced: release nothing more before the end
+	charged  bool            // its usage is emitted
 	settled  bool            // its events are out (or were replayed)
 }
 
@@ -89,10 +90,23 @@ func (p *pendingCall) settle(r *Run, withText bool) error {
 	if withText && !p.release(r, p.text.Len()) {
 		return ErrStopped
 	}
-	if !p.resp.Usage.IsZero() && !r.RecordUsage(p.resp.Usage, p.cost) {
-		return ErrStopped
+	if err := p.charge(r); err != nil {
+		return err
 	}
 	if !r.Emit(Event{Kind: EventModelResponse, Response: p.resp, FinishReason: p.resp.FinishReason}) {
+		return ErrStopped
+	}
+	return nil
+}
+
+// charge emits the call's usage, once, so the budget counts it before the
+// output guardrails run.
+func (p *pendingCall) charge(r *Run) error {
+	if p.charged {
+		return nil
+	}
+	p.charged = true
+	if !p.resp.Usage.IsZero() && !r.RecordUsage(p.resp.Usage, p.cost) {
 		return ErrStopped
 	}
 	return nil
@@ -104,10 +118,7 @@ func (p *pendingCall) drop(r *Run) error {
 		return nil
 	}
 	p.settled = true
-	if p.resp != nil && !p.resp.Usage.IsZero() && !r.RecordUsage(p.resp.Usage, p.cost) {
-		return ErrStopped
-	}
-	return nil
+	return p.charge(r)
 }
 
 // replaceText puts the guardrails' replacement of the answer in place of
