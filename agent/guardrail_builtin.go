@@ -68,6 +68,9 @@ func DenyList(cfg DenyListConfig) (Guardrail, error) {
 		}
 		res[i] = re
 	}
+	// One regexp per pattern, not one alternation: each keeps its literal
+	// prefix, which Go's regexp scans for fast (an alternation of the
+	// default patterns is 2.5x slower).
 	d := denyList{res: res, mask: cfg.Mask}
 	return Guardrail{Name: cfg.Name, Check: d.check}, nil
 }
