@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime/debug"
 
 	"github.com/loomwork/loom/model"
 )
@@ -74,11 +75,23 @@ func (a *AI) callBeside(ctx context.Context, r *Run, m model.Model, req model.Re
 			return nil, err
 		}
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	guards := a.guards.parallel
 	subject := guardSubject{stage: StageInput, agent: a.cfg.Name, key: a.cfg.InputKey, content: input}
 	p := &pendingCall{}
 	errs := make([]error, len(guards)+1)
-	err := r.fan(ctx, len(guards)+1, FanOptions{}, func(ctx context.Context, i int, emit func(Event) bool) error {
+	err := r.fan(ctx, len(guards)+1, FanOptions{}, func(ctx context.Context, i int, emit func(Event) bool) (err error) {
+		// These tasks run on goroutines of their own, outside any run's
+		// recovery: a panicking model or check must fail the run, not the
+		// program.
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("%w: %s: beside the first model call: %v\n%s", ErrPanic, a.cfg.Name, p, debug.Stack())
+				errs[i] = err
+			}
+		}()
 		if i == 0 {
 			if rec == nil {
 				errs[0] = a.stream(ctx, m, req, p, func(d string) error { p.hold(d); return nil })

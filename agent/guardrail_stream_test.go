@@ -316,3 +316,14 @@ func TestParallelInputGuardrailCannotReplace(t *testing.T) {
 	require.ErrorIs(t, err, agent.ErrInvalidConfig)
 	require.ErrorContains(t, err, "make it blocking")
 }
+
+func TestParallelInputGuardrailPanicFailsTheRun(t *testing.T) {
+	m := modeltest.New(t, modeltest.Text("hi"))
+	a := newAI(t, agent.AIConfig{Name: "bot", Model: m, InputGuardrails: []agent.Guardrail{{Name: "buggy", Parallel: true, Check: func(context.Context, agent.GuardInput) (agent.Verdict, error) {
+		panic("nil map")
+	}}}})
+	evs, err := drain(t, t.Context(), a, "hi")
+	require.ErrorIs(t, err, agent.ErrPanic)
+	require.ErrorContains(t, err, "nil map")
+	require.Empty(t, streamedText(evs, "bot"))
+}

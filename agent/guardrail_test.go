@@ -244,3 +244,25 @@ func TestGuardrailsRunInOrderOnReplacedContent(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"first:one", "second:two"}, seen)
 }
+
+func TestGuardToolsetGuardsEveryTool(t *testing.T) {
+	var runs atomic.Int32
+	ts := agent.ToolsetFunc(func(context.Context) ([]agent.Agent, error) {
+		return []agent.Agent{countedAdd(t, &runs)}, nil
+	})
+	var seen atomic.Int32
+	guarded, err := agent.GuardToolset(ts, agent.ToolGuards{After: []agent.Guardrail{fixed("after", agent.Replace(json.RawMessage(`{"sum":0}`), "zeroed"), &seen)}})
+	require.NoError(t, err)
+	m := modeltest.New(t, modeltest.ToolCalls(modeltest.Call("c1", "add", `{"a":2,"b":3}`)), modeltest.Text("0"))
+	a := newAI(t, agent.AIConfig{Name: "bot", Model: m, Toolsets: []agent.Toolset{guarded}})
+	_, err = agent.Invoke(t.Context(), a, "2+3")
+	require.NoError(t, err)
+	require.EqualValues(t, 1, runs.Load())
+	require.EqualValues(t, 1, seen.Load())
+	require.JSONEq(t, `{"sum":0}`, string(toolResultSeen(t, m).Content))
+	require.Equal(t, "add", m.Request(0).Tools[0].Name, "the guarded tool keeps its name and schema")
+	require.Contains(t, string(m.Request(0).Tools[0].Schema), `"a"`)
+
+	_, err = agent.GuardToolset(nil, agent.ToolGuards{})
+	require.ErrorIs(t, err, agent.ErrInvalidConfig)
+}

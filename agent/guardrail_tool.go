@@ -60,11 +60,9 @@ func GuardToolset(ts Toolset, guards ToolGuards) (Toolset, error) {
 		}
 		out := make([]Agent, len(tools))
 		for i, t := range tools {
-			if t == nil {
-				out[i] = nil // the AI agent reports the nil tool
-				continue
+			if t != nil { // the AI agent reports a nil tool
+				out[i] = &guardedTool{tool: t, guards: guards}
 			}
-			out[i] = &guardedTool{tool: t, guards: guards}
 		}
 		return out, nil
 	}), nil
