@@ -327,3 +327,18 @@ func TestParallelInputGuardrailPanicFailsTheRun(t *testing.T) {
 	require.ErrorContains(t, err, "nil map")
 	require.Empty(t, streamedText(evs, "bot"))
 }
+
+func TestOutputWindowCannotReplaceReleasedText(t *testing.T) {
+	rewrite := agent.Guardrail{Name: "rewrite", Check: func(_ context.Context, in agent.GuardInput) (agent.Verdict, error) {
+		if in.Partial {
+			return agent.Allow(), nil
+		}
+		return agent.Replace(json.RawMessage(`{"message":"something else entirely"}`), "rewritten"), nil
+	}}
+	m := modeltest.New(t, modeltest.TextDeltas("0123456789", "abcdefghij", "klm"))
+	a := newAI(t, agent.AIConfig{Name: "bot", Model: m, OutputGuardrails: []agent.Guardrail{rewrite}, OutputHold: agent.OutputHold{Window: 10}})
+	evs, err := drain(t, t.Context(), a, "go")
+	tw := requireTrip(t, err, "rewrite", agent.StageOutput)
+	require.Contains(t, tw.Reason, "already streamed")
+	require.Equal(t, "0123456789", streamedText(evs, "bot"), "only the text released before the final check went out")
+}

@@ -89,7 +89,9 @@ func (a *AI) body(ctx context.Context, r *Run) (json.RawMessage, error) {
 				continue
 			}
 			if err != nil {
-				if serr := p.settle(r, false); serr != nil {
+				// Under a hold the failed answer is not emitted: it
+				// was never checked.
+				if serr := p.drop(r); serr != nil {
 					return nil, serr
 				}
 				req.Messages = append(req.Messages, resp.Message)
