@@ -158,10 +158,8 @@ func (a *AI) guardOutput(ctx context.Context, r *Run, p *pendingCall, out json.R
 		}
 	}
 	res, err := runGuards(ctx, r, r.Emit, a.guards.output, guardSubject{stage: StageOutput, agent: a.cfg.Name, key: key, content: out})
-	if err == nil && res.replacedBy != "" && a.outCheck != nil {
-		if verr := a.outCheck.validate(a.cfg.Name, "output", res.content); verr != nil {
-			err = fmt.Errorf("guardrail %s replaced the output with one that fails its schema: %w", res.replacedBy, verr)
-		}
+	if err == nil && res.replacedBy != "" {
+		err = a.checkReplacedOutput(res)
 	}
 	resp := p.resp
 	if err == nil && res.replacedBy != "" {
@@ -184,4 +182,21 @@ func (a *AI) guardOutput(ctx context.Context, r *Run, p *pendingCall, out json.R
 		return nil, nil, err
 	}
 	return res.content, resp, nil
+}
+
+// checkReplacedOutput refuses a replaced output the agent could not
+// return: one failing its output schema, or, without one, anything but an
+// object holding the answer's text.
+func (a *AI) checkReplacedOutput(res guardResult) error {
+	if a.outCheck != nil {
+		if err := a.outCheck.validate(a.cfg.Name, "output", res.content); err != nil {
+			return fmt.Errorf("guardrail %s replaced the output with one that fails its schema: %w", res.replacedBy, err)
+		}
+		return nil
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(res.content, &fields) != nil {
+		return fmt.Errorf("guardrail %s replaced the output with %.200s: replace it with an object such as {%q: \"…\"}", res.replacedBy, res.content, a.cfg.OutputKey)
+	}
+	return nil
 }

@@ -266,3 +266,17 @@ func TestGuardToolsetGuardsEveryTool(t *testing.T) {
 	_, err = agent.GuardToolset(nil, agent.ToolGuards{})
 	require.ErrorIs(t, err, agent.ErrInvalidConfig)
 }
+
+func TestOutputReplacementMustBeAnOutput(t *testing.T) {
+	m := modeltest.New(t, modeltest.Text("hi"))
+	a := newAI(t, agent.AIConfig{Name: "bot", Model: m, OutputGuardrails: []agent.Guardrail{fixed("bare", agent.Replace(json.RawMessage(`"just text"`), ""), nil)}})
+	_, err := agent.Invoke(t.Context(), a, "hi")
+	require.ErrorContains(t, err, `replace it with an object such as {"message": "…"}`)
+
+	m = modeltest.New(t, modeltest.JSON(map[string]int{"n": 1}))
+	schema := json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`)
+	a = newAI(t, agent.AIConfig{Name: "bot", Model: m, OutputSchema: schema, OutputGuardrails: []agent.Guardrail{fixed("wrong", agent.Replace(json.RawMessage(`{"n":"one"}`), ""), nil)}})
+	_, err = agent.Invoke(t.Context(), a, "hi")
+	require.ErrorIs(t, err, agent.ErrInvalidOutput)
+	require.ErrorContains(t, err, "guardrail wrong replaced the output with one that fails its schema")
+}
