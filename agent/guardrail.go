@@ -196,6 +196,9 @@ func runGuard(ctx context.Context, r *Run, emit func(Event) bool, g Guardrail, i
 		err = fmt.Errorf("guardrail %s on %s of %s: %w", g.Name, in.Stage, in.Agent, err)
 	}
 	endGuardSpan(ctx, span, g.Name, in, v, err)
+	if !errors.Is(err, ErrStopped) {
+		recordGuardCheck(ctx, g.Name, in, v.Action, err)
+	}
 	return v, err
 }
 

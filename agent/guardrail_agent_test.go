@@ -9,6 +9,8 @@ import (
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel/codes"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 )
@@ -179,4 +181,33 @@ func TestAgentGuardrailReplaysOnResume(t *testing.T) {
 			require.True(t, replayed)
 		})
 	}
+}
+
+func TestGuardrailChecksAreCounted(t *testing.T) {
+	reader := sdkmetric.NewManualReader()
+	ms, err := agent.NewMetrics(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)))
+	require.NoError(t, err)
+	m := modeltest.New(t, modeltest.Text("BOMB"))
+	a := newAI(t, agent.AIConfig{Name: "bot", Model: m,
+		InputGuardrails:  []agent.Guardrail{fixed("in_ok", agent.Allow(), nil)},
+		OutputGuardrails: []agent.Guardrail{denyWord("BOMB")},
+	})
+	_, err = agent.Invoke(agent.WithMetrics(t.Context(), ms), a, "go")
+	require.ErrorIs(t, err, agent.ErrTripwire)
+	var rm metricdata.ResourceMetrics
+	require.NoError(t, reader.Collect(context.Background(), &rm))
+	got := map[string]int64{}
+	for _, sm := range rm.ScopeMetrics {
+		for _, mt := range sm.Metrics {
+			if mt.Name != "loom.guardrail.checks" {
+				continue
+			}
+			for _, dp := range mt.Data.(metricdata.Sum[int64]).DataPoints {
+				name, _ := dp.Attributes.Value("loom.guardrail.name")
+				action, _ := dp.Attributes.Value("loom.guardrail.action")
+				got[name.AsString()+"/"+action.AsString()] += dp.Value
+			}
+		}
+	}
+	require.Equal(t, map[string]int64{"in_ok/allow": 1, "deny_word/reject": 1}, got)
 }

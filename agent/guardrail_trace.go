@@ -7,8 +7,36 @@ import (
 	"github.com/loomwork/loom/internal/telemetry"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 )
+
+type guardInstrumentsKey struct{}
+
+// guardChecks is loom.guardrail.checks, the guardrail checks by guardrail,
+// stage and action ("error" when the check failed): the rate of refusals
+// per guardrail.
+func guardChecks(ctx context.Context) (metric.Int64Counter, bool) {
+	c, ok, _ := telemetry.Instruments(telemetry.MetersFrom(ctx), guardInstrumentsKey{}, func(m metric.Meter) (metric.Int64Counter, error) {
+		return m.Int64Counter("loom.guardrail.checks", metric.WithDescription("Guardrail checks, by guardrail, stage and action."))
+	})
+	return c, ok
+}
+
+func recordGuardCheck(ctx context.Context, name string, in GuardInput, action Action, err error) {
+	c, ok := guardChecks(ctx)
+	if !ok {
+		return
+	}
+	if action == "" {
+		action = ActionAllow
+	}
+	if err != nil {
+		action = "error"
+	}
+	c.Add(ctx, 1, metric.WithAttributes(attribute.String("loom.guardrail.name", name),
+		attribute.String("loom.guardrail.stage", string(in.Stage)), attribute.String("loom.guardrail.action", string(action))))
+}
 
 // startGuardSpan opens the span of one guardrail check, beneath the span
 // of the run (or model call) it guards.
