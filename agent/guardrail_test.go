@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -279,4 +280,18 @@ func TestOutputReplacementMustBeAnOutput(t *testing.T) {
 	_, err = agent.Invoke(t.Context(), a, "hi")
 	require.ErrorIs(t, err, agent.ErrInvalidOutput)
 	require.ErrorContains(t, err, "guardrail wrong replaced the output with one that fails its schema")
+}
+
+func TestGuardToolAroundASubAgent(t *testing.T) {
+	sub := newAI(t, agent.AIConfig{Name: "researcher", Description: "Finds things.", Model: modeltest.New(t, modeltest.Text("found token ghp_"+strings.Repeat("z", 36)))})
+	deny, err := agent.DenyList(agent.DenyListConfig{Mask: true})
+	require.NoError(t, err)
+	guarded, err := agent.GuardTool(sub, agent.ToolGuards{After: []agent.Guardrail{deny}})
+	require.NoError(t, err)
+	require.Equal(t, "ai", agent.KindOf(guarded), "the guarded tool keeps the tool's kind")
+	m := modeltest.New(t, modeltest.ToolCalls(modeltest.Call("c1", "researcher", `{"message":"find the token"}`)), modeltest.Text("done"))
+	a := newAI(t, agent.AIConfig{Name: "lead", Model: m, Tools: []agent.Agent{guarded}})
+	_, err = agent.Invoke(t.Context(), a, "go")
+	require.NoError(t, err)
+	require.JSONEq(t, `{"message":"found token ghp_********"}`, string(toolResultSeen(t, m).Content), "the lead's model sees the sub-agent's answer masked")
 }
