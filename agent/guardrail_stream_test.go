@@ -342,3 +342,18 @@ func TestOutputWindowCannotReplaceReleasedText(t *testing.T) {
 	require.Contains(t, tw.Reason, "already streamed")
 	require.Equal(t, "0123456789", streamedText(evs, "bot"), "only the text released before the final check went out")
 }
+
+func TestOutputHoldReleasesTextBesideToolCalls(t *testing.T) {
+	var runs atomic.Int32
+	m := modeltest.New(t,
+		modeltest.Chunks(model.Chunk{TextDelta: "Let me add. "}, model.Chunk{ToolCall: &model.ToolCallDelta{ID: "c1", Name: "add", ArgumentsDelta: `{"a":1,"b":2}`}}),
+		modeltest.TextDeltas("It is 3, ", "BOMB"),
+	)
+	a := newAI(t, agent.AIConfig{Name: "bot", Model: m, Tools: []agent.Agent{countedAdd(t, &runs)}, OutputGuardrails: []agent.Guardrail{denyWord("BOMB")}, OutputHold: agent.OutputHold{On: true}})
+	evs, err := drain(t, t.Context(), a, "1+2")
+	requireTrip(t, err, "deny_word", agent.StageOutput)
+	require.Equal(t, "Let me add. ", streamedText(evs, "bot"), "text beside a tool call is not the answer: it went out with the call")
+	require.False(t, leaks(t, evs, "It is 3"), "the refused answer did not")
+	end := evs[len(evs)-1]
+	require.Len(t, end.Messages, 3, "the user's message, the tool call and its result; not the refused answer")
+}
