@@ -87,8 +87,8 @@ func (a *AI) callBeside(ctx context.Context, r *Run, m model.Model, req model.Re
 		// recovery: a panicking model or check must fail the run, not the
 		// program.
 		defer func() {
-			if p := recover(); p != nil {
-				err = fmt.Errorf("%w: %s: beside the first model call: %v\n%s", ErrPanic, a.cfg.Name, p, debug.Stack())
+			if v := recover(); v != nil {
+				err = fmt.Errorf("%w: %s: beside the first model call: %v\n%s", ErrPanic, a.cfg.Name, v, debug.Stack())
 				errs[i] = err
 			}
 		}()
