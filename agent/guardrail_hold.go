@@ -25,7 +25,8 @@ import (
 // out at the end. So the first text appears after about 2×Window
 // characters, and a match no longer than Window characters is judged
 // before any of it is released. Text the model writes beside tool calls
-// is not an answer: it is released with the call.
+// is not an answer: it is released with the call (under a window, after
+// the partial checks it met while streaming).
 type OutputHold struct {
 	// On holds the answer back until the output guardrails pass it.
 	On bool
