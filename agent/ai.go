@@ -78,6 +78,21 @@ type AIConfig struct {
 	FailOnToolError bool
 	// Hooks fire for this agent's runs and tool calls.
 	Hooks Hooks
+	// InputGuardrails check the input before the first model call, one
+	// after the other, unless marked Parallel (see [Guardrail]). A refusal
+	// fails the run with a [*TripwireError] before any tool runs or any
+	// text reaches the caller; a replace verdict changes the input the
+	// conversation is built from.
+	InputGuardrails []Guardrail
+	// OutputGuardrails check the final answer (not text written beside
+	// tool calls), one after the other. A refusal fails the run with a
+	// [*TripwireError]; a replace verdict changes the output and the
+	// answer kept in the conversation. Without OutputHold the answer has
+	// streamed to the caller before they judge it.
+	OutputGuardrails []Guardrail
+	// OutputHold holds the streamed answer back until the output
+	// guardrails pass it; see [OutputHold] for the latency it costs.
+	OutputHold OutputHold
 }
 
 // AI is an LLM agent: it sends its instructions, the conversation and the
@@ -90,6 +105,7 @@ type AI struct {
 	in, out  json.RawMessage
 	inCheck  *compiledSchema
 	outCheck *compiledSchema
+	guards   aiGuards
 }
 
 // NewAI checks cfg and returns the agent. Errors name what to fix: an
@@ -126,7 +142,11 @@ func NewAI(cfg AIConfig) (*AI, error) {
 	if err := cfg.Options.Validate(); err != nil {
 		return nil, fmt.Errorf("agent %q: %w", cfg.Name, err)
 	}
-	a := &AI{cfg: cfg, static: toolTable{byName: make(map[string]Agent, len(cfg.Tools))}}
+	guards, err := newAIGuards(cfg)
+	if err != nil {
+		return fail("%v", err)
+	}
+	a := &AI{cfg: cfg, static: toolTable{byName: make(map[string]Agent, len(cfg.Tools))}, guards: guards}
 	for i, t := range cfg.Tools {
 		if t == nil {
 			return fail("tool %d is nil", i)

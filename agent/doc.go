@@ -33,6 +33,18 @@
 // results, so it can correct itself; AIConfig.FailOnToolError makes a
 // failing tool fail the run instead.
 //
+// # Guardrails
+//
+// A [Guardrail] checks content and answers a [Verdict]: allow, replace
+// (redaction), reject or halt. AIConfig.InputGuardrails check the input
+// before the first model call (blocking, or Parallel beside it);
+// AIConfig.OutputGuardrails check the final answer, and AIConfig.OutputHold
+// keeps the answer from streaming out until they pass. [GuardTool] and
+// [GuardToolset] put guardrails around any tool's arguments and result. A
+// refusal is a [*TripwireError] wrapping [ErrTripwire]. Built-ins:
+// [MaxInputSize] and [DenyList] (API-key shapes, with masking); the sandbox
+// package adds its admission checks as a tool guardrail.
+//
 // # Limits
 //
 // [WithLimits] puts a budget on a context: max agent invocations, max total

@@ -89,6 +89,20 @@ func (b *budget) add(u model.Usage) {
 	b.mu.Unlock()
 }
 
+// addReplayed adds the model calls' usage recorded in the events of a
+// replayed run to the budget, as a replayed model call's is: the run tree's
+// tokens are the same whether a nested run ran or was replayed.
+func (b *budget) addReplayed(rec []Event) {
+	if b == nil {
+		return
+	}
+	for _, ev := range rec {
+		if ev.Kind == EventUsage {
+			b.add(ev.Usage)
+		}
+	}
+}
+
 // asTimeout turns a deadline error under a budget with a timeout into a
 // [LimitError] naming the timeout.
 func (b *budget) asTimeout(ctx context.Context, err error) error {

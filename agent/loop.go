@@ -21,7 +21,11 @@ func (a *AI) body(ctx context.Context, r *Run) (json.RawMessage, error) {
 	if err := a.inCheck.validate(a.cfg.Name, "input", r.Input); err != nil {
 		return nil, err
 	}
-	msgs, start, err := a.conversation(ctx, r)
+	input, err := a.guardInput(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	msgs, start, err := a.conversation(ctx, r, input)
 	if err != nil {
 		return nil, err
 	}
@@ -45,31 +49,63 @@ func (a *AI) body(ctx context.Context, r *Run) (json.RawMessage, error) {
 		if turn > a.cfg.MaxTurns {
 			return nil, &LimitError{Limit: LimitTurns, Used: int64(turn - 1), Max: int64(a.cfg.MaxTurns)}
 		}
-		resp, err := a.call(ctx, r, m, req)
+		var p *pendingCall
+		if turn == 1 && len(a.guards.parallel) > 0 {
+			p, err = a.callBeside(ctx, r, m, req, input)
+		} else {
+			p, err = a.call(ctx, r, m, req)
+		}
 		if err != nil {
 			return nil, err
 		}
+		resp := p.resp
 		r.finish = resp.FinishReason
+		// A final answer under an output hold waits for its guardrails.
+		final := !router && len(resp.Message.ToolCalls()) == 0
+		if !final || !a.guards.hold {
+			if err := p.settle(r, true); err != nil {
+				return nil, err
+			}
+		}
 		if err := resp.CutToolCall(); err != nil {
 			// The call cannot be run with half its arguments.
 			return nil, fmt.Errorf("agent %s: model %s:%s: %w", a.cfg.Name, m.Provider(), m.Name(), err)
 		}
-		req.Messages = append(req.Messages, resp.Message)
 		st.Turn, st.Usage = turn, r.usage
 		calls := resp.Message.ToolCalls()
 		if router {
+			req.Messages = append(req.Messages, resp.Message)
 			return a.route(ctx, r, tt, resp)
 		}
 		if len(calls) == 0 {
 			out, err := a.output(resp.Message.Text())
 			var ve *ValidationError
 			if errors.As(err, &ve) && repairs > 0 {
+				if err := p.settle(r, false); err != nil {
+					return nil, err
+				}
 				repairs--
-				req.Messages = append(req.Messages, model.UserMessage(repairPrompt(ve)))
+				req.Messages = append(req.Messages, resp.Message, model.UserMessage(repairPrompt(ve)))
 				continue
 			}
-			return out, err
+			if err != nil {
+				// Under a hold the failed answer is not emitted: it
+				// was never checked.
+				if serr := p.drop(r); serr != nil {
+					return nil, serr
+				}
+				req.Messages = append(req.Messages, resp.Message)
+				return nil, err
+			}
+			if len(a.guards.output) > 0 {
+				if out, resp, err = a.guardOutput(ctx, r, p, out); err != nil {
+					return nil, err
+				}
+			}
+			req.Messages = append(req.Messages, resp.Message)
+			return out, nil
 		}
+		req.Messages = append(req.Messages, resp.Message)
 		st.Messages, st.Pending, st.Results = req.Messages, calls, nil
 		results, err := a.runTools(ctx, r, tt, calls)
 		if err != nil {
@@ -84,11 +120,12 @@ func (a *AI) body(ctx context.Context, r *Run) (json.RawMessage, error) {
 }
 
 // conversation builds the messages of the first call: the instructions,
-// the history meant for this run, and the input. start is where this run's
-// own messages begin.
-func (a *AI) conversation(ctx context.Context, r *Run) (msgs []model.Message, start int, err error) {
+// the history meant for this run, and the input (the run's input as the
+// input guardrails let it through). start is where this run's own messages
+// begin.
+func (a *AI) conversation(ctx context.Context, r *Run, input json.RawMessage) (msgs []model.Message, start int, err error) {
 	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(r.Input, &fields); err != nil {
+	if err := json.Unmarshal(input, &fields); err != nil {
 		return nil, 0, &ValidationError{Agent: a.cfg.Name, What: "input", Issues: []Issue{{Rule: "expected a JSON object: " + err.Error()}}, kind: ErrInvalidInput}
 	}
 	hist := historyFor(ctx, r.parent)
@@ -97,7 +134,7 @@ func (a *AI) conversation(ctx context.Context, r *Run) (msgs []model.Message, st
 		sys := a.cfg.Instructions
 		if a.tmpl != nil {
 			var data map[string]any
-			_ = json.Unmarshal(r.Input, &data)
+			_ = json.Unmarshal(input, &data)
 			var b strings.Builder
 			if err := a.tmpl.Execute(&b, data); err != nil {
 				return nil, 0, fmt.Errorf("agent %s: instructions template: %w", a.cfg.Name, err)
@@ -111,7 +148,7 @@ func (a *AI) conversation(ctx context.Context, r *Run) (msgs []model.Message, st
 	if text, ok := textField(fields, a.cfg.InputKey); ok {
 		msgs = append(msgs, model.UserMessage(text))
 	} else if len(fields) > 0 {
-		msgs = append(msgs, model.UserMessage(string(r.Input)))
+		msgs = append(msgs, model.UserMessage(string(input)))
 	}
 	if len(msgs) == start && len(hist) == 0 {
 		return nil, 0, &ValidationError{Agent: a.cfg.Name, What: "input", Issues: []Issue{{Path: a.cfg.InputKey, Rule: "required"}}, kind: ErrInvalidInput}
@@ -131,13 +168,15 @@ func textField(fields map[string]json.RawMessage, key string) (string, bool) {
 	return s, true
 }
 
-// call makes one model call, streaming text deltas as events, and ends it
+// call makes one model call, streaming text deltas as events (or holding
+// them back under an output hold), and returns its answer to be settled
 // with an EventModelResponse. A resumed run whose journal holds the call
 // replays it instead.
-func (a *AI) call(ctx context.Context, r *Run, m model.Model, req model.Request) (*model.Response, error) {
+func (a *AI) call(ctx context.Context, r *Run, m model.Model, req model.Request) (*pendingCall, error) {
 	r.calls++
 	if rec := r.replay.response(r.calls); rec != nil {
-		return replayCall(r, rec)
+		resp, err := replayCall(r, rec)
+		return &pendingCall{resp: resp, settled: true}, err
 	}
 	if err := r.budget.checkTokens(); err != nil {
 		return nil, err
@@ -145,6 +184,25 @@ func (a *AI) call(ctx context.Context, r *Run, m model.Model, req model.Request)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	p := &pendingCall{}
+	sink := func(d string) error {
+		if !r.Emit(Event{Kind: EventTextDelta, Text: d}) {
+			return ErrStopped
+		}
+		return nil
+	}
+	if a.guards.hold {
+		sink = func(d string) error { return a.holdDelta(ctx, r, p, d) }
+	}
+	if err := a.stream(ctx, m, req, p, sink); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// stream makes the model call, passing each text delta to sink, and sets
+// p's response and cost. An error from sink ends the call.
+func (a *AI) stream(ctx context.Context, m model.Model, req model.Request, p *pendingCall, sink func(string) error) error {
 	cctx, span := startChatSpan(ctx, m, &req)
 	start := Now(ctx)
 	var asm model.Assembler
@@ -154,12 +212,14 @@ func (a *AI) call(ctx context.Context, r *Run, m model.Model, req model.Request)
 			err = fmt.Errorf("agent %s: model %s:%s: %w", a.cfg.Name, m.Provider(), m.Name(), err)
 			endChatSpan(cctx, span, resp, -1, err)
 			recordChat(ctx, m, start, nil, err)
-			return nil, err
+			return err
 		}
 		asm.Add(c)
-		if c.TextDelta != "" && !r.Emit(Event{Kind: EventTextDelta, Text: c.TextDelta}) {
-			endChatSpan(cctx, span, nil, -1, ErrStopped)
-			return nil, ErrStopped
+		if c.TextDelta != "" {
+			if err := sink(c.TextDelta); err != nil {
+				endChatSpan(cctx, span, nil, -1, err)
+				return err
+			}
 		}
 	}
 	resp := asm.Response()
@@ -168,15 +228,9 @@ func (a *AI) call(ctx context.Context, r *Run, m model.Model, req model.Request)
 		cost = -1
 	}
 	endChatSpan(cctx, span, resp, cost, nil)
-	cost = max(cost, 0)
 	recordChat(ctx, m, start, resp, nil)
-	if !resp.Usage.IsZero() && !r.RecordUsage(resp.Usage, cost) {
-		return nil, ErrStopped
-	}
-	if !r.Emit(Event{Kind: EventModelResponse, Response: resp, FinishReason: resp.FinishReason}) {
-		return nil, ErrStopped
-	}
-	return resp, nil
+	p.resp, p.cost = resp, max(cost, 0)
+	return nil
 }
 
 // replayCall yields a recorded model call's events again and returns its

@@ -14,9 +14,10 @@ import (
 
 // Metrics is where loom's runs record their OpenTelemetry metrics: the
 // GenAI client metrics (gen_ai.client.operation.duration,
-// gen_ai.client.token.usage), loom.tool.calls, and the instruments other
-// loom packages own (loom.sandbox.runs and loom.sandbox.duration in package
-// sandbox, loom.workflow.outcomes in package engine). Create it once per
+// gen_ai.client.token.usage), loom.tool.calls, loom.guardrail.checks, and
+// the instruments other loom packages own (loom.sandbox.runs and
+// loom.sandbox.duration in package sandbox, loom.workflow.outcomes in
+// package engine). Create it once per
 // meter provider with [NewMetrics] and put it on the context with
 // [WithMetrics]; without it nothing is measured.
 type Metrics struct {

@@ -110,7 +110,7 @@ type ErrorRecord struct {
 	// Message is err.Error().
 	Message string `json:"message"`
 	// Type names a typed error of package agent whose fields are in Fields:
-	// "limit", "interrupted", "validation", "tool", "halt".
+	// "limit", "interrupted", "validation", "tool", "halt", "tripwire".
 	Type string `json:"type,omitempty"`
 	// Fields are the typed error's fields.
 	Fields json.RawMessage `json:"fields,omitempty"`
@@ -136,6 +136,7 @@ func ErrorRecordOf(err error) *ErrorRecord {
 		ve *ValidationError
 		te *ToolError
 		he *HaltError
+		tw *TripwireError
 	)
 	switch {
 	case errors.As(err, &ie):
@@ -148,6 +149,8 @@ func ErrorRecordOf(err error) *ErrorRecord {
 		rec.Type, rec.Fields = "validation", mustJSON(validationJSON{ve.Agent, ve.What, ve.Issues, errors.Is(ve, ErrInvalidOutput)})
 	case errors.As(err, &te):
 		rec.Type, rec.Fields, rec.Cause = "tool", mustJSON(toolJSON{te.Tool, te.CallID}), ErrorRecordOf(te.Err)
+	case errors.As(err, &tw):
+		rec.Type, rec.Fields = "tripwire", mustJSON(tripwireJSON{tw.Guardrail, tw.Stage, tw.Agent, tw.Reason})
 	}
 	return rec
 }
@@ -163,6 +166,13 @@ type validationJSON struct {
 	What   string  `json:"what"`
 	Issues []Issue `json:"issues"`
 	Output bool    `json:"output,omitempty"`
+}
+
+type tripwireJSON struct {
+	Guardrail string `json:"guardrail"`
+	Stage     Stage  `json:"stage"`
+	Agent     string `json:"agent,omitempty"`
+	Reason    string `json:"reason,omitempty"`
 }
 
 type toolJSON struct {
@@ -247,6 +257,11 @@ func (r *ErrorRecord) Err() error {
 				cause = re
 			}
 			return &ToolError{Tool: t.Tool, CallID: t.CallID, Err: cause}
+		}
+	case "tripwire":
+		var t tripwireJSON
+		if json.Unmarshal(r.Fields, &t) == nil {
+			return &TripwireError{Guardrail: t.Guardrail, Stage: t.Stage, Agent: t.Agent, Reason: t.Reason}
 		}
 	}
 	return re

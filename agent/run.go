@@ -75,6 +75,7 @@ func Execute(ctx context.Context, a Agent, input json.RawMessage, body Body) ite
 		j := journalFrom(ctx)
 		if j != nil {
 			if rec := j.ended(id); rec != nil {
+				budgetFrom(ctx).addReplayed(rec)
 				replayEnded(rec, id, yield)
 				return
 			}

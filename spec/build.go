@@ -259,6 +259,9 @@ func (b *builder) ai(name string, c *AI) (agent.Agent, error) {
 	if c.OutputSchema != nil {
 		cfg.OutputSchema = c.OutputSchema.JSON
 	}
+	if err := b.guardrails(c.Guardrails, &cfg); err != nil {
+		return nil, err
+	}
 	return agent.NewAI(cfg)
 }
 

@@ -29,6 +29,7 @@ func (e *Entry) refs() []ref {
 	switch c := e.Config.(type) {
 	case *AI:
 		list("tools", c.Tools)
+		out = append(out, c.Guardrails.refs(at)...)
 	case *CodeExecution:
 		one("reviewer", c.Reviewer)
 		one("error_handler", c.ErrorHandler)

@@ -57,6 +57,8 @@ type AI struct {
 	MaxTurns int `yaml:"max_turns,omitempty" json:"max_turns,omitempty"`
 	// ToolChoice is auto, none or required.
 	ToolChoice string `yaml:"tool_choice,omitempty" json:"tool_choice,omitempty" jsonschema:"enum=auto,enum=none,enum=required"`
+	// Guardrails check the input and the answer; see [Guardrails].
+	Guardrails *Guardrails `yaml:"guardrails,omitempty" json:"guardrails,omitempty"`
 }
 
 // Sandbox declares the executor code runs on.
