@@ -1,7 +1,6 @@
 package codeexec_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,6 +21,7 @@ import (
 	"github.com/loomwork/loom/checkpoint/sqlite"
 	"github.com/loomwork/loom/codeexec"
 	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/loomwork/loom/sandbox"
@@ -165,10 +165,7 @@ func approvalSurvivesKill(t *testing.T, kind, where string) {
 		"LOOM_DURABLE_SANDBOX_LOG=" + filepath.Join(dir, "sandbox.log"),
 	}
 	child := func(phase string, extra ...string) *exec.Cmd {
-		cmd := exec.Command(os.Args[0], "-test.run", "^TestDurableChild$", "-test.count=1")
-		cmd.Env = append(append(append(os.Environ(), env...), "LOOM_DURABLE_PHASE="+phase), extra...)
-		cmd.Stderr = os.Stderr
-		return cmd
+		return testkit.Child("TestDurableChild", append(append(env, "LOOM_DURABLE_PHASE="+phase), extra...)...)
 	}
 
 	// The first process runs to the approval question, then is killed.
@@ -176,7 +173,7 @@ func approvalSurvivesKill(t *testing.T, kind, where string) {
 	out, err := first.StdoutPipe()
 	require.NoError(t, err)
 	require.NoError(t, first.Start())
-	line := readLine(t, out, "RUN ")
+	line := testkit.LineWith(t, out, "RUN ")
 	require.NoError(t, first.Process.Signal(syscall.SIGKILL))
 	_ = first.Wait()
 	fields := strings.Fields(line)
@@ -193,29 +190,6 @@ func approvalSurvivesKill(t *testing.T, kind, where string) {
 	log, err := os.ReadFile(filepath.Join(dir, "sandbox.log"))
 	require.NoError(t, err)
 	require.Equal(t, "run\n", string(log), "the approved code ran exactly once")
-}
-
-func readLine(t *testing.T, r interface{ Read([]byte) (int, error) }, prefix string) string {
-	t.Helper()
-	lines := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(r)
-		for sc.Scan() {
-			if strings.HasPrefix(sc.Text(), prefix) {
-				lines <- sc.Text()
-				return
-			}
-		}
-		close(lines)
-	}()
-	select {
-	case l, ok := <-lines:
-		require.True(t, ok, "the child exited before printing %q", prefix)
-		return l
-	case <-time.After(2 * time.Minute):
-		t.Fatalf("the child printed no %q line", prefix)
-	}
-	return ""
 }
 
 func TestInterruptResumeAdvancesOnce(t *testing.T) {

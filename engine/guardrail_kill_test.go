@@ -1,11 +1,9 @@
 package engine_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"iter"
 	"os"
 	"os/exec"
@@ -17,6 +15,7 @@ import (
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/checkpoint/sqlite"
 	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/stretchr/testify/require"
@@ -98,16 +97,13 @@ func TestGuardrailNotRepeatedAfterKill(t *testing.T) {
 	dir := t.TempDir()
 	env := []string{"LOOM_GUARD_DB=" + filepath.Join(dir, "runs.db"), "LOOM_GUARD_LOG=" + filepath.Join(dir, "judge.log")}
 	child := func(phase string, extra ...string) *exec.Cmd {
-		cmd := exec.Command(os.Args[0], "-test.run", "^TestGuardrailKillChild$", "-test.count=1")
-		cmd.Env = append(append(append(os.Environ(), env...), "LOOM_GUARD_PHASE="+phase), extra...)
-		cmd.Stderr = os.Stderr
-		return cmd
+		return testkit.Child("TestGuardrailKillChild", append(append(env, "LOOM_GUARD_PHASE="+phase), extra...)...)
 	}
 	first := child("start")
 	out, err := first.StdoutPipe()
 	require.NoError(t, err)
 	require.NoError(t, first.Start())
-	line := firstLine(t, out, "RUN ")
+	line := testkit.LineWith(t, out, "RUN ")
 	require.NoError(t, first.Process.Signal(syscall.SIGKILL))
 	_ = first.Wait()
 	runID := strings.TrimPrefix(line, "RUN ")
@@ -118,18 +114,4 @@ func TestGuardrailNotRepeatedAfterKill(t *testing.T) {
 	log, err := os.ReadFile(filepath.Join(dir, "judge.log"))
 	require.NoError(t, err)
 	require.Equal(t, "call\n", string(log), "the classifier was called once, before the kill")
-}
-
-// firstLine returns the first line of r starting with prefix; the test
-// fails when r ends first (the child died before printing it).
-func firstLine(t *testing.T, r io.Reader, prefix string) string {
-	t.Helper()
-	br := bufio.NewReader(r)
-	for {
-		line, err := br.ReadString('\n')
-		if strings.HasPrefix(line, prefix) {
-			return strings.TrimSpace(line)
-		}
-		require.NoError(t, err, "the child ended before printing %q", prefix)
-	}
 }

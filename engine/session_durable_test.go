@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/loomwork/loom/checkpoint"
 	"github.com/loomwork/loom/checkpoint/sqlite"
 	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/stretchr/testify/require"
@@ -60,8 +60,8 @@ func TestSessionChild(t *testing.T) {
 func TestSessionReopensInANewProcess(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "sessions.db")
 	for _, step := range []struct{ turn, want string }{{"1", "ANSWER Nice to meet you, Ada."}, {"2", "ANSWER Your name is Ada."}} {
-		cmd := exec.Command(os.Args[0], "-test.run", "^TestSessionChild$", "-test.count=1")
-		cmd.Env = append(os.Environ(), "LOOM_SESSION_TURN="+step.turn, "LOOM_SESSION_DB="+db)
+		cmd := testkit.Child("TestSessionChild", "LOOM_SESSION_TURN="+step.turn, "LOOM_SESSION_DB="+db)
+		cmd.Stderr = nil
 		out, err := cmd.CombinedOutput()
 		require.NoError(t, err, string(out))
 		require.Contains(t, string(out), step.want)
