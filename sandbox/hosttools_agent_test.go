@@ -125,3 +125,17 @@ func TestCodeToolCallSpans(t *testing.T) {
 	require.Equal(t, run.SpanContext().SpanID(), call.Parent().SpanID(), "the call's span is under the sandbox.run span")
 	require.Equal(t, call.SpanContext().SpanID(), inner.Parent().SpanID())
 }
+
+// TestCodeToolRefusesCallsAfterItsRun: once the evaluateJs run stops
+// serving calls, a call that still comes (from a run given up at its
+// deadline) is refused without running the tool.
+func TestCodeToolRefusesCallsAfterItsRun(t *testing.T) {
+	q := &callQueue{reqs: make(chan *agentCall), ended: make(chan struct{})}
+	close(q.ended)
+	ran := false
+	a, err := agent.NewFunc("x", "x", func(context.Context, struct{}) (struct{}, error) { ran = true; return struct{}{}, nil })
+	require.NoError(t, err)
+	_, err = q.caller(a)(t.Context(), json.RawMessage(`{}`))
+	require.ErrorIs(t, err, ErrRunEnded)
+	require.False(t, ran)
+}

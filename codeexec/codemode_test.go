@@ -1,0 +1,168 @@
+package codeexec_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/codeexec"
+	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/mcp"
+	"github.com/loomwork/loom/model/modeltest"
+	"github.com/loomwork/loom/sandbox"
+)
+
+// hostTools is a toolset of get-sum, echo and fail, as loom agents.
+func hostTools(t *testing.T) agent.Toolset {
+	t.Helper()
+	type sumIn struct {
+		A float64 `json:"a" jsonschema:"description=The first number."`
+		B float64 `json:"b"`
+	}
+	sum, err := agent.NewFunc("get-sum", "Adds two numbers.", func(_ context.Context, in sumIn) (map[string]float64, error) {
+		return map[string]float64{"sum": in.A + in.B}, nil
+	})
+	require.NoError(t, err)
+	type echoIn struct {
+		Message string `json:"message"`
+	}
+	echo, err := agent.NewFunc("echo", "Echoes the message.", func(_ context.Context, in echoIn) (map[string]string, error) {
+		return map[string]string{"echo": in.Message}, nil
+	})
+	require.NoError(t, err)
+	fail, err := agent.NewFunc("fail", "Always fails.", func(context.Context, struct{}) (struct{}, error) {
+		return struct{}{}, errors.New("the service is down")
+	})
+	require.NoError(t, err)
+	return agent.ToolsetFunc(func(context.Context) ([]agent.Agent, error) { return []agent.Agent{sum, echo, fail}, nil })
+}
+
+// executors are the two sandboxes code mode must behave alike on.
+func executors(t *testing.T, lim sandbox.Limits) map[string]sandbox.Executor {
+	t.Helper()
+	ip, err := sandbox.NewInProcess(sandbox.WithLimits(lim))
+	require.NoError(t, err)
+	iso, err := sandbox.NewIsolated(sandbox.WithLimits(lim), sandbox.WithConcurrency(1))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = iso.Close() })
+	return map[string]sandbox.Executor{"in-process": ip, "isolated": iso}
+}
+
+func TestCodeMode(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		code    string
+		timeout time.Duration
+		calls   sandbox.CallLimits
+		check   func(t *testing.T, content string, isError bool)
+	}{
+		{name: "two tools combined", code: `const [s, e] = await Promise.all([tools.get_sum({a: 2, b: 40}), tools.echo({message: 'hi'})]); e.echo + ' ' + s.sum`,
+			check: func(t *testing.T, content string, isError bool) {
+				require.False(t, isError, content)
+				require.JSONEq(t, `{"result":"hi 42","logs":[]}`, content)
+			}},
+		{name: "a tool error caught by try", code: `let r; try { await tools.fail() } catch (e) { r = e.name + ': ' + e.message } r`,
+			check: func(t *testing.T, content string, isError bool) {
+				require.False(t, isError, content)
+				require.Contains(t, content, "ToolError: tools.fail: the service is down")
+			}},
+		{name: "the call cap", code: `let n = 0, r; for (;;) { try { await tools.get_sum({a: n, b: 1}); n++ } catch (e) { r = e.name; break } } ({n, r})`,
+			calls: sandbox.CallLimits{MaxCalls: 3},
+			check: func(t *testing.T, content string, isError bool) {
+				require.False(t, isError, content)
+				require.Contains(t, content, `{"n":3,"r":"RangeError"}`)
+			}},
+		{name: "a loop on calls ends at the deadline", code: `for (;;) { try { await tools.get_sum({a: 1, b: 1}) } catch {} }`, timeout: 300 * time.Millisecond,
+			check: func(t *testing.T, content string, isError bool) {
+				require.True(t, isError, content)
+				require.Contains(t, content, "Timeout")
+			}},
+	} {
+		lim := sandbox.Limits{Timeout: time.Minute}
+		if tc.timeout > 0 {
+			lim.Timeout = tc.timeout
+		}
+		for name, exec := range executors(t, lim) {
+			t.Run(tc.name+"/"+name, func(t *testing.T) {
+				m := modeltest.New(t, modeltest.ToolCalls(jsCall("c1", tc.code)), modeltest.Text("done"))
+				ce, err := codeexec.New(codeexec.Config{Model: m, Sandbox: exec, SandboxTools: []agent.Toolset{hostTools(t)}, SandboxCalls: tc.calls, MaxRetries: 1})
+				require.NoError(t, err)
+				res, err := engine.New().Invoke(t.Context(), ce, "compute it")
+				require.NoError(t, err)
+				require.Equal(t, "done", res.Text())
+				sys := m.Request(0).Messages[0].Text()
+				require.Contains(t, sys, "```ts\ndeclare const tools: {\n  /** Adds two numbers. */\n  get_sum(args: {\n    /** The first number. */\n    a: number;\n    b: number;\n  }): Promise<Record<string, number>>;\n", "the instructions list the functions")
+				r := toolResult(t, m, 1)
+				tc.check(t, string(r.Content), r.IsError)
+			})
+		}
+	}
+}
+
+func TestCodeModeConfig(t *testing.T) {
+	sb := &fakeSandbox{}
+	_, err := codeexec.New(codeexec.Config{Tool: sb.agent(t), SandboxTools: []agent.Toolset{hostTools(t)}})
+	require.ErrorIs(t, err, agent.ErrInvalidConfig)
+	require.ErrorContains(t, err, "leave Tool nil")
+	ip, err := sandbox.NewInProcess()
+	require.NoError(t, err)
+	_, err = codeexec.New(codeexec.Config{Sandbox: ip, SandboxTools: []agent.Toolset{hostTools(t)}, SandboxCalls: sandbox.CallLimits{MaxCalls: -1}})
+	require.ErrorContains(t, err, "MaxCalls is -1")
+}
+
+// everything starts the pinned server-everything over stdio.
+func everything(t *testing.T) mcp.Config {
+	script, err := filepath.Abs(filepath.Join("..", ".ci", "mcp", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"))
+	require.NoError(t, err)
+	_, statErr := os.Stat(script)
+	_, nodeErr := exec.LookPath("node")
+	if statErr != nil || nodeErr != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("server-everything is missing (%v, %v): .ci/mcp.sh runs npm ci in .ci/mcp", statErr, nodeErr)
+		}
+		t.Skip("server-everything not installed: run `npm ci --prefix .ci/mcp`")
+	}
+	return mcp.Config{Command: []string{"node", script, "stdio"}}
+}
+
+// TestCodeModeWithMCPServer: one snippet calls two tools of the real
+// server-everything and combines their results.
+func TestCodeModeWithMCPServer(t *testing.T) {
+	ts, err := mcp.Connect(t.Context(), everything(t))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ts.Close() })
+	code := `const [s, e] = await Promise.all([tools.get_sum({a: 2, b: 40}), tools.echo({message: 'hello'})]);
+let bad; try { await tools.get_sum({a: 'two'}) } catch (err) { bad = err.name }
+({sum: s.message, echo: e.message, bad})`
+	for name, exec := range executors(t, sandbox.Limits{Timeout: time.Minute}) {
+		t.Run(name, func(t *testing.T) {
+			m := modeltest.New(t, modeltest.ToolCalls(jsCall("c1", code)), modeltest.Text("42"))
+			ce, err := codeexec.New(codeexec.Config{Model: m, Sandbox: exec, SandboxTools: []agent.Toolset{ts}})
+			require.NoError(t, err)
+			res, err := engine.New().Invoke(t.Context(), ce, "2 + 40, and echo hello")
+			require.NoError(t, err)
+			require.Equal(t, "42", res.Text())
+			sys := m.Request(0).Messages[0].Text()
+			require.Contains(t, sys, "get_sum(args: {")
+			require.Contains(t, sys, "echo(args: {")
+			r := toolResult(t, m, 1)
+			require.False(t, r.IsError, string(r.Content))
+			var out struct {
+				Result struct{ Sum, Echo, Bad string }
+			}
+			require.NoError(t, json.Unmarshal(r.Content, &out))
+			require.Equal(t, "The sum of 2 and 40 is 42.", out.Result.Sum)
+			require.True(t, strings.HasSuffix(out.Result.Echo, "hello"), out.Result.Echo)
+			require.Equal(t, "TypeError", out.Result.Bad, "arguments are checked against the MCP tool's schema")
+		})
+	}
+}
