@@ -80,8 +80,8 @@ func newCodeTool(t *tool, lim Limits, opts []ToolOption) (agent.Agent, error) {
 	return &codeTool{Agent: base, t: t, runner: runner, opts: o}, nil
 }
 
-// Kind returns "tool".
-func (c *codeTool) Kind() string { return "tool" }
+// Kind returns "func", as the evaluateJs tool without host tools.
+func (c *codeTool) Kind() string { return "func" }
 
 // Run runs the input's code with the toolsets' tools offered to it.
 func (c *codeTool) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.Event, error] {

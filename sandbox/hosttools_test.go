@@ -124,7 +124,7 @@ r`, want: `[null,true,"big,deep,echo,fail,get_sum,not_json,panics,slow",false,"f
 		{name: "a slow call ends at the deadline", code: `await tools.slow()`, kind: KindTimeout, short: true},
 		{name: "a loop on tool calls ends at the deadline", code: `for (;;) { try { await tools.get_sum({a: 1, b: 1}) } catch {} }`, kind: KindTimeout, short: true,
 			check: func(t *testing.T, tt *testTools) { require.EqualValues(t, 5, tt.calls.Load()) }},
-		{name: "no tools without a toolbox is a ReferenceError elsewhere", code: `typeof tools`, want: `"object"`},
+		{name: "tools is an object", code: `typeof tools`, want: `"object"`},
 	}
 }
 
@@ -165,5 +165,14 @@ func TestHostToolsConform(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestNoToolsWithoutAToolbox: a plain run has no tools global.
+func TestNoToolsWithoutAToolbox(t *testing.T) {
+	for _, e := range []Executor{newTestInProcess(t), newTestIsolated(t, WithConcurrency(1))} {
+		res, err := e.Run(context.Background(), `typeof tools`)
+		require.NoError(t, err)
+		require.JSONEq(t, `"undefined"`, string(res.Value))
 	}
 }

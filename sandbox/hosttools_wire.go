@@ -117,7 +117,6 @@ func runWithPipe(e *InProcess, req request, lines <-chan []byte, send func(reply
 type hostCalls struct {
 	tr     *toolRun
 	cancel context.CancelFunc
-	wg     sync.WaitGroup
 }
 
 // serve runs a worker's call on its own goroutine and answers it. It
@@ -127,9 +126,7 @@ func (h *hostCalls) serve(w *worker, id uint64, c *callMsg) bool {
 	if !h.tr.admit() {
 		return false
 	}
-	h.wg.Add(1)
-	go func() {
-		defer h.wg.Done()
+	go func() { // ends when the tool does: its context ends with the run
 		out, err := h.tr.invoke(c.Tool, c.Args)
 		h.tr.done()
 		a := &callAnswer{Seq: c.Seq, Result: out}
