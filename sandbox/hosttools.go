@@ -75,6 +75,9 @@ type Toolbox struct {
 	tools  []boxTool
 	byJS   map[string]*boxTool
 	limits CallLimits
+	// skip, when set, hears of each call refused before its tool ran
+	// (codeTool keeps its calls in order with it).
+	skip func(ctx context.Context, index int)
 }
 
 type boxTool struct {

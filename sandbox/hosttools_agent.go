@@ -102,6 +102,7 @@ func (c *codeTool) body(ctx context.Context, r *agent.Run) (json.RawMessage, err
 	if err != nil {
 		return nil, err
 	}
+	box.skip = q.skip
 	out, err := c.t.execute(ctx, in, func(ctx context.Context, code string) (*Result, error) {
 		return c.serve(ctx, r, code, box, q)
 	})
@@ -149,7 +150,8 @@ type callQueue struct {
 }
 
 type agentCall struct {
-	agent agent.Agent
+	index int         // CallIndex: the calls start in this order
+	agent agent.Agent // nil: call index was refused before it reached the tool
 	args  json.RawMessage
 	out   json.RawMessage
 	err   error
@@ -160,7 +162,7 @@ type agentCall struct {
 // for its end.
 func (q *callQueue) caller(a agent.Agent) HostFunc {
 	return func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
-		c := &agentCall{agent: a, args: args, done: make(chan struct{})}
+		c := &agentCall{index: CallIndex(ctx), agent: a, args: args, done: make(chan struct{})}
 		select {
 		case q.reqs <- c:
 		case <-q.ended:
@@ -177,8 +179,47 @@ func (q *callQueue) caller(a agent.Agent) HostFunc {
 	}
 }
 
-// serve runs code with box and, meanwhile, the calls it makes: each batch
-// of calls waiting together runs as nested runs of r, at once. A call
+// skip tells the run that call index will not come, so that the calls
+// after it need not wait for it.
+func (q *callQueue) skip(ctx context.Context, index int) {
+	select {
+	case q.reqs <- &agentCall{index: index}:
+	case <-q.ended:
+	case <-ctx.Done():
+	}
+}
+
+// inOrder keeps the calls that arrived until they can start in the order
+// the code made them, whatever order their goroutines delivered them in:
+// the nested runs' ids then follow the code, so a resumed run replays
+// each recorded call for the same call.
+type inOrder struct {
+	next    int
+	waiting map[int]*agentCall
+}
+
+// add takes c and returns the calls that may start now, in order.
+func (o *inOrder) add(c *agentCall, ready []*agentCall) []*agentCall {
+	if c.index < 0 { // not numbered: start it as it comes
+		return append(ready, c)
+	}
+	o.waiting[c.index] = c
+	for {
+		w, ok := o.waiting[o.next]
+		if !ok {
+			return ready
+		}
+		delete(o.waiting, o.next)
+		o.next++
+		if w.agent != nil {
+			ready = append(ready, w)
+		}
+	}
+}
+
+// serve runs code with box and, meanwhile, the calls it makes, in the
+// order the code made them: the calls ready together run as nested runs of
+// r, at once. A call
 // that must end the run as it is (the consumer stopped, a limit, a
 // question for a person, a halt) stops the code and is the run's error.
 func (c *codeTool) serve(ctx context.Context, r *agent.Run, code string, box *Toolbox, q *callQueue) (*Result, error) {
@@ -194,6 +235,7 @@ func (c *codeTool) serve(ctx context.Context, r *agent.Run, code string, box *To
 		done <- outcome{res, err}
 	}()
 	var stop error
+	order := &inOrder{waiting: map[int]*agentCall{}}
 	for {
 		select {
 		case o := <-done:
@@ -203,14 +245,17 @@ func (c *codeTool) serve(ctx context.Context, r *agent.Run, code string, box *To
 			}
 			return o.res, o.err
 		case first := <-q.reqs:
-			batch := []*agentCall{first}
+			batch := order.add(first, nil)
 			for more := true; more; {
 				select {
 				case x := <-q.reqs:
-					batch = append(batch, x)
+					batch = order.add(x, batch)
 				default:
 					more = false
 				}
+			}
+			if len(batch) == 0 {
+				continue
 			}
 			if stop != nil {
 				refuse(batch)

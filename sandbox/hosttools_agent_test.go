@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"testing"
 	"time"
 
@@ -138,4 +139,35 @@ func TestCodeToolRefusesCallsAfterItsRun(t *testing.T) {
 	_, err = q.caller(a)(t.Context(), json.RawMessage(`{}`))
 	require.ErrorIs(t, err, ErrRunEnded)
 	require.False(t, ran)
+}
+
+// TestCodeToolCallsStartInCodeOrder: the calls' nested runs start in the
+// order the code made them, whatever order their goroutines reach the run
+// in, skipping calls refused before the tool ran, so that the runs' ids
+// (which a resumed run replays by) follow the code.
+func TestCodeToolCallsStartInCodeOrder(t *testing.T) {
+	for name, exec := range map[string]ToolRunner{"in-process": newTestInProcess(t), "isolated": newTestIsolated(t, WithConcurrency(1))} {
+		t.Run(name, func(t *testing.T) {
+			tool, err := NewTool(exec, WithToolsets(testToolset(t)))
+			require.NoError(t, err)
+			in, _ := json.Marshal(ToolInput{Code: `await Promise.all([0, 1, 'x', 3, 4, 5, 6, 7].map(a => tools.get_sum({a, b: 0}).catch(() => null)))`})
+			for range 10 {
+				var toolRun string
+				byID := map[string]string{} // nested run id -> its input
+				for ev, err := range tool.Run(context.Background(), in) {
+					require.NoError(t, err)
+					if ev.Kind == agent.EventRunStart && ev.Agent == ToolName {
+						toolRun = ev.RunID
+					} else if ev.Kind == agent.EventRunStart && ev.ParentID == toolRun {
+						byID[ev.RunID] = string(ev.Input)
+					}
+				}
+				var order []string
+				for i := 1; i <= len(byID); i++ {
+					order = append(order, byID[toolRun+"."+strconv.Itoa(i)])
+				}
+				require.Equal(t, []string{`{"a":0,"b":0}`, `{"a":1,"b":0}`, `{"a":3,"b":0}`, `{"a":4,"b":0}`, `{"a":5,"b":0}`, `{"a":6,"b":0}`, `{"a":7,"b":0}`}, order)
+			}
+		})
+	}
 }

@@ -93,10 +93,10 @@ func TestCallAfterRunRefused(t *testing.T) {
 	box := tt.box(t, CallLimits{})
 	ctx, cancel := context.WithCancel(context.Background())
 	spec := box.localSpec(ctx, DefaultLimits())
-	_, err := spec.call("echo", json.RawMessage(`{"message":"a"}`))
+	_, err := spec.call(0, "echo", json.RawMessage(`{"message":"a"}`))
 	require.NoError(t, err)
 	cancel()
-	_, err = spec.call("echo", json.RawMessage(`{"message":"b"}`))
+	_, err = spec.call(1, "echo", json.RawMessage(`{"message":"b"}`))
 	require.ErrorIs(t, err, ErrRunEnded)
 	var ce *CallError
 	require.True(t, errors.As(err, &ce))

@@ -13,11 +13,12 @@ import (
 // hostSpec is what a run offers its code: the tools' JS names, the call
 // limits, and call, which runs one call on the host and blocks until it
 // ends (in process, the host tool; in a worker, a round trip over the
-// pipe).
+// pipe). index numbers the calls that leave the runtime, from 0, in the
+// order the code made them.
 type hostSpec struct {
 	names  []string
 	limits CallLimits
-	call   func(name string, args json.RawMessage) (json.RawMessage, error)
+	call   func(index int, name string, args json.RawMessage) (json.RawMessage, error)
 }
 
 // jsTools is a run's side of its tool calls. The runtime is
@@ -30,6 +31,7 @@ type jsTools struct {
 	ctx      context.Context // the calls': ends when the run is stopped or over
 	cancel   context.CancelFunc
 	started  int       // calls started (the limit counts these)
+	sent     int       // calls handed to the host, which numbers them
 	inFlight int       // calls running on the host
 	pending  int       // calls whose Promise is not settled yet
 	queue    []*jsCall // calls waiting for an in-flight slot
@@ -38,6 +40,7 @@ type jsTools struct {
 }
 
 type jsCall struct {
+	index           int
 	name            string
 	args            json.RawMessage
 	resolve, reject func(any) error
@@ -103,7 +106,8 @@ func (j *job) toolCall(name string, arg goja.Value) goja.Value {
 	if cerr != nil {
 		return fail(cerr)
 	}
-	c := &jsCall{name: name, args: args, resolve: resolve, reject: reject}
+	c := &jsCall{index: t.sent, name: name, args: args, resolve: resolve, reject: reject}
+	t.sent++
 	t.pending++
 	if t.inFlight < t.spec.limits.MaxInFlight {
 		t.dispatch(c)
@@ -136,7 +140,7 @@ func (j *job) exportArgs(name string, arg goja.Value) (json.RawMessage, *CallErr
 func (t *jsTools) dispatch(c *jsCall) {
 	t.inFlight++
 	go func() {
-		c.out, c.err = t.spec.call(c.name, c.args)
+		c.out, c.err = t.spec.call(c.index, c.name, c.args)
 		t.done <- c
 	}()
 }

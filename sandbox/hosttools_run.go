@@ -52,9 +52,17 @@ func (tr *toolRun) admit() bool {
 // done frees the call's in-flight slot.
 func (tr *toolRun) done() { tr.inFlight.Add(-1) }
 
-// invoke runs one admitted call of the tool named (by its JS name) with
-// args, the JSON form of the code's argument.
-func (tr *toolRun) invoke(name string, args json.RawMessage) (json.RawMessage, error) {
+// invoke runs one admitted call, the index-th of the run, of the tool
+// named (by its JS name) with args, the JSON form of the code's argument.
+// A call refused before the tool runs is reported to the toolbox's skip
+// hook.
+func (tr *toolRun) invoke(index int, name string, args json.RawMessage) (out json.RawMessage, err error) {
+	ran := false
+	defer func() {
+		if !ran && tr.box.skip != nil {
+			tr.box.skip(tr.ctx, index)
+		}
+	}()
 	if tr.ctx.Err() != nil {
 		return nil, callErr(name, CallRefused, "the run has ended or its time ran out; no call is made after that")
 	}
@@ -73,7 +81,8 @@ func (tr *toolRun) invoke(name string, args json.RawMessage) (json.RawMessage, e
 			return nil, callErr(name, CallInvalidArguments, "invalid argument %s: %s. Call it with an object that meets its signature", truncateUTF8(string(args), 200), msg)
 		}
 	}
-	out, err := safeCall(tr.ctx, t.Call, args)
+	ran = true
+	out, err = safeCall(withCallIndex(tr.ctx, index), t.Call, args)
 	if err != nil {
 		if tr.ctx.Err() != nil {
 			return nil, callErr(name, CallRefused, "the run's time ran out or the run ended during the call (%v)", err)
@@ -127,11 +136,30 @@ func asCallError(name string, err error) *CallError {
 // here, on its own goroutine, under ctx.
 func (b *Toolbox) localSpec(ctx context.Context, lim Limits) hostSpec {
 	tr := newToolRun(ctx, b, lim)
-	return hostSpec{names: b.jsNames(), limits: b.limits, call: func(name string, args json.RawMessage) (json.RawMessage, error) {
+	return hostSpec{names: b.jsNames(), limits: b.limits, call: func(index int, name string, args json.RawMessage) (json.RawMessage, error) {
 		if !tr.admit() {
+			if b.skip != nil {
+				b.skip(ctx, index)
+			}
 			return nil, callErr(name, CallLimit, "too many calls for this run")
 		}
 		defer tr.done()
-		return tr.invoke(name, args)
+		return tr.invoke(index, name, args)
 	}}
+}
+
+type callIndexKey struct{}
+
+func withCallIndex(ctx context.Context, i int) context.Context {
+	return context.WithValue(ctx, callIndexKey{}, i)
+}
+
+// CallIndex is the number of the host tool call whose HostFunc received
+// ctx, among the calls of its run that reached the host, from 0 in the
+// order the code made them; -1 outside a call.
+func CallIndex(ctx context.Context) int {
+	if i, ok := ctx.Value(callIndexKey{}).(int); ok {
+		return i
+	}
+	return -1
 }

@@ -9,9 +9,10 @@ import (
 
 // callMsg is a worker's tool call, in a reply line.
 type callMsg struct {
-	Seq  uint64          `json:"seq"`
-	Tool string          `json:"tool"`
-	Args json.RawMessage `json:"args"`
+	Seq   uint64          `json:"seq"`
+	Index int             `json:"index"` // the call's number in its run (hostSpec)
+	Tool  string          `json:"tool"`
+	Args  json.RawMessage `json:"args"`
 }
 
 // callAnswer is the parent's answer to a tool call, in a request line.
@@ -38,7 +39,7 @@ func (p *workerPipe) spec(ctx context.Context, req request) hostSpec {
 	if err != nil {
 		lim, _ = CallLimits{}.withDefaults()
 	}
-	return hostSpec{names: req.Tools, limits: lim, call: func(name string, args json.RawMessage) (json.RawMessage, error) {
+	return hostSpec{names: req.Tools, limits: lim, call: func(index int, name string, args json.RawMessage) (json.RawMessage, error) {
 		seq := p.next.Add(1)
 		ch := make(chan callAnswer, 1)
 		p.mu.Lock()
@@ -49,7 +50,7 @@ func (p *workerPipe) spec(ctx context.Context, req request) hostSpec {
 			delete(p.waiting, seq)
 			p.mu.Unlock()
 		}()
-		if !p.send(reply{ID: p.runID, Call: &callMsg{Seq: seq, Tool: name, Args: args}}) {
+		if !p.send(reply{ID: p.runID, Call: &callMsg{Seq: seq, Index: index, Tool: name, Args: args}}) {
 			return nil, callErr(name, CallRefused, "the call could not reach the host")
 		}
 		select {
@@ -127,7 +128,7 @@ func (h *hostCalls) serve(w *worker, id uint64, c *callMsg) bool {
 		return false
 	}
 	go func() { // ends when the tool does: its context ends with the run
-		out, err := h.tr.invoke(c.Tool, c.Args)
+		out, err := h.tr.invoke(c.Index, c.Tool, c.Args)
 		h.tr.done()
 		a := &callAnswer{Seq: c.Seq, Result: out}
 		if err != nil {
