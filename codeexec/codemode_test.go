@@ -8,15 +8,18 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/checkpoint"
 	"github.com/loomwork/loom/codeexec"
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/mcp"
+	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/loomwork/loom/sandbox"
 )
@@ -165,4 +168,48 @@ let bad; try { await tools.get_sum({a: 'two'}) } catch (err) { bad = err.name }
 			require.Equal(t, "TypeError", out.Result.Bad, "arguments are checked against the MCP tool's schema")
 		})
 	}
+}
+
+// TestCodeModeQuestionResumes: a tool called from a snippet that asks a
+// person interrupts the run as a direct call would; resumed with the
+// answer, the snippet runs again, the calls it made before are replayed
+// from the record (not run again), and the asking call gets the answer.
+func TestCodeModeQuestionResumes(t *testing.T) {
+	var sums atomic.Int32
+	type pair struct{ A, B float64 }
+	sum, err := agent.NewFunc("get-sum", "Adds A and B.", func(_ context.Context, in pair) (float64, error) {
+		sums.Add(1)
+		return in.A + in.B, nil
+	})
+	require.NoError(t, err)
+	confirm, err := agent.NewFunc("confirm", "Asks a person to confirm a value.", func(ctx context.Context, in map[string]any) (json.RawMessage, error) {
+		return agent.Ask(ctx, "confirm", in, nil)
+	})
+	require.NoError(t, err)
+	ts := agent.ToolsetFunc(func(context.Context) ([]agent.Agent, error) { return []agent.Agent{sum, confirm}, nil })
+	code := `const [x, y] = await Promise.all([tools.get_sum({A: 1, B: 2}), tools.get_sum({A: 3, B: 4})]);
+const ok = await tools.confirm({value: x + y});
+({total: x + y, ok})`
+	m := modeltest.New(t, modeltest.ToolCalls(jsCall("c1", code)))
+	ip, err := sandbox.NewInProcess()
+	require.NoError(t, err)
+	ce, err := codeexec.New(codeexec.Config{Model: m, Sandbox: ip, SandboxTools: []agent.Toolset{ts}})
+	require.NoError(t, err)
+	e := engine.New(engine.WithCheckpoints(checkpoint.NewMemory()))
+	_, err = e.Invoke(t.Context(), ce, "Add and confirm")
+	var ie *agent.InterruptedError
+	require.ErrorAs(t, err, &ie)
+	require.Len(t, ie.Questions, 1)
+	q := ie.Questions[0]
+	require.Equal(t, "confirm", q.Kind)
+	require.JSONEq(t, `{"value":10}`, string(q.Payload))
+	require.EqualValues(t, 2, sums.Load())
+
+	m.Append(modeltest.Func(func(req model.Request) modeltest.Turn {
+		return modeltest.Text(string(req.Messages[len(req.Messages)-1].ToolResults()[0].Content))
+	}))
+	res, err := e.ResumeInvoke(t.Context(), ce, q.RootID, map[string]json.RawMessage{q.ID: json.RawMessage(`"yes"`)})
+	require.NoError(t, err)
+	require.JSONEq(t, `{"result":{"total":10,"ok":"yes"},"logs":[]}`, res.Text())
+	require.EqualValues(t, 2, sums.Load(), "the calls made before the question were replayed, not run again")
 }
