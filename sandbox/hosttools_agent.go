@@ -236,10 +236,14 @@ func (c *codeTool) serve(ctx context.Context, r *agent.Run, code string, box *To
 	}()
 	var stop error
 	order := &inOrder{waiting: map[int]*agentCall{}}
+	calls := 0
 	for {
 		select {
 		case o := <-done:
 			close(q.ended)
+			if span := trace.SpanFromContext(ctx); span.IsRecording() {
+				span.SetAttributes(attribute.Int("loom.sandbox.tool_calls", calls))
+			}
 			if stop != nil {
 				return o.res, stop
 			}
@@ -261,6 +265,7 @@ func (c *codeTool) serve(ctx context.Context, r *agent.Run, code string, box *To
 				refuse(batch)
 				continue
 			}
+			calls += len(batch)
 			if err := runBatch(ctx, r, batch); err != nil {
 				stop = err
 				cancel()

@@ -124,6 +124,11 @@ func TestCodeToolCallSpans(t *testing.T) {
 	require.NotNil(t, call)
 	require.NotNil(t, inner)
 	require.Equal(t, run.SpanContext().SpanID(), call.Parent().SpanID(), "the call's span is under the sandbox.run span")
+	attrs := map[string]int64{}
+	for _, a := range run.Attributes() {
+		attrs[string(a.Key)] = a.Value.AsInt64()
+	}
+	require.EqualValues(t, 1, attrs["loom.sandbox.tool_calls"])
 	require.Equal(t, call.SpanContext().SpanID(), inner.Parent().SpanID())
 }
 

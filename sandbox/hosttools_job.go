@@ -83,7 +83,9 @@ func (j *job) installTools() error {
 	if _, err := freeze(goja.Undefined(), o); err != nil { // before any code of the run: the built-in
 		return err
 	}
-	return rt.GlobalObject().DefineDataProperty("tools", o, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
+	// Configurable, so that a script's own top-level let or const tools
+	// shadows it rather than failing to compile.
+	return rt.GlobalObject().DefineDataProperty("tools", o, goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 }
 
 // toolCall starts a call of the named tool and returns its Promise. Every

@@ -125,6 +125,7 @@ r`, want: `[null,true,"big,deep,echo,fail,get_sum,not_json,panics,slow",false,"f
 		{name: "a loop on tool calls ends at the deadline", code: `for (;;) { try { await tools.get_sum({a: 1, b: 1}) } catch {} }`, kind: KindTimeout, short: true,
 			check: func(t *testing.T, tt *testTools) { require.EqualValues(t, 5, tt.calls.Load()) }},
 		{name: "tools is an object", code: `typeof tools`, want: `"object"`},
+		{name: "a script's own tools shadows it", code: `const tools = 1; tools`, want: `1`},
 	}
 }
 
