@@ -46,7 +46,9 @@ type CallLimits struct {
 
 // Default call limits.
 const (
-	DefaultMaxCalls    = 32
+	// DefaultMaxCalls is CallLimits.MaxCalls when zero.
+	DefaultMaxCalls = 32
+	// DefaultMaxInFlight is CallLimits.MaxInFlight when zero.
 	DefaultMaxInFlight = 8
 	maxInFlightCeiling = 64
 )
@@ -191,20 +193,28 @@ const (
 	CallRefused CallErrorKind = "refused"
 )
 
-// Sentinels for errors.Is on a [*CallError].
+// Sentinels for errors.Is on a [*CallError], one per [CallErrorKind].
 var (
+	// ErrToolArguments matches CallInvalidArguments.
 	ErrToolArguments = errors.New("sandbox: tool call arguments invalid")
-	ErrToolFailed    = errors.New("sandbox: tool call failed")
-	ErrToolLimit     = errors.New("sandbox: tool call limit exceeded")
-	ErrRunEnded      = errors.New("sandbox: tool call refused: the run has ended")
+	// ErrToolFailed matches CallFailed.
+	ErrToolFailed = errors.New("sandbox: tool call failed")
+	// ErrToolLimit matches CallLimit.
+	ErrToolLimit = errors.New("sandbox: tool call limit exceeded")
+	// ErrRunEnded matches CallRefused.
+	ErrRunEnded = errors.New("sandbox: tool call refused: the run has ended")
 )
 
 // CallError is how a host tool call failed, as the code sees it: the
 // Promise rejects with an error whose message is Message.
 type CallError struct {
-	Tool    string        `json:"tool"`
-	Kind    CallErrorKind `json:"kind"`
-	Message string        `json:"message"`
+	// Tool is the tool's name in the sandbox (its JSName).
+	Tool string `json:"tool"`
+	// Kind says how the call failed; the code reads it as the error's
+	// kind property.
+	Kind CallErrorKind `json:"kind"`
+	// Message is the error's message: "tools.<name>: " and what happened.
+	Message string `json:"message"`
 }
 
 // Error returns the message.
