@@ -91,6 +91,13 @@ func toolCases() []toolCase {
 		{name: "concurrent calls", code: `(await Promise.all([1, 2, 3].map(i => tools.get_sum({a: i, b: i})))).map(r => r.sum)`, want: `[2,4,6]`},
 		{name: "a tool error is caught", code: `let r; try { await tools.fail() } catch (e) { r = [e instanceof Error, e.name, e.kind, e.message] } r`,
 			want: `[true,"ToolError","failed","tools.fail: boom"]`},
+		{name: "a tool error carries no host object", code: `let r; try { await tools.fail() } catch (e) { r = [typeof e.value, Object.getOwnPropertyNames(e).sort().join(), Object.getPrototypeOf(e) === Error.prototype] } r`,
+			want: `["undefined","kind,message,name,stack",true]`},
+		{name: "a result is plain data", code: `const r = await tools.get_sum({a: 1, b: 2}); [Object.getPrototypeOf(r) === Object.prototype, Object.getOwnPropertyNames(r).join(), typeof r.sum]`,
+			want: `[true,"sum","number"]`},
+		{name: "setters on Object.prototype do not run on a result", code: `Object.defineProperty(Object.prototype, 'sum', {set(v) { throw new Error('setter ran') }, configurable: true});
+Object.defineProperty(Array.prototype, '0', {set(v) { throw new Error('setter ran') }, configurable: true});
+const r = await tools.get_sum({a: 1, b: 2}); r.sum`, want: `3`},
 		{name: "invalid arguments are caught", code: `let r; try { await tools.get_sum({a: 'x'}) } catch (e) { r = [e instanceof TypeError, e.kind] } r`,
 			want: `[true,"invalid_arguments"]`, check: func(t *testing.T, tt *testTools) { require.Zero(t, tt.calls.Load(), "the tool was called") }},
 		{name: "an argument that is not an object", code: `let r; try { await tools.echo(5) } catch (e) { r = e.message } r`,
