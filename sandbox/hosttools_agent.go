@@ -31,7 +31,10 @@ type toolOptions struct {
 // events pass through, it is traced as a span under the sandbox.run span,
 // the hooks and limits on the context apply to it, and a question it
 // asks ([agent.Ask], such as an approval) interrupts the run. The
-// executor must be a [ToolRunner].
+// executor must be a [ToolRunner]. The tool's description says how to
+// call the functions, not which there are: list them for the model with
+// [ResolveHostTools] and [Declarations], as codeexec does in the coder's
+// instructions.
 func WithToolsets(ts ...agent.Toolset) ToolOption {
 	return func(o *toolOptions) { o.toolsets = append(o.toolsets, ts...) }
 }
