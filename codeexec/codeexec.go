@@ -87,6 +87,8 @@ type Config struct {
 	// instructions list. Each call is a nested run of the snippet's
 	// sandbox run, traced, checked against the tool's schema and bounded
 	// by SandboxCalls and the sandbox's limits (see [sandbox.WithToolsets]).
+	// The code gets a call's JSON output: parts of a result beyond it
+	// (an MCP tool's images or audio) do not reach the code.
 	// They need the sandbox tool codeexec makes: Tool must be nil, and
 	// Sandbox, when set, a [sandbox.ToolRunner].
 	SandboxTools []agent.Toolset

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -122,6 +124,32 @@ func TestCodeModeConfig(t *testing.T) {
 	require.ErrorContains(t, err, "MaxCalls is -1")
 }
 
+// everythingHTTP starts the pinned server-everything over streamable HTTP
+// on a free port and returns its config.
+func everythingHTTP(t *testing.T) mcp.Config {
+	stdio := everything(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := l.Addr().(*net.TCPAddr).Port
+	require.NoError(t, l.Close())
+	cmd := exec.Command("node", stdio.Command[1], "streamableHttp")
+	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	cfg := mcp.Config{URL: fmt.Sprintf("http://127.0.0.1:%d/mcp", port)}
+	require.Eventually(t, func() bool {
+		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err == nil {
+			_ = c.Close()
+		}
+		return err == nil
+	}, 30*time.Second, 50*time.Millisecond, "server-everything did not start listening")
+	return cfg
+}
+
 // everything starts the pinned server-everything over stdio.
 func everything(t *testing.T) mcp.Config {
 	script, err := filepath.Abs(filepath.Join("..", ".ci", "mcp", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"))
@@ -140,7 +168,12 @@ func everything(t *testing.T) mcp.Config {
 // TestCodeModeWithMCPServer: one snippet calls two tools of the real
 // server-everything and combines their results.
 func TestCodeModeWithMCPServer(t *testing.T) {
-	ts, err := mcp.Connect(t.Context(), everything(t))
+	t.Run("stdio", func(t *testing.T) { codeModeWithServer(t, everything(t)) })
+	t.Run("http", func(t *testing.T) { codeModeWithServer(t, everythingHTTP(t)) })
+}
+
+func codeModeWithServer(t *testing.T, cfg mcp.Config) {
+	ts, err := mcp.Connect(t.Context(), cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = ts.Close() })
 	code := `const [s, e] = await Promise.all([tools.get_sum({a: 2, b: 40}), tools.echo({message: 'hello'})]);
