@@ -79,3 +79,18 @@ func TestDeclarations(t *testing.T) {
   echo(args?: any): Promise<any>;
 };`, got)
 }
+
+// FuzzSignature: a schema comes from a tool's server, so no schema may
+// make Signature panic.
+func FuzzSignature(f *testing.F) {
+	for _, s := range []string{`{"type":"object","properties":{"a":{"type":"number"}},"required":["a"]}`, `{"anyOf":[{"type":["string","null"]},{"enum":[1,"x",null]}]}`,
+		`{"type":"array","items":{"type":"object","additionalProperties":{"type":"array"}}}`, `{"properties":{"a b":{"const":{"x":1}}}}`, `[]`, `null`, `{"type":7}`} {
+		f.Add(s, "a description */ with\nlines")
+	}
+	f.Fuzz(func(t *testing.T, schema, desc string) {
+		sig := Signature(HostTool{Name: "t", Description: desc, InputSchema: json.RawMessage(schema), OutputSchema: json.RawMessage(schema)})
+		if sig == "" {
+			t.Fatal("empty signature")
+		}
+	})
+}
