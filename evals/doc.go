@@ -9,6 +9,23 @@
 //     tolerances (abs(x - y) < eps, math.isclose) and a few hand-written
 //     overrides ([Overrides], each with its reason). The Python signature
 //     becomes a JavaScript stub with a camelCase name ([JSName]).
+//   - loom-tasks ([Tasks]), forty tasks written for loom (MIT) of the kinds
+//     users give the Coder→Sandbox workflow: arithmetic, dates (fixed
+//     dates), string and list processing, async code and JSON shaping, each
+//     with a checked answer ([Task.Verify]). They measure the workflow's
+//     answer, not a function ([RunTasks]).
+//
+// [Run] asks a solver (any agent: the Coder→Sandbox workflow or a plain AI
+// agent) for each problem's code, n samples per problem, takes the code
+// from a fenced block or a "code" field ([ExtractCode]), and runs it with
+// the problem's tests in a fresh sandbox run under the executor's limits,
+// with an assert shim ([Shim]) in place of node:assert. The [Report] holds
+// pass@1 and pass@k ([PassAtK]), every sample's [Class] (syntax,
+// exception, assertion, timeout, sandbox limit, no code …), tokens, cost,
+// latency percentiles, throughput and error rate; with a tracer and a meter
+// provider the evaluation is also a trace (one span per sample, the
+// solver's runs beneath) and metrics. [Diff] compares two reports problem by
+// problem.
 //
 // # Zero and negative values
 //
