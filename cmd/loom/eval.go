@@ -1,0 +1,394 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/codeexec"
+	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/evals"
+	"github.com/loomwork/loom/observe"
+	"github.com/loomwork/loom/observe/store"
+	"github.com/loomwork/loom/sandbox"
+)
+
+const evalUsage = `Usage: loom eval [humaneval|loom-tasks] [options]
+       loom eval diff A.json B.json
+
+Runs a model on a benchmark and reports how often its answers pass:
+  humaneval   HumanEval's 164 problems in JavaScript (the default). loom does
+              not ship HumanEval: download HumanEval.jsonl.gz (MIT) from
+              github.com/openai/human-eval and pass --humaneval, set
+              $LOOM_HUMANEVAL, or put it at ../shared/data/ beside the repo.
+              Each sample runs with the problem's tests in a fresh sandbox run.
+  loom-tasks  40 tasks (arithmetic, dates, strings, lists, async, JSON) whose
+              answers are checked; measures the Coder→Sandbox workflow.
+
+The report gives pass@1 and pass@k (k = 10, 100 up to --samples), each
+problem's failures by class, tokens, cost, latency p50/p95, throughput and
+error rate: a table, or JSON with --json; --out also writes the JSON. The run
+is recorded to the trace database, so 'loom observe' shows it.
+
+Options:
+  --model ID         provider:model (default $MODEL, else openai); keys from
+                     the environment or .env.local
+  --solver KIND      ai (the model answers directly; default for humaneval)
+                     or coder (the Coder→Sandbox workflow; default for
+                     loom-tasks)
+  --samples N        answers per problem, n (default 1)
+  --concurrency N    samples run at once (default %d)
+  --limit N          run only the first N problems selected
+  --problems LIST    comma-separated ids, globs (HumanEval/1*) or /regexps/
+  --humaneval FILE   the HumanEval file (JSONL, gzip or plain)
+  --out FILE         write the JSON report to FILE
+  --json             print the JSON report instead of the table
+  --sandbox KIND     isolated (worker processes with OS limits, the default)
+                     or inprocess (needs --trusted-code)
+  --trusted-code     accept that inprocess runs the model's code with this
+                     program's privileges
+  --no-trace         do not record the run to the trace database
+
+Exit status:
+  0    the evaluation ran (whatever the score)
+  1    it could not finish: the sandbox did not start, the report could not
+       be written, or every sample ended in an error (a bad key, a provider
+       down), so nothing was measured
+  2    usage or configuration: bad options, an unknown model or data set,
+       no HumanEval file, no problem selected
+  130  stopped by Ctrl-C (143 by SIGTERM); --out still gets the samples
+       that finished
+  'loom eval diff' exits 0 when no problem passes less often in B than in
+  A, 1 when some do, 2 when a report cannot be read.
+`
+
+// evalOptions are the parsed options of loom eval.
+type evalOptions struct {
+	dataset, modelID, solver, problems, humaneval, out, sandbox string
+	samples, concurrency, limit                                 int
+	json, trusted, noTrace                                      bool
+}
+
+func runEval(ctx context.Context, args []string, stdout, stderr io.Writer, open modelOpener) int {
+	if len(args) > 0 && args[0] == "diff" {
+		return runEvalDiff(args[1:], stdout, stderr)
+	}
+	fail := func(code int, format string, a ...any) int {
+		fmt.Fprintf(stderr, "loom eval: "+format+"\n", a...)
+		return code
+	}
+	o := evalOptions{dataset: "humaneval"}
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		o.dataset, args = args[0], args[1:]
+	}
+	fs := flag.NewFlagSet("loom eval", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&o.modelID, "model", "", "")
+	fs.StringVar(&o.solver, "solver", "", "")
+	fs.IntVar(&o.samples, "samples", 1, "")
+	fs.IntVar(&o.concurrency, "concurrency", evals.DefaultConcurrency, "")
+	fs.IntVar(&o.limit, "limit", 0, "")
+	fs.StringVar(&o.problems, "problems", "", "")
+	fs.StringVar(&o.humaneval, "humaneval", "", "")
+	fs.StringVar(&o.out, "out", "", "")
+	fs.BoolVar(&o.json, "json", false, "")
+	fs.StringVar(&o.sandbox, "sandbox", "isolated", "")
+	fs.BoolVar(&o.trusted, "trusted-code", false, "")
+	fs.BoolVar(&o.noTrace, "no-trace", false, "")
+	if o.dataset == "help" {
+		fmt.Fprintf(stdout, evalUsage, evals.DefaultConcurrency)
+		return 0
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stdout, evalUsage, evals.DefaultConcurrency)
+			return 0
+		}
+		return fail(2, "%v: run 'loom eval --help'", err)
+	}
+	if fs.NArg() > 0 {
+		return fail(2, "unexpected argument %q: options go after the data set; run 'loom eval --help'", fs.Arg(0))
+	}
+	if code, msg := o.check(); code != 0 {
+		return fail(code, "%s", msg)
+	}
+	if err := loadDotEnv(".env.local"); err != nil {
+		return fail(1, "%v", err)
+	}
+
+	// the problems
+	var problems []evals.Problem
+	var tasks []evals.Task
+	var ids []string
+	switch o.dataset {
+	case "humaneval":
+		wd, _ := os.Getwd()
+		p, err := evals.FindHumanEval(o.humaneval, wd)
+		if err != nil {
+			return fail(2, "%v", err)
+		}
+		if problems, err = evals.LoadHumanEval(p); err != nil {
+			return fail(2, "%v", err)
+		}
+		for _, p := range problems {
+			ids = append(ids, p.ID)
+		}
+	case "loom-tasks":
+		var err error
+		if tasks, err = evals.Tasks(); err != nil {
+			return fail(1, "%v", err)
+		}
+		for _, t := range tasks {
+			ids = append(ids, t.ID)
+		}
+	}
+	keep, err := selectProblems(ids, o.problems, o.limit)
+	if err != nil {
+		return fail(2, "--problems: %v", err)
+	}
+	problems = filter(problems, func(p evals.Problem) string { return p.ID }, keep)
+	tasks = filter(tasks, func(t evals.Task) string { return t.ID }, keep)
+	if len(problems)+len(tasks) == 0 {
+		return fail(2, "no problem selected: check --problems and --limit")
+	}
+
+	// the model, the sandbox and the solver
+	id := modelOrDefault(o.modelID)
+	m, err := open(id)
+	if err != nil {
+		return fail(2, "--model %s: %v", id, err)
+	}
+	var exec sandbox.Executor
+	if o.sandbox == "isolated" {
+		exec, err = sandbox.NewIsolated()
+	} else {
+		exec, err = sandbox.NewInProcess()
+	}
+	if err != nil {
+		return fail(1, "start the sandbox: %v", err)
+	}
+	defer exec.Close()
+	var solver agent.Agent
+	if o.solver == "coder" {
+		ce, err := codeexec.New(codeexec.Config{Name: "coder", Model: m, Sandbox: exec})
+		if err != nil {
+			return fail(1, "%v", err)
+		}
+		defer ce.Close()
+		solver = ce
+	} else {
+		ai, err := agent.NewAI(agent.AIConfig{Name: "solver", Model: m})
+		if err != nil {
+			return fail(1, "%v", err)
+		}
+		solver = ai
+	}
+
+	cfg := evals.Config{Solver: solver, Executor: exec, Samples: o.samples, Concurrency: o.concurrency,
+		Model: id, SolverName: o.solver}
+	var engOpts []engine.Option
+	traced := ""
+	if !o.noTrace {
+		tel, stop, err := observe.Setup(ctx, observe.Config{ServiceName: "loom-eval"})
+		if err != nil {
+			fmt.Fprintf(stderr, "loom eval: warning: the run is not traced: %v (set $%s to a writable file, or pass --no-trace)\n", err, store.PathEnv)
+		} else {
+			defer func() {
+				sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				if err := stop(sctx); err != nil {
+					fmt.Fprintf(stderr, "loom eval: warning: flushing the trace: %v\n", err)
+				}
+			}()
+			cfg.TracerProvider, cfg.MeterProvider = tel.TracerProvider, tel.MeterProvider
+			engOpts = append(engOpts, engine.WithTracerProvider(tel.TracerProvider))
+			if ms, err := agent.NewMetrics(tel.MeterProvider); err == nil {
+				engOpts = append(engOpts, engine.WithMetrics(ms))
+			}
+			if tel.Store != nil {
+				traced = tel.Store.Path()
+			}
+		}
+	}
+	cfg.Engine = engine.New(engOpts...)
+	if isTerminal(stdout) {
+		bar := newProgressBar(stderr)
+		cfg.Progress = bar.update
+		defer bar.finish()
+	}
+
+	var rep *evals.Report
+	if o.dataset == "loom-tasks" {
+		rep, err = evals.RunTasks(ctx, tasks, cfg)
+	} else {
+		rep, err = evals.Run(ctx, problems, cfg)
+	}
+	if rep == nil {
+		return fail(1, "%v", err)
+	}
+	if o.out != "" {
+		if werr := writeReport(o.out, rep); werr != nil {
+			return fail(1, "--out: %v", werr)
+		}
+	}
+	if code, msg, ok := interruptedEval(ctx); ok {
+		fmt.Fprint(stderr, msg)
+		return code
+	}
+	if err != nil {
+		return fail(1, "%v", err)
+	}
+	if o.json {
+		err = rep.WriteJSON(stdout)
+	} else {
+		err = rep.WriteTable(stdout)
+		if err == nil && traced != "" {
+			fmt.Fprintf(stdout, "  trace      recorded to %s: run 'loom observe' to see it\n", traced)
+		}
+	}
+	if err != nil {
+		return fail(1, "writing the report: %v", err)
+	}
+	if rep.ErrorRate == 1 {
+		first := ""
+		if len(rep.Results) > 0 && len(rep.Results[0].Samples) > 0 {
+			first = rep.Results[0].Samples[0].Message
+		}
+		return fail(1, "every sample ended in an error, so nothing was measured; the first: %s", first)
+	}
+	return 0
+}
+
+// check validates the options; a non-zero code comes with its message.
+func (o *evalOptions) check() (int, string) {
+	switch o.dataset {
+	case "humaneval", "loom-tasks":
+	default:
+		return 2, fmt.Sprintf("unknown data set %q: use humaneval or loom-tasks", o.dataset)
+	}
+	if o.solver == "" {
+		o.solver = map[string]string{"humaneval": "ai", "loom-tasks": "coder"}[o.dataset]
+	}
+	if o.solver != "ai" && o.solver != "coder" {
+		return 2, fmt.Sprintf("--solver %q: use ai or coder", o.solver)
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+		min  int
+	}{{"--samples", o.samples, 1}, {"--concurrency", o.concurrency, 1}, {"--limit", o.limit, 0}} {
+		if f.v < f.min {
+			return 2, fmt.Sprintf("%s %d: use %d or more", f.name, f.v, f.min)
+		}
+	}
+	if o.sandbox != "isolated" && o.sandbox != "inprocess" {
+		return 2, fmt.Sprintf("--sandbox %q: use isolated or inprocess", o.sandbox)
+	}
+	if o.sandbox == "inprocess" && !o.trusted {
+		return 2, "--sandbox inprocess runs the model's code in this process, with its privileges: it is for trusted code only; pass --trusted-code to accept that, or use --sandbox isolated"
+	}
+	if o.humaneval != "" && o.dataset != "humaneval" {
+		return 2, "--humaneval applies to the humaneval data set only"
+	}
+	return 0, ""
+}
+
+// selectProblems returns the set of ids to run: those the comma-separated
+// spec names (exact ids, globs, or /regexps/; all when empty), then the
+// first limit of them (all when 0). An exact id that does not exist is an
+// error.
+func selectProblems(ids []string, spec string, limit int) (map[string]bool, error) {
+	var match []func(string) bool
+	for _, s := range strings.Split(spec, ",") {
+		s = strings.TrimSpace(s)
+		switch {
+		case s == "":
+		case len(s) > 2 && strings.HasPrefix(s, "/") && strings.HasSuffix(s, "/"):
+			re, err := regexp.Compile(s[1 : len(s)-1])
+			if err != nil {
+				return nil, fmt.Errorf("%s is not a regular expression: %v", s, err)
+			}
+			match = append(match, re.MatchString)
+		case strings.ContainsAny(s, "*?["):
+			if _, err := path.Match(s, ""); err != nil {
+				return nil, fmt.Errorf("%s is not a glob pattern: %v", s, err)
+			}
+			match = append(match, func(id string) bool { ok, _ := path.Match(s, id); return ok })
+		default:
+			found := false
+			for _, id := range ids {
+				found = found || id == s
+			}
+			if !found {
+				return nil, fmt.Errorf("no problem has the id %q (ids look like %s)", s, ids[0])
+			}
+			match = append(match, func(id string) bool { return id == s })
+		}
+	}
+	keep := map[string]bool{}
+	for _, id := range ids {
+		if limit > 0 && len(keep) == limit {
+			break
+		}
+		ok := len(match) == 0
+		for _, f := range match {
+			ok = ok || f(id)
+		}
+		if ok {
+			keep[id] = true
+		}
+	}
+	return keep, nil
+}
+
+// modelOrDefault is the --model given, else $MODEL, else "openai" (the
+// provider's default model).
+func modelOrDefault(id string) string {
+	if id == "" {
+		id = strings.TrimSpace(os.Getenv("MODEL"))
+	}
+	if id == "" {
+		id = "openai"
+	}
+	return id
+}
+
+func filter[T any](xs []T, id func(T) string, keep map[string]bool) []T {
+	var out []T
+	for _, x := range xs {
+		if keep[id(x)] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func writeReport(path string, rep *evals.Report) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := rep.WriteJSON(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// interruptedEval returns the exit status and message for a ctx a signal
+// cancelled.
+func interruptedEval(ctx context.Context) (code int, msg string, ok bool) {
+	var s *signaled
+	if !errors.As(context.Cause(ctx), &s) {
+		return 0, "", false
+	}
+	return s.exitCode(), fmt.Sprintf("loom eval: %v: stopped; --out holds the samples that finished\n", s), true
+}
