@@ -3,12 +3,18 @@ package evals
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/loomwork/loom/codeexec"
+	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/modeltest"
+	"github.com/loomwork/loom/sandbox"
 )
 
 func TestTasksData(t *testing.T) {
@@ -113,4 +119,54 @@ func TestTasksWrongAnswers(t *testing.T) {
 	require.Equal(t, WrongAnswer, rep.Results[0].Samples[0].Class)
 	require.Equal(t, NoCode, rep.Results[1].Samples[0].Class)
 	require.Equal(t, WrongAnswer, rep.Results[2].Samples[0].Class)
+}
+
+// TestTasksThroughTheWorkflow runs every task through the Coder→Sandbox
+// workflow: the scripted coder runs a JavaScript solution written for the
+// task in the sandbox and answers with the value the sandbox returned, so
+// each task's recorded answer is checked against a second, independent
+// computation.
+func TestTasksThroughTheWorkflow(t *testing.T) {
+	ts, err := Tasks()
+	require.NoError(t, err)
+	raw, err := os.ReadFile("testdata/task_solutions.json")
+	require.NoError(t, err)
+	var sol map[string]string
+	require.NoError(t, json.Unmarshal(raw, &sol))
+	byPrompt := map[string]Task{}
+	for _, tk := range ts {
+		byPrompt[tk.Prompt] = tk
+	}
+	turns := make([]modeltest.Turn, 2*len(ts))
+	var calls atomic.Int64
+	for i := range turns {
+		turns[i] = modeltest.Func(func(req model.Request) modeltest.Turn {
+			last := req.Messages[len(req.Messages)-1]
+			if rs := last.ToolResults(); len(rs) > 0 {
+				var out sandbox.ToolOutput
+				require.NoError(t, json.Unmarshal(rs[0].Content, &out), string(rs[0].Content))
+				require.False(t, rs[0].IsError, string(rs[0].Content))
+				return modeltest.Text("The sandbox computed:\n" + string(out.Result))
+			}
+			text := last.Text()
+			tk := byPrompt[text[strings.Index(text, "Task: ")+len("Task: "):]]
+			args, _ := json.Marshal(map[string]string{"code": sol[tk.ID]})
+			return modeltest.ToolCalls(modeltest.Call(fmt.Sprintf("call_%d", calls.Add(1)), sandbox.ToolName, string(args)))
+		})
+	}
+	m := modeltest.New(t, turns...)
+	ex, err := sandbox.NewInProcess()
+	require.NoError(t, err)
+	defer ex.Close()
+	coder, err := codeexec.New(codeexec.Config{Model: m, Sandbox: ex})
+	require.NoError(t, err)
+	defer coder.Close()
+
+	rep, err := RunTasks(context.Background(), ts, Config{Solver: coder, Concurrency: 4})
+	require.NoError(t, err)
+	for _, r := range rep.Results {
+		require.Equal(t, 1, r.Passed, "%s: %s", r.ID, r.Samples[0].Message)
+	}
+	require.Equal(t, 1.0, rep.PassAt[1])
+	require.Equal(t, 2*len(ts), m.Calls())
 }
