@@ -145,20 +145,26 @@ func TestFindHumanEval(t *testing.T) {
 
 // loadHandwritten reads testdata's own HumanEval-format problems and their
 // reference JavaScript solutions.
-func loadHandwritten(t *testing.T) ([]Problem, map[string]string) {
+func loadHandwritten(t testing.TB) ([]Problem, map[string]string) {
 	t.Helper()
-	f, err := os.Open("testdata/handwritten.jsonl")
-	require.NoError(t, err)
-	defer f.Close()
-	tasks, err := ReadHumanEval(f)
-	require.NoError(t, err)
-	probs, err := TranslateAll(tasks)
+	probs, err := TranslateAll(handwrittenTasks(t))
 	require.NoError(t, err)
 	raw, err := os.ReadFile("testdata/reference.json")
 	require.NoError(t, err)
 	var ref map[string]string
 	require.NoError(t, json.Unmarshal(raw, &ref))
 	return probs, ref
+}
+
+// handwrittenTasks reads testdata's HumanEval-format problems.
+func handwrittenTasks(t testing.TB) []HumanEvalTask {
+	t.Helper()
+	f, err := os.Open("testdata/handwritten.jsonl")
+	require.NoError(t, err)
+	defer f.Close()
+	tasks, err := ReadHumanEval(f)
+	require.NoError(t, err)
+	return tasks
 }
 
 // checkTranslated runs every problem's tests in the sandbox against a
