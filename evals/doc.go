@@ -17,7 +17,8 @@
 //
 // [Run] asks a solver (any agent: the Coder→Sandbox workflow or a plain AI
 // agent) for each problem's code, n samples per problem, takes the code
-// from a fenced block or a "code" field ([ExtractCode]), and runs it with
+// from a fenced block or a "code" field ([ExtractCode]; else the last
+// snippet the solver ran with the sandbox tool), and runs it with
 // the problem's tests in a fresh sandbox run under the executor's limits,
 // with an assert shim ([Shim]) in place of node:assert. The [Report] holds
 // pass@1 and pass@k ([PassAtK]), every sample's [Class] (syntax,

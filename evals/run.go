@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/sandbox"
 )
 
@@ -57,7 +59,9 @@ type Config struct {
 	// problems, DefaultTaskInstructions for tasks).
 	Instructions string
 	// Extract takes the code out of the solver's output (default
-	// ExtractCode).
+	// ExtractCode). When it finds none, the last snippet the solver ran
+	// with the sandbox tool is taken (the Coder→Sandbox workflow tests its
+	// function there and may answer without repeating it).
 	Extract func(out json.RawMessage) (string, error)
 	// Progress, when set, is called after each sample, one call at a time.
 	Progress func(done, total int, problem string, s Sample)
@@ -74,9 +78,9 @@ type Config struct {
 // item is one problem or task, as the runner sees it.
 type item struct {
 	id, prompt string
-	// check scores the solver's output: the class, a message and the code
-	// or answer it read.
-	check func(ctx context.Context, out json.RawMessage) (Class, string, string)
+	// check scores the solver's output (and the messages of its run): the
+	// class, a message and the code or answer it read.
+	check func(ctx context.Context, out json.RawMessage, msgs []model.Message) (Class, string, string)
 }
 
 // Run evaluates the solver on problems: Samples answers per problem, each
@@ -97,10 +101,12 @@ func Run(ctx context.Context, problems []Problem, cfg Config) (*Report, error) {
 	}
 	items := make([]item, len(problems))
 	for i, p := range problems {
-		items[i] = item{id: p.ID, prompt: instr + "\n\n```javascript\n" + p.Prompt + "```", check: func(ctx context.Context, out json.RawMessage) (Class, string, string) {
+		items[i] = item{id: p.ID, prompt: instr + "\n\n```javascript\n" + p.Prompt + "```", check: func(ctx context.Context, out json.RawMessage, msgs []model.Message) (Class, string, string) {
 			code, err := extract(out)
 			if err != nil {
-				return NoCode, err.Error(), ""
+				if code = lastSnippet(msgs); code == "" {
+					return NoCode, err.Error(), ""
+				}
 			}
 			_, err = cfg.Executor.Run(ctx, p.Program(code))
 			c := classify(err)
@@ -244,7 +250,7 @@ func sample(ctx context.Context, eng *engine.Engine, solver agent.Agent, it item
 			s.Class = "" // not a sample: the evaluation was stopped
 		}
 	} else {
-		class, msg, code := it.check(ctx, res.Output)
+		class, msg, code := it.check(ctx, res.Output, res.Messages)
 		s = Sample{Class: class, Message: cut(msg), Code: code, Usage: res.Usage, CostUSD: res.Cost}
 		if ctx.Err() != nil && class != Passed {
 			s.Class = ""
@@ -253,6 +259,24 @@ func sample(ctx context.Context, eng *engine.Engine, solver agent.Agent, it item
 	s.LatencyMS = ms(lat)
 	end(ctx, s, lat)
 	return s
+}
+
+// lastSnippet is the code of the last call of the sandbox tool among a
+// run's messages, or "".
+func lastSnippet(msgs []model.Message) string {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		calls := msgs[i].ToolCalls()
+		for j := len(calls) - 1; j >= 0; j-- {
+			if calls[j].Name != sandbox.ToolName {
+				continue
+			}
+			var in sandbox.ToolInput
+			if json.Unmarshal(calls[j].Arguments, &in) == nil && strings.TrimSpace(in.Code) != "" {
+				return in.Code
+			}
+		}
+	}
+	return ""
 }
 
 func cut(s string) string {

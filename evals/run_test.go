@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/codeexec"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/loomwork/loom/sandbox"
@@ -258,5 +259,51 @@ func TestExtractCode(t *testing.T) {
 	for _, out := range []string{`{"message":"no code here"}`, `"` + "```python\\nprint(1)\\n```" + `"`, `{"code":"  "}`} {
 		_, err := ExtractCode(json.RawMessage(out))
 		require.ErrorIs(t, err, ErrNoCode, out)
+	}
+}
+
+// TestCoderSolver runs HumanEval-format problems through the Coder→Sandbox
+// workflow: the scripted coder tries its function in the sandbox, then
+// answers with it in a fence, or (for the odd problems) only says it is
+// done, when the last snippet it ran is taken.
+func TestCoderSolver(t *testing.T) {
+	probs, ref := loadHandwritten(t)
+	probs = probs[:6]
+	turns := make([]modeltest.Turn, 2*len(probs))
+	for i := range turns {
+		turns[i] = modeltest.Func(func(req model.Request) modeltest.Turn {
+			var user string
+			for _, m := range req.Messages {
+				if m.Role == model.RoleUser {
+					user = m.Text()
+				}
+			}
+			p := problemFor(t, probs, user)
+			if rs := req.Messages[len(req.Messages)-1].ToolResults(); len(rs) > 0 {
+				require.False(t, rs[0].IsError, string(rs[0].Content))
+				if strings.HasSuffix(p.ID, "1") || strings.HasSuffix(p.ID, "3") || strings.HasSuffix(p.ID, "5") {
+					return modeltest.Text("Done: the function works.")
+				}
+				return modeltest.Text(fenced(ref[p.ID]))
+			}
+			args, _ := json.Marshal(map[string]string{"code": ref[p.ID] + "\n" + p.EntryPoint + ".length"})
+			return modeltest.ToolCalls(modeltest.Call("call_"+p.ID, sandbox.ToolName, string(args)))
+		})
+	}
+	m := modeltest.New(t, turns...)
+	ex := newExecutor(t)
+	coder, err := codeexec.New(codeexec.Config{Model: m, Sandbox: ex})
+	require.NoError(t, err)
+	defer coder.Close()
+	rep, err := Run(context.Background(), probs, Config{Solver: coder, Executor: ex})
+	require.NoError(t, err)
+	require.Equal(t, 1.0, rep.PassAt[1], "%+v", rep.Failures)
+	require.Equal(t, "code_execution", rep.Solver)
+	for i, r := range rep.Results {
+		if i%2 == 1 { // the snippet it ran, with its trial call
+			require.Equal(t, ref[r.ID]+"\n"+probs[i].EntryPoint+".length", r.Samples[0].Code, r.ID)
+		} else {
+			require.Equal(t, ref[r.ID], r.Samples[0].Code, r.ID)
+		}
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/loomwork/loom/model"
 )
 
 // DefaultTaskInstructions precede each loom-tasks prompt in the solver's
@@ -194,7 +196,7 @@ func RunTasks(ctx context.Context, tasks []Task, cfg Config) (*Report, error) {
 	}
 	items := make([]item, len(tasks))
 	for i, t := range tasks {
-		items[i] = item{id: t.ID, prompt: instr + "\n\nTask: " + t.Prompt, check: func(_ context.Context, out json.RawMessage) (Class, string, string) {
+		items[i] = item{id: t.ID, prompt: instr + "\n\nTask: " + t.Prompt, check: func(_ context.Context, out json.RawMessage, _ []model.Message) (Class, string, string) {
 			reply := AnswerText(out)
 			if strings.TrimSpace(reply) == "" {
 				return NoCode, "the reply is empty", ""

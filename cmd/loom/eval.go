@@ -16,6 +16,7 @@ import (
 	"github.com/loomwork/loom/codeexec"
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/evals"
+	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/observe"
 	"github.com/loomwork/loom/observe/store"
 	"github.com/loomwork/loom/sandbox"
@@ -45,6 +46,8 @@ Options:
                      or coder (the Coder→Sandbox workflow; default for
                      loom-tasks)
   --samples N        answers per problem, n (default 1)
+  --temperature T    the model's sampling temperature, 0 to 2 (default: the
+                     provider's); pass@k with n > 1 wants some, as 0.8
   --concurrency N    samples run at once (default %d)
   --limit N          run only the first N problems selected
   --problems LIST    comma-separated ids, globs (HumanEval/1*) or /regexps/
@@ -74,6 +77,7 @@ Exit status:
 type evalOptions struct {
 	dataset, modelID, solver, problems, humaneval, out, sandbox string
 	samples, concurrency, limit                                 int
+	temperature                                                 float64
 	json, trusted, noTrace                                      bool
 }
 
@@ -94,6 +98,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer, open 
 	fs.StringVar(&o.modelID, "model", "", "")
 	fs.StringVar(&o.solver, "solver", "", "")
 	fs.IntVar(&o.samples, "samples", 1, "")
+	fs.Float64Var(&o.temperature, "temperature", -1, "")
 	fs.IntVar(&o.concurrency, "concurrency", evals.DefaultConcurrency, "")
 	fs.IntVar(&o.limit, "limit", 0, "")
 	fs.StringVar(&o.problems, "problems", "", "")
@@ -176,16 +181,20 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer, open 
 		return fail(1, "start the sandbox: %v", err)
 	}
 	defer exec.Close()
+	var opts model.Options
+	if o.temperature >= 0 {
+		opts.Temperature = &o.temperature
+	}
 	var solver agent.Agent
 	if o.solver == "coder" {
-		ce, err := codeexec.New(codeexec.Config{Name: "coder", Model: m, Sandbox: exec})
+		ce, err := codeexec.New(codeexec.Config{Name: "coder", Model: m, Sandbox: exec, Options: opts})
 		if err != nil {
 			return fail(1, "%v", err)
 		}
 		defer ce.Close()
 		solver = ce
 	} else {
-		ai, err := agent.NewAI(agent.AIConfig{Name: "solver", Model: m})
+		ai, err := agent.NewAI(agent.AIConfig{Name: "solver", Model: m, Options: opts})
 		if err != nil {
 			return fail(1, "%v", err)
 		}
@@ -288,6 +297,9 @@ func (o *evalOptions) check() (int, string) {
 		if f.v < f.min {
 			return 2, fmt.Sprintf("%s %d: use %d or more", f.name, f.v, f.min)
 		}
+	}
+	if o.temperature != -1 && (o.temperature < 0 || o.temperature > 2) {
+		return 2, fmt.Sprintf("--temperature %g: use 0 to 2", o.temperature)
 	}
 	if o.sandbox != "isolated" && o.sandbox != "inprocess" {
 		return 2, fmt.Sprintf("--sandbox %q: use isolated or inprocess", o.sandbox)

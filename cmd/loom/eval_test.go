@@ -100,7 +100,7 @@ func TestEvalEndToEnd(t *testing.T) {
 	t.Setenv("LOOM_TRACE_DB", filepath.Join(t.TempDir(), "traces.db"))
 	out := filepath.Join(t.TempDir(), "report.json")
 	code, stdout, stderr := runLoom(t, "eval", "humaneval", "--humaneval", handwritten, "--model", "openai:gpt-test",
-		"--sandbox", "inprocess", "--trusted-code", "--concurrency", "3", "--json", "--out", out)
+		"--sandbox", "inprocess", "--trusted-code", "--concurrency", "3", "--temperature", "0.8", "--json", "--out", out)
 	require.Equal(t, 0, code, stderr)
 
 	var rep evals.Report
@@ -131,6 +131,7 @@ func TestEvalEndToEnd(t *testing.T) {
 	for i, body := range srv.reqs {
 		require.Equal(t, "gpt-test", body["model"])
 		require.Equal(t, true, body["stream"])
+		require.Equal(t, 0.8, body["temperature"])
 		require.Equal(t, "Bearer sk-test-0123456789abcdef", srv.auth[i])
 	}
 	require.Contains(t, fmt.Sprint(srv.reqs[0]["messages"]), "```javascript\n/**")
@@ -220,6 +221,7 @@ func TestEvalExitCodes(t *testing.T) {
 		{"unknown data set", []string{"eval", "mbpp"}, 2, `unknown data set "mbpp"`},
 		{"bad flag", []string{"eval", "--sampels", "2"}, 2, "flag provided but not defined: -sampels"},
 		{"zero samples", []string{"eval", "--samples", "0"}, 2, "--samples 0: use 1 or more"},
+		{"bad temperature", []string{"eval", "--temperature", "3"}, 2, "--temperature 3: use 0 to 2"},
 		{"bad solver", []string{"eval", "--solver", "human"}, 2, `--solver "human": use ai or coder`},
 		{"untrusted inprocess", []string{"eval", "--sandbox", "inprocess"}, 2, "--trusted-code"},
 		{"no humaneval", append(base[:1:1], "--sandbox", "inprocess", "--trusted-code", "--humaneval", "/nonexistent/HumanEval.jsonl.gz"), 2, "no HumanEval file"},
