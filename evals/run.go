@@ -126,9 +126,12 @@ func run(ctx context.Context, items []item, cfg Config) (*Report, error) {
 	if cfg.Solver == nil {
 		return nil, fmt.Errorf("%w: Solver is nil: give the agent that answers the problems", ErrInvalidConfig)
 	}
-	for name, v := range map[string]int{"Samples": cfg.Samples, "Concurrency": cfg.Concurrency} {
-		if v < 0 {
-			return nil, fmt.Errorf("%w: %s is %d: use 0 for the default or a positive number", ErrInvalidConfig, name, v)
+	for _, f := range [...]struct {
+		name string
+		v    int
+	}{{"Samples", cfg.Samples}, {"Concurrency", cfg.Concurrency}} {
+		if f.v < 0 {
+			return nil, fmt.Errorf("%w: %s is %d: use 0 for the default or a positive number", ErrInvalidConfig, f.name, f.v)
 		}
 	}
 	if len(items) == 0 {

@@ -36,11 +36,11 @@ func newSolver(t *testing.T, calls int, answer func(prompt string) modeltest.Tur
 	return ai, m
 }
 
-func newExecutor(t *testing.T) sandbox.Executor {
+// newExecutor returns an in-process executor with the given options (the
+// standard limits by default).
+func newExecutor(t *testing.T, opts ...sandbox.Option) sandbox.Executor {
 	t.Helper()
-	// a short time limit, so the infinite loop of the timeout case ends
-	// soon; the reference solutions take microseconds.
-	ex, err := sandbox.NewInProcess(sandbox.WithTimeout(2 * time.Second))
+	ex, err := sandbox.NewInProcess(opts...)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = ex.Close() })
 	return ex
@@ -116,6 +116,8 @@ func TestWrongSolutionsScoreZero(t *testing.T) {
 		{"timeout", modeltest.Text(fenced("function sumPairs(pairs) { for (;;) {} }")), Timeout, ""},
 		{"stack limit", modeltest.Text(fenced("function sumPairs(pairs) { return sumPairs(pairs) + 1; }")), SandboxLimit, ""},
 		{"memory limit", modeltest.Text(fenced("function sumPairs(pairs) { return 'x'.repeat(1e9).length; }")), SandboxLimit, ""},
+		{"rebinds assert", modeltest.Text(fenced("function sumPairs(pairs) { return 0; }\nassert = { deepStrictEqual() {}, ok() {} };")), Exception, "TypeError"},
+		{"patches built-ins", modeltest.Text(fenced("Object.keys = () => []; Array.isArray = () => true; Object.getPrototypeOf = () => null;\nfunction sumPairs(pairs) { return 0; }")), Assertion, "expected 14, got 0"},
 		{"no code", modeltest.Text("The answer is to multiply and add."), NoCode, "no code"},
 		{"empty fence", modeltest.Text("```javascript\n```"), NoCode, "no code"},
 		{"solver error", modeltest.Error(errors.New("provider down")), SolverError, "provider down"},
@@ -123,7 +125,10 @@ func TestWrongSolutionsScoreZero(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			solver, _ := newSolver(t, 1, func(string) modeltest.Turn { return tc.turn })
-			rep, err := Run(context.Background(), []Problem{p}, Config{Solver: solver, Executor: newExecutor(t)})
+			// a short time limit, so the infinite loop of the timeout
+			// case ends soon; the other programs take milliseconds.
+			ex := newExecutor(t, sandbox.WithTimeout(time.Second))
+			rep, err := Run(context.Background(), []Problem{p}, Config{Solver: solver, Executor: ex})
 			require.NoError(t, err)
 			require.Equal(t, 0.0, rep.PassAt[1])
 			s := rep.Results[0].Samples[0]

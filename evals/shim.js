@@ -1,14 +1,23 @@
 // loom's assert shim and the Python helpers translated tests call. It runs
-// before the tests in the same sandbox run; node:assert is not available
-// there.
-var assert = (function () {
+// before the solution and the tests in the same sandbox run (node:assert is
+// not available there). Its bindings are const and frozen, and it keeps its
+// own references to the built-ins it compares with, so a solution cannot
+// replace them to pass; it is not a security boundary (the sandbox is).
+const assert = (function () {
+  const isArray = Array.isArray, keys = Object.keys, getProto = Object.getPrototypeOf;
+  const hasOwn = Object.prototype.hasOwnProperty, stringify = JSON.stringify, freeze = Object.freeze;
+  const setHas = Set.prototype.has, setValues = Set.prototype.values, mapHas = Map.prototype.has;
+  const mapGet = Map.prototype.get, mapEntries = Map.prototype.entries, dateTime = Date.prototype.getTime;
+  const sizeOf = (x) => x.size;
+  const call = (f, self, ...args) => Reflect.apply(f, self, args);
+  const items = (it) => { const out = []; for (let r = it.next(); !r.done; r = it.next()) out.push(r.value); return out; };
   class AssertionError extends Error {
     constructor(message) { super(message); this.name = "AssertionError"; }
   }
   function show(v) {
     var s;
     try {
-      s = JSON.stringify(v, function (k, x) {
+      s = stringify(v, function (k, x) {
         if (x === undefined) return "undefined";
         if (typeof x === "number" && !isFinite(x)) return String(x);
         if (x instanceof Set) return { Set: Array.from(x) };
@@ -29,32 +38,34 @@ var assert = (function () {
   function deepEqual(a, b, depth) {
     if (same(a, b)) return true;
     if (depth > 100 || a === null || b === null || typeof a !== "object" || typeof b !== "object") return false;
-    if (Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return false;
-    if (Array.isArray(a)) {
-      if (a.length !== b.length) return false;
-      for (var i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i], depth + 1)) return false;
+    const proto = getProto(a);
+    if (proto !== getProto(b)) return false;
+    if (isArray(a)) {
+      if (!isArray(b) || a.length !== b.length) return false;
+      for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i], depth + 1)) return false;
       return true;
     }
-    if (a instanceof Set) {
-      if (a.size !== b.size) return false;
-      for (var x of a) {
-        if (b.has(x)) continue;
-        var found = false;
-        for (var y of b) if (deepEqual(x, y, depth + 1)) { found = true; break; }
+    if (proto === Set.prototype) {
+      if (sizeOf(a) !== sizeOf(b)) return false;
+      const bs = items(call(setValues, b));
+      for (const x of items(call(setValues, a))) {
+        if (call(setHas, b, x)) continue;
+        let found = false;
+        for (let j = 0; j < bs.length && !found; j++) found = deepEqual(x, bs[j], depth + 1);
         if (!found) return false;
       }
       return true;
     }
-    if (a instanceof Map) {
-      if (a.size !== b.size) return false;
-      for (var [k, v] of a) if (!b.has(k) || !deepEqual(v, b.get(k), depth + 1)) return false;
+    if (proto === Map.prototype) {
+      if (sizeOf(a) !== sizeOf(b)) return false;
+      for (const [k, v] of items(call(mapEntries, a))) if (!call(mapHas, b, k) || !deepEqual(v, call(mapGet, b, k), depth + 1)) return false;
       return true;
     }
-    if (a instanceof Date) return a.getTime() === b.getTime();
-    var ka = Object.keys(a), kb = Object.keys(b);
+    if (proto === Date.prototype) return call(dateTime, a) === call(dateTime, b);
+    const ka = keys(a), kb = keys(b);
     if (ka.length !== kb.length) return false;
-    for (var key of ka) {
-      if (!Object.prototype.hasOwnProperty.call(b, key) || !deepEqual(a[key], b[key], depth + 1)) return false;
+    for (let i = 0; i < ka.length; i++) {
+      if (!call(hasOwn, b, ka[i]) || !deepEqual(a[ka[i]], b[ka[i]], depth + 1)) return false;
     }
     return true;
   }
@@ -90,10 +101,10 @@ var assert = (function () {
   };
   api.equal = api.strictEqual;
   api.deepEqual = api.deepStrictEqual;
-  return Object.freeze(api);
+  return freeze(api);
 })();
 
-var __py = (function () {
+const __py = (function () {
   function truthy(v) {
     if (v === null || v === undefined) return false;
     if (Array.isArray(v) || typeof v === "string") return v.length > 0;
