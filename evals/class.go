@@ -41,7 +41,9 @@ const (
 )
 
 // Classes lists every class, in the order reports show them.
-var Classes = []Class{Passed, Assertion, Exception, Syntax, Timeout, SandboxLimit, NoCode, WrongAnswer, SolverError, HarnessError}
+func Classes() []Class {
+	return []Class{Passed, Assertion, Exception, Syntax, Timeout, SandboxLimit, NoCode, WrongAnswer, SolverError, HarnessError}
+}
 
 // classify maps a sandbox run's error to a class.
 func classify(err error) Class {
@@ -74,7 +76,7 @@ func classify(err error) Class {
 // UnmarshalText accepts only the known classes, so a report from another
 // tool is refused rather than misread.
 func (c *Class) UnmarshalText(b []byte) error {
-	for _, k := range Classes {
+	for _, k := range Classes() {
 		if string(k) == string(b) {
 			*c = k
 			return nil

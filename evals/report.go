@@ -191,7 +191,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 
 func classCounts(m map[Class]int) string {
 	var parts []string
-	for _, c := range Classes {
+	for _, c := range Classes() {
 		if m[c] > 0 {
 			parts = append(parts, fmt.Sprintf("%s %d", c, m[c]))
 		}
