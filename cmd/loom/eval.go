@@ -50,6 +50,8 @@ Options:
                      provider's); pass@k with n > 1 wants some, as 0.8
   --concurrency N    samples run at once (default %d)
   --limit N          run only the first N problems selected
+  --timeout D        the longest one sample's solver run may take (default
+                     5m); a sample over it is a solver error
   --problems LIST    comma-separated ids, globs (HumanEval/1*) or /regexps/
   --humaneval FILE   the HumanEval file (JSONL, gzip or plain)
   --out FILE         write the JSON report to FILE
@@ -78,6 +80,7 @@ type evalOptions struct {
 	dataset, modelID, solver, problems, humaneval, out, sandbox string
 	samples, concurrency, limit                                 int
 	temperature                                                 float64
+	timeout                                                     time.Duration
 	json, trusted, noTrace                                      bool
 }
 
@@ -101,6 +104,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer, open 
 	fs.Float64Var(&o.temperature, "temperature", -1, "")
 	fs.IntVar(&o.concurrency, "concurrency", evals.DefaultConcurrency, "")
 	fs.IntVar(&o.limit, "limit", 0, "")
+	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "")
 	fs.StringVar(&o.problems, "problems", "", "")
 	fs.StringVar(&o.humaneval, "humaneval", "", "")
 	fs.StringVar(&o.out, "out", "", "")
@@ -203,7 +207,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer, open 
 
 	cfg := evals.Config{Solver: solver, Executor: exec, Samples: o.samples, Concurrency: o.concurrency,
 		Model: id, SolverName: o.solver}
-	var engOpts []engine.Option
+	engOpts := []engine.Option{engine.WithRunLimits(agent.Limits{Timeout: o.timeout})}
 	traced := ""
 	if !o.noTrace {
 		tel, stop, err := observe.Setup(ctx, observe.Config{ServiceName: "loom-eval"})
@@ -297,6 +301,9 @@ func (o *evalOptions) check() (int, string) {
 		if f.v < f.min {
 			return 2, fmt.Sprintf("%s %d: use %d or more", f.name, f.v, f.min)
 		}
+	}
+	if o.timeout <= 0 {
+		return 2, fmt.Sprintf("--timeout %s: use a positive duration, as 2m", o.timeout)
 	}
 	if o.temperature != -1 && (o.temperature < 0 || o.temperature > 2) {
 		return 2, fmt.Sprintf("--temperature %g: use 0 to 2", o.temperature)

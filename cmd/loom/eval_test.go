@@ -222,6 +222,7 @@ func TestEvalExitCodes(t *testing.T) {
 		{"bad flag", []string{"eval", "--sampels", "2"}, 2, "flag provided but not defined: -sampels"},
 		{"zero samples", []string{"eval", "--samples", "0"}, 2, "--samples 0: use 1 or more"},
 		{"bad temperature", []string{"eval", "--temperature", "3"}, 2, "--temperature 3: use 0 to 2"},
+		{"bad timeout", []string{"eval", "--timeout", "0s"}, 2, "--timeout 0s: use a positive duration"},
 		{"bad solver", []string{"eval", "--solver", "human"}, 2, `--solver "human": use ai or coder`},
 		{"untrusted inprocess", []string{"eval", "--sandbox", "inprocess"}, 2, "--trusted-code"},
 		{"no humaneval", append(base[:1:1], "--sandbox", "inprocess", "--trusted-code", "--humaneval", "/nonexistent/HumanEval.jsonl.gz"), 2, "no HumanEval file"},
@@ -267,4 +268,26 @@ func TestSelectProblems(t *testing.T) {
 	}
 	_, err := selectProblems(ids, "HumanEval/[", 0)
 	require.ErrorContains(t, err, "not a glob pattern")
+}
+
+func TestEvalTimeout(t *testing.T) {
+	done := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select { // a provider that never answers
+		case <-r.Context().Done():
+		case <-done:
+		}
+	}))
+	defer srv.Close()
+	defer close(done) // before Close, which waits for the handlers
+	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
+	t.Setenv("OPENAI_API_KEY", "sk-test-0123456789abcdef")
+	code, stdout, stderr := runLoom(t, "eval", "--humaneval", handwritten, "--model", "openai:m", "--sandbox", "inprocess",
+		"--trusted-code", "--no-trace", "--limit", "1", "--timeout", "200ms", "--json")
+	require.Equal(t, 1, code, stdout+stderr)
+	require.Contains(t, stderr, "every sample ended in an error")
+	var rep evals.Report
+	require.NoError(t, json.Unmarshal([]byte(stdout), &rep))
+	require.Equal(t, evals.SolverError, rep.Results[0].Samples[0].Class)
+	require.Equal(t, 1.0, rep.ErrorRate)
 }
