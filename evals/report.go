@@ -30,6 +30,9 @@ type Report struct {
 	// problem (n).
 	Problems int `json:"problems"`
 	Samples  int `json:"samples_per_problem"`
+	// Overridden is how many of the problems have hand-written tests or
+	// helpers in place of translated ones (HumanEval's overrides).
+	Overridden int `json:"overridden,omitempty"`
 	// PassAt maps k to pass@k, the mean over problems of PassAtK(n, c, k),
 	// for each k ≤ n asked for.
 	PassAt map[int]float64 `json:"pass_at"`
@@ -173,6 +176,9 @@ func (r *Report) WriteTable(w io.Writer) error {
 		fmt.Fprintf(&b, ", solver %s", r.Solver)
 	}
 	b.WriteByte('\n')
+	if r.Overridden > 0 {
+		fmt.Fprintf(&b, "  (%d of the problems have hand-written tests or helpers: evals.Overrides)\n", r.Overridden)
+	}
 	ks := make([]int, 0, len(r.PassAt))
 	for k := range r.PassAt {
 		ks = append(ks, k)

@@ -85,6 +85,7 @@ func TestWriteTable(t *testing.T) {
 		result("HumanEval/0", Passed), {ID: "HumanEval/1", Samples: []Sample{{Class: Assertion, Message: "expected 14,\n got 0"}}},
 	}}
 	r.summarize([]int{1, 10}, 0)
+	r.Overridden = 1
 	var out bytes.Buffer
 	require.NoError(t, r.WriteTable(&out))
 	s := out.String()
@@ -93,6 +94,7 @@ func TestWriteTable(t *testing.T) {
 	require.Contains(t, s, "humaneval-js: 2 problems × 1 samples, model openai:gpt-4o-mini")
 	require.Contains(t, s, "pass@1      50.0%")
 	require.NotContains(t, s, "pass@10")
+	require.Contains(t, s, "(1 of the problems have hand-written tests or helpers: evals.Overrides)")
 	require.Contains(t, s, "outcomes   passed 1, assertion 1")
 }
 

@@ -119,7 +119,19 @@ func Run(ctx context.Context, problems []Problem, cfg Config) (*Report, error) {
 	if cfg.Dataset == "" {
 		cfg.Dataset = "humaneval-js"
 	}
-	return run(ctx, items, cfg)
+	rep, err := run(ctx, items, cfg)
+	if rep != nil {
+		ran := map[string]bool{}
+		for _, r := range rep.Results {
+			ran[r.ID] = true
+		}
+		for _, p := range problems {
+			if p.Override != "" && ran[p.ID] {
+				rep.Overridden++
+			}
+		}
+	}
+	return rep, err
 }
 
 func run(ctx context.Context, items []item, cfg Config) (*Report, error) {

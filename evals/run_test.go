@@ -83,6 +83,7 @@ func TestReferenceSolutionsScoreOne(t *testing.T) {
 	require.LessOrEqual(t, rep.LatencyP50MS, rep.LatencyP95MS)
 	require.Equal(t, "humaneval-js", rep.Dataset)
 	require.Equal(t, "solver", rep.Solver)
+	require.Zero(t, rep.Overridden)
 	for i, res := range rep.Results {
 		require.Equal(t, probs[i].ID, res.ID, "results keep the problems' order")
 		require.Equal(t, 1, res.Passed)
@@ -146,6 +147,7 @@ func TestWrongSolutionsScoreZero(t *testing.T) {
 func TestSamplesAndPassAtK(t *testing.T) {
 	probs, ref := loadHandwritten(t)
 	probs = probs[:2]
+	probs[1].Override = "a reason" // counted in the report
 	var n atomic.Int64
 	// per problem, the first two answers are right and the next two wrong:
 	// c = 2 of n = 4 each.
@@ -166,6 +168,7 @@ func TestSamplesAndPassAtK(t *testing.T) {
 	require.InDelta(t, 0.5, rep.PassAt[1], 1e-12)
 	require.InDelta(t, 5.0/6, rep.PassAt[2], 1e-12) // 1 − C(2,2)/C(4,2)
 	require.NotContains(t, rep.PassAt, 10, "k above n is left out")
+	require.Equal(t, 1, rep.Overridden)
 }
 
 func TestPassAtK(t *testing.T) {

@@ -52,7 +52,8 @@ Options:
   --limit N          run only the first N problems selected
   --timeout D        the longest one sample's solver run may take (default
                      5m); a sample over it is a solver error
-  --problems LIST    comma-separated ids, globs (HumanEval/1*) or /regexps/
+  --problems LIST    comma-separated ids (HumanEval/12, or 12), globs
+                     (HumanEval/1*) or /regexps/
   --humaneval FILE   the HumanEval file (JSONL, gzip or plain)
   --out FILE         write the JSON report to FILE
   --json             print the JSON report instead of the table
@@ -222,7 +223,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer, open 
 				}
 			}()
 			cfg.TracerProvider, cfg.MeterProvider = tel.TracerProvider, tel.MeterProvider
-			engOpts = append(engOpts, engine.WithTracerProvider(tel.TracerProvider))
+			engOpts = append(engOpts, engine.WithTracerProvider(tel.TracerProvider), engine.WithContentCapture(captureContent(tel.Exporter)))
 			if ms, err := agent.NewMetrics(tel.MeterProvider); err == nil {
 				engOpts = append(engOpts, engine.WithMetrics(ms))
 			}
@@ -342,14 +343,19 @@ func selectProblems(ids []string, spec string, limit int) (map[string]bool, erro
 			}
 			match = append(match, func(id string) bool { ok, _ := path.Match(s, id); return ok })
 		default:
-			found := false
+			want, found := s, false
 			for _, id := range ids {
 				found = found || id == s
+			}
+			for _, id := range ids { // a bare number or name: HumanEval/12 as 12
+				if !found && strings.HasSuffix(id, "/"+s) {
+					want, found = id, true
+				}
 			}
 			if !found {
 				return nil, fmt.Errorf("no problem has the id %q (ids look like %s)", s, ids[0])
 			}
-			match = append(match, func(id string) bool { return id == s })
+			match = append(match, func(id string) bool { return id == want })
 		}
 	}
 	keep := map[string]bool{}
@@ -366,6 +372,17 @@ func selectProblems(ids []string, spec string, limit int) (map[string]bool, erro
 		}
 	}
 	return keep, nil
+}
+
+// captureContent reports whether the traced runs include their content
+// (prompts, code, answers): yes in the local trace store, which is what a
+// developer reads, else only when $OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT
+// says so; the variable overrides either way.
+func captureContent(exp observe.Exporter) bool {
+	if v := strings.ToLower(os.Getenv(agent.CaptureContentEnv)); v != "" {
+		return v == "true" || v == "1"
+	}
+	return exp == observe.ExporterStore
 }
 
 // modelOrDefault is the --model given, else $MODEL, else "openai" (the

@@ -254,6 +254,7 @@ func TestSelectProblems(t *testing.T) {
 		{"HumanEval/1*", 0, []string{"HumanEval/1", "HumanEval/10", "HumanEval/11"}},
 		{"HumanEval/2, /^HumanEval/1[01]$/", 0, []string{"HumanEval/10", "HumanEval/11", "HumanEval/2"}},
 		{"HumanEval/1?", 1, []string{"HumanEval/10"}},
+		{"2,10", 0, []string{"HumanEval/10", "HumanEval/2"}},
 	}
 	for _, tc := range tests {
 		keep, err := selectProblems(ids, tc.spec, tc.limit)
