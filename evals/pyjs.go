@@ -271,6 +271,15 @@ func jsCompare(n *pyNode) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	none := isNone(n.kids[1])
+	switch {
+	case none && (n.val == "==" || n.val == "is"):
+		// None is null, and a JavaScript function that returns nothing
+		// (undefined) answers None too
+		return "(" + a + " == null)", nil
+	case none && (n.val == "!=" || n.val == "is not"):
+		return "(" + a + " != null)", nil
+	}
 	switch n.val {
 	case "==":
 		return "__py.eq(" + a + ", " + b + ")", nil
@@ -283,14 +292,8 @@ func jsCompare(n *pyNode) (string, error) {
 	case "not in":
 		return "!__py.contains(" + b + ", " + a + ")", nil
 	case "is":
-		if n.kids[1].kind == "const" && n.kids[1].val == "None" {
-			return "(" + a + " == null)", nil
-		}
 		return "(" + a + " === " + b + ")", nil
 	case "is not":
-		if n.kids[1].kind == "const" && n.kids[1].val == "None" {
-			return "(" + a + " != null)", nil
-		}
 		return "(" + a + " !== " + b + ")", nil
 	}
 	return "", fmt.Errorf("unsupported comparison %q", n.val)
