@@ -253,7 +253,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer, open 
 			return fail(1, "--out: %v", werr)
 		}
 	}
-	if code, msg, ok := interruptedEval(ctx); ok {
+	if code, msg, ok := interruptedEval(ctx, o.out); ok {
 		fmt.Fprint(stderr, msg)
 		return code
 	}
@@ -420,11 +420,15 @@ func writeReport(path string, rep *evals.Report) error {
 }
 
 // interruptedEval returns the exit status and message for a ctx a signal
-// cancelled.
-func interruptedEval(ctx context.Context) (code int, msg string, ok bool) {
+// cancelled; out is the --out file.
+func interruptedEval(ctx context.Context, out string) (code int, msg string, ok bool) {
 	var s *signaled
 	if !errors.As(context.Cause(ctx), &s) {
 		return 0, "", false
 	}
-	return s.exitCode(), fmt.Sprintf("loom eval: %v: stopped; --out holds the samples that finished\n", s), true
+	kept := "pass --out FILE to keep the samples that finished"
+	if out != "" {
+		kept = out + " holds the samples that finished"
+	}
+	return s.exitCode(), fmt.Sprintf("loom eval: %v; %s\n", s, kept), true
 }

@@ -8,17 +8,25 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/loomwork/loom/evals"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/observe/store"
+	"github.com/loomwork/loom/sandbox"
 )
+
+// The test binary is also the isolated sandbox's worker, for the child
+// processes of TestEvalSignal, which run loom's main on the default sandbox.
+func init() { sandbox.ServeWorkerIfChild() }
 
 // handwritten is the evals package's own HumanEval-format test set.
 const handwritten = "../../evals/testdata/handwritten.jsonl"
@@ -291,4 +299,64 @@ func TestEvalTimeout(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(stdout), &rep))
 	require.Equal(t, evals.SolverError, rep.Results[0].Samples[0].Class)
 	require.Equal(t, 1.0, rep.ErrorRate)
+}
+
+// TestEvalSignal stops a child loom eval (on the isolated sandbox, the
+// default) with SIGINT while its third sample waits for the model: it exits
+// 130 and --out holds the two samples that finished.
+func TestEvalSignal(t *testing.T) {
+	raw, err := os.ReadFile("../../evals/testdata/reference.json")
+	require.NoError(t, err)
+	var ref map[string]string
+	require.NoError(t, json.Unmarshal(raw, &ref))
+	answers := []string{ref["LoomEval/0"], ref["LoomEval/1"]}
+	var mu sync.Mutex
+	requests := 0
+	done := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		i := requests
+		requests++
+		mu.Unlock()
+		if i >= len(answers) {
+			select { // the model is slow: the signal comes first
+			case <-r.Context().Done():
+			case <-done:
+			}
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		b, _ := json.Marshal(map[string]any{"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m",
+			"choices": []any{map[string]any{"index": 0, "delta": map[string]any{"role": "assistant", "content": "```js\n" + answers[i] + "\n```"}, "finish_reason": "stop"}}})
+		fmt.Fprintf(w, "data: %s\n\ndata: [DONE]\n\n", b)
+	}))
+	defer srv.Close()
+	defer close(done)
+
+	out := filepath.Join(t.TempDir(), "partial.json")
+	cmd := exec.Command(os.Args[0], "eval", "--humaneval", handwritten, "--model", "openai:m", "--concurrency", "1", "--no-trace", "--out", out)
+	cmd.Env = append(os.Environ(), childEnv+"=1", "OPENAI_BASE_URL="+srv.URL+"/v1", "OPENAI_API_KEY=sk-test-0123456789abcdef")
+	var stdout, stderr syncBuffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.NoError(t, cmd.Start())
+	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return requests > len(answers) },
+		60*time.Second, 10*time.Millisecond, "the third request never came; stderr: %s", stderr.String())
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	select {
+	case <-waited:
+	case <-time.After(60 * time.Second):
+		_ = cmd.Process.Kill()
+		<-waited
+		t.Fatal("loom eval did not stop within 60s of SIGINT")
+	}
+	require.Equal(t, 130, cmd.ProcessState.ExitCode(), "stderr: %s", stderr.String())
+	require.Contains(t, stderr.String(), "loom eval: stopped by interrupt; "+out+" holds the samples that finished")
+
+	rep, err := evals.ReadReport(out)
+	require.NoError(t, err)
+	require.Len(t, rep.Results, 2)
+	require.Equal(t, 1.0, rep.PassAt[1])
+	require.Equal(t, "LoomEval/1", rep.Results[1].ID)
 }
