@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -45,7 +47,8 @@ Options:
   --solver KIND      ai (the model answers directly; default for humaneval)
                      or coder (the Coder→Sandbox workflow; default for
                      loom-tasks)
-  --samples N        answers per problem, n (default 1)
+  --samples N        answers per problem, n (default 1; 0 is the default,
+                     as for the other numbers)
   --temperature T    the model's sampling temperature, 0 to 2 (default: the
                      provider's); pass@k with n > 1 wants some, as 0.8
   --concurrency N    samples run at once (default %d)
@@ -76,11 +79,16 @@ Exit status:
   A, 1 when some do, 2 when a report cannot be read.
 `
 
-// evalOptions are the parsed options of loom eval.
+// defaultEvalTimeout bounds one sample's solver run unless --timeout says
+// otherwise.
+const defaultEvalTimeout = 5 * time.Minute
+
+// evalOptions are the parsed options of loom eval. As everywhere in loom, a
+// zero number means the default and a negative one is an error.
 type evalOptions struct {
 	dataset, modelID, solver, problems, humaneval, out, sandbox string
 	samples, concurrency, limit                                 int
-	temperature                                                 float64
+	temperature                                                 *float64
 	timeout                                                     time.Duration
 	json, trusted, noTrace                                      bool
 }
@@ -101,11 +109,18 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer, open 
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.modelID, "model", "", "")
 	fs.StringVar(&o.solver, "solver", "", "")
-	fs.IntVar(&o.samples, "samples", 1, "")
-	fs.Float64Var(&o.temperature, "temperature", -1, "")
-	fs.IntVar(&o.concurrency, "concurrency", evals.DefaultConcurrency, "")
+	fs.IntVar(&o.samples, "samples", 0, "")
+	fs.Func("temperature", "", func(v string) error {
+		t, err := strconv.ParseFloat(v, 64)
+		if err != nil || t < 0 || t > 2 {
+			return fmt.Errorf("--temperature %s: use a number from 0 to 2", v)
+		}
+		o.temperature = &t
+		return nil
+	})
+	fs.IntVar(&o.concurrency, "concurrency", 0, "")
 	fs.IntVar(&o.limit, "limit", 0, "")
-	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "")
+	fs.DurationVar(&o.timeout, "timeout", 0, "")
 	fs.StringVar(&o.problems, "problems", "", "")
 	fs.StringVar(&o.humaneval, "humaneval", "", "")
 	fs.StringVar(&o.out, "out", "", "")
@@ -187,9 +202,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer, open 
 	}
 	defer exec.Close()
 	var opts model.Options
-	if o.temperature >= 0 {
-		opts.Temperature = &o.temperature
-	}
+	opts.Temperature = o.temperature
 	var solver agent.Agent
 	if o.solver == "coder" {
 		ce, err := codeexec.New(codeexec.Config{Name: "coder", Model: m, Sandbox: exec, Options: opts})
@@ -208,7 +221,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer, open 
 
 	cfg := evals.Config{Solver: solver, Executor: exec, Samples: o.samples, Concurrency: o.concurrency,
 		Model: id, SolverName: o.solver}
-	engOpts := []engine.Option{engine.WithRunLimits(agent.Limits{Timeout: o.timeout})}
+	engOpts := []engine.Option{engine.WithRunLimits(agent.Limits{Timeout: cmp.Or(o.timeout, defaultEvalTimeout)})}
 	traced := ""
 	if !o.noTrace {
 		tel, stop, err := observe.Setup(ctx, observe.Config{ServiceName: "loom-eval"})
@@ -297,17 +310,13 @@ func (o *evalOptions) check() (int, string) {
 	for _, f := range []struct {
 		name string
 		v    int
-		min  int
-	}{{"--samples", o.samples, 1}, {"--concurrency", o.concurrency, 1}, {"--limit", o.limit, 0}} {
-		if f.v < f.min {
-			return 2, fmt.Sprintf("%s %d: use %d or more", f.name, f.v, f.min)
+	}{{"--samples", o.samples}, {"--concurrency", o.concurrency}, {"--limit", o.limit}} {
+		if f.v < 0 {
+			return 2, fmt.Sprintf("%s %d: use 0 for the default or a positive number", f.name, f.v)
 		}
 	}
-	if o.timeout <= 0 {
-		return 2, fmt.Sprintf("--timeout %s: use a positive duration, as 2m", o.timeout)
-	}
-	if o.temperature != -1 && (o.temperature < 0 || o.temperature > 2) {
-		return 2, fmt.Sprintf("--temperature %g: use 0 to 2", o.temperature)
+	if o.timeout < 0 {
+		return 2, fmt.Sprintf("--timeout %s: use 0 for the default or a positive duration, as 2m", o.timeout)
 	}
 	if o.sandbox != "isolated" && o.sandbox != "inprocess" {
 		return 2, fmt.Sprintf("--sandbox %q: use isolated or inprocess", o.sandbox)
