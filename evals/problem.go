@@ -28,22 +28,32 @@ type Problem struct {
 	Override string `json:"override,omitempty"`
 }
 
-//go:embed shim.js
-var shimJS string
+// The shim, in two parts: the assert module every program gets, and the
+// Python helpers (__py) only programs whose tests call them get, since
+// compiling them is most of a check's cost.
+var (
+	//go:embed shim_assert.js
+	shimAssert string
+	//go:embed shim_py.js
+	shimPy string
+)
 
 // Shim returns the JavaScript that defines `assert` (ok, strictEqual,
 // deepStrictEqual, notStrictEqual, notDeepStrictEqual, throws, and the
 // AssertionError they throw) and the Python helpers translated tests call.
-func Shim() string { return shimJS }
+func Shim() string { return shimAssert + shimPy }
 
-// Program returns the script that checks code against p: the shim, the
-// prelude, the code in a scope of its own (so it cannot redefine the
+// Program returns the script that checks code against p: the shim (its
+// Python helpers when the tests use them), the prelude, the code in a scope of its own (so it cannot redefine the
 // shim), and the tests. It throws an AssertionError when a test fails and a
 // ReferenceError when code defines no function by the problem's name.
 func (p Problem) Program(code string) string {
 	var b strings.Builder
-	b.Grow(len(shimJS) + len(p.Prelude) + len(code) + len(p.Tests) + 512)
-	b.WriteString(shimJS)
+	b.Grow(len(shimAssert) + len(shimPy) + len(p.Prelude) + len(code) + len(p.Tests) + 512)
+	b.WriteString(shimAssert)
+	if strings.Contains(p.Tests, "__py.") || strings.Contains(p.Prelude, "__py.") {
+		b.WriteString(shimPy)
+	}
 	b.WriteString("\n")
 	b.WriteString(p.Prelude)
 	b.WriteString("\nvar __candidate = (function () {\n")
