@@ -150,11 +150,18 @@ func TestEvalEndToEnd(t *testing.T) {
 	defer st.Close()
 	page, err := st.Traces(context.Background(), store.Query{})
 	require.NoError(t, err)
-	var roots []string
-	for _, tr := range page.Traces {
-		roots = append(roots, tr.RootName)
+	var evalTrace *store.TraceSummary
+	for i, tr := range page.Traces {
+		if tr.RootName == "eval humaneval-js" {
+			evalTrace = &page.Traces[i]
+		}
 	}
-	require.Contains(t, roots, "eval humaneval-js")
+	require.NotNil(t, evalTrace, "no eval trace among %d", len(page.Traces))
+	require.Equal(t, "solver", evalTrace.Agent)
+	require.EqualValues(t, 2, evalTrace.Errors, "the two failed samples")
+	require.EqualValues(t, 25, evalTrace.ModelCalls)
+	require.Greater(t, evalTrace.Spans, int64(2*25), "the root, a span per sample and the solver's runs beneath")
+	require.EqualValues(t, 25*150, evalTrace.TotalTokens)
 
 	// the table
 	code, stdout, stderr = runLoom(t, "eval", "--humaneval", handwritten, "--model", "openai:gpt-test",
