@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -19,8 +17,6 @@ import (
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/evals"
 	"github.com/loomwork/loom/model"
-	"github.com/loomwork/loom/observe"
-	"github.com/loomwork/loom/observe/store"
 	"github.com/loomwork/loom/sandbox"
 )
 
@@ -97,13 +93,150 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer, open 
 	if len(args) > 0 && args[0] == "diff" {
 		return runEvalDiff(args[1:], stdout, stderr)
 	}
-	fail := func(code int, format string, a ...any) int {
-		fmt.Fprintf(stderr, "loom eval: "+format+"\n", a...)
+	o, err := parseEvalOptions(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintf(stdout, evalUsage, evals.DefaultConcurrency)
+		return 0
+	}
+	if err != nil {
+		return exitWith(stderr, err)
+	}
+	if err := loadDotEnv(".env.local"); err != nil {
+		return exitWith(stderr, &exitError{1, err.Error()})
+	}
+	set, err := loadEvalSet(o)
+	if err != nil {
+		return exitWith(stderr, err)
+	}
+	id := modelOrDefault(o.modelID)
+	m, err := open(id)
+	if err != nil {
+		return exitWith(stderr, &exitError{2, fmt.Sprintf("--model %s: %v", id, err)})
+	}
+	var exec sandbox.Executor
+	if o.sandbox == "isolated" {
+		exec, err = sandbox.NewIsolated()
+	} else {
+		exec, err = sandbox.NewInProcess()
+	}
+	if err != nil {
+		return exitWith(stderr, &exitError{1, fmt.Sprintf("start the sandbox: %v", err)})
+	}
+	defer exec.Close()
+	solver, closeSolver, err := newEvalSolver(o, m, exec)
+	if err != nil {
+		return exitWith(stderr, &exitError{1, err.Error()})
+	}
+	defer closeSolver()
+
+	cfg := evals.Config{Solver: solver, Executor: exec, Samples: o.samples, Concurrency: o.concurrency,
+		Model: id, SolverName: o.solver}
+	engOpts := []engine.Option{engine.WithRunLimits(agent.Limits{Timeout: cmp.Or(o.timeout, defaultEvalTimeout)})}
+	traced := ""
+	if !o.noTrace {
+		tr, stop := startEvalTracing(ctx, stderr)
+		defer stop()
+		if tr != nil {
+			cfg.TracerProvider, cfg.MeterProvider, traced = tr.tp, tr.mp, tr.path
+			engOpts = append(engOpts, tr.engine...)
+		}
+	}
+	cfg.Engine = engine.New(engOpts...)
+	if isTerminal(stdout) {
+		bar := newProgressBar(stderr)
+		cfg.Progress = bar.update
+		defer bar.finish()
+	}
+
+	var rep *evals.Report
+	if o.dataset == "loom-tasks" {
+		rep, err = evals.RunTasks(ctx, set.tasks, cfg)
+	} else {
+		rep, err = evals.Run(ctx, set.problems, cfg)
+	}
+	return finishEval(ctx, o, rep, err, traced, stdout, stderr)
+}
+
+// newEvalSolver returns the solver --solver names on model m, and what
+// closes it.
+func newEvalSolver(o evalOptions, m model.Model, exec sandbox.Executor) (agent.Agent, func(), error) {
+	opts := model.Options{Temperature: o.temperature}
+	if o.solver == "coder" {
+		ce, err := codeexec.New(codeexec.Config{Name: "coder", Model: m, Sandbox: exec, Options: opts})
+		if err != nil {
+			return nil, nil, err
+		}
+		return ce, func() { _ = ce.Close() }, nil
+	}
+	ai, err := agent.NewAI(agent.AIConfig{Name: "solver", Model: m, Options: opts})
+	return ai, func() {}, err
+}
+
+// finishEval writes the report (to --out, then to stdout as --json or a
+// table) and returns the exit status.
+func finishEval(ctx context.Context, o evalOptions, rep *evals.Report, err error, traced string, stdout, stderr io.Writer) int {
+	if rep == nil {
+		return exitWith(stderr, &exitError{1, err.Error()})
+	}
+	if o.out != "" {
+		if werr := writeReport(o.out, rep); werr != nil {
+			return exitWith(stderr, &exitError{1, fmt.Sprintf("--out: %v", werr)})
+		}
+	}
+	if code, msg, ok := interruptedEval(ctx, o.out); ok {
+		fmt.Fprint(stderr, msg)
 		return code
 	}
+	if err != nil {
+		return exitWith(stderr, &exitError{1, err.Error()})
+	}
+	if o.json {
+		err = rep.WriteJSON(stdout)
+	} else {
+		err = rep.WriteTable(stdout)
+		if err == nil && traced != "" {
+			fmt.Fprintf(stdout, "  trace      recorded to %s: run 'loom observe' to see it\n", traced)
+		}
+	}
+	if err != nil {
+		return exitWith(stderr, &exitError{1, fmt.Sprintf("writing the report: %v", err)})
+	}
+	if rep.ErrorRate == 1 {
+		first := ""
+		if len(rep.Results) > 0 && len(rep.Results[0].Samples) > 0 {
+			first = rep.Results[0].Samples[0].Message
+		}
+		return exitWith(stderr, &exitError{1, "every sample ended in an error, so nothing was measured; the first: " + first})
+	}
+	return 0
+}
+
+// exitError is a failure of loom eval with its exit status.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+// exitWith prints err and returns its exit status (2 for a flag error).
+func exitWith(stderr io.Writer, err error) int {
+	var e *exitError
+	if !errors.As(err, &e) {
+		e = &exitError{2, fmt.Sprintf("%v: run 'loom eval --help'", err)}
+	}
+	fmt.Fprintf(stderr, "loom eval: %s\n", e.msg)
+	return e.code
+}
+
+// parseEvalOptions parses and checks the arguments after "eval".
+func parseEvalOptions(args []string) (evalOptions, error) {
 	o := evalOptions{dataset: "humaneval"}
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		o.dataset, args = args[0], args[1:]
+	}
+	if o.dataset == "help" {
+		return o, flag.ErrHelp
 	}
 	fs := flag.NewFlagSet("loom eval", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -128,170 +261,16 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer, open 
 	fs.StringVar(&o.sandbox, "sandbox", "isolated", "")
 	fs.BoolVar(&o.trusted, "trusted-code", false, "")
 	fs.BoolVar(&o.noTrace, "no-trace", false, "")
-	if o.dataset == "help" {
-		fmt.Fprintf(stdout, evalUsage, evals.DefaultConcurrency)
-		return 0
-	}
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stdout, evalUsage, evals.DefaultConcurrency)
-			return 0
-		}
-		return fail(2, "%v: run 'loom eval --help'", err)
+		return o, err
 	}
 	if fs.NArg() > 0 {
-		return fail(2, "unexpected argument %q: options go after the data set; run 'loom eval --help'", fs.Arg(0))
+		return o, &exitError{2, fmt.Sprintf("unexpected argument %q: options go after the data set; run 'loom eval --help'", fs.Arg(0))}
 	}
 	if code, msg := o.check(); code != 0 {
-		return fail(code, "%s", msg)
+		return o, &exitError{code, msg}
 	}
-	if err := loadDotEnv(".env.local"); err != nil {
-		return fail(1, "%v", err)
-	}
-
-	// the problems
-	var problems []evals.Problem
-	var tasks []evals.Task
-	var ids []string
-	switch o.dataset {
-	case "humaneval":
-		wd, _ := os.Getwd()
-		p, err := evals.FindHumanEval(o.humaneval, wd)
-		if err != nil {
-			return fail(2, "%v", err)
-		}
-		if problems, err = evals.LoadHumanEval(p); err != nil {
-			return fail(2, "%v", err)
-		}
-		for _, p := range problems {
-			ids = append(ids, p.ID)
-		}
-	case "loom-tasks":
-		var err error
-		if tasks, err = evals.Tasks(); err != nil {
-			return fail(1, "%v", err)
-		}
-		for _, t := range tasks {
-			ids = append(ids, t.ID)
-		}
-	}
-	keep, err := selectProblems(ids, o.problems, o.limit)
-	if err != nil {
-		return fail(2, "--problems: %v", err)
-	}
-	problems = filter(problems, func(p evals.Problem) string { return p.ID }, keep)
-	tasks = filter(tasks, func(t evals.Task) string { return t.ID }, keep)
-	if len(problems)+len(tasks) == 0 {
-		return fail(2, "no problem selected: check --problems and --limit")
-	}
-
-	// the model, the sandbox and the solver
-	id := modelOrDefault(o.modelID)
-	m, err := open(id)
-	if err != nil {
-		return fail(2, "--model %s: %v", id, err)
-	}
-	var exec sandbox.Executor
-	if o.sandbox == "isolated" {
-		exec, err = sandbox.NewIsolated()
-	} else {
-		exec, err = sandbox.NewInProcess()
-	}
-	if err != nil {
-		return fail(1, "start the sandbox: %v", err)
-	}
-	defer exec.Close()
-	var opts model.Options
-	opts.Temperature = o.temperature
-	var solver agent.Agent
-	if o.solver == "coder" {
-		ce, err := codeexec.New(codeexec.Config{Name: "coder", Model: m, Sandbox: exec, Options: opts})
-		if err != nil {
-			return fail(1, "%v", err)
-		}
-		defer ce.Close()
-		solver = ce
-	} else {
-		ai, err := agent.NewAI(agent.AIConfig{Name: "solver", Model: m, Options: opts})
-		if err != nil {
-			return fail(1, "%v", err)
-		}
-		solver = ai
-	}
-
-	cfg := evals.Config{Solver: solver, Executor: exec, Samples: o.samples, Concurrency: o.concurrency,
-		Model: id, SolverName: o.solver}
-	engOpts := []engine.Option{engine.WithRunLimits(agent.Limits{Timeout: cmp.Or(o.timeout, defaultEvalTimeout)})}
-	traced := ""
-	if !o.noTrace {
-		tel, stop, err := observe.Setup(ctx, observe.Config{ServiceName: "loom-eval"})
-		if err != nil {
-			fmt.Fprintf(stderr, "loom eval: warning: the run is not traced: %v (set $%s to a writable file, or pass --no-trace)\n", err, store.PathEnv)
-		} else {
-			defer func() {
-				sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-				defer cancel()
-				if err := stop(sctx); err != nil {
-					fmt.Fprintf(stderr, "loom eval: warning: flushing the trace: %v\n", err)
-				}
-			}()
-			cfg.TracerProvider, cfg.MeterProvider = tel.TracerProvider, tel.MeterProvider
-			engOpts = append(engOpts, engine.WithTracerProvider(tel.TracerProvider), engine.WithContentCapture(captureContent(tel.Exporter)))
-			if ms, err := agent.NewMetrics(tel.MeterProvider); err == nil {
-				engOpts = append(engOpts, engine.WithMetrics(ms))
-			}
-			if tel.Store != nil {
-				traced = tel.Store.Path()
-			}
-		}
-	}
-	cfg.Engine = engine.New(engOpts...)
-	if isTerminal(stdout) {
-		bar := newProgressBar(stderr)
-		cfg.Progress = bar.update
-		defer bar.finish()
-	}
-
-	var rep *evals.Report
-	if o.dataset == "loom-tasks" {
-		rep, err = evals.RunTasks(ctx, tasks, cfg)
-	} else {
-		rep, err = evals.Run(ctx, problems, cfg)
-	}
-	if rep == nil {
-		return fail(1, "%v", err)
-	}
-	if o.out != "" {
-		if werr := writeReport(o.out, rep); werr != nil {
-			return fail(1, "--out: %v", werr)
-		}
-	}
-	if code, msg, ok := interruptedEval(ctx, o.out); ok {
-		fmt.Fprint(stderr, msg)
-		return code
-	}
-	if err != nil {
-		return fail(1, "%v", err)
-	}
-	if o.json {
-		err = rep.WriteJSON(stdout)
-	} else {
-		err = rep.WriteTable(stdout)
-		if err == nil && traced != "" {
-			fmt.Fprintf(stdout, "  trace      recorded to %s: run 'loom observe' to see it\n", traced)
-		}
-	}
-	if err != nil {
-		return fail(1, "writing the report: %v", err)
-	}
-	if rep.ErrorRate == 1 {
-		first := ""
-		if len(rep.Results) > 0 && len(rep.Results[0].Samples) > 0 {
-			first = rep.Results[0].Samples[0].Message
-		}
-		return fail(1, "every sample ended in an error, so nothing was measured; the first: %s", first)
-	}
-	return 0
+	return o, nil
 }
 
 // check validates the options; a non-zero code comes with its message.
@@ -330,70 +309,6 @@ func (o *evalOptions) check() (int, string) {
 	return 0, ""
 }
 
-// selectProblems returns the set of ids to run: those the comma-separated
-// spec names (exact ids, globs, or /regexps/; all when empty), then the
-// first limit of them (all when 0). An exact id that does not exist is an
-// error.
-func selectProblems(ids []string, spec string, limit int) (map[string]bool, error) {
-	var match []func(string) bool
-	for _, s := range strings.Split(spec, ",") {
-		s = strings.TrimSpace(s)
-		switch {
-		case s == "":
-		case len(s) > 2 && strings.HasPrefix(s, "/") && strings.HasSuffix(s, "/"):
-			re, err := regexp.Compile(s[1 : len(s)-1])
-			if err != nil {
-				return nil, fmt.Errorf("%s is not a regular expression: %v", s, err)
-			}
-			match = append(match, re.MatchString)
-		case strings.ContainsAny(s, "*?["):
-			if _, err := path.Match(s, ""); err != nil {
-				return nil, fmt.Errorf("%s is not a glob pattern: %v", s, err)
-			}
-			match = append(match, func(id string) bool { ok, _ := path.Match(s, id); return ok })
-		default:
-			want, found := s, false
-			for _, id := range ids {
-				found = found || id == s
-			}
-			for _, id := range ids { // a bare number or name: HumanEval/12 as 12
-				if !found && strings.HasSuffix(id, "/"+s) {
-					want, found = id, true
-				}
-			}
-			if !found {
-				return nil, fmt.Errorf("no problem has the id %q (ids look like %s)", s, ids[0])
-			}
-			match = append(match, func(id string) bool { return id == want })
-		}
-	}
-	keep := map[string]bool{}
-	for _, id := range ids {
-		if limit > 0 && len(keep) == limit {
-			break
-		}
-		ok := len(match) == 0
-		for _, f := range match {
-			ok = ok || f(id)
-		}
-		if ok {
-			keep[id] = true
-		}
-	}
-	return keep, nil
-}
-
-// captureContent reports whether the traced runs include their content
-// (prompts, code, answers): yes in the local trace store, which is what a
-// developer reads, else only when $OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT
-// says so; the variable overrides either way.
-func captureContent(exp observe.Exporter) bool {
-	if v := strings.ToLower(os.Getenv(agent.CaptureContentEnv)); v != "" {
-		return v == "true" || v == "1"
-	}
-	return exp == observe.ExporterStore
-}
-
 // modelOrDefault is the --model given, else $MODEL, else "openai" (the
 // provider's default model).
 func modelOrDefault(id string) string {
@@ -404,16 +319,6 @@ func modelOrDefault(id string) string {
 		id = "openai"
 	}
 	return id
-}
-
-func filter[T any](xs []T, id func(T) string, keep map[string]bool) []T {
-	var out []T
-	for _, x := range xs {
-		if keep[id(x)] {
-			out = append(out, x)
-		}
-	}
-	return out
 }
 
 func writeReport(path string, rep *evals.Report) error {
