@@ -227,21 +227,7 @@ feed:
 	wg.Wait()
 	wall := time.Since(started)
 	if err := ctx.Err(); err != nil {
-		// keep the samples that finished before the context ended
-		var kept []Result
-		for _, r := range results {
-			var ss []Sample
-			for _, s := range r.Samples {
-				if s.Class != "" {
-					ss = append(ss, s)
-				}
-			}
-			if len(ss) > 0 {
-				r.Samples = ss
-				kept = append(kept, r)
-			}
-		}
-		rep.Results = kept
+		rep.Results = finished(results)
 		rep.summarize(ks, wall)
 		end(rep, err)
 		return rep, fmt.Errorf("evals: stopped after %d of %d samples: %w", done, len(items)*n, err)
@@ -250,6 +236,25 @@ feed:
 	rep.summarize(ks, wall)
 	end(rep, nil)
 	return rep, nil
+}
+
+// finished keeps the samples that finished before the evaluation was
+// stopped, and the problems that have any.
+func finished(results []Result) []Result {
+	var kept []Result
+	for _, r := range results {
+		var ss []Sample
+		for _, s := range r.Samples {
+			if s.Class != "" {
+				ss = append(ss, s)
+			}
+		}
+		if len(ss) > 0 {
+			r.Samples = ss
+			kept = append(kept, r)
+		}
+	}
+	return kept
 }
 
 // sample asks the solver once and checks its answer.
