@@ -199,6 +199,9 @@ func run(ctx context.Context, items []item, cfg Config) (*Report, error) {
 			for j := range jobs {
 				it := items[j.i]
 				s := sample(ctx, eng, cfg.Solver, it, j.s, tel)
+				if s.Class == "" {
+					continue // stopped before it finished
+				}
 				mu.Lock()
 				results[j.i].Samples[j.s] = s
 				if s.Class == Passed {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -240,6 +241,11 @@ func TestStopKeepsFinishedSamples(t *testing.T) {
 	require.ErrorContains(t, err, "stopped after")
 	require.NotNil(t, rep)
 	require.Less(t, len(rep.Results), len(probs))
+	kept := 0
+	for _, r := range rep.Results {
+		kept += len(r.Samples)
+	}
+	require.ErrorContains(t, err, fmt.Sprintf("stopped after %d of %d samples", kept, len(probs)))
 	for _, r := range rep.Results {
 		for _, s := range r.Samples {
 			require.NotEmpty(t, s.Class)
