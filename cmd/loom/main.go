@@ -45,6 +45,7 @@ Usage:
   loom serve FILE [--port N]            the playground: edit, run, approve, watch
   loom observe [--port N] [--db PATH]   serve the trace viewer on 127.0.0.1
   loom mcp serve [--http ADDR]          serve code_execution as an MCP tool
+  loom eval [humaneval|loom-tasks]      score a model on a benchmark (loom eval --help)
   loom --version                        print the version
   loom help [command]                   show help
 
@@ -96,6 +97,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return runSpec(ctx, args, stdout, stderr, stdinConsole())
 	case "mcp":
 		return runMCP(ctx, args[1:], stdout, stderr, model.Open)
+	case "eval":
+		return runEval(ctx, args[1:], stdout, stderr, model.Open)
 	}
 	fmt.Fprintf(stderr, "loom: unknown command %q: run 'loom help'\n", args[0])
 	return 2

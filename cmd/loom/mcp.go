@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/joho/godotenv"
@@ -87,13 +86,7 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer, open m
 		fmt.Fprintf(stderr, "loom mcp serve: %v\n", err)
 		return 1
 	}
-	id := *modelID
-	if id == "" {
-		id = strings.TrimSpace(os.Getenv("MODEL"))
-	}
-	if id == "" {
-		id = "openai"
-	}
+	id := modelOrDefault(*modelID)
 	m, err := open(id)
 	if err != nil {
 		fmt.Fprintf(stderr, "loom mcp serve: --model %s: %v\n", id, err)
