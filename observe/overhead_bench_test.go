@@ -10,6 +10,7 @@ import (
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/codeexec"
+	"github.com/loomwork/loom/internal/cputime"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/observe"
 	"github.com/loomwork/loom/observe/store"
@@ -73,7 +74,7 @@ func BenchmarkTracingOverhead(b *testing.B) {
 	in := json.RawMessage(`{"message":"Calculate 15!"}`)
 	run := func(b *testing.B, tp trace.TracerProvider) {
 		ctx := agent.WithTracerProvider(agent.WithModel(b.Context(), &instantModel{}), tp)
-		cpu0 := cpuTime()
+		cpu0 := cputime.Process()
 		for b.Loop() {
 			if _, err := agent.Collect(ce.Run(ctx, in)); err != nil {
 				b.Fatal(err)
@@ -81,7 +82,7 @@ func BenchmarkTracingOverhead(b *testing.B) {
 		}
 		// The process's CPU time per run, the exporter's goroutine and the
 		// collector included: steadier than ns/op on a busy machine.
-		b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64(cputime.Process()-cpu0)/float64(b.N), "cpu-ns/op")
 	}
 	// traced runs the workflow with exp behind each batch processor.
 	traced := func(b *testing.B, exp func(b *testing.B) sdktrace.SpanExporter) {
