@@ -35,7 +35,7 @@ func ExampleSetup() {
 	span.SetAttributes(attribute.String("gen_ai.operation.name", "invoke_agent"), attribute.String("gen_ai.agent.name", "coder"))
 	span.End()
 
-	if err := tel.TracerProvider.ForceFlush(ctx); err != nil {
+	if err := tel.ForceFlush(ctx); err != nil {
 		log.Fatal(err)
 	}
 	agents, err := tel.Store.Agents(ctx)

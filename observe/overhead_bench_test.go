@@ -54,7 +54,8 @@ func (discardExporter) Shutdown(context.Context) error                          
 // an exporter that drops spans (the SDK's own cost), to the in-memory
 // exporter, and to the SQLite store, each behind the SDK's batch span
 // processor (batch=sdk) and behind loom's [observe.BatchProcessor]
-// (batch=loom, what [observe.Setup] uses):
+// (batch=loom), and to the SQLite store through loom's own tracer provider
+// (batch=native, what [observe.Setup] uses for the store):
 //
 //	go test ./observe -run '^$' -bench TracingOverhead -benchmem -count 5 | tee /tmp/trace.txt
 //	benchstat -col /tracing /tmp/trace.txt
@@ -119,14 +120,30 @@ func BenchmarkTracingOverhead(b *testing.B) {
 			return &resettingExporter{mem: tracetest.NewInMemoryExporter()}
 		})
 	})
+	openStore := func(b *testing.B) *store.Store {
+		st, err := store.Open(context.Background(), filepath.Join(b.TempDir(), "traces.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { st.Close() })
+		return st
+	}
 	b.Run("tracing=sqlite", func(b *testing.B) {
-		traced(b, func(b *testing.B) sdktrace.SpanExporter {
-			st, err := store.Open(context.Background(), filepath.Join(b.TempDir(), "traces.db"))
+		traced(b, func(b *testing.B) sdktrace.SpanExporter { return store.NewExporter(openStore(b)) })
+		// loom's own tracer provider, what observe.Setup uses for the store.
+		b.Run("batch=native", func(b *testing.B) {
+			tp, err := observe.NewTracerProvider(openStore(b), observe.BatchConfig{}, false)
 			if err != nil {
 				b.Fatal(err)
 			}
-			b.Cleanup(func() { st.Close() })
-			return store.NewExporter(st)
+			run(b, tp)
+			b.StopTimer()
+			if err := tp.Shutdown(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+			if n := tp.Dropped(); n > 0 {
+				b.Fatalf("%d spans dropped", n)
+			}
 		})
 	})
 }

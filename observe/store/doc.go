@@ -1,9 +1,12 @@
 // Package store keeps OpenTelemetry spans in a SQLite database and answers
 // the queries of loom's trace viewer.
 //
-// [Exporter] is an [go.opentelemetry.io/otel/sdk/trace.SpanExporter]: put it
+// [Store.WriteParts] takes whole runs from loom's own tracer provider, each
+// as one row. [Exporter] is an
+// [go.opentelemetry.io/otel/sdk/trace.SpanExporter] for SDK spans: put it
 // under a batch span processor (observe.BatchProcessor, as observe.Setup
-// does, or the SDK's) and every finished span lands in the database, each
+// does when a sampler or span processors are configured, or the SDK's)
+// and every finished span lands in the database, each
 // ExportSpans call in one transaction. [Store] is the database itself:
 // writes, retention and the queries behind the viewer's JSON API.
 //
@@ -19,9 +22,14 @@
 // database written by a newer loom fails with [ErrSchemaTooNew] instead of
 // guessing.
 //
-// Two tables hold the data:
+// Three tables hold the data:
 //
-//   - spans: one row per span — trace and span id, parent id, name, kind,
+//   - parts: what loom's own tracer provider (observe.NewTracerProvider,
+//     the default of observe.Setup) recorded of one trace in one process,
+//     one row per local root span, written by [Store.WriteParts]: its spans
+//     as one JSON array of objects with the fields of the spans table;
+//   - spans: one row per span that came through [Exporter] or
+//     [Store.Write] — trace and span id, parent id, name, kind,
 //     start and end (Unix nanoseconds), status code and message, attributes
 //     (a JSON object), events (a JSON array) and instrumentation scope;
 //   - traces: one summary row per trace, kept up to date as its spans arrive
@@ -29,6 +37,11 @@
 //     input and output previews, status ("running" until the root span
 //     arrives, then "ok", "error" or "limit"), start, end, span and error
 //     counts, model calls, tokens and estimated cost.
+//
+// A trace's spans may come from both (several processes, several
+// providers); [Store.Trace] returns them together, by start time. A
+// database of schema version 1 (spans only) is migrated when opened by
+// adding the parts table; its rows stay as they are.
 //
 // Tokens and cost of a trace are the sums over its "chat" spans. A chat span
 // without a loom.cost.usd attribute is priced from its gen_ai.provider.name

@@ -153,17 +153,22 @@ func appendEventsJSON(b []byte, events []sdktrace.Event) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, `{"name":`...)
-		b = appendJSONString(b, e.Name)
-		b = append(b, `,"time_unix_nano":`...)
-		b = strconv.AppendInt(b, e.Time.UnixNano(), 10)
-		if len(e.Attributes) > 0 {
-			b = append(b, `,"attributes":`...)
-			b = appendAttrsJSON(b, e.Attributes)
-		}
-		b = append(b, '}')
+		b = appendEventJSON(b, e.Name, e.Time.UnixNano(), e.Attributes)
 	}
 	return append(b, ']')
+}
+
+// appendEventJSON appends one event in its stored form (see rawEvent).
+func appendEventJSON(b []byte, name string, timeNS int64, attrs []attribute.KeyValue) []byte {
+	b = append(b, `{"name":`...)
+	b = appendJSONString(b, name)
+	b = append(b, `,"time_unix_nano":`...)
+	b = strconv.AppendInt(b, timeNS, 10)
+	if len(attrs) > 0 {
+		b = append(b, `,"attributes":`...)
+		b = appendAttrsJSON(b, attrs)
+	}
+	return append(b, '}')
 }
 
 // mapJSON encodes attributes given as a map (from [Store.Write]) with sorted

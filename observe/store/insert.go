@@ -12,7 +12,9 @@ type inserter struct {
 	tx        *sql.Tx
 	cfg       *config
 	one, many *sql.Stmt
+	part      *sql.Stmt
 	args      []any
+	buf       []byte // scratch for encoding a part
 
 	deltas   map[string]*delta
 	order    []string // trace ids in first-seen order
@@ -115,7 +117,7 @@ func (in *inserter) count(r *row) {
 }
 
 func (in *inserter) close() {
-	for _, st := range []*sql.Stmt{in.one, in.many} {
+	for _, st := range []*sql.Stmt{in.one, in.many, in.part} {
 		if st != nil {
 			_ = st.Close()
 		}

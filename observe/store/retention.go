@@ -60,7 +60,14 @@ func (s *Store) prune(ctx context.Context, tx *sql.Tx) error {
 		if budget <= 0 || !due(v.start) {
 			break
 		}
-		limit := budget
+		np, err := deleteParts(ctx, tx, v.id)
+		if err != nil {
+			return err
+		}
+		budget -= np
+		deleted += np
+		spans -= np
+		limit := max(budget, 1)
 		res, err := tx.ExecContext(ctx,
 			`DELETE FROM spans WHERE rowid IN (SELECT rowid FROM spans WHERE trace_id = ? LIMIT ?)`, v.id, limit)
 		if err != nil {
@@ -91,6 +98,20 @@ func (s *Store) prune(ctx context.Context, tx *sql.Tx) error {
 		}
 	}
 	return nil
+}
+
+// deleteParts deletes the parts of trace id and returns how many spans
+// they held.
+func deleteParts(ctx context.Context, tx *sql.Tx, id string) (int64, error) {
+	var n int64
+	err := tx.QueryRowContext(ctx, `SELECT coalesce(sum(span_count), 0) FROM parts WHERE trace_id = ?`, id).Scan(&n)
+	if err == nil && n > 0 {
+		_, err = tx.ExecContext(ctx, `DELETE FROM parts WHERE trace_id = ?`, id)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("store: prune parts of trace %s: %w", id, err)
+	}
+	return n, nil
 }
 
 type traceRef struct {

@@ -64,11 +64,23 @@ CREATE TABLE IF NOT EXISTS counters (
 );
 INSERT OR IGNORE INTO counters (name, value) VALUES ('seq', 0), ('spans', 0);
 `,
+	// 2: parts, the spans loom's own tracer recorded under one local root,
+	// one row each. Rows of spans stay as they are.
+	`
+CREATE TABLE IF NOT EXISTS parts (
+	trace_id   TEXT    NOT NULL,
+	part_id    TEXT    NOT NULL,
+	start_ns   INTEGER NOT NULL,
+	span_count INTEGER NOT NULL,
+	spans      BLOB    NOT NULL,
+	UNIQUE (trace_id, part_id)
+);
+`,
 }
 
 // SchemaVersion is the schema version this package writes (PRAGMA
 // user_version).
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // migrate brings the database to SchemaVersion in one IMMEDIATE transaction,
 // so two processes opening a new file at once do not both create it.

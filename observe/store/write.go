@@ -90,10 +90,17 @@ func (s *Store) Write(ctx context.Context, spans []Span) error {
 
 // writeRows inserts rows, updates the summaries of their traces and prunes,
 // all in one IMMEDIATE transaction.
-func (s *Store) writeRows(ctx context.Context, rows []row) (err error) {
+func (s *Store) writeRows(ctx context.Context, rows []row) error {
 	if len(rows) == 0 {
 		return nil
 	}
+	return s.inTx(ctx, len(rows), func(ins *inserter) error { return ins.insert(ctx, rows) })
+}
+
+// inTx runs insert, which stores spans (n in all) with ins, then updates
+// the summaries of their traces and prunes, all in one IMMEDIATE
+// transaction.
+func (s *Store) inTx(ctx context.Context, n int, insert func(ins *inserter) error) (err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -101,7 +108,7 @@ func (s *Store) writeRows(ctx context.Context, rows []row) (err error) {
 	}
 	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("store: begin write of %d spans: %w", len(rows), err)
+		return fmt.Errorf("store: begin write of %d spans: %w", n, err)
 	}
 	defer func() {
 		if err != nil {
@@ -114,7 +121,7 @@ func (s *Store) writeRows(ctx context.Context, rows []row) (err error) {
 	}
 	ins := &inserter{tx: tx, deltas: make(map[string]*delta, 4), order: make([]string, 0, 4), cfg: &s.cfg}
 	defer ins.close()
-	if err := ins.insert(ctx, rows); err != nil {
+	if err := insert(ins); err != nil {
 		return err
 	}
 	deltas, order, inserted := ins.deltas, ins.order, ins.inserted
@@ -137,7 +144,7 @@ func (s *Store) writeRows(ctx context.Context, rows []row) (err error) {
 		return err
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("store: commit %d spans: %w", len(rows), err)
+		return fmt.Errorf("store: commit %d spans: %w", n, err)
 	}
 	return nil
 }

@@ -1,0 +1,145 @@
+package store
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+)
+
+// insertPartSQL stores one part as one row; a part stored before (same
+// trace and key) is skipped.
+const insertPartSQL = `INSERT INTO parts (trace_id, part_id, start_ns, span_count, spans)
+	VALUES (?, ?, ?, ?, ?) ON CONFLICT (trace_id, part_id) DO NOTHING`
+
+// WriteParts stores parts of traces, each as one row holding its spans
+// (see [Part]), and updates the traces' summaries, all in one
+// transaction. A part written before is skipped, so writing a batch twice
+// changes nothing. Queries see the parts' spans as they see exported ones.
+func (s *Store) WriteParts(ctx context.Context, parts []Part) error {
+	n := 0
+	for i := range parts {
+		n += len(parts[i].Spans)
+	}
+	if n == 0 {
+		return nil
+	}
+	return s.inTx(ctx, n, func(ins *inserter) error {
+		for i := range parts {
+			if len(parts[i].Spans) == 0 {
+				continue
+			}
+			if err := ins.insertPart(ctx, &parts[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// insertPart stores p as one row and, when it is new, adds its spans to
+// their trace's summary delta.
+func (in *inserter) insertPart(ctx context.Context, p *Part) error {
+	if in.part == nil {
+		st, err := in.tx.PrepareContext(ctx, insertPartSQL)
+		if err != nil {
+			return fmt.Errorf("store: prepare part insert: %w", err)
+		}
+		in.part = st
+	}
+	traceID := p.TraceID.String()
+	in.buf = appendPartJSON(in.buf[:0], p)
+	start := p.Spans[0].Start.UnixNano()
+	for i := range p.Spans {
+		start = min(start, p.Spans[i].Start.UnixNano())
+	}
+	res, err := in.part.ExecContext(ctx, traceID, p.key(), start, len(p.Spans), in.buf)
+	if err != nil {
+		return fmt.Errorf("store: insert %d spans of trace %s: %w", len(p.Spans), traceID, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil // stored before: a retried write
+	}
+	if cap(in.buf) > 1<<20 {
+		in.buf = nil // do not keep a huge buffer after one huge part
+	}
+	rows := make([]row, len(p.Spans))
+	for i := range p.Spans {
+		rows[i] = rowFromRecord(traceID, &p.Spans[i])
+		in.count(&rows[i])
+	}
+	return nil
+}
+
+// rowFromRecord returns the facts of r that a trace summary needs; the
+// encoded attributes and events stay empty, as the part's row holds them.
+func rowFromRecord(traceID string, r *Record) row {
+	out := row{
+		traceID:       traceID,
+		spanID:        r.SpanID.String(),
+		root:          !r.ParentID.IsValid() || r.RemoteParent,
+		name:          r.Name,
+		startNS:       r.Start.UnixNano(),
+		endNS:         r.End.UnixNano(),
+		statusCode:    codeString(r.Status),
+		statusMessage: r.StatusMessage,
+	}
+	for _, kv := range r.Attributes {
+		out.facts.set(string(kv.Key), kv.Value)
+	}
+	return out
+}
+
+// appendPartJSON appends p's spans as a JSON array of objects with the
+// fields of the spans table: the part's row is what a row per span would
+// hold, in one value.
+func appendPartJSON(b []byte, p *Part) []byte {
+	b = append(b, '[')
+	for i := range p.Spans {
+		r := &p.Spans[i]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"span_id":"`...)
+		b = hex.AppendEncode(b, r.SpanID[:])
+		b = append(b, '"')
+		if r.ParentID.IsValid() {
+			b = append(b, `,"parent_id":"`...)
+			b = hex.AppendEncode(b, r.ParentID[:])
+			b = append(b, '"')
+		}
+		b = append(b, `,"name":`...)
+		b = appendJSONString(b, r.Name)
+		b = append(b, `,"kind":"`...)
+		b = append(b, kindString(r.Kind)...)
+		b = append(b, `","start_ns":`...)
+		b = strconv.AppendInt(b, r.Start.UnixNano(), 10)
+		b = append(b, `,"end_ns":`...)
+		b = strconv.AppendInt(b, r.End.UnixNano(), 10)
+		b = append(b, `,"status":"`...)
+		b = append(b, codeString(r.Status)...)
+		b = append(b, '"')
+		if r.StatusMessage != "" {
+			b = append(b, `,"status_message":`...)
+			b = appendJSONString(b, r.StatusMessage)
+		}
+		b = append(b, `,"attributes":`...)
+		b = appendAttrsJSON(b, r.Attributes)
+		if len(r.Events) > 0 {
+			b = append(b, `,"events":[`...)
+			for j, e := range r.Events {
+				if j > 0 {
+					b = append(b, ',')
+				}
+				b = appendEventJSON(b, e.Name, e.Time.UnixNano(), e.Attributes)
+			}
+			b = append(b, ']')
+		}
+		if r.Scope != "" {
+			b = append(b, `,"scope":`...)
+			b = appendJSONString(b, r.Scope)
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}

@@ -1,0 +1,189 @@
+package observe
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+
+	"github.com/loomwork/loom/observe/store"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/embedded"
+)
+
+// TracerProvider is loom's own tracer provider for the local trace store:
+// its spans are small records, not OpenTelemetry SDK spans, kept with the
+// other spans of their trace until the trace's local root span (one with
+// no parent, or a remote one) ends; then the whole trace goes to the store
+// as one row ([store.Part]), written in batches from a goroutine as
+// [BatchProcessor] does. Spans have the names, kinds, attributes, events
+// and statuses the SDK's would, and their contexts propagate like the
+// SDK's (W3C trace context, parent-based sampling: an unsampled remote
+// parent makes unrecorded spans). [Setup] uses it for [ExporterStore]
+// unless a sampler or span processors are configured; other exporters
+// (OTLP, stdout) go through the SDK. It is safe for concurrent use.
+type TracerProvider struct {
+	embedded.TracerProvider
+	b *batcher[store.Part]
+}
+
+var _ trace.TracerProvider = (*TracerProvider)(nil)
+
+// NewTracerProvider returns a tracer provider recording into s, batching
+// writes as cfg says (spans count towards BatchSize and MaxQueue).
+// Shutdown writes what is pending and closes s when owns is true.
+func NewTracerProvider(s *store.Store, cfg BatchConfig, owns bool) (*TracerProvider, error) {
+	if s == nil {
+		return nil, fmt.Errorf("%w: the store is nil", ErrInvalidBatchConfig)
+	}
+	closeStore := func(context.Context) error { return nil }
+	if owns {
+		closeStore = func(context.Context) error { return s.Close() }
+	}
+	b, err := newBatcher(cfg, s.WriteParts, closeStore, func(p store.Part) int { return len(p.Spans) })
+	if err != nil {
+		return nil, err
+	}
+	return &TracerProvider{b: b}, nil
+}
+
+// Tracer returns a tracer whose spans carry the instrumentation scope name.
+func (p *TracerProvider) Tracer(name string, _ ...trace.TracerOption) trace.Tracer {
+	return &tracer{p: p, scope: name}
+}
+
+// Dropped returns how many spans were dropped because the write queue was
+// full or the provider was shut down.
+func (p *TracerProvider) Dropped() uint64 { return p.b.dropped.Load() }
+
+// ForceFlush writes every trace whose local root ended before the call.
+func (p *TracerProvider) ForceFlush(ctx context.Context) error { return p.b.flush(ctx) }
+
+// Shutdown writes what is pending and stops the provider's goroutine;
+// spans ended afterwards are dropped. Calling it again returns the first
+// call's result.
+func (p *TracerProvider) Shutdown(ctx context.Context) error { return p.b.shutdown(ctx) }
+
+// tracer starts spans of one instrumentation scope.
+type tracer struct {
+	embedded.Tracer
+	p     *TracerProvider
+	scope string
+}
+
+// Start starts a span: in its parent's trace when ctx holds a parent span
+// (or a remote span context), else in a new trace.
+func (t *tracer) Start(ctx context.Context, name string, opts ...trace.SpanStartOption) (context.Context, trace.Span) {
+	cfg := trace.NewSpanStartConfig(opts...)
+	var parent trace.SpanContext
+	if !cfg.NewRoot() {
+		parent = trace.SpanContextFromContext(ctx)
+	}
+	if parent.IsValid() && !parent.IsSampled() {
+		// Parent-based sampling: an unsampled parent's children are not
+		// recorded, and carry its context on.
+		sp := trace.SpanFromContext(ctx)
+		return trace.ContextWithSpan(ctx, sp), sp
+	}
+	s := &span{t: t}
+	s.rec.Name, s.rec.Kind, s.rec.Scope = name, cfg.SpanKind(), t.scope
+	if s.rec.Kind == trace.SpanKindUnspecified {
+		s.rec.Kind = trace.SpanKindInternal
+	}
+	s.rec.Start = cfg.Timestamp()
+	if s.rec.Start.IsZero() {
+		s.rec.Start = now()
+	}
+	if attrs := cfg.Attributes(); len(attrs) > 0 {
+		s.rec.Attributes = append(make([]attribute.KeyValue, 0, len(attrs)+4), attrs...)
+	}
+	var traceID trace.TraceID
+	if parent.IsValid() {
+		traceID = parent.TraceID()
+		s.rec.ParentID, s.rec.RemoteParent = parent.SpanID(), parent.IsRemote()
+		if ps, ok := trace.SpanFromContext(ctx).(*span); ok && ps.t.p == t.p && !parent.IsRemote() {
+			s.tr = ps.tr
+		}
+	} else {
+		traceID = newTraceID()
+	}
+	if s.tr == nil {
+		s.tr = &localTrace{id: traceID}
+	}
+	s.sc = trace.NewSpanContext(trace.SpanContextConfig{
+		TraceID:    traceID,
+		SpanID:     newSpanID(),
+		TraceFlags: trace.FlagsSampled,
+		TraceState: parent.TraceState(),
+	})
+	s.tr.started(s)
+	return trace.ContextWithSpan(ctx, s), s
+}
+
+// localTrace gathers the ended spans of one trace in this process until
+// its local root ends.
+type localTrace struct {
+	id   trace.TraceID
+	mu   sync.Mutex
+	root *span // the first span started, which opened the trace here
+	done []store.Record
+	sent bool // the local root ended and the spans went to the store
+}
+
+// started notes s; the first span of a local trace is its root.
+func (lt *localTrace) started(s *span) {
+	lt.mu.Lock()
+	if lt.root == nil {
+		lt.root = s
+	}
+	lt.mu.Unlock()
+}
+
+// ended records s's record; when s is the local root, the trace's spans go
+// to the store. A span that ends after its root goes on its own.
+func (lt *localTrace) ended(s *span, rec store.Record) {
+	lt.mu.Lock()
+	if lt.sent {
+		lt.mu.Unlock()
+		s.t.p.b.add(store.Part{TraceID: lt.id, Spans: []store.Record{rec}})
+		return
+	}
+	if lt.done == nil {
+		lt.done = make([]store.Record, 0, 8)
+	}
+	lt.done = append(lt.done, rec)
+	if lt.root != s {
+		lt.mu.Unlock()
+		return
+	}
+	part := store.Part{TraceID: lt.id, Spans: lt.done}
+	lt.done, lt.sent = nil, true
+	lt.mu.Unlock()
+	s.t.p.b.add(part)
+}
+
+// newTraceID and newSpanID return random non-zero ids, as the SDK's
+// default id generator does.
+func newTraceID() trace.TraceID {
+	var id trace.TraceID
+	for !id.IsValid() {
+		putUint64(id[:8], rand.Uint64())
+		putUint64(id[8:], rand.Uint64())
+	}
+	return id
+}
+
+func newSpanID() trace.SpanID {
+	var id trace.SpanID
+	for !id.IsValid() {
+		putUint64(id[:], rand.Uint64())
+	}
+	return id
+}
+
+func putUint64(b []byte, v uint64) {
+	for i := range 8 {
+		b[i] = byte(v >> (56 - 8*i))
+	}
+}
