@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loomwork/loom/internal/cputime"
 	"github.com/loomwork/loom/observe/internal/fixture"
 	"github.com/loomwork/loom/observe/store"
 	"github.com/stretchr/testify/require"
@@ -152,4 +153,34 @@ func BenchmarkWriteParts(b *testing.B) {
 	benchWrites(b, len(batches), spansPerOp, func(ctx context.Context, s *store.Store, i int) error {
 		return s.WriteParts(ctx, batches[i])
 	})
+}
+
+// BenchmarkWriteRuns writes runs without captured content (6 spans each)
+// as loom's own tracer provider does, perCall runs per WriteParts call
+// (one transaction): one op is one run.
+func BenchmarkWriteRuns(b *testing.B) {
+	for _, perCall := range []int{1, 16, 64, 256} {
+		b.Run("runs="+strconv.Itoa(perCall), func(b *testing.B) {
+			start := time.Now().Add(-time.Minute)
+			calls := make([][]store.Part, 2048/perCall)
+			for i := range calls {
+				for j := range perCall {
+					calls[i] = append(calls[i], runParts(fixture.Run{Seed: uint64(i*perCall + j + 1), Start: start, NoContent: true})...)
+				}
+			}
+			i := 0
+			b.ReportAllocs()
+			cpu0 := cputime.Process()
+			benchWrites(b, 1<<30, 6, func(ctx context.Context, s *store.Store, _ int) error {
+				if i%perCall != 0 {
+					i++
+					return nil
+				}
+				err := s.WriteParts(ctx, calls[(i/perCall)%len(calls)])
+				i++
+				return err
+			})
+			b.ReportMetric(float64(cputime.Process()-cpu0)/float64(b.N), "cpu-ns/op")
+		})
+	}
 }

@@ -13,8 +13,9 @@ import (
 )
 
 // appendAttrsJSON appends attrs as one JSON object. Later duplicates of a
-// key win, as in OpenTelemetry's own attribute sets.
-func appendAttrsJSON(b []byte, attrs []attribute.KeyValue) []byte {
+// key win, as in OpenTelemetry's own attribute sets. The values at the
+// indexes of shared are written as references to stored texts.
+func appendAttrsJSON(b []byte, attrs []attribute.KeyValue, shared map[int]int64) []byte {
 	b = append(b, '{')
 	first := true
 	for i, kv := range attrs {
@@ -27,6 +28,10 @@ func appendAttrsJSON(b []byte, attrs []attribute.KeyValue) []byte {
 		first = false
 		b = appendJSONString(b, string(kv.Key))
 		b = append(b, ':')
+		if id, ok := shared[i]; ok {
+			b = appendTextRef(b, id)
+			continue
+		}
 		b = appendValueJSON(b, kv.Value)
 	}
 	return append(b, '}')
@@ -166,7 +171,7 @@ func appendEventJSON(b []byte, name string, timeNS int64, attrs []attribute.KeyV
 	b = strconv.AppendInt(b, timeNS, 10)
 	if len(attrs) > 0 {
 		b = append(b, `,"attributes":`...)
-		b = appendAttrsJSON(b, attrs)
+		b = appendAttrsJSON(b, attrs, nil)
 	}
 	return append(b, '}')
 }

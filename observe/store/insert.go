@@ -11,10 +11,13 @@ import (
 type inserter struct {
 	tx        *sql.Tx
 	cfg       *config
+	stmts     *stmts
 	one, many *sql.Stmt
-	part      *sql.Stmt
+	part      *sql.Stmt // the store's, within the transaction
 	args      []any
-	buf       []byte // scratch for encoding a part
+	buf       []byte   // scratch for encoding a part
+	texts     textIDs  // the store's cache of shared texts
+	added     []string // texts cached by this transaction
 
 	deltas   map[string]*delta
 	order    []string // trace ids in first-seen order
@@ -117,7 +120,7 @@ func (in *inserter) count(r *row) {
 }
 
 func (in *inserter) close() {
-	for _, st := range []*sql.Stmt{in.one, in.many, in.part} {
+	for _, st := range []*sql.Stmt{in.one, in.many} {
 		if st != nil {
 			_ = st.Close()
 		}

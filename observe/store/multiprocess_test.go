@@ -102,4 +102,7 @@ func TestConcurrentProcesses(t *testing.T) {
 	var counted int
 	require.NoError(t, db.QueryRow("SELECT value FROM counters WHERE name = 'spans'").Scan(&counted))
 	require.Equal(t, spans, counted)
+	var traces int
+	require.NoError(t, db.QueryRow("SELECT value FROM counters WHERE name = 'traces'").Scan(&traces))
+	require.Equal(t, 3*perWriter, traces)
 }

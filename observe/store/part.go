@@ -41,14 +41,14 @@ func (s *Store) WriteParts(ctx context.Context, parts []Part) error {
 // their trace's summary delta.
 func (in *inserter) insertPart(ctx context.Context, p *Part) error {
 	if in.part == nil {
-		st, err := in.tx.PrepareContext(ctx, insertPartSQL)
-		if err != nil {
-			return fmt.Errorf("store: prepare part insert: %w", err)
-		}
-		in.part = st
+		in.part = in.tx.StmtContext(ctx, in.stmts.insertPart)
 	}
 	traceID := p.TraceID.String()
-	in.buf = appendPartJSON(in.buf[:0], p)
+	in.buf = in.buf[:0]
+	var err error
+	if in.buf, err = in.appendPartJSON(ctx, in.buf, p); err != nil {
+		return err
+	}
 	start := p.Spans[0].Start.UnixNano()
 	for i := range p.Spans {
 		start = min(start, p.Spans[i].Start.UnixNano())
@@ -92,11 +92,16 @@ func rowFromRecord(traceID string, r *Record) row {
 
 // appendPartJSON appends p's spans as a JSON array of objects with the
 // fields of the spans table: the part's row is what a row per span would
-// hold, in one value.
-func appendPartJSON(b []byte, p *Part) []byte {
+// hold, in one value, with long values that repeat from run to run stored
+// once (see sharedKey).
+func (in *inserter) appendPartJSON(ctx context.Context, b []byte, p *Part) ([]byte, error) {
 	b = append(b, '[')
 	for i := range p.Spans {
 		r := &p.Spans[i]
+		shared, err := in.shareTexts(ctx, r.Attributes, nil)
+		if err != nil {
+			return nil, err
+		}
 		if i > 0 {
 			b = append(b, ',')
 		}
@@ -124,7 +129,7 @@ func appendPartJSON(b []byte, p *Part) []byte {
 			b = appendJSONString(b, r.StatusMessage)
 		}
 		b = append(b, `,"attributes":`...)
-		b = appendAttrsJSON(b, r.Attributes)
+		b = appendAttrsJSON(b, r.Attributes, shared)
 		if len(r.Events) > 0 {
 			b = append(b, `,"events":[`...)
 			for j, e := range r.Events {
@@ -141,5 +146,5 @@ func appendPartJSON(b []byte, p *Part) []byte {
 		}
 		b = append(b, '}')
 	}
-	return append(b, ']')
+	return append(b, ']'), nil
 }

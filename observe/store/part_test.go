@@ -148,4 +148,48 @@ func TestRetentionPrunesParts(t *testing.T) {
 	require.NoError(t, db.QueryRow(`SELECT value FROM counters WHERE name = 'spans'`).Scan(&counted))
 	require.Equal(t, 2, parts)
 	require.Equal(t, 12, counted, "the span count follows the pruned parts")
+	var traces, rows int
+	require.NoError(t, db.QueryRow(`SELECT value FROM counters WHERE name = 'traces'`).Scan(&traces))
+	require.NoError(t, db.QueryRow(`SELECT count(*) FROM traces`).Scan(&rows))
+	require.Equal(t, 2, rows)
+	require.Equal(t, rows, traces, "the trace count follows inserts, updates and deletes")
+}
+
+func TestSharedTextsAreStoredOnce(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "traces.db")
+	s, err := store.Open(ctx, path)
+	require.NoError(t, err)
+	defer s.Close()
+	db, err := sql.Open("sqlite", "file:"+path+"?_query_only=1")
+	require.NoError(t, err)
+	defer db.Close()
+	var first, texts, inline int
+	require.NoError(t, s.WriteParts(ctx, runParts(fixture.Run{Seed: 1})))
+	require.NoError(t, db.QueryRow(`SELECT count(*) FROM texts`).Scan(&first))
+	require.Positive(t, first)
+	require.NoError(t, s.WriteParts(ctx, runParts(fixture.Run{Seed: 2}, fixture.Run{Seed: 3})))
+	require.NoError(t, db.QueryRow(`SELECT count(*) FROM texts`).Scan(&texts))
+	require.Equal(t, first, texts, "the agents' descriptions are stored once, whatever the number of runs")
+	require.NoError(t, db.QueryRow(`SELECT count(*) FROM parts WHERE instr(spans, 'Run JavaScript in a sandbox') > 0`).Scan(&inline))
+	require.Zero(t, inline)
+
+	// A store opened afresh (another process) finds the stored texts.
+	other, err := store.Open(ctx, path)
+	require.NoError(t, err)
+	defer other.Close()
+	require.NoError(t, other.WriteParts(ctx, runParts(fixture.Run{Seed: 4})))
+	require.NoError(t, db.QueryRow(`SELECT count(*) FROM texts`).Scan(&texts))
+	require.Equal(t, first, texts)
+
+	d, err := s.Trace(ctx, fixture.IDs(4).String())
+	require.NoError(t, err)
+	found := false
+	for _, sp := range d.Spans {
+		if sp.Attributes["gen_ai.agent.name"] == "evaluateJs" {
+			require.Equal(t, "Run JavaScript in a sandbox and return its result and console output.", sp.Attributes["gen_ai.agent.description"])
+			found = true
+		}
+	}
+	require.True(t, found)
 }

@@ -33,13 +33,14 @@ func readParts(ctx context.Context, tx *sql.Tx, id string, spans []Span) ([]Span
 	}
 	defer rows.Close()
 	n := len(spans)
+	texts := map[int64]string{}
 	for rows.Next() {
 		var key string
 		var blob []byte
 		if err := rows.Scan(&key, &blob); err != nil {
 			return nil, fmt.Errorf("store: read part of trace %s: %w", id, err)
 		}
-		if spans, err = decodePart(id, blob, spans); err != nil {
+		if spans, err = decodePart(ctx, tx, id, blob, spans, texts); err != nil {
 			return nil, fmt.Errorf("store: part %s of trace %s is corrupt: %w", key, id, err)
 		}
 	}
@@ -52,8 +53,9 @@ func readParts(ctx context.Context, tx *sql.Tx, id string, spans []Span) ([]Span
 	return spans, nil
 }
 
-// decodePart appends the spans of one part's row to spans.
-func decodePart(traceID string, blob []byte, spans []Span) ([]Span, error) {
+// decodePart appends the spans of one part's row to spans, reading the
+// shared texts it refers to within tx.
+func decodePart(ctx context.Context, tx *sql.Tx, traceID string, blob []byte, spans []Span, texts map[int64]string) ([]Span, error) {
 	var raw []partSpan
 	if err := json.Unmarshal(blob, &raw); err != nil {
 		return nil, err
@@ -66,6 +68,9 @@ func decodePart(traceID string, blob []byte, spans []Span) ([]Span, error) {
 		}
 		if err := decodeJSON(r.Attributes, &sp.Attributes); err != nil {
 			return nil, fmt.Errorf("span %s: attributes: %w", r.SpanID, err)
+		}
+		if err := resolveTexts(ctx, tx, sp.Attributes, texts); err != nil {
+			return nil, fmt.Errorf("span %s: %w", r.SpanID, err)
 		}
 		var err error
 		if sp.Events, err = decodeEvents(r.Events); err != nil {

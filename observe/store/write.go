@@ -116,27 +116,31 @@ func (s *Store) inTx(ctx context.Context, n int, insert func(ins *inserter) erro
 		}
 	}()
 	var seq int64
-	if err := tx.QueryRowContext(ctx, `UPDATE counters SET value = value + 1 WHERE name = 'seq' RETURNING value`).Scan(&seq); err != nil {
+	if err := tx.StmtContext(ctx, s.stmts.nextSeq).QueryRowContext(ctx).Scan(&seq); err != nil {
 		return fmt.Errorf("store: next write sequence: %w", err)
 	}
-	ins := &inserter{tx: tx, deltas: make(map[string]*delta, 4), order: make([]string, 0, 4), cfg: &s.cfg}
+	ins := &inserter{tx: tx, deltas: make(map[string]*delta, 4), order: make([]string, 0, 4), cfg: &s.cfg, stmts: s.stmts, texts: s.texts}
 	defer ins.close()
+	defer func() {
+		if err != nil {
+			// Texts stored by this transaction are gone with it.
+			for _, v := range ins.added {
+				delete(s.texts, v)
+			}
+		}
+	}()
 	if err := insert(ins); err != nil {
 		return err
 	}
 	deltas, order, inserted := ins.deltas, ins.order, ins.inserted
 	if inserted > 0 {
-		up, err := tx.PrepareContext(ctx, upsertTraceSQL)
-		if err != nil {
-			return fmt.Errorf("store: prepare trace summary update: %w", err)
-		}
-		defer up.Close()
+		up := tx.StmtContext(ctx, s.stmts.upsertTrace)
 		for _, id := range order {
 			if _, err := up.ExecContext(ctx, deltaArgs(deltas[id], seq)...); err != nil {
 				return fmt.Errorf("store: update summary of trace %s: %w", id, err)
 			}
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE counters SET value = value + ? WHERE name = 'spans'`, inserted); err != nil {
+		if _, err := tx.StmtContext(ctx, s.stmts.countSpans).ExecContext(ctx, inserted); err != nil {
 			return fmt.Errorf("store: count spans: %w", err)
 		}
 	}

@@ -1,0 +1,115 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"strconv"
+
+	"go.opentelemetry.io/otel/attribute"
+)
+
+// Long attribute values that repeat in every run of an agent are stored
+// once, in the texts table, and a part refers to them as {"$text": id}:
+// an agent's description is most of the bytes of a run without content
+// capture. Only the keys below are shared, and only values of at least
+// minSharedText bytes; a process shares at most maxSharedTexts values, so
+// that values that do not repeat cannot grow the table without bound.
+const (
+	minSharedText  = 64
+	maxSharedTexts = 1024
+)
+
+// sharedKey reports whether values of key repeat from run to run.
+func sharedKey(key attribute.Key) bool {
+	switch key {
+	case "gen_ai.agent.description", "gen_ai.system_instructions", "gen_ai.tool.definitions":
+		return true
+	}
+	return false
+}
+
+// textIDs caches the ids of texts this process stored or found; it is
+// guarded by Store.mu, which every write holds.
+type textIDs map[string]int64
+
+// textID returns the id of the stored text v, storing it within tx when it
+// is new; ok is false when v is not shared (the cache is full). added
+// records a new cache entry, dropped if the transaction fails.
+func (in *inserter) textID(ctx context.Context, v string) (id int64, ok bool, err error) {
+	if id, ok := in.texts[v]; ok {
+		return id, true, nil
+	}
+	if len(in.texts) >= maxSharedTexts {
+		return 0, false, nil
+	}
+	h := fnv.New64a()
+	h.Write([]byte(v))
+	sum := int64(h.Sum64())
+	err = in.tx.QueryRowContext(ctx, `SELECT id FROM texts WHERE hash = ? AND value = ?`, sum, v).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = in.tx.QueryRowContext(ctx, `INSERT INTO texts (hash, value) VALUES (?, ?) RETURNING id`, sum, v).Scan(&id)
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("store: store a shared attribute value: %w", err)
+	}
+	in.texts[v] = id
+	in.added = append(in.added, v)
+	return id, true, nil
+}
+
+// shareTexts returns the ids of the shared values among attrs, by index
+// into attrs (nil when there are none).
+func (in *inserter) shareTexts(ctx context.Context, attrs []attribute.KeyValue, ids map[int]int64) (map[int]int64, error) {
+	for i, kv := range attrs {
+		if !sharedKey(kv.Key) || kv.Value.Type() != attribute.STRING || len(kv.Value.AsString()) < minSharedText {
+			continue
+		}
+		id, ok, err := in.textID(ctx, kv.Value.AsString())
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			if ids == nil {
+				ids = make(map[int]int64, 2)
+			}
+			ids[i] = id
+		}
+	}
+	return ids, nil
+}
+
+// appendTextRef appends the stored form of a shared value.
+func appendTextRef(b []byte, id int64) []byte {
+	b = append(b, `{"$text":`...)
+	b = strconv.AppendInt(b, id, 10)
+	return append(b, '}')
+}
+
+// resolveTexts replaces the {"$text": id} values of attrs with their text,
+// read within tx; got caches texts across the spans of one query.
+func resolveTexts(ctx context.Context, tx *sql.Tx, attrs map[string]any, got map[int64]string) error {
+	for k, v := range attrs {
+		ref, ok := v.(map[string]any)
+		if !ok {
+			continue
+		}
+		n, ok := ref["$text"].(json.Number)
+		id, err := n.Int64()
+		if !ok || err != nil {
+			return fmt.Errorf("attribute %s holds an object that is not a text reference", k)
+		}
+		text, ok := got[id]
+		if !ok {
+			if err := tx.QueryRowContext(ctx, `SELECT value FROM texts WHERE id = ?`, id).Scan(&text); err != nil {
+				return fmt.Errorf("attribute %s: text %d: %w", k, id, err)
+			}
+			got[id] = text
+		}
+		attrs[k] = text
+	}
+	return nil
+}
