@@ -65,6 +65,10 @@ func (p *TracerProvider) ForceFlush(ctx context.Context) error { return p.b.flus
 // call's result.
 func (p *TracerProvider) Shutdown(ctx context.Context) error { return p.b.shutdown(ctx) }
 
+// spanAttrRoom is the room for attributes set after a span starts: loom's
+// spans set most of theirs when they end, so one allocation holds them.
+const spanAttrRoom = 12
+
 // tracer starts spans of one instrumentation scope.
 type tracer struct {
 	embedded.Tracer
@@ -95,9 +99,7 @@ func (t *tracer) Start(ctx context.Context, name string, opts ...trace.SpanStart
 	if s.rec.Start.IsZero() {
 		s.rec.Start = now()
 	}
-	if attrs := cfg.Attributes(); len(attrs) > 0 {
-		s.rec.Attributes = append(make([]attribute.KeyValue, 0, len(attrs)+4), attrs...)
-	}
+	s.rec.Attributes = append(make([]attribute.KeyValue, 0, len(cfg.Attributes())+spanAttrRoom), cfg.Attributes()...)
 	var traceID trace.TraceID
 	if parent.IsValid() {
 		traceID = parent.TraceID()
