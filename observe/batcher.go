@@ -19,8 +19,9 @@ type batcher[T any] struct {
 	export    func(context.Context, []T) error
 	shutExp   func(context.Context) error
 	weight    func(T) int
+	onTick    func()
 	cfg       BatchConfig
-	mu        sync.Mutex // guards pending, weight, spare and closed
+	mu        sync.Mutex // guards pending, queued, spare and closed
 	pending   []T
 	queued    int // spans in pending
 	spare     []T // the last exported batch's array, for reuse
@@ -35,7 +36,9 @@ type batcher[T any] struct {
 	shutdownErr  error
 }
 
-func newBatcher[T any](cfg BatchConfig, export func(context.Context, []T) error, shutExp func(context.Context) error, weight func(T) int) (*batcher[T], error) {
+// newBatcher starts a batcher; onTick, when not nil, runs on its goroutine
+// each interval before the pending items are exported.
+func newBatcher[T any](cfg BatchConfig, export func(context.Context, []T) error, shutExp func(context.Context) error, weight func(T) int, onTick func()) (*batcher[T], error) {
 	cfg, err := cfg.resolve()
 	if err != nil {
 		return nil, err
@@ -44,6 +47,7 @@ func newBatcher[T any](cfg BatchConfig, export func(context.Context, []T) error,
 		export:    export,
 		shutExp:   shutExp,
 		weight:    weight,
+		onTick:    onTick,
 		cfg:       cfg,
 		exporting: make(chan struct{}, 1),
 		wake:      make(chan struct{}, 1),
@@ -118,6 +122,9 @@ func (b *batcher[T]) run() {
 			return
 		case <-b.wake:
 		case <-tick.C:
+			if b.onTick != nil {
+				b.onTick()
+			}
 		}
 		for {
 			ctx, cancel := context.WithTimeout(context.Background(), b.cfg.ExportTimeout)

@@ -94,7 +94,7 @@ func NewBatchProcessor(exp sdktrace.SpanExporter, cfg BatchConfig) (*BatchProces
 	if exp == nil {
 		return nil, fmt.Errorf("%w: the exporter is nil", ErrInvalidBatchConfig)
 	}
-	b, err := newBatcher(cfg, exp.ExportSpans, exp.Shutdown, func(sdktrace.ReadOnlySpan) int { return 1 })
+	b, err := newBatcher(cfg, exp.ExportSpans, exp.Shutdown, func(sdktrace.ReadOnlySpan) int { return 1 }, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -121,7 +121,10 @@ type provider interface {
 
 // ForceFlush exports or stores every span that ended before the call.
 func (t *Telemetry) ForceFlush(ctx context.Context) error {
-	return t.TracerProvider.(provider).ForceFlush(ctx)
+	if p, ok := t.TracerProvider.(provider); ok {
+		return p.ForceFlush(ctx)
+	}
+	return nil
 }
 
 // Dropped returns how many spans were lost to a full queue or after
@@ -240,12 +243,13 @@ func Setup(ctx context.Context, cfg Config) (tel *Telemetry, shutdown func(conte
 		tel.TracerProvider = sdktrace.NewTracerProvider(tracerOpts...)
 	}
 	tel.MeterProvider = sdkmetric.NewMeterProvider(meterOpts...)
+	tp, mp := tel.TracerProvider.(provider), tel.MeterProvider
 	var once sync.Once
 	shutdown = func(ctx context.Context) error {
 		err := error(nil)
 		once.Do(func() {
 			// The tracer provider shuts its exporter down, which closes the store.
-			err = errors.Join(tel.TracerProvider.(provider).Shutdown(ctx), tel.MeterProvider.Shutdown(ctx))
+			err = errors.Join(tp.Shutdown(ctx), mp.Shutdown(ctx))
 		})
 		return err
 	}

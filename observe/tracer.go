@@ -26,6 +26,9 @@ import (
 type TracerProvider struct {
 	embedded.TracerProvider
 	b *batcher[store.Part]
+
+	mu   sync.Mutex // guards live
+	live map[*localTrace]struct{}
 }
 
 var _ trace.TracerProvider = (*TracerProvider)(nil)
@@ -41,11 +44,34 @@ func NewTracerProvider(s *store.Store, cfg BatchConfig, owns bool) (*TracerProvi
 	if owns {
 		closeStore = func(context.Context) error { return s.Close() }
 	}
-	b, err := newBatcher(cfg, s.WriteParts, closeStore, func(p store.Part) int { return len(p.Spans) })
+	p := &TracerProvider{live: map[*localTrace]struct{}{}}
+	b, err := newBatcher(cfg, s.WriteParts, closeStore, func(p store.Part) int { return len(p.Spans) }, p.drainLive)
 	if err != nil {
 		return nil, err
 	}
-	return &TracerProvider{b: b}, nil
+	p.b = b
+	return p, nil
+}
+
+// drainLive hands the spans that ended in traces whose local root is
+// still running to the store, so that a long run shows as running, with
+// its spans so far, within an interval.
+func (p *TracerProvider) drainLive() {
+	p.mu.Lock()
+	traces := make([]*localTrace, 0, len(p.live))
+	for lt := range p.live {
+		traces = append(traces, lt)
+	}
+	p.mu.Unlock()
+	for _, lt := range traces {
+		lt.mu.Lock()
+		done := lt.done
+		lt.done = nil
+		lt.mu.Unlock()
+		if len(done) > 0 {
+			p.b.add(store.Part{TraceID: lt.id, Spans: done})
+		}
+	}
 }
 
 // Tracer returns a tracer whose spans carry the instrumentation scope name.
@@ -57,13 +83,19 @@ func (p *TracerProvider) Tracer(name string, _ ...trace.TracerOption) trace.Trac
 // full or the provider was shut down.
 func (p *TracerProvider) Dropped() uint64 { return p.b.dropped.Load() }
 
-// ForceFlush writes every trace whose local root ended before the call.
-func (p *TracerProvider) ForceFlush(ctx context.Context) error { return p.b.flush(ctx) }
+// ForceFlush writes every span that ended before the call.
+func (p *TracerProvider) ForceFlush(ctx context.Context) error {
+	p.drainLive()
+	return p.b.flush(ctx)
+}
 
-// Shutdown writes what is pending and stops the provider's goroutine;
-// spans ended afterwards are dropped. Calling it again returns the first
-// call's result.
-func (p *TracerProvider) Shutdown(ctx context.Context) error { return p.b.shutdown(ctx) }
+// Shutdown writes every span that ended and stops the provider's
+// goroutine; spans ended afterwards are dropped. Calling it again returns
+// the first call's result.
+func (p *TracerProvider) Shutdown(ctx context.Context) error {
+	p.drainLive()
+	return p.b.shutdown(ctx)
+}
 
 // spanAttrRoom is the room for attributes set after a span starts: loom's
 // spans set most of theirs when they end, so one allocation holds them.
@@ -111,7 +143,10 @@ func (t *tracer) Start(ctx context.Context, name string, opts ...trace.SpanStart
 		traceID = newTraceID()
 	}
 	if s.tr == nil {
-		s.tr = &localTrace{id: traceID}
+		s.tr = &localTrace{id: traceID, root: s}
+		t.p.mu.Lock()
+		t.p.live[s.tr] = struct{}{}
+		t.p.mu.Unlock()
 	}
 	s.sc = trace.NewSpanContext(trace.SpanContextConfig{
 		TraceID:    traceID,
@@ -119,50 +154,51 @@ func (t *tracer) Start(ctx context.Context, name string, opts ...trace.SpanStart
 		TraceFlags: trace.FlagsSampled,
 		TraceState: parent.TraceState(),
 	})
-	s.tr.started(s)
 	return trace.ContextWithSpan(ctx, s), s
 }
 
 // localTrace gathers the ended spans of one trace in this process until
-// its local root ends.
+// its local root ends (or the provider's interval passes, see drainLive).
 type localTrace struct {
 	id   trace.TraceID
+	root *span // the span that opened the trace here
 	mu   sync.Mutex
-	root *span // the first span started, which opened the trace here
 	done []store.Record
 	sent bool // the local root ended and the spans went to the store
 }
 
-// started notes s; the first span of a local trace is its root.
-func (lt *localTrace) started(s *span) {
-	lt.mu.Lock()
-	if lt.root == nil {
-		lt.root = s
-	}
-	lt.mu.Unlock()
-}
+// maxBuffered bounds the ended spans a trace keeps before they go to the
+// store without waiting for its root or the interval.
+const maxBuffered = 512
 
 // ended records s's record; when s is the local root, the trace's spans go
 // to the store. A span that ends after its root goes on its own.
 func (lt *localTrace) ended(s *span, rec store.Record) {
+	p := s.t.p
 	lt.mu.Lock()
 	if lt.sent {
 		lt.mu.Unlock()
-		s.t.p.b.add(store.Part{TraceID: lt.id, Spans: []store.Record{rec}})
+		p.b.add(store.Part{TraceID: lt.id, Spans: []store.Record{rec}})
 		return
 	}
 	if lt.done == nil {
 		lt.done = make([]store.Record, 0, 8)
 	}
 	lt.done = append(lt.done, rec)
-	if lt.root != s {
+	root := lt.root == s
+	if !root && len(lt.done) < maxBuffered {
 		lt.mu.Unlock()
 		return
 	}
 	part := store.Part{TraceID: lt.id, Spans: lt.done}
-	lt.done, lt.sent = nil, true
+	lt.done, lt.sent = nil, root
 	lt.mu.Unlock()
-	s.t.p.b.add(part)
+	if root {
+		p.mu.Lock()
+		delete(p.live, lt)
+		p.mu.Unlock()
+	}
+	p.b.add(part)
 }
 
 // newTraceID and newSpanID return random non-zero ids, as the SDK's

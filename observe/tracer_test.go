@@ -192,6 +192,24 @@ func TestTracerProviderSpans(t *testing.T) {
 		require.Equal(t, int64(2), d.Summary.Spans)
 		require.Equal(t, int64(1), d.Summary.ToolCalls)
 	})
+	t.Run("a run still going shows as running with the spans that ended", func(t *testing.T) {
+		rctx, root := tr.Start(ctx, "invoke_agent long", trace.WithAttributes(attribute.String("gen_ai.operation.name", "invoke_agent")))
+		_, first := tr.Start(rctx, "chat m", trace.WithAttributes(attribute.String("gen_ai.operation.name", "chat")))
+		first.End()
+		require.NoError(t, tp.ForceFlush(ctx))
+		id := root.SpanContext().TraceID().String()
+		d, err := s.Trace(ctx, id)
+		require.NoError(t, err)
+		require.Equal(t, "running", d.Summary.Status)
+		require.Len(t, d.Spans, 1)
+		root.End()
+		require.NoError(t, tp.ForceFlush(ctx))
+		d, err = s.Trace(ctx, id)
+		require.NoError(t, err)
+		require.Equal(t, "ok", d.Summary.Status)
+		require.Len(t, d.Spans, 2)
+		require.Equal(t, int64(1), d.Summary.ModelCalls)
+	})
 	t.Run("concurrent runs and spans", func(t *testing.T) {
 		var wg sync.WaitGroup
 		ids := make([]trace.TraceID, 8)
@@ -228,4 +246,23 @@ func TestTracerProviderSpans(t *testing.T) {
 	_, sp := tr.Start(ctx, "after shutdown")
 	sp.End()
 	require.Equal(t, uint64(1), tp.Dropped(), "spans after shutdown are dropped and counted")
+}
+
+func TestTracerProviderWritesRunningTracesEachInterval(t *testing.T) {
+	ctx := context.Background()
+	s, err := store.Open(ctx, filepath.Join(t.TempDir(), "traces.db"))
+	require.NoError(t, err)
+	defer s.Close()
+	tp, err := observe.NewTracerProvider(s, observe.BatchConfig{Interval: 10 * time.Millisecond}, false)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, tp.Shutdown(ctx)) }()
+	tr := tp.Tracer("github.com/loomwork/loom")
+	rctx, root := tr.Start(ctx, "invoke_agent long")
+	_, sp := tr.Start(rctx, "execute_tool t")
+	sp.End()
+	require.Eventually(t, func() bool {
+		d, err := s.Trace(ctx, root.SpanContext().TraceID().String())
+		return err == nil && len(d.Spans) == 1 && d.Summary.Status == "running"
+	}, 30*time.Second, 5*time.Millisecond, "the ended span of a running trace is written within an interval")
+	root.End()
 }
