@@ -114,6 +114,17 @@ func BenchmarkTracingOverhead(b *testing.B) {
 	b.Run("tracing=off", func(b *testing.B) { run(b, noop.NewTracerProvider()) })
 	b.Run("tracing=discard", func(b *testing.B) {
 		traced(b, func(*testing.B) sdktrace.SpanExporter { return discardExporter{} })
+		b.Run("batch=native", func(b *testing.B) {
+			tp, err := observe.NewDiscardingTracerProvider()
+			if err != nil {
+				b.Fatal(err)
+			}
+			run(b, tp)
+			b.StopTimer()
+			if err := tp.Shutdown(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+		})
 	})
 	b.Run("tracing=memory", func(b *testing.B) {
 		traced(b, func(*testing.B) sdktrace.SpanExporter {

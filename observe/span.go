@@ -135,7 +135,7 @@ func (s *span) SetName(name string) {
 func (s *span) SetAttributes(kv ...attribute.KeyValue) {
 	s.mu.Lock()
 	if !s.end {
-		s.rec.Attributes = append(s.rec.Attributes, kv...)
+		s.rec.Attributes = appendAttrs(s.rec.Attributes, kv)
 	}
 	s.mu.Unlock()
 }

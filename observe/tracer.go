@@ -44,8 +44,13 @@ func NewTracerProvider(s *store.Store, cfg BatchConfig, owns bool) (*TracerProvi
 	if owns {
 		closeStore = func(context.Context) error { return s.Close() }
 	}
+	return newTracerProvider(cfg, s.WriteParts, closeStore)
+}
+
+// newTracerProvider returns a tracer provider handing parts to write.
+func newTracerProvider(cfg BatchConfig, write func(context.Context, []store.Part) error, closeWriter func(context.Context) error) (*TracerProvider, error) {
 	p := &TracerProvider{live: map[*localTrace]struct{}{}}
-	b, err := newBatcher(cfg, s.WriteParts, closeStore, func(p store.Part) int { return len(p.Spans) }, p.drainLive)
+	b, err := newBatcher(cfg, write, closeWriter, func(p store.Part) int { return len(p.Spans) }, p.drainLive)
 	if err != nil {
 		return nil, err
 	}
@@ -97,9 +102,21 @@ func (p *TracerProvider) Shutdown(ctx context.Context) error {
 	return p.b.shutdown(ctx)
 }
 
-// spanAttrRoom is the room for attributes set after a span starts: loom's
-// spans set most of theirs when they end, so one allocation holds them.
-const spanAttrRoom = 12
+// spanAttrRoom is the room left for attributes set later when a span's
+// attributes grow: loom's spans set theirs in one call when they start
+// and one when they end, so the room usually saves the second allocation.
+const spanAttrRoom = 8
+
+// appendAttrs appends kv to attrs, growing it by spanAttrRoom more than
+// needed rather than doubling it.
+func appendAttrs(attrs, kv []attribute.KeyValue) []attribute.KeyValue {
+	if len(attrs)+len(kv) > cap(attrs) {
+		grown := make([]attribute.KeyValue, len(attrs), len(attrs)+len(kv)+spanAttrRoom)
+		copy(grown, attrs)
+		attrs = grown
+	}
+	return append(attrs, kv...)
+}
 
 // tracer starts spans of one instrumentation scope.
 type tracer struct {
@@ -131,7 +148,9 @@ func (t *tracer) Start(ctx context.Context, name string, opts ...trace.SpanStart
 	if s.rec.Start.IsZero() {
 		s.rec.Start = now()
 	}
-	s.rec.Attributes = append(make([]attribute.KeyValue, 0, len(cfg.Attributes())+spanAttrRoom), cfg.Attributes()...)
+	if attrs := cfg.Attributes(); len(attrs) > 0 {
+		s.rec.Attributes = appendAttrs(nil, attrs)
+	}
 	var traceID trace.TraceID
 	if parent.IsValid() {
 		traceID = parent.TraceID()
