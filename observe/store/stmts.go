@@ -11,7 +11,7 @@ import (
 // connection; a transaction uses them through tx.StmtContext, which
 // reuses the connection's prepared statement.
 type stmts struct {
-	nextSeq, countSpans, pruneState, upsertTrace, insertPart *sql.Stmt
+	nextSeq, countSpans, pruneState, upsertTrace, upsertTraces, insertPart *sql.Stmt
 }
 
 func prepareStmts(ctx context.Context, db *sql.DB) (*stmts, error) {
@@ -26,6 +26,7 @@ func prepareStmts(ctx context.Context, db *sql.DB) (*stmts, error) {
 			(SELECT value FROM counters WHERE name = 'spans'),
 			(SELECT start_ns FROM traces ORDER BY start_ns, trace_id LIMIT 1)`},
 		{&st.upsertTrace, upsertTraceSQL},
+		{&st.upsertTraces, upsertTracesSQL},
 		{&st.insertPart, insertPartSQL},
 	} {
 		s, err := db.PrepareContext(ctx, p.sql)
@@ -39,7 +40,7 @@ func prepareStmts(ctx context.Context, db *sql.DB) (*stmts, error) {
 
 func (st *stmts) close() error {
 	var errs []error
-	for _, s := range []*sql.Stmt{st.nextSeq, st.countSpans, st.pruneState, st.upsertTrace, st.insertPart} {
+	for _, s := range []*sql.Stmt{st.nextSeq, st.countSpans, st.pruneState, st.upsertTrace, st.upsertTraces, st.insertPart} {
 		if s != nil {
 			errs = append(errs, s.Close())
 		}
