@@ -77,7 +77,9 @@ type Config struct {
 	// default 60s. Shutdown always exports what is pending.
 	MetricInterval time.Duration
 
-	// Batch configures the [BatchProcessor] in front of the span exporter.
+	// Batch configures the batching of spans: the [BatchProcessor] in
+	// front of the SDK's span exporter, or the writes of loom's own
+	// [TracerProvider] to the store.
 	// A zero field takes the standard OTEL_BSP_MAX_EXPORT_BATCH_SIZE,
 	// OTEL_BSP_MAX_QUEUE_SIZE, OTEL_BSP_SCHEDULE_DELAY or
 	// OTEL_BSP_EXPORT_TIMEOUT (milliseconds) when set, else its default.

@@ -22,7 +22,7 @@
 // database written by a newer loom fails with [ErrSchemaTooNew] instead of
 // guessing.
 //
-// Three tables hold the data:
+// Four tables hold the data:
 //
 //   - parts: what loom's own tracer provider (observe.NewTracerProvider,
 //     the default of observe.Setup) recorded of one trace in one process,
@@ -32,16 +32,21 @@
 //     [Store.Write] — trace and span id, parent id, name, kind,
 //     start and end (Unix nanoseconds), status code and message, attributes
 //     (a JSON object), events (a JSON array) and instrumentation scope;
+//   - texts: long attribute values that repeat in every run (an agent's
+//     description, a system prompt), stored once; a part refers to one as
+//     {"$text": id} in place of the value, and [Store.Trace] puts the value
+//     back;
 //   - traces: one summary row per trace, kept up to date as its spans arrive
 //     — the top agent (the earliest-starting invoke_agent span) with its
 //     input and output previews, status ("running" until the root span
 //     arrives, then "ok", "error" or "limit"), start, end, span and error
 //     counts, model calls, tokens and estimated cost.
 //
-// A trace's spans may come from both (several processes, several
-// providers); [Store.Trace] returns them together, by start time. A
-// database of schema version 1 (spans only) is migrated when opened by
-// adding the parts table; its rows stay as they are.
+// A trace's spans may come from parts and span rows alike (several
+// processes, several providers); [Store.Trace] returns them together, by
+// start time. A database of schema version 1 (no parts or texts) is
+// migrated when opened by adding those tables and a trace count; its rows
+// stay as they are.
 //
 // Tokens and cost of a trace are the sums over its "chat" spans. A chat span
 // without a loom.cost.usd attribute is priced from its gen_ai.provider.name
