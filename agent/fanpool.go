@@ -85,6 +85,7 @@ func (r *Run) fanPooled(ctx context.Context, ids []reservedID, limit int, collec
 // work takes jobs until none is left, starting another worker when a job
 // is left after its first one and the limit allows.
 func (p *fanPool) work() {
+	growStack()
 	first := true
 	for {
 		p.mu.Lock()
@@ -133,5 +134,27 @@ func (p *fanPool) signal() {
 	p.mu.Unlock()
 	if w {
 		p.wake <- struct{}{}
+	}
+}
+
+// workerStack is the stack a worker starts with: about what a job's call
+// chain (an agent run, its tool, JSON decoding and schema checks) needs.
+const workerStack = 32 << 10
+
+// growStack grows a new worker's stack to hold workerStack bytes in one
+// step, while the stack is still shallow: growing it step by step deep in
+// a job copies it each time and adjusts every frame, which costs cheap
+// jobs about as much as the rest of the hand-off.
+//
+//go:noinline
+func growStack() {
+	var frame [workerStack]byte
+	touch(frame[:])
+}
+
+//go:noinline
+func touch(b []byte) {
+	if len(b) > 0 && b[0] != 0 {
+		b[0] = 0
 	}
 }
