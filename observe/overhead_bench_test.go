@@ -111,11 +111,10 @@ func BenchmarkTracingOverhead(b *testing.B) {
 			}
 		})
 	}
-	b.Run("tracing=off", func(b *testing.B) { run(b, noop.NewTracerProvider()) })
-	b.Run("tracing=discard", func(b *testing.B) {
-		traced(b, func(*testing.B) sdktrace.SpanExporter { return discardExporter{} })
+	// native runs the workflow with loom's own tracer provider.
+	native := func(b *testing.B, newTP func(b *testing.B) (*observe.TracerProvider, error)) {
 		b.Run("batch=native", func(b *testing.B) {
-			tp, err := observe.NewDiscardingTracerProvider()
+			tp, err := newTP(b)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -124,7 +123,15 @@ func BenchmarkTracingOverhead(b *testing.B) {
 			if err := tp.Shutdown(context.Background()); err != nil {
 				b.Fatal(err)
 			}
+			if n := tp.Dropped(); n > 0 {
+				b.Fatalf("%d spans dropped", n)
+			}
 		})
+	}
+	b.Run("tracing=off", func(b *testing.B) { run(b, noop.NewTracerProvider()) })
+	b.Run("tracing=discard", func(b *testing.B) {
+		traced(b, func(*testing.B) sdktrace.SpanExporter { return discardExporter{} })
+		native(b, func(*testing.B) (*observe.TracerProvider, error) { return observe.NewDiscardingTracerProvider() })
 	})
 	b.Run("tracing=memory", func(b *testing.B) {
 		traced(b, func(*testing.B) sdktrace.SpanExporter {
@@ -141,20 +148,9 @@ func BenchmarkTracingOverhead(b *testing.B) {
 	}
 	b.Run("tracing=sqlite", func(b *testing.B) {
 		traced(b, func(b *testing.B) sdktrace.SpanExporter { return store.NewExporter(openStore(b)) })
-		// loom's own tracer provider, what observe.Setup uses for the store.
-		b.Run("batch=native", func(b *testing.B) {
-			tp, err := observe.NewTracerProvider(openStore(b), observe.BatchConfig{}, false)
-			if err != nil {
-				b.Fatal(err)
-			}
-			run(b, tp)
-			b.StopTimer()
-			if err := tp.Shutdown(context.Background()); err != nil {
-				b.Fatal(err)
-			}
-			if n := tp.Dropped(); n > 0 {
-				b.Fatalf("%d spans dropped", n)
-			}
+		// What observe.Setup uses for the store.
+		native(b, func(b *testing.B) (*observe.TracerProvider, error) {
+			return observe.NewTracerProvider(openStore(b), observe.BatchConfig{}, false)
 		})
 	})
 }

@@ -19,17 +19,24 @@ var (
 )
 
 func insertSQL(rows int) string {
-	var b strings.Builder
-	b.WriteString(`INSERT INTO spans
+	return valuesSQL(`INSERT INTO spans
 	(trace_id, span_id, parent_id, name, kind, start_ns, end_ns, status_code, status_message, attributes, events, scope)
-	VALUES `)
+	`, 12, rows, " ON CONFLICT (trace_id, span_id) DO NOTHING")
+}
+
+// valuesSQL is head, VALUES with rows groups of n placeholders, and tail.
+func valuesSQL(head string, n, rows int, tail string) string {
+	group := "(?" + strings.Repeat(", ?", n-1) + ")"
+	var b strings.Builder
+	b.WriteString(head)
+	b.WriteString("VALUES ")
 	for i := range rows {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+		b.WriteString(group)
 	}
-	b.WriteString(" ON CONFLICT (trace_id, span_id) DO NOTHING")
+	b.WriteString(tail)
 	return b.String()
 }
 
@@ -87,18 +94,7 @@ var (
 )
 
 func upsertSQL(rows int) string {
-	var b strings.Builder
-	b.WriteString(upsertTraceHead)
-	b.WriteString("VALUES ")
-	for i := range rows {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-	}
-	b.WriteString("\n")
-	b.WriteString(upsertTraceTail)
-	return b.String()
+	return valuesSQL(upsertTraceHead, 26, rows, "\n"+upsertTraceTail)
 }
 
 const newTop = `(excluded.agent_start_ns IS NOT NULL AND (agent_start_ns IS NULL
