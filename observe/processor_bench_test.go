@@ -14,6 +14,9 @@ import (
 // under a tracer provider with no processor, with the SDK's batch span
 // processor and with loom's BatchProcessor, all exporting to an exporter
 // that drops spans: the processors' cost on the goroutine that ends spans.
+// provider=native is the same span under loom's own tracer provider, with
+// a root span around it so that each op hands a whole trace to a writer
+// that drops it.
 //
 //	go test ./observe -run '^$' -bench SpanProcessor -benchmem -cpu 1,2
 func BenchmarkSpanProcessor(b *testing.B) {
@@ -41,6 +44,25 @@ func BenchmarkSpanProcessor(b *testing.B) {
 		}
 	}
 	b.Run("processor=none", func(b *testing.B) { run(b, sdktrace.NewTracerProvider()) })
+	b.Run("provider=native", func(b *testing.B) {
+		tp, err := observe.NewDiscardingTracerProvider()
+		if err != nil {
+			b.Fatal(err)
+		}
+		tr := tp.Tracer("github.com/loomwork/loom")
+		b.ReportAllocs()
+		for b.Loop() {
+			ctx, root := tr.Start(context.Background(), "invoke_agent bench")
+			_, sp := tr.Start(ctx, "chat gpt-5.4-mini", trace.WithSpanKind(trace.SpanKindClient))
+			sp.SetAttributes(attrs...)
+			sp.End()
+			root.End()
+		}
+		b.StopTimer()
+		if err := tp.Shutdown(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	})
 	b.Run("processor=sdk", func(b *testing.B) {
 		run(b, sdktrace.NewTracerProvider(sdktrace.WithBatcher(discardExporter{}, sdktrace.WithMaxQueueSize(observe.DefaultMaxQueue))))
 	})

@@ -47,9 +47,10 @@ func (s *span) End(opts ...trace.SpanEndOption) {
 	s.end = true
 	s.rec.End = at
 	s.rec.SpanID = s.sc.SpanID()
-	rec := s.rec
 	s.mu.Unlock()
-	s.tr.ended(s, rec)
+	// Nothing changes the record after End, so the store reads it in
+	// place.
+	s.tr.ended(s, &s.rec)
 }
 
 // AddEvent adds an event with the options' time and attributes.

@@ -182,7 +182,7 @@ type localTrace struct {
 	id   trace.TraceID
 	root *span // the span that opened the trace here
 	mu   sync.Mutex
-	done []store.Record
+	done []*store.Record
 	sent bool // the local root ended and the spans went to the store
 }
 
@@ -192,16 +192,16 @@ const maxBuffered = 512
 
 // ended records s's record; when s is the local root, the trace's spans go
 // to the store. A span that ends after its root goes on its own.
-func (lt *localTrace) ended(s *span, rec store.Record) {
+func (lt *localTrace) ended(s *span, rec *store.Record) {
 	p := s.t.p
 	lt.mu.Lock()
 	if lt.sent {
 		lt.mu.Unlock()
-		p.b.add(store.Part{TraceID: lt.id, Spans: []store.Record{rec}})
+		p.b.add(store.Part{TraceID: lt.id, Spans: []*store.Record{rec}})
 		return
 	}
 	if lt.done == nil {
-		lt.done = make([]store.Record, 0, 8)
+		lt.done = make([]*store.Record, 0, 8)
 	}
 	lt.done = append(lt.done, rec)
 	root := lt.root == s

@@ -124,7 +124,7 @@ func partsOf(spans []sdktrace.ReadOnlySpan) []store.Part {
 			parts = append(parts, store.Part{TraceID: id})
 		}
 		p := &parts[len(parts)-1]
-		r := store.Record{
+		r := &store.Record{
 			SpanID: s.SpanContext().SpanID(), ParentID: s.Parent().SpanID(), RemoteParent: s.Parent().IsRemote(),
 			Name: s.Name(), Kind: s.SpanKind(), Start: s.StartTime(), End: s.EndTime(),
 			Status: s.Status().Code, StatusMessage: s.Status().Description,

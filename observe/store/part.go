@@ -65,7 +65,7 @@ func (in *inserter) insertPart(ctx context.Context, p *Part) error {
 	}
 	rows := make([]row, len(p.Spans))
 	for i := range p.Spans {
-		rows[i] = rowFromRecord(traceID, &p.Spans[i])
+		rows[i] = rowFromRecord(traceID, p.Spans[i])
 		in.count(&rows[i])
 	}
 	return nil
@@ -97,7 +97,7 @@ func rowFromRecord(traceID string, r *Record) row {
 func (in *inserter) appendPartJSON(ctx context.Context, b []byte, p *Part) ([]byte, error) {
 	b = append(b, '[')
 	for i := range p.Spans {
-		r := &p.Spans[i]
+		r := p.Spans[i]
 		shared, err := in.shareTexts(ctx, r.Attributes, nil)
 		if err != nil {
 			return nil, err

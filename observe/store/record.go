@@ -43,7 +43,8 @@ type RecordEvent struct {
 type Part struct {
 	TraceID trace.TraceID
 	// Spans in the order they ended; the last is usually the local root.
-	Spans []Record
+	// The store only reads them.
+	Spans []*Record
 }
 
 // key is the part's identity within its trace: the id of the span that
