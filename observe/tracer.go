@@ -105,7 +105,7 @@ func (p *TracerProvider) Shutdown(ctx context.Context) error {
 // spanAttrRoom is the room left for attributes set later when a span's
 // attributes grow: loom's spans set theirs in one call when they start
 // and one when they end, so the room usually saves the second allocation.
-const spanAttrRoom = 8
+const spanAttrRoom = 6
 
 // appendAttrs appends kv to attrs, growing it by spanAttrRoom more than
 // needed rather than doubling it.

@@ -13,9 +13,9 @@ import (
 )
 
 // appendAttrsJSON appends attrs as one JSON object. Later duplicates of a
-// key win, as in OpenTelemetry's own attribute sets. The values at the
-// indexes of shared are written as references to stored texts.
-func appendAttrsJSON(b []byte, attrs []attribute.KeyValue, shared map[int]int64) []byte {
+// key win, as in OpenTelemetry's own attribute sets. The values that
+// shared names are written as references to stored texts.
+func appendAttrsJSON(b []byte, attrs []attribute.KeyValue, shared []sharedRef) []byte {
 	b = append(b, '{')
 	first := true
 	for i, kv := range attrs {
@@ -28,7 +28,7 @@ func appendAttrsJSON(b []byte, attrs []attribute.KeyValue, shared map[int]int64)
 		first = false
 		b = appendJSONString(b, string(kv.Key))
 		b = append(b, ':')
-		if id, ok := shared[i]; ok {
+		if id, ok := sharedID(shared, i); ok {
 			b = appendTextRef(b, id)
 			continue
 		}

@@ -25,6 +25,14 @@ func (s *Store) WriteParts(ctx context.Context, parts []Part) error {
 		return nil
 	}
 	return s.inTx(ctx, n, func(ins *inserter) error {
+		// The last write's rows go now, not when it ended: its summaries
+		// are written after this function returns.
+		sc := ins.scratch
+		clear(sc.rows)
+		sc.rows = sc.rows[:0]
+		if cap(sc.rows) < n || cap(sc.rows) > 4*n+1024 {
+			sc.rows = make([]row, 0, n)
+		}
 		for i := range parts {
 			if len(parts[i].Spans) == 0 {
 				continue
@@ -44,29 +52,30 @@ func (in *inserter) insertPart(ctx context.Context, p *Part) error {
 		in.part = in.tx.StmtContext(ctx, in.stmts.insertPart)
 	}
 	traceID := p.TraceID.String()
-	in.buf = in.buf[:0]
+	sc := in.scratch
 	var err error
-	if in.buf, err = in.appendPartJSON(ctx, in.buf, p); err != nil {
+	if sc.buf, err = in.appendPartJSON(ctx, sc.buf[:0], p); err != nil {
 		return err
 	}
 	start := p.Spans[0].Start.UnixNano()
 	for i := range p.Spans {
 		start = min(start, p.Spans[i].Start.UnixNano())
 	}
-	res, err := in.part.ExecContext(ctx, traceID, p.key(), start, len(p.Spans), in.buf)
+	res, err := in.part.ExecContext(ctx, traceID, p.key(), start, len(p.Spans), sc.buf)
 	if err != nil {
 		return fmt.Errorf("store: insert %d spans of trace %s: %w", len(p.Spans), traceID, err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return nil // stored before: a retried write
 	}
-	if cap(in.buf) > 1<<20 {
-		in.buf = nil // do not keep a huge buffer after one huge part
+	if cap(sc.buf) > 1<<20 {
+		sc.buf = nil // do not keep a huge buffer after one huge part
 	}
-	rows := make([]row, len(p.Spans))
-	for i := range p.Spans {
-		rows[i] = rowFromRecord(traceID, p.Spans[i])
-		in.count(&rows[i])
+	// The deltas keep pointers to rows until the transaction ends:
+	// WriteParts made room for every span, so appending never moves them.
+	for _, r := range p.Spans {
+		sc.rows = append(sc.rows, rowFromRecord(traceID, r))
+		in.count(&sc.rows[len(sc.rows)-1])
 	}
 	return nil
 }
@@ -98,10 +107,11 @@ func (in *inserter) appendPartJSON(ctx context.Context, b []byte, p *Part) ([]by
 	b = append(b, '[')
 	for i := range p.Spans {
 		r := p.Spans[i]
-		shared, err := in.shareTexts(ctx, r.Attributes, nil)
+		shared, err := in.shareTexts(ctx, r.Attributes, in.scratch.shared[:0])
 		if err != nil {
 			return nil, err
 		}
+		in.scratch.shared = shared
 		if i > 0 {
 			b = append(b, ',')
 		}

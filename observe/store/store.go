@@ -23,6 +23,8 @@ type Store struct {
 	stmts *stmts  // prepared on write
 	texts textIDs // shared texts stored or found, guarded by mu
 
+	scratch scratch // reused by writes, guarded by mu
+
 	mu     sync.Mutex // guards closed and serialises writes of this process
 	closed bool
 }

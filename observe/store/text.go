@@ -61,9 +61,24 @@ func (in *inserter) textID(ctx context.Context, v string) (id int64, ok bool, er
 	return id, true, nil
 }
 
-// shareTexts returns the ids of the shared values among attrs, by index
-// into attrs (nil when there are none).
-func (in *inserter) shareTexts(ctx context.Context, attrs []attribute.KeyValue, ids map[int]int64) (map[int]int64, error) {
+// sharedRef says that attribute number idx is stored as text id.
+type sharedRef struct {
+	idx int
+	id  int64
+}
+
+// sharedID returns the text id of attribute number idx, if it is shared.
+func sharedID(refs []sharedRef, idx int) (int64, bool) {
+	for _, r := range refs {
+		if r.idx == idx {
+			return r.id, true
+		}
+	}
+	return 0, false
+}
+
+// shareTexts appends to refs the shared values among attrs.
+func (in *inserter) shareTexts(ctx context.Context, attrs []attribute.KeyValue, refs []sharedRef) ([]sharedRef, error) {
 	for i, kv := range attrs {
 		if !sharedKey(kv.Key) || kv.Value.Type() != attribute.STRING || len(kv.Value.AsString()) < minSharedText {
 			continue
@@ -73,13 +88,10 @@ func (in *inserter) shareTexts(ctx context.Context, attrs []attribute.KeyValue, 
 			return nil, err
 		}
 		if ok {
-			if ids == nil {
-				ids = make(map[int]int64, 2)
-			}
-			ids[i] = id
+			refs = append(refs, sharedRef{idx: i, id: id})
 		}
 	}
-	return ids, nil
+	return refs, nil
 }
 
 // appendTextRef appends the stored form of a shared value.

@@ -143,7 +143,7 @@ func (s *Store) inTx(ctx context.Context, n int, insert func(ins *inserter) erro
 	if err := tx.StmtContext(ctx, s.stmts.nextSeq).QueryRowContext(ctx).Scan(&seq); err != nil {
 		return fmt.Errorf("store: next write sequence: %w", err)
 	}
-	ins := &inserter{tx: tx, deltas: make(map[string]*delta, 4), order: make([]string, 0, 4), cfg: &s.cfg, stmts: s.stmts, texts: s.texts}
+	ins := &inserter{tx: tx, deltas: make(map[string]*delta, 4), order: make([]string, 0, 4), cfg: &s.cfg, stmts: s.stmts, texts: s.texts, scratch: &s.scratch}
 	defer ins.close()
 	defer func() {
 		if err != nil {
