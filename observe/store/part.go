@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strconv"
+
+	"go.opentelemetry.io/otel/attribute"
 )
 
 // insertPartSQL stores one part as one row; a part stored before (same
@@ -52,14 +54,14 @@ func (in *inserter) insertPart(ctx context.Context, p *Part) error {
 		in.part = in.tx.StmtContext(ctx, in.stmts.insertPart)
 	}
 	traceID := p.TraceID.String()
+	start := p.Spans[0].Start.UnixNano()
+	for _, r := range p.Spans {
+		start = min(start, r.Start.UnixNano())
+	}
 	sc := in.scratch
 	var err error
-	if sc.buf, err = in.appendPartJSON(ctx, sc.buf[:0], p); err != nil {
+	if sc.buf, err = in.appendPartJSON(ctx, sc.buf[:0], p, start); err != nil {
 		return err
-	}
-	start := p.Spans[0].Start.UnixNano()
-	for i := range p.Spans {
-		start = min(start, p.Spans[i].Start.UnixNano())
 	}
 	res, err := in.part.ExecContext(ctx, traceID, p.key(), start, len(p.Spans), sc.buf)
 	if err != nil {
@@ -99,14 +101,23 @@ func rowFromRecord(traceID string, r *Record) row {
 	return out
 }
 
-// appendPartJSON appends p's spans as a JSON array of objects with the
-// fields of the spans table: the part's row is what a row per span would
-// hold, in one value, with long values that repeat from run to run stored
-// once (see sharedKey).
-func (in *inserter) appendPartJSON(ctx context.Context, b []byte, p *Part) ([]byte, error) {
+// appendPartJSON appends p's spans in a part's stored form: a JSON array
+// with one compact object per span, as decodePart reads it:
+//
+//	{"i": span id, "p": parent id, "n": name, "k": kind (omitted when
+//	 internal), "s": start in ns after base, "d": duration in ns,
+//	 "c": status (omitted when unset), "m": status message,
+//	 "a": [key, value, key, value, …], "v": events (as in the spans
+//	 table), "o": scope (omitted when the previous span's)}
+//
+// base is the part's start (its row's start_ns). An attribute key is the
+// id of a stored text, or the key itself when the store shares no more
+// texts; a long value that repeats from run to run is {"$text": id} (see
+// sharedKey). Keys of a span appear once: a later value of a key wins.
+func (in *inserter) appendPartJSON(ctx context.Context, b []byte, p *Part, base int64) ([]byte, error) {
 	b = append(b, '[')
-	for i := range p.Spans {
-		r := p.Spans[i]
+	scope := ""
+	for i, r := range p.Spans {
 		shared, err := in.shareTexts(ctx, r.Attributes, in.scratch.shared[:0])
 		if err != nil {
 			return nil, err
@@ -115,33 +126,40 @@ func (in *inserter) appendPartJSON(ctx context.Context, b []byte, p *Part) ([]by
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, `{"span_id":"`...)
+		b = append(b, `{"i":"`...)
 		b = hex.AppendEncode(b, r.SpanID[:])
 		b = append(b, '"')
 		if r.ParentID.IsValid() {
-			b = append(b, `,"parent_id":"`...)
+			b = append(b, `,"p":"`...)
 			b = hex.AppendEncode(b, r.ParentID[:])
 			b = append(b, '"')
 		}
-		b = append(b, `,"name":`...)
+		b = append(b, `,"n":`...)
 		b = appendJSONString(b, r.Name)
-		b = append(b, `,"kind":"`...)
-		b = append(b, kindString(r.Kind)...)
-		b = append(b, `","start_ns":`...)
-		b = strconv.AppendInt(b, r.Start.UnixNano(), 10)
-		b = append(b, `,"end_ns":`...)
-		b = strconv.AppendInt(b, r.End.UnixNano(), 10)
-		b = append(b, `,"status":"`...)
-		b = append(b, codeString(r.Status)...)
-		b = append(b, '"')
+		if k := kindString(r.Kind); k != "internal" {
+			b = append(b, `,"k":"`...)
+			b = append(b, k...)
+			b = append(b, '"')
+		}
+		start := r.Start.UnixNano()
+		b = append(b, `,"s":`...)
+		b = strconv.AppendInt(b, start-base, 10)
+		b = append(b, `,"d":`...)
+		b = strconv.AppendInt(b, r.End.UnixNano()-start, 10)
+		if c := codeString(r.Status); c != "unset" {
+			b = append(b, `,"c":"`...)
+			b = append(b, c...)
+			b = append(b, '"')
+		}
 		if r.StatusMessage != "" {
-			b = append(b, `,"status_message":`...)
+			b = append(b, `,"m":`...)
 			b = appendJSONString(b, r.StatusMessage)
 		}
-		b = append(b, `,"attributes":`...)
-		b = appendAttrsJSON(b, r.Attributes, shared)
+		if b, err = in.appendAttrPairs(ctx, b, r.Attributes, shared); err != nil {
+			return nil, err
+		}
 		if len(r.Events) > 0 {
-			b = append(b, `,"events":[`...)
+			b = append(b, `,"v":[`...)
 			for j, e := range r.Events {
 				if j > 0 {
 					b = append(b, ',')
@@ -150,11 +168,44 @@ func (in *inserter) appendPartJSON(ctx context.Context, b []byte, p *Part) ([]by
 			}
 			b = append(b, ']')
 		}
-		if r.Scope != "" {
-			b = append(b, `,"scope":`...)
+		if i == 0 || r.Scope != scope {
+			b = append(b, `,"o":`...)
 			b = appendJSONString(b, r.Scope)
+			scope = r.Scope
 		}
 		b = append(b, '}')
+	}
+	return append(b, ']'), nil
+}
+
+// appendAttrPairs appends "a": attrs as a flat array of keys (ids of
+// stored texts where the store shares them) and values.
+func (in *inserter) appendAttrPairs(ctx context.Context, b []byte, attrs []attribute.KeyValue, shared []sharedRef) ([]byte, error) {
+	b = append(b, `,"a":[`...)
+	first := true
+	for i, kv := range attrs {
+		if dupLater(attrs, i) {
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		id, ok, err := in.textID(ctx, string(kv.Key))
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			b = strconv.AppendInt(b, id, 10)
+		} else {
+			b = appendJSONString(b, string(kv.Key))
+		}
+		b = append(b, ',')
+		if id, ok := sharedID(shared, i); ok {
+			b = appendTextRef(b, id)
+		} else {
+			b = appendValueJSON(b, kv.Value)
+		}
 	}
 	return append(b, ']'), nil
 }

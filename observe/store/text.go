@@ -12,12 +12,13 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 )
 
-// Long attribute values that repeat in every run of an agent are stored
-// once, in the texts table, and a part refers to them as {"$text": id}:
-// an agent's description is most of the bytes of a run without content
-// capture. Only the keys below are shared, and only values of at least
-// minSharedText bytes; a process shares at most maxSharedTexts values, so
-// that values that do not repeat cannot grow the table without bound.
+// Attribute keys, and long attribute values that repeat in every run of an
+// agent, are stored once, in the texts table, and a part refers to them by
+// id: keys and an agent's description are most of the bytes of a run
+// without content capture. Only the values of the keys below are shared,
+// and only values of at least minSharedText bytes; a process shares at
+// most maxSharedTexts texts (keys and values), so that texts that do not
+// repeat cannot grow the table without bound.
 const (
 	minSharedText  = 64
 	maxSharedTexts = 1024
@@ -46,6 +47,12 @@ func (in *inserter) textID(ctx context.Context, v string) (id int64, ok bool, er
 	if len(in.texts) >= maxSharedTexts {
 		return 0, false, nil
 	}
+	return in.storeText(ctx, v)
+}
+
+// storeText finds or stores text v within the transaction and caches its
+// id: textID's slow path, apart so that v escapes only here.
+func (in *inserter) storeText(ctx context.Context, v string) (id int64, ok bool, err error) {
 	h := fnv.New64a()
 	h.Write([]byte(v))
 	sum := int64(h.Sum64())
@@ -114,14 +121,22 @@ func resolveTexts(ctx context.Context, tx *sql.Tx, attrs map[string]any, got map
 		if !ok || err != nil {
 			return fmt.Errorf("attribute %s holds an object that is not a text reference", k)
 		}
-		text, ok := got[id]
-		if !ok {
-			if err := tx.QueryRowContext(ctx, `SELECT value FROM texts WHERE id = ?`, id).Scan(&text); err != nil {
-				return fmt.Errorf("attribute %s: text %d: %w", k, id, err)
-			}
-			got[id] = text
+		if attrs[k], err = text(ctx, tx, id, got); err != nil {
+			return fmt.Errorf("attribute %s: %w", k, err)
 		}
-		attrs[k] = text
 	}
 	return nil
+}
+
+// text returns stored text id, read within tx unless got has it.
+func text(ctx context.Context, tx *sql.Tx, id int64, got map[int64]string) (string, error) {
+	if t, ok := got[id]; ok {
+		return t, nil
+	}
+	var t string
+	if err := tx.QueryRowContext(ctx, `SELECT value FROM texts WHERE id = ?`, id).Scan(&t); err != nil {
+		return "", fmt.Errorf("text %d: %w", id, err)
+	}
+	got[id] = t
+	return t, nil
 }
