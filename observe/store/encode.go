@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"fmt"
+	"iter"
 	"math"
 	"sort"
 	"strconv"
@@ -13,28 +14,35 @@ import (
 )
 
 // appendAttrsJSON appends attrs as one JSON object. Later duplicates of a
-// key win, as in OpenTelemetry's own attribute sets. The values that
-// shared names are written as references to stored texts.
-func appendAttrsJSON(b []byte, attrs []attribute.KeyValue, shared []sharedRef) []byte {
+// key win, as in OpenTelemetry's own attribute sets.
+func appendAttrsJSON(b []byte, attrs []attribute.KeyValue) []byte {
 	b = append(b, '{')
-	first := true
-	for i, kv := range attrs {
-		if dupLater(attrs, i) {
-			continue
-		}
-		if !first {
+	for n, i := range lastOfKeys(attrs) {
+		if n > 0 {
 			b = append(b, ',')
 		}
-		first = false
-		b = appendJSONString(b, string(kv.Key))
+		b = appendJSONString(b, string(attrs[i].Key))
 		b = append(b, ':')
-		if id, ok := sharedID(shared, i); ok {
-			b = appendTextRef(b, id)
-			continue
-		}
-		b = appendValueJSON(b, kv.Value)
+		b = appendValueJSON(b, attrs[i].Value)
 	}
 	return append(b, '}')
+}
+
+// lastOfKeys yields the indexes of attrs whose key does not appear again
+// later, numbered from 0.
+func lastOfKeys(attrs []attribute.KeyValue) iter.Seq2[int, int] {
+	return func(yield func(int, int) bool) {
+		n := 0
+		for i := range attrs {
+			if dupLater(attrs, i) {
+				continue
+			}
+			if !yield(n, i) {
+				return
+			}
+			n++
+		}
+	}
 }
 
 // dupLater reports whether attrs[i]'s key appears again after i. Attribute
@@ -171,7 +179,7 @@ func appendEventJSON(b []byte, name string, timeNS int64, attrs []attribute.KeyV
 	b = strconv.AppendInt(b, timeNS, 10)
 	if len(attrs) > 0 {
 		b = append(b, `,"attributes":`...)
-		b = appendAttrsJSON(b, attrs, nil)
+		b = appendAttrsJSON(b, attrs)
 	}
 	return append(b, '}')
 }

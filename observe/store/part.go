@@ -182,15 +182,11 @@ func (in *inserter) appendPartJSON(ctx context.Context, b []byte, p *Part, base 
 // stored texts where the store shares them) and values.
 func (in *inserter) appendAttrPairs(ctx context.Context, b []byte, attrs []attribute.KeyValue, shared []sharedRef) ([]byte, error) {
 	b = append(b, `,"a":[`...)
-	first := true
-	for i, kv := range attrs {
-		if dupLater(attrs, i) {
-			continue
-		}
-		if !first {
+	for n, i := range lastOfKeys(attrs) {
+		kv := attrs[i]
+		if n > 0 {
 			b = append(b, ',')
 		}
-		first = false
 		id, ok, err := in.textID(ctx, string(kv.Key))
 		if err != nil {
 			return nil, err

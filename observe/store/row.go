@@ -137,7 +137,7 @@ func rowFromReadOnly(s sdktrace.ReadOnlySpan, buf []byte) (row, []byte) {
 	for _, kv := range attrs {
 		r.facts.set(string(kv.Key), kv.Value)
 	}
-	buf = appendAttrsJSON(buf[:0], attrs, nil)
+	buf = appendAttrsJSON(buf[:0], attrs)
 	n := len(buf)
 	buf = appendEventsJSON(buf, s.Events())
 	// One allocation for both encodings.
