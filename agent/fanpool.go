@@ -85,7 +85,6 @@ func (r *Run) fanPooled(ctx context.Context, ids []reservedID, limit int, collec
 // work takes jobs until none is left, starting another worker when a job
 // is left after its first one and the limit allows.
 func (p *fanPool) work() {
-	growStack()
 	first := true
 	for {
 		p.mu.Lock()
@@ -100,13 +99,16 @@ func (p *fanPool) work() {
 		// job: a worker that never got to run starts none, so cheap jobs
 		// stay on the few goroutines already running.
 		more := first && p.next < len(p.ids) && p.workers < p.limit
-		first = false
 		if more {
 			p.workers++
 		}
 		p.mu.Unlock()
 		if more {
 			p.runner.Go(p.work)
+		}
+		if first {
+			growStack() // only a worker that got a job needs the room
+			first = false
 		}
 		if p.ctx.Err() != nil {
 			p.skipped(i, context.Cause(p.ctx))
