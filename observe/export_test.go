@@ -6,9 +6,10 @@ import (
 	"github.com/loomwork/loom/observe/store"
 )
 
-// NewDiscardingTracerProvider is loom's tracer provider with a writer that
-// drops every part: what its spans cost before the store.
-func NewDiscardingTracerProvider() (*TracerProvider, error) {
+// NewDiscardingTracerProvider is loom's tracer provider encoding parts for
+// s with a writer that drops them: what its spans cost before the store's
+// database writes.
+func NewDiscardingTracerProvider(s *store.Store) (*TracerProvider, error) {
 	nop := func(context.Context) error { return nil }
-	return newTracerProvider(BatchConfig{}, func(context.Context, []store.Part) error { return nil }, nop)
+	return newTracerProvider(BatchConfig{}, s.EncodePart, func(context.Context, []store.EncodedPart) error { return nil }, nop)
 }

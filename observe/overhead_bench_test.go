@@ -111,6 +111,14 @@ func BenchmarkTracingOverhead(b *testing.B) {
 			}
 		})
 	}
+	openStore := func(b *testing.B) *store.Store {
+		st, err := store.Open(context.Background(), filepath.Join(b.TempDir(), "traces.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { st.Close() })
+		return st
+	}
 	// native runs the workflow with loom's own tracer provider.
 	native := func(b *testing.B, newTP func(b *testing.B) (*observe.TracerProvider, error)) {
 		b.Run("batch=native", func(b *testing.B) {
@@ -131,21 +139,15 @@ func BenchmarkTracingOverhead(b *testing.B) {
 	b.Run("tracing=off", func(b *testing.B) { run(b, noop.NewTracerProvider()) })
 	b.Run("tracing=discard", func(b *testing.B) {
 		traced(b, func(*testing.B) sdktrace.SpanExporter { return discardExporter{} })
-		native(b, func(*testing.B) (*observe.TracerProvider, error) { return observe.NewDiscardingTracerProvider() })
+		native(b, func(b *testing.B) (*observe.TracerProvider, error) {
+			return observe.NewDiscardingTracerProvider(openStore(b))
+		})
 	})
 	b.Run("tracing=memory", func(b *testing.B) {
 		traced(b, func(*testing.B) sdktrace.SpanExporter {
 			return &resettingExporter{mem: tracetest.NewInMemoryExporter()}
 		})
 	})
-	openStore := func(b *testing.B) *store.Store {
-		st, err := store.Open(context.Background(), filepath.Join(b.TempDir(), "traces.db"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { st.Close() })
-		return st
-	}
 	b.Run("tracing=sqlite", func(b *testing.B) {
 		traced(b, func(b *testing.B) sdktrace.SpanExporter { return store.NewExporter(openStore(b)) })
 		// What observe.Setup uses for the store.

@@ -2,9 +2,11 @@ package observe_test
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 
 	"github.com/loomwork/loom/observe"
+	"github.com/loomwork/loom/observe/store"
 	"go.opentelemetry.io/otel/attribute"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
@@ -15,8 +17,8 @@ import (
 // processor and with loom's BatchProcessor, all exporting to an exporter
 // that drops spans: the processors' cost on the goroutine that ends spans.
 // provider=native is the same span under loom's own tracer provider, with
-// a root span around it so that each op hands a whole trace to a writer
-// that drops it.
+// a root span around it so that each op encodes a whole trace for a
+// writer that drops it.
 //
 //	go test ./observe -run '^$' -bench SpanProcessor -benchmem -cpu 1,2
 func BenchmarkSpanProcessor(b *testing.B) {
@@ -45,7 +47,12 @@ func BenchmarkSpanProcessor(b *testing.B) {
 	}
 	b.Run("processor=none", func(b *testing.B) { run(b, sdktrace.NewTracerProvider()) })
 	b.Run("provider=native", func(b *testing.B) {
-		tp, err := observe.NewDiscardingTracerProvider()
+		st, err := store.Open(context.Background(), filepath.Join(b.TempDir(), "traces.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer st.Close()
+		tp, err := observe.NewDiscardingTracerProvider(st)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -25,7 +25,8 @@ import (
 // (OTLP, stdout) go through the SDK. It is safe for concurrent use.
 type TracerProvider struct {
 	embedded.TracerProvider
-	b *batcher[store.Part]
+	b      *batcher[store.EncodedPart]
+	encode func(*store.Part) store.EncodedPart
 
 	mu   sync.Mutex // guards live
 	live map[*localTrace]struct{}
@@ -56,13 +57,14 @@ func NewTracerProvider(s *store.Store, cfg BatchConfig, owns bool) (*TracerProvi
 	if owns {
 		closeStore = func(context.Context) error { return s.Close() }
 	}
-	return newTracerProvider(cfg, s.WriteParts, closeStore)
+	return newTracerProvider(cfg, s.EncodePart, s.WriteEncoded, closeStore)
 }
 
-// newTracerProvider returns a tracer provider handing parts to write.
-func newTracerProvider(cfg BatchConfig, write func(context.Context, []store.Part) error, closeWriter func(context.Context) error) (*TracerProvider, error) {
-	p := &TracerProvider{live: map[*localTrace]struct{}{}}
-	b, err := newBatcher(cfg, write, closeWriter, func(p store.Part) int { return len(p.Spans) }, p.drainLive)
+// newTracerProvider returns a tracer provider encoding parts as their
+// spans end and handing them to write.
+func newTracerProvider(cfg BatchConfig, encode func(*store.Part) store.EncodedPart, write func(context.Context, []store.EncodedPart) error, closeWriter func(context.Context) error) (*TracerProvider, error) {
+	p := &TracerProvider{live: map[*localTrace]struct{}{}, encode: encode}
+	b, err := newBatcher(cfg, write, closeWriter, func(p store.EncodedPart) int { return p.Spans() }, p.drainLive)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +88,7 @@ func (p *TracerProvider) drainLive() {
 		lt.done = nil
 		lt.mu.Unlock()
 		if len(done) > 0 {
-			p.b.add(store.Part{TraceID: lt.id, Spans: done})
+			p.add(store.Part{TraceID: lt.id, Spans: done})
 		}
 	}
 }
@@ -209,7 +211,7 @@ func (lt *localTrace) ended(s *span, rec *store.Record) {
 	lt.mu.Lock()
 	if lt.sent {
 		lt.mu.Unlock()
-		p.b.add(store.Part{TraceID: lt.id, Spans: []*store.Record{rec}})
+		p.add(store.Part{TraceID: lt.id, Spans: []*store.Record{rec}})
 		return
 	}
 	if lt.done == nil {
@@ -229,7 +231,13 @@ func (lt *localTrace) ended(s *span, rec *store.Record) {
 		delete(p.live, lt)
 		p.mu.Unlock()
 	}
-	p.b.add(part)
+	p.add(part)
+}
+
+// add encodes part, so that what waits to be written is bytes rather than
+// span records, and queues it.
+func (p *TracerProvider) add(part store.Part) {
+	p.b.add(p.encode(&part))
 }
 
 // newTraceID and newSpanID return random non-zero ids, as the SDK's

@@ -6,13 +6,6 @@ import (
 	"fmt"
 )
 
-// scratch is memory a store's writes reuse, one write at a time.
-type scratch struct {
-	rows   []row       // the summary facts of the spans of a WriteParts
-	buf    []byte      // a part's encoding
-	shared []sharedRef // a span's shared texts
-}
-
 // inserter inserts span rows within a write transaction and gathers the
 // summary deltas of the rows it really inserted.
 type inserter struct {
@@ -22,9 +15,7 @@ type inserter struct {
 	one, many *sql.Stmt
 	part      *sql.Stmt // the store's, within the transaction
 	args      []any
-	scratch   *scratch // the store's
-	texts     textIDs  // the store's cache of shared texts
-	added     []string // texts cached by this transaction
+	texts     *textCache // the store's
 
 	deltas   map[string]*delta
 	order    []string // trace ids in first-seen order

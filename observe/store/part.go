@@ -14,29 +14,74 @@ import (
 const insertPartSQL = `INSERT INTO parts (trace_id, part_id, start_ns, span_count, spans)
 	VALUES (?, ?, ?, ?, ?) ON CONFLICT (trace_id, part_id) DO NOTHING`
 
-// WriteParts stores parts of traces, each as one row holding its spans
+// EncodedPart is a [Part] in the form the store writes it: its spans
+// encoded as its row will hold them, and the facts its trace's summary
+// needs. It holds no span records, so that what waits to be written costs
+// the garbage collector little. Make one with [Store.EncodePart].
+type EncodedPart struct {
+	traceID, key string
+	base         int64 // the part's start, that span starts count from
+	blob         []byte
+	rows         []row
+	wanted       []string // texts in blob that the store would share
+}
+
+// Spans returns how many spans the part holds.
+func (e *EncodedPart) Spans() int { return len(e.rows) }
+
+// EncodePart encodes p for [Store.WriteEncoded]. It is safe for concurrent
+// use and reads nothing from the database: keys and values the store has
+// not stored as shared texts yet are encoded in place, and the write
+// stores them for the parts encoded after it.
+func (s *Store) EncodePart(p *Part) EncodedPart {
+	e := EncodedPart{traceID: p.TraceID.String(), key: p.key()}
+	if len(p.Spans) == 0 {
+		return e
+	}
+	e.base = p.Spans[0].Start.UnixNano()
+	for _, r := range p.Spans {
+		e.base = min(e.base, r.Start.UnixNano())
+	}
+	e.rows = make([]row, len(p.Spans))
+	for i, r := range p.Spans {
+		e.rows[i] = rowFromRecord(e.traceID, r)
+	}
+	s.texts.mu.RLock()
+	e.blob, e.wanted = appendPartJSON(make([]byte, 0, 256*len(p.Spans)), p, e.base, s.texts.ids, nil)
+	s.texts.mu.RUnlock()
+	return e
+}
+
+// WriteParts encodes parts and writes them; see [Store.WriteEncoded].
+func (s *Store) WriteParts(ctx context.Context, parts []Part) error {
+	enc := make([]EncodedPart, len(parts))
+	for i := range parts {
+		enc[i] = s.EncodePart(&parts[i])
+	}
+	return s.WriteEncoded(ctx, enc)
+}
+
+// WriteEncoded stores parts of traces, each as one row holding its spans
 // (see [Part]), and updates the traces' summaries, all in one
 // transaction. A part written before is skipped, so writing a batch twice
 // changes nothing. Queries see the parts' spans as they see exported ones.
-func (s *Store) WriteParts(ctx context.Context, parts []Part) error {
+func (s *Store) WriteEncoded(ctx context.Context, parts []EncodedPart) error {
 	n := 0
 	for i := range parts {
-		n += len(parts[i].Spans)
+		n += parts[i].Spans()
 	}
 	if n == 0 {
 		return nil
 	}
-	return s.inTx(ctx, n, func(ins *inserter) error {
-		// The last write's rows go now, not when it ended: its summaries
-		// are written after this function returns.
-		sc := ins.scratch
-		clear(sc.rows)
-		sc.rows = sc.rows[:0]
-		if cap(sc.rows) < n || cap(sc.rows) > 4*n+1024 {
-			sc.rows = make([]row, 0, n)
+	stored := map[string]int64{}
+	err := s.inTx(ctx, n, func(ins *inserter) error {
+		for i := range parts {
+			if err := ins.shareWanted(ctx, parts[i].wanted, stored); err != nil {
+				return err
+			}
 		}
 		for i := range parts {
-			if len(parts[i].Spans) == 0 {
+			if parts[i].Spans() == 0 {
 				continue
 			}
 			if err := ins.insertPart(ctx, &parts[i]); err != nil {
@@ -45,39 +90,28 @@ func (s *Store) WriteParts(ctx context.Context, parts []Part) error {
 		}
 		return nil
 	})
+	if err == nil {
+		// Only texts of a committed write may be referred to.
+		s.texts.publish(stored)
+	}
+	return err
 }
 
 // insertPart stores p as one row and, when it is new, adds its spans to
 // their trace's summary delta.
-func (in *inserter) insertPart(ctx context.Context, p *Part) error {
+func (in *inserter) insertPart(ctx context.Context, p *EncodedPart) error {
 	if in.part == nil {
 		in.part = in.tx.StmtContext(ctx, in.stmts.insertPart)
 	}
-	traceID := p.TraceID.String()
-	start := p.Spans[0].Start.UnixNano()
-	for _, r := range p.Spans {
-		start = min(start, r.Start.UnixNano())
-	}
-	sc := in.scratch
-	var err error
-	if sc.buf, err = in.appendPartJSON(ctx, sc.buf[:0], p, start); err != nil {
-		return err
-	}
-	res, err := in.part.ExecContext(ctx, traceID, p.key(), start, len(p.Spans), sc.buf)
+	res, err := in.part.ExecContext(ctx, p.traceID, p.key, p.base, p.Spans(), p.blob)
 	if err != nil {
-		return fmt.Errorf("store: insert %d spans of trace %s: %w", len(p.Spans), traceID, err)
+		return fmt.Errorf("store: insert %d spans of trace %s: %w", p.Spans(), p.traceID, err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return nil // stored before: a retried write
 	}
-	if cap(sc.buf) > 1<<20 {
-		sc.buf = nil // do not keep a huge buffer after one huge part
-	}
-	// The deltas keep pointers to rows until the transaction ends:
-	// WriteParts made room for every span, so appending never moves them.
-	for _, r := range p.Spans {
-		sc.rows = append(sc.rows, rowFromRecord(traceID, r))
-		in.count(&sc.rows[len(sc.rows)-1])
+	for i := range p.rows {
+		in.count(&p.rows[i])
 	}
 	return nil
 }
@@ -111,18 +145,14 @@ func rowFromRecord(traceID string, r *Record) row {
 //	 table), "o": scope (omitted when the previous span's)}
 //
 // base is the part's start (its row's start_ns). An attribute key is the
-// id of a stored text, or the key itself when the store shares no more
-// texts; a long value that repeats from run to run is {"$text": id} (see
-// sharedKey). Keys of a span appear once: a later value of a key wins.
-func (in *inserter) appendPartJSON(ctx context.Context, b []byte, p *Part, base int64) ([]byte, error) {
+// id of a stored text (from ids), or the key itself; a long value that
+// repeats from run to run (see sharedKey) is {"$text": id}, or the value
+// itself. Keys and shared values written in place are appended to wanted.
+// Keys of a span appear once: a later value of a key wins.
+func appendPartJSON(b []byte, p *Part, base int64, ids map[string]int64, wanted []string) ([]byte, []string) {
 	b = append(b, '[')
 	scope := ""
 	for i, r := range p.Spans {
-		shared, err := in.shareTexts(ctx, r.Attributes, in.scratch.shared[:0])
-		if err != nil {
-			return nil, err
-		}
-		in.scratch.shared = shared
 		if i > 0 {
 			b = append(b, ',')
 		}
@@ -155,9 +185,7 @@ func (in *inserter) appendPartJSON(ctx context.Context, b []byte, p *Part, base 
 			b = append(b, `,"m":`...)
 			b = appendJSONString(b, r.StatusMessage)
 		}
-		if b, err = in.appendAttrPairs(ctx, b, r.Attributes, shared); err != nil {
-			return nil, err
-		}
+		b, wanted = appendAttrPairs(b, r.Attributes, ids, wanted)
 		if len(r.Events) > 0 {
 			b = append(b, `,"v":[`...)
 			for j, e := range r.Events {
@@ -175,33 +203,33 @@ func (in *inserter) appendPartJSON(ctx context.Context, b []byte, p *Part, base 
 		}
 		b = append(b, '}')
 	}
-	return append(b, ']'), nil
+	return append(b, ']'), wanted
 }
 
-// appendAttrPairs appends "a": attrs as a flat array of keys (ids of
-// stored texts where the store shares them) and values.
-func (in *inserter) appendAttrPairs(ctx context.Context, b []byte, attrs []attribute.KeyValue, shared []sharedRef) ([]byte, error) {
+// appendAttrPairs appends "a": attrs as a flat array of keys and values,
+// keys and shared values as text ids where ids has them.
+func appendAttrPairs(b []byte, attrs []attribute.KeyValue, ids map[string]int64, wanted []string) ([]byte, []string) {
 	b = append(b, `,"a":[`...)
 	for n, i := range lastOfKeys(attrs) {
 		kv := attrs[i]
 		if n > 0 {
 			b = append(b, ',')
 		}
-		id, ok, err := in.textID(ctx, string(kv.Key))
-		if err != nil {
-			return nil, err
-		}
-		if ok {
+		if id, ok := ids[string(kv.Key)]; ok {
 			b = strconv.AppendInt(b, id, 10)
 		} else {
 			b = appendJSONString(b, string(kv.Key))
+			wanted = append(wanted, string(kv.Key))
 		}
 		b = append(b, ',')
-		if id, ok := sharedID(shared, i); ok {
+		if !sharedValue(kv) {
+			b = appendValueJSON(b, kv.Value)
+		} else if id, ok := ids[kv.Value.AsString()]; ok {
 			b = appendTextRef(b, id)
 		} else {
 			b = appendValueJSON(b, kv.Value)
+			wanted = append(wanted, kv.Value.AsString())
 		}
 	}
-	return append(b, ']'), nil
+	return append(b, ']'), wanted
 }

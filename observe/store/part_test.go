@@ -164,32 +164,60 @@ func TestSharedTextsAreStoredOnce(t *testing.T) {
 	db, err := sql.Open("sqlite", "file:"+path+"?_query_only=1")
 	require.NoError(t, err)
 	defer db.Close()
-	var first, texts, inline int
+	count := func(query string) int {
+		var n int
+		require.NoError(t, db.QueryRow(query).Scan(&n))
+		return n
+	}
+	const inline = `SELECT count(*) FROM parts WHERE instr(spans, 'Run JavaScript in a sandbox') > 0`
+
+	// The first write carries the keys and the descriptions in place and
+	// stores them; the parts encoded after it refer to them.
 	require.NoError(t, s.WriteParts(ctx, runParts(fixture.Run{Seed: 1})))
-	require.NoError(t, db.QueryRow(`SELECT count(*) FROM texts`).Scan(&first))
+	first := count(`SELECT count(*) FROM texts`)
 	require.Positive(t, first)
 	require.NoError(t, s.WriteParts(ctx, runParts(fixture.Run{Seed: 2}, fixture.Run{Seed: 3})))
-	require.NoError(t, db.QueryRow(`SELECT count(*) FROM texts`).Scan(&texts))
-	require.Equal(t, first, texts, "the agents' descriptions are stored once, whatever the number of runs")
-	require.NoError(t, db.QueryRow(`SELECT count(*) FROM parts WHERE instr(spans, 'Run JavaScript in a sandbox') > 0`).Scan(&inline))
-	require.Zero(t, inline)
+	require.Equal(t, first, count(`SELECT count(*) FROM texts`), "keys and descriptions are stored once, whatever the number of runs")
+	require.Equal(t, 1, count(inline), "only the first run carries the description in place")
 
 	// A store opened afresh (another process) finds the stored texts.
 	other, err := store.Open(ctx, path)
 	require.NoError(t, err)
 	defer other.Close()
 	require.NoError(t, other.WriteParts(ctx, runParts(fixture.Run{Seed: 4})))
-	require.NoError(t, db.QueryRow(`SELECT count(*) FROM texts`).Scan(&texts))
-	require.Equal(t, first, texts)
+	require.NoError(t, other.WriteParts(ctx, runParts(fixture.Run{Seed: 5})))
+	require.Equal(t, first, count(`SELECT count(*) FROM texts`))
+	require.Equal(t, 2, count(inline))
 
-	d, err := s.Trace(ctx, fixture.IDs(4).String())
-	require.NoError(t, err)
-	found := false
-	for _, sp := range d.Spans {
-		if sp.Attributes["gen_ai.agent.name"] == "evaluateJs" {
-			require.Equal(t, "Run JavaScript in a sandbox and return its result and console output.", sp.Attributes["gen_ai.agent.description"])
-			found = true
+	for _, seed := range []uint64{1, 4, 5} {
+		d, err := s.Trace(ctx, fixture.IDs(seed).String())
+		require.NoError(t, err)
+		found := false
+		for _, sp := range d.Spans {
+			if sp.Attributes["gen_ai.agent.name"] == "evaluateJs" {
+				require.Equal(t, "Run JavaScript in a sandbox and return its result and console output.", sp.Attributes["gen_ai.agent.description"])
+				found = true
+			}
 		}
+		require.True(t, found, "run %d", seed)
 	}
-	require.True(t, found)
+}
+
+func TestAFailedWriteLeavesNoReferenceToItsTexts(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	// A write that fails (its context is cancelled) stores no texts, and
+	// the parts encoded after it carry theirs in place again.
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	require.Error(t, s.WriteParts(cancelled, runParts(fixture.Run{Seed: 1})))
+	require.NoError(t, s.WriteParts(ctx, runParts(fixture.Run{Seed: 2})))
+	require.NoError(t, s.WriteParts(ctx, runParts(fixture.Run{Seed: 3})))
+	for _, seed := range []uint64{2, 3} {
+		d, err := s.Trace(ctx, fixture.IDs(seed).String())
+		require.NoError(t, err)
+		require.Len(t, d.Spans, 6)
+	}
+	_, err := s.Trace(ctx, fixture.IDs(1).String())
+	require.ErrorIs(t, err, store.ErrNotFound)
 }

@@ -18,12 +18,10 @@ import (
 type Store struct {
 	path  string
 	cfg   config
-	write *sql.DB // one connection; transactions begin IMMEDIATE
-	read  *sql.DB // read-only connections for queries
-	stmts *stmts  // prepared on write
-	texts textIDs // shared texts stored or found, guarded by mu
-
-	scratch scratch // reused by writes, guarded by mu
+	write *sql.DB   // one connection; transactions begin IMMEDIATE
+	read  *sql.DB   // read-only connections for queries
+	stmts *stmts    // prepared on write
+	texts textCache // shared texts stored or found
 
 	mu     sync.Mutex // guards closed and serialises writes of this process
 	closed bool
@@ -73,7 +71,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	}
 	read.SetMaxOpenConns(4)
 	read.SetMaxIdleConns(2)
-	return &Store{path: path, cfg: cfg, write: write, read: read, stmts: st, texts: textIDs{}}, nil
+	return &Store{path: path, cfg: cfg, write: write, read: read, stmts: st, texts: textCache{ids: map[string]int64{}}}, nil
 }
 
 // dsn builds the connection string: WAL journal, busy timeout, NORMAL sync

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"strconv"
+	"sync"
 
 	"go.opentelemetry.io/otel/attribute"
 )
@@ -15,90 +16,88 @@ import (
 // Attribute keys, and long attribute values that repeat in every run of an
 // agent, are stored once, in the texts table, and a part refers to them by
 // id: keys and an agent's description are most of the bytes of a run
-// without content capture. Only the values of the keys below are shared,
-// and only values of at least minSharedText bytes; a process shares at
-// most maxSharedTexts texts (keys and values), so that texts that do not
-// repeat cannot grow the table without bound.
+// without content capture. Only the values of a few keys are shared (see
+// sharedValue), and only values of at least minSharedText bytes; a process
+// shares at most maxSharedTexts texts (keys and values), so that texts
+// that do not repeat cannot grow the table without bound. The first parts
+// a process writes carry their keys and values in place; the write stores
+// them, and parts encoded after it refer to them.
 const (
 	minSharedText  = 64
 	maxSharedTexts = 1024
 )
 
-// sharedKey reports whether values of key repeat from run to run.
-func sharedKey(key attribute.Key) bool {
-	switch key {
+// sharedValue reports whether kv's value is one that repeats from run to
+// run: a long string under one of the keys below.
+func sharedValue(kv attribute.KeyValue) bool {
+	switch kv.Key {
 	case "gen_ai.agent.description", "gen_ai.system_instructions", "gen_ai.tool.definitions":
-		return true
+		return kv.Value.Type() == attribute.STRING && len(kv.Value.AsString()) >= minSharedText
 	}
 	return false
 }
 
-// textIDs caches the ids of texts this process stored or found; it is
-// guarded by Store.mu, which every write holds.
-type textIDs map[string]int64
-
-// textID returns the id of the stored text v, storing it within tx when it
-// is new; ok is false when v is not shared (the cache is full). added
-// records a new cache entry, dropped if the transaction fails.
-func (in *inserter) textID(ctx context.Context, v string) (id int64, ok bool, err error) {
-	if id, ok := in.texts[v]; ok {
-		return id, true, nil
-	}
-	if len(in.texts) >= maxSharedTexts {
-		return 0, false, nil
-	}
-	return in.storeText(ctx, v)
+// textCache holds the ids of the texts a store has stored or found, for
+// encoders on any goroutine. A write adds the texts it stored only once
+// it committed, so that no part refers to a text a failed write lost.
+type textCache struct {
+	mu  sync.RWMutex
+	ids map[string]int64
 }
 
-// storeText finds or stores text v within the transaction and caches its
-// id: textID's slow path, apart so that v escapes only here.
-func (in *inserter) storeText(ctx context.Context, v string) (id int64, ok bool, err error) {
+// publish adds stored to the cache, as far as maxSharedTexts allows.
+func (c *textCache) publish(stored map[string]int64) {
+	if len(stored) == 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for v, id := range stored {
+		if len(c.ids) >= maxSharedTexts {
+			return
+		}
+		c.ids[v] = id
+	}
+}
+
+// shareWanted finds or stores, within the transaction, the texts that a
+// part carried in place, adding their ids to stored; the cache takes them
+// once the write commits.
+func (in *inserter) shareWanted(ctx context.Context, wanted []string, stored map[string]int64) error {
+	for _, v := range wanted {
+		if _, ok := stored[v]; ok {
+			continue
+		}
+		in.texts.mu.RLock()
+		_, cached := in.texts.ids[v]
+		full := len(in.texts.ids)+len(stored) >= maxSharedTexts
+		in.texts.mu.RUnlock()
+		if cached || full {
+			continue
+		}
+		id, err := in.storeText(ctx, v)
+		if err != nil {
+			return err
+		}
+		stored[v] = id
+	}
+	return nil
+}
+
+// storeText finds or stores text v within the transaction.
+func (in *inserter) storeText(ctx context.Context, v string) (int64, error) {
 	h := fnv.New64a()
 	h.Write([]byte(v))
 	sum := int64(h.Sum64())
-	err = in.tx.QueryRowContext(ctx, `SELECT id FROM texts WHERE hash = ? AND value = ?`, sum, v).Scan(&id)
+	var id int64
+	err := in.tx.QueryRowContext(ctx, `SELECT id FROM texts WHERE hash = ? AND value = ?`, sum, v).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		err = in.tx.QueryRowContext(ctx, `INSERT INTO texts (hash, value) VALUES (?, ?) RETURNING id`, sum, v).Scan(&id)
 	}
 	if err != nil {
-		return 0, false, fmt.Errorf("store: store a shared attribute value: %w", err)
+		return 0, fmt.Errorf("store: store a shared attribute key or value: %w", err)
 	}
-	in.texts[v] = id
-	in.added = append(in.added, v)
-	return id, true, nil
-}
-
-// sharedRef says that attribute number idx is stored as text id.
-type sharedRef struct {
-	idx int
-	id  int64
-}
-
-// sharedID returns the text id of attribute number idx, if it is shared.
-func sharedID(refs []sharedRef, idx int) (int64, bool) {
-	for _, r := range refs {
-		if r.idx == idx {
-			return r.id, true
-		}
-	}
-	return 0, false
-}
-
-// shareTexts appends to refs the shared values among attrs.
-func (in *inserter) shareTexts(ctx context.Context, attrs []attribute.KeyValue, refs []sharedRef) ([]sharedRef, error) {
-	for i, kv := range attrs {
-		if !sharedKey(kv.Key) || kv.Value.Type() != attribute.STRING || len(kv.Value.AsString()) < minSharedText {
-			continue
-		}
-		id, ok, err := in.textID(ctx, kv.Value.AsString())
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			refs = append(refs, sharedRef{idx: i, id: id})
-		}
-	}
-	return refs, nil
+	return id, nil
 }
 
 // appendTextRef appends the stored form of a shared value.

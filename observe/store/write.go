@@ -143,16 +143,8 @@ func (s *Store) inTx(ctx context.Context, n int, insert func(ins *inserter) erro
 	if err := tx.StmtContext(ctx, s.stmts.nextSeq).QueryRowContext(ctx).Scan(&seq); err != nil {
 		return fmt.Errorf("store: next write sequence: %w", err)
 	}
-	ins := &inserter{tx: tx, deltas: make(map[string]*delta, 4), order: make([]string, 0, 4), cfg: &s.cfg, stmts: s.stmts, texts: s.texts, scratch: &s.scratch}
+	ins := &inserter{tx: tx, deltas: make(map[string]*delta, 4), order: make([]string, 0, 4), cfg: &s.cfg, stmts: s.stmts, texts: &s.texts}
 	defer ins.close()
-	defer func() {
-		if err != nil {
-			// Texts stored by this transaction are gone with it.
-			for _, v := range ins.added {
-				delete(s.texts, v)
-			}
-		}
-	}()
 	if err := insert(ins); err != nil {
 		return err
 	}
