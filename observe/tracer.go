@@ -15,9 +15,11 @@ import (
 // TracerProvider is loom's own tracer provider for the local trace store:
 // its spans are small records, not OpenTelemetry SDK spans, kept with the
 // other spans of their trace until the trace's local root span (one with
-// no parent, or a remote one) ends; then the whole trace goes to the store
-// as one row ([store.Part]), written in batches from a goroutine as
-// [BatchProcessor] does. Spans have the names, kinds, attributes, events
+// no parent, or a remote one) ends; then the trace is encoded at once
+// ([store.Store.EncodePart]) and goes to the store as one row, written in
+// batches from a goroutine as [BatchProcessor] does. The spans that ended
+// in a trace still running are written each interval, so a long run shows
+// as running. Spans have the names, kinds, attributes, events
 // and statuses the SDK's would, and their contexts propagate like the
 // SDK's (W3C trace context, parent-based sampling: an unsampled remote
 // parent makes unrecorded spans). [Setup] uses it for [ExporterStore]

@@ -1,8 +1,8 @@
 // Package store keeps OpenTelemetry spans in a SQLite database and answers
 // the queries of loom's trace viewer.
 //
-// [Store.WriteParts] takes whole runs from loom's own tracer provider, each
-// as one row. [Exporter] is an
+// [Store.EncodePart] and [Store.WriteEncoded] take whole runs from loom's
+// own tracer provider, each as one row ([Store.WriteParts] does both). [Exporter] is an
 // [go.opentelemetry.io/otel/sdk/trace.SpanExporter] for SDK spans: put it
 // under a batch span processor (observe.BatchProcessor, as observe.Setup
 // does when a sampler or span processors are configured, or the SDK's)
@@ -26,8 +26,9 @@
 //
 //   - parts: what loom's own tracer provider (observe.NewTracerProvider,
 //     the default of observe.Setup) recorded of one trace in one process,
-//     one row per local root span, written by [Store.WriteParts]: its spans
-//     as one JSON array of objects with the fields of the spans table;
+//     one row per local root span (and one per interval for a run still
+//     going), written by [Store.WriteEncoded]: its spans as one compact JSON
+//     array with the fields of the spans table;
 //   - spans: one row per span that came through [Exporter] or
 //     [Store.Write] — trace and span id, parent id, name, kind,
 //     start and end (Unix nanoseconds), status code and message, attributes
