@@ -5,14 +5,15 @@ import (
 	"sync"
 )
 
-// fanPool runs a fan-out's jobs on the default task runner at the cost of
-// the work itself: no goroutine, context or message allocation per job.
-// Workers start one at a time, each started by the one before when that
-// one took its first job and another was waiting, up to the limit; each
-// takes the next job until none is left. Cheap jobs so run on one or two
-// goroutines while slow ones still all run at once. Jobs'
-// events go into one queue that the run's goroutine empties in batches; a
-// worker wakes it only when it waits.
+// fanPool runs a fan-out's jobs on the default task runner with no
+// goroutine, context or message allocation per job. Workers start one at
+// a time, each started by the one before when that one took its first job
+// and another was waiting, up to the limit; each takes the next job until
+// none is left. Cheap jobs so run on one or two goroutines while slow ones
+// still all run at once. Jobs' events go into one queue that the run's
+// goroutine empties in batches; a worker wakes it only when it waits. Jobs
+// never run on the run's goroutine: it must stay free to pass on every
+// job's events while others block.
 type fanPool struct {
 	ctx     context.Context
 	cancel  context.CancelCauseFunc
