@@ -65,7 +65,8 @@ type fanMsg struct {
 }
 
 // fan runs n tasks as Fan does. task does job i, passing its events to emit,
-// and returns its failure; skipped records a job that never started. With a
+// and returns its failure; skipped records a job that never started (it may
+// be called on a task's goroutine, for a job no other call touches). With a
 // single task, or a limit of one, the tasks run one after the other on r's
 // goroutine.
 func (r *Run) fan(ctx context.Context, n int, opt FanOptions, task func(ctx context.Context, i int, emit func(Event) bool) error, skipped func(i int, cause error)) error {
@@ -94,9 +95,26 @@ func (r *Run) fan(ctx context.Context, n int, opt FanOptions, task func(ctx cont
 		}
 		return nil
 	}
+	runner := taskRunner(ctx)
+	if _, ok := runner.(goRunner); ok {
+		return r.fanPooled(ctx, ids, limit, opt.Collect, task, skipped)
+	}
+	return r.fanMailbox(ctx, runner, ids, limit, opt.Collect, task, skipped)
+}
+
+// cancels reports whether a job that failed with err cancels the rest of a
+// fan-out that does not collect its failures.
+func cancels(err error) bool {
+	return err != nil && !errors.Is(err, ErrInterrupted) && !errors.Is(err, ErrStopped)
+}
+
+// fanMailbox runs the tasks through a task runner supplied on ctx: one
+// task started by the runner per job, and every event and end sent through
+// the runner's mailbox, so that a durable engine schedules each job.
+func (r *Run) fanMailbox(ctx context.Context, runner TaskRunner, ids []reservedID, limit int, collect bool, task func(ctx context.Context, i int, emit func(Event) bool) error, skipped func(i int, cause error)) error {
+	n := len(ids)
 	fctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	runner := taskRunner(ctx)
 	box := runner.NewMailbox()
 	next, pending := 0, n
 	// start starts the next job or, once the fan-out is cancelled, records
@@ -140,7 +158,7 @@ func (r *Run) fan(ctx context.Context, n int, opt FanOptions, task func(ctx cont
 			continue
 		}
 		pending--
-		if m.err != nil && !opt.Collect && !stopped && !errors.Is(m.err, ErrInterrupted) && !errors.Is(m.err, ErrStopped) {
+		if !collect && !stopped && cancels(m.err) {
 			cancel(context.Canceled)
 		}
 		if next < n {

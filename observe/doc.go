@@ -16,10 +16,15 @@
 //	defer shutdown(context.WithoutCancel(ctx))
 //	ctx = agent.WithTracerProvider(ctx, tel.TracerProvider)
 //
-// Spans reach the exporter through a [BatchProcessor]: ending a span appends
-// it to a buffer, and one goroutine exports full batches, or what is pending
-// once a second, so a span costs its producer no goroutine wake-up.
-// [Config.Batch] (or the standard OTEL_BSP_* variables) tunes it.
+// For the store, Setup's tracer provider is loom's own [TracerProvider]:
+// its spans are small records kept with the rest of their trace, and when
+// a run's root span ends the whole run goes to the store as one row, not
+// through the OpenTelemetry SDK. With stdout or OTLP (or a [Config.Sampler]
+// or [Config.SpanProcessors]) it is the SDK's, and spans reach the
+// exporter through a [BatchProcessor]. Either way, ending a span appends
+// it to a buffer, and one goroutine writes full batches, or what is
+// pending once a second, so a span costs its producer no goroutine
+// wake-up. [Config.Batch] (or the standard OTEL_BSP_* variables) tunes it.
 //
 // The library itself records nothing unless a program does this: with no
 // provider on the context, loom uses otel's global providers, which are

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/loomwork/loom/observe"
+	"github.com/loomwork/loom/observe/store"
 	"go.opentelemetry.io/otel/attribute"
 )
 
@@ -35,7 +36,7 @@ func ExampleSetup() {
 	span.SetAttributes(attribute.String("gen_ai.operation.name", "invoke_agent"), attribute.String("gen_ai.agent.name", "coder"))
 	span.End()
 
-	if err := tel.TracerProvider.ForceFlush(ctx); err != nil {
+	if err := tel.ForceFlush(ctx); err != nil {
 		log.Fatal(err)
 	}
 	agents, err := tel.Store.Agents(ctx)
@@ -80,4 +81,47 @@ func ExampleNewHandler() {
 	fmt.Println(res.StatusCode, len(page.Traces))
 	// Output:
 	// 200 0
+}
+
+// Record to the trace store with loom's own tracer provider, as
+// observe.Setup does for the store; each run is written as one row when
+// its root span ends.
+func ExampleNewTracerProvider() {
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "loom-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	st, err := store.Open(ctx, filepath.Join(dir, "traces.db"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	tp, err := observe.NewTracerProvider(st, observe.BatchConfig{}, true)
+	if err != nil {
+		log.Fatal(err)
+	}
+	// In a real program: ctx = agent.WithTracerProvider(ctx, tp)
+	tr := tp.Tracer("github.com/loomwork/loom")
+	rctx, run := tr.Start(ctx, "invoke_agent coder")
+	run.SetAttributes(attribute.String("gen_ai.operation.name", "invoke_agent"), attribute.String("gen_ai.agent.name", "coder"))
+	_, call := tr.Start(rctx, "chat gpt-5.4-mini")
+	call.SetAttributes(attribute.String("gen_ai.operation.name", "chat"), attribute.Int64("gen_ai.usage.input_tokens", 120))
+	call.End()
+	run.End()
+
+	if err := tp.ForceFlush(ctx); err != nil {
+		log.Fatal(err)
+	}
+	page, err := st.Traces(ctx, store.Query{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	t := page.Traces[0]
+	fmt.Println(t.Agent, t.Status, t.Spans, t.ModelCalls, t.InputTokens)
+	if err := tp.Shutdown(ctx); err != nil { // writes what is pending and closes the store
+		log.Fatal(err)
+	}
+	// Output:
+	// coder ok 2 1 120
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/codeexec"
+	"github.com/loomwork/loom/internal/cputime"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/observe"
 	"github.com/loomwork/loom/observe/store"
@@ -53,7 +54,8 @@ func (discardExporter) Shutdown(context.Context) error                          
 // an exporter that drops spans (the SDK's own cost), to the in-memory
 // exporter, and to the SQLite store, each behind the SDK's batch span
 // processor (batch=sdk) and behind loom's [observe.BatchProcessor]
-// (batch=loom, what [observe.Setup] uses):
+// (batch=loom), and to the SQLite store through loom's own tracer provider
+// (batch=native, what [observe.Setup] uses for the store):
 //
 //	go test ./observe -run '^$' -bench TracingOverhead -benchmem -count 5 | tee /tmp/trace.txt
 //	benchstat -col /tracing /tmp/trace.txt
@@ -73,7 +75,7 @@ func BenchmarkTracingOverhead(b *testing.B) {
 	in := json.RawMessage(`{"message":"Calculate 15!"}`)
 	run := func(b *testing.B, tp trace.TracerProvider) {
 		ctx := agent.WithTracerProvider(agent.WithModel(b.Context(), &instantModel{}), tp)
-		cpu0 := cpuTime()
+		cpu0 := cputime.Process()
 		for b.Loop() {
 			if _, err := agent.Collect(ce.Run(ctx, in)); err != nil {
 				b.Fatal(err)
@@ -81,7 +83,7 @@ func BenchmarkTracingOverhead(b *testing.B) {
 		}
 		// The process's CPU time per run, the exporter's goroutine and the
 		// collector included: steadier than ns/op on a busy machine.
-		b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64(cputime.Process()-cpu0)/float64(b.N), "cpu-ns/op")
 	}
 	// traced runs the workflow with exp behind each batch processor.
 	traced := func(b *testing.B, exp func(b *testing.B) sdktrace.SpanExporter) {
@@ -109,9 +111,51 @@ func BenchmarkTracingOverhead(b *testing.B) {
 			}
 		})
 	}
+	openStore := func(b *testing.B) *store.Store {
+		st, err := store.Open(context.Background(), filepath.Join(b.TempDir(), "traces.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { st.Close() })
+		return st
+	}
+	// native runs the workflow with loom's own tracer provider.
+	native := func(b *testing.B, newTP func(b *testing.B) (*observe.TracerProvider, error)) {
+		b.Run("batch=native", func(b *testing.B) {
+			tp, err := newTP(b)
+			if err != nil {
+				b.Fatal(err)
+			}
+			run(b, tp)
+			b.StopTimer()
+			if err := tp.Shutdown(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+			if n := tp.Dropped(); n > 0 {
+				b.Fatalf("%d spans dropped", n)
+			}
+		})
+	}
 	b.Run("tracing=off", func(b *testing.B) { run(b, noop.NewTracerProvider()) })
 	b.Run("tracing=discard", func(b *testing.B) {
 		traced(b, func(*testing.B) sdktrace.SpanExporter { return discardExporter{} })
+		native(b, func(b *testing.B) (*observe.TracerProvider, error) {
+			// One run written first fills the store's cache of shared
+			// texts, as in a process that has written before.
+			st := openStore(b)
+			warm, err := observe.NewTracerProvider(st, observe.BatchConfig{}, false)
+			if err != nil {
+				return nil, err
+			}
+			ctx := agent.WithTracerProvider(agent.WithModel(context.Background(), &instantModel{}), warm)
+			if _, err := agent.Collect(ce.Run(ctx, in)); err != nil {
+				return nil, err
+			}
+			if err := warm.Shutdown(context.Background()); err != nil {
+				return nil, err
+			}
+			return observe.NewDiscardingTracerProvider(st)
+		})
 	})
 	b.Run("tracing=memory", func(b *testing.B) {
 		traced(b, func(*testing.B) sdktrace.SpanExporter {
@@ -119,13 +163,10 @@ func BenchmarkTracingOverhead(b *testing.B) {
 		})
 	})
 	b.Run("tracing=sqlite", func(b *testing.B) {
-		traced(b, func(b *testing.B) sdktrace.SpanExporter {
-			st, err := store.Open(context.Background(), filepath.Join(b.TempDir(), "traces.db"))
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.Cleanup(func() { st.Close() })
-			return store.NewExporter(st)
+		traced(b, func(b *testing.B) sdktrace.SpanExporter { return store.NewExporter(openStore(b)) })
+		// What observe.Setup uses for the store.
+		native(b, func(b *testing.B) (*observe.TracerProvider, error) {
+			return observe.NewTracerProvider(openStore(b), observe.BatchConfig{}, false)
 		})
 	})
 }

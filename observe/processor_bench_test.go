@@ -2,9 +2,11 @@ package observe_test
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 
 	"github.com/loomwork/loom/observe"
+	"github.com/loomwork/loom/observe/store"
 	"go.opentelemetry.io/otel/attribute"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
@@ -14,6 +16,9 @@ import (
 // under a tracer provider with no processor, with the SDK's batch span
 // processor and with loom's BatchProcessor, all exporting to an exporter
 // that drops spans: the processors' cost on the goroutine that ends spans.
+// provider=native is the same span under loom's own tracer provider, with
+// a root span around it so that each op encodes a whole trace for a
+// writer that drops it.
 //
 //	go test ./observe -run '^$' -bench SpanProcessor -benchmem -cpu 1,2
 func BenchmarkSpanProcessor(b *testing.B) {
@@ -41,6 +46,30 @@ func BenchmarkSpanProcessor(b *testing.B) {
 		}
 	}
 	b.Run("processor=none", func(b *testing.B) { run(b, sdktrace.NewTracerProvider()) })
+	b.Run("provider=native", func(b *testing.B) {
+		st, err := store.Open(context.Background(), filepath.Join(b.TempDir(), "traces.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer st.Close()
+		tp, err := observe.NewDiscardingTracerProvider(st)
+		if err != nil {
+			b.Fatal(err)
+		}
+		tr := tp.Tracer("github.com/loomwork/loom")
+		b.ReportAllocs()
+		for b.Loop() {
+			ctx, root := tr.Start(context.Background(), "invoke_agent bench")
+			_, sp := tr.Start(ctx, "chat gpt-5.4-mini", trace.WithSpanKind(trace.SpanKindClient))
+			sp.SetAttributes(attrs...)
+			sp.End()
+			root.End()
+		}
+		b.StopTimer()
+		if err := tp.Shutdown(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	})
 	b.Run("processor=sdk", func(b *testing.B) {
 		run(b, sdktrace.NewTracerProvider(sdktrace.WithBatcher(discardExporter{}, sdktrace.WithMaxQueueSize(observe.DefaultMaxQueue))))
 	})

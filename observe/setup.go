@@ -19,6 +19,7 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Exporter names where [Setup] sends spans.
@@ -76,7 +77,9 @@ type Config struct {
 	// default 60s. Shutdown always exports what is pending.
 	MetricInterval time.Duration
 
-	// Batch configures the [BatchProcessor] in front of the span exporter.
+	// Batch configures the batching of spans: the [BatchProcessor] in
+	// front of the SDK's span exporter, or the writes of loom's own
+	// [TracerProvider] to the store.
 	// A zero field takes the standard OTEL_BSP_MAX_EXPORT_BATCH_SIZE,
 	// OTEL_BSP_MAX_QUEUE_SIZE, OTEL_BSP_SCHEDULE_DELAY or
 	// OTEL_BSP_EXPORT_TIMEOUT (milliseconds) when set, else its default.
@@ -93,16 +96,51 @@ type Config struct {
 // or to a workflow.Engine with its options, or set them as otel's globals
 // yourself.
 type Telemetry struct {
-	TracerProvider *sdktrace.TracerProvider
+	// TracerProvider is loom's own [*TracerProvider] for ExporterStore
+	// (unless Config sets a Sampler or SpanProcessors), else the SDK's
+	// *sdktrace.TracerProvider.
+	TracerProvider trace.TracerProvider
 	MeterProvider  *sdkmetric.MeterProvider
 	// Store is the trace store ExporterStore writes to; nil otherwise. The
 	// shutdown function closes it.
 	Store *store.Store
 	// Exporter is the exporter chosen.
 	Exporter Exporter
-	// Processor batches spans for the exporter (its Dropped method counts
-	// the spans lost to a full queue); nil for ExporterNone.
+	// Processor batches spans for the SDK's exporter (its Dropped method
+	// counts the spans lost to a full queue); nil for ExporterNone and when
+	// loom's own tracer provider records to the store (see
+	// [Telemetry.Dropped]).
 	Processor *BatchProcessor
+}
+
+// provider is what both tracer providers of [Setup] can do beyond
+// trace.TracerProvider.
+type provider interface {
+	trace.TracerProvider
+	ForceFlush(ctx context.Context) error
+	Shutdown(ctx context.Context) error
+}
+
+// ForceFlush exports or stores every span that ended before the call.
+func (t *Telemetry) ForceFlush(ctx context.Context) error {
+	if p, ok := t.TracerProvider.(provider); ok {
+		return p.ForceFlush(ctx)
+	}
+	return nil
+}
+
+// Dropped returns how many spans were lost to a full queue or after
+// shutdown.
+func (t *Telemetry) Dropped() uint64 {
+	switch {
+	case t.Processor != nil:
+		return t.Processor.Dropped()
+	default:
+		if tp, ok := t.TracerProvider.(*TracerProvider); ok {
+			return tp.Dropped()
+		}
+	}
+	return 0
 }
 
 // ErrUnknownExporter is returned by [Setup] for an exporter name it does not
@@ -141,15 +179,26 @@ func Setup(ctx context.Context, cfg Config) (tel *Telemetry, shutdown func(conte
 	}
 
 	var spanExp sdktrace.SpanExporter
-	switch kind {
-	case ExporterStore:
+	switch {
+	case kind == ExporterStore && cfg.Sampler == nil && len(cfg.SpanProcessors) == 0:
+		st, err := store.Open(ctx, cfg.StorePath, cfg.StoreOptions...)
+		if err != nil {
+			return nil, nil, err
+		}
+		tp, err := NewTracerProvider(st, batch, true)
+		if err != nil {
+			_ = st.Close()
+			return nil, nil, err
+		}
+		tel.Store, tel.TracerProvider = st, tp
+	case kind == ExporterStore:
 		exp, err := store.OpenExporter(ctx, cfg.StorePath, cfg.StoreOptions...)
 		if err != nil {
 			return nil, nil, err
 		}
 		tel.Store = exp.Store()
 		spanExp = exp
-	case ExporterStdout:
+	case kind == ExporterStdout:
 		w := cfg.Stdout
 		if w == nil {
 			w = os.Stdout
@@ -164,7 +213,7 @@ func Setup(ctx context.Context, cfg Config) (tel *Telemetry, shutdown func(conte
 		}
 		spanExp = exp
 		meterOpts = append(meterOpts, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(mexp, sdkmetric.WithInterval(interval))))
-	case ExporterOTLP:
+	case kind == ExporterOTLP:
 		exp, err := otlptracehttp.New(ctx, cfg.OTLPTraceOptions...)
 		if err != nil {
 			return nil, nil, fmt.Errorf("observe: OTLP span exporter (check OTEL_EXPORTER_OTLP_ENDPOINT): %w", err)
@@ -176,7 +225,6 @@ func Setup(ctx context.Context, cfg Config) (tel *Telemetry, shutdown func(conte
 		}
 		spanExp = exp
 		meterOpts = append(meterOpts, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(mexp, sdkmetric.WithInterval(interval))))
-	case ExporterNone:
 	}
 	if spanExp != nil {
 		bp, err := NewBatchProcessor(spanExp, batch)
@@ -193,14 +241,17 @@ func Setup(ctx context.Context, cfg Config) (tel *Telemetry, shutdown func(conte
 	for _, r := range cfg.MetricReaders {
 		meterOpts = append(meterOpts, sdkmetric.WithReader(r))
 	}
-	tel.TracerProvider = sdktrace.NewTracerProvider(tracerOpts...)
+	if tel.TracerProvider == nil {
+		tel.TracerProvider = sdktrace.NewTracerProvider(tracerOpts...)
+	}
 	tel.MeterProvider = sdkmetric.NewMeterProvider(meterOpts...)
+	tp, mp := tel.TracerProvider.(provider), tel.MeterProvider
 	var once sync.Once
 	shutdown = func(ctx context.Context) error {
 		err := error(nil)
 		once.Do(func() {
 			// The tracer provider shuts its exporter down, which closes the store.
-			err = errors.Join(tel.TracerProvider.Shutdown(ctx), tel.MeterProvider.Shutdown(ctx))
+			err = errors.Join(tp.Shutdown(ctx), mp.Shutdown(ctx))
 		})
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loomwork/loom/internal/cputime"
 	"github.com/loomwork/loom/observe/internal/fixture"
 	"github.com/loomwork/loom/observe/store"
 	"github.com/stretchr/testify/require"
@@ -34,15 +35,23 @@ func benchBatches(count, perBatch int) [][]sdktrace.ReadOnlySpan {
 // ExportSpans call of 510 spans (85 runs with content captured), one
 // transaction, as a batch span processor sends them.
 func BenchmarkExportSpans(b *testing.B) {
-	ctx := context.Background()
 	batches := benchBatches(32, 85)
-	spansPerOp := len(batches[0])
-	open := func() (*store.Store, *store.Exporter) {
+	benchWrites(b, len(batches), len(batches[0]), func(ctx context.Context, s *store.Store, i int) error {
+		return store.NewExporter(s).ExportSpans(ctx, batches[i])
+	})
+}
+
+// benchWrites runs write(i) per op for i = 0, 1, … n-1, on a fresh store
+// each time i starts over (so that writes keep inserting rather than
+// skipping what was stored), and reports spans/s and allocations per span.
+func benchWrites(b *testing.B, n, spansPerOp int, write func(ctx context.Context, s *store.Store, i int) error) {
+	ctx := context.Background()
+	open := func() *store.Store {
 		s, err := store.Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
 		require.NoError(b, err)
-		return s, store.NewExporter(s)
+		return s
 	}
-	s, exp := open()
+	s := open()
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
 	var spans int
@@ -50,18 +59,16 @@ func BenchmarkExportSpans(b *testing.B) {
 	t0 := time.Now()
 	i := 0
 	for b.Loop() {
-		if i == len(batches) {
-			// Every id is stored: start over on a fresh file so that
-			// exports keep inserting rather than skipping duplicates.
+		if i == n {
 			elapsed += time.Since(t0)
 			b.StopTimer()
 			require.NoError(b, s.Close())
-			s, exp = open()
+			s = open()
 			i = 0
 			b.StartTimer()
 			t0 = time.Now()
 		}
-		require.NoError(b, exp.ExportSpans(ctx, batches[i]))
+		require.NoError(b, write(ctx, s, i))
 		spans += spansPerOp
 		i++
 	}
@@ -105,4 +112,75 @@ func BenchmarkTracerToStore(b *testing.B) {
 	require.NoError(b, tp.ForceFlush(ctx))
 	b.ReportMetric(float64(n)/time.Since(start).Seconds(), "spans/s")
 	require.NoError(b, tp.Shutdown(ctx))
+}
+
+// partsOf turns exported spans into the parts loom's own tracer provider
+// would write: one per trace.
+func partsOf(spans []sdktrace.ReadOnlySpan) []store.Part {
+	var parts []store.Part
+	for _, s := range spans {
+		id := s.SpanContext().TraceID()
+		if len(parts) == 0 || parts[len(parts)-1].TraceID != id {
+			parts = append(parts, store.Part{TraceID: id})
+		}
+		p := &parts[len(parts)-1]
+		r := &store.Record{
+			SpanID: s.SpanContext().SpanID(), ParentID: s.Parent().SpanID(), RemoteParent: s.Parent().IsRemote(),
+			Name: s.Name(), Kind: s.SpanKind(), Start: s.StartTime(), End: s.EndTime(),
+			Status: s.Status().Code, StatusMessage: s.Status().Description,
+			Attributes: s.Attributes(), Scope: s.InstrumentationScope().Name,
+		}
+		for _, e := range s.Events() {
+			r.Events = append(r.Events, store.RecordEvent{Name: e.Name, Time: e.Time, Attributes: e.Attributes})
+		}
+		p.Spans = append(p.Spans, r)
+	}
+	return parts
+}
+
+// BenchmarkWriteParts is BenchmarkExportSpans's data written as loom's own
+// tracer provider writes it: one op is one WriteParts call of 85 runs (510
+// spans), each run one row.
+func BenchmarkWriteParts(b *testing.B) {
+	var batches [][]store.Part
+	for _, spans := range benchBatches(32, 85) {
+		batches = append(batches, partsOf(spans))
+	}
+	spansPerOp := 0
+	for _, p := range batches[0] {
+		spansPerOp += len(p.Spans)
+	}
+	benchWrites(b, len(batches), spansPerOp, func(ctx context.Context, s *store.Store, i int) error {
+		return s.WriteParts(ctx, batches[i])
+	})
+}
+
+// BenchmarkWriteRuns writes runs without captured content (6 spans each)
+// as loom's own tracer provider does, perCall runs per WriteParts call
+// (one transaction): one op is one run.
+func BenchmarkWriteRuns(b *testing.B) {
+	for _, perCall := range []int{1, 16, 64, 256} {
+		b.Run("runs="+strconv.Itoa(perCall), func(b *testing.B) {
+			start := time.Now().Add(-time.Minute)
+			calls := make([][]store.Part, 2048/perCall)
+			for i := range calls {
+				for j := range perCall {
+					calls[i] = append(calls[i], runParts(fixture.Run{Seed: uint64(i*perCall + j + 1), Start: start, NoContent: true})...)
+				}
+			}
+			i := 0
+			b.ReportAllocs()
+			cpu0 := cputime.Process()
+			benchWrites(b, 1<<30, 6, func(ctx context.Context, s *store.Store, _ int) error {
+				if i%perCall != 0 {
+					i++
+					return nil
+				}
+				err := s.WriteParts(ctx, calls[(i/perCall)%len(calls)])
+				i++
+				return err
+			})
+			b.ReportMetric(float64(cputime.Process()-cpu0)/float64(b.N), "cpu-ns/op")
+		})
+	}
 }

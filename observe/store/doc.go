@@ -1,9 +1,12 @@
 // Package store keeps OpenTelemetry spans in a SQLite database and answers
 // the queries of loom's trace viewer.
 //
-// [Exporter] is an [go.opentelemetry.io/otel/sdk/trace.SpanExporter]: put it
+// [Store.EncodePart] and [Store.WriteEncoded] take whole runs from loom's
+// own tracer provider, each as one row ([Store.WriteParts] does both). [Exporter] is an
+// [go.opentelemetry.io/otel/sdk/trace.SpanExporter] for SDK spans: put it
 // under a batch span processor (observe.BatchProcessor, as observe.Setup
-// does, or the SDK's) and every finished span lands in the database, each
+// does when a sampler or span processors are configured, or the SDK's)
+// and every finished span lands in the database, each
 // ExportSpans call in one transaction. [Store] is the database itself:
 // writes, retention and the queries behind the viewer's JSON API.
 //
@@ -19,16 +22,32 @@
 // database written by a newer loom fails with [ErrSchemaTooNew] instead of
 // guessing.
 //
-// Two tables hold the data:
+// Four tables hold the data:
 //
-//   - spans: one row per span — trace and span id, parent id, name, kind,
+//   - parts: what loom's own tracer provider (observe.NewTracerProvider,
+//     the default of observe.Setup) recorded of one trace in one process,
+//     one row per local root span (and one per interval for a run still
+//     going), written by [Store.WriteEncoded]: its spans as one compact JSON
+//     array with the fields of the spans table;
+//   - spans: one row per span that came through [Exporter] or
+//     [Store.Write] — trace and span id, parent id, name, kind,
 //     start and end (Unix nanoseconds), status code and message, attributes
 //     (a JSON object), events (a JSON array) and instrumentation scope;
+//   - texts: long attribute values that repeat in every run (an agent's
+//     description, a system prompt), stored once; a part refers to one as
+//     {"$text": id} in place of the value, and [Store.Trace] puts the value
+//     back;
 //   - traces: one summary row per trace, kept up to date as its spans arrive
 //     — the top agent (the earliest-starting invoke_agent span) with its
 //     input and output previews, status ("running" until the root span
 //     arrives, then "ok", "error" or "limit"), start, end, span and error
 //     counts, model calls, tokens and estimated cost.
+//
+// A trace's spans may come from parts and span rows alike (several
+// processes, several providers); [Store.Trace] returns them together, by
+// start time. A database of schema version 1 (no parts or texts) is
+// migrated when opened by adding those tables and a trace count; its rows
+// stay as they are.
 //
 // Tokens and cost of a trace are the sums over its "chat" spans. A chat span
 // without a loom.cost.usd attribute is priced from its gen_ai.provider.name

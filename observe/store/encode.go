@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"fmt"
+	"iter"
 	"math"
 	"sort"
 	"strconv"
@@ -16,20 +17,32 @@ import (
 // key win, as in OpenTelemetry's own attribute sets.
 func appendAttrsJSON(b []byte, attrs []attribute.KeyValue) []byte {
 	b = append(b, '{')
-	first := true
-	for i, kv := range attrs {
-		if dupLater(attrs, i) {
-			continue
-		}
-		if !first {
+	for n, i := range lastOfKeys(attrs) {
+		if n > 0 {
 			b = append(b, ',')
 		}
-		first = false
-		b = appendJSONString(b, string(kv.Key))
+		b = appendJSONString(b, string(attrs[i].Key))
 		b = append(b, ':')
-		b = appendValueJSON(b, kv.Value)
+		b = appendValueJSON(b, attrs[i].Value)
 	}
 	return append(b, '}')
+}
+
+// lastOfKeys yields the indexes of attrs whose key does not appear again
+// later, numbered from 0.
+func lastOfKeys(attrs []attribute.KeyValue) iter.Seq2[int, int] {
+	return func(yield func(int, int) bool) {
+		n := 0
+		for i := range attrs {
+			if dupLater(attrs, i) {
+				continue
+			}
+			if !yield(n, i) {
+				return
+			}
+			n++
+		}
+	}
 }
 
 // dupLater reports whether attrs[i]'s key appears again after i. Attribute
@@ -153,17 +166,22 @@ func appendEventsJSON(b []byte, events []sdktrace.Event) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, `{"name":`...)
-		b = appendJSONString(b, e.Name)
-		b = append(b, `,"time_unix_nano":`...)
-		b = strconv.AppendInt(b, e.Time.UnixNano(), 10)
-		if len(e.Attributes) > 0 {
-			b = append(b, `,"attributes":`...)
-			b = appendAttrsJSON(b, e.Attributes)
-		}
-		b = append(b, '}')
+		b = appendEventJSON(b, e.Name, e.Time.UnixNano(), e.Attributes)
 	}
 	return append(b, ']')
+}
+
+// appendEventJSON appends one event in its stored form (see rawEvent).
+func appendEventJSON(b []byte, name string, timeNS int64, attrs []attribute.KeyValue) []byte {
+	b = append(b, `{"name":`...)
+	b = appendJSONString(b, name)
+	b = append(b, `,"time_unix_nano":`...)
+	b = strconv.AppendInt(b, timeNS, 10)
+	if len(attrs) > 0 {
+		b = append(b, `,"attributes":`...)
+		b = appendAttrsJSON(b, attrs)
+	}
+	return append(b, '}')
 }
 
 // mapJSON encodes attributes given as a map (from [Store.Write]) with sorted

@@ -11,8 +11,11 @@ import (
 type inserter struct {
 	tx        *sql.Tx
 	cfg       *config
+	stmts     *stmts
 	one, many *sql.Stmt
+	part      *sql.Stmt // the store's, within the transaction
 	args      []any
+	texts     *textCache // the store's
 
 	deltas   map[string]*delta
 	order    []string // trace ids in first-seen order

@@ -74,12 +74,19 @@ func childWriter(path string) int {
 	return 0
 }
 
-// writeRuns exports count synthetic runs with seeds seed, seed+1, …, each
-// in its own ExportSpans call.
+// writeRuns writes count synthetic runs with seeds seed, seed+1, …, each
+// in its own transaction: one through the exporter (a row per span), the
+// next as loom's own tracer provider writes it (a part), and so on.
 func writeRuns(ctx context.Context, exp *store.Exporter, seed uint64, count int) error {
 	for i := range count {
 		spans := fixture.CoderSandbox(fixture.Run{Seed: seed + uint64(i)}).Snapshots()
-		if err := exp.ExportSpans(ctx, spans); err != nil {
+		var err error
+		if i%2 == 0 {
+			err = exp.ExportSpans(ctx, spans)
+		} else {
+			err = exp.Store().WriteParts(ctx, partsOf(spans))
+		}
+		if err != nil {
 			return fmt.Errorf("run %d: %w", i, err)
 		}
 	}

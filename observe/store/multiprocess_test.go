@@ -16,8 +16,9 @@ import (
 )
 
 // TestConcurrentProcesses runs two child processes (this test binary,
-// re-executed) and this process writing to one database at once, then
-// checks that every span and summary is there and the file is sound.
+// re-executed) and this process writing to one database at once, half the
+// runs as rows of spans and half as parts, then checks that every span and
+// summary is there and the file is sound.
 func TestConcurrentProcesses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts child processes")
@@ -96,10 +97,16 @@ func TestConcurrentProcesses(t *testing.T) {
 	var check string
 	require.NoError(t, db.QueryRow("PRAGMA integrity_check").Scan(&check))
 	require.Equal(t, "ok", check)
-	var spans int
-	require.NoError(t, db.QueryRow("SELECT count(*) FROM spans").Scan(&spans))
+	var rows, inParts, parts int
+	require.NoError(t, db.QueryRow("SELECT count(*) FROM spans").Scan(&rows))
+	require.NoError(t, db.QueryRow("SELECT count(*), sum(span_count) FROM parts").Scan(&parts, &inParts))
+	require.Equal(t, 3*perWriter/2, parts, "every other run is one part")
+	spans := rows + inParts
 	require.Equal(t, 3*perWriter*6, spans)
 	var counted int
 	require.NoError(t, db.QueryRow("SELECT value FROM counters WHERE name = 'spans'").Scan(&counted))
 	require.Equal(t, spans, counted)
+	var traces int
+	require.NoError(t, db.QueryRow("SELECT value FROM counters WHERE name = 'traces'").Scan(&traces))
+	require.Equal(t, 3*perWriter, traces)
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/loomwork/loom/observe/internal/fixture"
@@ -34,7 +35,7 @@ func TestReopenExistingDatabase(t *testing.T) {
 	_, err = s.Traces(ctx, store.Query{})
 	require.ErrorIs(t, err, store.ErrClosed)
 
-	require.Equal(t, "1", pragma(t, path, "user_version"))
+	require.Equal(t, strconv.Itoa(store.SchemaVersion), pragma(t, path, "user_version"))
 	require.Equal(t, "wal", pragma(t, path, "journal_mode"))
 
 	s, err = store.Open(ctx, path)

@@ -271,6 +271,9 @@ func (s *Store) Trace(ctx context.Context, id string) (TraceDetail, error) {
 	if err := rows.Err(); err != nil {
 		return TraceDetail{}, fmt.Errorf("store: read spans of trace %s: %w", id, err)
 	}
+	if d.Spans, err = readParts(ctx, tx, id, d.Spans); err != nil {
+		return TraceDetail{}, err
+	}
 	return d, nil
 }
 

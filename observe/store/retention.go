@@ -23,31 +23,19 @@ func (s *Store) prune(ctx context.Context, tx *sql.Tx) error {
 	if c.maxAge > 0 {
 		cutoff = c.now().Add(-c.maxAge).UnixNano()
 	}
+	// One statement reads the counts and the oldest start: the fast path
+	// of a write that prunes nothing.
 	var traces, spans int64
-	if c.maxTraces > 0 {
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM traces`).Scan(&traces); err != nil {
-			return fmt.Errorf("store: count traces for retention: %w", err)
-		}
-	}
-	if c.maxSpans > 0 {
-		if err := tx.QueryRowContext(ctx, `SELECT value FROM counters WHERE name = 'spans'`).Scan(&spans); err != nil {
-			return fmt.Errorf("store: count spans for retention: %w", err)
-		}
+	var oldest sql.NullInt64
+	if err := tx.StmtContext(ctx, s.stmts.pruneState).QueryRowContext(ctx).Scan(&traces, &spans, &oldest); err != nil {
+		return fmt.Errorf("store: read counts for retention: %w", err)
 	}
 	due := func(start int64) bool {
 		return start < cutoff ||
 			(c.maxTraces > 0 && traces > int64(c.maxTraces)) ||
 			(c.maxSpans > 0 && spans > int64(c.maxSpans))
 	}
-	// Fast path: the oldest trace is within every bound.
-	var oldest int64
-	switch err := tx.QueryRowContext(ctx, `SELECT start_ns FROM traces ORDER BY start_ns, trace_id LIMIT 1`).Scan(&oldest); {
-	case err == sql.ErrNoRows:
-		return nil
-	case err != nil:
-		return fmt.Errorf("store: find oldest trace: %w", err)
-	}
-	if !due(oldest) {
+	if !oldest.Valid || !due(oldest.Int64) {
 		return nil
 	}
 	victims, err := oldestTraces(ctx, tx, pruneScan)
@@ -60,7 +48,14 @@ func (s *Store) prune(ctx context.Context, tx *sql.Tx) error {
 		if budget <= 0 || !due(v.start) {
 			break
 		}
-		limit := budget
+		np, err := deleteParts(ctx, tx, v.id)
+		if err != nil {
+			return err
+		}
+		budget -= np
+		deleted += np
+		spans -= np
+		limit := max(budget, 1)
 		res, err := tx.ExecContext(ctx,
 			`DELETE FROM spans WHERE rowid IN (SELECT rowid FROM spans WHERE trace_id = ? LIMIT ?)`, v.id, limit)
 		if err != nil {
@@ -91,6 +86,20 @@ func (s *Store) prune(ctx context.Context, tx *sql.Tx) error {
 		}
 	}
 	return nil
+}
+
+// deleteParts deletes the parts of trace id and returns how many spans
+// they held.
+func deleteParts(ctx context.Context, tx *sql.Tx, id string) (int64, error) {
+	var n int64
+	err := tx.QueryRowContext(ctx, `SELECT coalesce(sum(span_count), 0) FROM parts WHERE trace_id = ?`, id).Scan(&n)
+	if err == nil && n > 0 {
+		_, err = tx.ExecContext(ctx, `DELETE FROM parts WHERE trace_id = ?`, id)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("store: prune parts of trace %s: %w", id, err)
+	}
+	return n, nil
 }
 
 type traceRef struct {

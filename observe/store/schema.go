@@ -64,11 +64,37 @@ CREATE TABLE IF NOT EXISTS counters (
 );
 INSERT OR IGNORE INTO counters (name, value) VALUES ('seq', 0), ('spans', 0);
 `,
+	// 2: parts, the spans loom's own tracer recorded under one local root,
+	// one row each (rows of spans stay as they are); a count of traces kept
+	// by triggers, so that retention need not count them on every write;
+	// texts, long attribute values that repeat in every run (an agent's
+	// description), which parts refer to by id.
+	`
+CREATE TABLE IF NOT EXISTS parts (
+	trace_id   TEXT    NOT NULL,
+	part_id    TEXT    NOT NULL,
+	start_ns   INTEGER NOT NULL,
+	span_count INTEGER NOT NULL,
+	spans      BLOB    NOT NULL,
+	UNIQUE (trace_id, part_id)
+);
+CREATE TABLE IF NOT EXISTS texts (
+	id    INTEGER PRIMARY KEY,
+	hash  INTEGER NOT NULL,
+	value TEXT    NOT NULL
+);
+CREATE INDEX IF NOT EXISTS texts_hash ON texts (hash);
+INSERT OR IGNORE INTO counters (name, value) SELECT 'traces', count(*) FROM traces;
+CREATE TRIGGER IF NOT EXISTS traces_insert AFTER INSERT ON traces
+	BEGIN UPDATE counters SET value = value + 1 WHERE name = 'traces'; END;
+CREATE TRIGGER IF NOT EXISTS traces_delete AFTER DELETE ON traces
+	BEGIN UPDATE counters SET value = value - 1 WHERE name = 'traces'; END;
+`,
 }
 
 // SchemaVersion is the schema version this package writes (PRAGMA
 // user_version).
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // migrate brings the database to SchemaVersion in one IMMEDIATE transaction,
 // so two processes opening a new file at once do not both create it.

@@ -18,8 +18,10 @@ import (
 type Store struct {
 	path  string
 	cfg   config
-	write *sql.DB // one connection; transactions begin IMMEDIATE
-	read  *sql.DB // read-only connections for queries
+	write *sql.DB   // one connection; transactions begin IMMEDIATE
+	read  *sql.DB   // read-only connections for queries
+	stmts *stmts    // prepared on write
+	texts textCache // shared texts stored or found
 
 	mu     sync.Mutex // guards closed and serialises writes of this process
 	closed bool
@@ -56,14 +58,20 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		write.Close()
 		return nil, fmt.Errorf("%w (database %s)", err, path)
 	}
+	st, err := prepareStmts(ctx, write)
+	if err != nil {
+		write.Close()
+		return nil, fmt.Errorf("%w (database %s)", err, path)
+	}
 	read, err := sql.Open("sqlite", dsn(path, cfg, true))
 	if err != nil {
+		st.close()
 		write.Close()
 		return nil, fmt.Errorf("store: open %s for reading: %w", path, err)
 	}
 	read.SetMaxOpenConns(4)
 	read.SetMaxIdleConns(2)
-	return &Store{path: path, cfg: cfg, write: write, read: read}, nil
+	return &Store{path: path, cfg: cfg, write: write, read: read, stmts: st, texts: textCache{ids: map[string]int64{}}}, nil
 }
 
 // dsn builds the connection string: WAL journal, busy timeout, NORMAL sync
@@ -94,7 +102,7 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closed = true
-	return errors.Join(s.write.Close(), s.read.Close())
+	return errors.Join(s.stmts.close(), s.write.Close(), s.read.Close())
 }
 
 func (s *Store) isClosed() bool {

@@ -19,31 +19,39 @@ var (
 )
 
 func insertSQL(rows int) string {
-	var b strings.Builder
-	b.WriteString(`INSERT INTO spans
+	return valuesSQL(`INSERT INTO spans
 	(trace_id, span_id, parent_id, name, kind, start_ns, end_ns, status_code, status_message, attributes, events, scope)
-	VALUES `)
+	`, 12, rows, " ON CONFLICT (trace_id, span_id) DO NOTHING")
+}
+
+// valuesSQL is head, VALUES with rows groups of n placeholders, and tail.
+func valuesSQL(head string, n, rows int, tail string) string {
+	group := "(?" + strings.Repeat(", ?", n-1) + ")"
+	var b strings.Builder
+	b.WriteString(head)
+	b.WriteString("VALUES ")
 	for i := range rows {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+		b.WriteString(group)
 	}
-	b.WriteString(" ON CONFLICT (trace_id, span_id) DO NOTHING")
+	b.WriteString(tail)
 	return b.String()
 }
 
-// upsertTraceSQL folds a delta into a summary row. In an UPDATE every
+// The upsert that folds deltas into summary rows. In an UPDATE every
 // expression sees the old row, so the agent columns all test the same
 // condition: the new top agent span encloses the stored one.
-const upsertTraceSQL = `INSERT INTO traces (
+const (
+	upsertTraceHead = `INSERT INTO traces (
 	trace_id, start_ns, end_ns, status, error_message, root_span_id, root_name,
 	agent, agent_span_id, agent_start_ns, agent_end_ns, input_preview, output_preview,
 	agent_input_tokens, agent_output_tokens, agent_cost,
 	span_count, error_count, chat_count, tool_count,
 	input_tokens, output_tokens, cached_tokens, cost, cost_unknown, updated_seq)
-VALUES (?, ?, ?, ?, ?, ?, ?,  ?, ?, ?, ?, ?, ?,  ?, ?, ?,  ?, ?, ?, ?,  ?, ?, ?, ?, ?, ?)
-ON CONFLICT (trace_id) DO UPDATE SET
+`
+	upsertTraceTail = `ON CONFLICT (trace_id) DO UPDATE SET
 	start_ns = min(start_ns, excluded.start_ns),
 	end_ns = max(end_ns, excluded.end_ns),
 	status = CASE WHEN excluded.root_span_id != '' THEN excluded.status ELSE status END,
@@ -72,6 +80,22 @@ ON CONFLICT (trace_id) DO UPDATE SET
 	cost = cost + excluded.cost,
 	cost_unknown = cost_unknown + excluded.cost_unknown,
 	updated_seq = excluded.updated_seq`
+)
+
+// upsertRows is how many summaries one upsert statement writes: one
+// statement for many rows saves most of the per-statement cost.
+const upsertRows = 16
+
+// upsertTraceSQL folds one delta into its summary row; upsertTracesSQL
+// folds upsertRows deltas of distinct traces.
+var (
+	upsertTraceSQL  = upsertSQL(1)
+	upsertTracesSQL = upsertSQL(upsertRows)
+)
+
+func upsertSQL(rows int) string {
+	return valuesSQL(upsertTraceHead, 26, rows, "\n"+upsertTraceTail)
+}
 
 const newTop = `(excluded.agent_start_ns IS NOT NULL AND (agent_start_ns IS NULL
 	OR excluded.agent_start_ns < agent_start_ns
@@ -90,10 +114,17 @@ func (s *Store) Write(ctx context.Context, spans []Span) error {
 
 // writeRows inserts rows, updates the summaries of their traces and prunes,
 // all in one IMMEDIATE transaction.
-func (s *Store) writeRows(ctx context.Context, rows []row) (err error) {
+func (s *Store) writeRows(ctx context.Context, rows []row) error {
 	if len(rows) == 0 {
 		return nil
 	}
+	return s.inTx(ctx, len(rows), func(ins *inserter) error { return ins.insert(ctx, rows) })
+}
+
+// inTx runs insert, which stores spans (n in all) with ins, then updates
+// the summaries of their traces and prunes, all in one IMMEDIATE
+// transaction.
+func (s *Store) inTx(ctx context.Context, n int, insert func(ins *inserter) error) (err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -101,7 +132,7 @@ func (s *Store) writeRows(ctx context.Context, rows []row) (err error) {
 	}
 	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("store: begin write of %d spans: %w", len(rows), err)
+		return fmt.Errorf("store: begin write of %d spans: %w", n, err)
 	}
 	defer func() {
 		if err != nil {
@@ -109,27 +140,20 @@ func (s *Store) writeRows(ctx context.Context, rows []row) (err error) {
 		}
 	}()
 	var seq int64
-	if err := tx.QueryRowContext(ctx, `UPDATE counters SET value = value + 1 WHERE name = 'seq' RETURNING value`).Scan(&seq); err != nil {
+	if err := tx.StmtContext(ctx, s.stmts.nextSeq).QueryRowContext(ctx).Scan(&seq); err != nil {
 		return fmt.Errorf("store: next write sequence: %w", err)
 	}
-	ins := &inserter{tx: tx, deltas: make(map[string]*delta, 4), order: make([]string, 0, 4), cfg: &s.cfg}
+	ins := &inserter{tx: tx, deltas: make(map[string]*delta, 4), order: make([]string, 0, 4), cfg: &s.cfg, stmts: s.stmts, texts: &s.texts}
 	defer ins.close()
-	if err := ins.insert(ctx, rows); err != nil {
+	if err := insert(ins); err != nil {
 		return err
 	}
 	deltas, order, inserted := ins.deltas, ins.order, ins.inserted
 	if inserted > 0 {
-		up, err := tx.PrepareContext(ctx, upsertTraceSQL)
-		if err != nil {
-			return fmt.Errorf("store: prepare trace summary update: %w", err)
+		if err := s.upsertSummaries(ctx, tx, deltas, order, seq); err != nil {
+			return err
 		}
-		defer up.Close()
-		for _, id := range order {
-			if _, err := up.ExecContext(ctx, deltaArgs(deltas[id], seq)...); err != nil {
-				return fmt.Errorf("store: update summary of trace %s: %w", id, err)
-			}
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE counters SET value = value + ? WHERE name = 'spans'`, inserted); err != nil {
+		if _, err := tx.StmtContext(ctx, s.stmts.countSpans).ExecContext(ctx, inserted); err != nil {
 			return fmt.Errorf("store: count spans: %w", err)
 		}
 	}
@@ -137,12 +161,42 @@ func (s *Store) writeRows(ctx context.Context, rows []row) (err error) {
 		return err
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("store: commit %d spans: %w", len(rows), err)
+		return fmt.Errorf("store: commit %d spans: %w", n, err)
 	}
 	return nil
 }
 
-func deltaArgs(d *delta, seq int64) []any {
+// upsertSummaries folds the deltas into their traces' summary rows,
+// upsertRows at a time and the rest one by one.
+func (s *Store) upsertSummaries(ctx context.Context, tx *sql.Tx, deltas map[string]*delta, order []string, seq int64) error {
+	var many, one *sql.Stmt
+	args := make([]any, 0, 26*min(len(order), upsertRows))
+	for len(order) > 0 {
+		n, st := 1, &one
+		if len(order) >= upsertRows {
+			n, st = upsertRows, &many
+		}
+		if *st == nil {
+			if n == 1 {
+				*st = tx.StmtContext(ctx, s.stmts.upsertTrace)
+			} else {
+				*st = tx.StmtContext(ctx, s.stmts.upsertTraces)
+			}
+		}
+		args = args[:0]
+		for _, id := range order[:n] {
+			args = appendDeltaArgs(args, deltas[id], seq)
+		}
+		if _, err := (*st).ExecContext(ctx, args...); err != nil {
+			return fmt.Errorf("store: update the summaries of %d traces from %s: %w", n, order[0], err)
+		}
+		order = order[n:]
+	}
+	return nil
+}
+
+// appendDeltaArgs appends the upsert's values for d.
+func appendDeltaArgs(args []any, d *delta, seq int64) []any {
 	status, errMsg, rootID, rootName := "running", d.firstError, "", ""
 	if r := d.root; r != nil {
 		status, rootID, rootName = rootStatus(r), r.spanID, r.name
@@ -165,11 +219,11 @@ func deltaArgs(d *delta, seq int64) []any {
 		agentOut = sql.NullInt64{Int64: t.facts.outTok, Valid: true}
 		agentCost = sql.NullFloat64{Float64: t.facts.cost, Valid: t.facts.hasCost}
 	}
-	return []any{
+	return append(args,
 		d.traceID, d.startNS, d.endNS, status, errMsg, rootID, rootName,
 		agent, agentSpan, agentStart, agentEnd, in, out,
 		agentIn, agentOut, agentCost,
 		d.spans, d.errors, d.chats, d.tools,
 		d.inTok, d.outTok, d.cachedTok, d.cost, d.costUnknown, seq,
-	}
+	)
 }

@@ -1,8 +1,0 @@
-//go:build !unix
-
-package observe_test
-
-import "time"
-
-// cpuTime is not measured on this system; benchmarks report 0.
-func cpuTime() time.Duration { return 0 }

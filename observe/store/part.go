@@ -1,0 +1,235 @@
+package store
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+
+	"go.opentelemetry.io/otel/attribute"
+)
+
+// insertPartSQL stores one part as one row; a part stored before (same
+// trace and key) is skipped.
+const insertPartSQL = `INSERT INTO parts (trace_id, part_id, start_ns, span_count, spans)
+	VALUES (?, ?, ?, ?, ?) ON CONFLICT (trace_id, part_id) DO NOTHING`
+
+// EncodedPart is a [Part] in the form the store writes it: its spans
+// encoded as its row will hold them, and the facts its trace's summary
+// needs. It holds no span records, so that what waits to be written costs
+// the garbage collector little. Make one with [Store.EncodePart].
+type EncodedPart struct {
+	traceID, key string
+	base         int64 // the part's start, that span starts count from
+	blob         []byte
+	rows         []row
+	wanted       []string // texts in blob that the store would share
+}
+
+// Spans returns how many spans the part holds.
+func (e *EncodedPart) Spans() int { return len(e.rows) }
+
+// EncodePart encodes p for [Store.WriteEncoded]. It is safe for concurrent
+// use and reads nothing from the database: keys and values the store has
+// not stored as shared texts yet are encoded in place, and the write
+// stores them for the parts encoded after it.
+func (s *Store) EncodePart(p *Part) EncodedPart {
+	e := EncodedPart{traceID: p.TraceID.String(), key: p.key()}
+	if len(p.Spans) == 0 {
+		return e
+	}
+	e.base = p.Spans[0].Start.UnixNano()
+	for _, r := range p.Spans {
+		e.base = min(e.base, r.Start.UnixNano())
+	}
+	e.rows = make([]row, len(p.Spans))
+	for i, r := range p.Spans {
+		e.rows[i] = rowFromRecord(e.traceID, r)
+	}
+	s.texts.mu.RLock()
+	e.blob, e.wanted = appendPartJSON(make([]byte, 0, 256*len(p.Spans)), p, e.base, s.texts.ids, nil)
+	s.texts.mu.RUnlock()
+	return e
+}
+
+// WriteParts encodes parts and writes them; see [Store.WriteEncoded].
+func (s *Store) WriteParts(ctx context.Context, parts []Part) error {
+	enc := make([]EncodedPart, len(parts))
+	for i := range parts {
+		enc[i] = s.EncodePart(&parts[i])
+	}
+	return s.WriteEncoded(ctx, enc)
+}
+
+// WriteEncoded stores parts of traces, each as one row holding its spans
+// (see [Part]), and updates the traces' summaries, all in one
+// transaction. A part written before is skipped, so writing a batch twice
+// changes nothing. Queries see the parts' spans as they see exported ones.
+func (s *Store) WriteEncoded(ctx context.Context, parts []EncodedPart) error {
+	n := 0
+	for i := range parts {
+		n += parts[i].Spans()
+	}
+	if n == 0 {
+		return nil
+	}
+	stored := map[string]int64{}
+	err := s.inTx(ctx, n, func(ins *inserter) error {
+		for i := range parts {
+			if err := ins.shareWanted(ctx, parts[i].wanted, stored); err != nil {
+				return err
+			}
+		}
+		for i := range parts {
+			if parts[i].Spans() == 0 {
+				continue
+			}
+			if err := ins.insertPart(ctx, &parts[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err == nil {
+		// Only texts of a committed write may be referred to.
+		s.texts.publish(stored)
+	}
+	return err
+}
+
+// insertPart stores p as one row and, when it is new, adds its spans to
+// their trace's summary delta.
+func (in *inserter) insertPart(ctx context.Context, p *EncodedPart) error {
+	if in.part == nil {
+		in.part = in.tx.StmtContext(ctx, in.stmts.insertPart)
+	}
+	res, err := in.part.ExecContext(ctx, p.traceID, p.key, p.base, p.Spans(), p.blob)
+	if err != nil {
+		return fmt.Errorf("store: insert %d spans of trace %s: %w", p.Spans(), p.traceID, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil // stored before: a retried write
+	}
+	for i := range p.rows {
+		in.count(&p.rows[i])
+	}
+	return nil
+}
+
+// rowFromRecord returns the facts of r that a trace summary needs; the
+// encoded attributes and events stay empty, as the part's row holds them.
+func rowFromRecord(traceID string, r *Record) row {
+	out := row{
+		traceID:       traceID,
+		spanID:        r.SpanID.String(),
+		root:          !r.ParentID.IsValid() || r.RemoteParent,
+		name:          r.Name,
+		startNS:       r.Start.UnixNano(),
+		endNS:         r.End.UnixNano(),
+		statusCode:    codeString(r.Status),
+		statusMessage: r.StatusMessage,
+	}
+	for _, kv := range r.Attributes {
+		out.facts.set(string(kv.Key), kv.Value)
+	}
+	return out
+}
+
+// appendPartJSON appends p's spans in a part's stored form: a JSON array
+// with one compact object per span, as decodePart reads it:
+//
+//	{"i": span id, "p": parent id, "n": name, "k": kind (omitted when
+//	 internal), "s": start in ns after base, "d": duration in ns,
+//	 "c": status (omitted when unset), "m": status message,
+//	 "a": [key, value, key, value, …], "v": events (as in the spans
+//	 table), "o": scope (omitted when the previous span's)}
+//
+// base is the part's start (its row's start_ns). An attribute key is the
+// id of a stored text (from ids), or the key itself; a long value that
+// repeats from run to run (see sharedKey) is {"$text": id}, or the value
+// itself. Keys and shared values written in place are appended to wanted.
+// Keys of a span appear once: a later value of a key wins.
+func appendPartJSON(b []byte, p *Part, base int64, ids map[string]int64, wanted []string) ([]byte, []string) {
+	b = append(b, '[')
+	scope := ""
+	for i, r := range p.Spans {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"i":"`...)
+		b = hex.AppendEncode(b, r.SpanID[:])
+		b = append(b, '"')
+		if r.ParentID.IsValid() {
+			b = append(b, `,"p":"`...)
+			b = hex.AppendEncode(b, r.ParentID[:])
+			b = append(b, '"')
+		}
+		b = append(b, `,"n":`...)
+		b = appendJSONString(b, r.Name)
+		if k := kindString(r.Kind); k != "internal" {
+			b = append(b, `,"k":"`...)
+			b = append(b, k...)
+			b = append(b, '"')
+		}
+		start := r.Start.UnixNano()
+		b = append(b, `,"s":`...)
+		b = strconv.AppendInt(b, start-base, 10)
+		b = append(b, `,"d":`...)
+		b = strconv.AppendInt(b, r.End.UnixNano()-start, 10)
+		if c := codeString(r.Status); c != "unset" {
+			b = append(b, `,"c":"`...)
+			b = append(b, c...)
+			b = append(b, '"')
+		}
+		if r.StatusMessage != "" {
+			b = append(b, `,"m":`...)
+			b = appendJSONString(b, r.StatusMessage)
+		}
+		b, wanted = appendAttrPairs(b, r.Attributes, ids, wanted)
+		if len(r.Events) > 0 {
+			b = append(b, `,"v":[`...)
+			for j, e := range r.Events {
+				if j > 0 {
+					b = append(b, ',')
+				}
+				b = appendEventJSON(b, e.Name, e.Time.UnixNano(), e.Attributes)
+			}
+			b = append(b, ']')
+		}
+		if i == 0 || r.Scope != scope {
+			b = append(b, `,"o":`...)
+			b = appendJSONString(b, r.Scope)
+			scope = r.Scope
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']'), wanted
+}
+
+// appendAttrPairs appends "a": attrs as a flat array of keys and values,
+// keys and shared values as text ids where ids has them.
+func appendAttrPairs(b []byte, attrs []attribute.KeyValue, ids map[string]int64, wanted []string) ([]byte, []string) {
+	b = append(b, `,"a":[`...)
+	for n, i := range lastOfKeys(attrs) {
+		kv := attrs[i]
+		if n > 0 {
+			b = append(b, ',')
+		}
+		if id, ok := ids[string(kv.Key)]; ok {
+			b = strconv.AppendInt(b, id, 10)
+		} else {
+			b = appendJSONString(b, string(kv.Key))
+			wanted = append(wanted, string(kv.Key))
+		}
+		b = append(b, ',')
+		if !sharedValue(kv) {
+			b = appendValueJSON(b, kv.Value)
+		} else if id, ok := ids[kv.Value.AsString()]; ok {
+			b = appendTextRef(b, id)
+		} else {
+			b = appendValueJSON(b, kv.Value)
+			wanted = append(wanted, kv.Value.AsString())
+		}
+	}
+	return append(b, ']'), wanted
+}

@@ -1,0 +1,223 @@
+package store_test
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/loomwork/loom/observe/internal/fixture"
+	"github.com/loomwork/loom/observe/store"
+	"github.com/stretchr/testify/require"
+)
+
+// runParts returns the parts loom's tracer provider would write for runs.
+func runParts(runs ...fixture.Run) []store.Part {
+	var parts []store.Part
+	for _, r := range runs {
+		parts = append(parts, partsOf(fixture.CoderSandbox(r).Snapshots())...)
+	}
+	return parts
+}
+
+func TestWritePartsStoresWhatExportStores(t *testing.T) {
+	ctx := context.Background()
+	start := time.Now().Add(-time.Hour)
+	runs := []fixture.Run{{Seed: 1, Start: start}, {Seed: 2, Start: start.Add(time.Second), Outcome: fixture.Failed}, {Seed: 5, Start: start.Add(3 * time.Second), Outcome: fixture.SandboxError}, {Seed: 3, Start: start.Add(2 * time.Second), Agent: "other"}}
+
+	exported := openTemp(t)
+	export(t, exported, runs...)
+	written := openTemp(t)
+	require.NoError(t, written.WriteParts(ctx, runParts(runs...)))
+
+	// Seq counts writes: one export per run against one WriteParts.
+	want, err := exported.Traces(ctx, store.Query{})
+	require.NoError(t, err)
+	got, err := written.Traces(ctx, store.Query{})
+	require.NoError(t, err)
+	require.Len(t, got.Traces, len(runs))
+	for i := range want.Traces {
+		want.Traces[i].Seq = got.Traces[i].Seq
+	}
+	require.Equal(t, want.Traces, got.Traces)
+	for _, sum := range want.Traces {
+		w, err := exported.Trace(ctx, sum.TraceID)
+		require.NoError(t, err)
+		g, err := written.Trace(ctx, sum.TraceID)
+		require.NoError(t, err)
+		w.Summary.Seq = g.Summary.Seq
+		require.Equal(t, w, g, "trace %s", sum.TraceID)
+	}
+
+	// Writing the same parts again changes nothing.
+	require.NoError(t, written.WriteParts(ctx, runParts(runs...)))
+	again, err := written.Traces(ctx, store.Query{})
+	require.NoError(t, err)
+	for i := range again.Traces {
+		again.Traces[i].Seq = got.Traces[i].Seq
+	}
+	require.Equal(t, got.Traces, again.Traces)
+	require.NoError(t, written.WriteParts(ctx, nil), "nothing to write")
+}
+
+func TestWritePartsOfOneTraceFromTwoProcesses(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	spans := fixture.CoderSandbox(fixture.Run{Seed: 7}).Snapshots()
+	id := fixture.IDs(7).String()
+	// The tool's spans came from a server process (their local root has a
+	// remote parent), the rest from the client: two parts, either order.
+	all := runParts(fixture.Run{Seed: 7})[0]
+	server := store.Part{TraceID: all.TraceID, Spans: all.Spans[:3]}
+	server.Spans[2].RemoteParent = true
+	client := store.Part{TraceID: all.TraceID, Spans: all.Spans[3:]}
+	require.NoError(t, s.WriteParts(ctx, []store.Part{server}))
+	d, err := s.Trace(ctx, id)
+	require.NoError(t, err)
+	require.Equal(t, int64(3), d.Summary.Spans)
+	require.NoError(t, s.WriteParts(ctx, []store.Part{client}))
+	d, err = s.Trace(ctx, id)
+	require.NoError(t, err)
+	require.Len(t, d.Spans, len(spans))
+	require.Equal(t, int64(len(spans)), d.Summary.Spans)
+	require.Equal(t, "coder", d.Summary.Agent)
+	for i := 1; i < len(d.Spans); i++ {
+		require.False(t, d.Spans[i].Start.Before(d.Spans[i-1].Start), "spans by start time")
+	}
+}
+
+func TestCorruptPartIsAClearError(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "traces.db")
+	s, err := store.Open(ctx, path)
+	require.NoError(t, err)
+	defer s.Close()
+	require.NoError(t, s.WriteParts(ctx, runParts(fixture.Run{Seed: 4})))
+	db, err := sql.Open("sqlite", "file:"+path)
+	require.NoError(t, err)
+	defer db.Close()
+	_, err = db.Exec(`UPDATE parts SET spans = '[{"span_id": 12'`)
+	require.NoError(t, err)
+	_, err = s.Trace(ctx, fixture.IDs(4).String())
+	require.ErrorContains(t, err, "of trace "+fixture.IDs(4).String()+" is corrupt")
+}
+
+func TestOpenMigratesVersion1(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "traces.db")
+	s, err := store.Open(ctx, path)
+	require.NoError(t, err)
+	export(t, s, fixture.Run{Seed: 1})
+	require.NoError(t, s.Close())
+	// Make the file what schema version 1 wrote: spans, no parts.
+	db, err := sql.Open("sqlite", "file:"+path)
+	require.NoError(t, err)
+	_, err = db.Exec(`DROP TABLE parts; PRAGMA user_version = 1`)
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+
+	s, err = store.Open(ctx, path)
+	require.NoError(t, err)
+	defer s.Close()
+	require.Equal(t, strconv.Itoa(store.SchemaVersion), pragma(t, path, "user_version"))
+	d, err := s.Trace(ctx, fixture.IDs(1).String())
+	require.NoError(t, err, "the spans written before the migration are kept")
+	require.Len(t, d.Spans, 6)
+	require.NoError(t, s.WriteParts(ctx, runParts(fixture.Run{Seed: 2})))
+	require.ElementsMatch(t, seedIDs(1, 2), allIDs(t, s))
+}
+
+func TestRetentionPrunesParts(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "traces.db")
+	s, err := store.Open(ctx, path, store.WithMaxTraces(2))
+	require.NoError(t, err)
+	defer s.Close()
+	start := time.Now().Add(-time.Hour)
+	for i := range 4 {
+		require.NoError(t, s.WriteParts(ctx, runParts(fixture.Run{Seed: uint64(i + 1), Start: start.Add(time.Duration(i) * time.Minute)})))
+	}
+	require.ElementsMatch(t, seedIDs(3, 4), allIDs(t, s), "the oldest runs are pruned")
+	db, err := sql.Open("sqlite", "file:"+path+"?_query_only=1")
+	require.NoError(t, err)
+	defer db.Close()
+	var parts, counted int
+	require.NoError(t, db.QueryRow(`SELECT count(*) FROM parts`).Scan(&parts))
+	require.NoError(t, db.QueryRow(`SELECT value FROM counters WHERE name = 'spans'`).Scan(&counted))
+	require.Equal(t, 2, parts)
+	require.Equal(t, 12, counted, "the span count follows the pruned parts")
+	var traces, rows int
+	require.NoError(t, db.QueryRow(`SELECT value FROM counters WHERE name = 'traces'`).Scan(&traces))
+	require.NoError(t, db.QueryRow(`SELECT count(*) FROM traces`).Scan(&rows))
+	require.Equal(t, 2, rows)
+	require.Equal(t, rows, traces, "the trace count follows inserts, updates and deletes")
+}
+
+func TestSharedTextsAreStoredOnce(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "traces.db")
+	s, err := store.Open(ctx, path)
+	require.NoError(t, err)
+	defer s.Close()
+	db, err := sql.Open("sqlite", "file:"+path+"?_query_only=1")
+	require.NoError(t, err)
+	defer db.Close()
+	count := func(query string) int {
+		var n int
+		require.NoError(t, db.QueryRow(query).Scan(&n))
+		return n
+	}
+	const inline = `SELECT count(*) FROM parts WHERE instr(spans, 'Run JavaScript in a sandbox') > 0`
+
+	// The first write carries the keys and the descriptions in place and
+	// stores them; the parts encoded after it refer to them.
+	require.NoError(t, s.WriteParts(ctx, runParts(fixture.Run{Seed: 1})))
+	first := count(`SELECT count(*) FROM texts`)
+	require.Positive(t, first)
+	require.NoError(t, s.WriteParts(ctx, runParts(fixture.Run{Seed: 2}, fixture.Run{Seed: 3})))
+	require.Equal(t, first, count(`SELECT count(*) FROM texts`), "keys and descriptions are stored once, whatever the number of runs")
+	require.Equal(t, 1, count(inline), "only the first run carries the description in place")
+
+	// A store opened afresh (another process) finds the stored texts.
+	other, err := store.Open(ctx, path)
+	require.NoError(t, err)
+	defer other.Close()
+	require.NoError(t, other.WriteParts(ctx, runParts(fixture.Run{Seed: 4})))
+	require.NoError(t, other.WriteParts(ctx, runParts(fixture.Run{Seed: 5})))
+	require.Equal(t, first, count(`SELECT count(*) FROM texts`))
+	require.Equal(t, 2, count(inline))
+
+	for _, seed := range []uint64{1, 4, 5} {
+		d, err := s.Trace(ctx, fixture.IDs(seed).String())
+		require.NoError(t, err)
+		found := false
+		for _, sp := range d.Spans {
+			if sp.Attributes["gen_ai.agent.name"] == "evaluateJs" {
+				require.Equal(t, "Run JavaScript in a sandbox and return its result and console output.", sp.Attributes["gen_ai.agent.description"])
+				found = true
+			}
+		}
+		require.True(t, found, "run %d", seed)
+	}
+}
+
+func TestAFailedWriteLeavesNoReferenceToItsTexts(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	// A write that fails (its context is cancelled) stores no texts, and
+	// the parts encoded after it carry theirs in place again.
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	require.Error(t, s.WriteParts(cancelled, runParts(fixture.Run{Seed: 1})))
+	require.NoError(t, s.WriteParts(ctx, runParts(fixture.Run{Seed: 2})))
+	require.NoError(t, s.WriteParts(ctx, runParts(fixture.Run{Seed: 3})))
+	for _, seed := range []uint64{2, 3} {
+		d, err := s.Trace(ctx, fixture.IDs(seed).String())
+		require.NoError(t, err)
+		require.Len(t, d.Spans, 6)
+	}
+	_, err := s.Trace(ctx, fixture.IDs(1).String())
+	require.ErrorIs(t, err, store.ErrNotFound)
+}

@@ -1,0 +1,141 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"strconv"
+	"sync"
+
+	"go.opentelemetry.io/otel/attribute"
+)
+
+// Attribute keys, and long attribute values that repeat in every run of an
+// agent, are stored once, in the texts table, and a part refers to them by
+// id: keys and an agent's description are most of the bytes of a run
+// without content capture. Only the values of a few keys are shared (see
+// sharedValue), and only values of at least minSharedText bytes; a process
+// shares at most maxSharedTexts texts (keys and values), so that texts
+// that do not repeat cannot grow the table without bound. The first parts
+// a process writes carry their keys and values in place; the write stores
+// them, and parts encoded after it refer to them.
+const (
+	minSharedText  = 64
+	maxSharedTexts = 1024
+)
+
+// sharedValue reports whether kv's value is one that repeats from run to
+// run: a long string under one of the keys below.
+func sharedValue(kv attribute.KeyValue) bool {
+	switch kv.Key {
+	case "gen_ai.agent.description", "gen_ai.system_instructions", "gen_ai.tool.definitions":
+		return kv.Value.Type() == attribute.STRING && len(kv.Value.AsString()) >= minSharedText
+	}
+	return false
+}
+
+// textCache holds the ids of the texts a store has stored or found, for
+// encoders on any goroutine. A write adds the texts it stored only once
+// it committed, so that no part refers to a text a failed write lost.
+type textCache struct {
+	mu  sync.RWMutex
+	ids map[string]int64
+}
+
+// publish adds stored to the cache, as far as maxSharedTexts allows.
+func (c *textCache) publish(stored map[string]int64) {
+	if len(stored) == 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for v, id := range stored {
+		if len(c.ids) >= maxSharedTexts {
+			return
+		}
+		c.ids[v] = id
+	}
+}
+
+// shareWanted finds or stores, within the transaction, the texts that a
+// part carried in place, adding their ids to stored; the cache takes them
+// once the write commits.
+func (in *inserter) shareWanted(ctx context.Context, wanted []string, stored map[string]int64) error {
+	for _, v := range wanted {
+		if _, ok := stored[v]; ok {
+			continue
+		}
+		in.texts.mu.RLock()
+		_, cached := in.texts.ids[v]
+		full := len(in.texts.ids)+len(stored) >= maxSharedTexts
+		in.texts.mu.RUnlock()
+		if cached || full {
+			continue
+		}
+		id, err := in.storeText(ctx, v)
+		if err != nil {
+			return err
+		}
+		stored[v] = id
+	}
+	return nil
+}
+
+// storeText finds or stores text v within the transaction.
+func (in *inserter) storeText(ctx context.Context, v string) (int64, error) {
+	h := fnv.New64a()
+	h.Write([]byte(v))
+	sum := int64(h.Sum64())
+	var id int64
+	err := in.tx.QueryRowContext(ctx, `SELECT id FROM texts WHERE hash = ? AND value = ?`, sum, v).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = in.tx.QueryRowContext(ctx, `INSERT INTO texts (hash, value) VALUES (?, ?) RETURNING id`, sum, v).Scan(&id)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("store: store a shared attribute key or value: %w", err)
+	}
+	return id, nil
+}
+
+// appendTextRef appends the stored form of a shared value.
+func appendTextRef(b []byte, id int64) []byte {
+	b = append(b, `{"$text":`...)
+	b = strconv.AppendInt(b, id, 10)
+	return append(b, '}')
+}
+
+// resolveTexts replaces the {"$text": id} values of attrs with their text,
+// read within tx; got caches texts across the spans of one query.
+func resolveTexts(ctx context.Context, tx *sql.Tx, attrs map[string]any, got map[int64]string) error {
+	for k, v := range attrs {
+		ref, ok := v.(map[string]any)
+		if !ok {
+			continue
+		}
+		n, ok := ref["$text"].(json.Number)
+		id, err := n.Int64()
+		if !ok || err != nil {
+			return fmt.Errorf("attribute %s holds an object that is not a text reference", k)
+		}
+		if attrs[k], err = text(ctx, tx, id, got); err != nil {
+			return fmt.Errorf("attribute %s: %w", k, err)
+		}
+	}
+	return nil
+}
+
+// text returns stored text id, read within tx unless got has it.
+func text(ctx context.Context, tx *sql.Tx, id int64, got map[int64]string) (string, error) {
+	if t, ok := got[id]; ok {
+		return t, nil
+	}
+	var t string
+	if err := tx.QueryRowContext(ctx, `SELECT value FROM texts WHERE id = ?`, id).Scan(&t); err != nil {
+		return "", fmt.Errorf("text %d: %w", id, err)
+	}
+	got[id] = t
+	return t, nil
+}
