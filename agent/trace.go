@@ -115,7 +115,10 @@ func errorType(err error) string {
 	var le *LimitError
 	var ve *ValidationError
 	var ae *model.APIError
+	var te *TripwireError
 	switch {
+	case errors.As(err, &te):
+		return "tripwire"
 	case errors.As(err, &le):
 		return "limit:" + le.Limit
 	case errors.As(err, &ve):
