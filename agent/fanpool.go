@@ -140,12 +140,15 @@ func (p *fanPool) signal() {
 	}
 }
 
-// workerStack is the stack a worker starts with: about what a job's call
-// chain (an agent run, its tool, JSON decoding and schema checks) needs.
-const workerStack = 32 << 10
+// workerStack is the frame that grows a worker's stack before its first
+// job: room for a cheap job's call chain (an agent run, its tool, JSON
+// decoding and schema checks) that still leaves the stack at 16 KiB, the
+// largest size the runtime hands out from a per-processor cache; a larger
+// stack is allocated from, and freed to, the shared heap for every worker.
+const workerStack = 12 << 10
 
 // growStack grows a new worker's stack to hold workerStack bytes in one
-// step, while the stack is still shallow: growing it step by step deep in
+// step (to 16 KiB), while the stack is still shallow: growing it step by step deep in
 // a job copies it each time and adjusts every frame, which costs cheap
 // jobs about as much as the rest of the hand-off.
 //
