@@ -17,12 +17,13 @@ import (
 // in while the span runs and handed to its local trace when it ends.
 type span struct {
 	embedded.Span
-	t   *tracer
-	tr  *localTrace
-	sc  trace.SpanContext
-	mu  sync.Mutex // guards rec and ended
-	rec store.Record
-	end bool
+	t     *tracer
+	tr    *localTrace
+	sc    trace.SpanContext
+	mu    sync.Mutex // guards rec, attrs and end
+	rec   store.Record
+	attrs *attrBuf // rec.Attributes' buffer, from the provider's pool
+	end   bool
 }
 
 var _ trace.Span = (*span)(nil)
@@ -50,7 +51,7 @@ func (s *span) End(opts ...trace.SpanEndOption) {
 	s.mu.Unlock()
 	// Nothing changes the record after End, so the store reads it in
 	// place.
-	s.tr.ended(s, &s.rec)
+	s.tr.ended(s)
 }
 
 // AddEvent adds an event with the options' time and attributes.
@@ -136,7 +137,7 @@ func (s *span) SetName(name string) {
 func (s *span) SetAttributes(kv ...attribute.KeyValue) {
 	s.mu.Lock()
 	if !s.end {
-		s.rec.Attributes = appendAttrs(s.rec.Attributes, kv)
+		s.appendAttrs(kv)
 	}
 	s.mu.Unlock()
 }

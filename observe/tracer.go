@@ -29,6 +29,7 @@ type TracerProvider struct {
 	embedded.TracerProvider
 	b      *batcher[store.EncodedPart]
 	encode func(*store.Part) store.EncodedPart
+	attrs  sync.Pool // of *attrBuf: spans' attribute storage, reused once their part is encoded
 
 	mu   sync.Mutex // guards live
 	live map[*localTrace]struct{}
@@ -66,6 +67,7 @@ func NewTracerProvider(s *store.Store, cfg BatchConfig, owns bool) (*TracerProvi
 // spans end and handing them to write.
 func newTracerProvider(cfg BatchConfig, encode func(*store.Part) store.EncodedPart, write func(context.Context, []store.EncodedPart) error, closeWriter func(context.Context) error) (*TracerProvider, error) {
 	p := &TracerProvider{live: map[*localTrace]struct{}{}, encode: encode}
+	p.attrs.New = func() any { return &attrBuf{kv: make([]attribute.KeyValue, 0, attrBufSize)} }
 	b, err := newBatcher(cfg, write, closeWriter, func(p store.EncodedPart) int { return p.Spans() }, p.drainLive)
 	if err != nil {
 		return nil, err
@@ -90,7 +92,7 @@ func (p *TracerProvider) drainLive() {
 		lt.done = nil
 		lt.mu.Unlock()
 		if len(done) > 0 {
-			p.add(store.Part{TraceID: lt.id, Spans: done})
+			p.add(lt.id, done)
 		}
 	}
 }
@@ -118,20 +120,42 @@ func (p *TracerProvider) Shutdown(ctx context.Context) error {
 	return p.b.shutdown(ctx)
 }
 
-// spanAttrRoom is the room left for attributes set later when a span's
-// attributes grow: loom's spans set theirs in one call when they start
-// and one when they end, so the room usually saves the second allocation.
-const spanAttrRoom = 6
+// attrBuf holds a span's attributes. Once the span's part is encoded
+// nothing reads them, so the buffer goes back to its provider's pool for a
+// later span: most of what a recorded span allocates is its attributes.
+type attrBuf struct{ kv []attribute.KeyValue }
 
-// appendAttrs appends kv to attrs, growing it by spanAttrRoom more than
-// needed rather than doubling it.
-func appendAttrs(attrs, kv []attribute.KeyValue) []attribute.KeyValue {
-	if len(attrs)+len(kv) > cap(attrs) {
-		grown := make([]attribute.KeyValue, len(attrs), len(attrs)+len(kv)+spanAttrRoom)
-		copy(grown, attrs)
-		attrs = grown
+// attrBufSize is the room a new buffer has: about what loom's agent spans
+// set when they start and end. maxPooledAttrs bounds the buffers the pool
+// keeps, so that one span with many attributes does not pin its buffer.
+const (
+	attrBufSize    = 24
+	maxPooledAttrs = 128
+)
+
+// appendAttrs appends kv to s's attributes, in a pooled buffer.
+func (s *span) appendAttrs(kv []attribute.KeyValue) {
+	if s.attrs == nil {
+		s.attrs = s.t.p.attrs.Get().(*attrBuf)
+		s.rec.Attributes = s.attrs.kv[:0]
 	}
-	return append(attrs, kv...)
+	s.rec.Attributes = append(s.rec.Attributes, kv...)
+	s.attrs.kv = s.rec.Attributes
+}
+
+// release returns the attribute buffers of spans whose part was encoded.
+func (p *TracerProvider) release(spans []*span) {
+	for _, s := range spans {
+		s.mu.Lock()
+		b := s.attrs
+		clear(s.rec.Attributes)
+		s.attrs, s.rec.Attributes = nil, nil
+		s.mu.Unlock()
+		if b != nil && cap(b.kv) <= maxPooledAttrs {
+			b.kv = b.kv[:0]
+			p.attrs.Put(b)
+		}
+	}
 }
 
 // tracer starts spans of one instrumentation scope.
@@ -165,7 +189,7 @@ func (t *tracer) Start(ctx context.Context, name string, opts ...trace.SpanStart
 		s.rec.Start = now()
 	}
 	if attrs := cfg.Attributes(); len(attrs) > 0 {
-		s.rec.Attributes = appendAttrs(nil, attrs)
+		s.appendAttrs(attrs)
 	}
 	var traceID trace.TraceID
 	if parent.IsValid() {
@@ -198,7 +222,7 @@ type localTrace struct {
 	id   trace.TraceID
 	root *span // the span that opened the trace here
 	mu   sync.Mutex
-	done []*store.Record
+	done []*span
 	sent bool // the local root ended and the spans went to the store
 }
 
@@ -206,26 +230,26 @@ type localTrace struct {
 // store without waiting for its root or the interval.
 const maxBuffered = 512
 
-// ended records s's record; when s is the local root, the trace's spans go
-// to the store. A span that ends after its root goes on its own.
-func (lt *localTrace) ended(s *span, rec *store.Record) {
+// ended records that s ended; when s is the local root, the trace's spans
+// go to the store. A span that ends after its root goes on its own.
+func (lt *localTrace) ended(s *span) {
 	p := s.t.p
 	lt.mu.Lock()
 	if lt.sent {
 		lt.mu.Unlock()
-		p.add(store.Part{TraceID: lt.id, Spans: []*store.Record{rec}})
+		p.add(lt.id, []*span{s})
 		return
 	}
 	if lt.done == nil {
-		lt.done = make([]*store.Record, 0, 8)
+		lt.done = make([]*span, 0, 8)
 	}
-	lt.done = append(lt.done, rec)
+	lt.done = append(lt.done, s)
 	root := lt.root == s
 	if !root && len(lt.done) < maxBuffered {
 		lt.mu.Unlock()
 		return
 	}
-	part := store.Part{TraceID: lt.id, Spans: lt.done}
+	done := lt.done
 	lt.done, lt.sent = nil, root
 	lt.mu.Unlock()
 	if root {
@@ -233,13 +257,19 @@ func (lt *localTrace) ended(s *span, rec *store.Record) {
 		delete(p.live, lt)
 		p.mu.Unlock()
 	}
-	p.add(part)
+	p.add(lt.id, done)
 }
 
-// add encodes part, so that what waits to be written is bytes rather than
-// span records, and queues it.
-func (p *TracerProvider) add(part store.Part) {
-	p.b.add(p.encode(&part))
+// add encodes the ended spans of a trace as one part, so that what waits
+// to be written is bytes rather than span records, queues it, and reuses
+// the spans' attribute buffers.
+func (p *TracerProvider) add(id trace.TraceID, spans []*span) {
+	recs := make([]*store.Record, len(spans))
+	for i, s := range spans {
+		recs[i] = &s.rec
+	}
+	p.b.add(p.encode(&store.Part{TraceID: id, Spans: recs}))
+	p.release(spans)
 }
 
 // newTraceID and newSpanID return random non-zero ids, as the SDK's

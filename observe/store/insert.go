@@ -108,13 +108,18 @@ func (in *inserter) insertOne(ctx context.Context, r *row) error {
 // count adds an inserted row to its trace's summary delta.
 func (in *inserter) count(r *row) {
 	in.inserted++
-	d := in.deltas[r.traceID]
+	in.deltaOf(r.traceID).add(r, in.cfg)
+}
+
+// deltaOf returns the summary delta of a trace, made on first use.
+func (in *inserter) deltaOf(traceID string) *delta {
+	d := in.deltas[traceID]
 	if d == nil {
-		d = &delta{traceID: r.traceID}
-		in.deltas[r.traceID] = d
-		in.order = append(in.order, r.traceID)
+		d = &delta{traceID: traceID}
+		in.deltas[traceID] = d
+		in.order = append(in.order, traceID)
 	}
-	d.add(r, in.cfg)
+	return d
 }
 
 func (in *inserter) close() {

@@ -22,12 +22,17 @@ type EncodedPart struct {
 	traceID, key string
 	base         int64 // the part's start, that span starts count from
 	blob         []byte
-	rows         []row
+	sum          *delta   // what the part adds to its trace's summary
 	wanted       []string // texts in blob that the store would share
 }
 
 // Spans returns how many spans the part holds.
-func (e *EncodedPart) Spans() int { return len(e.rows) }
+func (e *EncodedPart) Spans() int {
+	if e.sum == nil {
+		return 0
+	}
+	return int(e.sum.spans)
+}
 
 // EncodePart encodes p for [Store.WriteEncoded]. It is safe for concurrent
 // use and reads nothing from the database: keys and values the store has
@@ -42,10 +47,7 @@ func (s *Store) EncodePart(p *Part) EncodedPart {
 	for _, r := range p.Spans {
 		e.base = min(e.base, r.Start.UnixNano())
 	}
-	e.rows = make([]row, len(p.Spans))
-	for i, r := range p.Spans {
-		e.rows[i] = rowFromRecord(e.traceID, r)
-	}
+	e.sum = s.partSummary(e.traceID, p.Spans)
 	s.texts.mu.RLock()
 	e.blob, e.wanted = appendPartJSON(make([]byte, 0, 256*len(p.Spans)), p, e.base, s.texts.ids, nil)
 	s.texts.mu.RUnlock()
@@ -110,10 +112,34 @@ func (in *inserter) insertPart(ctx context.Context, p *EncodedPart) error {
 	if n, _ := res.RowsAffected(); n == 0 {
 		return nil // stored before: a retried write
 	}
-	for i := range p.rows {
-		in.count(&p.rows[i])
-	}
+	in.inserted += p.sum.spans
+	in.deltaOf(p.traceID).merge(p.sum)
 	return nil
+}
+
+// partSummary folds the spans of a part into what they add to their
+// trace's summary, keeping a copy of only the rows it refers to (the root
+// and the outermost agent span), so that an encoded part holds one small
+// delta rather than a row per span.
+func (s *Store) partSummary(traceID string, spans []*Record) *delta {
+	d := &delta{traceID: traceID}
+	r := new(row)
+	for _, rec := range spans {
+		*r = rowFromRecord(traceID, rec)
+		d.add(r, &s.cfg)
+		if d.root != r && d.top != r {
+			continue
+		}
+		kept := new(row)
+		*kept = *r
+		if d.root == r {
+			d.root = kept
+		}
+		if d.top == r {
+			d.top = kept
+		}
+	}
+	return d
 }
 
 // rowFromRecord returns the facts of r that a trace summary needs; the

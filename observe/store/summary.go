@@ -63,6 +63,36 @@ func (d *delta) add(r *row, c *config) {
 	}
 }
 
+// merge folds o, the delta of spans written after d's, into d, as adding
+// o's rows one by one after d's would.
+func (d *delta) merge(o *delta) {
+	if o.spans == 0 {
+		return
+	}
+	if d.spans == 0 || o.startNS < d.startNS {
+		d.startNS = o.startNS
+	}
+	d.endNS = max(d.endNS, o.endNS)
+	d.spans += o.spans
+	d.errors += o.errors
+	d.chats += o.chats
+	d.tools += o.tools
+	d.inTok += o.inTok
+	d.outTok += o.outTok
+	d.cachedTok += o.cachedTok
+	d.cost += o.cost
+	d.costUnknown += o.costUnknown
+	if d.firstError == "" {
+		d.firstError = o.firstError
+	}
+	if o.top != nil && (d.top == nil || outer(o.top, d.top)) {
+		d.top = o.top
+	}
+	if o.root != nil {
+		d.root = o.root
+	}
+}
+
 // outer reports whether agent span a encloses or precedes b: it started
 // earlier, or at the same time and ended later.
 func outer(a, b *row) bool {
