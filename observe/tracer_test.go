@@ -266,3 +266,59 @@ func TestTracerProviderWritesRunningTracesEachInterval(t *testing.T) {
 	}, 30*time.Second, 5*time.Millisecond, "the ended span of a running trace is written within an interval")
 	root.End()
 }
+
+// TestTracerProviderReusesAttributesOnlyOfEncodedSpans ends traces one
+// after the other, so that each span's attribute buffer is a reused one,
+// while ended spans keep being called: every stored span has exactly its
+// own attributes.
+func TestTracerProviderReusesAttributesOnlyOfEncodedSpans(t *testing.T) {
+	ctx := context.Background()
+	s, err := store.Open(ctx, filepath.Join(t.TempDir(), "traces.db"))
+	require.NoError(t, err)
+	defer s.Close()
+	tp, err := observe.NewTracerProvider(s, observe.BatchConfig{}, false)
+	require.NoError(t, err)
+	tr := tp.Tracer("github.com/loomwork/loom")
+
+	var ended []trace.Span
+	var ids []string
+	for i := range 50 {
+		// Some spans outgrow the buffer they start with.
+		attrs := make([]attribute.KeyValue, 0, 40)
+		for j := range 1 + i%40 {
+			attrs = append(attrs, attribute.Int(fmt.Sprintf("k%d", j), i))
+		}
+		rctx, root := tr.Start(ctx, fmt.Sprintf("root %d", i), trace.WithAttributes(attrs...))
+		_, child := tr.Start(rctx, fmt.Sprintf("child %d", i))
+		child.SetAttributes(attribute.Int("child", i))
+		child.End()
+		root.SetAttributes(attribute.Int("last", i))
+		root.End()
+		for _, sp := range ended {
+			sp.SetAttributes(attribute.String("late", "x"))
+			sp.SetName("renamed")
+		}
+		ended = append(ended, root, child)
+		ids = append(ids, root.SpanContext().TraceID().String())
+	}
+	require.NoError(t, tp.ForceFlush(ctx))
+
+	for i, id := range ids {
+		d, err := s.Trace(ctx, id)
+		require.NoError(t, err)
+		require.Len(t, d.Spans, 2)
+		for _, sp := range d.Spans {
+			want := map[string]any{"child": int64(i)}
+			if sp.Name == fmt.Sprintf("root %d", i) {
+				want = map[string]any{"last": int64(i)}
+				for j := range 1 + i%40 {
+					want[fmt.Sprintf("k%d", j)] = int64(i)
+				}
+			} else {
+				require.Equal(t, fmt.Sprintf("child %d", i), sp.Name)
+			}
+			require.Equal(t, want, sp.Attributes, "span %s", sp.Name)
+		}
+	}
+	require.NoError(t, tp.Shutdown(ctx))
+}
