@@ -11,24 +11,28 @@ import (
 // connection; a transaction uses them through tx.StmtContext, which
 // reuses the connection's prepared statement.
 type stmts struct {
-	nextSeq, countSpans, pruneState, upsertTrace, upsertTraces, insertPart *sql.Stmt
+	nextSeq, countSpans, pruneState, insertPart *sql.Stmt
+	upsert                                      [len(upsertSizes)]*sql.Stmt // upsert[k] writes upsertSizes[k] summaries
 }
 
 func prepareStmts(ctx context.Context, db *sql.DB) (*stmts, error) {
 	st := &stmts{}
-	for _, p := range []struct {
+	type stmt struct {
 		dst *(*sql.Stmt)
 		sql string
-	}{
+	}
+	all := []stmt{
 		{&st.nextSeq, `UPDATE counters SET value = value + 1 WHERE name = 'seq' RETURNING value`},
 		{&st.countSpans, `UPDATE counters SET value = value + ? WHERE name = 'spans'`},
 		{&st.pruneState, `SELECT (SELECT value FROM counters WHERE name = 'traces'),
 			(SELECT value FROM counters WHERE name = 'spans'),
 			(SELECT start_ns FROM traces ORDER BY start_ns, trace_id LIMIT 1)`},
-		{&st.upsertTrace, upsertTraceSQL},
-		{&st.upsertTraces, upsertTracesSQL},
 		{&st.insertPart, insertPartSQL},
-	} {
+	}
+	for k, n := range upsertSizes {
+		all = append(all, stmt{&st.upsert[k], upsertSQL(n)})
+	}
+	for _, p := range all {
 		s, err := db.PrepareContext(ctx, p.sql)
 		if err != nil {
 			return nil, errors.Join(fmt.Errorf("store: prepare statement: %w", err), st.close())
@@ -40,7 +44,7 @@ func prepareStmts(ctx context.Context, db *sql.DB) (*stmts, error) {
 
 func (st *stmts) close() error {
 	var errs []error
-	for _, s := range []*sql.Stmt{st.nextSeq, st.countSpans, st.pruneState, st.upsertTrace, st.upsertTraces, st.insertPart} {
+	for _, s := range append([]*sql.Stmt{st.nextSeq, st.countSpans, st.pruneState, st.insertPart}, st.upsert[:]...) {
 		if s != nil {
 			errs = append(errs, s.Close())
 		}
