@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -220,4 +221,43 @@ func TestAFailedWriteLeavesNoReferenceToItsTexts(t *testing.T) {
 	}
 	_, err := s.Trace(ctx, fixture.IDs(1).String())
 	require.ErrorIs(t, err, store.ErrNotFound)
+}
+
+// TestWritePartsOfManyTracesInOneWrite writes n runs in one WriteParts
+// call (so the summaries go through upsert statements of every size), the
+// first run split in two parts of the same write: the traces and their
+// summaries are what exporting the runs stores.
+func TestWritePartsOfManyTracesInOneWrite(t *testing.T) {
+	ctx := context.Background()
+	start := time.Now().Add(-time.Hour)
+	for _, n := range []int{1, 5, 21, 85} {
+		t.Run(fmt.Sprintf("runs=%d", n), func(t *testing.T) {
+			runs := make([]fixture.Run, n)
+			for i := range runs {
+				runs[i] = fixture.Run{Seed: uint64(i + 1), Start: start.Add(time.Duration(i) * time.Second)}
+				if i%3 == 1 {
+					runs[i].Outcome = fixture.Failed
+				}
+			}
+			exported := openTemp(t)
+			export(t, exported, runs...)
+			parts := runParts(runs...)
+			first := parts[0]
+			require.Greater(t, len(first.Spans), 2)
+			parts[0].Spans = first.Spans[2:]
+			parts = append(parts, store.Part{TraceID: first.TraceID, Spans: first.Spans[:2]})
+			written := openTemp(t)
+			require.NoError(t, written.WriteParts(ctx, parts))
+
+			want, err := exported.Traces(ctx, store.Query{Limit: store.MaxLimit})
+			require.NoError(t, err)
+			got, err := written.Traces(ctx, store.Query{Limit: store.MaxLimit})
+			require.NoError(t, err)
+			require.Len(t, got.Traces, n)
+			for i := range want.Traces {
+				want.Traces[i].Seq = got.Traces[i].Seq
+			}
+			require.Equal(t, want.Traces, got.Traces)
+		})
+	}
 }
