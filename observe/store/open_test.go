@@ -37,6 +37,7 @@ func TestReopenExistingDatabase(t *testing.T) {
 
 	require.Equal(t, strconv.Itoa(store.SchemaVersion), pragma(t, path, "user_version"))
 	require.Equal(t, "wal", pragma(t, path, "journal_mode"))
+	require.Equal(t, "16384", pragma(t, path, "page_size"), "a new file gets 16 KiB pages")
 
 	s, err = store.Open(ctx, path)
 	require.NoError(t, err)
@@ -108,4 +109,25 @@ func TestPathWithSpecialCharacters(t *testing.T) {
 	require.NoError(t, s.Close())
 	_, err = os.Stat(path)
 	require.NoError(t, err, "the file is where it was asked for")
+}
+
+// TestOpenKeepsAnExistingFilesPageSize opens a file made with SQLite's
+// default 4 KiB pages: it keeps them, and the store works on it.
+func TestOpenKeepsAnExistingFilesPageSize(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "traces.db")
+	db, err := sql.Open("sqlite", "file:"+path)
+	require.NoError(t, err)
+	_, err = db.Exec("PRAGMA page_size = 4096; CREATE TABLE other (x INTEGER)")
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+
+	s, err := store.Open(ctx, path)
+	require.NoError(t, err)
+	export(t, s, fixture.Run{Seed: 1})
+	p, err := s.Traces(ctx, store.Query{})
+	require.NoError(t, err)
+	require.Len(t, p.Traces, 1)
+	require.NoError(t, s.Close())
+	require.Equal(t, "4096", pragma(t, path, "page_size"))
 }
