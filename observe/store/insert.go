@@ -14,6 +14,7 @@ type inserter struct {
 	stmts     *stmts
 	one, many *sql.Stmt
 	part      *sql.Stmt // the store's, within the transaction
+	parts     *sql.Stmt // the store's multi-row part insert, within the transaction
 	args      []any
 	texts     *textCache // the store's
 

@@ -9,10 +9,19 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 )
 
-// insertPartSQL stores one part as one row; a part stored before (same
-// trace and key) is skipped.
-const insertPartSQL = `INSERT INTO parts (trace_id, part_id, start_ns, span_count, spans)
-	VALUES (?, ?, ?, ?, ?) ON CONFLICT (trace_id, part_id) DO NOTHING`
+// insertPartSQL stores one part as one row, insertPartsSQL partRows parts;
+// a part stored before (same trace and key) is skipped.
+var (
+	insertPartSQL  = insertPartsSQLOf(1)
+	insertPartsSQL = insertPartsSQLOf(partRows)
+)
+
+// partRows is how many parts one multi-row insert writes.
+const partRows = 16
+
+func insertPartsSQLOf(rows int) string {
+	return valuesSQL("INSERT INTO parts (trace_id, part_id, start_ns, span_count, spans)\n\t", 5, rows, " ON CONFLICT (trace_id, part_id) DO NOTHING")
+}
 
 // EncodedPart is a [Part] in the form the store writes it: its spans
 // encoded as its row will hold them, and the facts its trace's summary
@@ -82,11 +91,20 @@ func (s *Store) WriteEncoded(ctx context.Context, parts []EncodedPart) error {
 				return err
 			}
 		}
+		chunk := make([]*EncodedPart, 0, partRows)
 		for i := range parts {
 			if parts[i].Spans() == 0 {
 				continue
 			}
-			if err := ins.insertPart(ctx, &parts[i]); err != nil {
+			if chunk = append(chunk, &parts[i]); len(chunk) == partRows {
+				if err := ins.insertParts(ctx, chunk); err != nil {
+					return err
+				}
+				chunk = chunk[:0]
+			}
+		}
+		for _, p := range chunk {
+			if err := ins.insertPart(ctx, p); err != nil {
 				return err
 			}
 		}
@@ -97,6 +115,48 @@ func (s *Store) WriteEncoded(ctx context.Context, parts []EncodedPart) error {
 		s.texts.publish(stored)
 	}
 	return err
+}
+
+// insertParts stores len(parts) == partRows parts with one statement inside
+// a savepoint. When some of them were stored before (a retried write), it
+// rolls the statement back and stores them one by one, so that only new
+// parts count in the summaries.
+func (in *inserter) insertParts(ctx context.Context, parts []*EncodedPart) error {
+	if in.parts == nil {
+		in.parts = in.tx.StmtContext(ctx, in.stmts.insertParts)
+	}
+	if _, err := in.tx.ExecContext(ctx, "SAVEPOINT parts"); err != nil {
+		return fmt.Errorf("store: savepoint before inserting %d parts: %w", len(parts), err)
+	}
+	in.args = in.args[:0]
+	for _, p := range parts {
+		in.args = append(in.args, p.traceID, p.key, p.base, p.Spans(), p.blob)
+	}
+	res, err := in.parts.ExecContext(ctx, in.args...)
+	if err != nil {
+		return fmt.Errorf("store: insert %d parts from trace %s: %w", len(parts), parts[0].traceID, err)
+	}
+	if n, _ := res.RowsAffected(); n != int64(len(parts)) {
+		for _, q := range []string{"ROLLBACK TO parts", "RELEASE parts"} {
+			if _, err := in.tx.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("store: roll back partly stored parts (%s): %w", q, err)
+			}
+		}
+		for _, p := range parts {
+			if err := in.insertPart(ctx, p); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if _, err := in.tx.ExecContext(ctx, "RELEASE parts"); err != nil {
+		return fmt.Errorf("store: release the savepoint of %d parts: %w", len(parts), err)
+	}
+	for _, p := range parts {
+		in.inserted += p.sum.spans
+		in.deltaOf(p.traceID).merge(p.sum)
+	}
+	return nil
 }
 
 // insertPart stores p as one row and, when it is new, adds its spans to

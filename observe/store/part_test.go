@@ -226,7 +226,8 @@ func TestAFailedWriteLeavesNoReferenceToItsTexts(t *testing.T) {
 // TestWritePartsOfManyTracesInOneWrite writes n runs in one WriteParts
 // call (so the summaries go through upsert statements of every size), the
 // first run split in two parts of the same write: the traces and their
-// summaries are what exporting the runs stores.
+// summaries are what exporting the runs stores, and writing the parts
+// again changes nothing.
 func TestWritePartsOfManyTracesInOneWrite(t *testing.T) {
 	ctx := context.Background()
 	start := time.Now().Add(-time.Hour)
@@ -258,6 +259,15 @@ func TestWritePartsOfManyTracesInOneWrite(t *testing.T) {
 				want.Traces[i].Seq = got.Traces[i].Seq
 			}
 			require.Equal(t, want.Traces, got.Traces)
+
+			// Written again (a retried write), nothing changes.
+			require.NoError(t, written.WriteParts(ctx, parts))
+			again, err := written.Traces(ctx, store.Query{Limit: store.MaxLimit})
+			require.NoError(t, err)
+			for i := range again.Traces {
+				again.Traces[i].Seq = got.Traces[i].Seq
+			}
+			require.Equal(t, got.Traces, again.Traces)
 		})
 	}
 }

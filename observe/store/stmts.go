@@ -11,8 +11,8 @@ import (
 // connection; a transaction uses them through tx.StmtContext, which
 // reuses the connection's prepared statement.
 type stmts struct {
-	nextSeq, countSpans, pruneState, insertPart *sql.Stmt
-	upsert                                      [len(upsertSizes)]*sql.Stmt // upsert[k] writes upsertSizes[k] summaries
+	nextSeq, countSpans, pruneState, insertPart, insertParts *sql.Stmt
+	upsert                                                   [len(upsertSizes)]*sql.Stmt // upsert[k] writes upsertSizes[k] summaries
 }
 
 func prepareStmts(ctx context.Context, db *sql.DB) (*stmts, error) {
@@ -28,6 +28,7 @@ func prepareStmts(ctx context.Context, db *sql.DB) (*stmts, error) {
 			(SELECT value FROM counters WHERE name = 'spans'),
 			(SELECT start_ns FROM traces ORDER BY start_ns, trace_id LIMIT 1)`},
 		{&st.insertPart, insertPartSQL},
+		{&st.insertParts, insertPartsSQL},
 	}
 	for k, n := range upsertSizes {
 		all = append(all, stmt{&st.upsert[k], upsertSQL(n)})
@@ -44,7 +45,7 @@ func prepareStmts(ctx context.Context, db *sql.DB) (*stmts, error) {
 
 func (st *stmts) close() error {
 	var errs []error
-	for _, s := range append([]*sql.Stmt{st.nextSeq, st.countSpans, st.pruneState, st.insertPart}, st.upsert[:]...) {
+	for _, s := range append([]*sql.Stmt{st.nextSeq, st.countSpans, st.pruneState, st.insertPart, st.insertParts}, st.upsert[:]...) {
 		if s != nil {
 			errs = append(errs, s.Close())
 		}
