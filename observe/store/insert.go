@@ -52,38 +52,49 @@ func (in *inserter) insertChunk(ctx context.Context, rows []row) error {
 		}
 		in.many = st
 	}
-	if _, err := in.tx.ExecContext(ctx, "SAVEPOINT chunk"); err != nil {
-		return fmt.Errorf("store: savepoint before inserting %d spans: %w", len(rows), err)
-	}
 	in.args = in.args[:0]
 	for i := range rows {
 		in.args = appendRowArgs(in.args, &rows[i])
 	}
-	res, err := in.many.ExecContext(ctx, in.args...)
+	all, err := in.allNew(ctx, in.many, len(rows))
 	if err != nil {
 		return fmt.Errorf("store: insert %d spans of trace %s: %w", len(rows), rows[0].traceID, err)
 	}
-	if n, _ := res.RowsAffected(); n != int64(len(rows)) {
-		// Some were stored before: redo the chunk row by row.
-		for _, q := range []string{"ROLLBACK TO chunk", "RELEASE chunk"} {
-			if _, err := in.tx.ExecContext(ctx, q); err != nil {
-				return fmt.Errorf("store: roll back a partly stored chunk (%s): %w", q, err)
-			}
-		}
-		for i := range rows {
+	for i := range rows {
+		if !all {
+			// Some were stored before: redo the chunk row by row.
 			if err := in.insertOne(ctx, &rows[i]); err != nil {
 				return err
 			}
+			continue
 		}
-		return nil
-	}
-	if _, err := in.tx.ExecContext(ctx, "RELEASE chunk"); err != nil {
-		return fmt.Errorf("store: release the savepoint of %d spans: %w", len(rows), err)
-	}
-	for i := range rows {
 		in.count(&rows[i])
 	}
 	return nil
+}
+
+// allNew runs st with in.args inside a savepoint and reports whether it
+// inserted all n rows; when not, it rolls them back, so that the caller
+// can insert them one by one and count only the new ones.
+func (in *inserter) allNew(ctx context.Context, st *sql.Stmt, n int) (bool, error) {
+	if _, err := in.tx.ExecContext(ctx, "SAVEPOINT batch"); err != nil {
+		return false, fmt.Errorf("savepoint: %w", err)
+	}
+	res, err := st.ExecContext(ctx, in.args...)
+	if err != nil {
+		return false, err
+	}
+	end := []string{"RELEASE batch"}
+	affected, _ := res.RowsAffected()
+	if affected != int64(n) {
+		end = []string{"ROLLBACK TO batch", "RELEASE batch"}
+	}
+	for _, q := range end {
+		if _, err := in.tx.ExecContext(ctx, q); err != nil {
+			return false, fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	return affected == int64(n), nil
 }
 
 func (in *inserter) insertOne(ctx context.Context, r *row) error {

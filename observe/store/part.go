@@ -125,34 +125,21 @@ func (in *inserter) insertParts(ctx context.Context, parts []*EncodedPart) error
 	if in.parts == nil {
 		in.parts = in.tx.StmtContext(ctx, in.stmts.insertParts)
 	}
-	if _, err := in.tx.ExecContext(ctx, "SAVEPOINT parts"); err != nil {
-		return fmt.Errorf("store: savepoint before inserting %d parts: %w", len(parts), err)
-	}
 	in.args = in.args[:0]
 	for _, p := range parts {
 		in.args = append(in.args, p.traceID, p.key, p.base, p.Spans(), p.blob)
 	}
-	res, err := in.parts.ExecContext(ctx, in.args...)
+	all, err := in.allNew(ctx, in.parts, len(parts))
 	if err != nil {
 		return fmt.Errorf("store: insert %d parts from trace %s: %w", len(parts), parts[0].traceID, err)
 	}
-	if n, _ := res.RowsAffected(); n != int64(len(parts)) {
-		for _, q := range []string{"ROLLBACK TO parts", "RELEASE parts"} {
-			if _, err := in.tx.ExecContext(ctx, q); err != nil {
-				return fmt.Errorf("store: roll back partly stored parts (%s): %w", q, err)
-			}
-		}
-		for _, p := range parts {
+	for _, p := range parts {
+		if !all {
 			if err := in.insertPart(ctx, p); err != nil {
 				return err
 			}
+			continue
 		}
-		return nil
-	}
-	if _, err := in.tx.ExecContext(ctx, "RELEASE parts"); err != nil {
-		return fmt.Errorf("store: release the savepoint of %d parts: %w", len(parts), err)
-	}
-	for _, p := range parts {
 		in.inserted += p.sum.spans
 		in.deltaOf(p.traceID).merge(p.sum)
 	}
