@@ -179,6 +179,7 @@ func (s *Store) partSummary(traceID string, spans []*Record) *delta {
 		}
 		kept := new(row)
 		*kept = *r
+		kept.spanID = rec.SpanID.String()
 		if d.root == r {
 			d.root = kept
 		}
@@ -190,11 +191,11 @@ func (s *Store) partSummary(traceID string, spans []*Record) *delta {
 }
 
 // rowFromRecord returns the facts of r that a trace summary needs; the
-// encoded attributes and events stay empty, as the part's row holds them.
+// encoded attributes and events stay empty, as the part's row holds them,
+// and so does the span id, which only the rows a summary keeps need.
 func rowFromRecord(traceID string, r *Record) row {
 	out := row{
 		traceID:       traceID,
-		spanID:        r.SpanID.String(),
 		root:          !r.ParentID.IsValid() || r.RemoteParent,
 		name:          r.Name,
 		startNS:       r.Start.UnixNano(),
