@@ -157,6 +157,11 @@ func (s *Server) view() (projectView, error) {
 	v := projectView{Path: s.cfg.Path, YAML: string(src), Entry: p.Doc.File.Entry, Errors: []errorView{}}
 	for _, e := range p.Doc.Agents {
 		a := p.Agent(e.Name)
+		if a == nil {
+			// An mcp entry is a set of tools, drawn but not run.
+			v.Agents = append(v.Agents, agentView{Name: e.Name, Type: e.Type, Uses: e.Uses()})
+			continue
+		}
 		v.Agents = append(v.Agents, agentView{Name: e.Name, Type: e.Type, Description: a.Description(), InputSchema: a.InputSchema(), Uses: e.Uses()})
 	}
 	return v, nil

@@ -30,6 +30,7 @@ func (e *Entry) refs() []ref {
 	case *AI:
 		list("tools", c.Tools)
 	case *CodeExecution:
+		list("tools", c.Tools)
 		one("reviewer", c.Reviewer)
 		one("error_handler", c.ErrorHandler)
 	case *Sequence:
@@ -80,7 +81,13 @@ func Check(d *Doc, reg Registry) error {
 	for _, e := range d.Agents {
 		for _, r := range e.refs() {
 			resolve(r)
+			if t := d.Entry(r.name); t != nil && t.Type == "mcp" && !isToolsRef(r.path) {
+				fail(r.path, "name it in the tools of an ai or code_execution entry", "%q is an mcp entry, a set of tools, not an agent", r.name)
+			}
 		}
+	}
+	if t := d.Entry(d.File.Entry); t != nil && t.Type == "mcp" {
+		fail("entry", "the entry is an agent: an ai entry with the server in its tools, say", "%q is an mcp entry, a set of tools, not an agent", t.Name)
 	}
 	stores := slices.Sorted(maps.Keys(reg.Stores))
 	for _, e := range d.Agents {
@@ -93,6 +100,13 @@ func Check(d *Doc, reg Registry) error {
 		fail(cyc.at.path, "an agent cannot use itself, directly or through others", "reference cycle: %s", strings.Join(cyc.names, " -> "))
 	}
 	return errs.err()
+}
+
+// isToolsRef reports whether path is an item of a tools list, where a
+// toolset may be named.
+func isToolsRef(path string) bool {
+	i := strings.LastIndex(path, ".")
+	return strings.HasPrefix(path[i+1:], "tools[")
 }
 
 // names returns every name a reference may use.

@@ -73,12 +73,12 @@ var loaderCases = []struct {
 	{
 		name: "unknown agent type",
 		yaml: "version: loom/v1\nagents:\n  steps:\n    type: sequense\n    steps: [a]\n",
-		want: []string{`4:11: agents.steps.type: unknown agent type "sequense"; did you mean sequence? (want one of ai, code_execution, sequence, parallel, map, reflect, route, coordinator, function, retriever)`},
+		want: []string{`4:11: agents.steps.type: unknown agent type "sequense"; did you mean sequence? (want one of ai, code_execution, sequence, parallel, map, reflect, route, coordinator, function, retriever, mcp)`},
 	},
 	{
 		name: "missing type",
 		yaml: "version: loom/v1\nagents:\n  helper:\n    instructions: Hi.\n",
-		want: []string{`4:5: agents.helper: missing required key "type"; want one of ai, code_execution, sequence, parallel, map, reflect, route, coordinator, function, retriever`},
+		want: []string{`4:5: agents.helper: missing required key "type"; want one of ai, code_execution, sequence, parallel, map, reflect, route, coordinator, function, retriever, mcp`},
 	},
 	{
 		name: "missing required key",
@@ -123,6 +123,60 @@ var loaderCases = []struct {
 			`6:16: agents.a.max_turns: wrong type: want an integer, got the string "many"`,
 			`8:5: agents.b: missing required key "reviewer"`,
 		},
+	},
+	{
+		name: "mcp typo key",
+		yaml: "version: loom/v1\nagents:\n  fs:\n    type: mcp\n    comand: [npx, server]\n",
+		want: []string{
+			`5:5: agents.fs.comand: unknown key "comand"; did you mean command?`,
+		},
+	},
+	{
+		name: "mcp filter not a list",
+		yaml: "version: loom/v1\nagents:\n  fs:\n    type: mcp\n    command: server\n    filter: read_file\n",
+		want: []string{`6:13: agents.fs.filter: wrong type: want a list, got the string "read_file"; write a list: [a, b] or one '- item' a line`},
+	},
+	{
+		name: "mcp command not a command",
+		yaml: "version: loom/v1\nagents:\n  fs:\n    type: mcp\n    command: {program: server}\n",
+		want: []string{`5:14: agents.fs.command: wrong type: want a command, got a mapping; write the program and its arguments as a list [program, arg] or as one string`},
+	},
+	{
+		name: "mcp url not http",
+		yaml: "version: loom/v1\nagents:\n  fs:\n    type: mcp\n    url: ftp://127.0.0.1/mcp\n",
+		want: []string{`5:10: agents.fs.url: url "ftp://127.0.0.1/mcp" is not an HTTP URL; use an http:// or https:// URL`},
+	},
+	{
+		name: "mcp neither command nor url",
+		yaml: "version: loom/v1\nagents:\n  fs:\n    type: mcp\n    prefix: fs\n",
+		want: []string{`4:5: agents.fs: an mcp entry needs command or url; give command (a server started over stdio) or url (a streamable HTTP endpoint)`},
+	},
+	{
+		name: "mcp both command and url",
+		yaml: "version: loom/v1\nagents:\n  fs:\n    type: mcp\n    command: server\n    url: http://127.0.0.1/mcp\n",
+		want: []string{`6:10: agents.fs.url: both command and url are given; keep one of them`},
+	},
+	{
+		name: "mcp secret in a header",
+		yaml: "version: loom/v1\nagents:\n  fs:\n    type: mcp\n    url: https://mcp.example.com/mcp\n    headers:\n      Authorization: Bearer sk-123\n",
+		want: []string{`7:22: agents.fs.headers.Authorization: header Authorization is written in the file; write the secret in the environment and name it here, as "Bearer ${env:API_TOKEN}"`},
+	},
+	{
+		name: "mcp bad header variable",
+		yaml: "version: loom/v1\nagents:\n  fs:\n    type: mcp\n    url: https://mcp.example.com/mcp\n    headers_env:\n      Authorization: my token\n",
+		want: []string{`7:22: agents.fs.headers_env.Authorization: "my token" is not a valid environment variable name; name the environment variable that holds the value, as API_TOKEN`},
+	},
+	{
+		name:         "mcp bad timeout",
+		yaml:         "version: loom/v1\nagents:\n  fs:\n    type: mcp\n    command: server\n    timeout: soon\n",
+		want:         []string{`6:14: agents.fs.timeout: timeout "soon" is not a duration; want a positive duration such as 30s`},
+		beyondSchema: true,
+	},
+	{
+		name:         "mcp entry as a step",
+		yaml:         "version: loom/v1\nagents:\n  fs: {type: mcp, command: server}\n  both:\n    type: sequence\n    steps: [fs]\n",
+		want:         []string{`6:13: agents.both.steps[0]: "fs" is an mcp entry, a set of tools, not an agent; name it in the tools of an ai or code_execution entry`},
+		beyondSchema: true,
 	},
 	{
 		name:         "missing instructions file",

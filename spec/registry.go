@@ -37,6 +37,9 @@ type Registry struct {
 	// stops with agent.ErrInterrupted and is resumed with a
 	// codeexec.Approval as the answer.
 	Approver codeexec.Approver
+	// Getenv reads the environment variables mcp entries name in their
+	// headers, when they connect; nil uses os.Getenv.
+	Getenv func(string) string
 }
 
 // lookup returns the registered tool or function called name, or nil.

@@ -77,7 +77,7 @@ func load(ctx context.Context, path string, rs runSettings, getenv func(string) 
 	if err := spec.Check(d, spec.Registry{}); err != nil {
 		return nil, err
 	}
-	p, err := spec.Build(d, spec.Registry{Models: func(ref string) (model.Model, error) { return openModel(ref, getenv, log) }})
+	p, err := spec.Build(d, spec.Registry{Getenv: getenv, Models: func(ref string) (model.Model, error) { return openModel(ref, getenv, log) }})
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +161,7 @@ func (l *loaded) pick(name string) (agent.Agent, error) {
 		return nil, fmt.Errorf("--agent %s: the file declares no such agent", name)
 	case p.Entry != nil:
 		return p.Entry, nil
-	case len(p.Doc.Agents) == 1:
+	case len(p.Doc.Agents) == 1 && p.Agent(p.Doc.Agents[0].Name) != nil:
 		return p.Agent(p.Doc.Agents[0].Name), nil
 	}
 	return nil, errors.New("the file has no entry and several agents: set entry: in the file, or pass --agent NAME")
