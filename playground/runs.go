@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/spec"
 )
 
 // run is one run the page started, kept by the server: its events so far,
@@ -72,16 +73,22 @@ func (r *run) follow(stream iter.Seq2[agent.Event, error], wg *sync.WaitGroup) {
 	go func() {
 		defer wg.Done()
 		var runErr error
+		// root is this stream's root run: the run itself, or a new run that
+		// continues it (a graph resumed from its checkpoint).
+		root := ""
 		for ev, err := range stream {
 			r.mu.Lock()
-			if ev.Kind == agent.EventRunStart && r.id == "" {
-				r.id = ev.RunID
-				close(r.idReady)
+			if ev.Kind == agent.EventRunStart && root == "" {
+				root = ev.RunID
+				if r.id == "" {
+					r.id = ev.RunID
+					close(r.idReady)
+				}
 			}
 			if v, ok := viewOf(ev); ok && !ev.Replayed {
 				r.events = append(r.events, v)
 			}
-			if ev.Kind == agent.EventRunEnd && ev.RunID == r.id {
+			if ev.Kind == agent.EventRunEnd && ev.RunID == root {
 				r.output = ev.Output
 			}
 			r.mu.Unlock()
@@ -209,6 +216,10 @@ func (s *Server) postAnswers(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "the run is not waiting for answers", http.StatusConflict)
 		return
 	}
-	rn.follow(s.cfg.Engine.Resume(s.ctx, rn.agent, rn.id, answers), &s.wg)
+	stream := s.cfg.Engine.Resume(s.ctx, rn.agent, rn.id, answers)
+	if g, ok := rn.agent.(spec.Resumable); ok {
+		stream = g.ResumeRun(s.ctx, rn.id, answers)
+	}
+	rn.follow(stream, &s.wg)
 	writeJSON(w, http.StatusAccepted, map[string]string{"id": rn.id})
 }

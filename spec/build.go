@@ -266,6 +266,8 @@ func (b *builder) build(e *Entry) (agent.Agent, error) {
 		return vector.NewSearchTool(b.reg.Stores[c.Store], vector.SearchToolOptions{
 			Name: e.Name, Description: c.Description, K: c.K, MaxK: c.MaxK, MinScore: float32(c.MinScore),
 		})
+	case *Graph:
+		return b.graph(e.Name, c)
 	case *MCP:
 		return nil, fmt.Errorf("%q is an mcp entry, a set of tools, not an agent: name it in the tools of an ai or code_execution entry", e.Name)
 	case *Function:

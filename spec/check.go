@@ -52,6 +52,8 @@ func (e *Entry) refs() []ref {
 		one("error_handler", c.ErrorHandler)
 		one("arbiter", c.Arbiter)
 		one("synthesizer", c.Synthesizer)
+	case *Graph:
+		out = c.graphRefs(at)
 	}
 	return out
 }
@@ -94,6 +96,16 @@ func Check(d *Doc, reg Registry) error {
 		if r, ok := e.Config.(*Retriever); ok && reg.Stores[r.Store] == nil {
 			path := join(join("agents", e.Name), "store")
 			fail(path, joinHint(didYouMean(r.Store, stores), "register it in Go, in spec.Registry.Stores"), "unknown vector store %q", r.Store)
+		}
+	}
+	branches := slices.Sorted(maps.Keys(reg.Branches))
+	for _, e := range d.Agents {
+		if g, ok := e.Config.(*Graph); ok {
+			for _, r := range g.funcRefs(join("agents", e.Name)) {
+				if reg.Branches[r.name] == nil {
+					fail(r.path, joinHint(didYouMean(r.name, branches), "register it in Go, in spec.Registry.Branches"), "unknown branch function %q", r.name)
+				}
+			}
 		}
 	}
 	for _, cyc := range d.cycles() {

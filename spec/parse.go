@@ -146,6 +146,8 @@ func (d *Doc) readFiles(c *checker, e *Entry) {
 		text("instructions_file", cfg.InstructionsFile, &cfg.Instructions)
 	case *MCP:
 		d.checkMCP(c, e, cfg)
+	case *Graph:
+		d.checkGraph(c, e, cfg)
 	case *Function:
 		switch {
 		case cfg.Code != "" && cfg.CodeFile != "":

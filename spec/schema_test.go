@@ -108,5 +108,26 @@ agents:
   tooled: {type: ai, tools: [fs, remote, calc]}
   coder2: {type: code_execution, tools: [fs, calc]}
   short: {type: mcp, command: "server --stdio"}
+  review:
+    type: graph
+    description: Drafts and asks.
+    entry: draft
+    finish: [publish]
+    max_steps: 10
+    max_parallel: 2
+    sandbox: {kind: in_process}
+    nodes:
+      draft: {agent: helper, input: "({message: state.message})", output: text}
+      check: {agent: reviewer}
+      ask:
+        human: {kind: input, prompt: Any changes?, show: [text], answer_schema: {type: string}}
+      approve:
+        human: {kind: approval, prompt: Publish?}
+      publish: {agent: calc}
+    edges:
+      - {from: draft, to: check}
+      - {from: check, branch: "state.check.ok ? 'approve' : 'ask'", targets: [approve, ask]}
+      - {from: ask, to: draft}
+      - {from: approve, func: decide, targets: [publish, end]}
 `},
 }

@@ -207,6 +207,7 @@ var entryTypes = []struct {
 	{"function", Function{}},
 	{"retriever", Retriever{}},
 	{"mcp", MCP{}},
+	{"graph", Graph{}},
 }
 
 // EntryTypes returns the type keys an entry may have.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -77,24 +78,40 @@ func load(ctx context.Context, path string, rs runSettings, getenv func(string) 
 	if err := spec.Check(d, spec.Registry{}); err != nil {
 		return nil, err
 	}
-	p, err := spec.Build(d, spec.Registry{Getenv: getenv, Models: func(ref string) (model.Model, error) { return openModel(ref, getenv, log) }})
-	if err != nil {
-		return nil, err
-	}
 	dbPath := rs.db
 	if dbPath == "" {
 		if dbPath, err = defaultCheckpointPath(); err != nil {
-			_ = p.Close()
 			return nil, err
 		}
 	}
 	store, err := sqlite.Open(ctx, dbPath)
 	if err != nil {
-		_ = p.Close()
+		return nil, err
+	}
+	p, err := spec.Build(d, spec.Registry{Getenv: getenv, Checkpoints: store, Models: func(ref string) (model.Model, error) { return openModel(ref, getenv, log) }})
+	if err != nil {
+		_ = store.Close()
 		return nil, err
 	}
 	e := engine.New(engine.WithCheckpoints(store), engine.WithRunLimits(agent.Limits{Timeout: rs.timeout}), engine.WithLogger(log))
 	return &loaded{project: p, engine: e, store: store, dbPath: dbPath, log: log}, nil
+}
+
+// resume continues the stopped run runID of a: a graph entry from its own
+// checkpoints, any other agent through the engine.
+func (l *loaded) resume(ctx context.Context, a agent.Agent, runID string, answers map[string]json.RawMessage) iter.Seq2[agent.Event, error] {
+	if g, ok := a.(spec.Resumable); ok {
+		return g.ResumeRun(ctx, runID, answers)
+	}
+	return l.engine.Resume(ctx, a, runID, answers)
+}
+
+// pending returns the questions the stopped run runID of a waits for.
+func (l *loaded) pending(ctx context.Context, a agent.Agent, runID string) ([]agent.Question, error) {
+	if g, ok := a.(spec.Resumable); ok {
+		return g.Pending(ctx, runID)
+	}
+	return l.engine.Pending(ctx, runID)
 }
 
 // openModel opens ref; a missing key says where keys are read from.

@@ -165,16 +165,19 @@ type runner struct {
 	// quiet shows only the final output: the streamed text of a
 	// composition's members is not its answer.
 	quiet bool
+	// state shows the whole output: a graph's final state.
+	state bool
 }
 
 // newRunner returns a runner of a, streaming text only for agents whose
 // streamed text is their answer.
 func newRunner(l *loaded, a agent.Agent, file string, con console, out, errOut io.Writer) *runner {
-	quiet := false
+	quiet, state := false, false
 	if e := l.project.Doc.Entry(a.Name()); e != nil {
 		quiet = e.Type != "ai" && e.Type != "code_execution" && e.Type != "route"
+		state = e.Type == "graph"
 	}
-	return &runner{l: l, a: a, file: file, con: con, out: out, errOut: errOut, quiet: quiet}
+	return &runner{l: l, a: a, file: file, con: con, out: out, errOut: errOut, quiet: quiet, state: state}
 }
 
 // drive prints a run, resuming it with a person's answers while it asks
@@ -198,7 +201,7 @@ func (r *runner) drive(ctx context.Context, hist []model.Message, stream iter.Se
 			fmt.Fprintf(r.errOut, "loom run: %v\n", err)
 			return end, r.stop(runID, ie.Questions)
 		}
-		stream = r.l.engine.Resume(agent.WithHistory(ctx, hist), r.a, runID, answers)
+		stream = r.l.resume(agent.WithHistory(ctx, hist), r.a, runID, answers)
 	}
 }
 
@@ -208,14 +211,20 @@ func (r *runner) print(stream iter.Seq2[agent.Event, error], runID *string) (age
 	var end agent.Event
 	var runErr error
 	streamed := false
+	// root is this stream's root run: the stopped run itself, or a new run
+	// that continues it (a graph resumed from its checkpoint).
+	root := ""
 	for ev, err := range stream {
 		switch {
-		case ev.Kind == agent.EventRunStart && *runID == "":
-			*runID = ev.RunID
+		case ev.Kind == agent.EventRunStart && root == "":
+			root = ev.RunID
+			if *runID == "" {
+				*runID = ev.RunID
+			}
 		case ev.Kind == agent.EventTextDelta && !ev.Replayed && !r.quiet:
 			fmt.Fprint(r.out, ev.Text)
 			streamed = true
-		case ev.Kind == agent.EventRunEnd && ev.RunID == *runID:
+		case ev.Kind == agent.EventRunEnd && ev.RunID == root:
 			end = ev
 		}
 		if err != nil {
@@ -229,6 +238,8 @@ func (r *runner) print(stream iter.Seq2[agent.Event, error], runID *string) (age
 		}
 	case streamed:
 		fmt.Fprintln(r.out)
+	case r.state:
+		fmt.Fprintln(r.out, string(end.Output))
 	default:
 		fmt.Fprintln(r.out, flow.TextOf(end.Output))
 	}

@@ -240,3 +240,46 @@ func TestAIGNEFolders(t *testing.T) {
 	require.Equal(t, 0, res.code, res.stderr)
 	require.Equal(t, "user messages: 1\n", res.stdout, "the sequence's answer: the translator's output")
 }
+
+const graphYAML = `version: loom/v1
+model: openai:gpt-test
+entry: review
+agents:
+  writer: {type: ai}
+  review:
+    type: graph
+    entry: draft
+    sandbox: {kind: in_process}
+    nodes:
+      draft: {agent: writer}
+      approve: {human: {kind: approval, prompt: Publish?, show: [draft]}}
+    edges:
+      - {from: draft, to: approve}
+      - {from: approve, branch: "state.approve.approved ? 'end' : 'draft'", targets: [end, draft]}
+`
+
+func TestRunGraphStopsAndResumes(t *testing.T) {
+	fakeOpenAI(t)
+	file := writeFile(t, "loom.yaml", graphYAML)
+	db := filepath.Join(t.TempDir(), "cp.db")
+	res := call(t, false, "", "run", file, "-i", "otters", "--db", db)
+	require.Equal(t, exitWaiting, res.code, res.stderr)
+	id := strings.TrimSpace(res.stdout)
+	require.Contains(t, res.stderr, `Question approval: {"prompt":"Publish?","state":{"draft":{"message":"user messages: 1"}}}`)
+	require.Contains(t, res.stderr, "continue it with: loom resume "+id+" --approve (or --deny)")
+
+	res = call(t, false, "", "resume", id, "--approve", "--db", db)
+	require.Equal(t, exitOK, res.code, res.stderr)
+	require.JSONEq(t, `{"message":"otters","draft":{"message":"user messages: 1"},"approve":{"approved":true}}`, res.stdout)
+	res = call(t, false, "", "resume", id, "--approve", "--db", db)
+	require.Equal(t, exitFailed, res.code, "a graph resumes once: %s", res.stderr)
+}
+
+func TestRunGraphAsksOnTheTerminal(t *testing.T) {
+	fakeOpenAI(t)
+	file := writeFile(t, "loom.yaml", graphYAML)
+	res := call(t, true, "n\ny\n", "run", file, "-i", "otters", "--db", filepath.Join(t.TempDir(), "cp.db"))
+	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, 2, strings.Count(res.stderr, "Question approval: "), "declined once, the draft is written again and asked again")
+	require.JSONEq(t, `{"message":"otters","draft":{"message":"user messages: 1"},"approve":{"approved":true}}`, res.stdout)
+}
