@@ -4,6 +4,9 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"testing"
 	"time"
@@ -64,12 +67,70 @@ func TestMCPServeUsageErrors(t *testing.T) {
 		{[]string{"serve", "--sandbox", "docker"}, `--sandbox "docker": use isolated or inprocess`},
 		{[]string{"serve", "--sandbox", "inprocess"}, "it is for trusted code only; pass --trusted-code"},
 		{[]string{"serve", "--http", "8080"}, `--http "8080": use HOST:PORT`},
-		{[]string{"serve", "extra"}, `unexpected argument "extra"`},
+		{[]string{"serve", "nosuch.yaml"}, `nosuch.yaml: cannot read the file`},
 	}
 	for _, c := range cases {
 		var stderr syncBuffer
 		got := runMCP(context.Background(), c.args, io.Discard, &stderr, open)
 		require.NotEqual(t, 0, got, c.args)
+		require.Contains(t, stderr.String(), c.want)
+	}
+}
+
+// TestMCPServeFileOverStdio starts loom mcp serve FILE as a child process
+// and calls its entry agent with the Go SDK's client over stdio: the
+// agent's model is a local OpenAI-format server, its key from the
+// environment.
+func TestMCPServeFileOverStdio(t *testing.T) {
+	fakeOpenAI(t)
+	file := writeFile(t, "loom.yaml", `version: loom/v1
+name: helpers
+model: openai:gpt-test
+entry: helper
+agents:
+  helper: {type: ai, description: Answers questions.}
+  other: {type: ai, description: Not served.}
+`)
+	cmd := exec.Command(os.Args[0], "mcp", "serve", file, "--db", filepath.Join(t.TempDir(), "cp.db"))
+	cmd.Env = append(os.Environ(), childEnv+"=1")
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	ctx := t.Context()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	require.NoError(t, err, stderr.String())
+	init := cs.InitializeResult()
+	require.Equal(t, "helpers", init.ServerInfo.Name)
+	list, err := cs.ListTools(ctx, nil)
+	require.NoError(t, err)
+	require.Len(t, list.Tools, 1, "the entry only")
+	require.Equal(t, "helper", list.Tools[0].Name)
+	require.Equal(t, "Answers questions.", list.Tools[0].Description)
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "helper", Arguments: map[string]any{"message": "hi"}})
+	require.NoError(t, err)
+	require.False(t, res.IsError, "%+v", res.Content)
+	require.Contains(t, res.Content[0].(*sdk.TextContent).Text, "user messages: 1")
+	require.NoError(t, cs.Close())
+	require.NotContains(t, stderr.String(), "sk-test-0123456789abcdef", "the key is never logged")
+}
+
+func TestMCPServeFileUsageErrors(t *testing.T) {
+	file := writeFile(t, "loom.yaml", "version: loom/v1\nmodel: openai:gpt-test\nagents:\n  helper: {type: ai}\n")
+	t.Setenv("OPENAI_API_KEY", "sk-test-0123456789abcdef")
+	open := func(string) (model.Model, error) { return modeltest.New(t), nil }
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", file, "--agents", "nobody", "--db", filepath.Join(t.TempDir(), "cp.db")}, `--agents: the file declares no agent "nobody"`},
+		{[]string{"serve", file, "--sandbox", "inprocess"}, "--sandbox goes without a FILE"},
+		{[]string{"serve", "--agents", "helper"}, "--agents, --log-level, --timeout and --db go with a FILE"},
+		{[]string{"serve", file, file}, "give at most one file"},
+		{[]string{"serve", writeFile(t, "loom.yaml", "version: loom/v1\nagents:\n  a: {type: ai, instrutions: x}\n")}, `unknown key "instrutions"`},
+	}
+	for _, c := range cases {
+		var stderr syncBuffer
+		got := runMCP(context.Background(), c.args, io.Discard, &stderr, open)
+		require.Equal(t, 2, got, c.args)
 		require.Contains(t, stderr.String(), c.want)
 	}
 }
