@@ -6,6 +6,7 @@ import (
 	"iter"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/spec"
@@ -24,6 +25,8 @@ type run struct {
 	output  json.RawMessage
 	err     string
 	idReady chan struct{}
+	// started holds when each run began, for the durations of the trace.
+	started map[string]time.Time
 }
 
 // eventView is an event as the page shows it.
@@ -36,6 +39,8 @@ type eventView struct {
 	Tool   string          `json:"tool,omitempty"`
 	Data   json.RawMessage `json:"data,omitempty"`
 	Err    string          `json:"error,omitempty"`
+	// DurationMS is how long a run took, on its end.
+	DurationMS *int64 `json:"duration_ms,omitempty"`
 }
 
 func viewOf(ev agent.Event) (eventView, bool) {
@@ -86,6 +91,7 @@ func (r *run) follow(stream iter.Seq2[agent.Event, error], wg *sync.WaitGroup) {
 				}
 			}
 			if v, ok := viewOf(ev); ok && !ev.Replayed {
+				r.timed(ev, &v)
 				r.events = append(r.events, v)
 			}
 			if ev.Kind == agent.EventRunEnd && ev.RunID == root {
@@ -112,6 +118,26 @@ func (r *run) follow(stream iter.Seq2[agent.Event, error], wg *sync.WaitGroup) {
 		}
 	}()
 	<-r.idReady
+}
+
+// timed notes when a run starts and sets the duration on its end.
+func (r *run) timed(ev agent.Event, v *eventView) {
+	if ev.Time.IsZero() {
+		return
+	}
+	switch ev.Kind {
+	case agent.EventRunStart:
+		if r.started == nil {
+			r.started = map[string]time.Time{}
+		}
+		r.started[ev.RunID] = ev.Time
+	case agent.EventRunEnd:
+		if t0, ok := r.started[ev.RunID]; ok {
+			ms := ev.Time.Sub(t0).Milliseconds()
+			v.DurationMS = &ms
+			delete(r.started, ev.RunID)
+		}
+	}
 }
 
 type runView struct {

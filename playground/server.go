@@ -137,6 +137,8 @@ type agentView struct {
 	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"input_schema"`
 	Uses        []string        `json:"uses"`
+	// Graph is a graph entry's nodes and edges, for the graph view.
+	Graph *graphView `json:"graph,omitempty"`
 }
 
 type errorView struct {
@@ -162,7 +164,7 @@ func (s *Server) view() (projectView, error) {
 			v.Agents = append(v.Agents, agentView{Name: e.Name, Type: e.Type, Uses: e.Uses()})
 			continue
 		}
-		v.Agents = append(v.Agents, agentView{Name: e.Name, Type: e.Type, Description: a.Description(), InputSchema: a.InputSchema(), Uses: e.Uses()})
+		v.Agents = append(v.Agents, agentView{Name: e.Name, Type: e.Type, Description: a.Description(), InputSchema: a.InputSchema(), Uses: e.Uses(), Graph: graphOf(e)})
 	}
 	return v, nil
 }

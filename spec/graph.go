@@ -119,31 +119,42 @@ type BranchFunc func(ctx context.Context, state map[string]json.RawMessage) ([]s
 // NodeNames returns the graph's node names in file order.
 func (g *Graph) NodeNames() []string { return slices.Clone(g.order) }
 
-// Successors returns every node a node may lead to, by edge, branch
-// target, entry or finish: the graph as drawn. start and end are the
-// graph's ends.
-func (g *Graph) Successors() map[string][]string {
-	next := map[string][]string{}
-	add := func(from, to string) {
-		if !slices.Contains(next[from], to) {
-			next[from] = append(next[from], to)
+// Link is one way a graph may go from a node to the next: an edge, a
+// branch's target, the entry (from start) or a finish (to end).
+type Link struct {
+	From, To string
+	// Branch is set on a branch's targets: its expression, or its Go
+	// function's name followed by "()".
+	Branch string
+}
+
+// Links returns every way the graph may go, each once: the graph as drawn.
+func (g *Graph) Links() []Link {
+	var out []Link
+	add := func(l Link) {
+		if !slices.Contains(out, l) {
+			out = append(out, l)
 		}
 	}
 	if g.Entry != "" {
-		add(GraphStart, g.Entry)
+		add(Link{From: GraphStart, To: g.Entry})
 	}
 	for _, e := range g.Edges {
 		if e.To != "" {
-			add(e.From, e.To)
+			add(Link{From: e.From, To: e.To})
+		}
+		branch := e.Branch
+		if e.Func != "" {
+			branch = e.Func + "()"
 		}
 		for _, t := range e.Targets {
-			add(e.From, t)
+			add(Link{From: e.From, To: t, Branch: branch})
 		}
 	}
 	for _, f := range g.Finish {
-		add(f, GraphEnd)
+		add(Link{From: f, To: GraphEnd})
 	}
-	return next
+	return out
 }
 
 // checkGraph checks a graph entry on its own: node and edge names, one
@@ -256,14 +267,12 @@ func (d *Doc) checkGraph(c *checker, e *Entry, g *Graph) {
 		// A broken edge would make the paths below wrong too.
 		return
 	}
-	next := g.Successors()
-	from := reach(GraphStart, next)
-	prev := map[string][]string{}
-	for f, tos := range next {
-		for _, t := range tos {
-			prev[t] = append(prev[t], f)
-		}
+	next, prev := map[string][]string{}, map[string][]string{}
+	for _, l := range g.Links() {
+		next[l.From] = append(next[l.From], l.To)
+		prev[l.To] = append(prev[l.To], l.From)
 	}
+	from := reach(GraphStart, next)
 	to := reach(GraphEnd, prev)
 	for _, name := range g.order {
 		p := join(nodesAt, name)
