@@ -28,6 +28,18 @@
 // in its tools. The server is reached when a run first asks for its tools,
 // never while a file is loaded or validated; header values come from the
 // environment only ("Bearer ${env:API_TOKEN}", or headers_env).
+//
+// A graph entry builds a graph (package graph) over a state that is a JSON
+// object: the run's input, then each node's output under its name (or its
+// output key). A node runs an agent (on the whole state, or on the value
+// of its input expression) or asks a person (human: input or approval).
+// Edges lead from node to node, from start and to end; a branch picks
+// among its targets with a JavaScript expression over state, run in
+// loom's sandbox, or with a Go function of [Registry].Branches. Every step
+// is checkpointed in [Registry].Checkpoints; a run that stops at a human
+// node is continued from there by [Resumable.ResumeRun], and no node runs
+// again. The loader checks the graph's names and paths: unknown nodes,
+// edges to nowhere, nodes no path reaches or that never lead to end.
 // Tools, models and Go functions are named, and Go code supplies them in a
 // [Registry]; the file never carries host code, keys or secrets (models
 // read their keys from the environment).

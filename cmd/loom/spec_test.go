@@ -233,7 +233,7 @@ func TestAIGNEFolders(t *testing.T) {
 	require.Equal(t, 0, res.code, res.stderr)
 	res = call(t, false, "", "validate", "../../spec/testdata/aigne-unsupported")
 	require.Equal(t, exitInvalid, res.code)
-	require.Contains(t, res.stderr, `AIGNE agents of type "mcp" have no loom equivalent`)
+	require.Contains(t, res.stderr, `AIGNE's mcp_server has no loom equivalent`)
 
 	fakeOpenAI(t)
 	res = call(t, false, "", "run", "../../spec/testdata/aigne", "-i", "hello", "--db", filepath.Join(t.TempDir(), "cp.db"))
