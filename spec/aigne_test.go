@@ -85,7 +85,7 @@ func TestImportAIGNENamesWhatHasNoEquivalent(t *testing.T) {
 
 func TestImportAIGNEMCPSkill(t *testing.T) {
 	dir := filepath.Dir(write(t, map[string]string{
-		"aigne.yaml": "name: files\nchat_model: openai:gpt-4o-mini\nagents: [assistant.yaml]\n",
+		"aigne.yaml":     "name: files\nchat_model: openai:gpt-4o-mini\nagents: [assistant.yaml]\n",
 		"assistant.yaml": "name: assistant\ninstructions: Use the files.\nskills: [fs.yaml, remote.yaml]\n",
 		"fs.yaml":        "type: mcp\nname: fs\nargs: [\"-y\", \"@modelcontextprotocol/server-filesystem\", \".\"]\ncommand: npx\n",
 		"remote.yaml":    "type: mcp\nname: remote\nurl: https://mcp.example.com/mcp\n",
