@@ -39,8 +39,8 @@ type Graph struct {
 	Edges []GraphEdge `yaml:"edges,omitempty" json:"edges,omitempty"`
 	// MaxSteps bounds the steps of one run (graph.DefaultMaxSteps by
 	// default); MaxParallel how many nodes of a step run at once.
-	MaxSteps    int `yaml:"max_steps,omitempty" json:"max_steps,omitempty"`
-	MaxParallel int `yaml:"max_parallel,omitempty" json:"max_parallel,omitempty"`
+	MaxSteps    int `yaml:"max_steps,omitempty" json:"max_steps,omitempty" jsonschema:"minimum=0"`
+	MaxParallel int `yaml:"max_parallel,omitempty" json:"max_parallel,omitempty" jsonschema:"minimum=0"`
 	// Sandbox runs the branch and input expressions.
 	Sandbox Sandbox `yaml:"sandbox,omitempty" json:"sandbox,omitempty"`
 
@@ -180,6 +180,14 @@ func (d *Doc) checkGraph(c *checker, e *Entry, g *Graph) {
 			}
 		}
 		return n
+	}
+	for _, lim := range []struct {
+		key string
+		v   int
+	}{{"max_steps", g.MaxSteps}, {"max_parallel", g.MaxParallel}} {
+		if lim.v < 0 {
+			c.fail(d.pos[join(at, lim.key)], join(at, lim.key), "leave it out for the default, or give a positive bound", "%s is %d", lim.key, lim.v)
+		}
 	}
 	isNode := func(name string) bool { _, ok := g.Nodes[name]; return ok }
 	names := append(slices.Clone(g.order), GraphStart, GraphEnd)

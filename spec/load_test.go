@@ -230,6 +230,11 @@ var loaderCases = []struct {
 		beyondSchema: true,
 	},
 	{
+		name: "graph negative max_steps",
+		yaml: "version: loom/v1\nagents:\n  writer: {type: ai}\n  flow:\n    type: graph\n    entry: draft\n    finish: [draft]\n    max_steps: -1\n    nodes:\n      draft: {agent: writer}\n",
+		want: []string{`8:16: agents.flow.max_steps: max_steps is -1; leave it out for the default, or give a positive bound`},
+	},
+	{
 		name:         "graph unknown agent and branch function",
 		yaml:         "version: loom/v1\nagents:\n  writer: {type: ai}\n  flow:\n    type: graph\n    entry: draft\n    finish: [ask]\n    nodes:\n      draft: {agent: writr}\n      ask: {human: {prompt: OK?}}\n    edges:\n      - {from: draft, func: pick, targets: [ask]}\n",
 		want:         []string{`9:22: agents.flow.nodes.draft.agent: unknown agent or tool "writr"; did you mean writer? (declare it under agents, or register it in Go)`, `12:29: agents.flow.edges[0].func: unknown branch function "pick"; register it in Go, in spec.Registry.Branches`},
