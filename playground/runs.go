@@ -244,7 +244,7 @@ func (s *Server) postAnswers(w http.ResponseWriter, r *http.Request) {
 	}
 	stream := s.cfg.Engine.Resume(s.ctx, rn.agent, rn.id, answers)
 	if g, ok := rn.agent.(spec.Resumable); ok {
-		stream = g.ResumeRun(s.ctx, rn.id, answers)
+		stream = s.cfg.Engine.Run(s.ctx, spec.Resuming(g, rn.id, answers), nil)
 	}
 	rn.follow(stream, &s.wg)
 	writeJSON(w, http.StatusAccepted, map[string]string{"id": rn.id})

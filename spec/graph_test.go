@@ -87,10 +87,10 @@ func TestGraphEntryAsksAndResumesFromItsCheckpoint(t *testing.T) {
 	t.Cleanup(func() { require.NoError(t, p2.Close()) })
 	g, ok := p2.Entry.(spec.Resumable)
 	require.True(t, ok, "a graph entry resumes from its own checkpoints")
-	out, err := agent.Collect(g.ResumeRun(t.Context(), runID, map[string]json.RawMessage{q.ID: json.RawMessage(`{"approved":true}`)}))
-	require.NoError(t, err)
+	res, err := engine.New().Invoke(t.Context(), spec.Resuming(g, runID, map[string]json.RawMessage{q.ID: json.RawMessage(`{"approved":true}`)}), nil)
+	require.NoError(t, err, "an engine runs the continuation")
 	var state map[string]any
-	require.NoError(t, json.Unmarshal(out, &state))
+	require.NoError(t, res.Decode(&state))
 	require.Equal(t, "otters", state["message"])
 	require.Equal(t, map[string]any{"message": "Draft 2"}, state["draft"])
 	require.Equal(t, map[string]any{"approved": true}, state["approve"])

@@ -28,6 +28,24 @@ type Resumable interface {
 	Pending(ctx context.Context, runID string) ([]agent.Question, error)
 }
 
+// Resuming returns an agent whose run is g.ResumeRun(ctx, runID,
+// answers), whatever its input: the continuation as an agent, so that an
+// engine runs it with its limits, hooks, tracing and checkpoints.
+func Resuming(g Resumable, runID string, answers map[string]json.RawMessage) agent.Agent {
+	return resuming{Resumable: g, runID: runID, answers: answers}
+}
+
+type resuming struct {
+	Resumable
+	runID   string
+	answers map[string]json.RawMessage
+}
+
+// Run continues the stopped run.
+func (r resuming) Run(ctx context.Context, _ json.RawMessage) iter.Seq2[agent.Event, error] {
+	return r.ResumeRun(ctx, r.runID, r.answers)
+}
+
 // gstate is a graph entry's state: the JSON values by key, merged so that
 // each node writes only the keys it changed.
 type gstate struct {

@@ -101,7 +101,7 @@ func load(ctx context.Context, path string, rs runSettings, getenv func(string) 
 // checkpoints, any other agent through the engine.
 func (l *loaded) resume(ctx context.Context, a agent.Agent, runID string, answers map[string]json.RawMessage) iter.Seq2[agent.Event, error] {
 	if g, ok := a.(spec.Resumable); ok {
-		return g.ResumeRun(ctx, runID, answers)
+		return l.engine.Run(ctx, spec.Resuming(g, runID, answers), nil)
 	}
 	return l.engine.Resume(ctx, a, runID, answers)
 }
