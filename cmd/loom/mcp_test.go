@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sync"
 	"testing"
 	"time"
 
@@ -133,4 +136,76 @@ func TestMCPServeFileUsageErrors(t *testing.T) {
 		require.Equal(t, 2, got, c.args)
 		require.Contains(t, stderr.String(), c.want)
 	}
+}
+
+// toolCaller is a Chat Completions endpoint that calls the first tool it
+// is offered with args, then answers with the tool's result. offered
+// lists the tools offered, call after call.
+func toolCaller(t *testing.T, args string) (offered func() []string) {
+	t.Helper()
+	var mu sync.Mutex
+	var names []string
+	fakeChat(t, func(body chatBody, chunk func(delta, finish any)) {
+		last := body.Messages[len(body.Messages)-1]
+		mu.Lock()
+		for _, tool := range body.Tools {
+			names = append(names, tool.Function.Name)
+		}
+		mu.Unlock()
+		switch {
+		case last.Role == "tool":
+			chunk(map[string]any{"role": "assistant", "content": fmt.Sprint("result: ", last.Content)}, nil)
+			chunk(map[string]any{}, "stop")
+		case len(body.Tools) > 0:
+			chunk(map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{"index": 0, "id": "call_1", "type": "function",
+				"function": map[string]any{"name": body.Tools[0].Function.Name, "arguments": args}}}}, nil)
+			chunk(map[string]any{}, "tool_calls")
+		default:
+			chunk(map[string]any{"role": "assistant", "content": "no tools"}, nil)
+			chunk(map[string]any{}, "stop")
+		}
+	})
+	return func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), names...)
+	}
+}
+
+// TestMCPEntryOverStdio runs a file whose assistant uses an mcp entry: a
+// second loom, started as a command, serving another file's function over
+// stdio. The tools of the server are offered to the model, filtered and
+// prefixed, and the call reaches the function.
+func TestMCPEntryOverStdio(t *testing.T) {
+	offered := toolCaller(t, `{"a":2,"b":3}`)
+	dir := t.TempDir()
+	inner := filepath.Join(dir, "inner.yaml")
+	require.NoError(t, os.WriteFile(inner, []byte(`version: loom/v1
+entry: add
+agents:
+  add:
+    type: function
+    description: Adds a and b.
+    code: "({sum: input.a + input.b})"
+    input_schema: {type: object, properties: {a: {type: number}, b: {type: number}}, required: [a, b]}
+    sandbox: {kind: in_process}
+`), 0o644))
+	cmd, err := json.Marshal([]string{os.Args[0], "mcp", "serve", inner, "--db", filepath.Join(dir, "inner.db")})
+	require.NoError(t, err)
+	outer := writeFile(t, "loom.yaml", `version: loom/v1
+model: openai:gpt-test
+entry: assistant
+agents:
+  calc:
+    type: mcp
+    command: `+string(cmd)+`
+    prefix: calc
+    filter: [add]
+  assistant: {type: ai, tools: [calc]}
+`)
+	t.Setenv(childEnv, "1") // the server the entry starts runs loom's main
+	res := call(t, false, "", "run", outer, "-i", "2 + 3?", "--db", filepath.Join(dir, "outer.db"))
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Equal(t, "result: {\"sum\":5}\n", res.stdout)
+	require.Equal(t, []string{"calc_add", "calc_add"}, offered(), "offered on both model calls: the server's one tool, prefixed")
 }

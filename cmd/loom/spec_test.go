@@ -15,31 +15,53 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// fakeOpenAI is a Chat Completions endpoint streaming Server-Sent Events:
-// asked about "15!" it calls evaluateJs; given a tool result it answers
-// with it; otherwise it says how many user messages it saw.
-func fakeOpenAI(t *testing.T) *httptest.Server {
+// chatBody is what the fake endpoints read of a Chat Completions request.
+type chatBody struct {
+	Messages []struct {
+		Role    string `json:"role"`
+		Content any    `json:"content"`
+	} `json:"messages"`
+	Tools []struct {
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	} `json:"tools"`
+	ResponseFormat any `json:"response_format"`
+}
+
+// fakeChat is a Chat Completions endpoint streaming Server-Sent Events:
+// reply writes each chunk's delta and finish reason. The openai provider
+// is pointed at it, with a key.
+func fakeChat(t *testing.T, reply func(body chatBody, chunk func(delta, finish any))) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var body struct {
-			Messages []struct {
-				Role    string `json:"role"`
-				Content any    `json:"content"`
-			} `json:"messages"`
-			ResponseFormat any `json:"response_format"`
-		}
+		var body chatBody
 		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		last := body.Messages[len(body.Messages)-1]
-		text := fmt.Sprint(last.Content)
 		w.Header().Set("Content-Type", "text/event-stream")
-		chunk := func(delta any, finish any) {
+		reply(body, func(delta any, finish any) {
 			b, _ := json.Marshal(map[string]any{"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "fake",
 				"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}})
 			fmt.Fprintf(w, "data: %s\n\n", b)
-		}
+		})
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	}))
+	t.Cleanup(srv.Close)
+	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
+	t.Setenv("OPENAI_API_KEY", "sk-test-0123456789abcdef")
+	return srv
+}
+
+// fakeOpenAI is a Chat Completions endpoint: asked about "15!" it calls
+// evaluateJs; given a tool result it answers with it; otherwise it says
+// how many user messages it saw.
+func fakeOpenAI(t *testing.T) *httptest.Server {
+	t.Helper()
+	return fakeChat(t, func(body chatBody, chunk func(delta, finish any)) {
+		last := body.Messages[len(body.Messages)-1]
+		text := fmt.Sprint(last.Content)
 		switch {
 		case last.Role == "tool":
 			var res struct {
@@ -49,7 +71,7 @@ func fakeOpenAI(t *testing.T) *httptest.Server {
 			if len(res.Result) == 0 {
 				chunk(map[string]any{"role": "assistant", "content": "refused: " + text}, nil)
 				chunk(map[string]any{}, "stop")
-				break
+				return
 			}
 			chunk(map[string]any{"role": "assistant", "content": "15! = "}, nil)
 			chunk(map[string]any{"content": string(res.Result)}, nil)
@@ -74,12 +96,7 @@ func fakeOpenAI(t *testing.T) *httptest.Server {
 			chunk(map[string]any{"role": "assistant", "content": answer}, nil)
 			chunk(map[string]any{}, "stop")
 		}
-		fmt.Fprint(w, "data: [DONE]\n\n")
-	}))
-	t.Cleanup(srv.Close)
-	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
-	t.Setenv("OPENAI_API_KEY", "sk-test-0123456789abcdef")
-	return srv
+	})
 }
 
 const coderYAML = `version: loom/v1
