@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -270,7 +272,11 @@ func (r *runner) ask(qs []agent.Question) (map[string]json.RawMessage, error) {
 	for _, q := range qs {
 		fmt.Fprintln(r.errOut, describeQuestion(q))
 		if q.Kind == codeexec.ApprovalKind {
-			fmt.Fprint(r.errOut, "Run it? [y/N] ")
+			if _, ok := promptOf(q); ok {
+				fmt.Fprint(r.errOut, "[y/N] ")
+			} else {
+				fmt.Fprint(r.errOut, "Run it? [y/N] ")
+			}
 			line, err := r.con.line()
 			if err != nil {
 				return nil, fmt.Errorf("reading the answer: %w", err)
@@ -314,7 +320,27 @@ func describeQuestion(q agent.Question) string {
 			return "The agent wants to run this code:\n" + indent(req.Code)
 		}
 	}
+	if p, ok := promptOf(q); ok {
+		return p
+	}
 	return "Question " + q.Kind + ": " + string(q.Payload)
+}
+
+// promptOf returns the text of a graph's human node: its prompt, and the
+// state it shows.
+func promptOf(q agent.Question) (string, bool) {
+	var p struct {
+		Prompt string                     `json:"prompt"`
+		State  map[string]json.RawMessage `json:"state"`
+	}
+	if json.Unmarshal(q.Payload, &p) != nil || p.Prompt == "" {
+		return "", false
+	}
+	text := p.Prompt
+	for _, k := range slices.Sorted(maps.Keys(p.State)) {
+		text += "\n  " + k + ": " + flow.TextOf(p.State[k])
+	}
+	return text, true
 }
 
 func indent(s string) string {

@@ -282,7 +282,7 @@ func TestRunGraphStopsAndResumes(t *testing.T) {
 	res := call(t, false, "", "run", file, "-i", "otters", "--db", db)
 	require.Equal(t, exitWaiting, res.code, res.stderr)
 	id := strings.TrimSpace(res.stdout)
-	require.Contains(t, res.stderr, `Question approval: {"prompt":"Publish?","state":{"draft":{"message":"user messages: 1"}}}`)
+	require.Contains(t, res.stderr, "waits for approval "+id+"/graph:2:approve:\nPublish?\n  draft: user messages: 1\n")
 	require.Contains(t, res.stderr, "continue it with: loom resume "+id+" --approve (or --deny)")
 
 	res = call(t, false, "", "resume", id, "--approve", "--db", db)
@@ -297,6 +297,6 @@ func TestRunGraphAsksOnTheTerminal(t *testing.T) {
 	file := writeFile(t, "loom.yaml", graphYAML)
 	res := call(t, true, "n\ny\n", "run", file, "-i", "otters", "--db", filepath.Join(t.TempDir(), "cp.db"))
 	require.Equal(t, exitOK, res.code, res.stderr)
-	require.Equal(t, 2, strings.Count(res.stderr, "Question approval: "), "declined once, the draft is written again and asked again")
+	require.Equal(t, 2, strings.Count(res.stderr, "Publish?\n  draft: user messages: 1\n[y/N] "), "declined once, the draft is written again and asked again")
 	require.JSONEq(t, `{"message":"otters","draft":{"message":"user messages: 1"},"approve":{"approved":true}}`, res.stdout)
 }
