@@ -155,3 +155,39 @@ agents:
 	_, err = agent.Invoke(t.Context(), p.Entry, json.RawMessage(`["not an object"]`))
 	require.ErrorIs(t, err, agent.ErrInvalidInput)
 }
+
+func TestGraphEntryReplayedByTheEngineSaysHowToResume(t *testing.T) {
+	store := checkpoint.NewMemory()
+	path := write(t, map[string]string{"loom.yaml": `version: loom/v1
+entry: flow
+agents:
+  flow:
+    type: graph
+    entry: ask
+    nodes:
+      ask: {human: {prompt: Name?}}
+    finish: [ask]
+`})
+	p, err := spec.Load(path, spec.Registry{Checkpoints: store})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, p.Close()) })
+	e := engine.New(engine.WithCheckpoints(store))
+	var runID string
+	var q agent.Question
+	for ev := range e.Run(t.Context(), p.Entry, map[string]any{}) {
+		if ev.Kind == agent.EventRunStart && runID == "" {
+			runID = ev.RunID
+		}
+		if ev.Kind == agent.EventInterrupt {
+			q = *ev.Question
+		}
+	}
+	require.NotEmpty(t, q.ID)
+	_, err = agent.Collect(e.Resume(t.Context(), p.Entry, runID, map[string]json.RawMessage{q.ID: json.RawMessage(`"Ada"`)}))
+	require.ErrorIs(t, err, spec.ErrGraphWaiting)
+	require.ErrorContains(t, err, "continue it with spec.Resuming (loom resume)")
+
+	res, err := e.Invoke(t.Context(), spec.Resuming(p.Entry.(spec.Resumable), runID, map[string]json.RawMessage{q.ID: json.RawMessage(`"Ada"`)}), nil)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"ask":"Ada"}`, string(res.Output))
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"iter"
 	"maps"
@@ -46,6 +47,10 @@ func (r resuming) Run(ctx context.Context, _ json.RawMessage) iter.Seq2[agent.Ev
 	return r.ResumeRun(ctx, r.runID, r.answers)
 }
 
+// ErrGraphWaiting is returned when a graph entry's run is started again
+// (an engine replaying it) while its graph waits for answers.
+var ErrGraphWaiting = errors.New("spec: the graph waits for answers")
+
 // gstate is a graph entry's state: the JSON values by key, merged so that
 // each node writes only the keys it changed.
 type gstate struct {
@@ -81,6 +86,11 @@ func (g *graphAgent) Run(ctx context.Context, input json.RawMessage) iter.Seq2[a
 		in, err := json.Marshal(gstate{State: state})
 		if err != nil {
 			return nil, err
+		}
+		// A run replayed by an engine's resume finds its graph waiting: the
+		// graph continues only from its own checkpoint.
+		if waiting, err := g.c.Pending(ctx, thread(r.ID)); err == nil && len(waiting) > 0 {
+			return nil, fmt.Errorf("%w: graph %s of run %s waits for answers at its human nodes: continue it with spec.Resuming (loom resume), as the agent that runs; a graph nested in another agent cannot be resumed", ErrGraphWaiting, g.name, r.ID)
 		}
 		end, err := r.Child(graph.WithThread(ctx, thread(r.ID)), g.c, in)
 		if err != nil {

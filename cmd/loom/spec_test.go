@@ -157,6 +157,22 @@ func TestValidate(t *testing.T) {
 	}
 }
 
+func TestValidateConnectsToNoMCPServer(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { t.Error("validate reached the MCP server") }))
+	defer srv.Close()
+	file := writeFile(t, "loom.yaml", `version: loom/v1
+model: openai:gpt-test
+entry: helper
+agents:
+  local: {type: mcp, command: [/nonexistent/mcp-server, --stdio]}
+  remote: {type: mcp, url: "`+srv.URL+`/mcp", headers_env: {Authorization: UNSET_TOKEN}}
+  helper: {type: ai, tools: [local, remote]}
+`)
+	res := call(t, false, "", "validate", file)
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Equal(t, file+": valid\n", res.stdout)
+}
+
 func TestValidateCallsNoModel(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { t.Error("validate called the model") }))
 	defer srv.Close()
