@@ -3,8 +3,10 @@ package playground
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"iter"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -234,12 +236,18 @@ func (s *Server) postAnswers(w http.ResponseWriter, r *http.Request) {
 	}
 	rn.mu.Lock()
 	waiting := rn.status == "waiting"
-	if waiting {
+	bad := checkAnswers(rn.pending, answers)
+	if waiting && bad == nil {
 		rn.status = "running"
 	}
 	rn.mu.Unlock()
-	if !waiting {
+	switch {
+	case !waiting:
 		http.Error(w, "the run is not waiting for answers", http.StatusConflict)
+		return
+	case bad != nil:
+		// Checked here, so that a wrong answer leaves the run waiting.
+		http.Error(w, bad.Error(), http.StatusUnprocessableEntity)
 		return
 	}
 	stream := s.cfg.Engine.Resume(s.ctx, rn.agent, rn.id, answers)
@@ -248,4 +256,18 @@ func (s *Server) postAnswers(w http.ResponseWriter, r *http.Request) {
 	}
 	rn.follow(stream, &s.wg)
 	writeJSON(w, http.StatusAccepted, map[string]string{"id": rn.id})
+}
+
+// checkAnswers checks each answer against the pending question it answers.
+func checkAnswers(pending []agent.Question, answers map[string]json.RawMessage) error {
+	for id, a := range answers {
+		i := slices.IndexFunc(pending, func(q agent.Question) bool { return q.ID == id })
+		if i < 0 {
+			return fmt.Errorf("the run asks no question %q", id)
+		}
+		if err := agent.CheckAnswer(pending[i], a); err != nil {
+			return err
+		}
+	}
+	return nil
 }
