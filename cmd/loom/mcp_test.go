@@ -209,3 +209,47 @@ agents:
 	require.Equal(t, "result: {\"sum\":5}\n", res.stdout)
 	require.Equal(t, []string{"calc_add", "calc_add"}, offered(), "offered on both model calls: the server's one tool, prefixed")
 }
+
+// TestMCPServeFileOverHTTP serves every agent --agents names over
+// streamable HTTP on a loopback port.
+func TestMCPServeFileOverHTTP(t *testing.T) {
+	fakeOpenAI(t)
+	file := writeFile(t, "loom.yaml", `version: loom/v1
+model: openai:gpt-test
+agents:
+  helper: {type: ai, description: Answers questions.}
+  shout: {type: function, code: "input.message.toUpperCase()", sandbox: {kind: in_process}}
+  other: {type: ai}
+`)
+	ctx, cancel := context.WithCancel(context.Background())
+	var stderr syncBuffer
+	code := make(chan int, 1)
+	go func() {
+		code <- runMCP(ctx, []string{"serve", file, "--http", "127.0.0.1:0", "--agents", "helper,shout", "--db", filepath.Join(t.TempDir(), "cp.db")}, io.Discard, &stderr, nil)
+	}()
+	var url string
+	require.Eventually(t, func() bool {
+		url = regexp.MustCompile(`http://\S+/mcp`).FindString(stderr.String())
+		return url != ""
+	}, 30*time.Second, 10*time.Millisecond, "no address in %q", stderr.String())
+
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: tr}}, nil)
+	require.NoError(t, err)
+	list, err := cs.ListTools(ctx, nil)
+	require.NoError(t, err)
+	var names []string
+	for _, tool := range list.Tools {
+		names = append(names, tool.Name)
+	}
+	require.ElementsMatch(t, []string{"helper", "shout"}, names)
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "shout", Arguments: map[string]any{"message": "hi"}})
+	require.NoError(t, err)
+	require.False(t, res.IsError, "%+v", res.Content)
+	require.Contains(t, res.Content[0].(*sdk.TextContent).Text, "HI")
+	require.NoError(t, cs.Close())
+	tr.CloseIdleConnections()
+	cancel()
+	require.Equal(t, 0, <-code, stderr.String())
+}
