@@ -28,23 +28,9 @@ func TestMCPServeHTTP(t *testing.T) {
 	)
 	var openedID string
 	open := func(id string) (model.Model, error) { openedID = id; return m, nil }
-	ctx, cancel := context.WithCancel(context.Background())
-	var stderr syncBuffer
-	code := make(chan int, 1)
-	go func() {
-		code <- runMCP(ctx, []string{"serve", "--http", "127.0.0.1:0", "--model", "scripted:x", "--sandbox", "inprocess", "--trusted-code"}, io.Discard, &stderr, open)
-	}()
-	var url string
-	require.Eventually(t, func() bool {
-		url = regexp.MustCompile(`http://\S+/mcp`).FindString(stderr.String())
-		return url != ""
-	}, 30*time.Second, 10*time.Millisecond, "no address in %q", stderr.String())
+	ctx := t.Context()
+	cs := serveHTTP(t, open, "--model", "scripted:x", "--sandbox", "inprocess", "--trusted-code")
 	require.Equal(t, "scripted:x", openedID)
-
-	tr := &http.Transport{}
-	defer tr.CloseIdleConnections()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: tr}}, nil)
-	require.NoError(t, err)
 	list, err := cs.ListTools(ctx, nil)
 	require.NoError(t, err)
 	require.Len(t, list.Tools, 1)
@@ -53,11 +39,34 @@ func TestMCPServeHTTP(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, res.IsError)
 	require.Contains(t, res.Content[0].(*sdk.TextContent).Text, "It is 42.")
-	require.NoError(t, cs.Close())
-	tr.CloseIdleConnections()
+}
 
-	cancel()
-	require.Equal(t, 0, <-code, stderr.String())
+// serveHTTP runs loom mcp serve --http on a free loopback port with args,
+// and returns a client connected to it. When the test ends, the client
+// leaves, the server is stopped and must exit with status 0.
+func serveHTTP(t *testing.T, open modelOpener, args ...string) *sdk.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var stderr syncBuffer
+	code := make(chan int, 1)
+	go func() {
+		code <- runMCP(ctx, append([]string{"serve", "--http", "127.0.0.1:0"}, args...), io.Discard, &stderr, open)
+	}()
+	var url string
+	require.Eventually(t, func() bool {
+		url = regexp.MustCompile(`http://\S+/mcp`).FindString(stderr.String())
+		return url != ""
+	}, 30*time.Second, 10*time.Millisecond, "no address in %q", stderr.String())
+	tr := &http.Transport{}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: tr}}, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		require.NoError(t, cs.Close())
+		tr.CloseIdleConnections()
+		cancel()
+		require.Equal(t, 0, <-code, stderr.String())
+	})
+	return cs
 }
 
 func TestMCPServeUsageErrors(t *testing.T) {
@@ -221,22 +230,8 @@ agents:
   shout: {type: function, code: "input.message.toUpperCase()", sandbox: {kind: in_process}}
   other: {type: ai}
 `)
-	ctx, cancel := context.WithCancel(context.Background())
-	var stderr syncBuffer
-	code := make(chan int, 1)
-	go func() {
-		code <- runMCP(ctx, []string{"serve", file, "--http", "127.0.0.1:0", "--agents", "helper,shout", "--db", filepath.Join(t.TempDir(), "cp.db")}, io.Discard, &stderr, nil)
-	}()
-	var url string
-	require.Eventually(t, func() bool {
-		url = regexp.MustCompile(`http://\S+/mcp`).FindString(stderr.String())
-		return url != ""
-	}, 30*time.Second, 10*time.Millisecond, "no address in %q", stderr.String())
-
-	tr := &http.Transport{}
-	defer tr.CloseIdleConnections()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: tr}}, nil)
-	require.NoError(t, err)
+	ctx := t.Context()
+	cs := serveHTTP(t, nil, file, "--agents", "helper,shout", "--db", filepath.Join(t.TempDir(), "cp.db"))
 	list, err := cs.ListTools(ctx, nil)
 	require.NoError(t, err)
 	var names []string
@@ -248,8 +243,4 @@ agents:
 	require.NoError(t, err)
 	require.False(t, res.IsError, "%+v", res.Content)
 	require.Contains(t, res.Content[0].(*sdk.TextContent).Text, "HI")
-	require.NoError(t, cs.Close())
-	tr.CloseIdleConnections()
-	cancel()
-	require.Equal(t, 0, <-code, stderr.String())
 }
