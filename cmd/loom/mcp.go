@@ -206,10 +206,9 @@ func served(p *spec.Project, names string) ([]agent.Agent, error) {
 	switch {
 	case names != "":
 		for _, n := range strings.Split(names, ",") {
-			n = strings.TrimSpace(n)
-			a := p.Agent(n)
-			if a == nil {
-				return nil, fmt.Errorf("--agents: the file declares no agent %q", n)
+			a, err := agentNamed(p, "--agents", strings.TrimSpace(n))
+			if err != nil {
+				return nil, err
 			}
 			out = append(out, a)
 		}

@@ -172,16 +172,25 @@ func (l *loaded) pick(name string) (agent.Agent, error) {
 	p := l.project
 	switch {
 	case name != "":
-		if a := p.Agent(name); a != nil {
-			return a, nil
-		}
-		return nil, fmt.Errorf("--agent %s: the file declares no such agent", name)
+		return agentNamed(p, "--agent", name)
 	case p.Entry != nil:
 		return p.Entry, nil
 	case len(p.Doc.Agents) == 1 && p.Agent(p.Doc.Agents[0].Name) != nil:
 		return p.Agent(p.Doc.Agents[0].Name), nil
 	}
 	return nil, errors.New("the file has no entry and several agents: set entry: in the file, or pass --agent NAME")
+}
+
+// agentNamed returns the declared agent called name, or an error that
+// says what name is when it is not an agent.
+func agentNamed(p *spec.Project, flag, name string) (agent.Agent, error) {
+	if a := p.Agent(name); a != nil {
+		return a, nil
+	}
+	if e := p.Doc.Entry(name); e != nil {
+		return nil, fmt.Errorf("%s %s: it is an %s entry, a set of tools: run an agent that names it in its tools", flag, name, e.Type)
+	}
+	return nil, fmt.Errorf("%s %s: the file declares no such agent", flag, name)
 }
 
 // runRecord is what loom resume needs to rebuild a stopped run's agent.
