@@ -191,3 +191,22 @@ agents:
 	require.NoError(t, err)
 	require.JSONEq(t, `{"ask":"Ada"}`, string(res.Output))
 }
+
+func TestGraphBuildWithoutCheckFailsCleanly(t *testing.T) {
+	path := write(t, map[string]string{"loom.yaml": `version: loom/v1
+agents:
+  id: {type: function, code: "input"}
+  flow:
+    type: graph
+    entry: one
+    nodes:
+      one: {agent: id, input: "   "}
+    edges:
+      - {from: one, func: pick, targets: [end]}
+`})
+	d, err := spec.Parse(path)
+	require.NoError(t, err)
+	_, err = spec.Build(d, spec.Registry{Sandbox: inProcess(t)})
+	require.ErrorIs(t, err, spec.ErrInvalid)
+	require.ErrorContains(t, err, `agents.flow: branch from one: no function "pick" in Registry.Branches`)
+}

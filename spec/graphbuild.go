@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"strings"
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/codeexec"
@@ -40,7 +41,7 @@ func (b *builder) graph(name string, c *Graph) (agent.Agent, error) {
 		if err != nil {
 			return nil, err
 		}
-		g.Node(n, agentNode(n, a, node.Input, key, exec))
+		g.Node(n, agentNode(n, a, strings.TrimSpace(node.Input), key, exec))
 	}
 	edge := func(name string) string {
 		switch name {
@@ -68,7 +69,11 @@ func (b *builder) graph(name string, c *Graph) (agent.Agent, error) {
 		case e.Branch != "":
 			g.Branch(edge(e.From), branchExpr(e.Branch, exec), targets...)
 		default:
-			g.Branch(edge(e.From), branchFunc(b.reg.Branches[e.Func]), targets...)
+			fn := b.reg.Branches[e.Func]
+			if fn == nil {
+				return nil, fmt.Errorf("branch from %s: no function %q in Registry.Branches", e.From, e.Func)
+			}
+			g.Branch(edge(e.From), branchFunc(fn), targets...)
 		}
 	}
 	compiled, err := g.Compile()
