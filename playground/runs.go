@@ -3,11 +3,15 @@ package playground
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"iter"
 	"net/http"
+	"slices"
 	"sync"
+	"time"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/spec"
 )
 
 // run is one run the page started, kept by the server: its events so far,
@@ -23,6 +27,8 @@ type run struct {
 	output  json.RawMessage
 	err     string
 	idReady chan struct{}
+	// started holds when each run began, for the durations of the trace.
+	started map[string]time.Time
 }
 
 // eventView is an event as the page shows it.
@@ -35,6 +41,8 @@ type eventView struct {
 	Tool   string          `json:"tool,omitempty"`
 	Data   json.RawMessage `json:"data,omitempty"`
 	Err    string          `json:"error,omitempty"`
+	// DurationMS is how long a run took, on its end.
+	DurationMS *int64 `json:"duration_ms,omitempty"`
 }
 
 func viewOf(ev agent.Event) (eventView, bool) {
@@ -72,16 +80,23 @@ func (r *run) follow(stream iter.Seq2[agent.Event, error], wg *sync.WaitGroup) {
 	go func() {
 		defer wg.Done()
 		var runErr error
+		// root is this stream's root run: the run itself, or a new run that
+		// continues it (a graph resumed from its checkpoint).
+		root := ""
 		for ev, err := range stream {
 			r.mu.Lock()
-			if ev.Kind == agent.EventRunStart && r.id == "" {
-				r.id = ev.RunID
-				close(r.idReady)
+			if ev.Kind == agent.EventRunStart && root == "" {
+				root = ev.RunID
+				if r.id == "" {
+					r.id = ev.RunID
+					close(r.idReady)
+				}
 			}
 			if v, ok := viewOf(ev); ok && !ev.Replayed {
+				r.timed(ev, &v)
 				r.events = append(r.events, v)
 			}
-			if ev.Kind == agent.EventRunEnd && ev.RunID == r.id {
+			if ev.Kind == agent.EventRunEnd && ev.RunID == root {
 				r.output = ev.Output
 			}
 			r.mu.Unlock()
@@ -105,6 +120,26 @@ func (r *run) follow(stream iter.Seq2[agent.Event, error], wg *sync.WaitGroup) {
 		}
 	}()
 	<-r.idReady
+}
+
+// timed notes when a run starts and sets the duration on its end.
+func (r *run) timed(ev agent.Event, v *eventView) {
+	if ev.Time.IsZero() {
+		return
+	}
+	switch ev.Kind {
+	case agent.EventRunStart:
+		if r.started == nil {
+			r.started = map[string]time.Time{}
+		}
+		r.started[ev.RunID] = ev.Time
+	case agent.EventRunEnd:
+		if t0, ok := r.started[ev.RunID]; ok {
+			ms := ev.Time.Sub(t0).Milliseconds()
+			v.DurationMS = &ms
+			delete(r.started, ev.RunID)
+		}
+	}
 }
 
 type runView struct {
@@ -201,14 +236,38 @@ func (s *Server) postAnswers(w http.ResponseWriter, r *http.Request) {
 	}
 	rn.mu.Lock()
 	waiting := rn.status == "waiting"
-	if waiting {
+	bad := checkAnswers(rn.pending, answers)
+	if waiting && bad == nil {
 		rn.status = "running"
 	}
 	rn.mu.Unlock()
-	if !waiting {
+	switch {
+	case !waiting:
 		http.Error(w, "the run is not waiting for answers", http.StatusConflict)
 		return
+	case bad != nil:
+		// Checked here, so that a wrong answer leaves the run waiting.
+		http.Error(w, bad.Error(), http.StatusUnprocessableEntity)
+		return
 	}
-	rn.follow(s.cfg.Engine.Resume(s.ctx, rn.agent, rn.id, answers), &s.wg)
+	stream := s.cfg.Engine.Resume(s.ctx, rn.agent, rn.id, answers)
+	if g, ok := rn.agent.(spec.Resumable); ok {
+		stream = s.cfg.Engine.Run(s.ctx, spec.Resuming(g, rn.id, answers), nil)
+	}
+	rn.follow(stream, &s.wg)
 	writeJSON(w, http.StatusAccepted, map[string]string{"id": rn.id})
+}
+
+// checkAnswers checks each answer against the pending question it answers.
+func checkAnswers(pending []agent.Question, answers map[string]json.RawMessage) error {
+	for id, a := range answers {
+		i := slices.IndexFunc(pending, func(q agent.Question) bool { return q.ID == id })
+		if i < 0 {
+			return fmt.Errorf("the run asks no question %q", id)
+		}
+		if err := agent.CheckAnswer(pending[i], a); err != nil {
+			return err
+		}
+	}
+	return nil
 }

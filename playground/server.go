@@ -137,6 +137,8 @@ type agentView struct {
 	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"input_schema"`
 	Uses        []string        `json:"uses"`
+	// Graph is a graph entry's nodes and edges, for the graph view.
+	Graph *graphView `json:"graph,omitempty"`
 }
 
 type errorView struct {
@@ -157,7 +159,12 @@ func (s *Server) view() (projectView, error) {
 	v := projectView{Path: s.cfg.Path, YAML: string(src), Entry: p.Doc.File.Entry, Errors: []errorView{}}
 	for _, e := range p.Doc.Agents {
 		a := p.Agent(e.Name)
-		v.Agents = append(v.Agents, agentView{Name: e.Name, Type: e.Type, Description: a.Description(), InputSchema: a.InputSchema(), Uses: e.Uses()})
+		if a == nil {
+			// An mcp entry is a set of tools, drawn but not run.
+			v.Agents = append(v.Agents, agentView{Name: e.Name, Type: e.Type, Uses: e.Uses()})
+			continue
+		}
+		v.Agents = append(v.Agents, agentView{Name: e.Name, Type: e.Type, Description: a.Description(), InputSchema: a.InputSchema(), Uses: e.Uses(), Graph: graphOf(e)})
 	}
 	return v, nil
 }

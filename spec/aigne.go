@@ -19,8 +19,10 @@ const AIGNEProject = "aigne.yaml"
 // or model, temperature, top_p), agents of type ai (name, description,
 // instructions as text or {url}, input_key, output_key, input_schema and
 // output_schema inline or as files, skills or tools as agent files,
-// tool_choice) and team (mode sequential or parallel, skills as members).
-// Every other construct (function, mcp, transform and image agents, hooks,
+// tool_choice), team (mode sequential or parallel, skills as members) and
+// mcp (command with args, or url) as an mcp entry, offered as tools to
+// the ai agents that list it in skills. Every other construct (function,
+// transform and image agents, hooks,
 // memory, afs, reflection, cli, mcp_server …) is an [*Error] naming it at
 // its line: it has no loom equivalent the import could write.
 func ImportAIGNE(dir string) ([]byte, error) {
@@ -181,7 +183,7 @@ func (im *aigneImport) agentFile(path, from string, at *yaml.Node) string {
 		typ = t.Value
 	}
 	entry := map[string]any{}
-	var skills []string
+	var skills, command []string
 	mode := "sequential"
 	im.each(root, func(key string, k, v *yaml.Node) {
 		switch key {
@@ -214,6 +216,24 @@ func (im *aigneImport) agentFile(path, from string, at *yaml.Node) string {
 					skills = append(skills, n)
 				}
 			}
+		case "command", "args", "url":
+			if typ != "mcp" {
+				im.unsupported(path, k, key)
+				return
+			}
+			switch {
+			case key == "url":
+				entry["url"] = v.Value
+			case key == "command":
+				command = append([]string{v.Value}, command...)
+			default:
+				var args []string
+				if err := v.Decode(&args); err != nil {
+					im.fail(path, v, key, "list the arguments", "want a list of strings")
+					return
+				}
+				command = append(command, args...)
+			}
 		case "mode":
 			if typ != "team" || (v.Value != "sequential" && v.Value != "parallel") {
 				im.fail(path, v, key, "use sequential or parallel", "team mode %q has no loom equivalent", v.Value)
@@ -231,6 +251,11 @@ func (im *aigneImport) agentFile(path, from string, at *yaml.Node) string {
 		}
 		if len(im.sampling) > 0 {
 			entry["sampling"] = im.sampling
+		}
+	case "mcp":
+		entry["type"] = "mcp"
+		if len(command) > 0 {
+			entry["command"] = command
 		}
 	case "team":
 		if mode == "parallel" {

@@ -76,11 +76,46 @@ func TestImportAIGNENamesWhatHasNoEquivalent(t *testing.T) {
 	dir := filepath.Join("testdata", "aigne-unsupported")
 	want := []string{
 		dir + `/aigne.yaml:3:1: mcp_server: AIGNE's mcp_server has no loom equivalent the import can write; declare it in loom/v1 directly, or leave it out`,
-		dir + `/fs.yaml:3:1: command: AIGNE's command has no loom equivalent the import can write; declare it in loom/v1 directly, or leave it out`,
-		dir + `/fs.yaml:4:1: args: AIGNE's args has no loom equivalent the import can write; declare it in loom/v1 directly, or leave it out`,
-		dir + `/fs.yaml:1:7: type: AIGNE agents of type "mcp" have no loom equivalent the import can write; declare it in loom/v1 directly, or leave it out`,
+		dir + `/fs.yaml:5:1: env: AIGNE's env has no loom equivalent the import can write; declare it in loom/v1 directly, or leave it out`,
 		dir + `/hooked.yaml:3:1: memory: AIGNE's memory has no loom equivalent the import can write; declare it in loom/v1 directly, or leave it out`,
 		dir + `/hooked.yaml:4:1: hooks: AIGNE's hooks has no loom equivalent the import can write; declare it in loom/v1 directly, or leave it out`,
 	}
 	require.Equal(t, strings.Join(want, "\n"), err.Error())
+}
+
+func TestImportAIGNEMCPSkill(t *testing.T) {
+	dir := filepath.Dir(write(t, map[string]string{
+		"aigne.yaml":     "name: files\nchat_model: openai:gpt-4o-mini\nagents: [assistant.yaml]\n",
+		"assistant.yaml": "name: assistant\ninstructions: Use the files.\nskills: [fs.yaml, remote.yaml]\n",
+		"fs.yaml":        "type: mcp\nname: fs\nargs: [\"-y\", \"@modelcontextprotocol/server-filesystem\", \".\"]\ncommand: npx\n",
+		"remote.yaml":    "type: mcp\nname: remote\nurl: https://mcp.example.com/mcp\n",
+	}))
+	src, err := spec.ImportAIGNE(dir)
+	require.NoError(t, err)
+	require.Equal(t, `agents:
+    assistant:
+        instructions: Use the files.
+        tools:
+            - fs
+            - remote
+        type: ai
+    fs:
+        command:
+            - npx
+            - -y
+            - '@modelcontextprotocol/server-filesystem'
+            - .
+        type: mcp
+    remote:
+        type: mcp
+        url: https://mcp.example.com/mcp
+entry: assistant
+model: openai:gpt-4o-mini
+name: files
+version: loom/v1
+`, string(src))
+	p, err := spec.LoadAIGNE(dir, spec.Registry{Models: func(string) (model.Model, error) { return modeltest.New(t), nil }})
+	require.NoError(t, err, "loading starts no server")
+	require.NoError(t, p.Close())
+	require.Len(t, p.Toolsets, 2)
 }

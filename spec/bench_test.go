@@ -1,10 +1,14 @@
 package spec_test
 
 import (
+	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/sandbox"
 	"github.com/loomwork/loom/spec"
 )
 
@@ -34,5 +38,56 @@ func BenchmarkSchema(b *testing.B) {
 		if len(spec.Schema()) == 0 {
 			b.Fatal("empty schema")
 		}
+	}
+}
+
+// benchGraph loads a one-node graph whose branch is by or func, with an
+// in-process sandbox.
+func benchGraph(b *testing.B, branch string) agent.Agent {
+	b.Helper()
+	exec, err := sandbox.NewInProcess()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = exec.Close() })
+	inc, err := agent.NewFunc("inc", "Adds one.", func(_ context.Context, in struct {
+		N int `json:"n"`
+	}) (map[string]int, error) {
+		return map[string]int{"n": in.N + 1}, nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(b.TempDir(), "loom.yaml")
+	src := "version: loom/v1\nentry: flow\nagents:\n  flow:\n    type: graph\n    entry: one\n    nodes:\n      one: {agent: inc, output: res}\n    edges:\n      - {from: one, " + branch + ", targets: [end]}\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	p, err := spec.Load(path, spec.Registry{Sandbox: exec, Funcs: map[string]agent.Agent{"inc": inc},
+		Branches: map[string]spec.BranchFunc{"done": func(context.Context, map[string]json.RawMessage) ([]string, error) { return []string{"end"}, nil }}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = p.Close() })
+	return p.Entry
+}
+
+// BenchmarkGraphBranch measures one run of a one-node graph (a step, its
+// checkpoints in memory, one branch), the branch a JavaScript expression
+// in the in-process sandbox or a registered Go function.
+func BenchmarkGraphBranch(b *testing.B) {
+	for _, c := range []struct{ name, branch string }{
+		{"expression", `branch: "state.res.n > 1 ? 'end' : 'end'"`},
+		{"func", "func: done"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			g := benchGraph(b, c.branch)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := agent.Invoke(b.Context(), g, map[string]int{"n": 1}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"time"
@@ -24,19 +25,27 @@ type Project struct {
 	Agents map[string]agent.Agent
 	// Entry is the agent named by entry:, or nil.
 	Entry agent.Agent
-	owned []sandbox.Executor
+	// Toolsets are the mcp entries by name. Each connects to its server
+	// when a run first asks for its tools.
+	Toolsets map[string]agent.Toolset
+	owned    []sandbox.Executor
+	closers  []io.Closer
 }
 
 // Agent returns the declared agent called name, or nil.
 func (p *Project) Agent(name string) agent.Agent { return p.Agents[name] }
 
-// Close stops the sandboxes the project started.
+// Close ends the MCP sessions and stops the sandboxes the project
+// started.
 func (p *Project) Close() error {
 	var errs []error
+	for _, c := range p.closers {
+		errs = append(errs, c.Close())
+	}
 	for _, e := range p.owned {
 		errs = append(errs, e.Close())
 	}
-	p.owned = nil
+	p.owned, p.closers = nil, nil
 	return errors.Join(errs...)
 }
 
@@ -60,9 +69,19 @@ func Build(d *Doc, reg Registry) (*Project, error) {
 	if dup := dupNames(reg); dup != "" {
 		return nil, fmt.Errorf("spec: registry: %q is both a tool and a func: give them distinct names", dup)
 	}
-	b := &builder{d: d, reg: reg, p: &Project{Doc: d, Agents: map[string]agent.Agent{}}, models: map[string]model.Model{}}
+	b := &builder{d: d, reg: reg, p: &Project{Doc: d, Agents: map[string]agent.Agent{}, Toolsets: map[string]agent.Toolset{}}, models: map[string]model.Model{}}
+	for _, e := range d.Agents {
+		if c, ok := e.Config.(*MCP); ok {
+			ts := &mcpTools{name: e.Name, cfg: c, getenv: reg.getenv()}
+			b.p.Toolsets[e.Name] = ts
+			b.p.closers = append(b.p.closers, ts)
+		}
+	}
 	var errs Errors
 	for _, e := range d.Agents {
+		if e.Type == "mcp" {
+			continue
+		}
 		if _, err := b.agent(e.Name); err != nil {
 			errs = append(errs, b.errorAt(e, err))
 		}
@@ -124,6 +143,27 @@ func (b *builder) agent(name string) (agent.Agent, error) {
 	}
 	b.p.Agents[name] = a
 	return a, nil
+}
+
+// tools builds the agents names refers to, and returns the mcp entries
+// among them as toolsets.
+func (b *builder) tools(names []string) ([]agent.Agent, []agent.Toolset, error) {
+	var (
+		agents   []agent.Agent
+		toolsets []agent.Toolset
+	)
+	for _, n := range names {
+		if ts, ok := b.p.Toolsets[n]; ok {
+			toolsets = append(toolsets, ts)
+			continue
+		}
+		a, err := b.agent(n)
+		if err != nil {
+			return nil, nil, err
+		}
+		agents = append(agents, a)
+	}
+	return agents, toolsets, nil
 }
 
 func (b *builder) agents(names []string) ([]agent.Agent, error) {
@@ -226,6 +266,10 @@ func (b *builder) build(e *Entry) (agent.Agent, error) {
 		return vector.NewSearchTool(b.reg.Stores[c.Store], vector.SearchToolOptions{
 			Name: e.Name, Description: c.Description, K: c.K, MaxK: c.MaxK, MinScore: float32(c.MinScore),
 		})
+	case *Graph:
+		return b.graph(e.Name, c)
+	case *MCP:
+		return nil, fmt.Errorf("%q is an mcp entry, a set of tools, not an agent: name it in the tools of an ai or code_execution entry", e.Name)
 	case *Function:
 		exec, err := b.sandbox(c.Sandbox)
 		if err != nil {
@@ -237,7 +281,7 @@ func (b *builder) build(e *Entry) (agent.Agent, error) {
 }
 
 func (b *builder) ai(name string, c *AI) (agent.Agent, error) {
-	tools, err := b.agents(c.Tools)
+	tools, toolsets, err := b.tools(c.Tools)
 	if err != nil {
 		return nil, err
 	}
@@ -246,7 +290,7 @@ func (b *builder) ai(name string, c *AI) (agent.Agent, error) {
 		return nil, err
 	}
 	cfg := agent.AIConfig{
-		Name: name, Description: c.Description, Instructions: c.Instructions, Model: m, Tools: tools,
+		Name: name, Description: c.Description, Instructions: c.Instructions, Model: m, Tools: tools, Toolsets: toolsets,
 		Options: c.Sampling.options(), InputKey: c.InputKey, OutputKey: c.OutputKey, MaxTurns: c.MaxTurns,
 		ToolChoice: model.ToolChoice{Mode: model.ToolMode(c.ToolChoice)},
 	}
@@ -266,6 +310,14 @@ func (b *builder) ai(name string, c *AI) (agent.Agent, error) {
 }
 
 func (b *builder) codeExecution(name string, c *CodeExecution) (agent.Agent, error) {
+	tools, toolsets, err := b.tools(c.Tools)
+	if err != nil {
+		return nil, err
+	}
+	if len(tools) > 0 {
+		// Agents are offered through a toolset that always lists them.
+		toolsets = append([]agent.Toolset{agent.ToolsetFunc(func(context.Context) ([]agent.Agent, error) { return tools, nil })}, toolsets...)
+	}
 	reviewer, err := b.optional(c.Reviewer)
 	if err != nil {
 		return nil, err
@@ -285,6 +337,7 @@ func (b *builder) codeExecution(name string, c *CodeExecution) (agent.Agent, err
 	cfg := codeexec.Config{
 		Name: name, Description: c.Description, Model: m, Options: c.Sampling.options(), Instructions: c.Instructions,
 		Sandbox: exec, Reviewer: reviewer, ErrorHandler: handler, MaxRetries: c.MaxRetries, MaxTurns: c.MaxTurns,
+		Toolsets: toolsets,
 	}
 	if c.Approval == "ask" {
 		cfg.Approver = b.reg.Approver

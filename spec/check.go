@@ -31,6 +31,7 @@ func (e *Entry) refs() []ref {
 		list("tools", c.Tools)
 		out = append(out, c.Guardrails.refs(at)...)
 	case *CodeExecution:
+		list("tools", c.Tools)
 		one("reviewer", c.Reviewer)
 		one("error_handler", c.ErrorHandler)
 	case *Sequence:
@@ -52,6 +53,8 @@ func (e *Entry) refs() []ref {
 		one("error_handler", c.ErrorHandler)
 		one("arbiter", c.Arbiter)
 		one("synthesizer", c.Synthesizer)
+	case *Graph:
+		out = c.graphRefs(at)
 	}
 	return out
 }
@@ -81,7 +84,13 @@ func Check(d *Doc, reg Registry) error {
 	for _, e := range d.Agents {
 		for _, r := range e.refs() {
 			resolve(r)
+			if t := d.Entry(r.name); t != nil && t.Type == "mcp" && !isToolsRef(r.path) {
+				fail(r.path, "name it in the tools of an ai or code_execution entry", "%q is an mcp entry, a set of tools, not an agent", r.name)
+			}
 		}
+	}
+	if t := d.Entry(d.File.Entry); t != nil && t.Type == "mcp" {
+		fail("entry", "the entry is an agent: an ai entry with the server in its tools, say", "%q is an mcp entry, a set of tools, not an agent", t.Name)
 	}
 	stores := slices.Sorted(maps.Keys(reg.Stores))
 	for _, e := range d.Agents {
@@ -90,10 +99,27 @@ func Check(d *Doc, reg Registry) error {
 			fail(path, joinHint(didYouMean(r.Store, stores), "register it in Go, in spec.Registry.Stores"), "unknown vector store %q", r.Store)
 		}
 	}
+	branches := slices.Sorted(maps.Keys(reg.Branches))
+	for _, e := range d.Agents {
+		if g, ok := e.Config.(*Graph); ok {
+			for _, r := range g.funcRefs(join("agents", e.Name)) {
+				if reg.Branches[r.name] == nil {
+					fail(r.path, joinHint(didYouMean(r.name, branches), "register it in Go, in spec.Registry.Branches"), "unknown branch function %q", r.name)
+				}
+			}
+		}
+	}
 	for _, cyc := range d.cycles() {
 		fail(cyc.at.path, "an agent cannot use itself, directly or through others", "reference cycle: %s", strings.Join(cyc.names, " -> "))
 	}
 	return errs.err()
+}
+
+// isToolsRef reports whether path is an item of a tools list, where a
+// toolset may be named.
+func isToolsRef(path string) bool {
+	i := strings.LastIndex(path, ".")
+	return strings.HasPrefix(path[i+1:], "tools[")
 }
 
 // names returns every name a reference may use.

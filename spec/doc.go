@@ -22,7 +22,24 @@
 // code_execution onto codeexec.New, sequence, parallel, map, reflect,
 // route and coordinator onto the compose package's constructors, and
 // function onto JavaScript that runs in loom's sandbox, never in the host,
-// and retriever onto vector.NewSearchTool over a store Go code registers.
+// retriever onto vector.NewSearchTool over a store Go code registers, and
+// mcp onto mcp.Connect: a server started as a command or reached at a URL,
+// whose tools an ai or code_execution entry is offered by naming the entry
+// in its tools. The server is reached when a run first asks for its tools,
+// never while a file is loaded or validated; header values come from the
+// environment only ("Bearer ${env:API_TOKEN}", or headers_env).
+//
+// A graph entry builds a graph (package graph) over a state that is a JSON
+// object: the run's input, then each node's output under its name (or its
+// output key). A node runs an agent (on the whole state, or on the value
+// of its input expression) or asks a person (human: input or approval).
+// Edges lead from node to node, from start and to end; a branch picks
+// among its targets with a JavaScript expression over state, run in
+// loom's sandbox, or with a Go function of [Registry].Branches. Every step
+// is checkpointed in [Registry].Checkpoints; a run that stops at a human
+// node is continued from there by [Resumable.ResumeRun], and no node runs
+// again. The loader checks the graph's names and paths: unknown nodes,
+// edges to nowhere, nodes no path reaches or that never lead to end.
 // Tools, models and Go functions are named, and Go code supplies them in a
 // [Registry]; the file never carries host code, keys or secrets (models
 // read their keys from the environment).
@@ -33,7 +50,4 @@
 // path, before anything runs. Relative paths are read from the file's
 // folder. [Schema] is the JSON Schema of the same Go types, with
 // additionalProperties false, for editors.
-//
-// The format has no mcp or graph entries yet: the packages they build on
-// are not part of loom's core.
 package spec

@@ -2,11 +2,13 @@ package spec_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 
+	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/sandbox"
 	"github.com/loomwork/loom/spec"
@@ -70,4 +72,61 @@ agents:
 	}
 	fmt.Println(string(res.Output))
 	// Output: {"area":12}
+}
+
+// A graph entry stops at its human node; ResumeRun continues it from its
+// checkpoint with the answer, without running any node again.
+func ExampleResumable() {
+	dir, _ := os.MkdirTemp("", "loom-example-")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "loom.yaml")
+	_ = os.WriteFile(path, []byte(`version: loom/v1
+entry: order
+agents:
+  price:
+    type: function
+    code: "({total: input.qty * 3})"
+  order:
+    type: graph
+    entry: quote
+    nodes:
+      quote: {agent: price}
+      confirm: {human: {kind: approval, prompt: Place the order?, show: [quote]}}
+    edges:
+      - {from: quote, branch: "state.quote.total > 10 ? 'confirm' : 'end'", targets: [confirm, end]}
+      - {from: confirm, to: end}
+`), 0o644)
+	exec, err := sandbox.NewInProcess()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer exec.Close()
+	p, err := spec.Load(path, spec.Registry{Sandbox: exec})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer p.Close()
+	ctx := context.Background()
+	var runID string
+	var asked *agent.InterruptedError
+	for ev, err := range p.Entry.Run(ctx, json.RawMessage(`{"qty": 5}`)) {
+		if ev.Kind == agent.EventRunStart && runID == "" {
+			runID = ev.RunID
+		}
+		errors.As(err, &asked)
+	}
+	q := asked.Questions[0]
+	fmt.Println(q.Kind, string(q.Payload))
+	g := p.Entry.(spec.Resumable)
+	out, err := agent.Collect(g.ResumeRun(ctx, runID, map[string]json.RawMessage{q.ID: json.RawMessage(`{"approved": true}`)}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(string(out))
+	// Output:
+	// approval {"prompt":"Place the order?","state":{"quote":{"total":15}}}
+	// {"confirm":{"approved":true},"qty":5,"quote":{"total":15}}
 }

@@ -73,12 +73,12 @@ var loaderCases = []struct {
 	{
 		name: "unknown agent type",
 		yaml: "version: loom/v1\nagents:\n  steps:\n    type: sequense\n    steps: [a]\n",
-		want: []string{`4:11: agents.steps.type: unknown agent type "sequense"; did you mean sequence? (want one of ai, code_execution, sequence, parallel, map, reflect, route, coordinator, function, retriever)`},
+		want: []string{`4:11: agents.steps.type: unknown agent type "sequense"; did you mean sequence? (want one of ai, code_execution, sequence, parallel, map, reflect, route, coordinator, function, retriever, mcp, graph)`},
 	},
 	{
 		name: "missing type",
 		yaml: "version: loom/v1\nagents:\n  helper:\n    instructions: Hi.\n",
-		want: []string{`4:5: agents.helper: missing required key "type"; want one of ai, code_execution, sequence, parallel, map, reflect, route, coordinator, function, retriever`},
+		want: []string{`4:5: agents.helper: missing required key "type"; want one of ai, code_execution, sequence, parallel, map, reflect, route, coordinator, function, retriever, mcp, graph`},
 	},
 	{
 		name: "missing required key",
@@ -123,6 +123,122 @@ var loaderCases = []struct {
 			`6:16: agents.a.max_turns: wrong type: want an integer, got the string "many"`,
 			`8:5: agents.b: missing required key "reviewer"`,
 		},
+	},
+	{
+		name: "mcp typo key",
+		yaml: "version: loom/v1\nagents:\n  fs:\n    type: mcp\n    comand: [npx, server]\n",
+		want: []string{
+			`5:5: agents.fs.comand: unknown key "comand"; did you mean command?`,
+		},
+	},
+	{
+		name: "mcp filter not a list",
+		yaml: "version: loom/v1\nagents:\n  fs:\n    type: mcp\n    command: server\n    filter: read_file\n",
+		want: []string{`6:13: agents.fs.filter: wrong type: want a list, got the string "read_file"; write a list: [a, b] or one '- item' a line`},
+	},
+	{
+		name: "mcp command not a command",
+		yaml: "version: loom/v1\nagents:\n  fs:\n    type: mcp\n    command: {program: server}\n",
+		want: []string{`5:14: agents.fs.command: wrong type: want a command, got a mapping; write the program and its arguments as a list [program, arg] or as one string`},
+	},
+	{
+		name: "mcp url not http",
+		yaml: "version: loom/v1\nagents:\n  fs:\n    type: mcp\n    url: ftp://127.0.0.1/mcp\n",
+		want: []string{`5:10: agents.fs.url: url "ftp://127.0.0.1/mcp" is not an HTTP URL; use an http:// or https:// URL`},
+	},
+	{
+		name: "mcp neither command nor url",
+		yaml: "version: loom/v1\nagents:\n  fs:\n    type: mcp\n    prefix: fs\n",
+		want: []string{`4:5: agents.fs: an mcp entry needs command or url; give command (a server started over stdio) or url (a streamable HTTP endpoint)`},
+	},
+	{
+		name: "mcp both command and url",
+		yaml: "version: loom/v1\nagents:\n  fs:\n    type: mcp\n    command: server\n    url: http://127.0.0.1/mcp\n",
+		want: []string{`6:10: agents.fs.url: both command and url are given; keep one of them`},
+	},
+	{
+		name: "mcp secret in a header",
+		yaml: "version: loom/v1\nagents:\n  fs:\n    type: mcp\n    url: https://mcp.example.com/mcp\n    headers:\n      Authorization: Bearer sk-123\n",
+		want: []string{`7:22: agents.fs.headers.Authorization: header Authorization is written in the file; write the secret in the environment and name it here, as "Bearer ${env:API_TOKEN}"`},
+	},
+	{
+		name: "mcp bad header variable",
+		yaml: "version: loom/v1\nagents:\n  fs:\n    type: mcp\n    url: https://mcp.example.com/mcp\n    headers_env:\n      Authorization: my token\n",
+		want: []string{`7:22: agents.fs.headers_env.Authorization: "my token" is not a valid environment variable name; name the environment variable that holds the value, as API_TOKEN`},
+	},
+	{
+		name:         "mcp bad timeout",
+		yaml:         "version: loom/v1\nagents:\n  fs:\n    type: mcp\n    command: server\n    timeout: soon\n",
+		want:         []string{`6:14: agents.fs.timeout: timeout "soon" is not a duration; want a positive duration such as 30s`},
+		beyondSchema: true,
+	},
+	{
+		name:         "mcp entry as a step",
+		yaml:         "version: loom/v1\nagents:\n  fs: {type: mcp, command: server}\n  both:\n    type: sequence\n    steps: [fs]\n",
+		want:         []string{`6:13: agents.both.steps[0]: "fs" is an mcp entry, a set of tools, not an agent; name it in the tools of an ai or code_execution entry`},
+		beyondSchema: true,
+	},
+	{
+		name: "graph typo key in a node",
+		yaml: "version: loom/v1\nagents:\n  writer: {type: ai}\n  flow:\n    type: graph\n    entry: draft\n    finish: [ask]\n    nodes:\n      draft: {agnt: writer}\n      ask: {human: {prompt: OK?}}\n    edges:\n      - {from: draft, to: ask}\n",
+		want: []string{
+			`9:15: agents.flow.nodes.draft.agnt: unknown key "agnt"; did you mean agent?`,
+		},
+	},
+	{
+		name: "graph node with agent and human",
+		yaml: "version: loom/v1\nagents:\n  writer: {type: ai}\n  flow:\n    type: graph\n    entry: draft\n    finish: [ask]\n    nodes:\n      draft: {agent: writer, human: {prompt: OK?}}\n      ask: {human: {prompt: OK?}}\n    edges:\n      - {from: draft, to: ask}\n",
+		want: []string{`9:37: agents.flow.nodes.draft.human: both agent and human are given; keep one of them`},
+	},
+	{
+		name: "graph reserved node name",
+		yaml: "version: loom/v1\nagents:\n  writer: {type: ai}\n  flow:\n    type: graph\n    entry: end\n    nodes:\n      end: {agent: writer}\n",
+		want: []string{`8:7: agents.flow.nodes.end: node name "end" is reserved; start and end name the graph's ends; pick another name`},
+	},
+	{
+		name: "graph branch without targets",
+		yaml: "version: loom/v1\nagents:\n  writer: {type: ai}\n  flow:\n    type: graph\n    entry: draft\n    finish: [ask]\n    nodes:\n      draft: {agent: writer}\n      ask: {human: {prompt: OK?}}\n    edges:\n      - {from: draft, branch: \"'ask'\"}\n",
+		want: []string{`12:9: agents.flow.edges[0]: a branch needs its targets; list every node the branch may pick in targets`},
+	},
+	{
+		name: "graph edge with to and branch",
+		yaml: "version: loom/v1\nagents:\n  writer: {type: ai}\n  flow:\n    type: graph\n    entry: draft\n    finish: [ask]\n    nodes:\n      draft: {agent: writer}\n      ask: {human: {prompt: OK?}}\n    edges:\n      - {from: draft, to: ask, branch: \"'ask'\", targets: [ask]}\n",
+		want: []string{`12:9: agents.flow.edges[0]: an edge has one of to, branch and func; keep one of them`},
+	},
+	{
+		name:         "graph edge to nowhere",
+		yaml:         "version: loom/v1\nagents:\n  writer: {type: ai}\n  flow:\n    type: graph\n    entry: draft\n    finish: [ask]\n    nodes:\n      draft: {agent: writer}\n      ask: {human: {prompt: OK?}}\n    edges:\n      - {from: draft, to: aks}\n",
+		want:         []string{`12:27: agents.flow.edges[0].to: edge to "aks" is not a node of the graph; did you mean ask? (declare it under nodes)`},
+		beyondSchema: true,
+	},
+	{
+		name:         "graph unknown branch target",
+		yaml:         "version: loom/v1\nagents:\n  writer: {type: ai}\n  flow:\n    type: graph\n    entry: draft\n    finish: [ask]\n    nodes:\n      draft: {agent: writer}\n      ask: {human: {prompt: OK?}}\n    edges:\n      - {from: draft, branch: \"'ask'\", targets: [ask, drafts]}\n",
+		want:         []string{`12:55: agents.flow.edges[0].targets[1]: branch target "drafts" is not a node of the graph; did you mean draft? (declare it under nodes)`},
+		beyondSchema: true,
+	},
+	{
+		name:         "graph node that never ends",
+		yaml:         "version: loom/v1\nagents:\n  writer: {type: ai}\n  flow:\n    type: graph\n    entry: draft\n    nodes:\n      draft: {agent: writer}\n      loop: {agent: writer}\n    edges:\n      - {from: draft, to: loop}\n      - {from: loop, to: draft}\n",
+		want:         []string{`8:7: agents.flow.nodes.draft: node "draft" never leads to end; add it to finish, or an edge from it to end`, `9:7: agents.flow.nodes.loop: node "loop" never leads to end; add it to finish, or an edge from it to end`},
+		beyondSchema: true,
+	},
+	{
+		name:         "graph nothing starts",
+		yaml:         "version: loom/v1\nagents:\n  writer: {type: ai}\n  flow:\n    type: graph\n    finish: [draft]\n    nodes:\n      draft: {agent: writer}\n",
+		want:         []string{`5:5: agents.flow: nothing starts the graph; set entry: draft, or add an edge from start`},
+		beyondSchema: true,
+	},
+	{
+		name: "graph negative max_steps",
+		yaml: "version: loom/v1\nagents:\n  writer: {type: ai}\n  flow:\n    type: graph\n    entry: draft\n    finish: [draft]\n    max_steps: -1\n    nodes:\n      draft: {agent: writer}\n",
+		want: []string{`8:16: agents.flow.max_steps: max_steps is -1; leave it out for the default, or give a positive bound`},
+	},
+	{
+		name:         "graph unknown agent and branch function",
+		yaml:         "version: loom/v1\nagents:\n  writer: {type: ai}\n  flow:\n    type: graph\n    entry: draft\n    finish: [ask]\n    nodes:\n      draft: {agent: writr}\n      ask: {human: {prompt: OK?}}\n    edges:\n      - {from: draft, func: pick, targets: [ask]}\n",
+		want:         []string{`9:22: agents.flow.nodes.draft.agent: unknown agent or tool "writr"; did you mean writer? (declare it under agents, or register it in Go)`, `12:29: agents.flow.edges[0].func: unknown branch function "pick"; register it in Go, in spec.Registry.Branches`},
+		beyondSchema: true,
 	},
 	{
 		name:         "missing instructions file",

@@ -27,3 +27,12 @@ func write(t *testing.T, files map[string]string) string {
 	}
 	return filepath.Join(dir, "loom.yaml")
 }
+
+// inProcess returns an in-process sandbox, closed when the test ends.
+func inProcess(t *testing.T) sandbox.Executor {
+	t.Helper()
+	exec, err := sandbox.NewInProcess()
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, exec.Close()) })
+	return exec
+}

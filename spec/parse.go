@@ -144,6 +144,10 @@ func (d *Doc) readFiles(c *checker, e *Entry) {
 			c.fail(d.pos[join(at, "instructions_file")], join(at, "instructions_file"), "keep one of them", "both instructions and instructions_file are given")
 		}
 		text("instructions_file", cfg.InstructionsFile, &cfg.Instructions)
+	case *MCP:
+		d.checkMCP(c, e, cfg)
+	case *Graph:
+		d.checkGraph(c, e, cfg)
 	case *Function:
 		switch {
 		case cfg.Code != "" && cfg.CodeFile != "":

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/checkpoint"
 	"github.com/loomwork/loom/codeexec"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/sandbox"
@@ -37,6 +38,15 @@ type Registry struct {
 	// stops with agent.ErrInterrupted and is resumed with a
 	// codeexec.Approval as the answer.
 	Approver codeexec.Approver
+	// Branches are the Go functions graph edges name in func.
+	Branches map[string]BranchFunc
+	// Checkpoints keeps the checkpoints of graph entries, so a graph that
+	// waits for a person can be resumed in another process; nil keeps
+	// them in memory.
+	Checkpoints checkpoint.Store
+	// Getenv reads the environment variables mcp entries name in their
+	// headers, when they connect; nil uses os.Getenv.
+	Getenv func(string) string
 }
 
 // lookup returns the registered tool or function called name, or nil.

@@ -94,5 +94,40 @@ agents:
   pick: {type: route, agents: [helper, coder]}
   docs: {type: retriever, store: handbook, description: The handbook., k: 3, max_k: 10, min_score: 0.2}
   team: {type: coordinator, coder: coder, reviewer: reviewer, accept_on_disagreement: true, max_rounds: 2}
+  fs:
+    type: mcp
+    command: [npx, -y, "@modelcontextprotocol/server-filesystem", "."]
+    prefix: fs
+    filter: [read_file, list_directory]
+    timeout: 30s
+  remote:
+    type: mcp
+    url: https://mcp.example.com/mcp
+    headers: {Authorization: "Bearer ${env:REMOTE_TOKEN}"}
+    headers_env: {X-Team: TEAM_ID}
+  tooled: {type: ai, tools: [fs, remote, calc]}
+  coder2: {type: code_execution, tools: [fs, calc]}
+  short: {type: mcp, command: "server --stdio"}
+  review:
+    type: graph
+    description: Drafts and asks.
+    entry: draft
+    finish: [publish]
+    max_steps: 10
+    max_parallel: 2
+    sandbox: {kind: in_process}
+    nodes:
+      draft: {agent: helper, input: "({message: state.message})", output: text}
+      check: {agent: reviewer}
+      ask:
+        human: {kind: input, prompt: Any changes?, show: [text], answer_schema: {type: string}}
+      approve:
+        human: {kind: approval, prompt: Publish?}
+      publish: {agent: calc}
+    edges:
+      - {from: draft, to: check}
+      - {from: check, branch: "state.check.ok ? 'approve' : 'ask'", targets: [approve, ask]}
+      - {from: ask, to: draft}
+      - {from: approve, func: decide, targets: [publish, end]}
 `},
 }

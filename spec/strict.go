@@ -32,7 +32,10 @@ func (c *checker) fail(n *yaml.Node, path, hint, format string, args ...any) {
 	c.errs = append(c.errs, e)
 }
 
-var schemaRefType = reflect.TypeFor[SchemaRef]()
+var (
+	schemaRefType = reflect.TypeFor[SchemaRef]()
+	commandType   = reflect.TypeFor[Command]()
+)
 
 // walk checks n against t at path.
 func (c *checker) walk(n *yaml.Node, t reflect.Type, path string, tag reflect.StructTag) {
@@ -47,6 +50,10 @@ func (c *checker) walk(n *yaml.Node, t reflect.Type, path string, tag reflect.St
 		if !(n.Kind == yaml.MappingNode || isScalar(n, "!!str")) {
 			c.fail(n, path, "give a JSON Schema inline, as a mapping, or the path of a .json or .yaml file", "wrong type: want a schema or a path, got %s", describe(n))
 		}
+		return
+	}
+	if t == commandType {
+		c.walkCommand(n, path)
 		return
 	}
 	switch t.Kind() {
@@ -83,8 +90,36 @@ func (c *checker) walk(n *yaml.Node, t reflect.Type, path string, tag reflect.St
 		}
 	case reflect.Struct:
 		c.walkStruct(n, t, path)
+	case reflect.Map:
+		if n.Kind != yaml.MappingNode {
+			c.fail(n, path, "", "wrong type: want a mapping, got %s", describe(n))
+			return
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			at := join(path, k.Value)
+			if !isScalar(k, "!!str") {
+				c.fail(k, at, quoteHint(k), "wrong type: want a string key, got %s", describe(k))
+				continue
+			}
+			c.walk(v, t.Elem(), at, "")
+		}
 	default:
 		c.fail(n, path, "", "internal: no rule for %s", t)
+	}
+}
+
+// walkCommand checks a command: a non-empty string, or a non-empty list of
+// strings.
+func (c *checker) walkCommand(n *yaml.Node, path string) {
+	switch {
+	case isScalar(n, "!!str") && strings.TrimSpace(n.Value) != "":
+	case n.Kind == yaml.SequenceNode && len(n.Content) > 0:
+		for i, item := range n.Content {
+			c.walk(item, reflect.TypeFor[string](), fmt.Sprintf("%s[%d]", path, i), "")
+		}
+	default:
+		c.fail(n, path, "write the program and its arguments as a list [program, arg] or as one string", "wrong type: want a command, got %s", describe(n))
 	}
 }
 

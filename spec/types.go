@@ -42,7 +42,8 @@ type AI struct {
 	// InstructionsFile reads the instructions from a file, relative to this
 	// file's folder.
 	InstructionsFile string `yaml:"instructions_file,omitempty" json:"instructions_file,omitempty"`
-	// Tools name declared agents or registered tools and functions.
+	// Tools name declared agents, registered tools and functions, and mcp
+	// entries (all of the server's tools).
 	Tools []string `yaml:"tools,omitempty" json:"tools,omitempty"`
 	// InputSchema and OutputSchema are JSON Schemas, inline or as a path
 	// to a JSON or YAML file.
@@ -82,6 +83,10 @@ type CodeExecution struct {
 	// InstructionsFile reads the coder's instructions from a file.
 	InstructionsFile string   `yaml:"instructions_file,omitempty" json:"instructions_file,omitempty"`
 	Sampling         Sampling `yaml:"sampling,omitempty" json:"sampling,omitempty"`
+	// Tools offer the coder more tools beside the sandbox: declared agents,
+	// registered tools and functions, and mcp entries (all of the server's
+	// tools).
+	Tools []string `yaml:"tools,omitempty" json:"tools,omitempty"`
 	// Reviewer names the agent that reads each snippet before it runs.
 	Reviewer string `yaml:"reviewer,omitempty" json:"reviewer,omitempty"`
 	// ErrorHandler names the agent that turns a failure into a correction.
@@ -203,6 +208,8 @@ var entryTypes = []struct {
 	{"coordinator", Coordinator{}},
 	{"function", Function{}},
 	{"retriever", Retriever{}},
+	{"mcp", MCP{}},
+	{"graph", Graph{}},
 }
 
 // EntryTypes returns the type keys an entry may have.

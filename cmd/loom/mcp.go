@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -9,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/joho/godotenv"
@@ -19,21 +21,33 @@ import (
 	"github.com/loomwork/loom/model"
 	_ "github.com/loomwork/loom/model/providers" // registers every provider with model.Open
 	"github.com/loomwork/loom/sandbox"
+	"github.com/loomwork/loom/spec"
 )
 
-const mcpUsage = `Usage: loom mcp serve [--http 127.0.0.1:PORT] [--model provider:model] [--sandbox isolated|inprocess]
+const mcpUsage = `Usage: loom mcp serve [FILE] [--http 127.0.0.1:PORT] [flags]
 
-Serves loom's Coder→Sandbox workflow as an MCP tool named code_execution: a
-model writes JavaScript for the task, a sandbox runs it, and the answer comes
-back as the tool's result. Over stdio by default (for an MCP client that
-starts this command), or over streamable HTTP at http://ADDR/mcp.
+With FILE (a loom/v1 file, or a folder holding an AIGNE project), serves the
+file's entry agent (or every agent --agents names; every agent when the file
+has no entry) as MCP tools named for the agents. Without FILE, serves loom's
+Coder→Sandbox workflow as a tool named code_execution: a model writes
+JavaScript for the task, a sandbox runs it, and the answer comes back as the
+tool's result. Over stdio by default (for an MCP client that starts this
+command), or over streamable HTTP at http://ADDR/mcp.
 
 Options:
   --http ADDR        serve streamable HTTP on ADDR, as 127.0.0.1:8931
-  --model ID         provider:model (default $MODEL, else openai); keys from
-                     the environment or .env.local, as the example CLIs
-  --sandbox KIND     isolated (worker processes with OS limits, the default)
-                     or inprocess (trusted code only: needs --trusted-code)
+  --model ID         provider[:model] (default the file's model:, then
+                     $MODEL, then openai); keys from the environment or
+                     .env.local, as loom run
+  --agents A,B       with FILE: the agents to serve (default the entry)
+  --log-level LEVEL  with FILE: ERROR, WARN (default), INFO, DEBUG or TRACE,
+                     logged on stderr
+  --timeout D        with FILE: time limit of one call (default 5m)
+  --db PATH          with FILE: checkpoint database (default
+                     $LOOM_CHECKPOINT_DB, else under the user cache directory)
+  --sandbox KIND     without FILE: isolated (worker processes with OS limits,
+                     the default) or inprocess (trusted code only: needs
+                     --trusted-code); a file's entries name their own
   --trusted-code     accept that inprocess runs the model's code with this
                      program's privileges
 `
@@ -52,11 +66,14 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer, open m
 	}
 	fs := flag.NewFlagSet("loom mcp serve", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
+	rs := runSettings{}
+	settingsFlags(fs, &rs)
 	addr := fs.String("http", "", "serve streamable HTTP on this address")
-	modelID := fs.String("model", "", "provider:model")
 	kind := fs.String("sandbox", "isolated", "isolated or inprocess")
 	trusted := fs.Bool("trusted-code", false, "accept that --sandbox inprocess runs the model's code with this program's privileges")
-	if err := fs.Parse(args[1:]); err != nil {
+	names := fs.String("agents", "", "the agents to serve")
+	pos, err := parseInterleaved(fs, args[1:])
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, mcpUsage)
 			return 0
@@ -64,9 +81,24 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer, open m
 		fmt.Fprintf(stderr, "loom mcp serve: %v: run 'loom help mcp'\n", err)
 		return 2
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "loom mcp serve: unexpected argument %q: run 'loom help mcp'\n", fs.Arg(0))
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	switch {
+	case len(pos) > 1:
+		fmt.Fprintf(stderr, "loom mcp serve: unexpected argument %q: give at most one file: run 'loom help mcp'\n", pos[1])
 		return 2
+	case len(pos) == 0 && (set["agents"] || set["log-level"] || set["timeout"] || set["db"]):
+		fmt.Fprintln(stderr, "loom mcp serve: --agents, --log-level, --timeout and --db go with a FILE: run 'loom help mcp'")
+		return 2
+	case len(pos) == 1 && (set["sandbox"] || set["trusted-code"]):
+		fmt.Fprintln(stderr, "loom mcp serve: --sandbox goes without a FILE: a file's entries name their own sandbox")
+		return 2
+	case rs.timeout <= 0:
+		fmt.Fprintf(stderr, "loom mcp serve: --timeout %v: it must be positive, as 2m\n", rs.timeout)
+		return 2
+	}
+	if !set["log-level"] {
+		rs.logLevel = "WARN"
 	}
 	if *kind != "isolated" && *kind != "inprocess" {
 		fmt.Fprintf(stderr, "loom mcp serve: --sandbox %q: use isolated or inprocess\n", *kind)
@@ -82,11 +114,14 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer, open m
 			return 2
 		}
 	}
+	if len(pos) == 1 {
+		return serveFile(ctx, pos[0], rs, *names, *addr, stderr)
+	}
 	if err := loadDotEnv(".env.local"); err != nil {
 		fmt.Fprintf(stderr, "loom mcp serve: %v\n", err)
 		return 1
 	}
-	id := modelOrDefault(*modelID)
+	id := modelOrDefault(rs.model)
 	m, err := open(id)
 	if err != nil {
 		fmt.Fprintf(stderr, "loom mcp serve: --model %s: %v\n", id, err)
@@ -124,6 +159,63 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer, open m
 		return 1
 	}
 	return 0
+}
+
+// serveFile serves the agents of a loom/v1 file over MCP, loaded and run
+// as loom run does (models, keys, checkpoints); questions a run asks (an
+// approval) reach the client as elicitations.
+func serveFile(ctx context.Context, path string, rs runSettings, names, addr string, stderr io.Writer) int {
+	l, err := load(ctx, path, rs, os.Getenv, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	defer l.close()
+	agents, err := served(l.project, names)
+	if err != nil {
+		fmt.Fprintf(stderr, "loom mcp serve: %v\n", err)
+		return 2
+	}
+	srv, err := mcp.NewServer(mcp.ServerConfig{Name: cmp.Or(l.project.Doc.File.Name, "loom"), Agents: agents, Engine: l.engine})
+	if err != nil {
+		fmt.Fprintf(stderr, "loom mcp serve: %v\n", err)
+		return 1
+	}
+	if addr == "" {
+		err = srv.ServeStdio(ctx)
+	} else {
+		err = serveMCPHTTP(ctx, srv, addr, stderr)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "loom mcp serve: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// served returns the agents to serve: those names lists (comma-separated),
+// else the entry, else every declared agent.
+func served(p *spec.Project, names string) ([]agent.Agent, error) {
+	var out []agent.Agent
+	switch {
+	case names != "":
+		for _, n := range strings.Split(names, ",") {
+			a, err := agentNamed(p, "--agents", strings.TrimSpace(n))
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, a)
+		}
+	case p.Entry != nil:
+		out = append(out, p.Entry)
+	default:
+		for _, e := range p.Doc.Agents {
+			if a := p.Agent(e.Name); a != nil {
+				out = append(out, a)
+			}
+		}
+	}
+	return out, nil
 }
 
 // serveMCPHTTP serves srv at http://addr/mcp until ctx ends.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -77,24 +78,40 @@ func load(ctx context.Context, path string, rs runSettings, getenv func(string) 
 	if err := spec.Check(d, spec.Registry{}); err != nil {
 		return nil, err
 	}
-	p, err := spec.Build(d, spec.Registry{Models: func(ref string) (model.Model, error) { return openModel(ref, getenv, log) }})
-	if err != nil {
-		return nil, err
-	}
 	dbPath := rs.db
 	if dbPath == "" {
 		if dbPath, err = defaultCheckpointPath(); err != nil {
-			_ = p.Close()
 			return nil, err
 		}
 	}
 	store, err := sqlite.Open(ctx, dbPath)
 	if err != nil {
-		_ = p.Close()
+		return nil, err
+	}
+	p, err := spec.Build(d, spec.Registry{Getenv: getenv, Checkpoints: store, Models: func(ref string) (model.Model, error) { return openModel(ref, getenv, log) }})
+	if err != nil {
+		_ = store.Close()
 		return nil, err
 	}
 	e := engine.New(engine.WithCheckpoints(store), engine.WithRunLimits(agent.Limits{Timeout: rs.timeout}), engine.WithLogger(log))
 	return &loaded{project: p, engine: e, store: store, dbPath: dbPath, log: log}, nil
+}
+
+// resume continues the stopped run runID of a: a graph entry from its own
+// checkpoints, any other agent through the engine.
+func (l *loaded) resume(ctx context.Context, a agent.Agent, runID string, answers map[string]json.RawMessage) iter.Seq2[agent.Event, error] {
+	if g, ok := a.(spec.Resumable); ok {
+		return l.engine.Run(ctx, spec.Resuming(g, runID, answers), nil)
+	}
+	return l.engine.Resume(ctx, a, runID, answers)
+}
+
+// pending returns the questions the stopped run runID of a waits for.
+func (l *loaded) pending(ctx context.Context, a agent.Agent, runID string) ([]agent.Question, error) {
+	if g, ok := a.(spec.Resumable); ok {
+		return g.Pending(ctx, runID)
+	}
+	return l.engine.Pending(ctx, runID)
 }
 
 // openModel opens ref; a missing key says where keys are read from.
@@ -155,16 +172,25 @@ func (l *loaded) pick(name string) (agent.Agent, error) {
 	p := l.project
 	switch {
 	case name != "":
-		if a := p.Agent(name); a != nil {
-			return a, nil
-		}
-		return nil, fmt.Errorf("--agent %s: the file declares no such agent", name)
+		return agentNamed(p, "--agent", name)
 	case p.Entry != nil:
 		return p.Entry, nil
-	case len(p.Doc.Agents) == 1:
+	case len(p.Doc.Agents) == 1 && p.Agent(p.Doc.Agents[0].Name) != nil:
 		return p.Agent(p.Doc.Agents[0].Name), nil
 	}
 	return nil, errors.New("the file has no entry and several agents: set entry: in the file, or pass --agent NAME")
+}
+
+// agentNamed returns the declared agent called name, or an error that
+// says what name is when it is not an agent.
+func agentNamed(p *spec.Project, flag, name string) (agent.Agent, error) {
+	if a := p.Agent(name); a != nil {
+		return a, nil
+	}
+	if e := p.Doc.Entry(name); e != nil {
+		return nil, fmt.Errorf("%s %s: it is an %s entry, a set of tools: run an agent that names it in its tools", flag, name, e.Type)
+	}
+	return nil, fmt.Errorf("%s %s: the file declares no such agent", flag, name)
 }
 
 // runRecord is what loom resume needs to rebuild a stopped run's agent.

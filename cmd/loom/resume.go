@@ -95,7 +95,7 @@ func runResume(ctx context.Context, args []string, stdout, stderr io.Writer, con
 		fmt.Fprintf(stderr, "loom resume: %v\n", err)
 		return exitInvalid
 	}
-	pending, err := l.engine.Pending(ctx, runID)
+	pending, err := l.pending(ctx, a, runID)
 	if err != nil {
 		fmt.Fprintf(stderr, "loom resume: %v\n", err)
 		return exitFailed
@@ -122,7 +122,7 @@ func runResume(ctx context.Context, args []string, stdout, stderr io.Writer, con
 		}
 	}
 	r := newRunner(l, a, rec.File, con, stdout, stderr)
-	_, code := r.drive(ctx, nil, l.engine.Resume(ctx, a, runID, answers), runID)
+	_, code := r.drive(ctx, nil, l.resume(ctx, a, runID, answers), runID)
 	return code
 }
 

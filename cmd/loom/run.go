@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -165,16 +167,19 @@ type runner struct {
 	// quiet shows only the final output: the streamed text of a
 	// composition's members is not its answer.
 	quiet bool
+	// state shows the whole output: a graph's final state.
+	state bool
 }
 
 // newRunner returns a runner of a, streaming text only for agents whose
 // streamed text is their answer.
 func newRunner(l *loaded, a agent.Agent, file string, con console, out, errOut io.Writer) *runner {
-	quiet := false
+	quiet, state := false, false
 	if e := l.project.Doc.Entry(a.Name()); e != nil {
 		quiet = e.Type != "ai" && e.Type != "code_execution" && e.Type != "route"
+		state = e.Type == "graph"
 	}
-	return &runner{l: l, a: a, file: file, con: con, out: out, errOut: errOut, quiet: quiet}
+	return &runner{l: l, a: a, file: file, con: con, out: out, errOut: errOut, quiet: quiet, state: state}
 }
 
 // drive prints a run, resuming it with a person's answers while it asks
@@ -198,7 +203,7 @@ func (r *runner) drive(ctx context.Context, hist []model.Message, stream iter.Se
 			fmt.Fprintf(r.errOut, "loom run: %v\n", err)
 			return end, r.stop(runID, ie.Questions)
 		}
-		stream = r.l.engine.Resume(agent.WithHistory(ctx, hist), r.a, runID, answers)
+		stream = r.l.resume(agent.WithHistory(ctx, hist), r.a, runID, answers)
 	}
 }
 
@@ -208,14 +213,20 @@ func (r *runner) print(stream iter.Seq2[agent.Event, error], runID *string) (age
 	var end agent.Event
 	var runErr error
 	streamed := false
+	// root is this stream's root run: the stopped run itself, or a new run
+	// that continues it (a graph resumed from its checkpoint).
+	root := ""
 	for ev, err := range stream {
 		switch {
-		case ev.Kind == agent.EventRunStart && *runID == "":
-			*runID = ev.RunID
+		case ev.Kind == agent.EventRunStart && root == "":
+			root = ev.RunID
+			if *runID == "" {
+				*runID = ev.RunID
+			}
 		case ev.Kind == agent.EventTextDelta && !ev.Replayed && !r.quiet:
 			fmt.Fprint(r.out, ev.Text)
 			streamed = true
-		case ev.Kind == agent.EventRunEnd && ev.RunID == *runID:
+		case ev.Kind == agent.EventRunEnd && ev.RunID == root:
 			end = ev
 		}
 		if err != nil {
@@ -229,6 +240,8 @@ func (r *runner) print(stream iter.Seq2[agent.Event, error], runID *string) (age
 		}
 	case streamed:
 		fmt.Fprintln(r.out)
+	case r.state:
+		fmt.Fprintln(r.out, string(end.Output))
 	default:
 		fmt.Fprintln(r.out, flow.TextOf(end.Output))
 	}
@@ -259,7 +272,11 @@ func (r *runner) ask(qs []agent.Question) (map[string]json.RawMessage, error) {
 	for _, q := range qs {
 		fmt.Fprintln(r.errOut, describeQuestion(q))
 		if q.Kind == codeexec.ApprovalKind {
-			fmt.Fprint(r.errOut, "Run it? [y/N] ")
+			if _, ok := promptOf(q); ok {
+				fmt.Fprint(r.errOut, "[y/N] ")
+			} else {
+				fmt.Fprint(r.errOut, "Run it? [y/N] ")
+			}
 			line, err := r.con.line()
 			if err != nil {
 				return nil, fmt.Errorf("reading the answer: %w", err)
@@ -303,7 +320,27 @@ func describeQuestion(q agent.Question) string {
 			return "The agent wants to run this code:\n" + indent(req.Code)
 		}
 	}
+	if p, ok := promptOf(q); ok {
+		return p
+	}
 	return "Question " + q.Kind + ": " + string(q.Payload)
+}
+
+// promptOf returns the text of a graph's human node: its prompt, and the
+// state it shows.
+func promptOf(q agent.Question) (string, bool) {
+	var p struct {
+		Prompt string                     `json:"prompt"`
+		State  map[string]json.RawMessage `json:"state"`
+	}
+	if json.Unmarshal(q.Payload, &p) != nil || p.Prompt == "" {
+		return "", false
+	}
+	text := p.Prompt
+	for _, k := range slices.Sorted(maps.Keys(p.State)) {
+		text += "\n  " + k + ": " + flow.TextOf(p.State[k])
+	}
+	return text, true
 }
 
 func indent(s string) string {

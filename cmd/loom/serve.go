@@ -78,7 +78,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, con 
 		return exitInvalid
 	}
 	e := engine.New(engine.WithModel(m), engine.WithCheckpoints(store), engine.WithRunLimits(agent.Limits{Timeout: rs.timeout}), engine.WithLogger(l.log))
-	pg, err := playground.New(playground.Config{Path: pos[0], Engine: e, Registry: spec.Registry{Models: open}})
+	pg, err := playground.New(playground.Config{Path: pos[0], Engine: e, Registry: spec.Registry{Models: open, Getenv: con.getenv, Checkpoints: store}})
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitInvalid

@@ -15,31 +15,53 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// fakeOpenAI is a Chat Completions endpoint streaming Server-Sent Events:
-// asked about "15!" it calls evaluateJs; given a tool result it answers
-// with it; otherwise it says how many user messages it saw.
-func fakeOpenAI(t *testing.T) *httptest.Server {
+// chatBody is what the fake endpoints read of a Chat Completions request.
+type chatBody struct {
+	Messages []struct {
+		Role    string `json:"role"`
+		Content any    `json:"content"`
+	} `json:"messages"`
+	Tools []struct {
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	} `json:"tools"`
+	ResponseFormat any `json:"response_format"`
+}
+
+// fakeChat is a Chat Completions endpoint streaming Server-Sent Events:
+// reply writes each chunk's delta and finish reason. The openai provider
+// is pointed at it, with a key.
+func fakeChat(t *testing.T, reply func(body chatBody, chunk func(delta, finish any))) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var body struct {
-			Messages []struct {
-				Role    string `json:"role"`
-				Content any    `json:"content"`
-			} `json:"messages"`
-			ResponseFormat any `json:"response_format"`
-		}
+		var body chatBody
 		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		last := body.Messages[len(body.Messages)-1]
-		text := fmt.Sprint(last.Content)
 		w.Header().Set("Content-Type", "text/event-stream")
-		chunk := func(delta any, finish any) {
+		reply(body, func(delta any, finish any) {
 			b, _ := json.Marshal(map[string]any{"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "fake",
 				"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}})
 			fmt.Fprintf(w, "data: %s\n\n", b)
-		}
+		})
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	}))
+	t.Cleanup(srv.Close)
+	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
+	t.Setenv("OPENAI_API_KEY", "sk-test-0123456789abcdef")
+	return srv
+}
+
+// fakeOpenAI is a Chat Completions endpoint: asked about "15!" it calls
+// evaluateJs; given a tool result it answers with it; otherwise it says
+// how many user messages it saw.
+func fakeOpenAI(t *testing.T) *httptest.Server {
+	t.Helper()
+	return fakeChat(t, func(body chatBody, chunk func(delta, finish any)) {
+		last := body.Messages[len(body.Messages)-1]
+		text := fmt.Sprint(last.Content)
 		switch {
 		case last.Role == "tool":
 			var res struct {
@@ -49,7 +71,7 @@ func fakeOpenAI(t *testing.T) *httptest.Server {
 			if len(res.Result) == 0 {
 				chunk(map[string]any{"role": "assistant", "content": "refused: " + text}, nil)
 				chunk(map[string]any{}, "stop")
-				break
+				return
 			}
 			chunk(map[string]any{"role": "assistant", "content": "15! = "}, nil)
 			chunk(map[string]any{"content": string(res.Result)}, nil)
@@ -74,12 +96,7 @@ func fakeOpenAI(t *testing.T) *httptest.Server {
 			chunk(map[string]any{"role": "assistant", "content": answer}, nil)
 			chunk(map[string]any{}, "stop")
 		}
-		fmt.Fprint(w, "data: [DONE]\n\n")
-	}))
-	t.Cleanup(srv.Close)
-	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
-	t.Setenv("OPENAI_API_KEY", "sk-test-0123456789abcdef")
-	return srv
+	})
 }
 
 const coderYAML = `version: loom/v1
@@ -138,6 +155,22 @@ func TestValidate(t *testing.T) {
 			require.Equal(t, tc.errs, res.stderr)
 		})
 	}
+}
+
+func TestValidateConnectsToNoMCPServer(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { t.Error("validate reached the MCP server") }))
+	defer srv.Close()
+	file := writeFile(t, "loom.yaml", `version: loom/v1
+model: openai:gpt-test
+entry: helper
+agents:
+  local: {type: mcp, command: [/nonexistent/mcp-server, --stdio]}
+  remote: {type: mcp, url: "`+srv.URL+`/mcp", headers_env: {Authorization: UNSET_TOKEN}}
+  helper: {type: ai, tools: [local, remote]}
+`)
+	res := call(t, false, "", "validate", file)
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Equal(t, file+": valid\n", res.stdout)
 }
 
 func TestValidateCallsNoModel(t *testing.T) {
@@ -233,10 +266,53 @@ func TestAIGNEFolders(t *testing.T) {
 	require.Equal(t, 0, res.code, res.stderr)
 	res = call(t, false, "", "validate", "../../spec/testdata/aigne-unsupported")
 	require.Equal(t, exitInvalid, res.code)
-	require.Contains(t, res.stderr, `AIGNE agents of type "mcp" have no loom equivalent`)
+	require.Contains(t, res.stderr, `AIGNE's mcp_server has no loom equivalent`)
 
 	fakeOpenAI(t)
 	res = call(t, false, "", "run", "../../spec/testdata/aigne", "-i", "hello", "--db", filepath.Join(t.TempDir(), "cp.db"))
 	require.Equal(t, 0, res.code, res.stderr)
 	require.Equal(t, "user messages: 1\n", res.stdout, "the sequence's answer: the translator's output")
+}
+
+const graphYAML = `version: loom/v1
+model: openai:gpt-test
+entry: review
+agents:
+  writer: {type: ai}
+  review:
+    type: graph
+    entry: draft
+    sandbox: {kind: in_process}
+    nodes:
+      draft: {agent: writer}
+      approve: {human: {kind: approval, prompt: Publish?, show: [draft]}}
+    edges:
+      - {from: draft, to: approve}
+      - {from: approve, branch: "state.approve.approved ? 'end' : 'draft'", targets: [end, draft]}
+`
+
+func TestRunGraphStopsAndResumes(t *testing.T) {
+	fakeOpenAI(t)
+	file := writeFile(t, "loom.yaml", graphYAML)
+	db := filepath.Join(t.TempDir(), "cp.db")
+	res := call(t, false, "", "run", file, "-i", "otters", "--db", db)
+	require.Equal(t, exitWaiting, res.code, res.stderr)
+	id := strings.TrimSpace(res.stdout)
+	require.Contains(t, res.stderr, "waits for approval "+id+"/graph:2:approve:\nPublish?\n  draft: user messages: 1\n")
+	require.Contains(t, res.stderr, "continue it with: loom resume "+id+" --approve (or --deny)")
+
+	res = call(t, false, "", "resume", id, "--approve", "--db", db)
+	require.Equal(t, exitOK, res.code, res.stderr)
+	require.JSONEq(t, `{"message":"otters","draft":{"message":"user messages: 1"},"approve":{"approved":true}}`, res.stdout)
+	res = call(t, false, "", "resume", id, "--approve", "--db", db)
+	require.Equal(t, exitFailed, res.code, "a graph resumes once: %s", res.stderr)
+}
+
+func TestRunGraphAsksOnTheTerminal(t *testing.T) {
+	fakeOpenAI(t)
+	file := writeFile(t, "loom.yaml", graphYAML)
+	res := call(t, true, "n\ny\n", "run", file, "-i", "otters", "--db", filepath.Join(t.TempDir(), "cp.db"))
+	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, 2, strings.Count(res.stderr, "Publish?\n  draft: user messages: 1\n[y/N] "), "declined once, the draft is written again and asked again")
+	require.JSONEq(t, `{"message":"otters","draft":{"message":"user messages: 1"},"approve":{"approved":true}}`, res.stdout)
 }

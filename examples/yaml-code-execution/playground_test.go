@@ -1,124 +1,26 @@
 package yamlcodeexecution
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/loomwork/loom/checkpoint/sqlite"
 	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/examples/internal/browsertest"
 	"github.com/loomwork/loom/examples/internal/fakeopenai"
 	_ "github.com/loomwork/loom/model/providers"
 	"github.com/loomwork/loom/playground"
 	"github.com/stretchr/testify/require"
 )
 
-const chromiumPath = "/usr/bin/chromium"
-
-// browser starts headless Chromium and returns a tab; the test fails if the
-// page throws or logs an error.
-func browser(t *testing.T) context.Context {
-	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is missing: CI must install the Debian chromium package", chromiumPath)
-		}
-		t.Skipf("browser test skipped: %s not found (apt-get install -y chromium)", chromiumPath)
-	}
-	profile := t.TempDir()
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(chromiumPath),
-		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("disable-breakpad", true),
-		chromedp.Flag("disable-crash-reporter", true),
-		chromedp.UserDataDir(profile),
-		chromedp.WindowSize(1440, 1000),
-	)
-	ctx, cancelTab := chromedp.NewContext(allocCtx, chromedp.WithLogf(t.Logf))
-	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
-	var mu sync.Mutex
-	var pageErrors []string
-	t.Cleanup(func() {
-		cancelTimeout()
-		_ = chromedp.Cancel(ctx)
-		cancelTab()
-		cancelAlloc()
-		mu.Lock()
-		defer mu.Unlock()
-		require.Empty(t, pageErrors, "the page reported errors")
-	})
-	require.NoError(t, chromedp.Listen(ctx, func(ev any) {
-		var msg string
-		switch ev := ev.(type) {
-		case *runtime.EventExceptionThrown:
-			msg = (&chromedp.ExceptionError{ExceptionDetails: ev.ExceptionDetails}).Error()
-		case *runtime.EventConsoleAPICalled:
-			if ev.Type != runtime.ConsoleAPICalledTypeError {
-				return
-			}
-			msg = "console.error"
-		default:
-			return
-		}
-		mu.Lock()
-		pageErrors = append(pageErrors, msg)
-		mu.Unlock()
-	}))
-	return ctx
-}
-
-func artifacts(t *testing.T) string {
-	if dir := os.Getenv("LOOM_ARTIFACTS"); dir != "" {
-		dir = filepath.Join(dir, "playground")
-		require.NoError(t, os.MkdirAll(dir, 0o755))
-		return dir
-	}
-	return t.TempDir()
-}
-
-func shoot(t *testing.T, ctx context.Context, dir, name string) {
-	t.Helper()
-	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, name), png, 0o644))
-}
-
-func text(t *testing.T, ctx context.Context, css string) string {
-	t.Helper()
-	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(css)))
-	require.NoError(t, err)
-	return s
-}
-
-func poll(t *testing.T, ctx context.Context, expr string) {
-	t.Helper()
-	_, err := chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(30*time.Second)))
-	require.NoError(t, err, "waiting for %s", expr)
-}
-
-// setYAML replaces the editor's text as typing would.
-func setYAML(t *testing.T, ctx context.Context, src string) {
-	t.Helper()
-	js, _ := json.Marshal(src)
-	_, err := chromedp.Run(ctx, chromedp.Evaluate[bool](fmt.Sprintf(`(() => { const t = document.getElementById("yaml"); t.value = %s; t.dispatchEvent(new Event("input")); return true })()`, js)))
-	require.NoError(t, err)
-}
-
 func TestPlaygroundInTheBrowser(t *testing.T) {
-	ctx := browser(t)
-	shots := artifacts(t)
+	ctx := browsertest.Browser(t)
+	shots := browsertest.Artifacts(t, "playground")
 	srv := fakeopenai.New(t, fakeopenai.Coder)
 	t.Setenv("OPENAI_BASE_URL", srv.BaseURL())
 	t.Setenv("OPENAI_API_KEY", "sk-test-0123456789abcdef")
@@ -155,24 +57,24 @@ func TestPlaygroundInTheBrowser(t *testing.T) {
 	}
 	require.Positive(t, line)
 	broken := strings.Replace(string(src), "max_retries:", "max_retrys:", 1)
-	setYAML(t, ctx, broken)
+	browsertest.SetYAML(t, ctx, broken)
 	require.NoError(t, chromedp.Do(ctx,
 		chromedp.Click(chromedp.CSS("#save")),
 		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#errors .error[data-line="%d"]`, line))),
 	))
-	require.Contains(t, text(t, ctx, fmt.Sprintf(`#errors .error[data-line="%d"]`, line)), `unknown key "max_retrys"; did you mean max_retries?`)
-	require.Equal(t, fmt.Sprint(line), text(t, ctx, "#lines .bad"))
-	shoot(t, ctx, shots, "1-inline-error.png")
+	require.Contains(t, browsertest.Text(t, ctx, fmt.Sprintf(`#errors .error[data-line="%d"]`, line)), `unknown key "max_retrys"; did you mean max_retries?`)
+	require.Equal(t, fmt.Sprint(line), browsertest.Text(t, ctx, "#lines .bad"))
+	browsertest.Shoot(t, ctx, shots, "1-inline-error.png")
 	onDisk, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.Equal(t, string(src), string(onDisk), "an invalid file is not saved")
 
 	// Fixed: saved.
 	fixed := strings.Replace(string(src), "max_retries: 3", "max_retries: 2", 1)
-	setYAML(t, ctx, fixed)
+	browsertest.SetYAML(t, ctx, fixed)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#save"))))
-	poll(t, ctx, `document.getElementById("save-status").textContent === "saved"`)
-	require.Empty(t, text(t, ctx, "#errors"))
+	browsertest.Poll(t, ctx, `document.getElementById("save-status").textContent === "saved"`)
+	require.Empty(t, browsertest.Text(t, ctx, "#errors"))
 	onDisk, err = os.ReadFile(path)
 	require.NoError(t, err)
 	require.Equal(t, fixed, string(onDisk))
@@ -184,9 +86,9 @@ func TestPlaygroundInTheBrowser(t *testing.T) {
 		chromedp.Click(chromedp.CSS("#run")),
 		chromedp.WaitVisible(chromedp.CSS(".question .approve")),
 	))
-	require.Contains(t, text(t, ctx, ".question pre.code"), "for (let i = 2; i <= 15; i++) f *= i;")
-	require.Equal(t, "waiting", text(t, ctx, "#status"))
-	shoot(t, ctx, shots, "2-approval.png")
+	require.Contains(t, browsertest.Text(t, ctx, ".question pre.code"), "for (let i = 2; i <= 15; i++) f *= i;")
+	require.Equal(t, "waiting", browsertest.Text(t, ctx, "#status"))
+	browsertest.Shoot(t, ctx, shots, "2-approval.png")
 
 	// Reload mid-approval: the run is still there, and still waits.
 	require.NoError(t, chromedp.Do(ctx,
@@ -197,14 +99,14 @@ func TestPlaygroundInTheBrowser(t *testing.T) {
 
 	// Approve from the page: the answer streams beside the trace.
 	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(".question .approve"))))
-	poll(t, ctx, `document.getElementById("status").dataset.status === "done"`)
-	require.Equal(t, "15! = 1307674368000", strings.TrimSpace(text(t, ctx, "#output")))
-	trace := text(t, ctx, "#trace")
+	browsertest.Poll(t, ctx, `document.getElementById("status").dataset.status === "done"`)
+	require.Equal(t, "15! = 1307674368000", strings.TrimSpace(browsertest.Text(t, ctx, "#output")))
+	trace := browsertest.Text(t, ctx, "#trace")
 	require.Contains(t, trace, "▶ coder")
 	require.Contains(t, trace, "→ evaluateJs")
 	require.Contains(t, trace, "← evaluateJs")
 	require.Contains(t, trace, "■ coder")
-	require.Empty(t, text(t, ctx, "#approvals"))
-	shoot(t, ctx, shots, "3-done.png")
+	require.Empty(t, browsertest.Text(t, ctx, "#approvals"))
+	browsertest.Shoot(t, ctx, shots, "3-done.png")
 	require.Len(t, srv.Requests(), 2, "the first model call is not repeated after the approval")
 }

@@ -1,0 +1,212 @@
+package spec_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/checkpoint"
+	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/model"
+	"github.com/loomwork/loom/model/modeltest"
+	"github.com/loomwork/loom/spec"
+	"github.com/stretchr/testify/require"
+)
+
+const reviewGraph = `version: loom/v1
+model: scripted
+entry: review
+agents:
+  writer: {type: ai, instructions: Write.}
+  reviewer: {type: ai, instructions: Review.}
+  review:
+    type: graph
+    description: Drafts, reviews, and asks before it publishes.
+    entry: draft
+    nodes:
+      draft:
+        agent: writer
+        input: "({message: 'Write about ' + state.message + (state.feedback ? '. Fix: ' + state.feedback.message : '')})"
+      check:
+        agent: reviewer
+        input: "({message: state.draft.message})"
+        output: feedback
+      approve:
+        human: {kind: approval, prompt: Publish the draft?, show: [draft]}
+    edges:
+      - {from: draft, to: check}
+      - from: check
+        branch: "state.feedback.message.startsWith('APPROVE') ? 'approve' : 'draft'"
+        targets: [approve, draft]
+      - {from: approve, branch: "state.approve.approved ? 'end' : 'draft'", targets: [end, draft]}
+`
+
+func TestGraphEntryAsksAndResumesFromItsCheckpoint(t *testing.T) {
+	store := checkpoint.NewMemory()
+	path := write(t, map[string]string{"loom.yaml": reviewGraph})
+	m := modeltest.New(t,
+		modeltest.Text("Draft 1"),
+		modeltest.Text("REVISE: shorter"),
+		modeltest.Text("Draft 2"),
+		modeltest.Text("APPROVE"),
+	)
+	reg := spec.Registry{Sandbox: inProcess(t), Checkpoints: store, Models: func(string) (model.Model, error) { return m, nil }}
+	p, err := spec.Load(path, reg)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, p.Close()) })
+
+	var runID string
+	var nodes []string
+	var runErr error
+	for ev, err := range engine.New().Run(t.Context(), p.Entry, json.RawMessage(`{"message":"otters"}`)) {
+		if ev.Kind == agent.EventRunStart && runID == "" {
+			runID = ev.RunID
+		}
+		if ev.Kind == agent.EventRunStart && (ev.Agent == "draft" || ev.Agent == "check" || ev.Agent == "approve") {
+			nodes = append(nodes, ev.Agent)
+		}
+		if err != nil {
+			runErr = err
+		}
+	}
+	var ie *agent.InterruptedError
+	require.ErrorAs(t, runErr, &ie)
+	require.Equal(t, []string{"draft", "check", "draft", "check", "approve"}, nodes)
+	require.Len(t, ie.Questions, 1)
+	q := ie.Questions[0]
+	require.Equal(t, "approval", q.Kind)
+	require.JSONEq(t, `{"prompt":"Publish the draft?","state":{"draft":{"message":"Draft 2"}}}`, string(q.Payload))
+	require.Equal(t, "Write about otters. Fix: REVISE: shorter", m.Request(2).Messages[len(m.Request(2).Messages)-1].Text())
+	require.Equal(t, 4, m.Calls())
+
+	// Another process: the same file and store, a model that must not be
+	// called, since no node runs again.
+	p2, err := spec.Load(path, spec.Registry{Sandbox: reg.Sandbox, Checkpoints: store, Models: func(string) (model.Model, error) { return modeltest.New(t), nil }})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, p2.Close()) })
+	g, ok := p2.Entry.(spec.Resumable)
+	require.True(t, ok, "a graph entry resumes from its own checkpoints")
+	res, err := engine.New().Invoke(t.Context(), spec.Resuming(g, runID, map[string]json.RawMessage{q.ID: json.RawMessage(`{"approved":true}`)}), nil)
+	require.NoError(t, err, "an engine runs the continuation")
+	var state map[string]any
+	require.NoError(t, res.Decode(&state))
+	require.Equal(t, "otters", state["message"])
+	require.Equal(t, map[string]any{"message": "Draft 2"}, state["draft"])
+	require.Equal(t, map[string]any{"approved": true}, state["approve"])
+
+	_, err = agent.Collect(g.ResumeRun(t.Context(), runID, map[string]json.RawMessage{q.ID: json.RawMessage(`{"approved":true}`)}))
+	require.Error(t, err, "a graph that ended has nothing to resume")
+}
+
+func TestGraphEntryBranchFunction(t *testing.T) {
+	echo, err := agent.NewFunc("echo", "Echoes.", func(_ context.Context, in map[string]any) (map[string]any, error) {
+		return map[string]any{"n": len(in)}, nil
+	})
+	require.NoError(t, err)
+	path := write(t, map[string]string{"loom.yaml": `version: loom/v1
+entry: flow
+agents:
+  flow:
+    type: graph
+    entry: count
+    nodes:
+      count: {agent: echo}
+      big: {agent: echo, output: big}
+    edges:
+      - {from: count, func: size, targets: [big, end]}
+    finish: [big]
+`})
+	var seen map[string]json.RawMessage
+	p, err := spec.Load(path, spec.Registry{
+		Funcs: map[string]agent.Agent{"echo": echo},
+		Branches: map[string]spec.BranchFunc{"size": func(_ context.Context, s map[string]json.RawMessage) ([]string, error) {
+			seen = s
+			return []string{"big"}, nil
+		}},
+	})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, p.Close()) })
+	out, err := agent.Invoke(t.Context(), p.Entry, map[string]any{"a": 1, "b": 2})
+	require.NoError(t, err)
+	require.JSONEq(t, `{"a":1,"b":2,"count":{"n":2},"big":{"n":3}}`, string(out))
+	require.JSONEq(t, `{"n":2}`, string(seen["count"]))
+}
+
+func TestGraphEntryBadBranchValue(t *testing.T) {
+	path := write(t, map[string]string{"loom.yaml": `version: loom/v1
+entry: flow
+agents:
+  id: {type: function, code: "input"}
+  flow:
+    type: graph
+    entry: one
+    nodes:
+      one: {agent: id}
+    edges:
+      - {from: one, branch: "42", targets: [end]}
+`})
+	p, err := spec.Load(path, spec.Registry{Sandbox: inProcess(t)})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, p.Close()) })
+	_, err = agent.Invoke(t.Context(), p.Entry, map[string]any{})
+	require.ErrorContains(t, err, `branch from "one": the expression returned 42: want a node's name, a list of names, or "end"`)
+
+	_, err = agent.Invoke(t.Context(), p.Entry, json.RawMessage(`["not an object"]`))
+	require.ErrorIs(t, err, agent.ErrInvalidInput)
+}
+
+func TestGraphEntryReplayedByTheEngineSaysHowToResume(t *testing.T) {
+	store := checkpoint.NewMemory()
+	path := write(t, map[string]string{"loom.yaml": `version: loom/v1
+entry: flow
+agents:
+  flow:
+    type: graph
+    entry: ask
+    nodes:
+      ask: {human: {prompt: Name?}}
+    finish: [ask]
+`})
+	p, err := spec.Load(path, spec.Registry{Checkpoints: store})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, p.Close()) })
+	e := engine.New(engine.WithCheckpoints(store))
+	var runID string
+	var q agent.Question
+	for ev := range e.Run(t.Context(), p.Entry, map[string]any{}) {
+		if ev.Kind == agent.EventRunStart && runID == "" {
+			runID = ev.RunID
+		}
+		if ev.Kind == agent.EventInterrupt {
+			q = *ev.Question
+		}
+	}
+	require.NotEmpty(t, q.ID)
+	_, err = agent.Collect(e.Resume(t.Context(), p.Entry, runID, map[string]json.RawMessage{q.ID: json.RawMessage(`"Ada"`)}))
+	require.ErrorIs(t, err, spec.ErrGraphWaiting)
+	require.ErrorContains(t, err, "continue it with spec.Resuming (loom resume)")
+
+	res, err := e.Invoke(t.Context(), spec.Resuming(p.Entry.(spec.Resumable), runID, map[string]json.RawMessage{q.ID: json.RawMessage(`"Ada"`)}), nil)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"ask":"Ada"}`, string(res.Output))
+}
+
+func TestGraphBuildWithoutCheckFailsCleanly(t *testing.T) {
+	path := write(t, map[string]string{"loom.yaml": `version: loom/v1
+agents:
+  id: {type: function, code: "input"}
+  flow:
+    type: graph
+    entry: one
+    nodes:
+      one: {agent: id, input: "   "}
+    edges:
+      - {from: one, func: pick, targets: [end]}
+`})
+	d, err := spec.Parse(path)
+	require.NoError(t, err)
+	_, err = spec.Build(d, spec.Registry{Sandbox: inProcess(t)})
+	require.ErrorIs(t, err, spec.ErrInvalid)
+	require.ErrorContains(t, err, `agents.flow: branch from one: no function "pick" in Registry.Branches`)
+}

@@ -1,0 +1,144 @@
+package spec_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+
+	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/mcp"
+	"github.com/loomwork/loom/model"
+	"github.com/loomwork/loom/model/modeltest"
+	"github.com/loomwork/loom/spec"
+	"github.com/stretchr/testify/require"
+)
+
+// mcpServer serves the search tool over streamable HTTP and records the
+// Authorization header of every request.
+func mcpServer(t *testing.T) (url string, auth func() []string) {
+	t.Helper()
+	srv, err := mcp.NewServer(mcp.ServerConfig{Agents: []agent.Agent{search(t)}})
+	require.NoError(t, err)
+	var (
+		mu   sync.Mutex
+		seen []string
+	)
+	h := srv.Handler()
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Header.Get("Authorization"))
+		mu.Unlock()
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(hs.Close)
+	return hs.URL + "/mcp", func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), seen...)
+	}
+}
+
+func TestMCPEntryConnectsAtRunTime(t *testing.T) {
+	url, auth := mcpServer(t)
+	m := modeltest.New(t,
+		modeltest.ToolCalls(modeltest.Call("c1", "docs_search", `{"query":"leave"}`)),
+		modeltest.Text("No hits."),
+	)
+	path := write(t, map[string]string{"loom.yaml": `version: loom/v1
+model: scripted
+entry: helper
+agents:
+  docs:
+    type: mcp
+    url: ` + url + `
+    headers: {Authorization: "Bearer ${env:DOCS_TOKEN}"}
+    prefix: docs
+    filter: [search]
+    timeout: 10s
+  helper:
+    type: ai
+    tools: [docs]
+`})
+	env := map[string]string{"DOCS_TOKEN": "t-123"}
+	p, err := spec.Load(path, spec.Registry{
+		Models: func(string) (model.Model, error) { return m, nil },
+		Getenv: func(k string) string { return env[k] },
+	})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, p.Close()) })
+	require.Empty(t, auth(), "loading connects to nothing")
+	require.Contains(t, p.Toolsets, "docs")
+	require.Nil(t, p.Agent("docs"), "an mcp entry is a set of tools, not an agent")
+
+	res, err := engine.New().Invoke(t.Context(), p.Entry, "How long is leave?")
+	require.NoError(t, err)
+	require.Equal(t, "No hits.", res.Text())
+	tools := m.Request(0).Tools
+	require.Len(t, tools, 1)
+	require.Equal(t, "docs_search", tools[0].Name)
+	result := m.Request(1).Messages[len(m.Request(1).Messages)-1].Parts[0].(model.ToolResult).Content
+	require.Contains(t, string(result), "none for leave")
+	require.NotEmpty(t, auth())
+	for _, h := range auth() {
+		require.Equal(t, "Bearer t-123", h, "the header's value comes from the environment")
+	}
+}
+
+func TestMCPEntryMissingVariable(t *testing.T) {
+	url, auth := mcpServer(t)
+	path := write(t, map[string]string{"loom.yaml": `version: loom/v1
+model: scripted
+entry: helper
+agents:
+  docs:
+    type: mcp
+    url: ` + url + `
+    headers_env: {Authorization: DOCS_TOKEN}
+  helper:
+    type: ai
+    tools: [docs]
+`})
+	p, err := spec.Load(path, spec.Registry{
+		Models: func(string) (model.Model, error) { return modeltest.New(t), nil },
+		Getenv: func(string) string { return "" },
+	})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, p.Close()) })
+	_, err = engine.New().Invoke(t.Context(), p.Entry, "hi")
+	require.ErrorIs(t, err, spec.ErrMissingEnv)
+	require.ErrorContains(t, err, "set DOCS_TOKEN in the environment or in .env.local")
+	require.Empty(t, auth(), "nothing is sent without the header")
+}
+
+func TestMCPEntryOffersToolsToCodeExecution(t *testing.T) {
+	url, _ := mcpServer(t)
+	path := write(t, map[string]string{"loom.yaml": `version: loom/v1
+model: scripted
+entry: coder
+agents:
+  docs: {type: mcp, url: "` + url + `"}
+  coder:
+    type: code_execution
+    tools: [docs]
+`})
+	m := modeltest.New(t,
+		modeltest.ToolCalls(modeltest.Call("c1", "search", `{"query":"x"}`)),
+		modeltest.Text("done"),
+	)
+	exec := inProcess(t)
+	p, err := spec.Load(path, spec.Registry{Sandbox: exec, Models: func(string) (model.Model, error) { return m, nil }})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, p.Close()) })
+	res, err := engine.New().Invoke(context.Background(), p.Entry, "find x")
+	require.NoError(t, err)
+	require.Equal(t, "done", res.Text())
+	var names []string
+	for _, tool := range m.Request(0).Tools {
+		names = append(names, tool.Name)
+	}
+	require.Contains(t, names, "search")
+	require.Contains(t, names, "evaluateJs")
+}
