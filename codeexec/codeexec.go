@@ -78,6 +78,24 @@ type Config struct {
 	// Toolsets offer the coder more tools beside the sandbox, as an MCP
 	// server's (package mcp), asked for their tools at each run.
 	Toolsets []agent.Toolset
+	// SandboxTools offer tools to the coder's snippets ("code mode"): the
+	// code calls each as an async function, const r = await
+	// tools.get_sum({a: 2, b: 40}), and can combine many calls in one
+	// snippet instead of one model turn each. They are asked for their
+	// tools at each run; the coder's input then carries their TypeScript
+	// declarations (field [SandboxFunctionsKey]), which the default
+	// instructions list. Each call is a nested run of the snippet's
+	// sandbox run, traced, checked against the tool's schema and bounded
+	// by SandboxCalls and the sandbox's limits (see [sandbox.WithToolsets]).
+	// The code gets a call's JSON output: parts of a result beyond it
+	// (an MCP tool's images or audio) do not reach the code.
+	// They need the sandbox tool codeexec makes: Tool must be nil, and
+	// Sandbox, when set, a [sandbox.ToolRunner].
+	SandboxTools []agent.Toolset
+	// SandboxCalls bounds the calls of one snippet to SandboxTools; zero
+	// fields take their defaults (sandbox.DefaultMaxCalls calls,
+	// sandbox.DefaultMaxInFlight at once), negative ones are invalid.
+	SandboxCalls sandbox.CallLimits
 	// Knowledge, when set, is a vector store of earlier snippets: before
 	// the coder starts, the snippets kept for the most similar tasks (up to
 	// Recall, scoring at least MinRecallScore) are added to its input, and
@@ -194,6 +212,9 @@ func New(cfg Config) (*CodeExecution, error) {
 	case cfg.Recall < 0:
 		return nil, fmt.Errorf("%w: code execution %s: Recall is %d; use 0 for the default (%d) or a positive count", agent.ErrInvalidConfig, cfg.Name, cfg.Recall, DefaultRecall)
 	}
+	if len(cfg.SandboxTools) > 0 && cfg.Tool != nil {
+		return nil, fmt.Errorf("%w: code execution %s: SandboxTools are offered through the sandbox tool codeexec makes, and Tool is set: leave Tool nil (pass the executor as Sandbox), or build the tool with sandbox.NewTool(exec, sandbox.WithToolsets(...))", agent.ErrInvalidConfig, cfg.Name)
+	}
 	var owned sandbox.Executor
 	if cfg.Tool == nil {
 		exec := cfg.Sandbox
@@ -204,16 +225,23 @@ func New(cfg Config) (*CodeExecution, error) {
 			}
 			exec, owned = iso, iso
 		}
-		tool, err := sandbox.NewTool(exec)
+		var opts []sandbox.ToolOption
+		if len(cfg.SandboxTools) > 0 {
+			opts = append(opts, sandbox.WithToolsets(cfg.SandboxTools...), sandbox.WithCallLimits(cfg.SandboxCalls))
+		}
+		tool, err := sandbox.NewTool(exec, opts...)
 		if err != nil {
 			closeOwned(owned)
-			return nil, err
+			return nil, fmt.Errorf("code execution %s: %w", cfg.Name, err)
 		}
 		cfg.Tool = tool
 	}
 	if cfg.Instructions == "" {
 		// loom's sandbox awaits a final Promise and allows top-level await.
 		cfg.Instructions = CoderInstructions(cfg.Tool.Name(), cfg.Tool.Name() == sandbox.ToolName)
+		if len(cfg.SandboxTools) > 0 {
+			cfg.Instructions += SandboxFunctionsInstructions
+		}
 	}
 	switch {
 	case cfg.MaxRetries == 0:
@@ -303,6 +331,12 @@ func (ce *CodeExecution) body(ctx context.Context, r *agent.Run) (json.RawMessag
 			return nil, err
 		}
 		if input, err = json.Marshal(map[string]string{agent.DefaultTextKey: text}); err != nil {
+			return nil, err
+		}
+	}
+	if len(ce.cfg.SandboxTools) > 0 {
+		var err error
+		if input, err = ce.withFunctions(ctx, input); err != nil {
 			return nil, err
 		}
 	}
@@ -475,6 +509,6 @@ func codeOf(args json.RawMessage) string {
 }
 
 func codeReviewPrompt(task, code string) string {
-	return "compose.Review this JavaScript before it runs in the sandbox. Approve it when it is safe and correctly solves the task; otherwise reject it and say exactly what to change.\n\nTask: " +
+	return "Review this JavaScript before it runs in the sandbox. Approve it when it is safe and correctly solves the task; otherwise reject it and say exactly what to change.\n\nTask: " +
 		task + "\n\nCode:\n```js\n" + code + "\n```"
 }

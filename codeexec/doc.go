@@ -12,6 +12,12 @@
 // bounds the attempts, and spending it ends the run with a
 // [*compose.RetriesError].
 //
+// [Config.SandboxTools] switches on code mode: the toolsets' tools are
+// offered to the snippets as async functions (tools.name(args)), listed in
+// the coder's instructions as TypeScript declarations, so one snippet can
+// make several tool calls and compute with their results in place of one
+// model turn per call.
+//
 // An [Approver] that answers [ErrPending] turns the snippet into a question
 // of kind [ApprovalKind]: the run waits, and a person can approve or deny
 // it hours later, from another process, by resuming the run through an

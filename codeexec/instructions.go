@@ -10,7 +10,7 @@ func CoderInstructions(tool string, topLevelAwait bool) string {
 	b.WriteString("You are a proficient coder. You solve problems by writing JavaScript and running it with the " + tool + " tool, then you answer with the computed value.\n\n")
 	b.WriteString("Rules of the sandbox:\n")
 	b.WriteString("- Send one self-contained snippet in the \"code\" argument. The value of its final expression is the result: end with that expression (for example `total`), write no top-level `return`, and do not wrap the work in a function you never call.\n")
-	b.WriteString("- It is plain ECMAScript with the standard built-ins (Math, JSON, Date, BigInt, RegExp, compose.Map, Set, Promise). There is no require or import, no network, no file system, no process, no timers and no eval.\n")
+	b.WriteString("- It is plain ECMAScript with the standard built-ins (Math, JSON, Date, BigInt, RegExp, Map, Set, Promise). There is no require or import, no network, no file system, no process, no timers and no eval.\n")
 	b.WriteString("- console.log output is captured and returned with the result.\n")
 	b.WriteString("- Build long strings by pushing parts to an array and joining it, not with += in a loop.\n")
 	b.WriteString("- Use BigInt (for example 25n) for integers beyond 2^53 - 1, and convert the result with String() if needed.\n")
@@ -32,3 +32,17 @@ const CodeReviewerInstructions = "You review JavaScript snippets before they run
 	"Approve a snippet when it correctly solves the task and ends with the expression whose value is the answer. " +
 	"Reject it when it is wrong, incomplete, would loop forever or try to reach the network, files or modules; then say exactly what to change. " +
 	"Answer only with the JSON verdict."
+
+// SandboxFunctionsKey is the field of the coder's input that holds the
+// TypeScript declarations of the functions offered to snippets
+// ([Config.SandboxTools]); custom instructions can list them with
+// {{.sandbox_functions}}.
+const SandboxFunctionsKey = "sandbox_functions"
+
+// SandboxFunctionsInstructions teach the coder the functions offered to
+// snippets; a [CodeExecution] with SandboxTools adds them to its default
+// instructions. They are a template over the coder's input.
+const SandboxFunctionsInstructions = `{{with .sandbox_functions}}
+
+Host functions: inside a snippet, the global tools holds async functions that run tools on the host. Call them with one object argument and await the result, for example ` + "`const r = await tools.get_sum({a: 2, b: 40})`" + `. Prefer one snippet that makes all the calls it needs (in parallel with Promise.all where they are independent) and computes the answer, over many snippets or tool calls. A failing call rejects with an Error (catch it with try/catch); arguments are checked against the signature; calls per snippet are limited. The functions:
+` + "```ts\n{{.}}\n```" + `{{end}}`

@@ -192,6 +192,29 @@
 // refused, run the host under its own user and container if the code's
 // authors are adversarial.
 //
+// # Host tools
+//
+// [InProcess.RunWithTools] and [Isolated.RunWithTools] offer a [Toolbox]
+// of [HostTool]s to the code as async functions of the global tools, a
+// frozen object with no prototype: const r = await tools.get_sum({a: 2,
+// b: 40}). Each call runs on the host, on a goroutine of its own; in a
+// worker, the call is a message to the parent over the worker's pipe and
+// the parent runs it, after checking that the call belongs to the run in
+// flight and keeps to its limits (a worker that breaks them is killed).
+// The argument's JSON form is checked against the tool's input schema
+// before the call; the result is decoded into plain JS data. Every
+// failure rejects the call's Promise, so the code can catch it: a
+// TypeError for invalid arguments, a RangeError past a limit, an Error
+// named ToolError when the tool fails (see [CallError]). A run starts at
+// most [CallLimits].MaxCalls calls, runs at most MaxInFlight at once
+// (later ones wait in order), passes at most Limits.ResultBytes in one
+// argument or result and a quarter of Limits.Memory in all; its time
+// limit covers the calls, and a call after the run ended is refused.
+// Calls still pending when the script ends are awaited before the result
+// is taken. [NewTool] with [WithToolsets] offers agent toolsets this way,
+// each call a nested run of the evaluateJs run; [Signature] and
+// [Declarations] describe the functions to a model.
+//
 // # The worker hook
 //
 // Isolated starts its workers by re-executing the program's own binary

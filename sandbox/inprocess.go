@@ -41,6 +41,12 @@ func (e *InProcess) Limits() Limits { return e.cfg.limits }
 // within the time limit plus the grace period: a run that does not stop
 // by then is given up and keeps its slot until it ends.
 func (e *InProcess) Run(ctx context.Context, code string) (*Result, error) {
+	return e.run(ctx, code, nil)
+}
+
+// run runs code; host, when set, makes the run's host tools from the
+// context its calls run under, which ends when the run does.
+func (e *InProcess) run(ctx context.Context, code string, host func(context.Context) hostSpec) (*Result, error) {
 	if e.closed.Load() {
 		return nil, ErrClosed
 	}
@@ -56,6 +62,11 @@ func (e *InProcess) Run(ctx context.Context, code string) (*Result, error) {
 		return &Result{Duration: time.Since(start)}, contextError(ctx.Err(), timeout)
 	}
 	j := newJob(e.cfg, code, timeout)
+	if host != nil {
+		callCtx, cancel := context.WithCancel(ctx) // and when the run is stopped
+		defer cancel()
+		j.tools = newJSTools(host(callCtx), callCtx, cancel)
+	}
 	type outcome struct {
 		res *Result
 		err error

@@ -28,6 +28,9 @@ const (
 	killMargin = 500 * time.Millisecond
 	// stderrTail is how much of a worker's stderr is kept to explain a crash.
 	stderrTail = 8 << 10
+	// replyBuffer is how many lines of a worker may wait to be read: its
+	// reply and the tool calls it may have in flight at once.
+	replyBuffer = maxInFlightCeiling + 4
 )
 
 // Isolated runs code in a pool of worker processes, each running the same
@@ -209,6 +212,12 @@ func (e *Isolated) MemoryEnforcement() string {
 // Run runs code in an idle worker, waiting for one first (the wait counts
 // against ctx, not against the time limit).
 func (e *Isolated) Run(ctx context.Context, code string) (*Result, error) {
+	return e.run(ctx, code, nil)
+}
+
+// run runs code in a worker; box, when set, offers its tools to the code,
+// each call running here (hosttools_wire.go).
+func (e *Isolated) run(ctx context.Context, code string, box *Toolbox) (*Result, error) {
 	if e.closed.Load() {
 		return nil, ErrClosed
 	}
@@ -228,56 +237,76 @@ func (e *Isolated) Run(ctx context.Context, code string) (*Result, error) {
 	req := request{ID: e.nextID.Add(1), Code: code, Limits: lim, FixedTime: e.cfg.fixedTime, RandSeed: e.cfg.randSeed}
 	req.Limits.Timeout = max(timeout, time.Millisecond)
 	runStart := time.Now()
+	var calls *hostCalls
+	if box != nil {
+		// The worker stops the run at its time limit, which cancels its calls;
+		// the parent's own bound is the hard one.
+		callCtx, cancel := context.WithDeadline(ctx, runStart.Add(timeout+lim.Grace))
+		calls = &hostCalls{tr: newToolRun(callCtx, box, lim), cancel: cancel}
+		defer calls.end()
+		req.Tools, req.Calls = box.jsNames(), box.limits
+	}
 	if err := w.send(req); err != nil {
 		<-w.exited
 		return &Result{Duration: time.Since(start)}, e.lost(w, runStart)
 	}
 	hard := time.NewTimer(timeout + lim.Grace + killMargin)
 	defer hard.Stop()
-	select {
-	case rep := <-w.replies:
-		if rep.ID != req.ID {
+	for {
+		select {
+		case rep := <-w.replies:
+			if rep.Call != nil && (calls == nil || rep.ID != req.ID || !calls.serve(w, req.ID, rep.Call)) {
+				w.kill()
+				<-w.exited
+				e.retire(w)
+				return &Result{Duration: time.Since(start)}, &Error{Kind: KindInternal, Message: "Internal sandbox error: the worker made a tool call that was not allowed (for another run, or past the run's call limits); it was replaced. Run the code again."}
+			}
+			if rep.Call != nil {
+				continue
+			}
+			if rep.ID != req.ID {
+				w.kill()
+				<-w.exited
+				e.retire(w)
+				return &Result{Duration: time.Since(start)}, &Error{Kind: KindInternal, Message: "Internal sandbox error: the worker answered out of turn; it was replaced. Run the code again."}
+			}
+			if rep.Exiting {
+				e.retire(w)
+			} else {
+				e.release(w)
+			}
+			if rep.Error == nil && rep.Result != nil {
+				rep.Result.Duration = time.Since(start)
+				if rep.Result.Logs == nil {
+					rep.Result.Logs = []LogLine{}
+				}
+				return rep.Result, nil
+			}
+			res := &Result{Logs: rep.Logs, Duration: time.Since(start)}
+			if rep.Error == nil {
+				return res, &Error{Kind: KindInternal, Message: "Internal sandbox error: the worker sent an empty reply. Run the code again."}
+			}
+			if rep.Error.Kind == KindTimeout && byCtx {
+				rep.Error.cause = context.DeadlineExceeded
+			}
+			return res, rep.Error
+		case <-w.exited:
+			return &Result{Duration: time.Since(start)}, e.lost(w, runStart)
+		case <-hard.C:
 			w.kill()
 			<-w.exited
 			e.retire(w)
-			return &Result{Duration: time.Since(start)}, &Error{Kind: KindInternal, Message: "Internal sandbox error: the worker answered out of turn; it was replaced. Run the code again."}
-		}
-		if rep.Exiting {
-			e.retire(w)
-		} else {
-			e.release(w)
-		}
-		if rep.Error == nil && rep.Result != nil {
-			rep.Result.Duration = time.Since(start)
-			if rep.Result.Logs == nil {
-				rep.Result.Logs = []LogLine{}
+			var cause error
+			if byCtx {
+				cause = context.DeadlineExceeded
 			}
-			return rep.Result, nil
+			return &Result{Duration: time.Since(start)}, timeoutError(timeout, cause, true)
+		case <-ctx.Done():
+			w.kill()
+			<-w.exited
+			e.retire(w)
+			return &Result{Duration: time.Since(start)}, contextError(ctx.Err(), timeout)
 		}
-		res := &Result{Logs: rep.Logs, Duration: time.Since(start)}
-		if rep.Error == nil {
-			return res, &Error{Kind: KindInternal, Message: "Internal sandbox error: the worker sent an empty reply. Run the code again."}
-		}
-		if rep.Error.Kind == KindTimeout && byCtx {
-			rep.Error.cause = context.DeadlineExceeded
-		}
-		return res, rep.Error
-	case <-w.exited:
-		return &Result{Duration: time.Since(start)}, e.lost(w, runStart)
-	case <-hard.C:
-		w.kill()
-		<-w.exited
-		e.retire(w)
-		var cause error
-		if byCtx {
-			cause = context.DeadlineExceeded
-		}
-		return &Result{Duration: time.Since(start)}, timeoutError(timeout, cause, true)
-	case <-ctx.Done():
-		w.kill()
-		<-w.exited
-		e.retire(w)
-		return &Result{Duration: time.Since(start)}, contextError(ctx.Err(), timeout)
 	}
 }
 
@@ -401,6 +430,7 @@ func (e *Isolated) Close() error {
 type worker struct {
 	cmd     *exec.Cmd
 	stdin   io.WriteCloser
+	sendMu  sync.Mutex
 	replies chan reply
 	exited  chan struct{} // closed once the process is reaped
 	stderr  *tailWriter
@@ -421,7 +451,7 @@ func (e *Isolated) spawn() (*worker, error) {
 	cmd.Env = e.env
 	cmd.Dir = e.settings.Dir
 	hardenCmd(cmd, e.namespaces)
-	w := &worker{cmd: cmd, replies: make(chan reply, 4), exited: make(chan struct{}), stderr: &tailWriter{max: stderrTail}}
+	w := &worker{cmd: cmd, replies: make(chan reply, replyBuffer), exited: make(chan struct{}), stderr: &tailWriter{max: stderrTail}}
 	cmd.Stderr = w.stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -547,6 +577,8 @@ func (w *worker) send(req request) error {
 	if err != nil {
 		return err
 	}
+	w.sendMu.Lock() // the answers of a run's tool calls are written concurrently
+	defer w.sendMu.Unlock()
 	_, err = w.stdin.Write(line)
 	return err
 }

@@ -35,6 +35,7 @@ type job struct {
 	sink     *sink
 	pos      posMap
 	rejected []*goja.Promise
+	tools    *jsTools // the host tools offered to the code, or nil
 }
 
 func newJob(cfg *config, code string, timeout time.Duration) *job {
@@ -53,6 +54,9 @@ func (j *job) stop(kind Kind, cause error) {
 	r := &stopReason{kind: kind, cause: cause}
 	if j.reason.CompareAndSwap(nil, r) {
 		j.rt.Interrupt(r)
+		if j.tools != nil {
+			j.tools.wakeUp()
+		}
 	}
 }
 
@@ -79,6 +83,9 @@ func (j *job) execute() (res *Result, err error) {
 	v, err := j.rt.RunProgram(prog)
 	if err != nil {
 		return j.partial(), j.runError(err)
+	}
+	if err := j.drainTools(); err != nil {
+		return j.partial(), err
 	}
 	final := asPromise(v)
 	if final != nil {
@@ -153,7 +160,13 @@ func (j *job) setup() error {
 	if err := j.installConsole(); err != nil {
 		return err
 	}
-	return j.newKit()
+	if err := j.newKit(); err != nil {
+		return err
+	}
+	if j.tools != nil {
+		return j.installTools()
+	}
+	return nil
 }
 
 // maxTrackedRejections bounds the unhandled rejections reported.

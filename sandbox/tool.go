@@ -66,7 +66,10 @@ const undefinedNote = "The code's final value was undefined. End the code with t
 // Each call records a "sandbox.run" span and the loom.sandbox.runs and
 // loom.sandbox.duration metrics (see the agent package's tracing and
 // metrics).
-func NewTool(exec Executor) (agent.Agent, error) {
+//
+// With [WithToolsets], the code may also call the tools of those toolsets
+// as tools.<name>(args), each call a nested run of the tool's run.
+func NewTool(exec Executor, opts ...ToolOption) (agent.Agent, error) {
 	if exec == nil {
 		return nil, errors.New("sandbox: NewTool needs an executor (NewIsolated or NewInProcess)")
 	}
@@ -75,6 +78,9 @@ func NewTool(exec Executor) (agent.Agent, error) {
 		lim = l.Limits()
 	}
 	t := &tool{exec: exec, kind: executorKind(exec)}
+	if len(opts) > 0 {
+		return newCodeTool(t, lim, opts)
+	}
 	return agent.NewFunc(ToolName, ToolDescription(lim), t.run)
 }
 
@@ -110,6 +116,12 @@ type tool struct {
 }
 
 func (t *tool) run(ctx context.Context, in ToolInput) (ToolOutput, error) {
+	return t.execute(ctx, in, t.exec.Run)
+}
+
+// execute runs the input's code with runCode, under the sandbox.run span
+// (runCode's ctx), and makes the tool's output.
+func (t *tool) execute(ctx context.Context, in ToolInput, runCode func(ctx context.Context, code string) (*Result, error)) (ToolOutput, error) {
 	code := in.Code
 	if code == "" {
 		code = in.JSCode
@@ -120,7 +132,7 @@ func (t *tool) run(ctx context.Context, in ToolInput) (ToolOutput, error) {
 	ctx, span := telemetry.Tracer(ctx).Start(ctx, "sandbox.run", trace.WithSpanKind(trace.SpanKindInternal))
 	defer span.End()
 	start := time.Now()
-	res, err := t.exec.Run(ctx, code)
+	res, err := runCode(ctx, code)
 	t.record(ctx, span, code, res, err, time.Since(start))
 	if err != nil {
 		if res != nil && len(res.Logs) > 0 {

@@ -19,7 +19,15 @@ import (
 //     could not stop is still running).
 //  4. Repeat from 2; the worker exits when its stdin closes.
 //
-// One request is in flight per worker at a time.
+// One request is in flight per worker at a time. A request that offers
+// host tools lists their names in "tools" and their limits in "calls".
+// During its run the worker may then write tool calls,
+// {"id":N,"call":{"seq":S,"tool":"…","args":…}}, before its reply; the
+// parent runs each and answers with {"id":N,"answer":{"seq":S,"result":…}}
+// or {"id":N,"answer":{"seq":S,"error":{"tool":…,"kind":…,"message":…}}}.
+// The parent refuses a call for any run but the one in flight (and kills
+// the worker); the worker ignores an answer for any run but its current
+// one, and an answer to a call it no longer waits for.
 const (
 	workerEnvKey    = "LOOM_SANDBOX_WORKER"
 	workerEnvValue  = "1"
@@ -54,6 +62,11 @@ type request struct {
 	Limits    Limits     `json:"limits"`
 	FixedTime *time.Time `json:"fixedTime,omitempty"`
 	RandSeed  *uint64    `json:"randSeed,omitempty"`
+	// Tools and Calls offer host tools to the run (hosttools_wire.go).
+	Tools []string   `json:"tools,omitempty"`
+	Calls CallLimits `json:"calls,omitzero"`
+	// Answer, instead of a new run, answers a tool call of run ID.
+	Answer *callAnswer `json:"answer,omitempty"`
 }
 
 type reply struct {
@@ -70,6 +83,8 @@ type reply struct {
 	Logs       []LogLine `json:"logs,omitempty"`
 	DurationNs int64     `json:"durationNs,omitempty"`
 	Exiting    bool      `json:"exiting,omitempty"`
+	// Call, instead of a reply, is a tool call of run ID.
+	Call *callMsg `json:"call,omitempty"`
 }
 
 // maxLine bounds one protocol line: code, result and logs are bounded by

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -64,7 +65,10 @@ func serveWorker(in io.Reader, out io.Writer, errOut io.Writer) int {
 		}
 	}
 	w := bufio.NewWriter(out)
+	var sendMu sync.Mutex // the run's tool calls write too
 	send := func(r reply) bool {
+		sendMu.Lock()
+		defer sendMu.Unlock()
 		line, err := marshalLine(r)
 		if err == nil {
 			_, err = w.Write(line)
@@ -86,23 +90,26 @@ func serveWorker(in io.Reader, out io.Writer, errOut io.Writer) int {
 	if !send(ready) {
 		return 1
 	}
-	r := bufio.NewReaderSize(in, 1<<16)
+	lines, readErr := readLines(in, maxLine(DefaultLimits())*16)
 	idle := heapBytes()
 	for {
-		line, err := readLine(r, maxLine(DefaultLimits())*16)
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return 0
+		line, ok := <-lines
+		if !ok {
+			if err := <-readErr; !errors.Is(err, io.EOF) {
+				fmt.Fprintf(errOut, "loom sandbox worker: reading a request: %v\n", err)
+				return 1
 			}
-			fmt.Fprintf(errOut, "loom sandbox worker: reading a request: %v\n", err)
-			return 1
+			return 0
 		}
 		var req request
 		if err := json.Unmarshal(line, &req); err != nil {
 			fmt.Fprintf(errOut, "loom sandbox worker: bad request: %v\n", err)
 			return 1
 		}
-		rep := runRequest(req)
+		if req.Answer != nil {
+			continue // an answer to a call of a run that has ended
+		}
+		rep := runRequest(req, lines, send)
 		if !send(rep) {
 			return 1
 		}
@@ -129,8 +136,30 @@ func collectAfterGrowth(idle uint64, memory int64) uint64 {
 	return heapBytes()
 }
 
-// runRequest runs one request with an in-process executor of its own.
-func runRequest(req request) reply {
+// readLines reads lines of at most max bytes from in on a goroutine of
+// its own, and closes lines at the end of input, after sending why on
+// the returned error channel.
+func readLines(in io.Reader, max int) (<-chan []byte, <-chan error) {
+	lines, errc := make(chan []byte), make(chan error, 1)
+	go func() {
+		r := bufio.NewReaderSize(in, 1<<16)
+		for {
+			line, err := readLine(r, max)
+			if err != nil {
+				errc <- err
+				close(lines)
+				return
+			}
+			lines <- line
+		}
+	}()
+	return lines, errc
+}
+
+// runRequest runs one request with an in-process executor of its own. A
+// request that offers tools sends its calls with send and takes their
+// answers from lines.
+func runRequest(req request, lines <-chan []byte, send func(reply) bool) reply {
 	rep := reply{ID: req.ID}
 	opts := []Option{WithLimits(req.Limits), WithConcurrency(1)}
 	if req.FixedTime != nil {
@@ -145,7 +174,12 @@ func runRequest(req request) reply {
 		return rep
 	}
 	limitCPU(req.Limits.Timeout + req.Limits.Grace + cpuMargin)
-	res, err := e.Run(context.Background(), req.Code)
+	var res *Result
+	if len(req.Tools) > 0 {
+		res, err = runWithPipe(e, req, lines, send)
+	} else {
+		res, err = e.Run(context.Background(), req.Code)
+	}
 	_ = e.Close()
 	if err == nil {
 		rep.Result = res

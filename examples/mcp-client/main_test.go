@@ -3,8 +3,6 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/loomwork/loom/examples/internal/exampletest"
@@ -15,21 +13,6 @@ import (
 var bin string
 
 func TestMain(m *testing.M) { os.Exit(exampletest.Main(m, &bin)) }
-
-// everything returns the command that starts the pinned server-everything.
-func everything(t *testing.T) string {
-	script, err := filepath.Abs(filepath.Join("..", "..", ".ci", "mcp", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"))
-	require.NoError(t, err)
-	_, statErr := os.Stat(script)
-	_, nodeErr := exec.LookPath("node")
-	if statErr != nil || nodeErr != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("the MCP test server is missing (%v, %v): .ci/mcp.sh runs npm ci in .ci/mcp", statErr, nodeErr)
-		}
-		t.Skip("MCP test server not installed: run `npm ci --prefix .ci/mcp`")
-	}
-	return "node " + script + " stdio"
-}
 
 // sumModel calls get-sum, then answers with the tool's message.
 func sumModel(req fakeopenai.Request) fakeopenai.Reply {
@@ -43,7 +26,7 @@ func sumModel(req fakeopenai.Request) fakeopenai.Reply {
 
 func TestAnswersWithTheServersTool(t *testing.T) {
 	srv := fakeopenai.New(t, sumModel)
-	res := exampletest.Run(t, bin, exampletest.OpenAIEnv(srv.BaseURL()), "", "--mcp", everything(t), "What is 2 + 40?")
+	res := exampletest.Run(t, bin, exampletest.OpenAIEnv(srv.BaseURL()), "", "--mcp", exampletest.Everything(t), "What is 2 + 40?")
 	require.Equal(t, 0, res.Code, "stderr: %s", res.Stderr)
 	require.Contains(t, res.Stdout, "The server says: The sum of 2 and 40 is 42.")
 	reqs := srv.Requests()

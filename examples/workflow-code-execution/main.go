@@ -61,7 +61,7 @@ func build(ctx context.Context, env *cli.Env, s settings) (agent.Agent, error) {
 	if err := cli.CheckTrust(s.sandbox, s.trusted); err != nil {
 		return nil, err
 	}
-	tool, topLevelAwait, err := cli.NewSandbox(env, s.sandbox, s.timeout)
+	exec, err := cli.NewExecutor(env, s.sandbox, s.timeout)
 	if err != nil {
 		return nil, err
 	}
@@ -69,12 +69,14 @@ func build(ctx context.Context, env *cli.Env, s settings) (agent.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The servers' tools are offered twice: to the coder as tools, and to
+	// its snippets as tools.* functions (code mode).
 	cfg := codeexec.Config{
-		Tool:         tool,
+		Sandbox:      exec,
 		Options:      env.Flags.Options,
-		Instructions: codeexec.CoderInstructions(tool.Name(), topLevelAwait),
 		MaxRetries:   s.maxRetries,
 		Toolsets:     toolsets,
+		SandboxTools: toolsets,
 	}
 	if s.maxRetries == 0 {
 		cfg.MaxRetries = -1

@@ -11,12 +11,14 @@ import (
 )
 
 // MCPServers are the MCP servers named with the repeatable --mcp flag: a
-// command started over stdio, or a streamable HTTP URL.
+// command started over stdio, or a streamable HTTP URL. A coder offers
+// their toolsets both as direct tools (codeexec.Config.Toolsets) and as
+// functions its snippets call (codeexec.Config.SandboxTools).
 type MCPServers []string
 
 // Register adds --mcp to fs.
 func (m *MCPServers) Register(fs *flag.FlagSet) {
-	fs.Func("mcp", "an MCP server whose tools the agent may call: a command (run over stdio) or an http(s):// URL; repeatable", func(s string) error {
+	fs.Func("mcp", "an MCP server whose tools the agent may call (a coder also from its snippets, as tools.*): a command (run over stdio) or an http(s):// URL; repeatable", func(s string) error {
 		if strings.TrimSpace(s) == "" {
 			return fmt.Errorf("--mcp is empty: give a command, as \"npx -y @modelcontextprotocol/server-everything\", or a URL")
 		}

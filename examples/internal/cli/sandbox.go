@@ -39,14 +39,32 @@ func SandboxWorker() { sandbox.ServeWorkerIfChild() }
 // one snippet (0: the sandbox's default), and whether its snippets may use
 // top-level await. The executor is closed when the program ends.
 func NewSandbox(env *Env, kind string, timeout time.Duration) (agent.Agent, bool, error) {
+	exec, err := NewExecutor(env, kind, timeout)
+	if err != nil {
+		return nil, false, err
+	}
+	tool, err := sandbox.NewTool(exec)
+	if err != nil {
+		return nil, false, err
+	}
+	env.verdict.tool = tool.Name()
+	return tool, true, nil
+}
+
+// NewExecutor starts the kind of executor named (SandboxIsolated or
+// SandboxInProcess), with timeout as the time limit of one snippet (0: the
+// sandbox's default), for a workflow that makes the evaluateJs tool itself
+// (codeexec with SandboxTools). The executor is closed when the program
+// ends.
+func NewExecutor(env *Env, kind string, timeout time.Duration) (sandbox.ToolRunner, error) {
 	var opts []sandbox.Option
 	if timeout < 0 {
-		return nil, false, fmt.Errorf("--sandbox-timeout %v: it must be positive, as 2s", timeout)
+		return nil, fmt.Errorf("--sandbox-timeout %v: it must be positive, as 2s", timeout)
 	}
 	if timeout > 0 {
 		opts = append(opts, sandbox.WithTimeout(timeout))
 	}
-	var exec sandbox.Executor
+	var exec sandbox.ToolRunner
 	var err error
 	switch kind {
 	case SandboxIsolated:
@@ -60,16 +78,12 @@ func NewSandbox(env *Env, kind string, timeout time.Duration) (agent.Agent, bool
 		exec, err = sandbox.NewInProcess(opts...)
 		env.Log.Debug("sandbox", "executor", kind)
 	default:
-		return nil, false, fmt.Errorf("--sandbox %q: use %s or %s", kind, SandboxIsolated, SandboxInProcess)
+		return nil, fmt.Errorf("--sandbox %q: use %s or %s", kind, SandboxIsolated, SandboxInProcess)
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("starting the %s sandbox: %w", kind, err)
+		return nil, fmt.Errorf("starting the %s sandbox: %w", kind, err)
 	}
 	env.Defer(func() { _ = exec.Close() })
-	tool, err := sandbox.NewTool(exec)
-	if err != nil {
-		return nil, false, err
-	}
-	env.verdict.tool = tool.Name()
-	return tool, true, nil
+	env.verdict.tool = sandbox.ToolName
+	return exec, nil
 }

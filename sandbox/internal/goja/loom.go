@@ -116,11 +116,13 @@ func (r *Runtime) LoomFunc(name string, fn func(FunctionCall) Value) *Object {
 }
 
 // LoomNewError makes an error of the built-in constructor named ctor
-// (EvalError, RangeError, SyntaxError, anything else a TypeError), from the
+// (Error, EvalError, RangeError, SyntaxError, anything else a TypeError), from the
 // runtime's own constructors, which a script cannot replace.
 func (r *Runtime) LoomNewError(ctor, msg string) *Object {
 	var c *Object
 	switch ctor {
+	case "Error":
+		c = r.getError()
 	case "EvalError":
 		c = r.getEvalError()
 	case "RangeError":

@@ -1,0 +1,29 @@
+package codeexec
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/loomwork/loom/sandbox"
+)
+
+// withFunctions adds the declarations of the functions offered to
+// snippets to the coder's input, under SandboxFunctionsKey, as the
+// toolsets list them now.
+func (ce *CodeExecution) withFunctions(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
+	tools, err := sandbox.ResolveHostTools(ctx, ce.cfg.SandboxTools, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ce.Name(), err)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(input, &fields); err != nil || fields == nil {
+		return input, nil // not an object: the coder's own check reports it
+	}
+	decl, err := json.Marshal(sandbox.Declarations(tools))
+	if err != nil {
+		return nil, err
+	}
+	fields[SandboxFunctionsKey] = decl
+	return json.Marshal(fields)
+}

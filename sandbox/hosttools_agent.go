@@ -1,0 +1,350 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/internal/telemetry"
+)
+
+// ToolOption configures the evaluateJs tool [NewTool] makes.
+type ToolOption func(*toolOptions)
+
+type toolOptions struct {
+	toolsets []agent.Toolset
+	calls    CallLimits
+}
+
+// WithToolsets offers the tools of toolsets (loom agents: an MCP server's
+// tools, functions, other agents) to the code as async functions,
+// tools.<JSName>(args). The toolsets are asked for their tools at the
+// start of each run of the evaluateJs tool. Each call runs the tool as a
+// nested run of that run, as a direct call from a model would: its
+// events pass through, it is traced as a span under the sandbox.run span,
+// the hooks and limits on the context apply to it, and a question it
+// asks ([agent.Ask], such as an approval) interrupts the run. The
+// executor must be a [ToolRunner]. The tool's description says how to
+// call the functions, not which there are: list them for the model with
+// [ResolveHostTools] and [Declarations], as codeexec does in the coder's
+// instructions.
+func WithToolsets(ts ...agent.Toolset) ToolOption {
+	return func(o *toolOptions) { o.toolsets = append(o.toolsets, ts...) }
+}
+
+// WithCallLimits bounds the tool calls of each run; zero fields take their
+// defaults.
+func WithCallLimits(l CallLimits) ToolOption {
+	return func(o *toolOptions) { o.calls = l }
+}
+
+// codeModeNote tells the model how to call the offered functions.
+const codeModeNote = "\n- Host functions: the global `tools` holds async functions that run tools on the host, such as `const r = await tools.get_sum({a: 2, b: 40})`; each takes one object argument and returns a Promise of the tool's JSON result. Their signatures are listed in your instructions. A call that fails rejects with an Error you can catch; calls per run are limited, so batch the work with Promise.all and compute in code."
+
+// codeTool is the evaluateJs tool with host tools: its runs serve the
+// code's calls as nested runs.
+type codeTool struct {
+	agent.Agent // the plain evaluateJs function: name, description, schemas
+	t           *tool
+	runner      ToolRunner
+	opts        toolOptions
+}
+
+func newCodeTool(t *tool, lim Limits, opts []ToolOption) (agent.Agent, error) {
+	var o toolOptions
+	for _, f := range opts {
+		if f != nil {
+			f(&o)
+		}
+	}
+	if _, err := o.calls.withDefaults(); err != nil {
+		return nil, err
+	}
+	for i, ts := range o.toolsets {
+		if ts == nil {
+			return nil, fmt.Errorf("sandbox: NewTool: toolset %d is nil", i)
+		}
+	}
+	runner, ok := t.exec.(ToolRunner)
+	if !ok {
+		return nil, fmt.Errorf("sandbox: NewTool: WithToolsets needs an executor that runs host tools (a ToolRunner, as InProcess and Isolated are); %T is not one", t.exec)
+	}
+	base, err := agent.NewFunc(ToolName, ToolDescription(lim)+codeModeNote, t.run)
+	if err != nil {
+		return nil, err
+	}
+	return &codeTool{Agent: base, t: t, runner: runner, opts: o}, nil
+}
+
+// Kind returns "func", as the evaluateJs tool without host tools.
+func (c *codeTool) Kind() string { return "func" }
+
+// Run runs the input's code with the toolsets' tools offered to it.
+func (c *codeTool) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.Event, error] {
+	return agent.Execute(ctx, c, input, c.body)
+}
+
+func (c *codeTool) body(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
+	var in ToolInput
+	if err := json.Unmarshal(r.Input, &in); err != nil {
+		return nil, fmt.Errorf("%w: %s: send {\"code\": \"…\"}: %v", agent.ErrInvalidInput, ToolName, err)
+	}
+	q := &callQueue{reqs: make(chan *agentCall), ended: make(chan struct{})}
+	tools, err := ResolveHostTools(ctx, c.opts.toolsets, q.caller)
+	if err != nil {
+		return nil, err
+	}
+	box, err := NewToolbox(tools, c.opts.calls)
+	if err != nil {
+		return nil, err
+	}
+	box.skip = q.skip
+	out, err := c.t.execute(ctx, in, func(ctx context.Context, code string) (*Result, error) {
+		return c.serve(ctx, r, code, box, q)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(out)
+}
+
+// ResolveHostTools asks each toolset for its tools now and makes them host
+// tools whose calls run through call(tool) (nil: the tool's own Run,
+// outside any run). Their schemas are the tools' schemas.
+func ResolveHostTools(ctx context.Context, toolsets []agent.Toolset, call func(agent.Agent) HostFunc) ([]HostTool, error) {
+	if call == nil {
+		call = directCall
+	}
+	var out []HostTool
+	for i, ts := range toolsets {
+		tools, err := ts.Tools(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: toolset %d: list its tools: %w", i, err)
+		}
+		for _, a := range tools {
+			if a == nil {
+				return nil, fmt.Errorf("sandbox: toolset %d returned a nil tool", i)
+			}
+			out = append(out, HostTool{Name: a.Name(), Description: a.Description(), InputSchema: a.InputSchema(), OutputSchema: a.OutputSchema(), Call: call(a)})
+		}
+	}
+	return out, nil
+}
+
+// directCall runs a tool as a run of its own.
+func directCall(a agent.Agent) HostFunc {
+	return func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+		return agent.Invoke(ctx, a, args)
+	}
+}
+
+// callQueue carries the code's calls from the executor's goroutines to
+// the evaluateJs run's goroutine, which alone may start nested runs.
+type callQueue struct {
+	reqs  chan *agentCall
+	ended chan struct{} // closed when the run stops serving calls
+}
+
+type agentCall struct {
+	index int         // CallIndex: the calls start in this order
+	agent agent.Agent // nil: call index was refused before it reached the tool
+	args  json.RawMessage
+	out   json.RawMessage
+	err   error
+	done  chan struct{}
+}
+
+// caller is the HostFunc of tool a: it hands the call to the run and waits
+// for its end.
+func (q *callQueue) caller(a agent.Agent) HostFunc {
+	return func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+		c := &agentCall{index: CallIndex(ctx), agent: a, args: args, done: make(chan struct{})}
+		select {
+		case q.reqs <- c:
+		case <-q.ended:
+			return nil, ErrRunEnded
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		select {
+		case <-c.done:
+			return c.out, c.err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// skip tells the run that call index will not come, so that the calls
+// after it need not wait for it.
+func (q *callQueue) skip(ctx context.Context, index int) {
+	select {
+	case q.reqs <- &agentCall{index: index}:
+	case <-q.ended:
+	case <-ctx.Done():
+	}
+}
+
+// inOrder keeps the calls that arrived until they can start in the order
+// the code made them, whatever order their goroutines delivered them in:
+// the nested runs' ids then follow the code, so a resumed run replays
+// each recorded call for the same call.
+type inOrder struct {
+	next    int
+	waiting map[int]*agentCall
+}
+
+// add takes c and returns the calls that may start now, in order.
+func (o *inOrder) add(c *agentCall, ready []*agentCall) []*agentCall {
+	if c.index < 0 { // not numbered: start it as it comes
+		return append(ready, c)
+	}
+	o.waiting[c.index] = c
+	for {
+		w, ok := o.waiting[o.next]
+		if !ok {
+			return ready
+		}
+		delete(o.waiting, o.next)
+		o.next++
+		if w.agent != nil {
+			ready = append(ready, w)
+		}
+	}
+}
+
+// serve runs code with box and, meanwhile, the calls it makes, in the
+// order the code made them: the calls ready together run as nested runs of
+// r, at once. A call
+// that must end the run as it is (the consumer stopped, a limit, a
+// question for a person, a halt) stops the code and is the run's error.
+func (c *codeTool) serve(ctx context.Context, r *agent.Run, code string, box *Toolbox, q *callQueue) (*Result, error) {
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type outcome struct {
+		res *Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := c.runner.RunWithTools(runCtx, code, box)
+		done <- outcome{res, err}
+	}()
+	var stop error
+	order := &inOrder{waiting: map[int]*agentCall{}}
+	calls := 0
+	for {
+		select {
+		case o := <-done:
+			close(q.ended)
+			if span := trace.SpanFromContext(ctx); span.IsRecording() {
+				span.SetAttributes(attribute.Int("loom.sandbox.tool_calls", calls))
+			}
+			if stop != nil {
+				return o.res, stop
+			}
+			return o.res, o.err
+		case first := <-q.reqs:
+			batch := order.add(first, nil)
+			for more := true; more; {
+				select {
+				case x := <-q.reqs:
+					batch = order.add(x, batch)
+				default:
+					more = false
+				}
+			}
+			if len(batch) == 0 {
+				continue
+			}
+			if stop != nil {
+				refuse(batch)
+				continue
+			}
+			calls += len(batch)
+			if err := runBatch(ctx, r, batch); err != nil {
+				stop = err
+				cancel()
+			}
+		}
+	}
+}
+
+func refuse(batch []*agentCall) {
+	for _, c := range batch {
+		c.err = ErrRunEnded
+		close(c.done)
+	}
+}
+
+// runBatch runs the calls as nested runs of r; it returns the error of one
+// that ends the run.
+func runBatch(ctx context.Context, r *agent.Run, batch []*agentCall) error {
+	var stop error
+	finish := func(c *agentCall, out json.RawMessage, err error) {
+		if ends(ctx, err) && stop == nil {
+			stop = err
+		}
+		c.out, c.err = out, err
+		close(c.done)
+	}
+	if len(batch) == 1 {
+		out, err := r.Call(ctx, tracedTool{batch[0].agent}, batch[0].args)
+		finish(batch[0], out, err)
+		return stop
+	}
+	jobs := make([]agent.Job, len(batch))
+	for i, c := range batch {
+		jobs[i] = agent.Job{Agent: tracedTool{c.agent}, Input: c.args}
+	}
+	outs, err := r.Fan(ctx, jobs, agent.FanOptions{Collect: true})
+	if err != nil {
+		for _, c := range batch {
+			finish(c, nil, err)
+		}
+		return err
+	}
+	for i, o := range outs {
+		finish(batch[i], o.End.Output, o.Err)
+	}
+	return stop
+}
+
+// ends reports whether a call's error must end the run rather than go
+// back to the code.
+func ends(ctx context.Context, err error) bool {
+	var he *agent.HaltError
+	return errors.Is(err, agent.ErrStopped) || errors.Is(err, agent.ErrLimit) || errors.Is(err, agent.ErrInterrupted) ||
+		errors.As(err, &he) || ctx.Err() != nil
+}
+
+// tracedTool runs a tool under an "execute_tool" span, as a model's direct
+// call of it is traced; the span is a child of the sandbox.run span.
+type tracedTool struct{ agent.Agent }
+
+func (t tracedTool) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.Event, error] {
+	return func(yield func(agent.Event, error) bool) {
+		ctx, span := telemetry.Tracer(ctx).Start(ctx, "execute_tool "+t.Name(), trace.WithAttributes(
+			attribute.String("gen_ai.operation.name", "execute_tool"),
+			attribute.String("gen_ai.tool.name", t.Name()),
+			attribute.String("gen_ai.tool.type", "function"),
+			attribute.String("loom.tool.caller", "sandbox")))
+		defer span.End()
+		for ev, err := range t.Agent.Run(ctx, input) {
+			if ev.Kind == agent.EventRunEnd && ev.Err != nil && span.IsRecording() {
+				span.SetAttributes(attribute.Bool("loom.tool.is_error", true))
+				span.SetStatus(codes.Error, ev.Err.Error())
+			}
+			if !yield(ev, err) {
+				return
+			}
+		}
+	}
+}

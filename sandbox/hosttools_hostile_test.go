@@ -1,0 +1,136 @@
+package sandbox
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// hostileWorkerEnv makes the test binary a worker that breaks the tool
+// call rules in the way its value names.
+const hostileWorkerEnv = "LOOM_TEST_HOSTILE_WORKER"
+
+// serveHostileWorker speaks the worker protocol until the first request,
+// then sends tool calls no honest worker sends, and waits to be killed.
+func serveHostileWorker(mode string) int {
+	w := bufio.NewWriter(os.Stdout)
+	write := func(v any) {
+		line, _ := marshalLine(v)
+		_, _ = w.Write(line)
+		_ = w.Flush()
+	}
+	write(reply{Ready: true, PID: os.Getpid(), Version: protocolVersion})
+	r := bufio.NewReader(os.Stdin)
+	line, err := readLine(r, 1<<20)
+	if err != nil {
+		return 0
+	}
+	var req request
+	if json.Unmarshal(line, &req) != nil {
+		return 1
+	}
+	call := func(id uint64, seq uint64) reply {
+		return reply{ID: id, Call: &callMsg{Seq: seq, Tool: "echo", Args: json.RawMessage(`{"message":"forged"}`)}}
+	}
+	switch mode {
+	case "other-run": // a call for a run that is not in flight
+		write(call(req.ID+1, 1))
+	case "flood": // more calls than the run may make, fast
+		for i := range req.Calls.MaxCalls + req.Calls.MaxInFlight + 1 {
+			write(call(req.ID, uint64(i+1)))
+		}
+	case "late": // a call after the run's reply
+		write(reply{ID: req.ID, Result: &Result{Value: json.RawMessage("1")}})
+		write(call(req.ID, 1))
+	}
+	for { // until the parent kills the worker or closes its input
+		if _, err := readLine(r, 1<<20); err != nil {
+			return 0
+		}
+	}
+}
+
+// TestHostileWorkerCalls holds the parent to the call rules whatever a
+// worker whose runtime was taken over sends: a call for another run, more
+// calls than allowed, or a call after the run ended are refused, the tool
+// is not run, and the worker is killed.
+func TestHostileWorkerCalls(t *testing.T) {
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	for _, mode := range []string{"other-run", "flood", "late"} {
+		t.Run(mode, func(t *testing.T) {
+			e := newTestIsolated(t, WithWorkerCommand(exe), WithWorkerEnv(hostileWorkerEnv+"="+mode), WithoutNamespaces(),
+				WithConcurrency(1), WithLimits(Limits{Timeout: 5 * time.Second}))
+			tt := &testTools{}
+			box := tt.box(t, CallLimits{MaxCalls: 5, MaxInFlight: 2})
+			_, err := e.RunWithTools(context.Background(), `await tools.echo({message: 'x'})`, box)
+			if mode == "late" {
+				require.NoError(t, err) // the run itself ended well; the next one meets the late call
+				_, err = e.RunWithTools(context.Background(), `1`, box)
+			}
+			require.Error(t, err)
+			require.Equal(t, KindInternal, KindOf(err), err.Error())
+			require.Contains(t, err.Error(), "tool call that was not allowed")
+			allowed := int64(0)
+			if mode == "flood" {
+				allowed = 5 // the calls within the limits run
+			}
+			require.LessOrEqual(t, tt.calls.Load(), allowed, "a refused call ran the tool")
+		})
+	}
+}
+
+// TestCallAfterRunRefused: once a run's calls' context ended, the host
+// side refuses every call, and the tool does not run.
+func TestCallAfterRunRefused(t *testing.T) {
+	tt := &testTools{}
+	box := tt.box(t, CallLimits{})
+	ctx, cancel := context.WithCancel(context.Background())
+	spec := box.localSpec(ctx, DefaultLimits())
+	_, err := spec.call(0, "echo", json.RawMessage(`{"message":"a"}`))
+	require.NoError(t, err)
+	cancel()
+	_, err = spec.call(1, "echo", json.RawMessage(`{"message":"b"}`))
+	require.ErrorIs(t, err, ErrRunEnded)
+	var ce *CallError
+	require.True(t, errors.As(err, &ce))
+	require.Equal(t, "echo", ce.Tool)
+	require.EqualValues(t, 1, tt.calls.Load())
+}
+
+func TestToolboxChecks(t *testing.T) {
+	call := func(context.Context, json.RawMessage) (json.RawMessage, error) { return nil, nil }
+	for _, tc := range []struct {
+		name  string
+		tools []HostTool
+		lim   CallLimits
+		msg   string
+	}{
+		{"no name", []HostTool{{Call: call}}, CallLimits{}, "has no name"},
+		{"no call", []HostTool{{Name: "a"}}, CallLimits{}, "has no Call"},
+		{"same JS name", []HostTool{{Name: "get-sum", Call: call}, {Name: "get_sum", Call: call}}, CallLimits{}, "both offered as tools.get_sum"},
+		{"bad schema", []HostTool{{Name: "a", Call: call, InputSchema: json.RawMessage(`{"type":3}`)}}, CallLimits{}, "input schema"},
+		{"negative calls", nil, CallLimits{MaxCalls: -1}, "MaxCalls is -1"},
+		{"too many in flight", nil, CallLimits{MaxInFlight: 65}, "between 1 and 64"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := NewToolbox(tc.tools, tc.lim)
+			require.ErrorContains(t, err, tc.msg)
+		})
+	}
+	b, err := NewToolbox(nil, CallLimits{})
+	require.NoError(t, err)
+	require.Equal(t, CallLimits{MaxCalls: DefaultMaxCalls, MaxInFlight: DefaultMaxInFlight}, b.Limits())
+}
+
+func TestJSName(t *testing.T) {
+	for in, want := range map[string]string{"get-sum": "get_sum", "echo": "echo", "fs.read/file": "fs_read_file", "3d": "_3d", "a$b": "a$b"} {
+		require.Equal(t, want, JSName(in), in)
+	}
+}

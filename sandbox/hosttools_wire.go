@@ -1,0 +1,147 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"sync/atomic"
+)
+
+// callMsg is a worker's tool call, in a reply line.
+type callMsg struct {
+	Seq   uint64          `json:"seq"`
+	Index int             `json:"index"` // the call's number in its run (hostSpec)
+	Tool  string          `json:"tool"`
+	Args  json.RawMessage `json:"args"`
+}
+
+// callAnswer is the parent's answer to a tool call, in a request line.
+type callAnswer struct {
+	Seq    uint64          `json:"seq"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  *CallError      `json:"error,omitempty"`
+}
+
+// workerPipe is a worker's side of one run's tool calls: each call is a
+// line to the parent and waits for the parent's answer, which the run's
+// router hands over.
+type workerPipe struct {
+	runID   uint64
+	send    func(reply) bool
+	next    atomic.Uint64
+	mu      sync.Mutex
+	waiting map[uint64]chan callAnswer
+}
+
+// spec offers the request's tools to the run; calls end with ctx.
+func (p *workerPipe) spec(ctx context.Context, req request) hostSpec {
+	lim, err := req.Calls.withDefaults()
+	if err != nil {
+		lim, _ = CallLimits{}.withDefaults()
+	}
+	return hostSpec{names: req.Tools, limits: lim, call: func(index int, name string, args json.RawMessage) (json.RawMessage, error) {
+		seq := p.next.Add(1)
+		ch := make(chan callAnswer, 1)
+		p.mu.Lock()
+		p.waiting[seq] = ch
+		p.mu.Unlock()
+		defer func() {
+			p.mu.Lock()
+			delete(p.waiting, seq)
+			p.mu.Unlock()
+		}()
+		if !p.send(reply{ID: p.runID, Call: &callMsg{Seq: seq, Index: index, Tool: name, Args: args}}) {
+			return nil, callErr(name, CallRefused, "the call could not reach the host")
+		}
+		select {
+		case a := <-ch:
+			if a.Error != nil {
+				return nil, a.Error
+			}
+			return a.Result, nil
+		case <-ctx.Done():
+			return nil, callErr(name, CallRefused, "the run's time ran out during the call")
+		}
+	}}
+}
+
+// deliver hands an answer to the call waiting for it; answers for other
+// runs, or for calls nobody waits for, are dropped.
+func (p *workerPipe) deliver(id uint64, a *callAnswer) {
+	if id != p.runID {
+		return
+	}
+	p.mu.Lock()
+	ch := p.waiting[a.Seq]
+	delete(p.waiting, a.Seq)
+	p.mu.Unlock()
+	if ch != nil {
+		ch <- *a
+	}
+}
+
+// route passes the answers among lines to p until stop is closed; it
+// closes routed when it returns. Other lines are dropped: the parent sends
+// no new run while one is in flight.
+func (p *workerPipe) route(lines <-chan []byte, stop <-chan struct{}, routed chan<- struct{}) {
+	defer close(routed)
+	for {
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				return
+			}
+			var req request
+			if json.Unmarshal(line, &req) == nil && req.Answer != nil {
+				p.deliver(req.ID, req.Answer)
+			}
+		case <-stop:
+			return
+		}
+	}
+}
+
+// runWithPipe runs a request that offers tools: the calls go to the parent
+// through send, and the answers come in from lines.
+func runWithPipe(e *InProcess, req request, lines <-chan []byte, send func(reply) bool) (*Result, error) {
+	p := &workerPipe{runID: req.ID, send: send, waiting: map[uint64]chan callAnswer{}}
+	stop, routed := make(chan struct{}), make(chan struct{})
+	go p.route(lines, stop, routed)
+	defer func() {
+		close(stop)
+		<-routed
+	}()
+	return e.run(context.Background(), req.Code, func(ctx context.Context) hostSpec { return p.spec(ctx, req) })
+}
+
+// hostCalls is the parent's side of one isolated run's tool calls.
+type hostCalls struct {
+	tr     *toolRun
+	cancel context.CancelFunc
+}
+
+// serve runs a worker's call on its own goroutine and answers it. It
+// returns false when the worker passed the run's call limits, which an
+// honest worker never does.
+func (h *hostCalls) serve(w *worker, id uint64, c *callMsg) bool {
+	if !h.tr.admit() {
+		return false
+	}
+	go func() { // ends when the tool does: its context ends with the run
+		out, err := h.tr.invoke(c.Index, c.Tool, c.Args)
+		h.tr.done()
+		a := &callAnswer{Seq: c.Seq, Result: out}
+		if err != nil {
+			a.Error, a.Result = asCallError(c.Tool, err), nil
+		}
+		_ = w.send(request{ID: id, Answer: a}) // a dead worker's run ends anyway
+	}()
+	return true
+}
+
+// end refuses the run's later calls and cancels those running.
+func (h *hostCalls) end() {
+	if h != nil {
+		h.cancel()
+	}
+}
