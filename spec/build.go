@@ -166,6 +166,17 @@ func (b *builder) tools(names []string) ([]agent.Agent, []agent.Toolset, error) 
 	return agents, toolsets, nil
 }
 
+// toolsets returns what names refers to as toolsets: the mcp entries, and
+// the agents in one toolset that always lists them.
+func (b *builder) toolsets(names []string) ([]agent.Toolset, error) {
+	tools, toolsets, err := b.tools(names)
+	if err != nil || len(tools) == 0 {
+		return toolsets, err
+	}
+	static := agent.ToolsetFunc(func(context.Context) ([]agent.Agent, error) { return tools, nil })
+	return append([]agent.Toolset{static}, toolsets...), nil
+}
+
 func (b *builder) agents(names []string) ([]agent.Agent, error) {
 	out := make([]agent.Agent, 0, len(names))
 	for _, n := range names {
@@ -310,13 +321,13 @@ func (b *builder) ai(name string, c *AI) (agent.Agent, error) {
 }
 
 func (b *builder) codeExecution(name string, c *CodeExecution) (agent.Agent, error) {
-	tools, toolsets, err := b.tools(c.Tools)
+	toolsets, err := b.toolsets(c.Tools)
 	if err != nil {
 		return nil, err
 	}
-	if len(tools) > 0 {
-		// Agents are offered through a toolset that always lists them.
-		toolsets = append([]agent.Toolset{agent.ToolsetFunc(func(context.Context) ([]agent.Agent, error) { return tools, nil })}, toolsets...)
+	sandboxTools, err := b.toolsets(c.SandboxTools)
+	if err != nil {
+		return nil, err
 	}
 	reviewer, err := b.optional(c.Reviewer)
 	if err != nil {
@@ -337,7 +348,8 @@ func (b *builder) codeExecution(name string, c *CodeExecution) (agent.Agent, err
 	cfg := codeexec.Config{
 		Name: name, Description: c.Description, Model: m, Options: c.Sampling.options(), Instructions: c.Instructions,
 		Sandbox: exec, Reviewer: reviewer, ErrorHandler: handler, MaxRetries: c.MaxRetries, MaxTurns: c.MaxTurns,
-		Toolsets: toolsets,
+		Toolsets: toolsets, SandboxTools: sandboxTools,
+		SandboxCalls: sandbox.CallLimits{MaxCalls: c.SandboxCalls.MaxCalls, MaxInFlight: c.SandboxCalls.MaxInFlight},
 	}
 	if c.Approval == "ask" {
 		cfg.Approver = b.reg.Approver

@@ -32,6 +32,7 @@ func (e *Entry) refs() []ref {
 		out = append(out, c.Guardrails.refs(at)...)
 	case *CodeExecution:
 		list("tools", c.Tools)
+		list("sandbox_tools", c.SandboxTools)
 		one("reviewer", c.Reviewer)
 		one("error_handler", c.ErrorHandler)
 	case *Sequence:
@@ -115,11 +116,11 @@ func Check(d *Doc, reg Registry) error {
 	return errs.err()
 }
 
-// isToolsRef reports whether path is an item of a tools list, where a
-// toolset may be named.
+// isToolsRef reports whether path is an item of a tools or sandbox_tools
+// list, where a toolset may be named.
 func isToolsRef(path string) bool {
-	i := strings.LastIndex(path, ".")
-	return strings.HasPrefix(path[i+1:], "tools[")
+	last := path[strings.LastIndex(path, ".")+1:]
+	return strings.HasPrefix(last, "tools[") || strings.HasPrefix(last, "sandbox_tools[")
 }
 
 // names returns every name a reference may use.

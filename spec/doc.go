@@ -25,7 +25,8 @@
 // retriever onto vector.NewSearchTool over a store Go code registers, and
 // mcp onto mcp.Connect: a server started as a command or reached at a URL,
 // whose tools an ai or code_execution entry is offered by naming the entry
-// in its tools. The server is reached when a run first asks for its tools,
+// in its tools (a code_execution entry's sandbox_tools offer them to its
+// snippets instead, as async functions: await tools.name(args)). The server is reached when a run first asks for its tools,
 // never while a file is loaded or validated; header values come from the
 // environment only ("Bearer ${env:API_TOKEN}", or headers_env).
 //

@@ -125,6 +125,16 @@ var loaderCases = []struct {
 		},
 	},
 	{
+		name: "sandbox_tools typo",
+		yaml: "version: loom/v1\nagents:\n  coder:\n    type: code_execution\n    sandbox_tool: [search]\n",
+		want: []string{`5:5: agents.coder.sandbox_tool: unknown key "sandbox_tool"; did you mean sandbox_tools?`},
+	},
+	{
+		name: "sandbox_calls negative",
+		yaml: "version: loom/v1\nagents:\n  coder:\n    type: code_execution\n    sandbox_tools: [search]\n    sandbox_calls: {max_calls: -1}\n",
+		want: []string{`6:32: agents.coder.sandbox_calls.max_calls: max_calls is -1; leave it out for the default, or give a positive bound`},
+	},
+	{
 		name: "mcp typo key",
 		yaml: "version: loom/v1\nagents:\n  fs:\n    type: mcp\n    comand: [npx, server]\n",
 		want: []string{

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 
@@ -141,4 +142,46 @@ agents:
 	}
 	require.Contains(t, names, "search")
 	require.Contains(t, names, "evaluateJs")
+}
+
+func TestSandboxToolsOfferedToTheCode(t *testing.T) {
+	url, _ := mcpServer(t)
+	path := write(t, map[string]string{"loom.yaml": `version: loom/v1
+model: scripted
+entry: coder
+agents:
+  docs: {type: mcp, url: "` + url + `", prefix: docs}
+  add:
+    type: function
+    description: Adds a and b.
+    code: "({sum: input.a + input.b})"
+    input_schema: {type: object, properties: {a: {type: number}, b: {type: number}}, required: [a, b]}
+  coder:
+    type: code_execution
+    sandbox_tools: [add, docs]
+    sandbox_calls: {max_calls: 4}
+`})
+	m := modeltest.New(t,
+		modeltest.ToolCalls(modeltest.Call("c1", "evaluateJs", `{"code":"const s = await tools.add({a: 2, b: 3}); const d = await tools.docs_search({query: 'x'}); s.sum + ' ' + d.hits"}`)),
+		modeltest.Text("done"),
+	)
+	p, err := spec.Load(path, spec.Registry{Sandbox: inProcess(t), Models: func(string) (model.Model, error) { return m, nil }})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, p.Close()) })
+	res, err := engine.New().Invoke(t.Context(), p.Entry, "add 2 and 3, then search")
+	require.NoError(t, err)
+	require.Equal(t, "done", res.Text())
+	var told strings.Builder
+	for _, msg := range m.Request(0).Messages {
+		told.WriteString(msg.Text())
+	}
+	require.Contains(t, told.String(), "add(", "the coder is told the functions' declarations")
+	require.Contains(t, told.String(), "docs_search(")
+	result := m.Request(1).Messages[len(m.Request(1).Messages)-1].Parts[0].(model.ToolResult).Content
+	require.Contains(t, string(result), `"result":"5 none for x"`)
+	var names []string
+	for _, tool := range m.Request(0).Tools {
+		names = append(names, tool.Name)
+	}
+	require.Equal(t, []string{"evaluateJs"}, names, "sandbox tools reach the code, not the model")
 }

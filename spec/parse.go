@@ -144,6 +144,14 @@ func (d *Doc) readFiles(c *checker, e *Entry) {
 			c.fail(d.pos[join(at, "instructions_file")], join(at, "instructions_file"), "keep one of them", "both instructions and instructions_file are given")
 		}
 		text("instructions_file", cfg.InstructionsFile, &cfg.Instructions)
+		for _, lim := range []struct {
+			key string
+			v   int
+		}{{"max_calls", cfg.SandboxCalls.MaxCalls}, {"max_in_flight", cfg.SandboxCalls.MaxInFlight}} {
+			if p := join(join(at, "sandbox_calls"), lim.key); lim.v < 0 {
+				c.fail(d.pos[p], p, "leave it out for the default, or give a positive bound", "%s is %d", lim.key, lim.v)
+			}
+		}
 	case *MCP:
 		d.checkMCP(c, e, cfg)
 	case *Graph:

@@ -106,7 +106,7 @@ agents:
     headers: {Authorization: "Bearer ${env:REMOTE_TOKEN}"}
     headers_env: {X-Team: TEAM_ID}
   tooled: {type: ai, tools: [fs, remote, calc]}
-  coder2: {type: code_execution, tools: [fs, calc]}
+  coder2: {type: code_execution, tools: [fs, calc], sandbox_tools: [remote, calc], sandbox_calls: {max_calls: 10, max_in_flight: 2}}
   short: {type: mcp, command: "server --stdio"}
   review:
     type: graph

@@ -73,6 +73,17 @@ type Sandbox struct {
 	MemoryMB int `yaml:"memory_mb,omitempty" json:"memory_mb,omitempty"`
 }
 
+// SandboxCalls bound the sandbox tool calls of one snippet
+// (sandbox.CallLimits); zero or absent means the default.
+type SandboxCalls struct {
+	// MaxCalls is the most calls one snippet may start (default
+	// sandbox.DefaultMaxCalls).
+	MaxCalls int `yaml:"max_calls,omitempty" json:"max_calls,omitempty" jsonschema:"minimum=0"`
+	// MaxInFlight is the most calls running at once (default
+	// sandbox.DefaultMaxInFlight).
+	MaxInFlight int `yaml:"max_in_flight,omitempty" json:"max_in_flight,omitempty" jsonschema:"minimum=0"`
+}
+
 // CodeExecution declares a codeexec.CodeExecution, the Coder→Sandbox
 // workflow.
 type CodeExecution struct {
@@ -87,6 +98,12 @@ type CodeExecution struct {
 	// registered tools and functions, and mcp entries (all of the server's
 	// tools).
 	Tools []string `yaml:"tools,omitempty" json:"tools,omitempty"`
+	// SandboxTools are offered to the coder's snippets as async functions
+	// (const r = await tools.name(args)): declared agents, registered
+	// tools and functions, and mcp entries (all of the server's tools).
+	SandboxTools []string `yaml:"sandbox_tools,omitempty" json:"sandbox_tools,omitempty"`
+	// SandboxCalls bound the calls of one snippet to its sandbox tools.
+	SandboxCalls SandboxCalls `yaml:"sandbox_calls,omitempty" json:"sandbox_calls,omitempty"`
 	// Reviewer names the agent that reads each snippet before it runs.
 	Reviewer string `yaml:"reviewer,omitempty" json:"reviewer,omitempty"`
 	// ErrorHandler names the agent that turns a failure into a correction.
