@@ -1,7 +1,8 @@
 // Command loom is loom's command line: it runs agents declared in loom/v1
 // YAML files (package spec); its observe subcommand serves the trace
 // viewer over the trace database that programs using loom record to; its
-// mcp subcommand serves the Coder→Sandbox workflow as an MCP tool.
+// mcp subcommand serves a file's agents, or the Coder→Sandbox workflow, as
+// MCP tools; its eval subcommand scores a model on a benchmark.
 //
 //	loom run FILE [-i INPUT | --chat]
 //	loom resume ID --approve|--deny|--answer JSON
@@ -9,7 +10,8 @@
 //	loom schema
 //	loom serve FILE [--port 7894]
 //	loom observe [--port 7893] [--db PATH]
-//	loom mcp serve [--http 127.0.0.1:PORT] [--model provider:model]
+//	loom mcp serve [FILE] [--http 127.0.0.1:PORT] [--model provider:model]
+//	loom eval [humaneval|loom-tasks] [flags] | loom eval diff A B
 //	loom --version
 //	loom help [command]
 package main
@@ -44,7 +46,7 @@ Usage:
   loom schema                           print the JSON Schema of loom files
   loom serve FILE [--port N]            the playground: edit, run, approve, watch
   loom observe [--port N] [--db PATH]   serve the trace viewer on 127.0.0.1
-  loom mcp serve [--http ADDR]          serve code_execution as an MCP tool
+  loom mcp serve [FILE] [--http ADDR]   serve a file's agents (or code_execution) as MCP tools
   loom eval [humaneval|loom-tasks]      score a model on a benchmark (loom eval --help)
   loom --version                        print the version
   loom help [command]                   show help
