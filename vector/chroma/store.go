@@ -64,16 +64,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.Client == nil {
 		return nil, fmt.Errorf("%w: Client is nil; create one with chroma.NewHTTPClient", ErrConfig)
 	}
-	dims := cfg.Dimensions
-	switch {
-	case dims < 0:
-		return nil, fmt.Errorf("%w: Dimensions is %d; use 0 to take the Embedder's, or a positive count", ErrConfig, dims)
-	case dims == 0 && cfg.Embedder == nil:
-		return nil, fmt.Errorf("%w: Dimensions is 0 and there is no Embedder to take it from", ErrConfig)
-	case dims == 0:
-		dims = cfg.Embedder.Dimensions()
-	case cfg.Embedder != nil && cfg.Embedder.Dimensions() != dims:
-		return nil, &vector.DimensionError{Want: dims, Got: cfg.Embedder.Dimensions(), What: "embedder " + cfg.Embedder.Name()}
+	dims, err := vector.ConfigDimensions(cfg.Dimensions, cfg.Embedder, ErrConfig)
+	if err != nil {
+		return nil, err
 	}
 	switch {
 	case cfg.BatchSize < 0:

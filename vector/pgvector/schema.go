@@ -36,16 +36,9 @@ func checkConfig(cfg *Config) (int, error) {
 	if cfg.EFSearch < 0 || cfg.EFSearch > 1000 {
 		return 0, fmt.Errorf("%w: EFSearch is %d; use 0 for pgvector's default of 40, or 1 to 1000", ErrConfig, cfg.EFSearch)
 	}
-	dims := cfg.Dimensions
-	switch {
-	case dims < 0:
-		return 0, fmt.Errorf("%w: Dimensions is %d; use 0 to take the Embedder's, or a positive count", ErrConfig, dims)
-	case dims == 0 && cfg.Embedder == nil:
-		return 0, fmt.Errorf("%w: Dimensions is 0 and there is no Embedder to take it from", ErrConfig)
-	case dims == 0:
-		dims = cfg.Embedder.Dimensions()
-	case cfg.Embedder != nil && cfg.Embedder.Dimensions() != dims:
-		return 0, &vector.DimensionError{Want: dims, Got: cfg.Embedder.Dimensions(), What: fmt.Sprintf("embedder %s", cfg.Embedder.Name())}
+	dims, err := vector.ConfigDimensions(cfg.Dimensions, cfg.Embedder, ErrConfig)
+	if err != nil {
+		return 0, err
 	}
 	if dims > 16000 {
 		return 0, fmt.Errorf("%w: Dimensions is %d; pgvector's vector type holds at most 16000", ErrConfig, dims)
