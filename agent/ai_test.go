@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/stretchr/testify/require"
@@ -16,7 +17,7 @@ import (
 
 func TestAIInstructionsThenUser(t *testing.T) {
 	m := modeltest.New(t, modeltest.Text("Bonjour!"))
-	a := newAI(t, agent.AIConfig{Name: "greeter", Model: m, Instructions: "Answer in {{.language}}."})
+	a := testkit.NewAI(t, agent.AIConfig{Name: "greeter", Model: m, Instructions: "Answer in {{.language}}."})
 	out, err := agent.Invoke(t.Context(), a, map[string]string{"message": "Hello", "language": "French"})
 	require.NoError(t, err)
 	require.Equal(t, "Bonjour!", outputText(t, out))
@@ -35,7 +36,7 @@ func TestAIToolLoop(t *testing.T) {
 		modeltest.ToolCalls(modeltest.Call("call_7", "add", `{"a":2,"b":3}`)),
 		modeltest.Text("2 + 3 = 5"),
 	)
-	a := newAI(t, agent.AIConfig{Name: "calc", Model: m, Tools: []agent.Agent{addTool(t)}})
+	a := testkit.NewAI(t, agent.AIConfig{Name: "calc", Model: m, Tools: []agent.Agent{addTool(t)}})
 	out, err := agent.Invoke(t.Context(), a, "What is 2+3?")
 	require.NoError(t, err)
 	require.Equal(t, "2 + 3 = 5", outputText(t, out))
@@ -75,7 +76,7 @@ func TestAIToolErrorGoesBackToModel(t *testing.T) {
 		modeltest.ToolCalls(modeltest.Call("c1", "store", `{"note":"x"}`)),
 		modeltest.Text("Sorry, storing failed."),
 	)
-	a := newAI(t, agent.AIConfig{Name: "notes", Model: m, Tools: []agent.Agent{failingTool(t)}})
+	a := testkit.NewAI(t, agent.AIConfig{Name: "notes", Model: m, Tools: []agent.Agent{failingTool(t)}})
 	out, err := agent.Invoke(t.Context(), a, "store x")
 	require.NoError(t, err)
 	require.Equal(t, "Sorry, storing failed.", outputText(t, out))
@@ -87,7 +88,7 @@ func TestAIToolErrorGoesBackToModel(t *testing.T) {
 
 func TestAIToolErrorFailFast(t *testing.T) {
 	m := modeltest.New(t, modeltest.ToolCalls(modeltest.Call("c1", "store", `{"note":"x"}`)))
-	a := newAI(t, agent.AIConfig{Name: "notes", Model: m, Tools: []agent.Agent{failingTool(t)}, FailOnToolError: true})
+	a := testkit.NewAI(t, agent.AIConfig{Name: "notes", Model: m, Tools: []agent.Agent{failingTool(t)}, FailOnToolError: true})
 	_, err := agent.Invoke(t.Context(), a, "store x")
 	require.ErrorIs(t, err, errDisk)
 	var te *agent.ToolError
@@ -114,7 +115,7 @@ func TestAIInvalidToolArguments(t *testing.T) {
 				modeltest.ToolCalls(modeltest.Call("good", "add", `{"a":1,"b":2}`)),
 				modeltest.Text("3"),
 			)
-			a := newAI(t, agent.AIConfig{Name: "calc", Model: m, Tools: []agent.Agent{addTool(t)}, FailOnToolError: true})
+			a := testkit.NewAI(t, agent.AIConfig{Name: "calc", Model: m, Tools: []agent.Agent{addTool(t)}, FailOnToolError: true})
 			out, err := agent.Invoke(t.Context(), a, "1+2")
 			require.NoError(t, err, "a model mistake goes back to the model even with FailOnToolError")
 			require.Equal(t, "3", outputText(t, out))
@@ -136,7 +137,7 @@ func TestAIUnknownTool(t *testing.T) {
 		modeltest.ToolCalls(modeltest.Call("c1", "multiply", `{}`)),
 		modeltest.Text("ok"),
 	)
-	a := newAI(t, agent.AIConfig{Name: "calc", Model: m, Tools: []agent.Agent{addTool(t)}})
+	a := testkit.NewAI(t, agent.AIConfig{Name: "calc", Model: m, Tools: []agent.Agent{addTool(t)}})
 	_, err := agent.Invoke(t.Context(), a, "2*3")
 	require.NoError(t, err)
 	res := m.Request(1).Messages[2].ToolResults()[0]
@@ -168,7 +169,7 @@ func TestAIParallelToolsRunConcurrentlyAndKeepOrder(t *testing.T) {
 		modeltest.ToolCalls(modeltest.Call("c1", "wait", `{"id":"first"}`), modeltest.Call("c2", "wait", `{"id":"second"}`)),
 		modeltest.Text("done"),
 	)
-	a := newAI(t, agent.AIConfig{Name: "par", Model: m, Tools: []agent.Agent{slow}})
+	a := testkit.NewAI(t, agent.AIConfig{Name: "par", Model: m, Tools: []agent.Agent{slow}})
 	_, err = agent.Invoke(t.Context(), a, "go")
 	require.NoError(t, err)
 	results := m.Request(1).Messages[2].ToolResults()
@@ -201,7 +202,7 @@ func TestAIParallelCap(t *testing.T) {
 		calls = append(calls, modeltest.Call("c"+string(rune('0'+i)), "work", `{"n":1}`))
 	}
 	m := modeltest.New(t, modeltest.ToolCalls(calls...), modeltest.Text("ok"))
-	a := newAI(t, agent.AIConfig{Name: "capped", Model: m, Tools: []agent.Agent{tool}, MaxParallelTools: 2})
+	a := testkit.NewAI(t, agent.AIConfig{Name: "capped", Model: m, Tools: []agent.Agent{tool}, MaxParallelTools: 2})
 	_, err = agent.Invoke(t.Context(), a, "go")
 	require.NoError(t, err)
 	require.LessOrEqual(t, peak, 2)
@@ -209,12 +210,12 @@ func TestAIParallelCap(t *testing.T) {
 }
 
 func TestAIRouter(t *testing.T) {
-	billing := newAI(t, agent.AIConfig{Name: "billing", Description: "Billing questions.", Model: modeltest.New(t, modeltest.Text("Your invoice is paid."))})
-	support := newAI(t, agent.AIConfig{Name: "support", Description: "Technical support.", Model: modeltest.New(t)})
+	billing := testkit.NewAI(t, agent.AIConfig{Name: "billing", Description: "Billing questions.", Model: modeltest.New(t, modeltest.Text("Your invoice is paid."))})
+	support := testkit.NewAI(t, agent.AIConfig{Name: "support", Description: "Technical support.", Model: modeltest.New(t)})
 
 	t.Run("handoff", func(t *testing.T) {
 		m := modeltest.New(t, modeltest.ToolCalls(modeltest.Call("r1", "billing", `{"message":"Is my invoice paid?"}`)))
-		router := newAI(t, agent.AIConfig{Name: "triage", Model: m, Tools: []agent.Agent{billing, support}, ToolChoice: agent.Router()})
+		router := testkit.NewAI(t, agent.AIConfig{Name: "triage", Model: m, Tools: []agent.Agent{billing, support}, ToolChoice: agent.Router()})
 		out, err := agent.Invoke(t.Context(), router, "Is my invoice paid?")
 		require.NoError(t, err)
 		require.Equal(t, "Your invoice is paid.", outputText(t, out))
@@ -223,7 +224,7 @@ func TestAIRouter(t *testing.T) {
 	})
 	t.Run("no tool call", func(t *testing.T) {
 		m := modeltest.New(t, modeltest.Text("I don't know whom to ask."))
-		router := newAI(t, agent.AIConfig{Name: "triage", Model: m, Tools: []agent.Agent{billing, support}, ToolChoice: agent.Router()})
+		router := testkit.NewAI(t, agent.AIConfig{Name: "triage", Model: m, Tools: []agent.Agent{billing, support}, ToolChoice: agent.Router()})
 		_, err := agent.Invoke(t.Context(), router, "hm")
 		require.ErrorIs(t, err, agent.ErrNoRoute)
 		require.Contains(t, err.Error(), "called none of billing, support")
@@ -241,7 +242,7 @@ func TestAIStructuredOutput(t *testing.T) {
 
 	t.Run("valid", func(t *testing.T) {
 		m := modeltest.New(t, modeltest.JSON(answer{City: "Oslo", Celsius: -3}))
-		a := newAI(t, agent.AIConfig{Name: "weather", Model: m, OutputSchema: schema})
+		a := testkit.NewAI(t, agent.AIConfig{Name: "weather", Model: m, OutputSchema: schema})
 		got, err := agent.InvokeAs[answer](t.Context(), a, "Oslo?")
 		require.NoError(t, err)
 		require.Equal(t, answer{City: "Oslo", Celsius: -3}, got)
@@ -252,7 +253,7 @@ func TestAIStructuredOutput(t *testing.T) {
 	})
 	t.Run("one repair turn", func(t *testing.T) {
 		m := modeltest.New(t, modeltest.Text(`{"city":"Oslo","celsius":"cold"}`), modeltest.Text("```json\n{\"city\":\"Oslo\",\"celsius\":-3}\n```"))
-		a := newAI(t, agent.AIConfig{Name: "weather", Model: m, OutputSchema: schema})
+		a := testkit.NewAI(t, agent.AIConfig{Name: "weather", Model: m, OutputSchema: schema})
 		got, err := agent.InvokeAs[answer](t.Context(), a, "Oslo?")
 		require.NoError(t, err)
 		require.Equal(t, -3, got.Celsius)
@@ -261,7 +262,7 @@ func TestAIStructuredOutput(t *testing.T) {
 	})
 	t.Run("invalid twice", func(t *testing.T) {
 		m := modeltest.New(t, modeltest.Text(`not json`), modeltest.Text(`{"city":"Oslo"}`))
-		a := newAI(t, agent.AIConfig{Name: "weather", Model: m, OutputSchema: schema})
+		a := testkit.NewAI(t, agent.AIConfig{Name: "weather", Model: m, OutputSchema: schema})
 		_, err := agent.InvokeAs[answer](t.Context(), a, "Oslo?")
 		require.ErrorIs(t, err, agent.ErrInvalidOutput)
 		var ve *agent.ValidationError
@@ -275,7 +276,7 @@ func TestAIMaxTurns(t *testing.T) {
 	for i := range 3 {
 		m.Append(modeltest.ToolCalls(modeltest.Call("c"+string(rune('0'+i)), "add", `{"a":1,"b":1}`)))
 	}
-	a := newAI(t, agent.AIConfig{Name: "loopy", Model: m, Tools: []agent.Agent{addTool(t)}, MaxTurns: 3})
+	a := testkit.NewAI(t, agent.AIConfig{Name: "loopy", Model: m, Tools: []agent.Agent{addTool(t)}, MaxTurns: 3})
 	_, err := agent.Invoke(t.Context(), a, "loop")
 	var le *agent.LimitError
 	require.ErrorAs(t, err, &le)
@@ -290,7 +291,7 @@ func TestAIDefaultMaxTurnsIsTen(t *testing.T) {
 	for range 10 {
 		m.Append(modeltest.ToolCalls(modeltest.Call("c", "add", `{"a":1,"b":1}`)))
 	}
-	a := newAI(t, agent.AIConfig{Name: "loopy", Model: m, Tools: []agent.Agent{addTool(t)}})
+	a := testkit.NewAI(t, agent.AIConfig{Name: "loopy", Model: m, Tools: []agent.Agent{addTool(t)}})
 	_, err := agent.Invoke(t.Context(), a, "loop")
 	require.ErrorIs(t, err, agent.ErrLimit)
 	require.Equal(t, 10, m.Calls())
@@ -304,7 +305,7 @@ func TestAIStreamingEqualsInvoke(t *testing.T) {
 		)
 	}
 	tool := addTool(t)
-	streamed := newAI(t, agent.AIConfig{Name: "calc", Model: script(), Tools: []agent.Agent{tool}})
+	streamed := testkit.NewAI(t, agent.AIConfig{Name: "calc", Model: script(), Tools: []agent.Agent{tool}})
 	var deltas []string
 	var kinds []agent.EventKind
 	var final agent.Event
@@ -329,7 +330,7 @@ func TestAIStreamingEqualsInvoke(t *testing.T) {
 	require.Equal(t, model.Usage{InputTokens: 30, OutputTokens: 9}, final.Usage)
 	require.Len(t, final.Messages, 4, "user, assistant tool call, tool result, answer")
 
-	collected := newAI(t, agent.AIConfig{Name: "calc", Model: script(), Tools: []agent.Agent{tool}})
+	collected := testkit.NewAI(t, agent.AIConfig{Name: "calc", Model: script(), Tools: []agent.Agent{tool}})
 	out, err := agent.Invoke(t.Context(), collected, "20+22?")
 	require.NoError(t, err)
 	require.JSONEq(t, string(final.Output), string(out))
@@ -338,7 +339,7 @@ func TestAIStreamingEqualsInvoke(t *testing.T) {
 
 func TestAIStopReadingEarly(t *testing.T) {
 	m := modeltest.New(t, modeltest.TextDeltas("a", "b", "c"))
-	a := newAI(t, agent.AIConfig{Name: "talker", Model: m})
+	a := testkit.NewAI(t, agent.AIConfig{Name: "talker", Model: m})
 	n := 0
 	for ev, err := range a.Run(t.Context(), json.RawMessage(`{"message":"hi"}`)) {
 		require.NoError(t, err)
@@ -356,8 +357,8 @@ func TestAIModelPrecedence(t *testing.T) {
 	def := modeltest.New(t, modeltest.Text("default"))
 	ctx := agent.WithDefaultModel(t.Context(), def)
 
-	withOwn := newAI(t, agent.AIConfig{Name: "a", Model: own})
-	noOwn := newAI(t, agent.AIConfig{Name: "b"})
+	withOwn := testkit.NewAI(t, agent.AIConfig{Name: "a", Model: own})
+	noOwn := testkit.NewAI(t, agent.AIConfig{Name: "b"})
 
 	out, err := agent.Invoke(agent.WithModel(ctx, run), withOwn, "x")
 	require.NoError(t, err)
@@ -375,7 +376,7 @@ func TestAIModelPrecedence(t *testing.T) {
 
 func TestAIHistoryAsRealMessages(t *testing.T) {
 	m := modeltest.New(t, modeltest.Text("You said hi."))
-	a := newAI(t, agent.AIConfig{Name: "chat", Model: m, Instructions: "Be kind."})
+	a := testkit.NewAI(t, agent.AIConfig{Name: "chat", Model: m, Instructions: "Be kind."})
 	hist := []model.Message{model.UserMessage("hi"), model.AssistantMessage("hello")}
 	_, err := agent.Invoke(agent.WithHistory(t.Context(), hist), a, "what did I say?")
 	require.NoError(t, err)
@@ -391,7 +392,7 @@ func TestAIPanickingToolBecomesError(t *testing.T) {
 	})
 	require.NoError(t, err)
 	m := modeltest.New(t, modeltest.ToolCalls(modeltest.Call("c1", "boom", `{}`)), modeltest.Text("it broke"))
-	a := newAI(t, agent.AIConfig{Name: "p", Model: m, Tools: []agent.Agent{boom}})
+	a := testkit.NewAI(t, agent.AIConfig{Name: "p", Model: m, Tools: []agent.Agent{boom}})
 	out, err := agent.Invoke(t.Context(), a, "go")
 	require.NoError(t, err)
 	require.Equal(t, "it broke", outputText(t, out))
@@ -403,7 +404,7 @@ func TestAIPanickingToolBecomesError(t *testing.T) {
 func TestAIModelErrorMidStream(t *testing.T) {
 	cut := errors.New("connection reset")
 	m := modeltest.New(t, modeltest.TextDeltas("par", "tial").ThenError(cut))
-	a := newAI(t, agent.AIConfig{Name: "x", Model: m})
+	a := testkit.NewAI(t, agent.AIConfig{Name: "x", Model: m})
 	_, err := agent.Invoke(t.Context(), a, "hi")
 	require.ErrorIs(t, err, cut)
 	require.Contains(t, err.Error(), "agent x: model modeltest:scripted")
@@ -418,7 +419,7 @@ func TestAIStopReadingDuringParallelTools(t *testing.T) {
 	})
 	require.NoError(t, err)
 	m := modeltest.New(t, modeltest.ToolCalls(modeltest.Call("c1", "slow", `{}`), modeltest.Call("c2", "slow", `{}`)))
-	a := newAI(t, agent.AIConfig{Name: "par", Model: m, Tools: []agent.Agent{slow}})
+	a := testkit.NewAI(t, agent.AIConfig{Name: "par", Model: m, Tools: []agent.Agent{slow}})
 	nested := 0
 	for ev, err := range a.Run(t.Context(), json.RawMessage(`{"message":"go"}`)) {
 		require.NoError(t, err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/internal/cputime"
+	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/model"
 )
 
@@ -43,7 +44,7 @@ var (
 //
 //	go test ./agent -run '^$' -bench . -benchmem
 func BenchmarkAITurn(b *testing.B) {
-	a := newAI(b, agent.AIConfig{Name: "bench", Model: newCycle(textTurn)})
+	a := testkit.NewAI(b, agent.AIConfig{Name: "bench", Model: newCycle(textTurn)})
 	in := json.RawMessage(`{"message":"hi"}`)
 	for b.Loop() {
 		if _, err := agent.Collect(a.Run(b.Context(), in)); err != nil {
@@ -54,7 +55,7 @@ func BenchmarkAITurn(b *testing.B) {
 
 // BenchmarkToolRoundTrip is a tool call, the tool, and the final answer.
 func BenchmarkToolRoundTrip(b *testing.B) {
-	a := newAI(b, agent.AIConfig{Name: "bench", Model: newCycle(callTurn, textTurn), Tools: []agent.Agent{addTool(b)}})
+	a := testkit.NewAI(b, agent.AIConfig{Name: "bench", Model: newCycle(callTurn, textTurn), Tools: []agent.Agent{addTool(b)}})
 	in := json.RawMessage(`{"message":"1+2"}`)
 	for b.Loop() {
 		if _, err := agent.Collect(a.Run(b.Context(), in)); err != nil {
@@ -91,7 +92,7 @@ func BenchmarkToolFanOut(b *testing.B) {
 		parallel int
 	}{{"parallel", 0}, {"sequential", 1}} {
 		b.Run(tc.name, func(b *testing.B) {
-			a := newAI(b, agent.AIConfig{Name: "bench", Model: newCycle(calls, textTurn), Tools: []agent.Agent{addTool(b)}, MaxParallelTools: tc.parallel})
+			a := testkit.NewAI(b, agent.AIConfig{Name: "bench", Model: newCycle(calls, textTurn), Tools: []agent.Agent{addTool(b)}, MaxParallelTools: tc.parallel})
 			in := json.RawMessage(`{"message":"1+2 eight times"}`)
 			b.ReportAllocs()
 			cpu0 := cputime.Process()

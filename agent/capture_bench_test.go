@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/model"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
@@ -42,7 +43,7 @@ func BenchmarkCapturedTurn(b *testing.B) {
 		hist := longHistory(n)
 		for _, mode := range []string{"off", "spans", "capture"} {
 			b.Run("history="+strconv.Itoa(n)+"/tracing="+mode, func(b *testing.B) {
-				a := newAI(b, agent.AIConfig{Name: "bench", Instructions: "You are terse.", Model: newCycle(textTurn)})
+				a := testkit.NewAI(b, agent.AIConfig{Name: "bench", Instructions: "You are terse.", Model: newCycle(textTurn)})
 				ctx := agent.WithHistory(b.Context(), hist)
 				if mode != "off" {
 					tp := sdktrace.NewTracerProvider()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/internal/telemetry"
+	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/stretchr/testify/require"
@@ -67,7 +68,7 @@ func capturedChat(t *testing.T, instructions string, hist []model.Message, answe
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	m := modeltest.New(t, modeltest.Text(answer))
-	a := newAI(t, agent.AIConfig{Name: "chat", Instructions: instructions, Model: m})
+	a := testkit.NewAI(t, agent.AIConfig{Name: "chat", Instructions: instructions, Model: m})
 	ctx := agent.WithContentCapture(agent.WithTracerProvider(agent.WithHistory(t.Context(), hist), tp), true)
 	_, err := agent.Invoke(ctx, a, "and now?")
 	require.NoError(t, err)

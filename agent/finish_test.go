@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/stretchr/testify/require"
@@ -34,7 +35,7 @@ func TestRunEndCarriesTheFinishReason(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			a := newAI(t, agent.AIConfig{Name: "writer", Model: modeltest.New(t, c.turn)})
+			a := testkit.NewAI(t, agent.AIConfig{Name: "writer", Model: modeltest.New(t, c.turn)})
 			end := runEnd(t, a, "Write.")
 			require.NoError(t, end.Err)
 			require.Equal(t, c.want, end.FinishReason)
@@ -47,7 +48,7 @@ func TestCutToolArgumentsFailTheRun(t *testing.T) {
 		model.Chunk{ToolCall: &model.ToolCallDelta{ID: "call_1", Name: "add", ArgumentsDelta: `{"a":2,"b`}},
 		model.Chunk{FinishReason: model.FinishLength},
 	))
-	a := newAI(t, agent.AIConfig{Name: "calc", Model: m, Tools: []agent.Agent{addTool(t)}})
+	a := testkit.NewAI(t, agent.AIConfig{Name: "calc", Model: m, Tools: []agent.Agent{addTool(t)}})
 	end := runEnd(t, a, "What is 2+3?")
 	require.ErrorIs(t, end.Err, model.ErrOutputLimit)
 	var cut *model.CutToolCallError

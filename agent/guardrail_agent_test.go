@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel/codes"
@@ -23,14 +24,14 @@ func classifier(t *testing.T, verdicts ...agent.Verdict) (agent.Guardrail, *mode
 		turns[i] = modeltest.JSON(v).WithUsage(20, 5)
 	}
 	m := modeltest.New(t, turns...)
-	c := newAI(t, agent.AIConfig{Name: "classifier", Model: m, Instructions: "Judge the {{.stage}} of {{.agent}}.", OutputSchema: agent.VerdictSchema()})
+	c := testkit.NewAI(t, agent.AIConfig{Name: "classifier", Model: m, Instructions: "Judge the {{.stage}} of {{.agent}}.", OutputSchema: agent.VerdictSchema()})
 	return agent.Guardrail{Name: "topic", Agent: c}, m
 }
 
 func TestAgentGuardrailIsAChildRunCountedInUsage(t *testing.T) {
 	g, cm := classifier(t, agent.Reject("off topic"))
 	m := modeltest.New(t)
-	a := newAI(t, agent.AIConfig{Name: "bot", Model: m, InputGuardrails: []agent.Guardrail{g}})
+	a := testkit.NewAI(t, agent.AIConfig{Name: "bot", Model: m, InputGuardrails: []agent.Guardrail{g}})
 	evs, err := drain(t, t.Context(), a, "tell me a joke")
 	tw := requireTrip(t, err, "topic", agent.StageInput)
 	require.Equal(t, "off topic", tw.Reason)
@@ -55,7 +56,7 @@ func TestAgentGuardrailIsAChildRunCountedInUsage(t *testing.T) {
 
 func TestAgentGuardrailCountsAgainstLimits(t *testing.T) {
 	g, _ := classifier(t)
-	a := newAI(t, agent.AIConfig{Name: "bot", Model: modeltest.New(t), InputGuardrails: []agent.Guardrail{g}})
+	a := testkit.NewAI(t, agent.AIConfig{Name: "bot", Model: modeltest.New(t), InputGuardrails: []agent.Guardrail{g}})
 	ctx, cancel := agent.WithLimits(t.Context(), agent.Limits{MaxInvocations: 1})
 	defer cancel()
 	_, err := agent.Invoke(ctx, a, "hi")
@@ -63,8 +64,8 @@ func TestAgentGuardrailCountsAgainstLimits(t *testing.T) {
 }
 
 func TestAgentGuardrailMustAnswerAVerdict(t *testing.T) {
-	plain := newAI(t, agent.AIConfig{Name: "chatty", Model: modeltest.New(t, modeltest.Text("looks fine to me"))})
-	a := newAI(t, agent.AIConfig{Name: "bot", Model: modeltest.New(t), InputGuardrails: []agent.Guardrail{{Name: "g", Agent: plain}}})
+	plain := testkit.NewAI(t, agent.AIConfig{Name: "chatty", Model: modeltest.New(t, modeltest.Text("looks fine to me"))})
+	a := testkit.NewAI(t, agent.AIConfig{Name: "bot", Model: modeltest.New(t), InputGuardrails: []agent.Guardrail{{Name: "g", Agent: plain}}})
 	_, err := agent.Invoke(t.Context(), a, "hi")
 	require.ErrorContains(t, err, "agent.VerdictSchema()")
 }
@@ -76,7 +77,7 @@ func TestGuardrailSpans(t *testing.T) {
 	tool, err := agent.GuardTool(addTool(t), agent.ToolGuards{Before: []agent.Guardrail{fixed("args_ok", agent.Allow(), nil)}})
 	require.NoError(t, err)
 	m := modeltest.New(t, modeltest.ToolCalls(modeltest.Call("c1", "add", `{"a":1,"b":2}`)), modeltest.Text("BOMB"))
-	a := newAI(t, agent.AIConfig{Name: "bot", Model: m, Tools: []agent.Agent{tool},
+	a := testkit.NewAI(t, agent.AIConfig{Name: "bot", Model: m, Tools: []agent.Agent{tool},
 		InputGuardrails:  []agent.Guardrail{fixed("in_ok", agent.Allow(), nil)},
 		OutputGuardrails: []agent.Guardrail{denyWord("BOMB")},
 	})
@@ -152,7 +153,7 @@ func TestAgentGuardrailReplaysOnResume(t *testing.T) {
 			})
 			require.NoError(t, err)
 			m := modeltest.New(t, modeltest.ToolCalls(modeltest.Call("c1", "confirm", `{}`)), modeltest.Text("done"))
-			a := newAI(t, agent.AIConfig{Name: "bot", Model: m, Tools: []agent.Agent{confirm}, InputGuardrails: []agent.Guardrail{g}})
+			a := testkit.NewAI(t, agent.AIConfig{Name: "bot", Model: m, Tools: []agent.Agent{confirm}, InputGuardrails: []agent.Guardrail{g}})
 
 			evs, err := drain(t, t.Context(), a, "deploy")
 			var ie *agent.InterruptedError
@@ -188,7 +189,7 @@ func TestGuardrailChecksAreCounted(t *testing.T) {
 	ms, err := agent.NewMetrics(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)))
 	require.NoError(t, err)
 	m := modeltest.New(t, modeltest.Text("BOMB"))
-	a := newAI(t, agent.AIConfig{Name: "bot", Model: m,
+	a := testkit.NewAI(t, agent.AIConfig{Name: "bot", Model: m,
 		InputGuardrails:  []agent.Guardrail{fixed("in_ok", agent.Allow(), nil)},
 		OutputGuardrails: []agent.Guardrail{denyWord("BOMB")},
 	})

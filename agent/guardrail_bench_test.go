@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/model"
 )
 
@@ -38,7 +39,7 @@ func BenchmarkOutputGuardrail(b *testing.B) {
 	in := json.RawMessage(`{"message":"hi"}`)
 	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {
-			a := newAI(b, agent.AIConfig{Name: "bench", Model: newCycle(turn), OutputGuardrails: tc.guards, OutputHold: tc.hold})
+			a := testkit.NewAI(b, agent.AIConfig{Name: "bench", Model: newCycle(turn), OutputGuardrails: tc.guards, OutputHold: tc.hold})
 			for b.Loop() {
 				if _, err := agent.Collect(a.Run(b.Context(), in)); err != nil {
 					b.Fatal(err)

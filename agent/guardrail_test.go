@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/stretchr/testify/require"
@@ -175,7 +176,7 @@ func TestGuardrailStageByVerdict(t *testing.T) {
 			}
 			m := modeltest.New(t, turns...)
 			cfg.Model = m
-			out, err := agent.Invoke(t.Context(), newAI(t, cfg), "hi there")
+			out, err := agent.Invoke(t.Context(), testkit.NewAI(t, cfg), "hi there")
 			tc.check(t, outcome{out: out, err: err, m: m, toolRuns: runs.Load()})
 			require.Zero(t, m.Remaining(), "every scripted turn was played")
 		})
@@ -215,7 +216,7 @@ func TestGuardrailConfigErrors(t *testing.T) {
 func TestGuardrailErrorFailsClosed(t *testing.T) {
 	boom := errors.New("classifier down")
 	m := modeltest.New(t)
-	a := newAI(t, agent.AIConfig{Name: "bot", Model: m, InputGuardrails: []agent.Guardrail{{Name: "c", Check: func(context.Context, agent.GuardInput) (agent.Verdict, error) {
+	a := testkit.NewAI(t, agent.AIConfig{Name: "bot", Model: m, InputGuardrails: []agent.Guardrail{{Name: "c", Check: func(context.Context, agent.GuardInput) (agent.Verdict, error) {
 		return agent.Verdict{}, boom
 	}}}})
 	_, err := agent.Invoke(t.Context(), a, "hi")
@@ -223,7 +224,7 @@ func TestGuardrailErrorFailsClosed(t *testing.T) {
 	require.ErrorContains(t, err, "guardrail c on input of bot")
 	require.Zero(t, m.Calls())
 
-	a = newAI(t, agent.AIConfig{Name: "bot", Model: m, InputGuardrails: []agent.Guardrail{fixed("odd", agent.Verdict{Action: "maybe"}, nil)}})
+	a = testkit.NewAI(t, agent.AIConfig{Name: "bot", Model: m, InputGuardrails: []agent.Guardrail{fixed("odd", agent.Verdict{Action: "maybe"}, nil)}})
 	_, err = agent.Invoke(t.Context(), a, "hi")
 	require.ErrorContains(t, err, `action "maybe"`)
 }
@@ -237,7 +238,7 @@ func TestGuardrailsRunInOrderOnReplacedContent(t *testing.T) {
 		}}
 	}
 	m := modeltest.New(t, modeltest.Text("ok"))
-	a := newAI(t, agent.AIConfig{Name: "bot", Model: m, InputGuardrails: []agent.Guardrail{
+	a := testkit.NewAI(t, agent.AIConfig{Name: "bot", Model: m, InputGuardrails: []agent.Guardrail{
 		rec("first", agent.Replace(json.RawMessage(`{"message":"two"}`), "")),
 		rec("second", agent.Allow()),
 	}})
@@ -255,7 +256,7 @@ func TestGuardToolsetGuardsEveryTool(t *testing.T) {
 	guarded, err := agent.GuardToolset(ts, agent.ToolGuards{After: []agent.Guardrail{fixed("after", agent.Replace(json.RawMessage(`{"sum":0}`), "zeroed"), &seen)}})
 	require.NoError(t, err)
 	m := modeltest.New(t, modeltest.ToolCalls(modeltest.Call("c1", "add", `{"a":2,"b":3}`)), modeltest.Text("0"))
-	a := newAI(t, agent.AIConfig{Name: "bot", Model: m, Toolsets: []agent.Toolset{guarded}})
+	a := testkit.NewAI(t, agent.AIConfig{Name: "bot", Model: m, Toolsets: []agent.Toolset{guarded}})
 	_, err = agent.Invoke(t.Context(), a, "2+3")
 	require.NoError(t, err)
 	require.EqualValues(t, 1, runs.Load())
@@ -270,27 +271,27 @@ func TestGuardToolsetGuardsEveryTool(t *testing.T) {
 
 func TestOutputReplacementMustBeAnOutput(t *testing.T) {
 	m := modeltest.New(t, modeltest.Text("hi"))
-	a := newAI(t, agent.AIConfig{Name: "bot", Model: m, OutputGuardrails: []agent.Guardrail{fixed("bare", agent.Replace(json.RawMessage(`"just text"`), ""), nil)}})
+	a := testkit.NewAI(t, agent.AIConfig{Name: "bot", Model: m, OutputGuardrails: []agent.Guardrail{fixed("bare", agent.Replace(json.RawMessage(`"just text"`), ""), nil)}})
 	_, err := agent.Invoke(t.Context(), a, "hi")
 	require.ErrorContains(t, err, `replace it with an object such as {"message": "…"}`)
 
 	m = modeltest.New(t, modeltest.JSON(map[string]int{"n": 1}))
 	schema := json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`)
-	a = newAI(t, agent.AIConfig{Name: "bot", Model: m, OutputSchema: schema, OutputGuardrails: []agent.Guardrail{fixed("wrong", agent.Replace(json.RawMessage(`{"n":"one"}`), ""), nil)}})
+	a = testkit.NewAI(t, agent.AIConfig{Name: "bot", Model: m, OutputSchema: schema, OutputGuardrails: []agent.Guardrail{fixed("wrong", agent.Replace(json.RawMessage(`{"n":"one"}`), ""), nil)}})
 	_, err = agent.Invoke(t.Context(), a, "hi")
 	require.ErrorIs(t, err, agent.ErrInvalidOutput)
 	require.ErrorContains(t, err, "guardrail wrong replaced the output with one that fails its schema")
 }
 
 func TestGuardToolAroundASubAgent(t *testing.T) {
-	sub := newAI(t, agent.AIConfig{Name: "researcher", Description: "Finds things.", Model: modeltest.New(t, modeltest.Text("found token ghp_"+strings.Repeat("z", 36)))})
+	sub := testkit.NewAI(t, agent.AIConfig{Name: "researcher", Description: "Finds things.", Model: modeltest.New(t, modeltest.Text("found token ghp_"+strings.Repeat("z", 36)))})
 	deny, err := agent.DenyList(agent.DenyListConfig{Mask: true})
 	require.NoError(t, err)
 	guarded, err := agent.GuardTool(sub, agent.ToolGuards{After: []agent.Guardrail{deny}})
 	require.NoError(t, err)
 	require.Equal(t, "ai", agent.KindOf(guarded), "the guarded tool keeps the tool's kind")
 	m := modeltest.New(t, modeltest.ToolCalls(modeltest.Call("c1", "researcher", `{"message":"find the token"}`)), modeltest.Text("done"))
-	a := newAI(t, agent.AIConfig{Name: "lead", Model: m, Tools: []agent.Agent{guarded}})
+	a := testkit.NewAI(t, agent.AIConfig{Name: "lead", Model: m, Tools: []agent.Agent{guarded}})
 	_, err = agent.Invoke(t.Context(), a, "go")
 	require.NoError(t, err)
 	require.JSONEq(t, `{"message":"found token ghp_********"}`, string(toolResultSeen(t, m).Content), "the lead's model sees the sub-agent's answer masked")

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/stretchr/testify/require"
 )
@@ -33,7 +34,7 @@ func TestHooksFireInOrderWithPayloads(t *testing.T) {
 	}
 	hooks := agent.Hooks{RunStart: record("start"), RunEnd: record("end"), Error: record("error"), ToolStart: record("tool_start"), ToolEnd: record("tool_end")}
 	m := modeltest.New(t, modeltest.ToolCalls(modeltest.Call("c1", "add", `{"a":1,"b":2}`)), modeltest.Text("3"))
-	a := newAI(t, agent.AIConfig{Name: "calc", Model: m, Tools: []agent.Agent{addTool(t)}})
+	a := testkit.NewAI(t, agent.AIConfig{Name: "calc", Model: m, Tools: []agent.Agent{addTool(t)}})
 	_, err := agent.Invoke(agent.WithHooks(t.Context(), hooks), a, "1+2")
 	require.NoError(t, err)
 	require.Equal(t, []string{
@@ -48,7 +49,7 @@ func TestHooksFireInOrderWithPayloads(t *testing.T) {
 	// The agent's own hooks fire too, after the context's, and Error fires
 	// before RunEnd on failure.
 	log = nil
-	failing := newAI(t, agent.AIConfig{Name: "nomodel", Hooks: agent.Hooks{Error: record("own_error"), RunEnd: record("own_end")}})
+	failing := testkit.NewAI(t, agent.AIConfig{Name: "nomodel", Hooks: agent.Hooks{Error: record("own_error"), RunEnd: record("own_end")}})
 	_, err = agent.Invoke(agent.WithHooks(t.Context(), hooks), failing, "x")
 	require.ErrorIs(t, err, agent.ErrNoModel)
 	require.Len(t, log, 5)

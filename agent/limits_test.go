@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/stretchr/testify/require"
@@ -19,7 +20,7 @@ func TestLimitMaxInvocations(t *testing.T) {
 		modeltest.ToolCalls(modeltest.Call("c2", "add", `{"a":1,"b":1}`)),
 		modeltest.Text("never"),
 	)
-	a := newAI(t, agent.AIConfig{Name: "calc", Model: m, Tools: []agent.Agent{addTool(t)}, FailOnToolError: true})
+	a := testkit.NewAI(t, agent.AIConfig{Name: "calc", Model: m, Tools: []agent.Agent{addTool(t)}, FailOnToolError: true})
 	ctx, cancel := agent.WithLimits(t.Context(), agent.Limits{MaxInvocations: 2})
 	defer cancel()
 	_, err := agent.Invoke(ctx, a, "go")
@@ -34,7 +35,7 @@ func TestLimitMaxTokens(t *testing.T) {
 		modeltest.ToolCalls(modeltest.Call("c1", "add", `{"a":1,"b":1}`)).WithUsage(200, 100),
 		modeltest.Text("never sent"),
 	)
-	a := newAI(t, agent.AIConfig{Name: "calc", Model: m, Tools: []agent.Agent{addTool(t)}})
+	a := testkit.NewAI(t, agent.AIConfig{Name: "calc", Model: m, Tools: []agent.Agent{addTool(t)}})
 	ctx, cancel := agent.WithLimits(t.Context(), agent.Limits{MaxTokens: 200})
 	defer cancel()
 	_, err := agent.Invoke(ctx, a, "go")
@@ -51,7 +52,7 @@ func TestLimitTimeout(t *testing.T) {
 	})
 	require.NoError(t, err)
 	m := modeltest.New(t, modeltest.ToolCalls(modeltest.Call("c1", "slow", `{}`)), modeltest.Text("never"))
-	a := newAI(t, agent.AIConfig{Name: "waiter", Model: m, Tools: []agent.Agent{slow}})
+	a := testkit.NewAI(t, agent.AIConfig{Name: "waiter", Model: m, Tools: []agent.Agent{slow}})
 	ctx, cancel := agent.WithLimits(t.Context(), agent.Limits{Timeout: 50 * time.Millisecond})
 	defer cancel()
 	start := time.Now()
@@ -65,12 +66,12 @@ func TestLimitTimeout(t *testing.T) {
 }
 
 func TestUsageAccumulatesAcrossNestedRuns(t *testing.T) {
-	inner := newAI(t, agent.AIConfig{Name: "inner", Description: "Inner helper.", Model: modeltest.New(t, modeltest.Text("inner answer").WithUsage(7, 3))})
+	inner := testkit.NewAI(t, agent.AIConfig{Name: "inner", Description: "Inner helper.", Model: modeltest.New(t, modeltest.Text("inner answer").WithUsage(7, 3))})
 	m := modeltest.New(t,
 		modeltest.ToolCalls(modeltest.Call("c1", "inner", `{"message":"help"}`)).WithUsage(10, 2),
 		modeltest.Text("outer answer").WithUsage(20, 4),
 	)
-	outer := newAI(t, agent.AIConfig{Name: "outer", Model: m, Tools: []agent.Agent{inner}})
+	outer := testkit.NewAI(t, agent.AIConfig{Name: "outer", Model: m, Tools: []agent.Agent{inner}})
 	var final agent.Event
 	for ev, err := range outer.Run(t.Context(), []byte(`{"message":"go"}`)) {
 		require.NoError(t, err)
@@ -84,7 +85,7 @@ func TestUsageAccumulatesAcrossNestedRuns(t *testing.T) {
 
 func TestTimeoutErrorIsNotAPlainDeadlineWithoutLimits(t *testing.T) {
 	m := modeltest.New(t, modeltest.Text("x"))
-	a := newAI(t, agent.AIConfig{Name: "x", Model: m})
+	a := testkit.NewAI(t, agent.AIConfig{Name: "x", Model: m})
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	_, err := agent.Invoke(ctx, a, "go")

@@ -30,13 +30,6 @@ func addTool(t testing.TB) *agent.Func[addIn, addOut] {
 	return f
 }
 
-func newAI(t testing.TB, cfg agent.AIConfig) *agent.AI {
-	t.Helper()
-	a, err := agent.NewAI(cfg)
-	require.NoError(t, err)
-	return a
-}
-
 func outputText(t testing.TB, out json.RawMessage) string {
 	t.Helper()
 	var v struct {

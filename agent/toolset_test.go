@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/stretchr/testify/require"
@@ -40,7 +41,7 @@ func TestToolsetResolvedAtEachRunWithMappedNames(t *testing.T) {
 		modeltest.Text("drawn"),
 		modeltest.Text("two tools now"),
 	)
-	a := newAI(t, agent.AIConfig{Name: "artist", Model: m, Toolsets: []agent.Toolset{ts}})
+	a := testkit.NewAI(t, agent.AIConfig{Name: "artist", Model: m, Toolsets: []agent.Toolset{ts}})
 	out, err := agent.Invoke(t.Context(), a, "draw")
 	require.NoError(t, err)
 	require.JSONEq(t, `{"message":"drawn"}`, string(out))
@@ -68,7 +69,7 @@ func TestToolsetErrors(t *testing.T) {
 		}), `two tools are offered as "a_b"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a := newAI(t, agent.AIConfig{Name: "x", Model: modeltest.New(t), Toolsets: []agent.Toolset{tc.ts}})
+			a := testkit.NewAI(t, agent.AIConfig{Name: "x", Model: modeltest.New(t), Toolsets: []agent.Toolset{tc.ts}})
 			_, err := agent.Invoke(t.Context(), a, "go")
 			require.ErrorContains(t, err, tc.want)
 		})

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/stretchr/testify/require"
@@ -37,7 +38,7 @@ func tracedRun(t *testing.T, capture bool, args string) (map[string]sdktrace.Rea
 		modeltest.ToolCalls(modeltest.Call("call_1", "add", args)).WithUsage(1000, 100),
 		modeltest.Text("5").WithUsage(2000, 10),
 	)}
-	a := newAI(t, agent.AIConfig{Name: "calc", Description: "Calculates.", Model: m, Tools: []agent.Agent{addTool(t)}, Options: model.Options{Temperature: model.Ptr(0.3)}})
+	a := testkit.NewAI(t, agent.AIConfig{Name: "calc", Description: "Calculates.", Model: m, Tools: []agent.Agent{addTool(t)}, Options: model.Options{Temperature: model.Ptr(0.3)}})
 	ctx := agent.WithContentCapture(agent.WithTracerProvider(t.Context(), tp), capture)
 	_, err := agent.Invoke(ctx, a, "2+3")
 	require.NoError(t, err)
@@ -130,7 +131,7 @@ func TestMetricsRecorded(t *testing.T) {
 	ms, err := agent.NewMetrics(mp)
 	require.NoError(t, err)
 	m := modeltest.New(t, modeltest.ToolCalls(modeltest.Call("c1", "add", `{"a":1,"b":2}`)).WithUsage(10, 2), modeltest.Text("3").WithUsage(20, 1))
-	a := newAI(t, agent.AIConfig{Name: "calc", Model: m, Tools: []agent.Agent{addTool(t)}})
+	a := testkit.NewAI(t, agent.AIConfig{Name: "calc", Model: m, Tools: []agent.Agent{addTool(t)}})
 	_, err = agent.Invoke(agent.WithMetrics(t.Context(), ms), a, "1+2")
 	require.NoError(t, err)
 	var rm metricdata.ResourceMetrics
@@ -156,7 +157,7 @@ func TestMetricsRecorded(t *testing.T) {
 func TestTracingUnknownPriceLeavesCostOut(t *testing.T) {
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	a := newAI(t, agent.AIConfig{Name: "x", Model: modeltest.New(t, modeltest.Text("hi").WithUsage(10, 2))})
+	a := testkit.NewAI(t, agent.AIConfig{Name: "x", Model: modeltest.New(t, modeltest.Text("hi").WithUsage(10, 2))})
 	_, err := agent.Invoke(agent.WithTracerProvider(t.Context(), tp), a, "hi")
 	require.NoError(t, err)
 	for _, s := range rec.Ended() {

@@ -13,6 +13,7 @@ import (
 	"github.com/loomwork/loom/codeexec"
 	"github.com/loomwork/loom/compose"
 	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/loomwork/loom/sandbox"
@@ -135,7 +136,7 @@ func TestCodeExecutionLLMErrorHandler(t *testing.T) {
 		modeltest.Text("1"),
 	)
 	handlerModel := modeltest.New(t, modeltest.Text("Complete the division: the divisor is missing."))
-	handler := newAI(t, agent.AIConfig{Name: "fixer", Model: handlerModel})
+	handler := testkit.NewAI(t, agent.AIConfig{Name: "fixer", Model: handlerModel})
 	ce, err := codeexec.New(codeexec.Config{Model: coderModel, Tool: sb.agent(t), ErrorHandler: handler})
 	require.NoError(t, err)
 	_, err = engine.New().Invoke(t.Context(), ce, "1/1")
@@ -245,8 +246,8 @@ func TestCodeExecutionEventsNestUnderWorkflow(t *testing.T) {
 	m := modeltest.New(t, modeltest.ToolCalls(jsCall("c1", "1+1")), modeltest.Text("2"))
 	ce, err := codeexec.New(codeexec.Config{Model: m, Tool: sb.agent(t)})
 	require.NoError(t, err)
-	evs := events(t, engine.New().Run(t.Context(), ce, "1+1"))
-	require.Equal(t, []string{"code_execution", "coder", "evaluateJs", "evaluateJs"}, starts(evs), "workflow, coder, guard, sandbox")
+	evs := testkit.Events(t, engine.New().Run(t.Context(), ce, "1+1"))
+	require.Equal(t, []string{"code_execution", "coder", "evaluateJs", "evaluateJs"}, testkit.Starts(evs), "workflow, coder, guard, sandbox")
 }
 
 func TestParseApproval(t *testing.T) {

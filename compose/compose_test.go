@@ -11,6 +11,7 @@ import (
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/compose"
 	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/stretchr/testify/require"
 )
@@ -18,7 +19,7 @@ import (
 func TestSequenceMergesInputWithEarlierOutputs(t *testing.T) {
 	var seen []map[string]any
 	record := func(name string, out map[string]any) agent.Agent {
-		return fn(t, name, func(_ context.Context, in map[string]any) (map[string]any, error) {
+		return testkit.Fn(t, name, func(_ context.Context, in map[string]any) (map[string]any, error) {
 			seen = append(seen, in)
 			return out, nil
 		})
@@ -29,14 +30,14 @@ func TestSequenceMergesInputWithEarlierOutputs(t *testing.T) {
 		record("check", map[string]any{"ok": true}),
 	}})
 	require.NoError(t, err)
-	evs := events(t, seq.Run(t.Context(), json.RawMessage(`{"topic":"go"}`)))
+	evs := testkit.Events(t, seq.Run(t.Context(), json.RawMessage(`{"topic":"go"}`)))
 
 	require.Equal(t, []map[string]any{
 		{"topic": "go"},
 		{"topic": "go", "draft": "d1", "note": "from draft"},
 		{"topic": "go", "draft": "d1", "final": "f1", "note": "from edit"},
 	}, seen)
-	require.Equal(t, []string{"pipeline", "draft", "edit", "check"}, starts(evs))
+	require.Equal(t, []string{"pipeline", "draft", "edit", "check"}, testkit.Starts(evs))
 	last := evs[len(evs)-1]
 	require.Equal(t, agent.EventRunEnd, last.Kind)
 	require.Equal(t, map[string]any{"draft": "d1", "final": "f1", "note": "from edit", "ok": true}, decode(t, last.Output))
@@ -47,8 +48,8 @@ func TestSequenceMergesInputWithEarlierOutputs(t *testing.T) {
 
 func TestSequenceChainsAIText(t *testing.T) {
 	m := modeltest.New(t, modeltest.Text("draft about go"), modeltest.Text("polished draft"))
-	writer := newAI(t, agent.AIConfig{Name: "writer"})
-	editor := newAI(t, agent.AIConfig{Name: "editor"})
+	writer := testkit.NewAI(t, agent.AIConfig{Name: "writer"})
+	editor := testkit.NewAI(t, agent.AIConfig{Name: "editor"})
 	seq, err := compose.NewSequence(compose.SequenceConfig{Name: "write", Steps: []agent.Agent{writer, editor}})
 	require.NoError(t, err)
 	res, err := engine.New(engine.WithModel(m)).Invoke(t.Context(), seq, "write about go")
@@ -59,12 +60,12 @@ func TestSequenceChainsAIText(t *testing.T) {
 
 func TestSequenceStepFailure(t *testing.T) {
 	boom := errors.New("boom")
-	bad := fn(t, "bad", func(context.Context, map[string]any) (map[string]any, error) { return nil, boom })
-	never := fn(t, "never", func(context.Context, map[string]any) (map[string]any, error) {
+	bad := testkit.Fn(t, "bad", func(context.Context, map[string]any) (map[string]any, error) { return nil, boom })
+	never := testkit.Fn(t, "never", func(context.Context, map[string]any) (map[string]any, error) {
 		t.Error("a step after a failure ran")
 		return nil, nil
 	})
-	seq, err := compose.NewSequence(compose.SequenceConfig{Name: "s", Steps: []agent.Agent{constant(t, "ok", map[string]any{}), bad, never}})
+	seq, err := compose.NewSequence(compose.SequenceConfig{Name: "s", Steps: []agent.Agent{testkit.Constant(t, "ok", map[string]any{}), bad, never}})
 	require.NoError(t, err)
 	_, err = agent.Invoke(t.Context(), seq, map[string]any{})
 	require.ErrorIs(t, err, boom)
@@ -84,7 +85,7 @@ func TestSequenceRejectsNonObjectOutput(t *testing.T) {
 }
 
 func TestCompositionConfigErrors(t *testing.T) {
-	a := constant(t, "a", map[string]any{})
+	a := testkit.Constant(t, "a", map[string]any{})
 	_, err := compose.NewSequence(compose.SequenceConfig{Name: "s"})
 	require.ErrorIs(t, err, agent.ErrInvalidConfig)
 	_, err = compose.NewSequence(compose.SequenceConfig{Name: "bad name", Steps: []agent.Agent{a}})
@@ -115,7 +116,7 @@ func newGate(n int) *gate {
 }
 
 func (g *gate) agent(t *testing.T, name string, out map[string]any) agent.Agent {
-	return fn(t, name, func(ctx context.Context, _ map[string]any) (map[string]any, error) {
+	return testkit.Fn(t, name, func(ctx context.Context, _ map[string]any) (map[string]any, error) {
 		n := g.running.Add(1)
 		defer g.running.Add(-1)
 		for {
@@ -176,7 +177,7 @@ func TestParallelMergesInBranchOrderWithCap(t *testing.T) {
 func TestParallelFirstErrorCancelsTheRest(t *testing.T) {
 	g := newGate(2)
 	boom := errors.New("boom")
-	bad := fn(t, "bad", func(context.Context, map[string]any) (map[string]any, error) {
+	bad := testkit.Fn(t, "bad", func(context.Context, map[string]any) (map[string]any, error) {
 		// Fail only once both slow branches are running.
 		<-g.started
 		<-g.started
@@ -197,9 +198,9 @@ func TestParallelFirstErrorCancelsTheRest(t *testing.T) {
 
 func TestParallelCollectErrors(t *testing.T) {
 	boom := errors.New("boom")
-	bad := fn(t, "bad", func(context.Context, map[string]any) (map[string]any, error) { return nil, boom })
+	bad := testkit.Fn(t, "bad", func(context.Context, map[string]any) (map[string]any, error) { return nil, boom })
 	p, err := compose.NewParallel(compose.ParallelConfig{Name: "fan", CollectErrors: true, Branches: []agent.Agent{
-		constant(t, "a", map[string]any{"a": 1}), bad, constant(t, "c", map[string]any{"c": 3}),
+		testkit.Constant(t, "a", map[string]any{"a": 1}), bad, testkit.Constant(t, "c", map[string]any{"c": 3}),
 	}})
 	require.NoError(t, err)
 	_, err = agent.Invoke(t.Context(), p, map[string]any{})
@@ -214,12 +215,12 @@ func TestParallelCollectErrors(t *testing.T) {
 }
 
 func TestParallelEventsAllVisibleAndStopEarly(t *testing.T) {
-	branches := []agent.Agent{constant(t, "a", map[string]any{"a": 1}), constant(t, "b", map[string]any{"b": 1}), constant(t, "c", map[string]any{"c": 1})}
+	branches := []agent.Agent{testkit.Constant(t, "a", map[string]any{"a": 1}), testkit.Constant(t, "b", map[string]any{"b": 1}), testkit.Constant(t, "c", map[string]any{"c": 1})}
 	p, err := compose.NewParallel(compose.ParallelConfig{Name: "fan", Branches: branches})
 	require.NoError(t, err)
-	evs := events(t, p.Run(t.Context(), json.RawMessage(`{}`)))
-	require.ElementsMatch(t, []string{"fan", "a", "b", "c"}, starts(evs))
-	require.Equal(t, "fan", starts(evs)[0])
+	evs := testkit.Events(t, p.Run(t.Context(), json.RawMessage(`{}`)))
+	require.ElementsMatch(t, []string{"fan", "a", "b", "c"}, testkit.Starts(evs))
+	require.Equal(t, "fan", testkit.Starts(evs)[0])
 	ends := 0
 	for _, ev := range evs {
 		if ev.Kind == agent.EventRunEnd {
@@ -247,7 +248,7 @@ func TestMapOverArrayField(t *testing.T) {
 	}{{"one at a time", 1}, {"two at once", 2}, {"default", 0}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			upper := fn(t, "upper", func(_ context.Context, in map[string]any) (map[string]any, error) {
+			upper := testkit.Fn(t, "upper", func(_ context.Context, in map[string]any) (map[string]any, error) {
 				return map[string]any{"title": fmt.Sprintf("%v/%v", in["prefix"], in["title"]), "item": in["item"]}, nil
 			})
 			m, err := compose.NewMap(compose.MapConfig{Name: "each", Field: "sections", Agent: upper, MaxConcurrency: tc.limit})
@@ -265,7 +266,7 @@ func TestMapOverArrayField(t *testing.T) {
 
 func TestMapErrors(t *testing.T) {
 	boom := errors.New("boom")
-	failOnB := fn(t, "f", func(_ context.Context, in map[string]any) (map[string]any, error) {
+	failOnB := testkit.Fn(t, "f", func(_ context.Context, in map[string]any) (map[string]any, error) {
 		if in["item"] == "b" {
 			return nil, boom
 		}
@@ -293,7 +294,7 @@ func TestMapErrors(t *testing.T) {
 func reviewer(t *testing.T, verdicts ...compose.Review) (agent.Agent, *[]string) {
 	var inputs []string
 	i := 0
-	return fn(t, "reviewer", func(_ context.Context, in map[string]any) (map[string]any, error) {
+	return testkit.Fn(t, "reviewer", func(_ context.Context, in map[string]any) (map[string]any, error) {
 		inputs = append(inputs, in["message"].(string))
 		v := verdicts[i]
 		i++
@@ -303,7 +304,7 @@ func reviewer(t *testing.T, verdicts ...compose.Review) (agent.Agent, *[]string)
 
 func TestReflectUntilApproved(t *testing.T) {
 	m := modeltest.New(t, modeltest.Text("draft 1"), modeltest.Text("draft 2"))
-	worker := newAI(t, agent.AIConfig{Name: "worker"})
+	worker := testkit.NewAI(t, agent.AIConfig{Name: "worker"})
 	rev, inputs := reviewer(t, compose.Review{Feedback: "too short"}, compose.Review{Approved: true})
 	f, err := compose.NewReflect(compose.ReflectConfig{Name: "loop", Worker: worker, Reviewer: rev})
 	require.NoError(t, err)
@@ -326,7 +327,7 @@ func TestReflectBound(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			n := 0
-			worker := fn(t, "worker", func(context.Context, map[string]any) (map[string]any, error) {
+			worker := testkit.Fn(t, "worker", func(context.Context, map[string]any) (map[string]any, error) {
 				n++
 				return map[string]any{"message": fmt.Sprintf("try %d", n)}, nil
 			})
@@ -351,7 +352,7 @@ func TestReflectBound(t *testing.T) {
 }
 
 func TestReflectReviewerWithoutVerdict(t *testing.T) {
-	f, err := compose.NewReflect(compose.ReflectConfig{Name: "loop", Worker: constant(t, "w", map[string]any{}), Reviewer: constant(t, "r", map[string]any{"message": "fine"})})
+	f, err := compose.NewReflect(compose.ReflectConfig{Name: "loop", Worker: testkit.Constant(t, "w", map[string]any{}), Reviewer: testkit.Constant(t, "r", map[string]any{"message": "fine"})})
 	require.NoError(t, err)
 	_, err = agent.Invoke(t.Context(), f, "go")
 	require.ErrorContains(t, err, `no boolean "approved" field`)
@@ -360,19 +361,19 @@ func TestReflectReviewerWithoutVerdict(t *testing.T) {
 func TestRouteHandsOff(t *testing.T) {
 	m := modeltest.New(t, modeltest.ToolCalls(modeltest.Call("r1", "math", `{"message":"the model's paraphrase","precision":2}`)))
 	var got map[string]any
-	math := fn(t, "math", func(_ context.Context, in map[string]any) (map[string]any, error) {
+	math := testkit.Fn(t, "math", func(_ context.Context, in map[string]any) (map[string]any, error) {
 		got = in
 		return map[string]any{"message": "4"}, nil
 	})
-	poet := fn(t, "poet", func(context.Context, map[string]any) (map[string]any, error) {
+	poet := testkit.Fn(t, "poet", func(context.Context, map[string]any) (map[string]any, error) {
 		t.Error("the poet was not chosen")
 		return nil, nil
 	})
 	rt, err := compose.NewRoute(compose.RouteConfig{Name: "triage", Model: m, Agents: []agent.Agent{math, poet}})
 	require.NoError(t, err)
-	evs := events(t, rt.Run(t.Context(), json.RawMessage(`{"message":"2+2?"}`)))
+	evs := testkit.Events(t, rt.Run(t.Context(), json.RawMessage(`{"message":"2+2?"}`)))
 	require.Equal(t, map[string]any{"message": "2+2?", "precision": float64(2)}, got, "the user's request, with the model's other arguments")
-	require.Equal(t, []string{"triage", "math"}, starts(evs))
+	require.Equal(t, []string{"triage", "math"}, testkit.Starts(evs))
 	last := evs[len(evs)-1]
 	require.JSONEq(t, `{"message":"4"}`, string(last.Output), "the chosen agent's answer is the result")
 
@@ -383,7 +384,7 @@ func TestRouteHandsOff(t *testing.T) {
 
 func TestRouteNoChoice(t *testing.T) {
 	m := modeltest.New(t, modeltest.Text("I'll answer myself"))
-	rt, err := compose.NewRoute(compose.RouteConfig{Name: "triage", Model: m, Agents: []agent.Agent{constant(t, "a", nil)}})
+	rt, err := compose.NewRoute(compose.RouteConfig{Name: "triage", Model: m, Agents: []agent.Agent{testkit.Constant(t, "a", nil)}})
 	require.NoError(t, err)
 	_, err = agent.Invoke(t.Context(), rt, "hi")
 	require.ErrorIs(t, err, agent.ErrNoRoute)

@@ -9,20 +9,21 @@ import (
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/compose"
+	"github.com/loomwork/loom/internal/testkit"
 	"github.com/stretchr/testify/require"
 )
 
 // scriptedCoder returns code "v1", "v2", … and records each request.
 func scriptedCoder(t *testing.T) (agent.Agent, *[]string) {
 	var asks []string
-	return fn(t, "coder", func(_ context.Context, in map[string]any) (map[string]any, error) {
+	return testkit.Fn(t, "coder", func(_ context.Context, in map[string]any) (map[string]any, error) {
 		asks = append(asks, in["message"].(string))
 		return map[string]any{"code": fmt.Sprintf("v%d", len(asks))}, nil
 	}), &asks
 }
 
 func TestCoordinatorPlansReviewsExecutesAndCorrects(t *testing.T) {
-	planner := constant(t, "planner", map[string]any{"subtasks": []any{
+	planner := testkit.Constant(t, "planner", map[string]any{"subtasks": []any{
 		map[string]any{"task": "compute a"}, map[string]any{"task": "compute b"},
 	}})
 	coder, asks := scriptedCoder(t)
@@ -33,7 +34,7 @@ func TestCoordinatorPlansReviewsExecutesAndCorrects(t *testing.T) {
 		compose.Review{Approved: true},         // v4
 	)
 	execs := 0
-	executor := fn(t, "executor", func(_ context.Context, in map[string]any) (map[string]any, error) {
+	executor := testkit.Fn(t, "executor", func(_ context.Context, in map[string]any) (map[string]any, error) {
 		execs++
 		if in["code"] == "v3" {
 			return nil, errors.New("ReferenceError: x is not defined")
@@ -83,7 +84,7 @@ func TestCoordinatorDisagreementIsBounded(t *testing.T) {
 			cfg := compose.CoordinatorConfig{Name: "team", Coder: coder, Reviewer: rev, MaxRounds: 2, AcceptOnDisagreement: tc.accept}
 			var arbiterAsk string
 			if tc.arbiter != nil {
-				cfg.Arbiter = fn(t, "arbiter", func(_ context.Context, in map[string]any) (map[string]any, error) {
+				cfg.Arbiter = testkit.Fn(t, "arbiter", func(_ context.Context, in map[string]any) (map[string]any, error) {
 					arbiterAsk = in["message"].(string)
 					return map[string]any{"approved": tc.arbiter.Approved, "feedback": tc.arbiter.Feedback}, nil
 				})
@@ -112,7 +113,7 @@ func TestCoordinatorDisagreementIsBounded(t *testing.T) {
 func TestCoordinatorExecutionRetriesExhausted(t *testing.T) {
 	coder, _ := scriptedCoder(t)
 	broken := errors.New("SyntaxError: unexpected token")
-	executor := fn(t, "executor", func(context.Context, map[string]any) (map[string]any, error) { return nil, broken })
+	executor := testkit.Fn(t, "executor", func(context.Context, map[string]any) (map[string]any, error) { return nil, broken })
 	c, err := compose.NewCoordinator(compose.CoordinatorConfig{Name: "team", Coder: coder, Executor: executor, MaxRounds: 3})
 	require.NoError(t, err)
 	_, err = agent.Invoke(t.Context(), c, "do it")
@@ -125,9 +126,9 @@ func TestCoordinatorExecutionRetriesExhausted(t *testing.T) {
 }
 
 func TestCoordinatorSynthesizerAndPlanLimits(t *testing.T) {
-	planner := constant(t, "planner", map[string]any{"subtasks": []any{map[string]any{"task": "a"}, map[string]any{"task": "b"}}})
+	planner := testkit.Constant(t, "planner", map[string]any{"subtasks": []any{map[string]any{"task": "a"}, map[string]any{"task": "b"}}})
 	var synthAsk string
-	synth := fn(t, "synth", func(_ context.Context, in map[string]any) (map[string]any, error) {
+	synth := testkit.Fn(t, "synth", func(_ context.Context, in map[string]any) (map[string]any, error) {
 		synthAsk = in["message"].(string)
 		return map[string]any{"message": "all done"}, nil
 	})
@@ -144,7 +145,7 @@ func TestCoordinatorSynthesizerAndPlanLimits(t *testing.T) {
 	_, err = agent.Invoke(t.Context(), small, "a then b")
 	require.ErrorContains(t, err, "split the task into 2 subtasks, more than MaxSubtasks (1)")
 
-	bad, err := compose.NewCoordinator(compose.CoordinatorConfig{Name: "team", Planner: constant(t, "planner", map[string]any{"subtasks": "x"}), Coder: coder})
+	bad, err := compose.NewCoordinator(compose.CoordinatorConfig{Name: "team", Planner: testkit.Constant(t, "planner", map[string]any{"subtasks": "x"}), Coder: coder})
 	require.NoError(t, err)
 	_, err = agent.Invoke(t.Context(), bad, "x")
 	require.ErrorContains(t, err, "which is not a plan")

@@ -1,11 +1,9 @@
 package compose_test
 
 import (
-	"context"
 	"encoding/json"
 	"testing"
 
-	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/sandbox"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
@@ -16,51 +14,9 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// fn returns a function agent over maps, for tests.
-func fn(t testing.TB, name string, f func(ctx context.Context, in map[string]any) (map[string]any, error)) agent.Agent {
-	t.Helper()
-	a, err := agent.NewFunc(name, "Test agent "+name+".", f)
-	require.NoError(t, err)
-	return a
-}
-
-// constant returns an agent that always outputs out.
-func constant(t testing.TB, name string, out map[string]any) agent.Agent {
-	return fn(t, name, func(context.Context, map[string]any) (map[string]any, error) { return out, nil })
-}
-
-func newAI(t testing.TB, cfg agent.AIConfig) *agent.AI {
-	t.Helper()
-	a, err := agent.NewAI(cfg)
-	require.NoError(t, err)
-	return a
-}
-
 func decode(t testing.TB, raw json.RawMessage) map[string]any {
 	t.Helper()
 	var m map[string]any
 	require.NoError(t, json.Unmarshal(raw, &m), "output %s", raw)
 	return m
-}
-
-// events drains a stream, failing the test on an error.
-func events(t testing.TB, stream func(func(agent.Event, error) bool)) []agent.Event {
-	t.Helper()
-	var evs []agent.Event
-	for ev, err := range stream {
-		require.NoError(t, err)
-		evs = append(evs, ev)
-	}
-	return evs
-}
-
-// starts returns the agent names of the run starts, in order.
-func starts(evs []agent.Event) []string {
-	var names []string
-	for _, ev := range evs {
-		if ev.Kind == agent.EventRunStart {
-			names = append(names, ev.Agent)
-		}
-	}
-	return names
 }

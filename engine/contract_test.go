@@ -10,6 +10,7 @@ import (
 	"github.com/loomwork/loom/checkpoint"
 	"github.com/loomwork/loom/compose"
 	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/stretchr/testify/require"
 )
@@ -19,10 +20,10 @@ import (
 // root EventRunEnd last, and no event without a kind.
 func TestStreamsEndWithOneRunEnd(t *testing.T) {
 	e := engine.New(engine.WithModel(modeltest.New(t)))
-	ok := fn(t, "ok", func(context.Context, map[string]any) (map[string]any, error) { return map[string]any{"a": 1}, nil })
+	ok := testkit.Fn(t, "ok", func(context.Context, map[string]any) (map[string]any, error) { return map[string]any{"a": 1}, nil })
 	busy := engine.New().NewSession(ok, nil)
 	block := make(chan struct{})
-	slow := fn(t, "slow", func(context.Context, map[string]any) (map[string]any, error) { <-block; return nil, nil })
+	slow := testkit.Fn(t, "slow", func(context.Context, map[string]any) (map[string]any, error) { <-block; return nil, nil })
 	slowSession := engine.New().NewSession(slow, nil)
 	started := make(chan struct{})
 	go func() {
@@ -83,7 +84,7 @@ func TestStreamsEndWithOneRunEnd(t *testing.T) {
 // with every answer finishes the run without repeating the model call.
 func TestParallelQuestionsAreOnePause(t *testing.T) {
 	ctx := t.Context()
-	confirm := fn(t, "confirm", func(ctx context.Context, in map[string]any) (map[string]any, error) {
+	confirm := testkit.Fn(t, "confirm", func(ctx context.Context, in map[string]any) (map[string]any, error) {
 		ans, err := agent.Ask(ctx, "input", in, json.RawMessage(`{"type":"string"}`))
 		if err != nil {
 			return nil, err
@@ -94,7 +95,7 @@ func TestParallelQuestionsAreOnePause(t *testing.T) {
 	})
 	t.Run("tool calls", func(t *testing.T) {
 		m := modeltest.New(t, modeltest.ToolCalls(modeltest.Call("c1", "confirm", `{"q":"a"}`), modeltest.Call("c2", "confirm", `{"q":"b"}`)))
-		a := newAI(t, agent.AIConfig{Name: "asker", Model: m, Tools: []agent.Agent{confirm}})
+		a := testkit.NewAI(t, agent.AIConfig{Name: "asker", Model: m, Tools: []agent.Agent{confirm}})
 		e := engine.New(engine.WithCheckpoints(checkpoint.NewMemory()))
 		_, err := e.Invoke(ctx, a, "go")
 		var ie *agent.InterruptedError
@@ -116,7 +117,7 @@ func TestParallelQuestionsAreOnePause(t *testing.T) {
 	})
 	t.Run("parallel branches", func(t *testing.T) {
 		p, err := compose.NewParallel(compose.ParallelConfig{Name: "both", Branches: []agent.Agent{
-			confirm, fn(t, "other", func(ctx context.Context, in map[string]any) (map[string]any, error) {
+			confirm, testkit.Fn(t, "other", func(ctx context.Context, in map[string]any) (map[string]any, error) {
 				ans, err := agent.Ask(ctx, "input", "again?", nil)
 				if err != nil {
 					return nil, err

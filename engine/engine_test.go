@@ -11,6 +11,7 @@ import (
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/compose"
 	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/stretchr/testify/require"
@@ -26,10 +27,10 @@ func TestEngineDefaultModelAndUsage(t *testing.T) {
 		modeltest.ToolCalls(modeltest.Call("c1", "double", `{"n":21}`)).WithUsage(3, 10),
 		modeltest.Text("42").WithUsage(4, 20),
 	)
-	double := fn(t, "double", func(_ context.Context, in map[string]any) (map[string]any, error) {
+	double := testkit.Fn(t, "double", func(_ context.Context, in map[string]any) (map[string]any, error) {
 		return map[string]any{"n": in["n"].(float64) * 2}, nil
 	})
-	coder := newAI(t, agent.AIConfig{Name: "coder", Tools: []agent.Agent{double}})
+	coder := testkit.NewAI(t, agent.AIConfig{Name: "coder", Tools: []agent.Agent{double}})
 	e := engine.New(engine.WithModel(m))
 	res, err := e.Invoke(t.Context(), coder, "double 21")
 	require.NoError(t, err)
@@ -42,7 +43,7 @@ func TestEngineDefaultModelAndUsage(t *testing.T) {
 }
 
 func TestEngineNoModelIsClear(t *testing.T) {
-	coder := newAI(t, agent.AIConfig{Name: "coder"})
+	coder := testkit.NewAI(t, agent.AIConfig{Name: "coder"})
 	_, err := engine.New().Invoke(t.Context(), coder, "hi")
 	require.ErrorIs(t, err, agent.ErrNoModel)
 	require.Contains(t, err.Error(), "default model")
@@ -55,7 +56,7 @@ func TestEngineUsageTotalsUnderConcurrentRuns(t *testing.T) {
 		turns[i] = modeltest.Text("ok").WithUsage(10, 1)
 	}
 	m := modeltest.New(t, turns...)
-	a := newAI(t, agent.AIConfig{Name: "a"})
+	a := testkit.NewAI(t, agent.AIConfig{Name: "a"})
 	e := engine.New(engine.WithModel(m))
 	var wg sync.WaitGroup
 	for range runs {
@@ -72,7 +73,7 @@ func TestEngineUsageTotalsUnderConcurrentRuns(t *testing.T) {
 
 func TestEngineLimits(t *testing.T) {
 	t.Run("max invocations", func(t *testing.T) {
-		step := constant(t, "step", map[string]any{})
+		step := testkit.Constant(t, "step", map[string]any{})
 		seq, err := compose.NewSequence(compose.SequenceConfig{Name: "three", Steps: []agent.Agent{step, step, step}})
 		require.NoError(t, err)
 		e := engine.New(engine.WithRunLimits(agent.Limits{MaxInvocations: 3}))
@@ -86,7 +87,7 @@ func TestEngineLimits(t *testing.T) {
 		m := modeltest.New(t,
 			modeltest.ToolCalls(modeltest.Call("c1", "step", `{}`)).WithUsage(250, 50),
 		)
-		a := newAI(t, agent.AIConfig{Name: "a", Tools: []agent.Agent{constant(t, "step", map[string]any{})}})
+		a := testkit.NewAI(t, agent.AIConfig{Name: "a", Tools: []agent.Agent{testkit.Constant(t, "step", map[string]any{})}})
 		e := engine.New(engine.WithModel(m), engine.WithRunLimits(agent.Limits{MaxTokens: 200}))
 		_, err := e.Invoke(t.Context(), a, "go")
 		require.ErrorIs(t, err, agent.ErrLimit)
@@ -94,7 +95,7 @@ func TestEngineLimits(t *testing.T) {
 		require.Equal(t, 1, m.Calls(), "the second call is refused before it is made")
 	})
 	t.Run("timeout", func(t *testing.T) {
-		slow := fn(t, "slow", func(ctx context.Context, _ map[string]any) (map[string]any, error) {
+		slow := testkit.Fn(t, "slow", func(ctx context.Context, _ map[string]any) (map[string]any, error) {
 			<-ctx.Done()
 			return nil, ctx.Err()
 		})
@@ -110,7 +111,7 @@ func TestEngineLimits(t *testing.T) {
 
 func TestEngineRunStreamsEventsAndHooks(t *testing.T) {
 	m := modeltest.New(t, modeltest.TextDeltas("4", "2"))
-	a := newAI(t, agent.AIConfig{Name: "a"})
+	a := testkit.NewAI(t, agent.AIConfig{Name: "a"})
 	var mu sync.Mutex
 	var seen []string
 	hooks := agent.Hooks{RunEnd: func(_ context.Context, e agent.HookEvent) {
@@ -136,7 +137,7 @@ func TestEngineInvokeAs(t *testing.T) {
 		Message string `json:"message"`
 	}
 	e := engine.New(engine.WithModel(modeltest.New(t, modeltest.Text("hello"))))
-	got, err := engine.InvokeAs[answer](t.Context(), e, newAI(t, agent.AIConfig{Name: "a"}), "hi")
+	got, err := engine.InvokeAs[answer](t.Context(), e, testkit.NewAI(t, agent.AIConfig{Name: "a"}), "hi")
 	require.NoError(t, err)
 	require.Equal(t, answer{Message: "hello"}, got)
 }
@@ -160,7 +161,7 @@ func TestEngineTracesOutcomeOnRootSpan(t *testing.T) {
 			ms, err := agent.NewMetrics(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)))
 			require.NoError(t, err)
 			m := modeltest.New(nil, tc.turn)
-			inner := newAI(t, agent.AIConfig{Name: "inner"})
+			inner := testkit.NewAI(t, agent.AIConfig{Name: "inner"})
 			seq, err := compose.NewSequence(compose.SequenceConfig{Name: "flow", Steps: []agent.Agent{inner}})
 			require.NoError(t, err)
 			e := engine.New(engine.WithModel(m), engine.WithTracerProvider(tp), engine.WithMetrics(ms), engine.WithRunLimits(tc.limits))
@@ -209,7 +210,7 @@ func TestEngineStopReadingEarly(t *testing.T) {
 	m := modeltest.New(t, modeltest.TextDeltas("a", "b", "c"))
 	e := engine.New(engine.WithModel(m))
 	n := 0
-	for range e.Run(t.Context(), newAI(t, agent.AIConfig{Name: "a"}), "hi") {
+	for range e.Run(t.Context(), testkit.NewAI(t, agent.AIConfig{Name: "a"}), "hi") {
 		n++
 		if n == 2 {
 			break
@@ -223,7 +224,7 @@ func TestEngineRejectsNilAgentAndBadInput(t *testing.T) {
 	e := engine.New()
 	_, err := e.Invoke(t.Context(), nil, "x")
 	require.ErrorIs(t, err, agent.ErrInvalidConfig)
-	_, err = e.Invoke(t.Context(), constant(t, "a", nil), json.RawMessage(`{`))
+	_, err = e.Invoke(t.Context(), testkit.Constant(t, "a", nil), json.RawMessage(`{`))
 	require.ErrorIs(t, err, agent.ErrInvalidInput)
 	require.Equal(t, int64(0), e.Stats().Runs)
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/compose"
 	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/stretchr/testify/require"
@@ -26,9 +27,9 @@ func TestResultFinishReason(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			e := engine.New(engine.WithModel(modeltest.New(t, c.turns...)))
-			var root agent.Agent = newAI(t, agent.AIConfig{Name: "writer"})
+			var root agent.Agent = testkit.NewAI(t, agent.AIConfig{Name: "writer"})
 			if c.steps > 1 {
-				seq, err := compose.NewSequence(compose.SequenceConfig{Name: "pipeline", Steps: []agent.Agent{root, newAI(t, agent.AIConfig{Name: "editor"})}})
+				seq, err := compose.NewSequence(compose.SequenceConfig{Name: "pipeline", Steps: []agent.Agent{root, testkit.NewAI(t, agent.AIConfig{Name: "editor"})}})
 				require.NoError(t, err)
 				root = seq
 			}

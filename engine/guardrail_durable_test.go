@@ -8,6 +8,7 @@ import (
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/checkpoint"
 	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/stretchr/testify/require"
 )
@@ -19,12 +20,12 @@ func TestGuardrailAgentsReplayOnResume(t *testing.T) {
 	ctx := t.Context()
 	judge := func(name string) (*agent.AI, *modeltest.Scripted) {
 		m := modeltest.New(t, modeltest.JSON(agent.Allow()).WithUsage(10, 1))
-		return newAI(t, agent.AIConfig{Name: name, Model: m, OutputSchema: agent.VerdictSchema()}), m
+		return testkit.NewAI(t, agent.AIConfig{Name: name, Model: m, OutputSchema: agent.VerdictSchema()}), m
 	}
 	inJudge, inModel := judge("input_judge")
 	argJudge, argModel := judge("args_judge")
 	outJudge, outModel := judge("output_judge")
-	confirm := fn(t, "confirm", func(ctx context.Context, in map[string]any) (map[string]any, error) {
+	confirm := testkit.Fn(t, "confirm", func(ctx context.Context, in map[string]any) (map[string]any, error) {
 		ans, err := agent.Ask(ctx, "approval", in, nil)
 		if err != nil {
 			return nil, err
@@ -34,7 +35,7 @@ func TestGuardrailAgentsReplayOnResume(t *testing.T) {
 	guarded, err := agent.GuardTool(confirm, agent.ToolGuards{Before: []agent.Guardrail{{Name: "args", Agent: argJudge}}})
 	require.NoError(t, err)
 	m := modeltest.New(t, modeltest.ToolCalls(modeltest.Call("c1", "confirm", `{"deploy":"prod"}`)).WithUsage(100, 10))
-	a := newAI(t, agent.AIConfig{Name: "deployer", Model: m, Tools: []agent.Agent{guarded},
+	a := testkit.NewAI(t, agent.AIConfig{Name: "deployer", Model: m, Tools: []agent.Agent{guarded},
 		InputGuardrails:  []agent.Guardrail{{Name: "input", Agent: inJudge}},
 		OutputGuardrails: []agent.Guardrail{{Name: "output", Agent: outJudge}},
 		OutputHold:       agent.OutputHold{On: true},

@@ -41,15 +41,15 @@ func (l loggedModel) Stream(ctx context.Context, req model.Request) iter.Seq2[mo
 // tool asks a person before it acts.
 func guardedDeployer(t *testing.T, main, judge model.Model) agent.Agent {
 	t.Helper()
-	classifier := newAI(t, agent.AIConfig{Name: "classifier", Model: judge, OutputSchema: agent.VerdictSchema()})
-	confirm := fn(t, "confirm", func(ctx context.Context, in map[string]any) (map[string]any, error) {
+	classifier := testkit.NewAI(t, agent.AIConfig{Name: "classifier", Model: judge, OutputSchema: agent.VerdictSchema()})
+	confirm := testkit.Fn(t, "confirm", func(ctx context.Context, in map[string]any) (map[string]any, error) {
 		ans, err := agent.Ask(ctx, "approval", in, nil)
 		if err != nil {
 			return nil, err
 		}
 		return map[string]any{"approved": json.RawMessage(ans)}, nil
 	})
-	return newAI(t, agent.AIConfig{Name: "deployer", Model: main, Tools: []agent.Agent{confirm},
+	return testkit.NewAI(t, agent.AIConfig{Name: "deployer", Model: main, Tools: []agent.Agent{confirm},
 		InputGuardrails: []agent.Guardrail{{Name: "classifier", Agent: classifier}}})
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/stretchr/testify/require"
@@ -18,10 +19,10 @@ func TestSessionSecondTurnCarriesFirstAsRealMessages(t *testing.T) {
 		modeltest.Text("It is 42."),
 		modeltest.Text("You asked to double 21."),
 	)
-	double := fn(t, "double", func(_ context.Context, in map[string]any) (map[string]any, error) {
+	double := testkit.Fn(t, "double", func(_ context.Context, in map[string]any) (map[string]any, error) {
 		return map[string]any{"n": in["n"].(float64) * 2}, nil
 	})
-	coder := newAI(t, agent.AIConfig{Name: "coder", Instructions: "Be brief.", Tools: []agent.Agent{double}})
+	coder := testkit.NewAI(t, agent.AIConfig{Name: "coder", Instructions: "Be brief.", Tools: []agent.Agent{double}})
 	s := engine.New(engine.WithModel(m)).NewSession(coder, nil)
 
 	_, err := s.Invoke(t.Context(), "double 21")
@@ -49,7 +50,7 @@ func TestSessionSecondTurnCarriesFirstAsRealMessages(t *testing.T) {
 
 func TestSessionFailedTurnIsNotRemembered(t *testing.T) {
 	m := modeltest.New(t, modeltest.Error(model.ErrServer), modeltest.Text("ok"))
-	s := engine.New(engine.WithModel(m)).NewSession(newAI(t, agent.AIConfig{Name: "a"}), nil)
+	s := engine.New(engine.WithModel(m)).NewSession(testkit.NewAI(t, agent.AIConfig{Name: "a"}), nil)
 	_, err := s.Invoke(t.Context(), "first")
 	require.ErrorIs(t, err, model.ErrServer)
 	_, err = s.Invoke(t.Context(), "second")
@@ -58,7 +59,7 @@ func TestSessionFailedTurnIsNotRemembered(t *testing.T) {
 }
 
 func TestSessionWithNonAIAgentRemembersTextTurn(t *testing.T) {
-	echo := constant(t, "echo", map[string]any{"message": "pong"})
+	echo := testkit.Constant(t, "echo", map[string]any{"message": "pong"})
 	mem := engine.NewBuffer()
 	s := engine.New().NewSession(echo, mem)
 	_, err := s.Invoke(t.Context(), "ping")
@@ -68,7 +69,7 @@ func TestSessionWithNonAIAgentRemembersTextTurn(t *testing.T) {
 
 func TestSessionBusy(t *testing.T) {
 	m := modeltest.New(t, modeltest.TextDeltas("a", "b"))
-	s := engine.New(engine.WithModel(m)).NewSession(newAI(t, agent.AIConfig{Name: "a"}), nil)
+	s := engine.New(engine.WithModel(m)).NewSession(testkit.NewAI(t, agent.AIConfig{Name: "a"}), nil)
 	for _, err := range s.Run(t.Context(), "one") {
 		require.NoError(t, err)
 		_, err := s.Invoke(t.Context(), "two")
@@ -133,7 +134,7 @@ func TestWindowInSession(t *testing.T) {
 	m := modeltest.New(t, modeltest.Text("1"), modeltest.Text("2"), modeltest.Text("3"))
 	w, err := engine.NewWindow(engine.WindowConfig{MaxTurns: 1})
 	require.NoError(t, err)
-	s := engine.New(engine.WithModel(m)).NewSession(newAI(t, agent.AIConfig{Name: "a"}), w)
+	s := engine.New(engine.WithModel(m)).NewSession(testkit.NewAI(t, agent.AIConfig{Name: "a"}), w)
 	for _, q := range []string{"one", "two", "three"} {
 		_, err := s.Invoke(t.Context(), q)
 		require.NoError(t, err)
