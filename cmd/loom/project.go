@@ -19,6 +19,7 @@ import (
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/model"
 	_ "github.com/loomwork/loom/model/providers" // registers every provider with model.Open
+	"github.com/loomwork/loom/observe/logx"
 	"github.com/loomwork/loom/spec"
 )
 
@@ -150,20 +151,14 @@ func mask(s string) string {
 	return s[:3] + "…" + s[len(s)-4:]
 }
 
+// parseLevel reads a --log-level value as logx.ParseLevel does, naming the
+// flag when it is wrong.
 func parseLevel(s string) (slog.Level, error) {
-	switch strings.ToUpper(strings.TrimSpace(s)) {
-	case "ERROR":
-		return slog.LevelError, nil
-	case "WARN", "WARNING":
-		return slog.LevelWarn, nil
-	case "INFO":
-		return slog.LevelInfo, nil
-	case "DEBUG":
-		return slog.LevelDebug, nil
-	case "TRACE":
-		return engine.LevelTrace, nil
+	lvl, err := logx.ParseLevel(s)
+	if err != nil {
+		return 0, fmt.Errorf("--log-level %q: use ERROR, WARN, INFO, DEBUG or TRACE", s)
 	}
-	return 0, fmt.Errorf("--log-level %q: use ERROR, WARN, INFO, DEBUG or TRACE", s)
+	return lvl, nil
 }
 
 // pick returns the agent to run: name, else the file's entry, else its

@@ -4,27 +4,18 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strings"
 
-	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/observe/logx"
 )
 
-// ParseLevel reads ERROR, WARN, INFO, DEBUG or TRACE, in any case.
+// ParseLevel reads a --log-level value as logx.ParseLevel does (ERROR, WARN,
+// INFO, DEBUG or TRACE, in any case), naming the flag when it is wrong.
 func ParseLevel(s string) (slog.Level, error) {
-	switch strings.ToUpper(strings.TrimSpace(s)) {
-	case "ERROR":
-		return slog.LevelError, nil
-	case "WARN", "WARNING":
-		return slog.LevelWarn, nil
-	case "INFO":
-		return slog.LevelInfo, nil
-	case "DEBUG":
-		return slog.LevelDebug, nil
-	case "TRACE":
-		return engine.LevelTrace, nil
+	lvl, err := logx.ParseLevel(s)
+	if err != nil {
+		return 0, fmt.Errorf("--log-level %q: use ERROR, WARN, INFO, DEBUG or TRACE", s)
 	}
-	return 0, fmt.Errorf("--log-level %q: use ERROR, WARN, INFO, DEBUG or TRACE", s)
+	return lvl, nil
 }
 
 // NewLogger returns a text logger to w at level, naming the TRACE level;
