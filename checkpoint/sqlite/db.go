@@ -5,11 +5,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 
 	"github.com/loomwork/loom/checkpoint/internal/sqlrow"
+	"github.com/loomwork/loom/internal/userfile"
 	msqlite "modernc.org/sqlite" // also registers the "sqlite" database/sql driver
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -42,44 +42,15 @@ func openDB(ctx context.Context, path string, opts []Option) (*db, error) {
 			return nil, fmt.Errorf("checkpoint/sqlite: create the folder of %s: %w (choose another file, or set %s)", path, err, PathEnv)
 		}
 	}
-	write, err := sql.Open("sqlite", dsn(path, cfg, false))
+	pools, err := userfile.OpenSQLite(path, cfg.busyTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint/sqlite: open %s: %w", path, err)
 	}
-	write.SetMaxOpenConns(1)
-	write.SetMaxIdleConns(1)
-	write.SetConnMaxLifetime(0)
-	write.SetConnMaxIdleTime(0)
-	if err := migrate(ctx, write); err != nil {
-		write.Close()
+	if err := migrate(ctx, pools.Write); err != nil {
+		pools.Close()
 		return nil, fmt.Errorf("checkpoint/sqlite: open %s: %w", path, err)
 	}
-	read, err := sql.Open("sqlite", dsn(path, cfg, true))
-	if err != nil {
-		write.Close()
-		return nil, fmt.Errorf("checkpoint/sqlite: open %s for reading: %w", path, err)
-	}
-	read.SetMaxOpenConns(4)
-	read.SetMaxIdleConns(2)
-	return &db{path: path, cfg: cfg, write: write, read: read}, nil
-}
-
-// dsn builds the connection string: WAL journal, busy timeout, NORMAL sync
-// (durable across a process crash; a power cut may lose the last commits
-// but never corrupts the file), IMMEDIATE write transactions, and
-// query_only for the read pool.
-func dsn(path string, cfg config, readOnly bool) string {
-	q := url.Values{}
-	q.Set("_busy_timeout", fmt.Sprint(cfg.busyTimeout.Milliseconds()))
-	q.Set("_journal_mode", "WAL")
-	q.Set("_synchronous", "NORMAL")
-	if readOnly {
-		q.Set("_query_only", "1")
-	} else {
-		q.Set("_txlock", "immediate")
-	}
-	u := url.URL{Scheme: "file", Opaque: (&url.URL{Path: path}).EscapedPath(), RawQuery: q.Encode()}
-	return u.String()
+	return &db{path: path, cfg: cfg, write: pools.Write, read: pools.Read}, nil
 }
 
 // close closes both pools; closing twice is not an error.

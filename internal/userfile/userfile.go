@@ -1,7 +1,9 @@
 // Package userfile says where loom keeps a local database by default: the
 // file an environment variable names, else a file in the "loom" folder of
 // the user's cache directory (or of the config directory when the system
-// has none). The trace, checkpoint and vector stores share this rule.
+// has none); the trace, checkpoint and vector stores share this rule. The
+// trace and checkpoint stores also open their SQLite files alike
+// ([OpenSQLite]).
 package userfile
 
 import (

@@ -5,11 +5,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sync"
 
+	"github.com/loomwork/loom/internal/userfile"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
 
@@ -46,54 +46,23 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 			return nil, fmt.Errorf("store: create the folder of the trace database: %w (choose another file with --db or %s)", err, PathEnv)
 		}
 	}
-	write, err := sql.Open("sqlite", dsn(path, cfg, false))
+	// A new file gets 16 KiB pages (an existing one keeps its own): a write
+	// of many runs then writes a quarter of the WAL frames, one system call
+	// each, and checkpoints copy fewer pages.
+	pools, err := userfile.OpenSQLite(path, cfg.busyTimeout, "page_size(16384)")
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	write.SetMaxOpenConns(1)
-	write.SetMaxIdleConns(1)
-	write.SetConnMaxLifetime(0)
-	write.SetConnMaxIdleTime(0)
-	if err := migrate(ctx, write); err != nil {
-		write.Close()
+	if err := migrate(ctx, pools.Write); err != nil {
+		pools.Close()
 		return nil, fmt.Errorf("%w (database %s)", err, path)
 	}
-	st, err := prepareStmts(ctx, write)
+	st, err := prepareStmts(ctx, pools.Write)
 	if err != nil {
-		write.Close()
+		pools.Close()
 		return nil, fmt.Errorf("%w (database %s)", err, path)
 	}
-	read, err := sql.Open("sqlite", dsn(path, cfg, true))
-	if err != nil {
-		st.close()
-		write.Close()
-		return nil, fmt.Errorf("store: open %s for reading: %w", path, err)
-	}
-	read.SetMaxOpenConns(4)
-	read.SetMaxIdleConns(2)
-	return &Store{path: path, cfg: cfg, write: write, read: read, stmts: st, texts: textCache{ids: map[string]int64{}}}, nil
-}
-
-// dsn builds the connection string: WAL journal, busy timeout, NORMAL sync
-// (durable across process crashes, which is what traces need), IMMEDIATE
-// write transactions and 16 KiB pages for a new file, and query_only for
-// the read pool.
-func dsn(path string, cfg config, readOnly bool) string {
-	q := url.Values{}
-	q.Set("_busy_timeout", fmt.Sprint(cfg.busyTimeout.Milliseconds()))
-	q.Set("_journal_mode", "WAL")
-	q.Set("_synchronous", "NORMAL")
-	if readOnly {
-		q.Set("_query_only", "1")
-	} else {
-		q.Set("_txlock", "immediate")
-		// A new file gets 16 KiB pages (an existing one keeps its own): a
-		// write of many runs then writes a quarter of the WAL frames, one
-		// system call each, and checkpoints copy fewer pages.
-		q.Set("_pragma", "page_size(16384)")
-	}
-	u := url.URL{Scheme: "file", Opaque: (&url.URL{Path: path}).EscapedPath(), RawQuery: q.Encode()}
-	return u.String()
+	return &Store{path: path, cfg: cfg, write: pools.Write, read: pools.Read, stmts: st, texts: textCache{ids: map[string]int64{}}}, nil
 }
 
 // Path returns the database file's path.
