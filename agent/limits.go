@@ -29,6 +29,8 @@ type budget struct {
 	invocations atomic.Int64
 	mu          sync.Mutex
 	usage       model.Usage
+	replayed    model.Usage // the part of usage replayed from a journal
+	replayedUSD float64     // the estimated cost of replayed
 }
 
 type budgetKey struct{}
@@ -89,6 +91,17 @@ func (b *budget) add(u model.Usage) {
 	b.mu.Unlock()
 }
 
+// addReplay adds a replayed model call's recorded usage and cost: it
+// counts towards the limits like a call made now, and is kept apart so
+// that [ReplayedFrom] can tell new work from replayed work.
+func (b *budget) addReplay(u model.Usage, costUSD float64) {
+	b.mu.Lock()
+	b.usage = b.usage.Add(u)
+	b.replayed = b.replayed.Add(u)
+	b.replayedUSD += costUSD
+	b.mu.Unlock()
+}
+
 // addReplayed adds the model calls' usage recorded in the events of a
 // replayed run to the budget, as a replayed model call's is: the run tree's
 // tokens are the same whether a nested run ran or was replayed.
@@ -98,9 +111,24 @@ func (b *budget) addReplayed(rec []Event) {
 	}
 	for _, ev := range rec {
 		if ev.Kind == EventUsage {
-			b.add(ev.Usage)
+			b.addReplay(ev.Usage, ev.Cost)
 		}
 	}
+}
+
+// ReplayedFrom returns the tokens and estimated US dollars, under the
+// budget of ctx's [WithLimits], that a resumed run replayed from its
+// journal rather than spent again: they are part of [UsageFrom] and of the
+// runs' reported cost, and were paid for by the process that first ran
+// those model calls. Zero without a budget or a journal.
+func ReplayedFrom(ctx context.Context) (model.Usage, float64) {
+	b := budgetFrom(ctx)
+	if b == nil {
+		return model.Usage{}, 0
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.replayed, b.replayedUSD
 }
 
 // asTimeout turns a deadline error under a budget with a timeout into a

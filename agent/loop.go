@@ -239,7 +239,7 @@ func replayCall(r *Run, rec []Event) (*model.Response, error) {
 	var resp *model.Response
 	for _, ev := range rec {
 		if ev.Kind == EventUsage {
-			r.budget.add(ev.Usage)
+			r.budget.addReplay(ev.Usage, ev.Cost)
 		}
 		if ev.Kind == EventModelResponse {
 			resp = ev.Response

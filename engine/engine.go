@@ -128,7 +128,7 @@ type Stats struct {
 	Runs        int64       // runs started
 	Failed      int64       // runs that ended with an error
 	Invocations int64       // agent runs, nested ones included
-	Usage       model.Usage // tokens of every model call
+	Usage       model.Usage // tokens of every model call (replayed ones of a resumed run not again)
 	Cost        float64     // estimated US dollars of those calls
 }
 
@@ -269,8 +269,11 @@ func (e *Engine) run(ctx context.Context, a agent.Agent, input any, res *Result,
 			}
 		}
 		usage := agent.UsageFrom(ctx)
-		e.totals.addUsage(usage)
-		e.totals.nanoUSD.Add(int64(math.Round(end.Cost * 1e9)))
+		// A resumed run replays the model calls it made before; the
+		// engine's totals count only the calls made now.
+		replayed, replayedUSD := agent.ReplayedFrom(ctx)
+		e.totals.addUsage(usage.Sub(replayed))
+		e.totals.nanoUSD.Add(int64(math.Round(max(end.Cost-replayedUSD, 0) * 1e9)))
 		e.totals.invocations.Add(st.invocations.Load())
 		if runErr != nil {
 			e.totals.failed.Add(1)

@@ -20,6 +20,15 @@ func (u Usage) Add(v Usage) Usage {
 	}
 }
 
+// Sub returns u minus v, as when v is a part of u counted elsewhere.
+func (u Usage) Sub(v Usage) Usage {
+	return Usage{
+		InputTokens:       u.InputTokens - v.InputTokens,
+		OutputTokens:      u.OutputTokens - v.OutputTokens,
+		CachedInputTokens: u.CachedInputTokens - v.CachedInputTokens,
+	}
+}
+
 // Total returns input plus output tokens.
 func (u Usage) Total() int64 { return u.InputTokens + u.OutputTokens }
 
