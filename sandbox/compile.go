@@ -58,6 +58,20 @@ func (m posMap) orig(line, col int) (int, int, bool) {
 	return line, col, true
 }
 
+// Check admits and compiles code under lim without running it, and
+// returns the *[Error] a run of it would fail with before it starts (a
+// syntax error, code too large or nested too deep, a construct the
+// sandbox refuses), or nil. Callers that hold code from a file check it
+// when they load the file rather than at its first run.
+func Check(code string, lim Limits) error {
+	lim, err := lim.withDefaults()
+	if err != nil {
+		return err
+	}
+	_, _, err = compileCode(code, lim)
+	return err
+}
+
 // compileCode admits and compiles code: admit (size, UTF-8, nesting
 // prescan), goja's parser, loom's pass over the AST (see prepare), then
 // goja's compiler. Code that uses top-level await

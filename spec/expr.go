@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
+	"strings"
 
 	"github.com/loomwork/loom/graph"
 	"github.com/loomwork/loom/sandbox"
@@ -59,6 +61,33 @@ func endsOf(names []string) []string {
 	return out
 }
 
+// exprCode is the program that evaluates expr over state, the JSON of the
+// graph's state.
+func exprCode(state []byte, expr string) string {
+	return "const state = " + string(state) + ";\n(\n" + expr + "\n)"
+}
+
+// exprLines is how many lines exprCode puts before the expression.
+const exprLines = 2
+
+// checkExpr compiles expr as a run would, without running it, and returns
+// why it cannot run: the sandbox's message with its line counted within
+// the expression.
+func checkExpr(expr string) error {
+	err := sandbox.Check(exprCode([]byte("{}"), expr), sandbox.Limits{})
+	var se *sandbox.Error
+	if err == nil || !errors.As(err, &se) {
+		return err
+	}
+	msg, _, _ := strings.Cut(se.Message, "\n")
+	if se.Kind == sandbox.KindSyntax && se.Line > exprLines {
+		if _, rest, ok := strings.Cut(msg, ": "); ok {
+			msg = fmt.Sprintf("SyntaxError at line %d, column %d of the expression: %s", se.Line-exprLines, se.Column, rest)
+		}
+	}
+	return errors.New(msg)
+}
+
 // eval runs a JavaScript expression in the sandbox with the state bound to
 // the constant state, and returns its value as JSON.
 func eval(ctx context.Context, exec sandbox.Executor, expr string, s gstate) (json.RawMessage, error) {
@@ -69,7 +98,7 @@ func eval(ctx context.Context, exec sandbox.Executor, expr string, s gstate) (js
 	if s.State == nil {
 		st = []byte(`{}`)
 	}
-	res, err := exec.Run(ctx, "const state = "+string(st)+";\n(\n"+expr+"\n)")
+	res, err := exec.Run(ctx, exprCode(st, expr))
 	if err != nil {
 		return nil, fmt.Errorf("expression %q: %w", expr, err)
 	}

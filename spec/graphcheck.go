@@ -60,6 +60,10 @@ func (d *Doc) checkGraph(c *checker, e *Entry, g *Graph) {
 			c.fail(d.pos[join(p, "human")], join(p, "human"), "keep one of them", "both agent and human are given")
 		case n.Human != nil && n.Input != "":
 			c.fail(d.pos[join(p, "input")], join(p, "input"), "a human node shows state keys: list them in human.show", "input is for agent nodes")
+		case strings.TrimSpace(n.Input) != "":
+			if err := checkExpr(strings.TrimSpace(n.Input)); err != nil {
+				c.fail(d.pos[join(p, "input")], join(p, "input"), exprHint, "the input expression cannot run: %v", err)
+			}
 		}
 		if h := n.Human; h != nil {
 			hp := join(p, "human")
@@ -112,6 +116,11 @@ func (d *Doc) checkGraph(c *checker, e *Entry, g *Graph) {
 		if ed.To != "" && ed.To != GraphEnd && !isNode(ed.To) {
 			unknown(join(p, "to"), ed.To, "edge to")
 		}
+		if ed.Branch != "" {
+			if err := checkExpr(ed.Branch); err != nil {
+				c.fail(d.pos[join(p, "branch")], join(p, "branch"), exprHint, "the branch expression cannot run: %v", err)
+			}
+		}
 		for j, t := range ed.Targets {
 			if t != GraphEnd && !isNode(t) {
 				unknown(fmt.Sprintf("%s[%d]", join(p, "targets"), j), t, "branch target")
@@ -143,6 +152,9 @@ func (d *Doc) checkGraph(c *checker, e *Entry, g *Graph) {
 		}
 	}
 }
+
+// exprHint says what an expression of a graph is.
+const exprHint = "an expression is JavaScript whose value is used, over the constant state, e.g. state.score > 0.5 ? \"publish\" : \"revise\""
 
 // reach returns every name reachable from start through next.
 func reach(start string, next map[string][]string) map[string]bool {

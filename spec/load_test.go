@@ -234,6 +234,18 @@ var loaderCases = []struct {
 		beyondSchema: true,
 	},
 	{
+		name:         "graph branch that does not compile",
+		yaml:         "version: loom/v1\nagents:\n  writer: {type: ai}\n  flow:\n    type: graph\n    entry: draft\n    finish: [ask]\n    nodes:\n      draft: {agent: writer}\n      ask: {human: {prompt: OK?}}\n    edges:\n      - {from: draft, branch: \"state.ok ? 'ask' :\", targets: [ask]}\n",
+		want:         []string{`12:31: agents.flow.edges[0].branch: the branch expression cannot run: SyntaxError at line 2, column 1 of the expression: Unexpected token ); ` + exprHintForTest},
+		beyondSchema: true,
+	},
+	{
+		name:         "graph input that does not compile",
+		yaml:         "version: loom/v1\nagents:\n  writer: {type: ai}\n  flow:\n    type: graph\n    entry: draft\n    finish: [draft]\n    nodes:\n      draft: {agent: writer, input: \"{topic: state.topic\"}\n",
+		want:         []string{`9:37: agents.flow.nodes.draft.input: the input expression cannot run: SyntaxError at line 2, column 1 of the expression: Unexpected token ); ` + exprHintForTest},
+		beyondSchema: true,
+	},
+	{
 		name:         "graph nothing starts",
 		yaml:         "version: loom/v1\nagents:\n  writer: {type: ai}\n  flow:\n    type: graph\n    finish: [draft]\n    nodes:\n      draft: {agent: writer}\n",
 		want:         []string{`5:5: agents.flow: nothing starts the graph; set entry: draft, or add an edge from start`},
@@ -472,3 +484,6 @@ agents:
 	require.Contains(t, string(result), `"id":"leave"`)
 	require.NotContains(t, string(result), `"id":"expenses"`, "the model asked for one match")
 }
+
+// exprHintForTest is the hint of an expression that cannot run.
+const exprHintForTest = `an expression is JavaScript whose value is used, over the constant state, e.g. state.score > 0.5 ? "publish" : "revise"`
