@@ -74,7 +74,9 @@ func NewJournal(events []Event, answers map[string]json.RawMessage) *Journal {
 	return j
 }
 
-// WithJournal returns ctx under which runs resume from j.
+// WithJournal returns ctx under which runs resume from j. With a nil j,
+// runs beneath ctx run without a journal: what an agent that keeps its own
+// checkpoints (a graph) uses for the runs it continues from them.
 func WithJournal(ctx context.Context, j *Journal) context.Context {
 	return context.WithValue(ctx, journalKey{}, j)
 }
@@ -88,9 +90,12 @@ func journalFrom(ctx context.Context) *Journal {
 func (j *Journal) RootID() string { return j.rootID }
 
 // Pending returns the questions asked by runs that have not ended and that
-// the answers do not cover, in the order they were asked.
+// the answers do not cover, in the order they were first asked; a
+// question asked again (by a resume that did not answer it) is listed
+// once, as it was last asked.
 func (j *Journal) Pending() []Question {
 	var qs []Question
+	at := map[string]int{}
 	for _, ev := range j.events {
 		if ev.Kind != EventInterrupt || ev.Question == nil {
 			continue
@@ -98,9 +103,15 @@ func (j *Journal) Pending() []Question {
 		if l := j.runs[ev.RunID]; l != nil && l.ended {
 			continue
 		}
-		if _, ok := j.answers[ev.Question.ID]; !ok {
-			qs = append(qs, *ev.Question)
+		if _, ok := j.answers[ev.Question.ID]; ok {
+			continue
 		}
+		if i, ok := at[ev.Question.ID]; ok {
+			qs[i] = *ev.Question
+			continue
+		}
+		at[ev.Question.ID] = len(qs)
+		qs = append(qs, *ev.Question)
 	}
 	return qs
 }
@@ -114,6 +125,21 @@ func (j *Journal) Questions() []Question {
 		}
 	}
 	return qs
+}
+
+// JournalFrom returns the journal that runs beneath ctx resume from, or
+// nil when they are not resumed. An agent that keeps its own checkpoints
+// (a graph) continues from them when an engine resumes the run it belongs
+// to, reading the answers to its own questions with [Journal.Answer].
+func JournalFrom(ctx context.Context) *Journal { return journalFrom(ctx) }
+
+// Answer returns the answer to question id that the journal holds, and
+// whether it holds one; [Ask] reads its answers this way.
+func (j *Journal) Answer(id string) (json.RawMessage, bool) {
+	if j == nil {
+		return nil, false
+	}
+	return j.answer(id)
 }
 
 func (j *Journal) answer(id string) (json.RawMessage, bool) {

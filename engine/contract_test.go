@@ -141,3 +141,33 @@ func TestParallelQuestionsAreOnePause(t *testing.T) {
 		require.JSONEq(t, `{"said":"ok","other":42}`, string(res.Output))
 	})
 }
+
+// TestResumeWithoutTheAnswerAsksAgain: a resume that does not answer the
+// pending question leaves the run waiting for it, listed once.
+func TestResumeWithoutTheAnswerAsksAgain(t *testing.T) {
+	ctx := t.Context()
+	ask := testkit.Fn(t, "ask", func(ctx context.Context, _ map[string]any) (map[string]any, error) {
+		ans, err := agent.Ask(ctx, "input", "name?", json.RawMessage(`{"type":"string"}`))
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"name": json.RawMessage(ans)}, nil
+	})
+	e := engine.New(engine.WithCheckpoints(checkpoint.NewMemory()))
+	_, err := e.Invoke(ctx, ask, "go")
+	var ie *agent.InterruptedError
+	require.ErrorAs(t, err, &ie)
+	q := ie.Questions[0]
+	for range 2 {
+		_, err = e.ResumeInvoke(ctx, ask, q.RootID, nil)
+		var again *agent.InterruptedError
+		require.ErrorAs(t, err, &again)
+		require.Equal(t, q.ID, again.Questions[0].ID)
+	}
+	pending, err := e.Pending(ctx, q.RootID)
+	require.NoError(t, err)
+	require.Len(t, pending, 1, "asked three times, listed once")
+	res, err := e.ResumeInvoke(ctx, ask, q.RootID, map[string]json.RawMessage{q.ID: json.RawMessage(`"Ada"`)})
+	require.NoError(t, err)
+	require.JSONEq(t, `{"name":"Ada"}`, string(res.Output))
+}

@@ -48,8 +48,10 @@
 // the node goes on and returns it on a re-run.
 //
 // A graph that waits is continued by [Compiled.Resume] on its thread, in
-// this process or another; a durable engine's resume (which replays a
-// run's journal) does not continue a graph nested in its run.
+// this process or another, or by a durable engine's resume of the run the
+// graph belongs to (as its agent or nested in it): the engine replays its
+// journal down to the graph, which goes on from its own checkpoint with
+// the answers the engine was given.
 //
 // # History
 //

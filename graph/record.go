@@ -167,15 +167,21 @@ func (c *Compiled[S]) put(ctx context.Context, thread string, seq int64, kind st
 type threadKey struct{}
 
 // WithThread returns ctx under which a compiled graph's run keeps its
-// checkpoints under thread id. Without one, a run's thread is its run id.
-// Nodes do not see their graph's thread.
+// checkpoints under thread id. Without one, a run's thread is its run id
+// followed by "/graph" (see [RunThread]), so that an engine that saves its
+// runs in the same checkpoint store keeps its own records apart. Nodes do
+// not see their graph's thread.
 func WithThread(ctx context.Context, id string) context.Context {
 	return context.WithValue(ctx, threadKey{}, id)
 }
 
-func threadFrom(ctx context.Context, fallback string) string {
+// RunThread returns the thread of the graph run runID when no thread was
+// set with [WithThread].
+func RunThread(runID string) string { return runID + "/graph" }
+
+func threadFrom(ctx context.Context, runID string) string {
 	if id, _ := ctx.Value(threadKey{}).(string); id != "" {
 		return id
 	}
-	return fallback
+	return RunThread(runID)
 }

@@ -38,7 +38,11 @@ func (a bodyAgent) Run(ctx context.Context, input json.RawMessage) iter.Seq2[age
 // agent ignores them, so that the graph nests in compositions that pass
 // on more. The output is the final state. A run that reaches a
 // human-input node ends with an [*agent.InterruptedError]; continue it with
-// [Compiled.Resume].
+// [Compiled.Resume], or, when the graph runs within an engine's run
+// (engine.Engine.Resume), by resuming that run: the graph then goes on from
+// its thread's checkpoint with the answers given to the engine for its
+// requests, and no step that ran is run again. Run on a thread that has
+// not ended, outside such a resume, fails with [ErrThreadBusy].
 //
 // The events are those of a run whose children are the steps: each step is
 // a nested run named "step" whose input lists its tasks and whose output
@@ -79,6 +83,9 @@ func (c *Compiled[S]) start(ctx context.Context, r *agent.Run, input json.RawMes
 		}
 	} else {
 		if head.Status != StatusDone {
+			if j := agent.JournalFrom(ctx); j != nil {
+				return c.resumed(ctx, r, thread, j, head)
+			}
 			return nil, fmt.Errorf("%w: graph %s: thread %q is %s at checkpoint %d; continue it with Resume, or run on a new thread", ErrThreadBusy, c.name, thread, head.Status, seq)
 		}
 		rec.State, rec.Step = head.State, head.Step
@@ -105,6 +112,38 @@ func (c *Compiled[S]) start(ctx context.Context, r *agent.Run, input json.RawMes
 		return nil, err
 	}
 	return c.loop(ctx, r, thread, seq, rec)
+}
+
+// resumed continues thread, whose head rec is not done, within a run that
+// an engine resumes from its journal j (the graph is the engine's agent,
+// or nested in it): as [Compiled.Resume] does, with the answers j holds for
+// the requests the thread waits for. The graph's own runs go on without
+// the journal, from the thread's checkpoint: steps that ran are not run
+// again, and the input was applied when the thread started.
+func (c *Compiled[S]) resumed(ctx context.Context, r *agent.Run, thread string, j *agent.Journal, head *record) (json.RawMessage, error) {
+	answers := map[string]json.RawMessage{}
+	for _, q := range head.Waiting {
+		if a, ok := j.Answer(q.ID); ok {
+			answers[q.ID] = a
+		}
+	}
+	if head.Status == StatusWaiting && len(answers) == 0 {
+		// Resumed with none of its answers: it asks again and keeps
+		// waiting, as an [agent.Ask] does.
+		qs := make([]agent.Question, len(head.Waiting))
+		for i, q := range head.Waiting {
+			qs[i] = q.question(r)
+			if !r.Emit(agent.Event{Kind: agent.EventInterrupt, Question: &qs[i]}) {
+				return nil, agent.ErrStopped
+			}
+		}
+		return nil, &agent.InterruptedError{Questions: qs}
+	}
+	seq, rec, err := c.claim(ctx, thread, answers)
+	if err != nil {
+		return nil, err
+	}
+	return c.loop(agent.WithJournal(ctx, nil), r, thread, seq, rec)
 }
 
 // loop runs steps from checkpoint seq (whose record is rec) until the

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/loomwork/loom/agent"
-	"github.com/loomwork/loom/spec"
 )
 
 // run is one run the page started, kept by the server: its events so far,
@@ -250,11 +249,7 @@ func (s *Server) postAnswers(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, bad.Error(), http.StatusUnprocessableEntity)
 		return
 	}
-	stream := s.cfg.Engine.Resume(s.ctx, rn.agent, rn.id, answers)
-	if g, ok := rn.agent.(spec.Resumable); ok {
-		stream = s.cfg.Engine.Run(s.ctx, spec.Resuming(g, rn.id, answers), nil)
-	}
-	rn.follow(stream, &s.wg)
+	rn.follow(s.cfg.Engine.Resume(s.ctx, rn.agent, rn.id, answers), &s.wg)
 	writeJSON(w, http.StatusAccepted, map[string]string{"id": rn.id})
 }
 

@@ -3,6 +3,7 @@ package spec_test
 import (
 	"context"
 	"encoding/json"
+	"sync/atomic"
 	"testing"
 
 	"github.com/loomwork/loom/agent"
@@ -10,6 +11,7 @@ import (
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/modeltest"
+	"github.com/loomwork/loom/sandbox"
 	"github.com/loomwork/loom/spec"
 	"github.com/stretchr/testify/require"
 )
@@ -156,7 +158,85 @@ agents:
 	require.ErrorIs(t, err, agent.ErrInvalidInput)
 }
 
-func TestGraphEntryReplayedByTheEngineSaysHowToResume(t *testing.T) {
+// TestEngineResumesGraphEntries: an engine's resume continues a graph
+// entry from the graph's own checkpoint with the answers it was given,
+// whether the graph is the run's root or nested in a sequence: the run
+// that stopped is the run that ends, nodes that ran are not run again, a
+// graph that asks twice is resumed twice, and a second resume of the same
+// pause is refused.
+func TestEngineResumesGraphEntries(t *testing.T) {
+	const file = `version: loom/v1
+agents:
+  count: {type: function, code: "({n: (input.n || 0) + 1})"}
+  flow:
+    type: graph
+    entry: first
+    nodes:
+      first: {agent: count, output: first}
+      name: {human: {prompt: Name?}}
+      city: {human: {prompt: City?}}
+    edges:
+      - {from: first, to: name}
+      - {from: name, to: city}
+    finish: [city]
+  outer:
+    type: sequence
+    steps: [count, flow]
+`
+	for _, tc := range []struct {
+		entry string
+		want  string
+	}{
+		{"flow", `{"first":{"n":1},"name":"Ada","city":"Paris"}`},
+		{"outer", `{"n":1,"first":{"n":2},"name":"Ada","city":"Paris"}`},
+	} {
+		t.Run(tc.entry, func(t *testing.T) {
+			store := checkpoint.NewMemory()
+			path := write(t, map[string]string{"loom.yaml": "entry: " + tc.entry + "\n" + file})
+			sb := countingSandbox{Executor: inProcess(t)}
+			p, err := spec.Load(path, spec.Registry{Checkpoints: store, Sandbox: &sb})
+			require.NoError(t, err)
+			t.Cleanup(func() { require.NoError(t, p.Close()) })
+			e := engine.New(engine.WithCheckpoints(store))
+			ctx := t.Context()
+
+			_, err = e.Invoke(ctx, p.Entry, map[string]any{})
+			var ie *agent.InterruptedError
+			require.ErrorAs(t, err, &ie)
+			require.Len(t, ie.Questions, 1)
+			runID := ie.Questions[0].RootID
+			ran := sb.runs.Load()
+			require.Positive(t, ran)
+
+			_, err = e.ResumeInvoke(ctx, p.Entry, runID, map[string]json.RawMessage{ie.Questions[0].ID: json.RawMessage(`"Ada"`)})
+			var again *agent.InterruptedError
+			require.ErrorAs(t, err, &again, "the graph asks its second question")
+			require.Len(t, again.Questions, 1)
+			require.NotEqual(t, ie.Questions[0].ID, again.Questions[0].ID)
+			require.Equal(t, runID, again.Questions[0].RootID, "the same run goes on")
+
+			_, err = e.ResumeInvoke(ctx, p.Entry, runID, map[string]json.RawMessage{ie.Questions[0].ID: json.RawMessage(`"Bob"`)})
+			require.ErrorIs(t, err, engine.ErrAlreadyResumed)
+
+			res, err := e.ResumeInvoke(ctx, p.Entry, runID, map[string]json.RawMessage{again.Questions[0].ID: json.RawMessage(`"Paris"`)})
+			require.NoError(t, err)
+			require.JSONEq(t, tc.want, string(res.Output))
+			require.Equal(t, ran, sb.runs.Load(), "no function node ran again")
+
+			pending, err := e.Pending(ctx, runID)
+			require.NoError(t, err)
+			require.Empty(t, pending)
+			cps, err := store.List(ctx, runID)
+			require.NoError(t, err)
+			require.Equal(t, engine.CheckpointEnd, cps[len(cps)-1].Kind, "the run that stopped has ended")
+		})
+	}
+}
+
+// TestGraphEntryResumedWithoutItsAnswers: an engine's resume that answers
+// none of the graph's questions leaves the run waiting for them, and a
+// later resume with the answer finishes it.
+func TestGraphEntryResumedWithoutItsAnswers(t *testing.T) {
 	store := checkpoint.NewMemory()
 	path := write(t, map[string]string{"loom.yaml": `version: loom/v1
 entry: flow
@@ -172,41 +252,31 @@ agents:
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, p.Close()) })
 	e := engine.New(engine.WithCheckpoints(store))
-	var runID string
-	var q agent.Question
-	for ev := range e.Run(t.Context(), p.Entry, map[string]any{}) {
-		if ev.Kind == agent.EventRunStart && runID == "" {
-			runID = ev.RunID
-		}
-		if ev.Kind == agent.EventInterrupt {
-			q = *ev.Question
-		}
-	}
-	require.NotEmpty(t, q.ID)
-	_, err = agent.Collect(e.Resume(t.Context(), p.Entry, runID, map[string]json.RawMessage{q.ID: json.RawMessage(`"Ada"`)}))
-	require.ErrorIs(t, err, spec.ErrGraphWaiting)
-	require.ErrorContains(t, err, "continue it with spec.Resuming (loom resume)")
+	_, err = e.Invoke(t.Context(), p.Entry, map[string]any{})
+	var ie *agent.InterruptedError
+	require.ErrorAs(t, err, &ie)
+	q := ie.Questions[0]
+	_, err = e.ResumeInvoke(t.Context(), p.Entry, q.RootID, nil)
+	var again *agent.InterruptedError
+	require.ErrorAs(t, err, &again)
+	require.Equal(t, []string{q.ID}, []string{again.Questions[0].ID}, "it asks the same question again")
+	pending, err := e.Pending(t.Context(), q.RootID)
+	require.NoError(t, err)
+	require.Len(t, pending, 1)
+	require.Equal(t, q.ID, pending[0].ID)
 
-	res, err := e.Invoke(t.Context(), spec.Resuming(p.Entry.(spec.Resumable), runID, map[string]json.RawMessage{q.ID: json.RawMessage(`"Ada"`)}), nil)
+	res, err := e.ResumeInvoke(t.Context(), p.Entry, q.RootID, map[string]json.RawMessage{q.ID: json.RawMessage(`"Ada"`)})
 	require.NoError(t, err)
 	require.JSONEq(t, `{"ask":"Ada"}`, string(res.Output))
 }
 
-func TestGraphBuildWithoutCheckFailsCleanly(t *testing.T) {
-	path := write(t, map[string]string{"loom.yaml": `version: loom/v1
-agents:
-  id: {type: function, code: "input"}
-  flow:
-    type: graph
-    entry: one
-    nodes:
-      one: {agent: id, input: "   "}
-    edges:
-      - {from: one, func: pick, targets: [end]}
-`})
-	d, err := spec.Parse(path)
-	require.NoError(t, err)
-	_, err = spec.Build(d, spec.Registry{Sandbox: inProcess(t)})
-	require.ErrorIs(t, err, spec.ErrInvalid)
-	require.ErrorContains(t, err, `agents.flow: branch from one: no function "pick" in Registry.Branches`)
+// countingSandbox counts the snippets it runs.
+type countingSandbox struct {
+	sandbox.Executor
+	runs atomic.Int64
+}
+
+func (c *countingSandbox) Run(ctx context.Context, code string) (*sandbox.Result, error) {
+	c.runs.Add(1)
+	return c.Executor.Run(ctx, code)
 }

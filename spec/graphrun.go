@@ -3,7 +3,6 @@ package spec
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"iter"
 	"maps"
@@ -13,10 +12,6 @@ import (
 	"github.com/loomwork/loom/graph"
 	"github.com/loomwork/loom/internal/flow"
 )
-
-// ErrGraphWaiting is returned when a graph entry's run is started again
-// (an engine replaying it) while its graph waits for answers.
-var ErrGraphWaiting = errors.New("spec: the graph waits for answers")
 
 // gstate is a graph entry's state: the JSON values by key, merged so that
 // each node writes only the keys it changed.
@@ -41,7 +36,7 @@ func (g *graphAgent) Kind() string                  { return "graph" }
 
 // thread is the graph's thread for the run runID: its own key in a
 // checkpoint store the engine may share.
-func thread(runID string) string { return runID + "/graph" }
+func thread(runID string) string { return graph.RunThread(runID) }
 
 // Run runs the graph on input, a JSON object: the initial state.
 func (g *graphAgent) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.Event, error] {
@@ -54,11 +49,8 @@ func (g *graphAgent) Run(ctx context.Context, input json.RawMessage) iter.Seq2[a
 		if err != nil {
 			return nil, err
 		}
-		// A run replayed by an engine's resume finds its graph waiting: the
-		// graph continues only from its own checkpoint.
-		if waiting, err := g.c.Pending(ctx, thread(r.ID)); err == nil && len(waiting) > 0 {
-			return nil, fmt.Errorf("%w: graph %s of run %s waits for answers at its human nodes: continue it with spec.Resuming (loom resume), as the agent that runs; a graph nested in another agent cannot be resumed", ErrGraphWaiting, g.name, r.ID)
-		}
+		// An engine's resume of the run continues the graph from its own
+		// checkpoint (see graph.Compiled.Run).
 		end, err := r.Child(graph.WithThread(ctx, thread(r.ID)), g.c, in)
 		if err != nil {
 			return nil, err

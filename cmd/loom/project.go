@@ -98,12 +98,9 @@ func load(ctx context.Context, path string, rs runSettings, getenv func(string) 
 	return &loaded{project: p, engine: e, store: store, dbPath: dbPath, log: log}, nil
 }
 
-// resume continues the stopped run runID of a: a graph entry from its own
-// checkpoints, any other agent through the engine.
+// resume continues the stopped run runID of a through the engine; a graph
+// entry in it goes on from the graph's own checkpoint.
 func (l *loaded) resume(ctx context.Context, a agent.Agent, runID string, answers map[string]json.RawMessage) iter.Seq2[agent.Event, error] {
-	if g, ok := a.(spec.Resumable); ok {
-		return l.engine.Run(ctx, spec.Resuming(g, runID, answers), nil)
-	}
 	return l.engine.Resume(ctx, a, runID, answers)
 }
 

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/loomwork/loom/checkpoint/sqlite"
+	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/examples/internal/exampletest"
 	"github.com/loomwork/loom/examples/internal/fakeopenai"
 	"github.com/stretchr/testify/require"
@@ -73,4 +75,15 @@ func TestGraphStopsForApprovalAndResumes(t *testing.T) {
 	require.JSONEq(t, `{"message":"Draft 2: exports are faster."}`, string(state["draft"]))
 	require.JSONEq(t, `{"approved":true}`, string(state["approve"]))
 	require.Len(t, srv.Requests(), 4)
+
+	// The run that stopped is the run that ended, and it resumes once.
+	st, err := sqlite.Open(t.Context(), filepath.Join(dir, "cp.db"))
+	require.NoError(t, err)
+	defer st.Close()
+	cps, err := st.List(t.Context(), id)
+	require.NoError(t, err)
+	require.Equal(t, engine.CheckpointEnd, cps[len(cps)-1].Kind)
+	res = exampletest.RunIn(t, dir, loom, env, "", "resume", id, "--approve")
+	require.NotEqual(t, 0, res.Code)
+	require.Contains(t, res.Stderr, "nothing to resume")
 }

@@ -1,0 +1,95 @@
+package graph_test
+
+import (
+	"context"
+	"encoding/json"
+	"sync/atomic"
+	"testing"
+
+	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/checkpoint"
+	"github.com/loomwork/loom/compose"
+	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/graph"
+	"github.com/loomwork/loom/internal/testkit"
+	"github.com/stretchr/testify/require"
+)
+
+// TestEngineResumeContinuesTheGraph: a graph run by an engine, as its
+// agent or as a step of a sequence, that stops at its questions is
+// continued by the engine's resume from the graph's checkpoint: nodes that
+// ran do not run again, a resume without the answers keeps it waiting, a
+// second resume of one pause is refused, and the engine's run ends.
+func TestEngineResumeContinuesTheGraph(t *testing.T) {
+	for _, nested := range []bool{false, true} {
+		name := "the engine's agent"
+		if nested {
+			name = "a step of a sequence"
+		}
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			store := checkpoint.NewMemory()
+			var charged, shipped, prepared atomic.Int32
+			g := graph.New[st](graph.Config{Name: "order", Store: store}).Reducer("log", graph.Append()).
+				Node("charge", counted(&charged, "charge"))
+			askNode(g, "first")
+			askNode(g, "second")
+			g.Node("ship", counted(&shipped, "ship")).
+				Edge(graph.START, "charge").Edge("charge", "first").Edge("first", "second").Edge("second", "ship").Edge("ship", graph.END)
+			var a agent.Agent = compile(t, g)
+			if nested {
+				prep := testkit.Fn(t, "prep", func(_ context.Context, in map[string]any) (map[string]any, error) {
+					prepared.Add(1)
+					return map[string]any{"topic": "order 7"}, nil
+				})
+				seq, err := compose.NewSequence(compose.SequenceConfig{Name: "outer", Steps: []agent.Agent{prep, a}})
+				require.NoError(t, err)
+				a = seq
+			}
+			e := engine.New(engine.WithCheckpoints(store))
+
+			_, err := e.Invoke(ctx, a, map[string]any{"topic": "order 7"})
+			first := interrupted(t, err)
+			require.Len(t, first.Questions, 1)
+			runID := first.Questions[0].RootID
+
+			_, err = e.ResumeInvoke(ctx, a, runID, nil)
+			again := interrupted(t, err)
+			require.Equal(t, first.Questions[0].ID, again.Questions[0].ID, "without its answer it asks again")
+
+			_, err = e.ResumeInvoke(ctx, a, runID, answer(first, yes()))
+			second := interrupted(t, err)
+			require.NotEqual(t, first.Questions[0].ID, second.Questions[0].ID)
+			_, err = e.ResumeInvoke(ctx, a, runID, answer(first, yes()))
+			require.ErrorIs(t, err, engine.ErrAlreadyResumed)
+
+			res, err := e.ResumeInvoke(ctx, a, runID, answer(second, json.RawMessage(`{"ok":false}`)))
+			require.NoError(t, err)
+			var out st
+			require.NoError(t, res.Decode(&out))
+			require.Equal(t, []string{"charge", "first=true", "second=false", "ship"}, out.Log)
+			require.Equal(t, int32(1), charged.Load(), "charge ran once")
+			require.Equal(t, int32(1), shipped.Load())
+			if nested {
+				require.Equal(t, int32(1), prepared.Load(), "the sequence's first step was replayed, not run")
+			}
+			cps, err := store.List(ctx, runID)
+			require.NoError(t, err)
+			require.Equal(t, engine.CheckpointEnd, cps[len(cps)-1].Kind, "the run that stopped has ended")
+		})
+	}
+}
+
+// TestGraphRunOnABusyThreadOutsideAResume: without an engine's resume, a
+// run on a thread that waits is refused, as before.
+func TestGraphRunOnABusyThreadOutsideAResume(t *testing.T) {
+	ctx := context.Background()
+	g := graph.New[st](graph.Config{}).Reducer("log", graph.Append())
+	askNode(g, "ok")
+	g.Edge(graph.START, "ok").Edge("ok", graph.END)
+	c := compile(t, g)
+	_, err := c.Invoke(ctx, "t", st{})
+	interrupted(t, err)
+	_, err = c.Invoke(ctx, "t", st{})
+	require.ErrorIs(t, err, graph.ErrThreadBusy)
+}
