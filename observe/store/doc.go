@@ -36,7 +36,9 @@
 //   - texts: long attribute values that repeat in every run (an agent's
 //     description, a system prompt), stored once; a part refers to one as
 //     {"$text": id} in place of the value, and [Store.Trace] puts the value
-//     back;
+//     back. Retention keeps them (any process may refer to one), so the
+//     table is bounded instead ([WithMaxSharedTexts]): past the bound,
+//     values stay within their runs;
 //   - traces: one summary row per trace, kept up to date as its spans arrive
 //     — the top agent (the earliest-starting invoke_agent span) with its
 //     input and output previews, status ("running" until the root span

@@ -18,6 +18,9 @@ type inserter struct {
 	args      []any
 	texts     *textCache // the store's
 
+	textsCounted        bool  // textRows and textBytes were read
+	textRows, textBytes int64 // the texts table's rows and bytes, in this transaction
+
 	deltas   map[string]*delta
 	order    []string // trace ids in first-seen order
 	inserted int64

@@ -14,6 +14,10 @@ const (
 	DefaultBusyTimeout = 10 * time.Second
 	// DefaultPruneBatch is how many span rows one write may delete at most.
 	DefaultPruneBatch = 5_000
+	// DefaultMaxSharedTexts and DefaultMaxSharedTextBytes bound the table
+	// of shared attribute keys and values (see [WithMaxSharedTexts]).
+	DefaultMaxSharedTexts     = 4096
+	DefaultMaxSharedTextBytes = 4 << 20
 )
 
 // Option configures [Open].
@@ -24,6 +28,8 @@ type config struct {
 	maxTraces   int
 	maxSpans    int
 	pruneBatch  int
+	maxTexts    int
+	maxTextSize int64
 	busyTimeout time.Duration
 	prices      *pricing.Table
 	now         func() time.Time
@@ -35,6 +41,8 @@ func defaultConfig() config {
 		maxTraces:   DefaultMaxTraces,
 		maxSpans:    DefaultMaxSpans,
 		pruneBatch:  DefaultPruneBatch,
+		maxTexts:    DefaultMaxSharedTexts,
+		maxTextSize: DefaultMaxSharedTextBytes,
 		busyTimeout: DefaultBusyTimeout,
 		now:         time.Now,
 	}
@@ -56,6 +64,18 @@ func WithMaxSpans(n int) Option { return func(c *config) { c.maxSpans = n } }
 // least 1). Default [DefaultPruneBatch].
 func WithPruneBatch(n int) Option {
 	return func(c *config) { c.pruneBatch = max(n, 1) }
+}
+
+// WithMaxSharedTexts bounds the texts the store shares between runs
+// (attribute keys, and long values that repeat, such as an agent's
+// description) at n texts and size bytes in all, over every process that
+// writes to the file. Retention never deletes a shared text, since any
+// process may refer to it; once the bound is reached, new keys and values
+// are stored within each run instead, which costs bytes, not correctness.
+// 0 or less means no bound. Default [DefaultMaxSharedTexts] and
+// [DefaultMaxSharedTextBytes].
+func WithMaxSharedTexts(n int, size int64) Option {
+	return func(c *config) { c.maxTexts, c.maxTextSize = n, size }
 }
 
 // WithBusyTimeout sets how long a statement waits for another process's

@@ -12,6 +12,8 @@ import (
 	"github.com/loomwork/loom/observe/internal/fixture"
 	"github.com/loomwork/loom/observe/store"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // runParts returns the parts loom's tracer provider would write for runs.
@@ -268,6 +270,70 @@ func TestWritePartsOfManyTracesInOneWrite(t *testing.T) {
 				again.Traces[i].Seq = got.Traces[i].Seq
 			}
 			require.Equal(t, got.Traces, again.Traces)
+		})
+	}
+}
+
+// TestSharedTextsAreBounded: runs whose long values never repeat fill the
+// shared texts only up to the store's bound, counted over every process
+// writing to the file; past it, values are stored within their runs and
+// read back the same.
+func TestSharedTextsAreBounded(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		n         int
+		size      int64
+		rows      int // most texts the table may hold
+		bytesUpTo int64
+	}{
+		{name: "by count", n: 6, rows: 6},
+		{name: "by size", size: 1000, bytesUpTo: 1000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			path := filepath.Join(t.TempDir(), "traces.db")
+			a, err := store.Open(ctx, path, store.WithMaxSharedTexts(tc.n, tc.size))
+			require.NoError(t, err)
+			defer a.Close()
+			b, err := store.Open(ctx, path, store.WithMaxSharedTexts(tc.n, tc.size))
+			require.NoError(t, err)
+			defer b.Close()
+			start := time.Now().Add(-time.Hour)
+			desc := func(i int) string { return fmt.Sprintf("Agent number %03d, whose description is long enough to be shared between runs.", i) }
+			for i := range 40 {
+				rec := &store.Record{
+					SpanID: trace.SpanID{1, byte(i + 1)}, Name: "invoke_agent a", Kind: trace.SpanKindInternal,
+					Start: start.Add(time.Duration(i) * time.Second), End: start.Add(time.Duration(i)*time.Second + time.Millisecond),
+					Attributes: []attribute.KeyValue{
+						attribute.String("gen_ai.agent.name", "a"+strconv.Itoa(i)),
+						attribute.String("gen_ai.agent.description", desc(i)),
+					},
+				}
+				s := a
+				if i%2 == 1 {
+					s = b
+				}
+				require.NoError(t, s.WriteParts(ctx, []store.Part{{TraceID: fixture.IDs(uint64(1000 + i)), Spans: []*store.Record{rec}}}))
+			}
+			db, err := sql.Open("sqlite", "file:"+path+"?_query_only=1")
+			require.NoError(t, err)
+			defer db.Close()
+			var rows int
+			var size int64
+			require.NoError(t, db.QueryRow(`SELECT count(*), coalesce(sum(length(CAST(value AS BLOB))), 0) FROM texts`).Scan(&rows, &size))
+			require.Positive(t, rows)
+			if tc.rows > 0 {
+				require.LessOrEqual(t, rows, tc.rows)
+			}
+			if tc.bytesUpTo > 0 {
+				require.LessOrEqual(t, size, tc.bytesUpTo)
+			}
+			for i := range 40 {
+				d, err := a.Trace(ctx, fixture.IDs(uint64(1000+i)).String())
+				require.NoError(t, err)
+				require.Len(t, d.Spans, 1)
+				require.Equal(t, desc(i), d.Spans[0].Attributes["gen_ai.agent.description"], "run %d", i)
+			}
 		})
 	}
 }

@@ -41,8 +41,9 @@ func sharedValue(kv attribute.KeyValue) bool {
 // encoders on any goroutine. A write adds the texts it stored only once
 // it committed, so that no part refers to a text a failed write lost.
 type textCache struct {
-	mu  sync.RWMutex
-	ids map[string]int64
+	mu   sync.RWMutex
+	ids  map[string]int64
+	full bool // the table reached the store's bounds: share nothing more
 }
 
 // publish adds stored to the cache, as far as maxSharedTexts allows.
@@ -70,34 +71,64 @@ func (in *inserter) shareWanted(ctx context.Context, wanted []string, stored map
 		}
 		in.texts.mu.RLock()
 		_, cached := in.texts.ids[v]
-		full := len(in.texts.ids)+len(stored) >= maxSharedTexts
+		full := len(in.texts.ids)+len(stored) >= maxSharedTexts || in.texts.full
 		in.texts.mu.RUnlock()
 		if cached || full {
 			continue
 		}
-		id, err := in.storeText(ctx, v)
+		id, ok, err := in.storeText(ctx, v)
 		if err != nil {
 			return err
+		}
+		if !ok {
+			// The table is full: this value, and every one not shared
+			// yet, stays within its runs from now on.
+			in.texts.mu.Lock()
+			in.texts.full = true
+			in.texts.mu.Unlock()
+			return nil
 		}
 		stored[v] = id
 	}
 	return nil
 }
 
-// storeText finds or stores text v within the transaction.
-func (in *inserter) storeText(ctx context.Context, v string) (int64, error) {
+// storeText finds text v, or stores it when the table has room, within
+// the transaction; ok is false when v was not stored for want of room.
+func (in *inserter) storeText(ctx context.Context, v string) (id int64, ok bool, err error) {
 	h := fnv.New64a()
 	h.Write([]byte(v))
 	sum := int64(h.Sum64())
-	var id int64
-	err := in.tx.QueryRowContext(ctx, `SELECT id FROM texts WHERE hash = ? AND value = ?`, sum, v).Scan(&id)
+	err = in.tx.QueryRowContext(ctx, `SELECT id FROM texts WHERE hash = ? AND value = ?`, sum, v).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
+		if room, rerr := in.textRoom(ctx, len(v)); rerr != nil || !room {
+			return 0, false, rerr
+		}
 		err = in.tx.QueryRowContext(ctx, `INSERT INTO texts (hash, value) VALUES (?, ?) RETURNING id`, sum, v).Scan(&id)
+		in.textRows++
+		in.textBytes += int64(len(v))
 	}
 	if err != nil {
-		return 0, fmt.Errorf("store: store a shared attribute key or value: %w", err)
+		return 0, false, fmt.Errorf("store: store a shared attribute key or value: %w", err)
 	}
-	return id, nil
+	return id, true, nil
+}
+
+// textRoom reports whether the texts table, as this transaction sees it,
+// takes one more text of n bytes within the store's bounds.
+func (in *inserter) textRoom(ctx context.Context, n int) (bool, error) {
+	c := in.cfg
+	if c.maxTexts <= 0 && c.maxTextSize <= 0 {
+		return true, nil
+	}
+	if !in.textsCounted {
+		if err := in.tx.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(length(CAST(value AS BLOB))), 0) FROM texts`).Scan(&in.textRows, &in.textBytes); err != nil {
+			return false, fmt.Errorf("store: count the shared texts: %w", err)
+		}
+		in.textsCounted = true
+	}
+	return (c.maxTexts <= 0 || in.textRows < int64(c.maxTexts)) &&
+		(c.maxTextSize <= 0 || in.textBytes+int64(n) <= c.maxTextSize), nil
 }
 
 // appendTextRef appends the stored form of a shared value.
