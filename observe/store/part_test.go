@@ -299,7 +299,9 @@ func TestSharedTextsAreBounded(t *testing.T) {
 			require.NoError(t, err)
 			defer b.Close()
 			start := time.Now().Add(-time.Hour)
-			desc := func(i int) string { return fmt.Sprintf("Agent number %03d, whose description is long enough to be shared between runs.", i) }
+			desc := func(i int) string {
+				return fmt.Sprintf("Agent number %03d, whose description is long enough to be shared between runs.", i)
+			}
 			for i := range 40 {
 				rec := &store.Record{
 					SpanID: trace.SpanID{1, byte(i + 1)}, Name: "invoke_agent a", Kind: trace.SpanKindInternal,
