@@ -3,6 +3,8 @@ package graph_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -92,4 +94,58 @@ func TestGraphRunOnABusyThreadOutsideAResume(t *testing.T) {
 	interrupted(t, err)
 	_, err = c.Invoke(ctx, "t", st{})
 	require.ErrorIs(t, err, graph.ErrThreadBusy)
+}
+
+// losingStore is a checkpoint store whose engine checkpoints fail once
+// the graph's thread has reached its end: a process that dies between the
+// graph's last checkpoint and the engine's record of the graph's end.
+type losingStore struct {
+	checkpoint.Store
+	lose atomic.Bool
+}
+
+func (s *losingStore) Put(ctx context.Context, cp checkpoint.Checkpoint) error {
+	if !strings.HasSuffix(cp.RunID, "/graph") {
+		if s.lose.Load() {
+			return errors.New("the process died")
+		}
+		return s.Store.Put(ctx, cp)
+	}
+	if err := s.Store.Put(ctx, cp); err != nil {
+		return err
+	}
+	if strings.Contains(string(cp.State), `"status":"done"`) {
+		s.lose.Store(true)
+	}
+	return nil
+}
+
+// TestEngineResumeOfAGraphThatHadEnded: a graph that reached its end in a
+// process that died before the engine recorded it is not run again by the
+// engine's resume: the run ends with the graph's final state.
+func TestEngineResumeOfAGraphThatHadEnded(t *testing.T) {
+	ctx := context.Background()
+	store := &losingStore{Store: checkpoint.NewMemory()}
+	var charged atomic.Int32
+	g := graph.New[st](graph.Config{Name: "order", Store: store}).Reducer("log", graph.Append()).
+		Node("charge", counted(&charged, "charge")).
+		Edge(graph.START, "charge").Edge("charge", graph.END)
+	c := compile(t, g)
+	e := engine.New(engine.WithCheckpoints(store))
+	var runID string
+	for ev := range e.Run(ctx, c, map[string]any{"topic": "order 7"}) {
+		if runID == "" && ev.Kind == agent.EventRunStart {
+			runID = ev.RunID
+		}
+	}
+	require.True(t, store.lose.Load(), "the graph ended and the engine lost its record")
+	require.Equal(t, int32(1), charged.Load())
+
+	store.lose.Store(false)
+	res, err := e.ResumeInvoke(ctx, c, runID, nil)
+	require.NoError(t, err)
+	var out st
+	require.NoError(t, res.Decode(&out))
+	require.Equal(t, []string{"charge"}, out.Log)
+	require.Equal(t, int32(1), charged.Load(), "charge did not run again")
 }

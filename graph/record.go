@@ -32,6 +32,9 @@ type record struct {
 	Status  string `json:"status"`
 	Step    int    `json:"step"`     // super-steps completed on the thread
 	RunStep int    `json:"run_step"` // Step when the current run's input came
+	// Run is the id of the agent run whose input started the thread's
+	// current run: an engine's resume of that run continues the thread.
+	Run   string `json:"run,omitempty"`
 	State   fields `json:"state"`
 	Next    []task `json:"next,omitempty"`
 	// Done holds the writes of the tasks of Next that finished (pending

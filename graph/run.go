@@ -75,7 +75,16 @@ func (c *Compiled[S]) start(ctx context.Context, r *agent.Run, input json.RawMes
 	if err != nil {
 		return nil, err
 	}
-	rec := &record{}
+	if head != nil && head.Run == r.ID && agent.JournalFrom(ctx) != nil {
+		// An engine resumes the run that started the thread's current run.
+		if head.Status == StatusDone {
+			// It ended before the engine recorded its end: its final
+			// state, without running anything again.
+			return json.Marshal(head.State)
+		}
+		return c.resumed(ctx, r, thread, agent.JournalFrom(ctx), head)
+	}
+	rec := &record{Run: r.ID}
 	if head == nil {
 		var zero S
 		if rec.State, err = encode(zero); err != nil {
@@ -83,9 +92,6 @@ func (c *Compiled[S]) start(ctx context.Context, r *agent.Run, input json.RawMes
 		}
 	} else {
 		if head.Status != StatusDone {
-			if j := agent.JournalFrom(ctx); j != nil {
-				return c.resumed(ctx, r, thread, j, head)
-			}
 			return nil, fmt.Errorf("%w: graph %s: thread %q is %s at checkpoint %d; continue it with Resume, or run on a new thread", ErrThreadBusy, c.name, thread, head.Status, seq)
 		}
 		rec.State, rec.Step = head.State, head.Step
@@ -114,10 +120,10 @@ func (c *Compiled[S]) start(ctx context.Context, r *agent.Run, input json.RawMes
 	return c.loop(ctx, r, thread, seq, rec)
 }
 
-// resumed continues thread, whose head rec is not done, within a run that
-// an engine resumes from its journal j (the graph is the engine's agent,
-// or nested in it): as [Compiled.Resume] does, with the answers j holds for
-// the requests the thread waits for. The graph's own runs go on without
+// resumed continues thread, whose head is not done and was started by run
+// r, within r resumed by an engine from its journal j (the graph is the
+// engine's agent, or nested in it): as [Compiled.Resume] does, with the
+// answers j holds for the requests the thread waits for. The graph's own runs go on without
 // the journal, from the thread's checkpoint: steps that ran are not run
 // again, and the input was applied when the thread started.
 func (c *Compiled[S]) resumed(ctx context.Context, r *agent.Run, thread string, j *agent.Journal, head *record) (json.RawMessage, error) {
