@@ -35,8 +35,8 @@ type record struct {
 	// Run is the id of the agent run whose input started the thread's
 	// current run: an engine's resume of that run continues the thread.
 	Run   string `json:"run,omitempty"`
-	State   fields `json:"state"`
-	Next    []task `json:"next,omitempty"`
+	State fields `json:"state"`
+	Next  []task `json:"next,omitempty"`
 	// Done holds the writes of the tasks of Next that finished (pending
 	// writes), so a resume does not run them again.
 	Done    map[string][]Write `json:"done,omitempty"`
