@@ -106,12 +106,12 @@ func (rc *recorder) add(ctx context.Context, ev agent.Event) error {
 func (rc *recorder) save(ctx context.Context, kind string, st RunState) error {
 	events, err := json.Marshal(rc.buf)
 	if err != nil {
-		return fmt.Errorf("workflow: checkpoint run %s: encode events: %w", rc.runID, err)
+		return fmt.Errorf("engine: checkpoint run %s: encode events: %w", rc.runID, err)
 	}
 	st.Format, st.Agent = RunFormat, rc.agent
 	state, err := json.Marshal(st)
 	if err != nil {
-		return fmt.Errorf("workflow: checkpoint run %s: encode state: %w", rc.runID, err)
+		return fmt.Errorf("engine: checkpoint run %s: encode state: %w", rc.runID, err)
 	}
 	cp := checkpoint.Checkpoint{
 		RunID: rc.runID, Seq: rc.head + 1, Kind: kind, Time: agent.Now(ctx), State: state, Events: events,
@@ -121,7 +121,7 @@ func (rc *recorder) save(ctx context.Context, kind string, st RunState) error {
 		if errors.Is(err, checkpoint.ErrConflict) {
 			return fmt.Errorf("%w: run %s: another process advanced it past checkpoint %d: %w", ErrAlreadyResumed, rc.runID, rc.head, err)
 		}
-		return fmt.Errorf("workflow: checkpoint run %s: %w", rc.runID, err)
+		return fmt.Errorf("engine: checkpoint run %s: %w", rc.runID, err)
 	}
 	rc.head++
 	rc.buf = rc.buf[:0]
@@ -139,20 +139,20 @@ type saved struct {
 // load reads run runID's checkpoints.
 func (e *Engine) load(ctx context.Context, runID string) (*saved, error) {
 	if e.store == nil {
-		return nil, fmt.Errorf("%w: workflow: the engine has no checkpoint store: create it with engine.WithCheckpoints", ErrNoCheckpoints)
+		return nil, fmt.Errorf("%w: engine: the engine has no checkpoint store: create it with engine.WithCheckpoints", ErrNoCheckpoints)
 	}
 	cps, err := e.store.List(ctx, runID)
 	if err != nil {
 		if errors.Is(err, checkpoint.ErrNotFound) {
-			return nil, fmt.Errorf("%w: workflow: run %q has no checkpoints in the engine's store: %w", ErrNoCheckpoints, runID, err)
+			return nil, fmt.Errorf("%w: engine: run %q has no checkpoints in the engine's store: %w", ErrNoCheckpoints, runID, err)
 		}
-		return nil, fmt.Errorf("workflow: read run %s: %w", runID, err)
+		return nil, fmt.Errorf("engine: read run %s: %w", runID, err)
 	}
 	s := &saved{head: cps[len(cps)-1], answers: map[string]json.RawMessage{}}
 	for i, cp := range cps {
 		var st RunState
 		if err := json.Unmarshal(cp.State, &st); err != nil || st.Format != RunFormat {
-			return nil, fmt.Errorf("%w: workflow: run %s checkpoint %d is not a %s checkpoint", checkpoint.ErrCorrupt, runID, cp.Seq, RunFormat)
+			return nil, fmt.Errorf("%w: engine: run %s checkpoint %d is not a %s checkpoint", checkpoint.ErrCorrupt, runID, cp.Seq, RunFormat)
 		}
 		if i == 0 {
 			s.start = st
@@ -161,7 +161,7 @@ func (e *Engine) load(ctx context.Context, runID string) (*saved, error) {
 		if len(cp.Events) > 0 {
 			var evs []agent.Event
 			if err := json.Unmarshal(cp.Events, &evs); err != nil {
-				return nil, fmt.Errorf("%w: workflow: run %s checkpoint %d: events: %w", checkpoint.ErrCorrupt, runID, cp.Seq, err)
+				return nil, fmt.Errorf("%w: engine: run %s checkpoint %d: events: %w", checkpoint.ErrCorrupt, runID, cp.Seq, err)
 			}
 			s.events = append(s.events, evs...)
 		}
@@ -221,17 +221,17 @@ func (e *Engine) ResumeInvoke(ctx context.Context, a agent.Agent, runID string, 
 // claim checks the answers and takes the run's head.
 func (e *Engine) claim(ctx context.Context, a agent.Agent, runID string, answers map[string]json.RawMessage) (*recorder, *agent.Journal, json.RawMessage, error) {
 	if a == nil {
-		return nil, nil, nil, fmt.Errorf("%w: workflow: the agent to resume is nil", agent.ErrInvalidConfig)
+		return nil, nil, nil, fmt.Errorf("%w: engine: the agent to resume is nil", agent.ErrInvalidConfig)
 	}
 	s, err := e.load(ctx, runID)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	if s.start.Agent != a.Name() {
-		return nil, nil, nil, fmt.Errorf("%w: workflow: run %s is a run of agent %q, not %q: resume it with the agent it started with", agent.ErrInvalidConfig, runID, s.start.Agent, a.Name())
+		return nil, nil, nil, fmt.Errorf("%w: engine: run %s is a run of agent %q, not %q: resume it with the agent it started with", agent.ErrInvalidConfig, runID, s.start.Agent, a.Name())
 	}
 	if s.head.Kind == CheckpointEnd {
-		return nil, nil, nil, fmt.Errorf("%w: workflow: run %s ended at checkpoint %d; nothing to resume", ErrRunEnded, runID, s.head.Seq)
+		return nil, nil, nil, fmt.Errorf("%w: engine: run %s ended at checkpoint %d; nothing to resume", ErrRunEnded, runID, s.head.Seq)
 	}
 	asked := map[string]agent.Question{}
 	for _, q := range agent.NewJournal(s.events, nil).Questions() {
@@ -240,10 +240,10 @@ func (e *Engine) claim(ctx context.Context, a agent.Agent, runID string, answers
 	for id, ans := range answers {
 		q, ok := asked[id]
 		if !ok {
-			return nil, nil, nil, fmt.Errorf("%w: workflow: run %s asked no question %q (it asked %s)", ErrUnknownQuestion, runID, id, questionIDs(asked))
+			return nil, nil, nil, fmt.Errorf("%w: engine: run %s asked no question %q (it asked %s)", ErrUnknownQuestion, runID, id, questionIDs(asked))
 		}
 		if _, done := s.answers[id]; done {
-			return nil, nil, nil, fmt.Errorf("%w: workflow: question %q of run %s was answered before", ErrAlreadyResumed, id, runID)
+			return nil, nil, nil, fmt.Errorf("%w: engine: question %q of run %s was answered before", ErrAlreadyResumed, id, runID)
 		}
 		if err := agent.CheckAnswer(q, ans); err != nil {
 			return nil, nil, nil, err
@@ -289,6 +289,6 @@ func (placeholder) InputSchema() json.RawMessage  { return flow.AnyObject }
 func (placeholder) OutputSchema() json.RawMessage { return flow.AnyObject }
 func (placeholder) Run(ctx context.Context, in json.RawMessage) iter.Seq2[agent.Event, error] {
 	return agent.Execute(ctx, placeholder{}, in, func(context.Context, *agent.Run) (json.RawMessage, error) {
-		return nil, fmt.Errorf("%w: workflow: the agent to run is nil", agent.ErrInvalidConfig)
+		return nil, fmt.Errorf("%w: engine: the agent to run is nil", agent.ErrInvalidConfig)
 	})
 }

@@ -118,7 +118,7 @@ func (r *Result) Text() string { return flow.TextOf(r.Output) }
 // Decode decodes the output into v.
 func (r *Result) Decode(v any) error {
 	if err := json.Unmarshal(r.Output, v); err != nil {
-		return fmt.Errorf("workflow: decode output into %T: %w", v, err)
+		return fmt.Errorf("engine: decode output into %T: %w", v, err)
 	}
 	return nil
 }
@@ -189,7 +189,7 @@ func InvokeAs[T any](ctx context.Context, e *Engine, a agent.Agent, input any) (
 		return v, err
 	}
 	if err := json.Unmarshal(res.Output, &v); err != nil {
-		return v, fmt.Errorf("workflow: agent %s: decode output into %T: %w", a.Name(), v, err)
+		return v, fmt.Errorf("engine: agent %s: decode output into %T: %w", a.Name(), v, err)
 	}
 	return v, nil
 }
@@ -211,12 +211,12 @@ func collect(stream iter.Seq2[agent.Event, error]) (int, error) {
 func (e *Engine) run(ctx context.Context, a agent.Agent, input any, res *Result, rc *recorder) iter.Seq2[agent.Event, error] {
 	return func(yield func(agent.Event, error) bool) {
 		if a == nil {
-			failedRun(ctx, nil, fmt.Errorf("%w: workflow: the agent to run is nil", agent.ErrInvalidConfig), yield)
+			failedRun(ctx, nil, fmt.Errorf("%w: engine: the agent to run is nil", agent.ErrInvalidConfig), yield)
 			return
 		}
 		raw, err := agent.EncodeInput(input)
 		if err != nil {
-			failedRun(ctx, a, fmt.Errorf("workflow: run %s: %w", a.Name(), err), yield)
+			failedRun(ctx, a, fmt.Errorf("engine: run %s: %w", a.Name(), err), yield)
 			return
 		}
 		start := agent.Now(ctx)

@@ -87,9 +87,14 @@ func (b *Buffer) Turns() []Turn {
 	return turns
 }
 
+// DefaultWindowTurns is how many turns a [Window] keeps when its config
+// does not say.
+const DefaultWindowTurns = 10
+
 // WindowConfig configures a [Window].
 type WindowConfig struct {
-	// MaxTurns is how many of the latest turns are kept; at least 1.
+	// MaxTurns is how many of the latest turns are kept; 0 means
+	// [DefaultWindowTurns].
 	MaxTurns int
 	// MaxTokens, when positive, is the budget for the turns sent: the
 	// oldest turns are left out until the estimate fits.
@@ -116,11 +121,14 @@ type windowTurn struct {
 
 // NewWindow checks cfg and returns an empty window.
 func NewWindow(cfg WindowConfig) (*Window, error) {
-	if cfg.MaxTurns < 1 {
-		return nil, fmt.Errorf("workflow: window memory: MaxTurns is %d; keep at least 1 turn", cfg.MaxTurns)
+	switch {
+	case cfg.MaxTurns < 0:
+		return nil, fmt.Errorf("engine: window memory: MaxTurns is %d; use 0 for the default (%d turns) or a positive number", cfg.MaxTurns, DefaultWindowTurns)
+	case cfg.MaxTurns == 0:
+		cfg.MaxTurns = DefaultWindowTurns
 	}
 	if cfg.MaxTokens < 0 {
-		return nil, fmt.Errorf("workflow: window memory: MaxTokens is %d; use 0 for no token budget or a positive number", cfg.MaxTokens)
+		return nil, fmt.Errorf("engine: window memory: MaxTokens is %d; use 0 for no token budget or a positive number", cfg.MaxTokens)
 	}
 	if cfg.Estimate == nil {
 		cfg.Estimate = EstimateTokens

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -147,10 +148,24 @@ func TestWindowInSession(t *testing.T) {
 }
 
 func TestWindowConfigErrors(t *testing.T) {
-	_, err := engine.NewWindow(engine.WindowConfig{})
-	require.ErrorContains(t, err, "MaxTurns is 0")
+	_, err := engine.NewWindow(engine.WindowConfig{MaxTurns: -1})
+	require.ErrorContains(t, err, "MaxTurns is -1; use 0 for the default (10 turns)")
 	_, err = engine.NewWindow(engine.WindowConfig{MaxTurns: 1, MaxTokens: -1})
 	require.ErrorContains(t, err, "MaxTokens is -1")
+}
+
+// TestWindowDefaultTurns: a zero MaxTurns keeps DefaultWindowTurns turns.
+func TestWindowDefaultTurns(t *testing.T) {
+	ctx := t.Context()
+	w, err := engine.NewWindow(engine.WindowConfig{})
+	require.NoError(t, err)
+	for i := range engine.DefaultWindowTurns + 3 {
+		require.NoError(t, w.Add(ctx, engine.Turn{Messages: []model.Message{model.UserMessage(strconv.Itoa(i))}}))
+	}
+	msgs, err := w.Messages(ctx, nil)
+	require.NoError(t, err)
+	require.Len(t, msgs, engine.DefaultWindowTurns)
+	require.Equal(t, "3", msgs[0].Text(), "the oldest turns went")
 }
 
 func TestEstimateTokens(t *testing.T) {

@@ -85,12 +85,12 @@ func (s *Session) run(ctx context.Context, input any, res *Result) iter.Seq2[age
 		defer s.busy.Store(false)
 		in, err := agent.EncodeInput(input)
 		if err != nil {
-			failedRun(ctx, s.agent, fmt.Errorf("workflow: session: %w", err), yield)
+			failedRun(ctx, s.agent, fmt.Errorf("engine: session: %w", err), yield)
 			return
 		}
 		hist, err := s.memory.Messages(ctx, in)
 		if err != nil {
-			failedRun(ctx, s.agent, fmt.Errorf("workflow: session memory: %w", err), yield)
+			failedRun(ctx, s.agent, fmt.Errorf("engine: session memory: %w", err), yield)
 			return
 		}
 		var r Result
@@ -103,7 +103,7 @@ func (s *Session) run(ctx context.Context, input any, res *Result) iter.Seq2[age
 				// The turn is kept before the run's end reaches the caller,
 				// so a failure to keep it is the run's failure.
 				if merr := s.memory.Add(ctx, Turn{Messages: turnMessages(in, ev)}); merr != nil {
-					err = fmt.Errorf("workflow: session memory: record the turn: %w", merr)
+					err = fmt.Errorf("engine: session memory: record the turn: %w", merr)
 					ev.Err = err
 				}
 			}
