@@ -21,8 +21,9 @@ const (
 // output key. Branches are JavaScript expressions over the state, run in
 // loom's sandbox, or Go functions the registry names ([Registry].Branches).
 // Each step is checkpointed ([Registry].Checkpoints); a human node stops
-// the run with a question, and [Resumable.ResumeRun] continues it from the
-// checkpoint without running any node again.
+// the run with a question, and an engine's resume of the run (or
+// [Resumable.ResumeRun]) continues it from the checkpoint without running
+// any node again.
 type Graph struct {
 	Type        string `yaml:"type" json:"type"`
 	Description string `yaml:"description,omitempty" json:"description,omitempty"`
