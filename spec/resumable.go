@@ -9,8 +9,10 @@ import (
 )
 
 // Resumable is an agent that keeps its own checkpoints, as a graph entry
-// does: a run of it that stopped for answers is continued with ResumeRun,
-// given the id of the run that stopped, not with an engine's Resume.
+// does. A run of it that an engine recorded is continued by the engine's
+// Resume like any other; ResumeRun continues it from its own checkpoints
+// alone, given the id of the run that stopped, as a new run (for a run
+// that no engine recorded).
 type Resumable interface {
 	agent.Agent
 	// ResumeRun continues the stopped run runID with answers keyed by
