@@ -133,6 +133,24 @@ func (j *Journal) Questions() []Question {
 // to, reading the answers to its own questions with [Journal.Answer].
 func JournalFrom(ctx context.Context) *Journal { return journalFrom(ctx) }
 
+// HasNested reports whether the journal holds a run nested in run id: the
+// run had started work before the process stopped. An agent that keeps
+// its own checkpoints tells by it that they should exist.
+func (j *Journal) HasNested(id string) bool {
+	if j == nil {
+		return false
+	}
+	prefix := id + "."
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for rid := range j.runs {
+		if strings.HasPrefix(rid, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
 // Answer returns the answer to question id that the journal holds, and
 // whether it holds one; [Ask] reads its answers this way.
 func (j *Journal) Answer(id string) (json.RawMessage, bool) {

@@ -149,3 +149,35 @@ func TestEngineResumeOfAGraphThatHadEnded(t *testing.T) {
 	require.Equal(t, []string{"charge"}, out.Log)
 	require.Equal(t, int32(1), charged.Load(), "charge did not run again")
 }
+
+// TestEngineResumeOnAnotherThreadIsRefused: an engine's resume of a graph
+// run under a thread other than the one it ran on is refused rather than
+// starting the graph afresh and running its nodes again.
+func TestEngineResumeOnAnotherThreadIsRefused(t *testing.T) {
+	ctx := context.Background()
+	store := checkpoint.NewMemory()
+	var charged atomic.Int32
+	g := graph.New[st](graph.Config{Name: "order", Store: store}).Reducer("log", graph.Append()).
+		Node("charge", counted(&charged, "charge"))
+	askNode(g, "ok")
+	g.Edge(graph.START, "charge").Edge("charge", "ok").Edge("ok", graph.END)
+	c := compile(t, g)
+	e := engine.New(engine.WithCheckpoints(store))
+	_, err := e.Invoke(graph.WithThread(ctx, "orders/7"), c, map[string]any{})
+	ie := interrupted(t, err)
+
+	_, err = e.ResumeInvoke(graph.WithThread(ctx, "orders/8"), c, ie.Questions[0].RootID, answer(ie, yes()))
+	require.ErrorIs(t, err, graph.ErrNothingToResume)
+	require.ErrorContains(t, err, `thread "orders/8" has no checkpoints`)
+	require.Equal(t, int32(1), charged.Load(), "charge did not run again")
+
+	require.ErrorIs(t, err, agent.ErrInterrupted, "the run stays paused")
+
+	// The refused attempt's answer was recorded: the right thread goes on.
+	res, err := e.ResumeInvoke(graph.WithThread(ctx, "orders/7"), c, ie.Questions[0].RootID, nil)
+	require.NoError(t, err)
+	var out st
+	require.NoError(t, res.Decode(&out))
+	require.Equal(t, []string{"charge", "ok=true"}, out.Log)
+	require.Equal(t, int32(1), charged.Load())
+}

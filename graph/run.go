@@ -84,6 +84,13 @@ func (c *Compiled[S]) start(ctx context.Context, r *agent.Run, input json.RawMes
 		}
 		return c.resumed(ctx, r, thread, agent.JournalFrom(ctx), head)
 	}
+	if j := agent.JournalFrom(ctx); head == nil && j.HasNested(r.ID) {
+		// The run's steps ran before, so its thread has checkpoints; this
+		// is another thread, and starting afresh would run them again.
+		// The run stays paused (the error is an interruption), so that a
+		// resume with the right thread continues it.
+		return nil, fmt.Errorf("%w: graph %s: run %s ran steps before, but thread %q has no checkpoints: resume it with the thread it ran on (graph.WithThread): %w", ErrNothingToResume, c.name, r.ID, thread, &agent.InterruptedError{Questions: j.Pending()})
+	}
 	rec := &record{Run: r.ID}
 	if head == nil {
 		var zero S
