@@ -33,6 +33,21 @@ func artifactDir(t *testing.T) string {
 	return t.TempDir()
 }
 
+// clickInPage clicks the first element sel selects, from the page's own
+// script. The viewer's list re-renders (filters and rows) when runs arrive
+// or a filter's page loads, so a node chromedp.Click found may be gone by
+// its next DevTools call ("Could not find node with given id"); a click
+// made in the page cannot miss. It waits up to 10 s for the element.
+func clickInPage(ctx context.Context, sel string) error {
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](
+		fmt.Sprintf(`(() => { const e = document.querySelector(%q); if (!e) return false; e.click(); return true; })()`, sel),
+		chromedp.WithPollingTimeout(10*time.Second)))
+	if err != nil {
+		return fmt.Errorf("click %s: %w", sel, err)
+	}
+	return nil
+}
+
 // newBrowser starts headless Chromium and returns a tab context; the
 // browser is stopped when the test ends, and the test fails if the page
 // threw an exception or logged an error.
@@ -179,19 +194,16 @@ func TestBrowserViewer(t *testing.T) {
 	screenshot(t, ctx, dir, "observe-list.png")
 
 	// Filtering by status keeps the failed run only.
-	require.NoError(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`button[data-status="error"]`)),
-		chromedp.WaitNotPresent(chromedp.CSS(row)),
-	))
+	require.NoError(t, clickInPage(ctx, `button[data-status="error"]`))
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitNotPresent(chromedp.CSS(row))))
 	require.Len(t, texts(t, ctx, "tbody tr"), 1)
-	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`button[data-status=""]`)), chromedp.WaitVisible(chromedp.CSS(row))))
+	require.NoError(t, clickInPage(ctx, `button[data-status=""]`))
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(row))))
 
 	// Click into the run: the span tree shows the agent, both model calls,
 	// the evaluateJs tool call and agent, and the sandbox run.
-	require.NoError(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(row)),
-		chromedp.WaitVisible(chromedp.CSS(`#waterfall .wf-row[data-type="sandbox"]`)),
-	))
+	require.NoError(t, clickInPage(ctx, row))
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#waterfall .wf-row[data-type="sandbox"]`))))
 	labels := texts(t, ctx, "#waterfall .wf-row .wf-label")
 	types := texts(t, ctx, "#waterfall .wf-row .chip")
 	require.Equal(t, []string{"coder", "gpt-4o-mini", "evaluateJs", "evaluateJs", "sandbox.run", "gpt-4o-mini"}, labels)

@@ -90,10 +90,8 @@ func TestBrowserRealWorkflow(t *testing.T) {
 	require.Contains(t, rows[0], "OK")
 	screenshot(t, ctx, dir, "observe-real-list.png")
 
-	require.NoError(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(row)),
-		chromedp.WaitVisible(chromedp.CSS(`#waterfall .wf-row[data-type="sandbox"]`)),
-	))
+	require.NoError(t, clickInPage(ctx, row))
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#waterfall .wf-row[data-type="sandbox"]`))))
 	labels := strings.Join(texts(t, ctx, "#waterfall .wf-row .wf-label"), " | ")
 	for _, want := range []string{"code_execution", "coder", "scripted", "evaluateJs", "sandbox.run"} {
 		require.Contains(t, labels, want)
