@@ -130,9 +130,10 @@ func (c *Compiled[S]) start(ctx context.Context, r *agent.Run, input json.RawMes
 // resumed continues thread, whose head is not done and was started by run
 // r, within r resumed by an engine from its journal j (the graph is the
 // engine's agent, or nested in it): as [Compiled.Resume] does, with the
-// answers j holds for the requests the thread waits for. The graph's own runs go on without
-// the journal, from the thread's checkpoint: steps that ran are not run
-// again, and the input was applied when the thread started.
+// answers j holds for the requests the thread waits for. The graph's own
+// runs go on without the journal, from the thread's checkpoint: steps that
+// ran are not run again, and the input was applied when the thread
+// started.
 func (c *Compiled[S]) resumed(ctx context.Context, r *agent.Run, thread string, j *agent.Journal, head *record) (json.RawMessage, error) {
 	answers := map[string]json.RawMessage{}
 	for _, q := range head.Waiting {
