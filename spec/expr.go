@@ -82,7 +82,14 @@ func checkExpr(expr string) error {
 	msg, _, _ := strings.Cut(se.Message, "\n")
 	if se.Kind == sandbox.KindSyntax && se.Line > exprLines {
 		if _, rest, ok := strings.Cut(msg, ": "); ok {
-			msg = fmt.Sprintf("SyntaxError at line %d, column %d of the expression: %s", se.Line-exprLines, se.Column, rest)
+			line := se.Line - exprLines
+			if line > strings.Count(expr, "\n")+1 {
+				// Found at the wrapper's closing parenthesis: the
+				// expression stopped short.
+				msg = "SyntaxError at the end of the expression (is it cut short?): " + rest
+			} else {
+				msg = fmt.Sprintf("SyntaxError at line %d, column %d of the expression: %s", line, se.Column, rest)
+			}
 		}
 	}
 	return errors.New(msg)

@@ -104,9 +104,10 @@ func (in *inserter) storeText(ctx context.Context, v string) (id int64, ok bool,
 		if room, rerr := in.textRoom(ctx, len(v)); rerr != nil || !room {
 			return 0, false, rerr
 		}
-		err = in.tx.QueryRowContext(ctx, `INSERT INTO texts (hash, value) VALUES (?, ?) RETURNING id`, sum, v).Scan(&id)
-		in.textRows++
-		in.textBytes += int64(len(v))
+		if err = in.tx.QueryRowContext(ctx, `INSERT INTO texts (hash, value) VALUES (?, ?) RETURNING id`, sum, v).Scan(&id); err == nil {
+			in.textRows++
+			in.textBytes += int64(len(v))
+		}
 	}
 	if err != nil {
 		return 0, false, fmt.Errorf("store: store a shared attribute key or value: %w", err)
