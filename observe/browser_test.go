@@ -179,10 +179,20 @@ func TestBrowserViewer(t *testing.T) {
 	require.Contains(t, failedText, "Error")
 	require.Contains(t, failedText, "503 Service Unavailable")
 
-	// A run recorded while the page is open appears without a reload.
+	// A run recorded while the page is open appears without a reload, and
+	// the filters stay the same elements (an open drop-down stays open),
+	// their counts updated in place.
+	require.Contains(t, texts(t, ctx, "select.agent-filter option"), "coder (3)")
+	_, err = chromedp.Run(ctx, chromedp.Evaluate[bool](`(window.filtersBefore = [document.querySelector("select.agent-filter"), document.querySelector('button[data-status="error"]')], true)`))
+	require.NoError(t, err)
 	exportRuns(t, s, fixture.Run{Seed: 15, Start: time.Now(), Question: "How many days until 2030?"})
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`tr[data-trace="%s"]`, fixture.IDs(15))))))
 	require.Len(t, texts(t, ctx, "tbody tr"), 5)
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`[...document.querySelector("select.agent-filter").options].some((o) => o.text === "coder (4)")`, chromedp.WithPollingTimeout(10*time.Second)))
+	require.NoError(t, err, "the agent's count follows")
+	same, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.filtersBefore[0] === document.querySelector("select.agent-filter") && window.filtersBefore[1] === document.querySelector('button[data-status="error"]') && window.filtersBefore.every((e) => e.isConnected)`))
+	require.NoError(t, err)
+	require.True(t, same, "the filters were not rebuilt")
 	// The figures above the list follow.
 	_, err = chromedp.Run(ctx, chromedp.Poll[bool](
 		`(document.querySelector('[data-testid="stats"] .kpi .v') || {}).textContent === "5"`, chromedp.WithPollingTimeout(10*time.Second)))

@@ -297,11 +297,8 @@
       try {
         const res = await api("/api/agents");
         if (stopped) return;
-        const names = res.agents.map((a) => a.name);
-        if (names.join("\n") !== agents.map((a) => a.name).join("\n")) {
-          agents = res.agents;
-          render();
-        } else agents = res.agents;
+        agents = res.agents;
+        if (head) controls(); // the drop-down's names and counts, in place
       } catch (_) { /* the list still works */ }
     }
 
@@ -368,27 +365,42 @@
       return Number(frac.slice(3));
     }
 
-    function render() {
-      const statusSeg = h("div", { class: "seg", role: "group", "aria-label": "Status" },
-        [["", "All"], ["ok", "OK"], ["error", "Error"], ["limit", "Limit"], ["running", "Running"]].map(([v, label]) =>
+    // The filters are made once and updated in place, and the page
+    // around them is kept: a live update must not close an open agent
+    // drop-down or take a button from under the pointer.
+    let page = null, head = null, countEl = null, agentSel = null, statusBtns = [], rest = null;
+    function controls() {
+      if (!head) {
+        statusBtns = [["", "All"], ["ok", "OK"], ["error", "Error"], ["limit", "Limit"], ["running", "Running"]].map(([v, label]) =>
           h("button", {
-            type: "button", "aria-pressed": state.status === v ? "true" : "false", "data-status": v, text: label,
+            type: "button", "data-status": v, text: label,
             onclick: () => { state.status = v; syncHash(); go(0); },
-          })));
-      const agentSel = h("select", {
-        class: "agent-filter", "aria-label": "Agent",
-        onchange: (e) => { state.agent = e.target.value; syncHash(); go(0); },
-      }, h("option", { value: "", text: "All agents" }),
-      agents.map((a) => h("option", { value: a.name, selected: a.name === state.agent, text: `${a.name} (${a.traces})` })));
-      if (state.agent && !agents.some((a) => a.name === state.agent)) {
-        agentSel.append(h("option", { value: state.agent, selected: true, text: state.agent }));
+          }));
+        agentSel = h("select", {
+          class: "agent-filter", "aria-label": "Agent",
+          onchange: (e) => { state.agent = e.target.value; syncHash(); go(0); },
+        });
+        countEl = h("span", { class: "count" });
+        head = h("div", { class: "list-head" },
+          h("h1", {}, "Runs"), countEl,
+          h("div", { class: "filters" }, h("div", { class: "seg", role: "group", "aria-label": "Status" }, statusBtns), agentSel));
       }
+      for (const b of statusBtns) b.setAttribute("aria-pressed", state.status === b.dataset.status ? "true" : "false");
+      const want = [["", "All agents"], ...agents.map((a) => [a.name, `${a.name} (${a.traces})`])];
+      if (state.agent && !agents.some((a) => a.name === state.agent)) want.push([state.agent, state.agent]);
+      const opts = agentSel.options;
+      if (opts.length === want.length && want.every(([v], i) => opts[i].value === v)) {
+        want.forEach(([, text], i) => { if (opts[i].text !== text) opts[i].text = text; });
+      } else {
+        agentSel.replaceChildren(...want.map(([v, text]) => h("option", { value: v, text })));
+      }
+      agentSel.value = state.agent;
+      countEl.textContent = state.loading ? "" : countText();
+      return head;
+    }
 
-      const head = h("div", { class: "list-head" },
-        h("h1", {}, "Runs"),
-        h("span", { class: "count", text: state.loading ? "" : countText() }),
-        h("div", { class: "filters" }, statusSeg, agentSel));
-
+    function render() {
+      controls();
       let body;
       if (state.error) body = h("div", { class: "error-box", text: "Could not load traces: " + state.error });
       else if (state.loading && !state.traces.length) body = h("div", { class: "card loading", text: "Loading…" });
@@ -404,7 +416,12 @@
         ? h("div", { class: "banner", onclick: () => go(0) }, `${state.pending} new run${state.pending > 1 ? "s" : ""} — show latest`)
         : null;
 
-      app.replaceChildren(h("div", { class: "list-page" }, head, statsStrip(), banner, body, state.traces.length ? pager : null));
+      if (!page) {
+        rest = h("div", {});
+        page = h("div", { class: "list-page" }, head, rest);
+      }
+      if (app.firstChild !== page || app.childNodes.length !== 1) app.replaceChildren(page);
+      rest.replaceChildren(...[statsStrip(), banner, body, state.traces.length ? pager : null].filter(Boolean));
       fresh.clear();
     }
 
