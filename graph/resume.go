@@ -43,7 +43,9 @@ func (c *Compiled[S]) Resume(ctx context.Context, thread string, answers map[str
 		if err != nil {
 			return nil, err
 		}
-		return c.loop(ctx, r, thread, seq, rec)
+		// The thread's checkpoints, not a journal of an engine's resume
+		// this may run within, say what ran.
+		return c.loop(agent.WithJournal(ctx, nil), r, thread, seq, rec)
 	})
 }
 
