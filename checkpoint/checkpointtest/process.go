@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -190,9 +191,9 @@ func testProcessKilled(t *testing.T, target string, open Opener) {
 		return err == nil && head.Seq >= 30
 	}, 2*time.Minute, 2*time.Millisecond, "the child wrote 30 checkpoints")
 	require.NoError(t, c.cmd.Process.Kill()) // SIGKILL: no deferred Close, no clean shutdown
-	err := c.cmd.Wait()
+	<-c.done
 	var exit *exec.ExitError
-	require.ErrorAs(t, err, &exit, "the child was killed, not finished: %s", c.out)
+	require.ErrorAs(t, c.err, &exit, "the child was killed, not finished: %s", c.out)
 
 	// The run is a whole line of whole checkpoints, and it continues.
 	all, err := s.List(ctx, "killed")
@@ -227,42 +228,78 @@ func openBoth(t *testing.T, target string, open Opener) (checkpoint.Store, check
 }
 
 type childProc struct {
-	cmd *exec.Cmd
-	out *bytes.Buffer
+	cmd  *exec.Cmd
+	out  *bytes.Buffer // read only once done is closed
+	done chan struct{} // closed when the child has exited
+	err  error         // cmd.Wait's, set before done is closed
 }
 
-func (c childProc) wait(t *testing.T) string {
+func (c *childProc) wait(t *testing.T) string {
 	t.Helper()
-	require.NoError(t, c.cmd.Wait(), "child: %s", c.out)
+	<-c.done
+	require.NoError(t, c.err, "child: %s", c.out)
 	return c.out.String()
 }
 
 // startChildren starts n child processes in mode, waits until all are
-// ready, then lets them go at once. Children still running at the end of
-// the test are killed.
-func startChildren(t *testing.T, mode, target string, n, rounds int) []childProc {
+// ready, then lets them go at once. A child that exits before it is ready
+// fails the test at once with its output; one that is not ready within a
+// minute is sent SIGQUIT, so that the failure shows its goroutines.
+// Children still running at the end of the test are killed.
+func startChildren(t *testing.T, mode, target string, n, rounds int) []*childProc {
 	t.Helper()
 	goFile := filepath.Join(t.TempDir(), "go")
-	var children []childProc
+	var children []*childProc
 	for i := range n {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), childEnv+"="+mode, childTargetEnv+"="+target, fmt.Sprintf("%s=w%d", childNameEnv, i),
 			fmt.Sprintf("%s=%d", childRoundsEnv, rounds), childGoEnv+"="+goFile)
-		out := &bytes.Buffer{}
-		cmd.Stdout, cmd.Stderr = out, out
+		c := &childProc{cmd: cmd, out: &bytes.Buffer{}, done: make(chan struct{})}
+		cmd.Stdout, cmd.Stderr = c.out, c.out
 		require.NoError(t, cmd.Start())
+		go func() {
+			c.err = cmd.Wait()
+			close(c.done)
+		}()
 		t.Cleanup(func() {
-			if cmd.ProcessState == nil {
-				_ = cmd.Process.Kill()
-				_ = cmd.Wait()
-			}
+			_ = cmd.Process.Kill()
+			<-c.done
 		})
-		children = append(children, childProc{cmd: cmd, out: out})
+		children = append(children, c)
 	}
-	require.Eventually(t, func() bool {
+	deadline := time.Now().Add(time.Minute)
+	for {
 		ready, _ := filepath.Glob(goFile + ".ready.*")
-		return len(ready) == n
-	}, time.Minute, time.Millisecond, "the children did not get ready")
+		if len(ready) == n {
+			break
+		}
+		for i, c := range children {
+			select {
+			case <-c.done:
+				if _, err := os.Stat(fmt.Sprintf("%s.ready.w%d", goFile, i)); err != nil {
+					t.Fatalf("child %d exited before it was ready (%v): %s", i, c.err, c.out)
+				}
+			default:
+			}
+		}
+		if time.Now().After(deadline) {
+			var report strings.Builder
+			for i, c := range children {
+				if _, err := os.Stat(fmt.Sprintf("%s.ready.w%d", goFile, i)); err == nil {
+					continue
+				}
+				_ = c.cmd.Process.Signal(syscall.SIGQUIT)
+				select {
+				case <-c.done:
+					fmt.Fprintf(&report, "child %d, not ready after a minute, its goroutines on SIGQUIT:\n%s\n", i, c.out)
+				case <-time.After(10 * time.Second):
+					fmt.Fprintf(&report, "child %d, not ready after a minute, did not exit on SIGQUIT\n", i)
+				}
+			}
+			t.Fatalf("the children did not get ready:\n%s", report.String())
+		}
+		time.Sleep(time.Millisecond)
+	}
 	require.NoError(t, os.WriteFile(goFile, nil, 0o600))
 	return children
 }
