@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
@@ -248,11 +249,14 @@ func (s *SQLite) Path() string { return s.path }
 // Collection returns the name of the open collection.
 func (s *SQLite) Collection() string { return s.collection }
 
+// sqliteBusy is how long the store waits for another process's lock.
+const sqliteBusy = 10 * time.Second
+
 // sqliteDSN builds the connection string: WAL journal, a busy timeout for
 // other processes' writes, NORMAL sync and IMMEDIATE write transactions.
 func sqliteDSN(path string) string {
 	q := url.Values{}
-	q.Set("_pragma", "busy_timeout(10000)")
+	q.Set("_pragma", fmt.Sprintf("busy_timeout(%d)", sqliteBusy.Milliseconds()))
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Set("_txlock", "immediate")

@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+
+	"github.com/loomwork/loom/internal/userfile"
 )
 
 // sqliteMigrations are the schema versions of the vector database, applied
@@ -32,7 +34,7 @@ CREATE TABLE IF NOT EXISTS vector_documents (
 // migrateSQLite brings db to the newest schema in one IMMEDIATE
 // transaction, so two processes creating a file at once do not clash.
 func migrateSQLite(ctx context.Context, db *sql.DB) error {
-	tx, err := db.BeginTx(ctx, nil)
+	tx, err := userfile.BeginWrite(ctx, db, sqliteBusy)
 	if err != nil {
 		return fmt.Errorf("begin schema migration: %w", err)
 	}

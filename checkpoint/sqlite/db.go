@@ -10,8 +10,7 @@ import (
 
 	"github.com/loomwork/loom/checkpoint/internal/sqlrow"
 	"github.com/loomwork/loom/internal/userfile"
-	msqlite "modernc.org/sqlite" // also registers the "sqlite" database/sql driver
-	sqlite3 "modernc.org/sqlite/lib"
+	// also registers the "sqlite" database/sql driver
 )
 
 // db is the plumbing [Store] and [Sessions] share: one write connection
@@ -46,7 +45,7 @@ func openDB(ctx context.Context, path string, opts []Option) (*db, error) {
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint/sqlite: open %s: %w", path, err)
 	}
-	if err := migrate(ctx, pools.Write); err != nil {
+	if err := migrate(ctx, pools.Write, cfg.busyTimeout); err != nil {
 		pools.Close()
 		return nil, fmt.Errorf("checkpoint/sqlite: open %s: %w", path, err)
 	}
@@ -91,8 +90,7 @@ func (d *db) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 // adviseBusy says what to do about SQLITE_BUSY: another process held the
 // write lock for longer than the busy timeout.
 func adviseBusy(err error) error {
-	var se *msqlite.Error
-	if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY {
+	if userfile.IsBusy(err) {
 		return fmt.Errorf("%w: another process held the write lock longer than the busy timeout: retry, or raise it with WithBusyTimeout", err)
 	}
 	return err

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/loomwork/loom/checkpoint/internal/sqlrow"
+	"github.com/loomwork/loom/internal/userfile"
 )
 
 // schemaSQL creates the tables of schema version 1. Times are Unix
@@ -57,8 +59,8 @@ CREATE TABLE loom_session_turns (
 // existing one is loom's and not newer than this build, in one IMMEDIATE
 // transaction so that two processes opening a new file at once do not
 // both create it.
-func migrate(ctx context.Context, db *sql.DB) error {
-	tx, err := db.BeginTx(ctx, nil)
+func migrate(ctx context.Context, db *sql.DB, busy time.Duration) error {
+	tx, err := userfile.BeginWrite(ctx, db, busy)
 	if err != nil {
 		return fmt.Errorf("begin the schema check: %w", err)
 	}

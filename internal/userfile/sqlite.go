@@ -1,11 +1,15 @@
 package userfile
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
 	"net/url"
 	"time"
+
+	msqlite "modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // SQLite is a local database's two pools: one write connection, whose
@@ -38,6 +42,34 @@ func OpenSQLite(path string, busy time.Duration, pragmas ...string) (SQLite, err
 	read.SetMaxOpenConns(4)
 	read.SetMaxIdleConns(2)
 	return SQLite{Write: write, Read: read}, nil
+}
+
+// BeginWrite begins a transaction on db, a write pool. SQLite can
+// report a new file busy without waiting on the busy timeout while another
+// process opens it at the same moment and turns it to WAL mode, so a busy
+// database is retried here, with a short back-off, for at most busy.
+func BeginWrite(ctx context.Context, db *sql.DB, busy time.Duration) (*sql.Tx, error) {
+	deadline := time.Now().Add(busy)
+	wait := 2 * time.Millisecond
+	for {
+		tx, err := db.BeginTx(ctx, nil)
+		if err == nil || !IsBusy(err) || time.Now().After(deadline) {
+			return tx, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 50*time.Millisecond)
+	}
+}
+
+// IsBusy reports whether err is SQLite's SQLITE_BUSY: another connection
+// holds the lock.
+func IsBusy(err error) bool {
+	var se *msqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY
 }
 
 // Close closes both pools.

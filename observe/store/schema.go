@@ -4,6 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"time"
+
+	"github.com/loomwork/loom/internal/userfile"
 )
 
 // migrations[i] brings the schema from user_version i to i+1. Append only:
@@ -98,8 +101,8 @@ const SchemaVersion = 2
 
 // migrate brings the database to SchemaVersion in one IMMEDIATE transaction,
 // so two processes opening a new file at once do not both create it.
-func migrate(ctx context.Context, db *sql.DB) error {
-	tx, err := db.BeginTx(ctx, nil) // the write pool begins IMMEDIATE
+func migrate(ctx context.Context, db *sql.DB, busy time.Duration) error {
+	tx, err := userfile.BeginWrite(ctx, db, busy) // the write pool begins IMMEDIATE
 	if err != nil {
 		return fmt.Errorf("store: begin schema migration: %w", err)
 	}

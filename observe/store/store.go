@@ -53,7 +53,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	if err := migrate(ctx, pools.Write); err != nil {
+	if err := migrate(ctx, pools.Write, cfg.busyTimeout); err != nil {
 		pools.Close()
 		return nil, fmt.Errorf("%w (database %s)", err, path)
 	}
