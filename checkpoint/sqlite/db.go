@@ -9,8 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/loomwork/loom/checkpoint/internal/sqlrow"
-	"github.com/loomwork/loom/internal/userfile"
-	// also registers the "sqlite" database/sql driver
+	"github.com/loomwork/loom/internal/userfile" // also registers the "sqlite" database/sql driver
 )
 
 // db is the plumbing [Store] and [Sessions] share: one write connection

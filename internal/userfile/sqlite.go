@@ -20,7 +20,7 @@ type SQLite struct {
 }
 
 // OpenSQLite opens the pools of the SQLite file at path with the "sqlite"
-// driver, which the caller registers (modernc.org/sqlite): WAL journal,
+// driver of modernc.org/sqlite, which this package registers: WAL journal,
 // the busy timeout, NORMAL sync (durable across a process crash; a power
 // cut may lose the last commits but never corrupts the file), and
 // query_only for the read pool. pragmas, such as "page_size(16384)", apply
