@@ -11,6 +11,7 @@ import (
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/checkpoint"
+	"github.com/loomwork/loom/internal/flow"
 )
 
 // Compiled is a checked graph, ready to run. It is an [agent.Agent]: its
@@ -104,14 +105,14 @@ func (g *Graph[S]) Compile() (*Compiled[S], error) {
 	if len(succ[START]) == 0 {
 		bad("nothing starts the graph; add Edge(graph.START, %q) or a Branch from graph.START", firstOr(g.order))
 	}
-	reach := closure(START, succ)
+	reach := flow.Reachable(START, succ)
 	pred := map[string][]string{}
 	for from, tos := range succ {
 		for _, to := range tos {
 			pred[to] = append(pred[to], from)
 		}
 	}
-	ends := closure(END, pred)
+	ends := flow.Reachable(END, pred)
 	for _, n := range g.order {
 		if !reach[n] {
 			bad("node %q is unreachable from graph.START; add an edge into it or remove it", n)
@@ -151,23 +152,6 @@ func firstOr(ss []string) string {
 		return "node"
 	}
 	return ss[0]
-}
-
-// closure returns every name reachable from start through next.
-func closure(start string, next map[string][]string) map[string]bool {
-	seen := map[string]bool{start: true}
-	stack := []string{start}
-	for len(stack) > 0 {
-		n := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		for _, m := range next[n] {
-			if !seen[m] {
-				seen[m] = true
-				stack = append(stack, m)
-			}
-		}
-	}
-	return seen
 }
 
 // Name returns the graph's name.

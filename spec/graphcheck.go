@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/loomwork/loom/internal/flow"
 	"go.yaml.in/yaml/v4"
 )
 
@@ -140,8 +141,8 @@ func (d *Doc) checkGraph(c *checker, e *Entry, g *Graph) {
 		next[l.From] = append(next[l.From], l.To)
 		prev[l.To] = append(prev[l.To], l.From)
 	}
-	from := reach(GraphStart, next)
-	to := reach(GraphEnd, prev)
+	from := flow.Reachable(GraphStart, next)
+	to := flow.Reachable(GraphEnd, prev)
 	for _, name := range g.order {
 		p := join(nodesAt, name)
 		switch {
@@ -155,23 +156,6 @@ func (d *Doc) checkGraph(c *checker, e *Entry, g *Graph) {
 
 // exprHint says what an expression of a graph is.
 const exprHint = "an expression is JavaScript whose value is used, over the constant state, e.g. state.score > 0.5 ? \"publish\" : \"revise\""
-
-// reach returns every name reachable from start through next.
-func reach(start string, next map[string][]string) map[string]bool {
-	seen := map[string]bool{start: true}
-	stack := []string{start}
-	for len(stack) > 0 {
-		n := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		for _, m := range next[n] {
-			if !seen[m] {
-				seen[m] = true
-				stack = append(stack, m)
-			}
-		}
-	}
-	return seen
-}
 
 // graphRefs returns the agents a graph's nodes name, in file order.
 func (g *Graph) graphRefs(at string) []ref {

@@ -1,7 +1,7 @@
 // Package flow holds what loom's compositions and the Coder→Sandbox workflow
 // share: the identity and schemas of a composition agent, the JSON helpers
-// that merge and read step outputs, and the rule for which step errors end
-// a composition.
+// that merge and read step outputs, the rule for which step errors end
+// a composition, and the reachability walk over a graph's edges.
 package flow
 
 import (
