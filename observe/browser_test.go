@@ -4,34 +4,17 @@ import (
 	"context"
 	"fmt"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/emulation"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/loomwork/loom/internal/browsertest"
 	"github.com/loomwork/loom/observe"
 	"github.com/loomwork/loom/observe/internal/fixture"
 	"github.com/stretchr/testify/require"
 )
-
-// chromiumPath is where Debian's chromium package puts the browser.
-const chromiumPath = "/usr/bin/chromium"
-
-// artifactDir is where browser tests save screenshots: $LOOM_ARTIFACTS, or
-// a temporary folder of the test.
-func artifactDir(t *testing.T) string {
-	t.Helper()
-	if dir := os.Getenv("LOOM_ARTIFACTS"); dir != "" {
-		require.NoError(t, os.MkdirAll(dir, 0o755))
-		return dir
-	}
-	return t.TempDir()
-}
 
 // clickInPage clicks the first element sel selects, from the page's own
 // script. The viewer's list re-renders (filters and rows) when runs arrive
@@ -48,93 +31,6 @@ func clickInPage(ctx context.Context, sel string) error {
 	return nil
 }
 
-// newBrowser starts headless Chromium and returns a tab context; the
-// browser is stopped when the test ends, and the test fails if the page
-// threw an exception or logged an error.
-func newBrowser(t *testing.T) context.Context {
-	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is missing: CI must install the Debian chromium package (apt-get install -y chromium)", chromiumPath)
-		}
-		t.Skipf("browser test skipped: %s not found (apt-get install -y chromium chromium-driver to run it)", chromiumPath)
-	}
-	profile, err := os.MkdirTemp("", "loom-chromium-")
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		// Chromium's helpers may still write for a moment after it exits.
-		for range 50 {
-			if os.RemoveAll(profile) == nil {
-				return
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	})
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(chromiumPath),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-extensions", true),
-		// No crash handler: it outlives the browser and can hold the test's
-		// output pipes open.
-		chromedp.Flag("disable-breakpad", true),
-		chromedp.Flag("disable-crash-reporter", true),
-		chromedp.Flag("force-color-profile", "srgb"),
-		chromedp.UserDataDir(profile),
-		chromedp.WindowSize(1440, 900),
-	)
-	ctx, cancelTab := chromedp.NewContext(allocCtx, chromedp.WithLogf(t.Logf))
-	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
-	var mu sync.Mutex
-	var pageErrors []string
-	t.Cleanup(func() {
-		cancelTimeout()
-		_ = chromedp.Cancel(ctx) // closes the browser gracefully
-		cancelTab()
-		cancelAlloc()
-		mu.Lock()
-		defer mu.Unlock()
-		require.Empty(t, pageErrors, "the page reported errors")
-	})
-	require.NoError(t, chromedp.Listen(ctx, func(ev any) {
-		var msg string
-		switch ev := ev.(type) {
-		case *runtime.EventExceptionThrown:
-			msg = (&chromedp.ExceptionError{ExceptionDetails: ev.ExceptionDetails}).Error()
-		case *runtime.EventConsoleAPICalled:
-			if ev.Type != runtime.ConsoleAPICalledTypeError {
-				return
-			}
-			msg = "console.error:"
-			for _, a := range ev.Args {
-				msg += " " + string(a.Value) + a.Description
-			}
-		default:
-			return
-		}
-		mu.Lock()
-		pageErrors = append(pageErrors, msg)
-		mu.Unlock()
-	}))
-	return ctx
-}
-
-func screenshot(t *testing.T, ctx context.Context, dir, name string) {
-	t.Helper()
-	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
-	require.NoError(t, err)
-	path := filepath.Join(dir, name)
-	require.NoError(t, os.WriteFile(path, png, 0o644))
-	t.Logf("screenshot: %s", path)
-}
-
 // texts returns the text of every element matching the CSS selector.
 func texts(t *testing.T, ctx context.Context, css string) []string {
 	t.Helper()
@@ -145,8 +41,8 @@ func texts(t *testing.T, ctx context.Context, css string) []string {
 }
 
 func TestBrowserViewer(t *testing.T) {
-	ctx := newBrowser(t)
-	dir := artifactDir(t)
+	ctx := browsertest.Browser(t)
+	dir := browsertest.Artifacts(t, "observe")
 
 	now := time.Now()
 	s := newStore(t,
@@ -201,7 +97,7 @@ func TestBrowserViewer(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, strings.ToLower(stats), "success rate")
 	require.Contains(t, stats, "80%")
-	screenshot(t, ctx, dir, "observe-list.png")
+	browsertest.Shoot(t, ctx, dir, "observe-list.png")
 
 	// Filtering by status keeps the failed run only.
 	require.NoError(t, clickInPage(ctx, `button[data-status="error"]`))
@@ -238,7 +134,7 @@ func TestBrowserViewer(t *testing.T) {
 	console, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="console"]`)))
 	require.NoError(t, err)
 	require.Contains(t, console, "computing 10!")
-	screenshot(t, ctx, dir, "observe-trace-sandbox.png")
+	browsertest.Shoot(t, ctx, dir, "observe-trace-sandbox.png")
 
 	// The first model call shows the prompt and the tool call it made.
 	require.NoError(t, chromedp.Do(ctx,
@@ -250,7 +146,7 @@ func TestBrowserViewer(t *testing.T) {
 	require.Contains(t, chat, "10! = ?")
 	require.Contains(t, chat, "calls evaluateJs")
 	require.Contains(t, chat, "120 in · 42 out")
-	screenshot(t, ctx, dir, "observe-trace-chat.png")
+	browsertest.Shoot(t, ctx, dir, "observe-trace-chat.png")
 
 	// A run whose sandboxed code threw: the failed spans are marked, and the
 	// sandbox span shows the exception with the code that raised it.
@@ -267,7 +163,7 @@ func TestBrowserViewer(t *testing.T) {
 	require.Contains(t, detail, "ReferenceError: fact is not defined")
 	require.Contains(t, detail, "exception")
 	require.Contains(t, detail, "function fact(n)")
-	screenshot(t, ctx, dir, "observe-trace-error.png")
+	browsertest.Shoot(t, ctx, dir, "observe-trace-error.png")
 
 	// The dark theme follows the system setting.
 	_, err = chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
@@ -277,5 +173,5 @@ func TestBrowserViewer(t *testing.T) {
 	bg, err := chromedp.Run(ctx, chromedp.Evaluate[string](`getComputedStyle(document.body).backgroundColor`))
 	require.NoError(t, err)
 	require.Equal(t, "rgb(14, 17, 23)", bg)
-	screenshot(t, ctx, dir, "observe-trace-error-dark.png")
+	browsertest.Shoot(t, ctx, dir, "observe-trace-error-dark.png")
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/loomwork/loom/internal/browsertest"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/loomwork/loom/observe/store"
 	"github.com/stretchr/testify/require"
@@ -61,8 +62,8 @@ func startLoomObserve(t *testing.T, db string) string {
 // observe command, and checks in headless Chromium that the run and its span
 // tree, down to the sandboxed code and its result, are shown.
 func TestBrowserRealWorkflow(t *testing.T) {
-	ctx := newBrowser(t)
-	dir := artifactDir(t)
+	ctx := browsertest.Browser(t)
+	dir := browsertest.Artifacts(t, "observe")
 
 	db := filepath.Join(t.TempDir(), "traces.db")
 	st, err := store.Open(context.Background(), db)
@@ -88,7 +89,7 @@ func TestBrowserRealWorkflow(t *testing.T) {
 	require.Contains(t, rows[0], "code_execution")
 	require.Contains(t, rows[0], "Calculate 15!")
 	require.Contains(t, rows[0], "OK")
-	screenshot(t, ctx, dir, "observe-real-list.png")
+	browsertest.Shoot(t, ctx, dir, "observe-real-list.png")
 
 	require.NoError(t, clickInPage(ctx, row))
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#waterfall .wf-row[data-type="sandbox"]`))))
@@ -111,5 +112,5 @@ func TestBrowserRealWorkflow(t *testing.T) {
 	console, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="console"]`)))
 	require.NoError(t, err)
 	require.Contains(t, console, "squares 1,4,9,16,25")
-	screenshot(t, ctx, dir, "observe-real-sandbox.png")
+	browsertest.Shoot(t, ctx, dir, "observe-real-sandbox.png")
 }

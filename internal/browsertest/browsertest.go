@@ -1,5 +1,5 @@
-// Package browsertest drives the playground in headless Chromium for the
-// examples' browser tests.
+// Package browsertest drives loom's browser pages (the playground, the
+// trace viewer) in headless Chromium for tests.
 package browsertest
 
 import (
@@ -27,19 +27,38 @@ func Browser(t *testing.T) context.Context {
 	t.Helper()
 	if _, err := os.Stat(ChromiumPath); err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is missing: CI must install the Debian chromium package", ChromiumPath)
+			t.Fatalf("%s is missing: CI must install the Debian chromium package (apt-get install -y chromium)", ChromiumPath)
 		}
-		t.Skipf("browser test skipped: %s not found (apt-get install -y chromium)", ChromiumPath)
+		t.Skipf("browser test skipped: %s not found (apt-get install -y chromium to run it)", ChromiumPath)
 	}
-	profile := t.TempDir()
+	profile, err := os.MkdirTemp("", "loom-chromium-")
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		// Chromium's helpers may still write for a moment after it exits.
+		for range 50 {
+			if os.RemoveAll(profile) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
 		chromedp.ExecPath(ChromiumPath),
-		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-extensions", true),
+		// No crash handler: it outlives the browser and can hold the test's
+		// output pipes open.
 		chromedp.Flag("disable-breakpad", true),
 		chromedp.Flag("disable-crash-reporter", true),
+		chromedp.Flag("force-color-profile", "srgb"),
 		chromedp.UserDataDir(profile),
 		chromedp.WindowSize(1440, 1000),
 	)
@@ -49,7 +68,7 @@ func Browser(t *testing.T) context.Context {
 	var pageErrors []string
 	t.Cleanup(func() {
 		cancelTimeout()
-		_ = chromedp.Cancel(ctx)
+		_ = chromedp.Cancel(ctx) // closes the browser gracefully
 		cancelTab()
 		cancelAlloc()
 		mu.Lock()
@@ -65,7 +84,10 @@ func Browser(t *testing.T) context.Context {
 			if ev.Type != runtime.ConsoleAPICalledTypeError {
 				return
 			}
-			msg = "console.error"
+			msg = "console.error:"
+			for _, a := range ev.Args {
+				msg += " " + string(a.Value) + a.Description
+			}
 		default:
 			return
 		}
@@ -88,12 +110,14 @@ func Artifacts(t *testing.T, name string) string {
 	return t.TempDir()
 }
 
-// Shoot saves a screenshot of the tab as dir/name.
+// Shoot saves a screenshot of the tab as dir/name and logs its path.
 func Shoot(t *testing.T, ctx context.Context, dir, name string) {
 	t.Helper()
 	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, name), png, 0o644))
+	path := filepath.Join(dir, name)
+	require.NoError(t, os.WriteFile(path, png, 0o644))
+	t.Logf("screenshot: %s", path)
 }
 
 // Text returns the text of the first element css selects.
