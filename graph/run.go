@@ -75,16 +75,17 @@ func (c *Compiled[S]) start(ctx context.Context, r *agent.Run, input json.RawMes
 	if err != nil {
 		return nil, err
 	}
-	if head != nil && head.Run == r.ID && agent.JournalFrom(ctx) != nil {
+	j := agent.JournalFrom(ctx)
+	if head != nil && head.Run == r.ID && j != nil {
 		// An engine resumes the run that started the thread's current run.
 		if head.Status == StatusDone {
 			// It ended before the engine recorded its end: its final
 			// state, without running anything again.
 			return json.Marshal(head.State)
 		}
-		return c.resumed(ctx, r, thread, agent.JournalFrom(ctx), head)
+		return c.resumed(ctx, r, thread, j, head)
 	}
-	if j := agent.JournalFrom(ctx); head == nil && j.HasNested(r.ID) {
+	if head == nil && j.HasNested(r.ID) {
 		// The run's steps ran before, so its thread has checkpoints; this
 		// is another thread, and starting afresh would run them again.
 		// The run stays paused (the error is an interruption), so that a
