@@ -34,10 +34,6 @@ func (g *graphAgent) InputSchema() json.RawMessage  { return flow.AnyObject }
 func (g *graphAgent) OutputSchema() json.RawMessage { return flow.AnyObject }
 func (g *graphAgent) Kind() string                  { return "graph" }
 
-// thread is the graph's thread for the run runID: its own key in a
-// checkpoint store the engine may share.
-func thread(runID string) string { return graph.RunThread(runID) }
-
 // Run runs the graph on input, a JSON object: the initial state.
 func (g *graphAgent) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.Event, error] {
 	return agent.Execute(ctx, g, input, func(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
@@ -51,7 +47,7 @@ func (g *graphAgent) Run(ctx context.Context, input json.RawMessage) iter.Seq2[a
 		}
 		// An engine's resume of the run continues the graph from its own
 		// checkpoint (see graph.Compiled.Run).
-		end, err := r.Child(graph.WithThread(ctx, thread(r.ID)), g.c, in)
+		end, err := r.Child(graph.WithThread(ctx, graph.RunThread(r.ID)), g.c, in)
 		if err != nil {
 			return nil, err
 		}
@@ -63,7 +59,7 @@ func (g *graphAgent) Run(ctx context.Context, input json.RawMessage) iter.Seq2[a
 func (g *graphAgent) ResumeRun(ctx context.Context, runID string, answers map[string]json.RawMessage) iter.Seq2[agent.Event, error] {
 	in, _ := json.Marshal(map[string]any{"resume": runID, "answers": slices.Sorted(maps.Keys(answers))})
 	return agent.Execute(ctx, g, in, func(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
-		end, err := r.Child(ctx, resumer{c: g.c, thread: thread(runID), answers: answers}, in)
+		end, err := r.Child(ctx, resumer{c: g.c, thread: graph.RunThread(runID), answers: answers}, in)
 		if err != nil {
 			return nil, err
 		}
@@ -73,7 +69,7 @@ func (g *graphAgent) ResumeRun(ctx context.Context, runID string, answers map[st
 
 // Pending returns the questions the graph of run runID waits for.
 func (g *graphAgent) Pending(ctx context.Context, runID string) ([]agent.Question, error) {
-	reqs, err := g.c.Pending(ctx, thread(runID))
+	reqs, err := g.c.Pending(ctx, graph.RunThread(runID))
 	if err != nil {
 		return nil, err
 	}
