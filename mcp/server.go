@@ -7,7 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	validator "github.com/santhosh-tekuri/jsonschema/v6"
@@ -15,49 +18,88 @@ import (
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/checkpoint"
 	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/model"
 )
+
+// DefaultSessionTimeout is how long an HTTP session may stay idle before
+// the server ends it and frees its memory, when
+// ServerConfig.SessionTimeout is zero.
+const DefaultSessionTimeout = 10 * time.Minute
 
 // ServerConfig says which agents a [Server] exposes and how they run.
 type ServerConfig struct {
 	// Name and Version identify the server to clients (defaults "loom", "1").
 	Name, Version string
+	// Instructions tell the client's model how to use the server.
+	Instructions string
 	// Agents are exposed as tools named for them; their input and output
-	// schemas are the tools' schemas.
+	// schemas are the tools' schemas. A server may offer only resources
+	// or prompts and no agents.
 	Agents []agent.Agent
 	// Engine runs every call, so its limits, hooks, tracing and usage
 	// apply. Nil means an engine with in-memory checkpoints. Questions a
 	// run asks (an approval) can only be answered through a client's
 	// elicitation when the engine has a checkpoint store.
 	Engine *engine.Engine
+	// SessionTimeout ends an HTTP session idle this long; zero means
+	// [DefaultSessionTimeout].
+	SessionTimeout time.Duration
+	// AllowedOrigins are the browser origins, as "https://app.example",
+	// that may call the HTTP handler besides the server's own and
+	// loopback ones; any other Origin gets 403.
+	AllowedOrigins []string
 }
 
-// Server exposes loom agents as MCP tools. Serve it over stdio with
+// Server exposes loom agents as MCP tools, and resources and prompts
+// registered with its Add methods. Serve it over stdio with
 // [Server.ServeStdio] or over streamable HTTP with [Server.Handler].
 type Server struct {
-	srv *sdk.Server
-	eng *engine.Engine
-	key [32]byte // signs the request states of runs waiting for answers
+	srv     *sdk.Server
+	eng     *engine.Engine
+	key     [32]byte // signs the request states of runs waiting for answers
+	idle    time.Duration
+	origins map[string]bool
+
+	mu        sync.Mutex
+	resources map[string]bool     // URIs of fixed resources, for subscriptions
+	templates map[string]Complete // URI template -> its completion
+	prompts   map[string]Complete // prompt name -> its completion
 }
 
 // NewServer returns a server for cfg's agents.
 func NewServer(cfg ServerConfig) (*Server, error) {
-	if len(cfg.Agents) == 0 {
-		return nil, fmt.Errorf("%w: ServerConfig.Agents is empty: give the server at least one agent to expose", ErrInvalidConfig)
-	}
 	if cfg.Name == "" {
 		cfg.Name = "loom"
 	}
 	if cfg.Version == "" {
 		cfg.Version = "1"
 	}
-	s := &Server{eng: cfg.Engine}
+	switch {
+	case cfg.SessionTimeout < 0:
+		return nil, fmt.Errorf("%w: SessionTimeout is %v: use zero for the default of %v, or a positive duration", ErrInvalidConfig, cfg.SessionTimeout, DefaultSessionTimeout)
+	case cfg.SessionTimeout == 0:
+		cfg.SessionTimeout = DefaultSessionTimeout
+	}
+	s := &Server{eng: cfg.Engine, idle: cfg.SessionTimeout, origins: map[string]bool{}, resources: map[string]bool{}, templates: map[string]Complete{}, prompts: map[string]Complete{}}
+	for _, o := range cfg.AllowedOrigins {
+		u, err := url.Parse(o)
+		if err != nil || u.Scheme == "" || u.Host == "" {
+			return nil, fmt.Errorf("%w: AllowedOrigins has %q: give an origin as scheme://host[:port]", ErrInvalidConfig, o)
+		}
+		s.origins[strings.ToLower(u.Scheme+"://"+u.Host)] = true
+	}
 	if _, err := rand.Read(s.key[:]); err != nil {
 		return nil, fmt.Errorf("mcp: make the server's key: %w", err)
 	}
 	if s.eng == nil {
 		s.eng = engine.New(engine.WithCheckpoints(checkpoint.NewMemory()))
 	}
-	s.srv = sdk.NewServer(&sdk.Implementation{Name: cfg.Name, Version: cfg.Version}, nil)
+	s.srv = sdk.NewServer(&sdk.Implementation{Name: cfg.Name, Version: cfg.Version}, &sdk.ServerOptions{
+		Instructions:       cfg.Instructions,
+		CompletionHandler:  s.complete,
+		SubscribeHandler:   s.subscribe,
+		UnsubscribeHandler: func(context.Context, *sdk.UnsubscribeRequest) error { return nil },
+	})
 	seen := map[string]bool{}
 	for i, a := range cfg.Agents {
 		if a == nil {
@@ -89,14 +131,6 @@ func (s *Server) ServeStdio(ctx context.Context) error {
 // Serve serves one client over t, as an in-memory transport in tests.
 func (s *Server) Serve(ctx context.Context, t sdk.Transport) error {
 	return s.srv.Run(ctx, t)
-}
-
-// Handler serves clients over streamable HTTP. It keeps the SDK's
-// DNS-rebinding protection: a request to a loopback address whose Host
-// header is not a loopback name is refused. Listen on 127.0.0.1 unless the
-// server must be reached from elsewhere.
-func (s *Server) Handler() http.Handler {
-	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.srv }, nil)
 }
 
 // servedTool is one agent exposed as a tool.
@@ -141,7 +175,9 @@ func objectSchema(raw json.RawMessage) bool {
 
 // handle runs the agent for one call: arguments checked against its input
 // schema, the run through the engine, events as progress when the client
-// asked for it, and questions as elicitation requests.
+// asked for it, and questions as elicitation requests: asked during the
+// call, as many rounds as the run asks, or, to clients that answer by
+// calling again, as an input-required result.
 func (st *servedTool) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 	args := req.Params.Arguments
 	if len(args) == 0 || string(args) == "null" {
@@ -154,58 +190,97 @@ func (st *servedTool) handle(ctx context.Context, req *sdk.CallToolRequest) (*sd
 	if err != nil {
 		return errorResult(fmt.Sprintf("invalid arguments for %s: %v; the arguments must match %s", st.a.Name(), err, st.tool.InputSchema)), nil
 	}
+	c := &servedCall{req: req}
+	ctx = context.WithValue(ctx, callKey{}, c)
 	p := &progress{req: req, token: req.Params.GetProgressToken()}
-	var out json.RawMessage
-	var root string
+	var r runResult
 	if req.Params.RequestState != "" {
 		// The client answers the questions of a run that waits.
-		if root, err = st.s.unseal(req.Params.RequestState); err != nil {
+		rs, err := st.s.unseal(req.Params.RequestState)
+		if err != nil {
 			return errorResult(err.Error()), nil
 		}
-		answers, aerr := answersFrom(req.Params.InputResponses)
-		if aerr != nil {
-			return errorResult(fmt.Sprintf("%s: %v", st.a.Name(), aerr)), nil
+		qs, err := askAll(rs.Questions)
+		if err != nil {
+			return errorResult(fmt.Sprintf("%s: %v", st.a.Name(), err)), nil
 		}
-		out, _, err = st.run(ctx, st.s.eng.Resume(ctx, st.a, root, answers), p)
+		answers, err := answersFrom(qs, req.Params.InputResponses)
+		if err != nil {
+			return errorResult(fmt.Sprintf("%s: %v", st.a.Name(), err)), nil
+		}
+		r = st.run(ctx, st.s.eng.Resume(ctx, st.a, rs.Root, answers), p)
+		r.root = rs.Root
 	} else {
-		out, root, err = st.run(ctx, st.s.eng.Run(ctx, st.a, args), p)
+		r = st.run(ctx, st.s.eng.Run(ctx, st.a, args), p)
 	}
-	var ie *agent.InterruptedError
-	if errors.As(err, &ie) && root != "" {
-		reqs, rerr := inputRequests(ie.Questions)
-		if rerr != nil {
-			return errorResult(rerr.Error()), nil
+	for {
+		var ie *agent.InterruptedError
+		if !errors.As(r.err, &ie) || r.root == "" {
+			break
 		}
-		return &sdk.CallToolResult{InputRequests: reqs, RequestState: st.s.seal(root)}, nil
+		qs, err := askAll(ie.Questions)
+		if err != nil {
+			return errorResult(fmt.Sprintf("%s: %v", st.a.Name(), err)), nil
+		}
+		ss := req.Session
+		if !canElicit(ss) {
+			return unanswerable(st.a.Name(), qs, "it does not support elicitation"), nil
+		}
+		if multiRoundTrip(ss) {
+			return &sdk.CallToolResult{InputRequests: inputRequests(qs), RequestState: st.s.seal(requestState{Root: r.root, Questions: ie.Questions})}, nil
+		}
+		answers, err := elicitAll(ctx, ss, qs)
+		if err != nil {
+			return errorResult(fmt.Sprintf("%s: %v", st.a.Name(), err)), nil
+		}
+		root := r.root
+		c.reset()
+		r = st.run(ctx, st.s.eng.Resume(ctx, st.a, root, answers), p)
+		r.root = root
 	}
-	if err != nil {
-		return errorResult(err.Error()), nil
+	if r.err != nil {
+		return errorResult(r.err.Error()), nil
 	}
-	res := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(out)}}}
-	if st.tool.OutputSchema != nil {
-		res.StructuredContent = out
+	return st.result(r, c.added()), nil
+}
+
+// askAll puts each question as an elicitation.
+func askAll(qs []agent.Question) ([]*asked, error) {
+	out := make([]*asked, 0, len(qs))
+	for _, q := range qs {
+		a, err := elicitFor(q)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
 	}
-	return res, nil
+	return out, nil
+}
+
+// runResult is what a served run ended with.
+type runResult struct {
+	out   json.RawMessage
+	parts []model.Part
+	root  string
+	err   error
 }
 
 // run drains a run's events, reporting them as progress, and returns its
-// output, its root run id and its error.
-func (st *servedTool) run(ctx context.Context, events func(func(agent.Event, error) bool), p *progress) (json.RawMessage, string, error) {
-	var out json.RawMessage
-	var root string
-	var runErr error
+// output, result parts, root run id and error.
+func (st *servedTool) run(ctx context.Context, events func(func(agent.Event, error) bool), p *progress) runResult {
+	var r runResult
 	for ev, err := range events {
 		if ev.Kind == agent.EventRunStart && ev.ParentID == "" {
-			root = ev.RunID
+			r.root = ev.RunID
 		}
 		p.report(ctx, ev)
 		if ev.Kind == agent.EventRunEnd && ev.ParentID == "" {
-			out, runErr = ev.Output, err
-		} else if err != nil && runErr == nil {
-			runErr = err
+			r.out, r.parts, r.err = ev.Output, ev.Parts, err
+		} else if err != nil && r.err == nil {
+			r.err = err
 		}
 	}
-	return out, root, runErr
+	return r
 }
 
 // errorResult is a tool result the client shows as an error.

@@ -57,11 +57,18 @@ func codeServer(t modeltest.TB, approver codeexec.Approver) (*Server, func(), er
 // serveInMemory connects a go-sdk client to s in memory.
 func serveInMemory(t *testing.T, s *Server, opts *sdk.ClientOptions) *sdk.ClientSession {
 	t.Helper()
+	return serveInMemoryAt(t, s, opts, "")
+}
+
+// serveInMemoryAt connects a go-sdk client asking for protocol version
+// (the SDK's latest when empty) to s in memory.
+func serveInMemoryAt(t *testing.T, s *Server, opts *sdk.ClientOptions, version string) *sdk.ClientSession {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	ct, st := sdk.NewInMemoryTransports()
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(ctx, st) }()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, opts).Connect(ctx, ct, nil)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, opts).Connect(ctx, ct, &sdk.ClientSessionOptions{ProtocolVersion: version})
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		_ = cs.Close()
@@ -117,13 +124,24 @@ func TestServerApprovalByElicitation(t *testing.T) {
 	require.False(t, res.IsError, "%v", res.Content[0].(*sdk.TextContent).Text)
 	require.Contains(t, res.Content[0].(*sdk.TextContent).Text, `result\":14`)
 	require.Len(t, asked, 1)
-	require.Contains(t, <-asked, "(approval)")
+	msg := <-asked
+	require.Contains(t, msg, "Approve running this code for: Sum of squares?")
+	require.NotContains(t, msg, "{", "the message shows the question, not its JSON")
 }
 
 func TestServerConfigErrors(t *testing.T) {
-	_, err := NewServer(ServerConfig{})
-	require.ErrorIs(t, err, ErrInvalidConfig)
-	require.ErrorContains(t, err, "Agents is empty")
+	for _, tc := range []struct {
+		cfg  ServerConfig
+		want string
+	}{
+		{ServerConfig{SessionTimeout: -1}, "SessionTimeout is -1ns"},
+		{ServerConfig{AllowedOrigins: []string{"app.example"}}, `AllowedOrigins has "app.example"`},
+		{ServerConfig{Agents: []agent.Agent{nil}}, "Agents[0] is nil"},
+	} {
+		_, err := NewServer(tc.cfg)
+		require.ErrorIs(t, err, ErrInvalidConfig)
+		require.ErrorContains(t, err, tc.want)
+	}
 }
 
 // serverEnv makes the test binary a stdio server for the TypeScript client.
