@@ -127,7 +127,7 @@ func (s *Server) complete(ctx context.Context, req *sdk.CompleteRequest) (*sdk.C
 	if err != nil {
 		return nil, err
 	}
-	var first, rest []string
+	first, rest := []string{}, []string(nil)
 	for _, v := range values {
 		if strings.HasPrefix(v, p.Argument.Value) {
 			first = append(first, v)
