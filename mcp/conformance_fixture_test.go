@@ -133,7 +133,7 @@ func fixtureTools() ([]agent.Agent, error) {
 			"titledMulti":{"type":"array","items":{"anyOf":[{"const":"value1","title":"First Choice"},{"const":"value2","title":"Second Choice"},{"const":"value3","title":"Third Choice"}]}}}}`, "Elicitation completed: ")
 	}))
 	out = append(out, &schemaAgent{name: "json_schema_2020_12_tool", description: "Tool with JSON Schema 2020-12 features",
-		in: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"}},"additionalProperties":false}`),
+		in:   json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"}},"additionalProperties":false}`),
 		body: func(_ context.Context, r *agent.Run) (json.RawMessage, error) { return r.Input, nil }})
 	return out, firstErr
 }
