@@ -31,7 +31,12 @@ file's entry agent (or every agent --agents names; every agent when the file
 has no entry) as MCP tools named for the agents. Without FILE, serves loom's
 Coder→Sandbox workflow as a tool named code_execution: a model writes
 JavaScript for the task, a sandbox runs it, and the answer comes back as the
-tool's result. Over stdio by default (for an MCP client that starts this
+tool's result. With FILE it also offers the files the project's entries
+name (instructions, code, schemas) as resources, and each AI agent's
+instructions as a prompt whose arguments are the agent's input fields; an
+entry with model: client uses the calling client's model (MCP sampling),
+so it needs no key, and a run's log lines reach the client at the level it
+sets. Over stdio by default (for an MCP client that starts this
 command), or over streamable HTTP at http://ADDR/mcp.
 
 Options:
@@ -165,6 +170,7 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer, open m
 // as loom run does (models, keys, checkpoints); questions a run asks (an
 // approval) reach the client as elicitations.
 func serveFile(ctx context.Context, path string, rs runSettings, names, addr string, stderr io.Writer) int {
+	rs.clientLog = true
 	l, err := load(ctx, path, rs, os.Getenv, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
@@ -176,7 +182,10 @@ func serveFile(ctx context.Context, path string, rs runSettings, names, addr str
 		fmt.Fprintf(stderr, "loom mcp serve: %v\n", err)
 		return 2
 	}
-	srv, err := mcp.NewServer(mcp.ServerConfig{Name: cmp.Or(l.project.Doc.File.Name, "loom"), Agents: agents, Engine: l.engine})
+	srv, err := mcp.NewServer(mcp.ServerConfig{Name: cmp.Or(l.project.Doc.File.Name, "loom"), Instructions: l.project.Doc.File.Description, Agents: agents, Engine: l.engine})
+	if err == nil {
+		err = serveProject(srv, l.project.Doc)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "loom mcp serve: %v\n", err)
 		return 1
@@ -244,6 +253,7 @@ func serveMCPHTTP(ctx context.Context, srv *mcp.Server, addr string, stderr io.W
 			_ = hs.Close() // streams still open after the grace period are cut
 		}
 		<-done
+		_ = srv.Close() // sessions whose clients never said goodbye
 		return nil
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/checkpoint/sqlite"
 	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/mcp"
 	"github.com/loomwork/loom/model"
 	_ "github.com/loomwork/loom/model/providers" // registers every provider with model.Open
 	"github.com/loomwork/loom/observe/logx"
@@ -29,6 +30,9 @@ type runSettings struct {
 	logLevel string
 	timeout  time.Duration
 	db       string
+	// clientLog also sends a served run's log lines to its MCP client
+	// (loom mcp serve).
+	clientLog bool
 }
 
 // loaded is a project ready to run: its agents built, an engine with the
@@ -62,7 +66,11 @@ func load(ctx context.Context, path string, rs runSettings, getenv func(string) 
 	if err != nil {
 		return nil, err
 	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	var lh slog.Handler = slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})
+	if rs.clientLog {
+		lh = mcp.LogHandler(lh)
+	}
+	log := slog.New(lh)
 	d, err := parseFile(path)
 	if err != nil {
 		return nil, err
@@ -89,7 +97,13 @@ func load(ctx context.Context, path string, rs runSettings, getenv func(string) 
 	if err != nil {
 		return nil, err
 	}
-	p, err := spec.Build(d, spec.Registry{Getenv: getenv, Checkpoints: store, Models: func(ref string) (model.Model, error) { return openModel(ref, getenv, log) }})
+	p, err := spec.Build(d, spec.Registry{Getenv: getenv, Checkpoints: store, Models: func(ref string) (model.Model, error) {
+		if ref == "client" {
+			// The model of the MCP client calling loom mcp serve.
+			return mcp.ClientModel(), nil
+		}
+		return openModel(ref, getenv, log)
+	}})
 	if err != nil {
 		_ = store.Close()
 		return nil, err

@@ -1,0 +1,134 @@
+// Package mcpconformance runs the official MCP conformance suite
+// (@modelcontextprotocol/conformance, installed by .ci/mcp.sh with the
+// Node 22 it needs) against a server, for the tests of mcp and cmd/loom.
+package mcpconformance
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// suite returns Node 22 and the conformance suite's entry point
+// installed by .ci/mcp.sh; it skips the test when they are missing, except
+// in CI.
+func suite(t *testing.T) (node, script string) {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	dir := filepath.Join(filepath.Dir(file), "..", "..", ".ci", "mcp", "node_modules")
+	node = filepath.Join(dir, ".bin", "node")
+	script = filepath.Join(dir, "@modelcontextprotocol", "conformance", "dist", "index.js")
+	for _, f := range []string{node, script} {
+		if _, err := os.Stat(f); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("the MCP conformance suite is missing (%v): .ci/mcp.sh installs it with npm ci in .ci/mcp", err)
+			}
+			t.Skipf("MCP conformance suite not installed (%s missing): run `npm ci --prefix .ci/mcp` to run this test", f)
+		}
+	}
+	return node, script
+}
+
+// Check is one check of a scenario, as the suite writes it.
+type Check struct {
+	ID           string `json:"id"`
+	Status       string `json:"status"`
+	ErrorMessage string `json:"errorMessage"`
+}
+
+// RunServer runs every server scenario of the suite against url and
+// returns each scenario's checks.
+func RunServer(t *testing.T, url string) map[string][]Check {
+	t.Helper()
+	node, script := suite(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	list, err := exec.CommandContext(ctx, node, script, "list", "--server").Output()
+	require.NoError(t, err)
+	var scenarios []string
+	for _, l := range strings.Split(string(list), "\n") {
+		if l, ok := strings.CutPrefix(strings.TrimSpace(l), "- "); ok {
+			scenarios = append(scenarios, strings.Fields(l)[0])
+		}
+	}
+	require.NotEmpty(t, scenarios)
+	out := t.TempDir()
+	cmd := exec.CommandContext(ctx, node, script, "server", "--url", url, "--suite", "all", "-o", out)
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	log, _ := cmd.CombinedOutput() // failing scenarios exit non-zero; the results say which
+	results := map[string][]Check{}
+	err = filepath.WalkDir(out, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Base(path) != "checks.json" {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		var checks []Check
+		if err := json.Unmarshal(b, &checks); err != nil {
+			return err
+		}
+		name := filepath.Base(filepath.Dir(path))
+		for _, s := range scenarios {
+			if strings.HasPrefix(name, "server-"+s) || strings.HasPrefix(name, s) {
+				name = s
+			}
+		}
+		results[name] = checks
+		return nil
+	})
+	require.NoError(t, err)
+	for _, s := range scenarios {
+		if _, ok := results[s]; !ok {
+			t.Errorf("scenario %s wrote no results; suite output:\n%s", s, log)
+		}
+	}
+	return results
+}
+
+// Require fails for every scenario with a failed check, except those in
+// known, each named with the reason it cannot pass; a known scenario that
+// passes fails too, so the list stays true.
+func Require(t *testing.T, results map[string][]Check, known map[string]string) {
+	t.Helper()
+	names := make([]string, 0, len(results))
+	for n := range results {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	passed := 0
+	for _, n := range names {
+		var failed []string
+		for _, c := range results[n] {
+			switch c.Status {
+			case "FAILURE":
+				failed = append(failed, c.ID+": "+c.ErrorMessage)
+			case "WARNING":
+				t.Logf("scenario %s: warning %s: %s", n, c.ID, c.ErrorMessage)
+			}
+		}
+		switch why, ok := known[n]; {
+		case len(failed) == 0:
+			passed++
+			if ok {
+				t.Errorf("scenario %s passes but is listed as unable to (%s): remove it from the list", n, why)
+			}
+		case ok:
+			t.Logf("scenario %s fails, as listed: %s", n, why)
+		default:
+			t.Errorf("scenario %s fails:\n  %s", n, strings.Join(failed, "\n  "))
+		}
+	}
+	t.Logf("%d of %d server scenarios pass", passed, len(names))
+}
+
