@@ -131,4 +131,3 @@ func Require(t *testing.T, results map[string][]Check, known map[string]string) 
 	}
 	t.Logf("%d of %d server scenarios pass", passed, len(names))
 }
-
