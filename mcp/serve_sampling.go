@@ -23,8 +23,10 @@ var ErrNoClientModel = errors.New("mcp: no client model")
 // is used in: each request becomes a sampling/createMessage request to
 // that client, which answers with its own model. An agent served with it
 // needs no model key of its own. Tools are offered only to clients that
-// declared sampling with tools. Outside a served call, or for a client
-// without sampling, a request fails with [ErrNoClientModel].
+// declared sampling with tools. Outside a served call, for a client
+// without sampling, or for a client of the draft protocol 2026-07-28
+// (where a server sends no requests during a call), a request fails with
+// [ErrNoClientModel].
 func ClientModel() model.Model { return clientModel{} }
 
 type clientModel struct{}
@@ -82,6 +84,9 @@ func sample(ctx context.Context, req model.Request) (*sdk.CreateMessageWithTools
 	ip := ss.InitializeParams()
 	if ip == nil || ip.Capabilities == nil || ip.Capabilities.Sampling == nil {
 		return nil, fmt.Errorf("%w: the MCP client does not support sampling, so it cannot lend its model: use a client with sampling, or give the agent a model of its own", ErrNoClientModel)
+	}
+	if multiRoundTrip(ss) {
+		return nil, fmt.Errorf("%w: the MCP client speaks protocol %s, on which a server cannot ask the client's model during a call; the client model works with clients of protocol 2025-06-18 and 2025-11-25", ErrNoClientModel, ip.ProtocolVersion)
 	}
 	p := &sdk.CreateMessageWithToolsParams{MaxTokens: 1024}
 	if req.Options.MaxOutputTokens != nil {

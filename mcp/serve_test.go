@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -16,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/model"
 )
 
 // twoQuestions asks for a name, then a city, and greets.
@@ -204,4 +206,157 @@ func TestServerHTTPFreesIdleSessions(t *testing.T) {
 	after := heap()
 	t.Logf("heap: %d before, %d with %d idle sessions, %d after they timed out", before, grown, clients, after)
 	require.Less(t, after, before+(grown-before)/2, "the memory of abandoned sessions is freed")
+}
+
+func TestServerResultContent(t *testing.T) {
+	type out struct {
+		Sum int `json:"sum"`
+	}
+	sum, err := agent.NewFunc("sum", "adds", func(context.Context, struct{ A, B int }) (out, error) { return out{5}, nil })
+	require.NoError(t, err)
+	media, err := agent.NewFunc("media", "returns media", func(ctx context.Context, _ struct{}) (string, error) {
+		agent.CurrentRun(ctx).SetResultParts(model.Text{Text: "look:"}, model.Image{Data: []byte{1, 2}, MIMEType: "image/png"}, model.Audio{Data: []byte{3}, MIMEType: "audio/wav"}, model.Image{URL: "https://example.com/a.png"})
+		AddContent(ctx, &sdk.ResourceLink{URI: "file:///doc.md", Name: "doc"})
+		return "ignored when parts are given", nil
+	})
+	require.NoError(t, err)
+	s, err := NewServer(ServerConfig{Agents: []agent.Agent{sum, media}})
+	require.NoError(t, err)
+	cs := serveInMemory(t, s, nil)
+	ctx := context.Background()
+
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "sum", Arguments: map[string]any{"A": 2, "B": 3}})
+	require.NoError(t, err)
+	require.Equal(t, map[string]any{"sum": float64(5)}, res.StructuredContent)
+	require.Equal(t, `{"sum":5}`, res.Content[0].(*sdk.TextContent).Text)
+
+	res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "media", Arguments: map[string]any{}})
+	require.NoError(t, err)
+	require.False(t, res.IsError)
+	require.Len(t, res.Content, 5)
+	require.Equal(t, "look:", res.Content[0].(*sdk.TextContent).Text)
+	require.Equal(t, []byte{1, 2}, res.Content[1].(*sdk.ImageContent).Data)
+	require.Equal(t, "audio/wav", res.Content[2].(*sdk.AudioContent).MIMEType)
+	require.Equal(t, "https://example.com/a.png", res.Content[3].(*sdk.ResourceLink).URI)
+	require.Equal(t, "file:///doc.md", res.Content[4].(*sdk.ResourceLink).URI)
+	require.False(t, AddContent(ctx, &sdk.TextContent{}), "outside a served call")
+	require.Nil(t, CallRequest(ctx))
+}
+
+func TestServerLogsAtClientLevel(t *testing.T) {
+	logged, err := agent.NewFunc("logs", "logs", func(ctx context.Context, _ struct{}) (string, error) {
+		log := slog.New(LogHandler(nil)).With("tool", "logs")
+		log.DebugContext(ctx, "debug line")
+		log.InfoContext(ctx, "info line")
+		log.WarnContext(ctx, "warn line")
+		return "done", nil
+	})
+	require.NoError(t, err)
+	s, err := NewServer(ServerConfig{Agents: []agent.Agent{logged}})
+	require.NoError(t, err)
+	got := make(chan *sdk.LoggingMessageParams, 8)
+	cs := serveInMemoryAt(t, s, &sdk.ClientOptions{LoggingMessageHandler: func(_ context.Context, r *sdk.LoggingMessageRequest) { got <- r.Params }}, "2025-11-25")
+	ctx := context.Background()
+	require.NoError(t, cs.SetLoggingLevel(ctx, &sdk.SetLoggingLevelParams{Level: "info"}))
+	_, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "logs", Arguments: map[string]any{}})
+	require.NoError(t, err)
+	var lines []string
+	for range 2 {
+		select {
+		case p := <-got:
+			data, ok := p.Data.(map[string]any)
+			require.True(t, ok, "%T", p.Data)
+			require.Equal(t, "logs", data["tool"])
+			lines = append(lines, string(p.Level)+" "+data["msg"].(string))
+		case <-time.After(10 * time.Second):
+			t.Fatal("no log notification")
+		}
+	}
+	require.Equal(t, []string{"info info line", "warning warn line"}, lines)
+}
+
+func TestClientModelSamples(t *testing.T) {
+	asker, err := agent.NewFunc("ask_model", "asks the client's model", func(ctx context.Context, in struct {
+		Q string `json:"q"`
+	}) (string, error) {
+		resp, err := model.Generate(ctx, ClientModel(), model.Request{Messages: []model.Message{model.SystemMessage("Be brief."), model.UserMessage(in.Q)}})
+		if err != nil {
+			return "", err
+		}
+		return resp.Message.Text(), nil
+	})
+	require.NoError(t, err)
+	s, err := NewServer(ServerConfig{Agents: []agent.Agent{asker}})
+	require.NoError(t, err)
+	var seen *sdk.CreateMessageParams
+	cs := serveInMemoryAt(t, s, &sdk.ClientOptions{CreateMessageHandler: func(_ context.Context, r *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error) {
+		seen = r.Params
+		return &sdk.CreateMessageResult{Model: "host-model", Role: "assistant", Content: &sdk.TextContent{Text: "42"}}, nil
+	}}, "2025-11-25")
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "ask_model", Arguments: map[string]any{"q": "6*7?"}})
+	require.NoError(t, err)
+	require.False(t, res.IsError, "%v", res.Content[0].(*sdk.TextContent).Text)
+	require.Equal(t, "42", res.Content[0].(*sdk.TextContent).Text)
+	require.Equal(t, "Be brief.", seen.SystemPrompt)
+	require.Equal(t, "6*7?", seen.Messages[0].Content.(*sdk.TextContent).Text)
+
+	// A client without sampling: the run fails with a clear message.
+	s2, err := NewServer(ServerConfig{Agents: []agent.Agent{asker}})
+	require.NoError(t, err)
+	res, err = serveInMemory(t, s2, nil).CallTool(context.Background(), &sdk.CallToolParams{Name: "ask_model", Arguments: map[string]any{"q": "?"}})
+	require.NoError(t, err)
+	require.True(t, res.IsError)
+	require.Contains(t, res.Content[0].(*sdk.TextContent).Text, "the MCP client does not support sampling")
+	_, err = model.Generate(context.Background(), ClientModel(), model.Request{Messages: []model.Message{model.UserMessage("hi")}})
+	require.ErrorIs(t, err, ErrNoClientModel)
+
+	s3, err := NewServer(ServerConfig{Agents: []agent.Agent{asker}})
+	require.NoError(t, err)
+	res, err = serveInMemoryAt(t, s3, &sdk.ClientOptions{CreateMessageHandler: func(context.Context, *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error) {
+		return &sdk.CreateMessageResult{Content: &sdk.TextContent{Text: "x"}}, nil
+	}}, mrtrVersion).CallTool(context.Background(), &sdk.CallToolParams{Name: "ask_model", Arguments: map[string]any{"q": "?"}})
+	require.NoError(t, err)
+	require.True(t, res.IsError)
+	require.Contains(t, res.Content[0].(*sdk.TextContent).Text, "the client model works with clients of protocol 2025-06-18 and 2025-11-25")
+}
+
+func TestServerResourcesPromptsCompletions(t *testing.T) {
+	s, err := NewServer(ServerConfig{})
+	require.NoError(t, err)
+	read := func(_ context.Context, uri string) ([]*sdk.ResourceContents, error) {
+		return []*sdk.ResourceContents{{URI: uri, MIMEType: "text/plain", Text: "doc " + uri}}, nil
+	}
+	require.NoError(t, s.AddResource(&sdk.Resource{URI: "doc://a", Name: "a"}, read))
+	require.NoError(t, s.AddResourceTemplate(&sdk.ResourceTemplate{URITemplate: "doc://{name}", Name: "docs"}, read, func(_ context.Context, arg, prefix string, _ map[string]string) ([]string, error) {
+		return []string{"beta", "alpha", "apple"}, nil
+	}))
+	require.NoError(t, s.AddPrompt(&sdk.Prompt{Name: "greet", Arguments: []*sdk.PromptArgument{{Name: "who", Required: true}}}, func(_ context.Context, r *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
+		return &sdk.GetPromptResult{Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{Text: "Hello " + r.Params.Arguments["who"]}}}}, nil
+	}, nil))
+	require.ErrorIs(t, s.AddResource(&sdk.Resource{URI: "doc://b"}, read), ErrInvalidConfig)
+	require.ErrorIs(t, s.AddPrompt(&sdk.Prompt{Name: "x"}, nil, nil), ErrInvalidConfig)
+
+	updated := make(chan string, 1)
+	cs := serveInMemoryAt(t, s, &sdk.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, r *sdk.ResourceUpdatedNotificationRequest) { updated <- r.Params.URI }}, "2025-11-25")
+	ctx := context.Background()
+	rr, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "doc://zeta"})
+	require.NoError(t, err)
+	require.Equal(t, "doc doc://zeta", rr.Contents[0].Text)
+	require.NoError(t, cs.Subscribe(ctx, &sdk.SubscribeParams{URI: "doc://a"}))
+	require.Error(t, cs.Subscribe(ctx, &sdk.SubscribeParams{URI: "doc://nosuch"}))
+	require.NoError(t, s.ResourceUpdated(ctx, "doc://a"))
+	select {
+	case uri := <-updated:
+		require.Equal(t, "doc://a", uri)
+	case <-time.After(10 * time.Second):
+		t.Fatal("no update notification")
+	}
+	c, err := cs.Complete(ctx, &sdk.CompleteParams{Ref: &sdk.CompleteReference{Type: "ref/resource", URI: "doc://{name}"}, Argument: sdk.CompleteParamsArgument{Name: "name", Value: "a"}})
+	require.NoError(t, err)
+	require.Equal(t, []string{"alpha", "apple", "beta"}, c.Completion.Values)
+	_, err = cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "greet"})
+	require.ErrorContains(t, err, `argument "who" is required`)
+	p, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "greet", Arguments: map[string]string{"who": "Ada"}})
+	require.NoError(t, err)
+	require.Equal(t, "Hello Ada", p.Messages[0].Content.(*sdk.TextContent).Text)
 }
