@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/checkpoint"
 	"github.com/loomwork/loom/model"
 )
 
@@ -359,4 +360,20 @@ func TestServerResourcesPromptsCompletions(t *testing.T) {
 	p, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "greet", Arguments: map[string]string{"who": "Ada"}})
 	require.NoError(t, err)
 	require.Equal(t, "Hello Ada", p.Messages[0].Content.(*sdk.TextContent).Text)
+}
+
+func TestServerForgetsFinishedRuns(t *testing.T) {
+	s, err := NewServer(ServerConfig{Agents: []agent.Agent{twoQuestions(t)}})
+	require.NoError(t, err)
+	cs := serveInMemoryAt(t, s, &sdk.ClientOptions{ElicitationHandler: func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+		return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"answer": "x"}}, nil
+	}}, "2025-11-25")
+	for range 3 {
+		res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "greet", Arguments: map[string]any{}})
+		require.NoError(t, err)
+		require.False(t, res.IsError)
+	}
+	runs, err := s.mem.Runs(context.Background(), checkpoint.RunFilter{})
+	require.NoError(t, err)
+	require.Empty(t, runs, "finished runs are not kept")
 }

@@ -37,9 +37,11 @@ type ServerConfig struct {
 	// or prompts and no agents.
 	Agents []agent.Agent
 	// Engine runs every call, so its limits, hooks, tracing and usage
-	// apply. Nil means an engine with in-memory checkpoints. Questions a
-	// run asks (an approval) can only be answered through a client's
-	// elicitation when the engine has a checkpoint store.
+	// apply. Nil means an engine with in-memory checkpoints that the
+	// server deletes once a call ends (a run waiting for an answer is
+	// kept for SessionTimeout). Questions a run asks (an approval) can
+	// only be answered through a client's elicitation when the engine has
+	// a checkpoint store.
 	Engine *engine.Engine
 	// SessionTimeout ends an HTTP session idle this long; zero means
 	// [DefaultSessionTimeout].
@@ -60,7 +62,13 @@ type Server struct {
 	idle    time.Duration
 	origins map[string]bool
 
+	// mem is the checkpoint store of the engine the server made itself:
+	// finished runs are deleted from it, and runs left waiting longer
+	// than the idle timeout pruned, so it does not grow with every call.
+	mem *checkpoint.Memory
+
 	mu        sync.Mutex
+	lastPrune time.Time
 	resources map[string]bool     // URIs of fixed resources, for subscriptions
 	templates map[string]Complete // URI template -> its completion
 	prompts   map[string]Complete // prompt name -> its completion
@@ -92,7 +100,8 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		return nil, fmt.Errorf("mcp: make the server's key: %w", err)
 	}
 	if s.eng == nil {
-		s.eng = engine.New(engine.WithCheckpoints(checkpoint.NewMemory()))
+		s.mem = checkpoint.NewMemory()
+		s.eng = engine.New(engine.WithCheckpoints(s.mem))
 	}
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: cfg.Name, Version: cfg.Version}, &sdk.ServerOptions{
 		Instructions:       cfg.Instructions,
@@ -238,10 +247,33 @@ func (st *servedTool) handle(ctx context.Context, req *sdk.CallToolRequest) (*sd
 		r = st.run(ctx, st.s.eng.Resume(ctx, st.a, root, answers), p)
 		r.root = root
 	}
+	st.s.forget(ctx, r.root)
 	if r.err != nil {
 		return errorResult(r.err.Error()), nil
 	}
 	return st.result(r, c.added()), nil
+}
+
+// forget deletes a finished run from the server's own checkpoint store,
+// and prunes runs left waiting longer than the idle timeout.
+func (s *Server) forget(ctx context.Context, root string) {
+	if s.mem == nil {
+		return
+	}
+	ctx = context.WithoutCancel(ctx)
+	if root != "" {
+		_ = s.mem.Delete(ctx, root)
+	}
+	now := time.Now()
+	s.mu.Lock()
+	prune := now.Sub(s.lastPrune) > s.idle
+	if prune {
+		s.lastPrune = now
+	}
+	s.mu.Unlock()
+	if prune {
+		_, _ = s.mem.Prune(ctx, now.Add(-s.idle))
+	}
 }
 
 // askAll puts each question as an elicitation.
