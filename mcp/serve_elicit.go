@@ -207,7 +207,7 @@ func unanswerable(name string, qs []*asked, why string) *sdk.CallToolResult {
 	for _, a := range qs {
 		b.WriteString("\n- " + strings.ReplaceAll(a.params.Message, "\n", "\n  "))
 	}
-	b.WriteString("\nUse a client that supports MCP elicitation, or answer the run with loom resume.")
+	b.WriteString("\nUse a client that supports MCP elicitation to answer it.")
 	return errorResult(b.String())
 }
 
