@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 the tests exercise logging and sampling, which stay in the protocol through their deprecation window.
+
 package mcp
 
 import (
