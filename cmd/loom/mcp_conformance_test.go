@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
 	conformance "github.com/loomwork/loom/internal/mcpconformance"
@@ -173,5 +174,44 @@ func TestReadProjectFileConfined(t *testing.T) {
 	for _, rel := range []string{"link.txt", "../" + filepath.Base(outside) + "/secret.txt", "big.txt"} {
 		_, err := readProjectFile(dir, rel)
 		require.Error(t, err, rel)
+	}
+}
+
+// TestMCPServeFileAsksEveryQuestion serves a graph with two human nodes:
+// on both protocol versions, a client answering elicitations gets both
+// questions in one call, worded for a person, and the graph's result.
+func TestMCPServeFileAsksEveryQuestion(t *testing.T) {
+	file := writeFile(t, "loom.yaml", `version: loom/v1
+entry: signup
+agents:
+  signup:
+    type: graph
+    description: Asks a name, then a city.
+    entry: name
+    finish: [city]
+    nodes:
+      name: {human: {prompt: What is your name?, answer_schema: {type: string}}}
+      city: {human: {prompt: Where do you live?, show: [name]}}
+    edges:
+      - {from: name, to: city}
+`)
+	for _, version := range []string{"2025-06-18", "2025-11-25"} {
+		t.Run(version, func(t *testing.T) {
+			var asked []string
+			cs := serveHTTPWith(t, &sdk.ClientOptions{ElicitationHandler: func(_ context.Context, r *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+				asked = append(asked, r.Params.Message)
+				answer := "Ada"
+				if len(asked) == 2 {
+					answer = "London"
+				}
+				return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"answer": answer}}, nil
+			}}, version, file, "--db", filepath.Join(t.TempDir(), "cp.db"))
+			res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "signup", Arguments: map[string]any{}})
+			require.NoError(t, err)
+			require.False(t, res.IsError, "%+v", res.Content)
+			require.Nil(t, res.InputRequests)
+			require.Contains(t, res.Content[0].(*sdk.TextContent).Text, "London")
+			require.Equal(t, []string{"What is your name?", "Where do you live?\nname: Ada"}, asked)
+		})
 	}
 }

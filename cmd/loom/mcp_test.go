@@ -46,6 +46,18 @@ func TestMCPServeHTTP(t *testing.T) {
 // leaves, the server is stopped and must exit with status 0.
 func serveHTTP(t *testing.T, open modelOpener, args ...string) *sdk.ClientSession {
 	t.Helper()
+	return serveHTTPAt(t, open, nil, "", args...)
+}
+
+// serveHTTPWith is serveHTTP of a file, with client options and a
+// protocol version.
+func serveHTTPWith(t *testing.T, opts *sdk.ClientOptions, version string, args ...string) *sdk.ClientSession {
+	t.Helper()
+	return serveHTTPAt(t, nil, opts, version, args...)
+}
+
+func serveHTTPAt(t *testing.T, open modelOpener, opts *sdk.ClientOptions, version string, args ...string) *sdk.ClientSession {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var stderr syncBuffer
 	code := make(chan int, 1)
@@ -58,7 +70,7 @@ func serveHTTP(t *testing.T, open modelOpener, args ...string) *sdk.ClientSessio
 		return url != ""
 	}, 30*time.Second, 10*time.Millisecond, "no address in %q", stderr.String())
 	tr := &http.Transport{}
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: tr}}, nil)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, opts).Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: tr}}, &sdk.ClientSessionOptions{ProtocolVersion: version})
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		require.NoError(t, cs.Close())
