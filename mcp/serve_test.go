@@ -152,6 +152,15 @@ func TestServerHTTPChecks(t *testing.T) {
 
 	status, _ := postJSON(t, hs.URL, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, nil)
 	require.Equal(t, http.StatusBadRequest, status, "a request without a session id")
+	for _, method := range []string{http.MethodGet, http.MethodDelete} {
+		req, err := http.NewRequest(method, hs.URL, nil)
+		require.NoError(t, err)
+		req.Header.Set("Accept", "text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+		require.Equal(t, http.StatusBadRequest, resp.StatusCode, "%s without a session id", method)
+	}
 
 	for _, tc := range []struct {
 		version string
