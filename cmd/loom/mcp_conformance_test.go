@@ -215,3 +215,49 @@ agents:
 		})
 	}
 }
+
+// TestMCPServeFileResourcesAndPrompts reads a file the project names as a
+// resource, and gets and completes an agent's instructions as a prompt.
+func TestMCPServeFileResourcesAndPrompts(t *testing.T) {
+	file := writeFile(t, "loom.yaml", `version: loom/v1
+model: client
+entry: writer
+agents:
+  writer:
+    type: ai
+    description: Writes in a tone.
+    instructions_file: writer.md
+    input_schema:
+      type: object
+      properties:
+        tone: {type: string, enum: [formal, friendly, funny], description: The tone}
+        topic: {type: string}
+      required: [tone]
+`)
+	dir := filepath.Dir(file)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "writer.md"), []byte("Write about {{.topic}} in a {{.tone}} tone."), 0o644))
+	cs := serveHTTPWith(t, nil, "2025-11-25", file, "--db", filepath.Join(t.TempDir(), "cp.db"))
+	ctx := t.Context()
+	list, err := cs.ListResources(ctx, nil)
+	require.NoError(t, err)
+	require.Len(t, list.Resources, 1)
+	require.Equal(t, "writer.md", list.Resources[0].Name)
+	rr, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: list.Resources[0].URI})
+	require.NoError(t, err)
+	require.Equal(t, "Write about {{.topic}} in a {{.tone}} tone.", rr.Contents[0].Text)
+
+	p, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "writer", Arguments: map[string]string{"tone": "funny", "topic": "cats"}})
+	require.NoError(t, err)
+	require.Equal(t, "Write about cats in a funny tone.", p.Messages[0].Content.(*sdk.TextContent).Text)
+	_, err = cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "writer"})
+	require.ErrorContains(t, err, `argument "tone" is required`)
+	c, err := cs.Complete(ctx, &sdk.CompleteParams{Ref: &sdk.CompleteReference{Type: "ref/prompt", Name: "writer"}, Argument: sdk.CompleteParamsArgument{Name: "tone", Value: "f"}})
+	require.NoError(t, err)
+	require.Equal(t, []string{"formal", "friendly", "funny"}, c.Completion.Values)
+
+	// model: client: without sampling, the call fails with a clear error.
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "writer", Arguments: map[string]any{"tone": "formal"}})
+	require.NoError(t, err)
+	require.True(t, res.IsError)
+	require.Contains(t, res.Content[0].(*sdk.TextContent).Text, "the MCP client does not support sampling")
+}

@@ -134,17 +134,20 @@ func serveProject(srv *mcp.Server, d *spec.Doc) error {
 }
 
 // addInstructionsPrompt offers an AI agent's instructions as a prompt: its
-// template filled with the arguments, which are the agent's input fields.
+// template filled with the arguments, which are the agent's input fields;
+// an argument whose schema is an enum completes to its values.
 func addInstructionsPrompt(srv *mcp.Server, name string, c *spec.AI) error {
 	tmpl, err := template.New(name).Option("missingkey=zero").Parse(c.Instructions)
 	if err != nil {
 		return fmt.Errorf("agent %s: its instructions are not a valid template: %w", name, err)
 	}
 	p := &sdk.Prompt{Name: name, Description: cmpOr(c.Description, "The instructions of agent "+name)}
+	choices := map[string][]string{} // argument -> the values its enum allows
 	if c.InputSchema != nil {
 		var s struct {
 			Properties map[string]struct {
 				Description string `json:"description"`
+				Enum        []any  `json:"enum"`
 			} `json:"properties"`
 			Required []string `json:"required"`
 		}
@@ -155,6 +158,11 @@ func addInstructionsPrompt(srv *mcp.Server, name string, c *spec.AI) error {
 			}
 			for k, v := range s.Properties {
 				p.Arguments = append(p.Arguments, &sdk.PromptArgument{Name: k, Description: v.Description, Required: req[k]})
+				for _, e := range v.Enum {
+					if str, ok := e.(string); ok {
+						choices[k] = append(choices[k], str)
+					}
+				}
 			}
 			sort.Slice(p.Arguments, func(i, j int) bool { return p.Arguments[i].Name < p.Arguments[j].Name })
 		}
@@ -169,7 +177,15 @@ func addInstructionsPrompt(srv *mcp.Server, name string, c *spec.AI) error {
 			return nil, fmt.Errorf("prompt %s: %w", name, err)
 		}
 		return &sdk.GetPromptResult{Description: p.Description, Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{Text: b.String()}}}}, nil
-	}, nil)
+	}, func(_ context.Context, arg, prefix string, _ map[string]string) ([]string, error) {
+		var out []string
+		for _, v := range choices[arg] {
+			if strings.HasPrefix(v, prefix) {
+				out = append(out, v)
+			}
+		}
+		return out, nil
+	})
 }
 
 func cmpOr(a, b string) string {
