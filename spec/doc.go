@@ -45,7 +45,10 @@
 // end) and compiles its expressions.
 // Tools, models and Go functions are named, and Go code supplies them in a
 // [Registry]; the file never carries host code, keys or secrets (models
-// read their keys from the environment).
+// read their keys from the environment). Under loom mcp serve, the model
+// "client" is the model of the MCP client calling (sampling), so a served
+// file needs no key of its own; the files a file's entries name are
+// offered as resources and each AI entry's instructions as a prompt.
 //
 // The loader is strict. [Parse] and [Check] report every unknown key (with
 // the nearest valid one), wrong type, missing file, unknown reference and
