@@ -36,7 +36,9 @@ func boundaryCases() []boundaryCase {
 		{class: 2, name: "rejected Error with a forged stack", code: `const e = new Error('x'); e.stack = 'Error: x\n    at forged (code.js:99:1)'; await Promise.reject(e)`, want: ErrException, notText: "forged"},
 		{class: 2, name: "thrown Proxy of an Error with looping traps", code: `throw new Proxy(new Error('x'), {getPrototypeOf()` + hang + `, get()` + hang + `, getOwnPropertyDescriptor()` + hang + `})`, want: ErrThrownValue},
 		{class: 2, name: "thrown GoError look-alike with a looping value getter", code: `throw Object.setPrototypeOf({get value()` + hang + `}, GoError.prototype)`, want: ErrThrownValue},
-		{class: 2, name: "value and done setters on Object.prototype", code: `Object.defineProperty(Object.prototype, 'done', {set(v){}, get(){return true}}); Object.defineProperty(Object.prototype, 'value', {set(v)` + hang + `, get()` + hang + `}); [{a: 1}, new Map([[1, 2]]), new Set([3])]`, wantValue: `[{"a":1},{"$map":[[1,2]]},{"$set":[3]}]`},
+		{class: 2, name: "value and done setters on Object.prototype", code: `const m = new Map([[1, 2]]), s = new Set([3]); Object.defineProperty(Object.prototype, 'done', {set(v){}, get(){return true}}); Object.defineProperty(Object.prototype, 'value', {set(v)` + hang + `, get()` + hang + `}); [{a: 1}, m, s]`, want: ErrUnreadableValue},
+		{class: 2, name: "read-only value on Object.prototype", code: `Object.defineProperty(Object.prototype, 'value', {value: 'forged'}); ({a: 1})`, want: ErrUnreadableValue, notText: "forged"},
+		{class: 2, name: "thrown with a get accessor on Object.prototype", code: `Object.defineProperty(Object.prototype, 'get', {get()` + hang + `}); throw new Error('x')`, want: ErrUnreadableValue},
 		{class: 2, name: "replaced Map and Set iterators", code: `Map.prototype.entries = function*(){}; Set.prototype.values = function*(){}; Object.getPrototypeOf(new Map().entries()).next = () => ({done: true}); [new Map([['k', 'v']]), new Set([1, 2])]`, wantValue: `[{"$map":[["k","v"]]},{"$set":[1,2]}]`},
 		{class: 2, name: "a looping globalThis.Map getter", code: `const m = new Map([[1, 2]]); Object.defineProperty(globalThis, 'Map', {get()` + hang + `}); m`, wantValue: `{"$map":[[1,2]]}`},
 		{class: 2, name: "replaced Function.prototype.call", code: `const m = new Map([[1, 2]]); Function.prototype.call = function()` + hang + `; Function.prototype.apply = Function.prototype.call; [m, new Uint8Array([1, 2])]`, wantValue: `[{"$map":[[1,2]]},[1,2]]`},
@@ -64,7 +66,7 @@ func boundaryCases() []boundaryCase {
 		{class: 9, name: "a refused allocation is catchable", code: `try { 'x'.repeat(2 ** 30) } catch (e) { e.name }`, wantValue: `"RangeError"`},
 		// Class 8: no host detail shows.
 		{class: 8, name: "host function names", code: `[console.log.name, String(console.info), JSON.stringify.name, [].flat.name, [].join.name]`, wantValue: `["log","function info() { [native code] }","stringify","flat","join"]`},
-		{class: 8, name: "Date in UTC", code: `const d = new Date(2020, 0, 1, 12); [d.getTimezoneOffset(), d.getHours(), d.toISOString(), String(d)]`, wantValue: `[0,12,"2020-01-01T12:00:00.000Z","Wed Jan 01 2020 12:00:00 GMT+0000 (UTC)"]`},
+		{class: 8, name: "Date in UTC", code: `const d = new Date(2020, 0, 1, 12); [d.getTimezoneOffset(), d.getHours(), d.toISOString(), String(d)]`, wantValue: `[0,12,"2020-01-01T12:00:00.000Z","Wed Jan 01 2020 12:00:00 GMT+0000 (Coordinated Universal Time)"]`},
 	}
 }
 
@@ -118,9 +120,9 @@ func TestHostTimeZoneHidden(t *testing.T) {
 		require.NotEqual(t, "UTC", time.Now().Location().String())
 		e, err := NewInProcess()
 		require.NoError(t, err)
-		res, err := e.Run(context.Background(), `[new Date(2020, 6, 1).getTimezoneOffset(), String(new Date(0))]`)
+		res, err := e.Run(context.Background(), `[new Date(2020, 6, 1).getTimezoneOffset(), String(new Date(0)), new Date(2020, 6, 1, 12).getHours()]`)
 		require.NoError(t, err)
-		require.JSONEq(t, `[0,"Thu Jan 01 1970 00:00:00 GMT+0000 (UTC)"]`, string(res.Value))
+		require.JSONEq(t, `[0,"Thu Jan 01 1970 00:00:00 GMT+0000 (Coordinated Universal Time)",12]`, string(res.Value))
 		return
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHostTimeZoneHidden$", "-test.count=1", "-test.v")

@@ -7,9 +7,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/loomwork/loom/sandbox/internal/goja"
-	"github.com/loomwork/loom/sandbox/internal/goja/ast"
-	"github.com/loomwork/loom/sandbox/internal/goja/parser"
+	"github.com/dop251/goja"
+	"github.com/dop251/goja/ast"
+	"github.com/dop251/goja/parser"
 
 	"github.com/loomwork/loom/sandbox/internal/jsscan"
 )
