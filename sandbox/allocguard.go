@@ -237,7 +237,6 @@ func (j *job) guardBufferConstructors() error {
 	if !ok {
 		return fmt.Errorf("lockdown: Reflect.construct is not a function")
 	}
-	g := rt.GlobalObject()
 	for _, name := range []string{"ArrayBuffer", "Int8Array", "Uint8Array", "Uint8ClampedArray", "Int16Array", "Uint16Array",
 		"Int32Array", "Uint32Array", "Float32Array", "Float64Array", "BigInt64Array", "BigUint64Array"} {
 		target, ok := rt.Get(name).(*goja.Object)
@@ -249,7 +248,7 @@ func (j *job) guardBufferConstructors() error {
 			elem = float64(target.Get("BYTES_PER_ELEMENT").ToInteger())
 		}
 		what := "new " + name
-		p := rt.NewProxy(target, &goja.ProxyTrapConfig{
+		err := j.wrapConstructor(name, target, &goja.ProxyTrapConfig{
 			Construct: func(target *goja.Object, args []goja.Value, newTarget *goja.Object) *goja.Object {
 				if len(args) > 0 {
 					switch a := args[0].(type) {
@@ -270,11 +269,7 @@ func (j *job) guardBufferConstructors() error {
 				return v.(*goja.Object)
 			},
 		})
-		pv := rt.ToValue(p)
-		if err := g.DefineDataProperty(name, pv, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE); err != nil {
-			return err
-		}
-		if err := target.Get("prototype").(*goja.Object).DefineDataProperty("constructor", pv, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE); err != nil {
+		if err != nil {
 			return err
 		}
 	}
@@ -287,4 +282,34 @@ func toAny(vs []goja.Value) []any {
 		out[i] = v
 	}
 	return out
+}
+
+// wrapConstructor replaces the global constructor name with a Proxy of it
+// with the given traps, and makes the Proxy stand for the constructor:
+// prototype.constructor is the Proxy, and instanceof works (goja's
+// instanceof does not look through a Proxy of a function, so the
+// constructor gets its own Symbol.hasInstance that checks against the
+// real constructor).
+func (j *job) wrapConstructor(name string, target *goja.Object, traps *goja.ProxyTrapConfig) error {
+	rt := j.rt
+	fp := j.in.errorCtors["Error"].Prototype() // Function.prototype
+	ordinary, ok := goja.AssertFunction(fp.GetSymbol(goja.SymHasInstance))
+	if !ok {
+		return fmt.Errorf("lockdown: Function.prototype[Symbol.hasInstance] is not a function")
+	}
+	pv := rt.ToValue(rt.NewProxy(target, traps)).(*goja.Object)
+	hasInstance := j.hostFunc("[Symbol.hasInstance]", func(c goja.FunctionCall) goja.Value {
+		this := c.This
+		if o, ok := this.(*goja.Object); ok && o == pv {
+			this = target
+		}
+		return must(ordinary(this, c.Argument(0)))
+	})
+	if err := target.DefineDataPropertySymbol(goja.SymHasInstance, hasInstance, goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE); err != nil {
+		return err
+	}
+	if err := rt.GlobalObject().DefineDataProperty(name, pv, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE); err != nil {
+		return err
+	}
+	return target.Get("prototype").(*goja.Object).DefineDataProperty("constructor", pv, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 }

@@ -63,6 +63,12 @@ func boundaryCases() []boundaryCase {
 		{class: 9, name: "sparse join", code: `const a = []; a.length = 2 ** 32 - 1; a.join('-').length`, want: ErrMemoryLimit},
 		{class: 9, name: "fill of a huge sparse array", code: `new Array(2 ** 27).fill(0).length`, want: ErrMemoryLimit},
 		{class: 9, name: "split into characters", code: `'x'.repeat(2e7).split('').length`, want: ErrMemoryLimit},
+		{class: 9, name: "huge typed array", code: `new Float64Array(2 ** 30).length`, want: ErrMemoryLimit},
+		{class: 9, name: "huge ArrayBuffer", code: `new ArrayBuffer(2 ** 32).byteLength`, want: ErrMemoryLimit},
+		{class: 9, name: "typed array subclass and instanceof still work", code: `class B extends Uint8Array {}; const b = new B(2); [b instanceof Uint8Array, b instanceof B, Uint8Array.BYTES_PER_ELEMENT, new Uint8Array([1, 2]).map(x => x * 2).constructor === Uint8Array]`, wantValue: `[true,true,1,true]`},
+		{class: 8, name: "wrapped constructors still behave", code: `[new Date(0) instanceof Date, 'x' instanceof String, new String('x') instanceof String, String(5), typeof String.prototype.at, String.name, Date.name, new Date(0).constructor === Date, ''.constructor === String, Object.getPrototypeOf(new Uint8Array(1)).constructor === Uint8Array]`, wantValue: `[true,false,true,"5","function","String","Date",true,true,true]`},
+		{class: 9, name: "concat of a huge sparse array", code: `const a = []; a.length = 2 ** 31; [].concat(a, a).length`, want: ErrMemoryLimit},
+		{class: 9, name: "padStart of a huge length", code: `'x'.padStart(2 ** 31, 'ab').length`, want: ErrMemoryLimit},
 		{class: 9, name: "a refused allocation is catchable", code: `try { 'x'.repeat(2 ** 30) } catch (e) { e.name }`, wantValue: `"RangeError"`},
 		// Class 8: no host detail shows.
 		{class: 8, name: "host function names", code: `[console.log.name, String(console.info), JSON.stringify.name, [].flat.name, [].join.name]`, wantValue: `["log","function info() { [native code] }","stringify","flat","join"]`},
@@ -120,9 +126,9 @@ func TestHostTimeZoneHidden(t *testing.T) {
 		require.NotEqual(t, "UTC", time.Now().Location().String())
 		e, err := NewInProcess()
 		require.NoError(t, err)
-		res, err := e.Run(context.Background(), `[new Date(2020, 6, 1).getTimezoneOffset(), String(new Date(0)), new Date(2020, 6, 1, 12).getHours()]`)
+		res, err := e.Run(context.Background(), `[new Date(2020, 6, 1).getTimezoneOffset(), String(new Date(0)), new Date(2020, 6, 1, 12).getHours(), new Date(0) instanceof Date]`)
 		require.NoError(t, err)
-		require.JSONEq(t, `[0,"Thu Jan 01 1970 00:00:00 GMT+0000 (Coordinated Universal Time)",12]`, string(res.Value))
+		require.JSONEq(t, `[0,"Thu Jan 01 1970 00:00:00 GMT+0000 (Coordinated Universal Time)",12,true]`, string(res.Value))
 		return
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHostTimeZoneHidden$", "-test.count=1", "-test.v")

@@ -123,8 +123,10 @@ func (j *job) formatArg(b *strings.Builder, v goja.Value, room int) bool {
 					return true
 				}
 				text = n.String() + "n"
+			} else if isNumber(v) {
+				text = jsNumber(v.ToFloat())
 			} else {
-				text = v.String() // a number, boolean, null or symbol: no user code
+				text = v.String() // a boolean, null or symbol: no user code
 			}
 		}
 		if len(text) > room {

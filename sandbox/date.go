@@ -110,7 +110,7 @@ func (j *job) installDate() error {
 	if !ok {
 		return fmt.Errorf("lockdown: Reflect.construct is not a function")
 	}
-	p := rt.NewProxy(ctor, &goja.ProxyTrapConfig{
+	return j.wrapConstructor("Date", ctor, &goja.ProxyTrapConfig{
 		Construct: func(target *goja.Object, args []goja.Value, newTarget *goja.Object) *goja.Object {
 			if len(args) >= 2 {
 				args = []goja.Value{must(dateUTC(goja.Undefined(), args...))}
@@ -122,9 +122,4 @@ func (j *job) installDate() error {
 			return rt.ToValue(time.UnixMilli(must(getTime(now)).ToInteger()).UTC().Format(dateFormats[0].layout))
 		},
 	})
-	pv := rt.ToValue(p)
-	if err := rt.GlobalObject().DefineDataProperty("Date", pv, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE); err != nil {
-		return err
-	}
-	return dp.DefineDataProperty("constructor", pv, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 }

@@ -209,6 +209,29 @@
 // refused, run the host under its own user and container if the code's
 // authors are adversarial.
 //
+// # Differences from Node
+//
+// loom installs, at runtime setup, what goja's public API allows to make
+// results right: named capture groups (a match's groups, $<name> in a
+// replacement string), Number-to-String by Go's shortest round-trip digits
+// in Number.prototype.toString, String(n) and every number the host
+// exports or logs, Number.prototype.toLocaleString and Date's string forms
+// as Node writes them in en-US and UTC, the ES2025 Set methods and
+// Error.isError. TestNodeConformance compares the sandbox with Node on
+// about 250 snippets; what still differs:
+//
+//	Feature                                 What the sandbox does
+//	'' + n, `${n}`, [n].join(),             goja's formatting: a few doubles end in a wrong digit
+//	JSON.stringify(n)                       (0.7016570306969449 as 0.701657030696945); use String(n)
+//	'\uff5e' < '\ud83d\ude00', sort()       strings compare by code point, not UTF-16 unit
+//	Intl, locales and options               none: toLocale* and localeCompare ignore them
+//	for await                               a SyntaxError; await in a plain loop
+//	String.prototype.isWellFormed           missing
+//	Uint8Array.fromBase64 and friends       missing
+//
+// The coder's default instructions (codeexec) name these, and the errors
+// they raise say what to use instead.
+//
 // # Design note: native recursion and the proposal for goja
 //
 // The limit the in-process executor lacks belongs in goja: one counter of

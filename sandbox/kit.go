@@ -281,7 +281,7 @@ func (s *sink) number(v goja.Value) bool {
 	case math.IsInf(f, -1):
 		out = `{"$number":"-Infinity"}`
 	default:
-		out = v.String() // JS number formatting; always valid JSON
+		out = jsNumber(f) // JS number formatting; always valid JSON
 	}
 	if !s.room(len(out)) {
 		return false

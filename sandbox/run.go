@@ -30,13 +30,15 @@ type job struct {
 	rt     *goja.Runtime
 	reason atomic.Pointer[stopReason]
 
-	console  console
-	kit      kit
-	in       intrinsics // built-ins taken before the code ran
-	sink     *sink
-	pos      posMap
-	rejected []*goja.Promise
-	tools    *jsTools // the host tools offered to the code, or nil
+	console console
+	kit     kit
+	in      intrinsics // built-ins taken before the code ran
+
+	groupCache map[string]regexpGroupInfo // named groups of regexp sources
+	sink       *sink
+	pos        posMap
+	rejected   []*goja.Promise
+	tools      *jsTools // the host tools offered to the code, or nil
 }
 
 func newJob(cfg *config, code string, timeout time.Duration) *job {
@@ -164,6 +166,15 @@ func (j *job) setup() error {
 		return err
 	}
 	if err := j.installDate(); err != nil {
+		return err
+	}
+	if err := j.installNumberFormat(); err != nil {
+		return err
+	}
+	if err := j.installPolyfills(); err != nil {
+		return err
+	}
+	if err := j.installNamedGroups(); err != nil {
 		return err
 	}
 	if err := j.installConsole(); err != nil {
@@ -404,8 +415,26 @@ func (j *job) thrown(v goja.Value, frames []frame, rejected bool) *Error {
 // such an uncaught error is a memory error.
 const allocRefusal = "more than the memory limit of"
 
+// missingMembers are built-ins the engine lacks, with what to use instead.
+var missingMembers = []struct{ name, instead string }{
+	{"isWellFormed", "check for lone surrogates with a regular expression such as /[\\uD800-\\uDFFF]/ on the pairs you care about."},
+	{"toWellFormed", "replace lone surrogates with a regular expression."},
+	{"fromBase64", "decode base64 with a small function of your own (a lookup of the 64 characters, 6 bits each)."},
+	{"toBase64", "encode base64 with a small function of your own (a lookup of the 64 characters, 6 bits each)."},
+	{"fromHex", "parse pairs of hex digits with parseInt(pair, 16)."},
+	{"toHex", "format each byte with b.toString(16).padStart(2, '0')."},
+}
+
 // exceptionHint explains errors that come from the sandbox's environment.
 func exceptionHint(name, msg string) string {
+	if name == "TypeError" {
+		for _, m := range missingMembers {
+			if strings.Contains(msg, "'"+m.name+"'") {
+				return m.name + " is not available in this sandbox's engine: " + m.instead
+			}
+		}
+		return ""
+	}
 	if name != "ReferenceError" {
 		return ""
 	}

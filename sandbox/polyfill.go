@@ -1,0 +1,188 @@
+package sandbox
+
+import (
+	"fmt"
+
+	"github.com/dop251/goja"
+)
+
+// polyfillProgram defines built-ins newer than the goja version loom runs
+// on: the Set methods of ES2025 (union, intersection, difference,
+// symmetricDifference, isSubsetOf, isSupersetOf, isDisjointFrom) and
+// Error.isError. It gets the built-ins it uses as arguments, taken before
+// the code runs.
+var polyfillProgram = goja.MustCompile("loom-sandbox-polyfill.js", `(function (host, apply, defineProperty, SetCtor, TypeError) {
+  "use strict";
+  const SP = SetCtor.prototype;
+  const has = SP.has, add = SP.add, del = SP.delete, forEach = SP.forEach;
+  const size = host.setSize;
+  function define(o, name, fn) {
+    defineProperty(o, name, {value: fn, writable: true, enumerable: false, configurable: true});
+  }
+  function thisSet(s, name) {
+    if (!host.isSet(s)) throw new TypeError("Set.prototype." + name + " called on a value that is not a Set");
+    return s;
+  }
+  // setRecord is the spec's GetSetRecord: other must have a numeric size,
+  // and has and keys methods.
+  function setRecord(other) {
+    if (other === null || (typeof other !== "object" && typeof other !== "function")) {
+      throw new TypeError("The argument must be a Set or a Set-like object (with size, has and keys)");
+    }
+    const n = +other.size;
+    if (n !== n) throw new TypeError("The argument's size is not a number");
+    const h = other.has, k = other.keys;
+    if (typeof h !== "function") throw new TypeError("The argument's has is not a function");
+    if (typeof k !== "function") throw new TypeError("The argument's keys is not a function");
+    return {o: other, size: n, has: h, keys: k};
+  }
+  function elements(s) {
+    const out = [];
+    apply(forEach, s, [function (v) { defineProperty(out, out.length, {value: v, writable: true, enumerable: true, configurable: true}); }]);
+    return out;
+  }
+  function otherHas(r, v) { return !!apply(r.has, r.o, [v]); }
+  function eachKey(r, fn) {
+    const it = apply(r.keys, r.o, []);
+    if (it === null || typeof it !== "object") throw new TypeError("The argument's keys() did not return an iterator");
+    const next = it.next;
+    for (;;) {
+      const step = apply(next, it, []);
+      if (step === null || typeof step !== "object") throw new TypeError("The iterator's next() did not return an object");
+      if (step.done) return;
+      if (fn(step.value) === false) return;
+    }
+  }
+  function copy(s) {
+    const r = new SetCtor();
+    const e = elements(s);
+    for (let i = 0; i < e.length; i++) apply(add, r, [e[i]]);
+    return r;
+  }
+  define(SP, "union", function union(other) {
+    thisSet(this, "union");
+    const r = setRecord(other), out = copy(this);
+    eachKey(r, v => { apply(add, out, [v]); });
+    return out;
+  });
+  define(SP, "intersection", function intersection(other) {
+    thisSet(this, "intersection");
+    const r = setRecord(other), out = new SetCtor();
+    if (size(this) <= r.size) {
+      const e = elements(this);
+      for (let i = 0; i < e.length; i++) if (otherHas(r, e[i])) apply(add, out, [e[i]]);
+    } else {
+      eachKey(r, v => { if (apply(has, this, [v])) apply(add, out, [v]); });
+    }
+    return out;
+  });
+  define(SP, "difference", function difference(other) {
+    thisSet(this, "difference");
+    const r = setRecord(other), out = copy(this);
+    if (size(this) <= r.size) {
+      const e = elements(this);
+      for (let i = 0; i < e.length; i++) if (otherHas(r, e[i])) apply(del, out, [e[i]]);
+    } else {
+      eachKey(r, v => { apply(del, out, [v]); });
+    }
+    return out;
+  });
+  define(SP, "symmetricDifference", function symmetricDifference(other) {
+    thisSet(this, "symmetricDifference");
+    const r = setRecord(other), out = copy(this);
+    eachKey(r, v => { if (apply(has, this, [v])) apply(del, out, [v]); else apply(add, out, [v]); });
+    return out;
+  });
+  define(SP, "isSubsetOf", function isSubsetOf(other) {
+    thisSet(this, "isSubsetOf");
+    const r = setRecord(other);
+    if (size(this) > r.size) return false;
+    const e = elements(this);
+    for (let i = 0; i < e.length; i++) if (!otherHas(r, e[i])) return false;
+    return true;
+  });
+  define(SP, "isSupersetOf", function isSupersetOf(other) {
+    thisSet(this, "isSupersetOf");
+    const r = setRecord(other);
+    if (size(this) < r.size) return false;
+    let ok = true;
+    eachKey(r, v => { if (!apply(has, this, [v])) { ok = false; return false; } });
+    return ok;
+  });
+  define(SP, "isDisjointFrom", function isDisjointFrom(other) {
+    thisSet(this, "isDisjointFrom");
+    const r = setRecord(other);
+    let ok = true;
+    if (size(this) <= r.size) {
+      const e = elements(this);
+      for (let i = 0; i < e.length; i++) if (otherHas(r, e[i])) return false;
+    } else {
+      eachKey(r, v => { if (apply(has, this, [v])) { ok = false; return false; } });
+    }
+    return ok;
+  });
+})`, true)
+
+// installPolyfills defines the built-ins goja lacks.
+func (j *job) installPolyfills() error {
+	rt := j.rt
+	host := rt.NewObject()
+	isSet := func(v goja.Value) bool {
+		o, ok := v.(*goja.Object)
+		return ok && classOf(o) == "Set"
+	}
+	sizeOf, err := j.sizeGetter("Set")
+	if err != nil {
+		return err
+	}
+	for name, fn := range map[string]func(goja.FunctionCall) goja.Value{
+		"isSet": func(c goja.FunctionCall) goja.Value { return rt.ToValue(isSet(c.Argument(0))) },
+		"setSize": func(c goja.FunctionCall) goja.Value {
+			return must(sizeOf(c.Argument(0)))
+		},
+	} {
+		if err := host.Set(name, fn); err != nil {
+			return err
+		}
+	}
+	mk, err := rt.RunProgram(polyfillProgram)
+	if err != nil {
+		return err
+	}
+	fn, ok := goja.AssertFunction(mk)
+	if !ok {
+		return fmt.Errorf("polyfill program is not a function")
+	}
+	reflect := rt.Get("Reflect").(*goja.Object)
+	object := rt.Get("Object").(*goja.Object)
+	if _, err := fn(goja.Undefined(), host, reflect.Get("apply"), object.Get("defineProperty"), rt.Get("Set"), j.in.errorCtors["TypeError"]); err != nil {
+		return err
+	}
+	// Error.isError: an object with an Error's internal slot, read without
+	// running any code (a Proxy of an Error is not one).
+	isError := j.hostFunc("isError", func(c goja.FunctionCall) goja.Value {
+		o, ok := c.Argument(0).(*goja.Object)
+		return rt.ToValue(ok && classOf(o) == "Error")
+	})
+	return j.in.errorCtors["Error"].DefineDataProperty("isError", isError, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+}
+
+// sizeGetter is the size getter of Map.prototype or Set.prototype.
+func (j *job) sizeGetter(ctor string) (goja.Callable, error) {
+	rt := j.rt
+	gopd, ok := goja.AssertFunction(rt.Get("Object").(*goja.Object).Get("getOwnPropertyDescriptor"))
+	if !ok {
+		return nil, fmt.Errorf("lockdown: Object.getOwnPropertyDescriptor is not a function")
+	}
+	proto := rt.Get(ctor).(*goja.Object).Get("prototype")
+	d, err := gopd(goja.Undefined(), proto, rt.ToValue("size"))
+	if err != nil {
+		return nil, err
+	}
+	if do, ok := d.(*goja.Object); ok {
+		if g, ok := goja.AssertFunction(do.Get("get")); ok {
+			return g, nil
+		}
+	}
+	return nil, fmt.Errorf("lockdown: %s.prototype.size has no getter", ctor)
+}
