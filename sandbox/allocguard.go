@@ -195,6 +195,12 @@ func (j *job) guardAllocations() error {
 	if err != nil {
 		return err
 	}
+	if j.cfg.osMemoryLimit {
+		// In a worker a huge buffer meets the process's own memory limit;
+		// wrapping the twelve constructors would cost every run their
+		// creation.
+		return nil
+	}
 	return j.guardBufferConstructors()
 }
 

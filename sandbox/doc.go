@@ -178,7 +178,8 @@
 // never; the run is given up at the deadline plus grace, but its goroutine
 // and its slot stay taken. Native recursion (above) kills the process.
 // repeat, padStart/padEnd, split, String and Array concat, join (its
-// separators), fill, and the ArrayBuffer and typed array constructors are
+// separators), fill, and in process the ArrayBuffer and typed array
+// constructors (in a worker, the process's memory limit bounds those) are
 // wrapped at setup to check the size they were asked for against the
 // memory limit before the built-in runs (a catchable RangeError; an
 // uncaught refusal is a [KindMemory] error); other single huge allocations

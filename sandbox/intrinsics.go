@@ -3,7 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"strconv"
+	"reflect"
 	"strings"
 
 	"github.com/dop251/goja"
@@ -17,11 +17,12 @@ type intrinsics struct {
 	symbolDescription goja.Callable // get Symbol.prototype.description
 	mapForEach        goja.Callable // Map.prototype.forEach
 	setForEach        goja.Callable // Set.prototype.forEach
-	typedLength       goja.Callable // get %TypedArray%.prototype.length
 	regexpSource      goja.Callable // get RegExp.prototype.source
 	regexpFlags       []regexpFlag  // the flag getters, in the order of RegExp.prototype.flags
 	errorCtors        map[string]*goja.Object
 	objectProto       *goja.Object
+	defineProperty    goja.Value // Object.defineProperty
+	setCtor           goja.Value // Set
 }
 
 // regexpFlag is one flag getter of RegExp.prototype.
@@ -76,9 +77,6 @@ func (j *job) captureIntrinsics() error {
 	if in.setForEach, err = method(proto("Set"), "forEach"); err != nil {
 		return err
 	}
-	if in.typedLength, err = getter(proto("Uint8Array").Prototype(), "length"); err != nil {
-		return err
-	}
 	rp := proto("RegExp")
 	if in.regexpSource, err = getter(rp, "source"); err != nil {
 		return err
@@ -103,6 +101,8 @@ func (j *job) captureIntrinsics() error {
 		in.errorCtors[name] = c
 	}
 	in.objectProto = proto("Object")
+	in.defineProperty = rt.Get("Object").(*goja.Object).Get("defineProperty")
+	in.setCtor = rt.Get("Set")
 	return nil
 }
 
@@ -203,19 +203,18 @@ func (j *job) entries(o *goja.Object, max int) (keys, values []goja.Value, ok bo
 }
 
 // typedArray returns a typed array's length and an element reader, and
-// false for any other object.
+// false for any other object. Export of a typed array is the Go slice over
+// its buffer: no property is read and no code runs (goja's typed arrays
+// cannot be detached or resized from JS).
 func (j *job) typedArray(o *goja.Object) (int, func(int) goja.Value, bool) {
-	if classOf(o) != "TypedArray" || j.in.typedLength == nil {
+	if classOf(o) != "TypedArray" {
 		return 0, nil, false
 	}
-	lv, err := j.in.typedLength(o)
-	if err != nil {
+	v := reflect.ValueOf(o.Export())
+	if v.Kind() != reflect.Slice {
 		return 0, nil, false
 	}
-	n := int(lv.ToInteger()) // a primitive number
-	// An integer index of a typed array reads its buffer: no property
-	// lookup, no getter, no prototype.
-	return n, func(i int) goja.Value { return o.Get(strconv.Itoa(i)) }, true
+	return v.Len(), func(i int) goja.Value { return j.rt.ToValue(v.Index(i).Interface()) }, true
 }
 
 // taintedObjectPrototype names a property on Object.prototype, or on an

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/dop251/goja"
 )
@@ -145,17 +146,7 @@ func (j *job) installPolyfills() error {
 			return err
 		}
 	}
-	mk, err := rt.RunProgram(polyfillProgram)
-	if err != nil {
-		return err
-	}
-	fn, ok := goja.AssertFunction(mk)
-	if !ok {
-		return fmt.Errorf("polyfill program is not a function")
-	}
-	reflect := rt.Get("Reflect").(*goja.Object)
-	object := rt.Get("Object").(*goja.Object)
-	if _, err := fn(goja.Undefined(), host, reflect.Get("apply"), object.Get("defineProperty"), rt.Get("Set"), j.in.errorCtors["TypeError"]); err != nil {
+	if err := j.runPolyfill(host); err != nil {
 		return err
 	}
 	// Error.isError: an object with an Error's internal slot, read without
@@ -165,6 +156,37 @@ func (j *job) installPolyfills() error {
 		return rt.ToValue(ok && classOf(o) == "Error")
 	})
 	return j.in.errorCtors["Error"].DefineDataProperty("isError", isError, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+}
+
+// runPolyfill defines the Set methods.
+func (j *job) runPolyfill(host *goja.Object) error {
+	rt := j.rt
+	mk, err := rt.RunProgram(polyfillProgram)
+	if err != nil {
+		return err
+	}
+	fn, ok := goja.AssertFunction(mk)
+	if !ok {
+		return fmt.Errorf("polyfill program is not a function")
+	}
+	// apply(f, this, args) calls f from Go: Function.prototype.call can be
+	// replaced by the code, and Reflect would cost every run its creation.
+	apply := j.hostFunc("apply", func(c goja.FunctionCall) goja.Value {
+		f, ok := goja.AssertFunction(c.Argument(0))
+		if !ok {
+			panic(j.newJSError("TypeError", "not a function"))
+		}
+		var args []goja.Value
+		if a, ok := c.Argument(2).(*goja.Object); ok {
+			n := a.Get("length").ToInteger() // a fresh array of the polyfill's own
+			for i := int64(0); i < n; i++ {
+				args = append(args, a.Get(strconv.FormatInt(i, 10)))
+			}
+		}
+		return must(f(c.Argument(1), args...))
+	})
+	_, err = fn(goja.Undefined(), host, apply, j.in.defineProperty, j.in.setCtor, j.in.errorCtors["TypeError"])
+	return err
 }
 
 // sizeGetter is the size getter of Map.prototype or Set.prototype.

@@ -81,7 +81,7 @@ func (j *job) execute() (res *Result, err error) {
 	}
 	if err := j.setup(); err != nil {
 		return j.partial(), &Error{Kind: KindInternal, Message: fmt.Sprintf(
-			"Internal sandbox error while preparing the runtime: %v. This is not caused by your code; run it again.", err)}
+			"Internal sandbox error while preparing the runtime: %s. This is not caused by your code; run it again.", goErrorText(err))}
 	}
 	v, err := j.rt.RunProgram(prog)
 	if err != nil {
@@ -134,8 +134,24 @@ func panicError(x any, memLimit int64) *Error {
 			}
 		}
 	}
-	return &Error{Kind: KindInternal, Message: fmt.Sprintf(
-		"Internal sandbox error: %v. This is not caused by your code; run it again.", x)}
+	text := fmt.Sprintf("%T", x)
+	switch v := x.(type) {
+	case string:
+		text = v
+	case error:
+		text = goErrorText(v)
+	}
+	return &Error{Kind: KindInternal, Message: "Internal sandbox error: " + text + ". This is not caused by your code; run it again."}
+}
+
+// goErrorText is an error's text, or only its type for goja's errors, whose
+// Error method formats a JS value and can run the code's toString.
+func goErrorText(err error) string {
+	switch err.(type) {
+	case *goja.Exception, *goja.CompilerSyntaxError, *goja.CompilerReferenceError:
+		return fmt.Sprintf("%T", err)
+	}
+	return err.Error()
 }
 
 // partial is the Result returned with an error: the console so far.
