@@ -217,8 +217,9 @@
 // replacement string), Number-to-String by Go's shortest round-trip digits
 // in Number.prototype.toString, String(n) and every number the host
 // exports or logs, Number.prototype.toLocaleString and Date's string forms
-// as Node writes them in en-US and UTC, the ES2025 Set methods and
-// Error.isError. TestNodeConformance compares the sandbox with Node on
+// as Node writes them in en-US and UTC, the ES2025 Set methods,
+// Object.groupBy and Map.groupBy, String.prototype.isWellFormed and
+// toWellFormed, and Error.isError. TestNodeConformance compares the sandbox with Node on
 // about 250 snippets; what still differs:
 //
 //	Feature                                 What the sandbox does
@@ -227,7 +228,6 @@
 //	'\uff5e' < '\ud83d\ude00', sort()       strings compare by code point, not UTF-16 unit
 //	Intl, locales and options               none: toLocale* and localeCompare ignore them
 //	for await                               a SyntaxError; await in a plain loop
-//	String.prototype.isWellFormed           missing
 //	Uint8Array.fromBase64 and friends       missing
 //
 // The coder's default instructions (codeexec) name these, and the errors

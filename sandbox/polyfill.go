@@ -9,10 +9,11 @@ import (
 
 // polyfillProgram defines built-ins newer than the goja version loom runs
 // on: the Set methods of ES2025 (union, intersection, difference,
-// symmetricDifference, isSubsetOf, isSupersetOf, isDisjointFrom) and
-// Error.isError. It gets the built-ins it uses as arguments, taken before
+// symmetricDifference, isSubsetOf, isSupersetOf, isDisjointFrom),
+// Object.groupBy and Map.groupBy, String.prototype.isWellFormed and
+// toWellFormed; Error.isError is a host function. It gets the built-ins it uses as arguments, taken before
 // the code runs.
-var polyfillProgram = goja.MustCompile("loom-sandbox-polyfill.js", `(function (host, apply, defineProperty, SetCtor, TypeError) {
+var polyfillProgram = goja.MustCompile("loom-sandbox-polyfill.js", `(function (host, apply, defineProperty, SetCtor, TypeError, ObjectCtor, MapCtor, StringProto) {
   "use strict";
   const SP = SetCtor.prototype;
   const has = SP.has, add = SP.add, del = SP.delete, forEach = SP.forEach;
@@ -122,6 +123,54 @@ var polyfillProgram = goja.MustCompile("loom-sandbox-polyfill.js", `(function (h
     }
     return ok;
   });
+  const create = ObjectCtor.create, mapGet = MapCtor.prototype.get, mapSet = MapCtor.prototype.set, mapHas = MapCtor.prototype.has;
+  function groups(items, callback, add) {
+    if (typeof callback !== "function") throw new TypeError("The callback must be a function");
+    let k = 0;
+    for (const v of items) add(callback(v, k++), v);
+  }
+  define(ObjectCtor, "groupBy", function groupBy(items, callback) {
+    const out = create(null);
+    groups(items, callback, (key, v) => {
+      key = typeof key === "symbol" ? key : String(key);
+      if (!apply(ObjectCtor.prototype.hasOwnProperty, out, [key])) defineProperty(out, key, {value: [], writable: true, enumerable: true, configurable: true});
+      const g = out[key];
+      defineProperty(g, g.length, {value: v, writable: true, enumerable: true, configurable: true});
+    });
+    return out;
+  });
+  define(MapCtor, "groupBy", function groupBy(items, callback) {
+    const out = new MapCtor();
+    groups(items, callback, (key, v) => {
+      if (key === 0) key = 0; // -0 is 0
+      if (!apply(mapHas, out, [key])) apply(mapSet, out, [key, []]);
+      const g = apply(mapGet, out, [key]);
+      defineProperty(g, g.length, {value: v, writable: true, enumerable: true, configurable: true});
+    });
+    return out;
+  });
+  function wellFormed(s) {
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0xd800 && c <= 0xdbff) {
+        const d = i + 1 < s.length ? s.charCodeAt(i + 1) : 0;
+        if (d >= 0xdc00 && d <= 0xdfff) { i++; continue; }
+        return i;
+      }
+      if (c >= 0xdc00 && c <= 0xdfff) return i;
+    }
+    return -1;
+  }
+  function thisText(v, name) {
+    if (v === undefined || v === null) throw new TypeError("String.prototype." + name + " called on null or undefined");
+    return String(v);
+  }
+  define(StringProto, "isWellFormed", function isWellFormed() { return wellFormed(thisText(this, "isWellFormed")) < 0; });
+  define(StringProto, "toWellFormed", function toWellFormed() {
+    let s = thisText(this, "toWellFormed"), out = "", i;
+    while ((i = wellFormed(s)) >= 0) { out += s.slice(0, i) + "\ufffd"; s = s.slice(i + 1); }
+    return out + s;
+  });
 })`, true)
 
 // installPolyfills defines the built-ins goja lacks.
@@ -185,7 +234,8 @@ func (j *job) runPolyfill(host *goja.Object) error {
 		}
 		return must(f(c.Argument(1), args...))
 	})
-	_, err = fn(goja.Undefined(), host, apply, j.in.defineProperty, j.in.setCtor, j.in.errorCtors["TypeError"])
+	_, err = fn(goja.Undefined(), host, apply, j.in.defineProperty, j.in.setCtor, j.in.errorCtors["TypeError"],
+		rt.Get("Object"), rt.Get("Map"), rt.Get("String").(*goja.Object).Get("prototype"))
 	return err
 }
 

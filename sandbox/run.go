@@ -433,8 +433,6 @@ const allocRefusal = "more than the memory limit of"
 
 // missingMembers are built-ins the engine lacks, with what to use instead.
 var missingMembers = []struct{ name, instead string }{
-	{"isWellFormed", "check for lone surrogates with a regular expression such as /[\\uD800-\\uDFFF]/ on the pairs you care about."},
-	{"toWellFormed", "replace lone surrogates with a regular expression."},
 	{"fromBase64", "decode base64 with a small function of your own (a lookup of the 64 characters, 6 bits each)."},
 	{"toBase64", "encode base64 with a small function of your own (a lookup of the 64 characters, 6 bits each)."},
 	{"fromHex", "parse pairs of hex digits with parseInt(pair, 16)."},
