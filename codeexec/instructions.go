@@ -12,6 +12,7 @@ func CoderInstructions(tool string, topLevelAwait bool) string {
 	b.WriteString("- Send one self-contained snippet in the \"code\" argument. The value of its final expression is the result: end with that expression (for example `total`), write no top-level `return`, and do not wrap the work in a function you never call.\n")
 	b.WriteString("- It is plain ECMAScript with the standard built-ins (Math, JSON, Date, BigInt, RegExp, Map, Set, Promise). There is no require or import, no network, no file system, no process, no timers and no eval.\n")
 	b.WriteString("- console.log output is captured and returned with the result.\n")
+	b.WriteString("- The engine lacks a few newer features: there is no Intl (toLocaleString and localeCompare ignore locales and options; format dates and numbers yourself), no `for await` (await each Promise in a plain for loop), and no Uint8Array.fromBase64 or toBase64 (write the base64 conversion yourself). Write numbers into text with String(n) or n.toString(), not `'' + n` or a template literal, which can print a wrong last digit for some fractions.\n")
 	b.WriteString("- Build long strings by pushing parts to an array and joining it, not with += in a loop.\n")
 	b.WriteString("- Use BigInt (for example 25n) for integers beyond 2^53 - 1, and convert the result with String() if needed.\n")
 	b.WriteString("- Runs have time and memory limits; a snippet that runs too long is stopped with a timeout error.\n")

@@ -67,7 +67,7 @@ func classify(err error) Class {
 	case sandbox.KindTimeout:
 		return Timeout
 	case sandbox.KindMemory, sandbox.KindStackOverflow, sandbox.KindOutputTooLarge, sandbox.KindCodeTooLarge,
-		sandbox.KindNestingTooDeep, sandbox.KindCyclicValue, sandbox.KindWorkerCrashed:
+		sandbox.KindNestingTooDeep, sandbox.KindCyclicValue, sandbox.KindWorkerCrashed, sandbox.KindUnreadableValue:
 		return SandboxLimit
 	}
 	return HarnessError

@@ -5,8 +5,8 @@ import (
 	"math/big"
 	"reflect"
 
-	"github.com/loomwork/loom/sandbox/internal/goja/ast"
-	"github.com/loomwork/loom/sandbox/internal/goja/token"
+	"github.com/dop251/goja/ast"
+	"github.com/dop251/goja/token"
 )
 
 // prepare is loom's pass over a parsed program, between goja's parser and

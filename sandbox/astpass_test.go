@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loomwork/loom/sandbox/internal/goja"
-	"github.com/loomwork/loom/sandbox/internal/goja/parser"
+	"github.com/dop251/goja"
+	"github.com/dop251/goja/parser"
 	"github.com/stretchr/testify/require"
 )
 

@@ -7,9 +7,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/loomwork/loom/sandbox/internal/goja"
-	"github.com/loomwork/loom/sandbox/internal/goja/ast"
-	"github.com/loomwork/loom/sandbox/internal/goja/parser"
+	"github.com/dop251/goja"
+	"github.com/dop251/goja/ast"
+	"github.com/dop251/goja/parser"
 
 	"github.com/loomwork/loom/sandbox/internal/jsscan"
 )
@@ -272,7 +272,7 @@ func syntaxError(err error, code string) *Error {
 // syntaxHint suggests the likely fix for common mistakes.
 func syntaxHint(msg, code string) string {
 	switch {
-	case strings.Contains(msg, "Async generators"):
+	case strings.Contains(msg, "Async generators"), strings.Contains(msg, "Unexpected token await") && strings.Contains(code, "for await"):
 		return "Async generators and for await are not supported here; collect the values with await in a plain loop."
 	case strings.Contains(code, "import ") || strings.Contains(code, "export "):
 		return "The code runs as a plain script: import and export are not supported, and no modules are available. Remove them and write everything in one script."

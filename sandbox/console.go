@@ -5,7 +5,7 @@ import (
 	"math/big"
 	"strings"
 
-	"github.com/loomwork/loom/sandbox/internal/goja"
+	"github.com/dop251/goja"
 )
 
 // console is a run's bounded console output.
@@ -116,15 +116,17 @@ func (j *job) formatArg(b *strings.Builder, v goja.Value, room int) bool {
 			text = "undefined"
 		default:
 			if sym, ok := v.(*goja.Symbol); ok {
-				desc, _ := symbolDescription(sym, room)
+				desc, _ := j.symbolDescription(sym, room)
 				text = "Symbol(" + desc + ")"
 			} else if n, ok := v.Export().(*big.Int); ok {
 				if n.BitLen() > room*4 {
 					return true
 				}
 				text = n.String() + "n"
+			} else if isNumber(v) {
+				text = jsNumber(v.ToFloat())
 			} else {
-				text = v.String() // a number, boolean, null or symbol: no user code
+				text = v.String() // a boolean, null or symbol: no user code
 			}
 		}
 		if len(text) > room {

@@ -129,11 +129,15 @@
 // regexp literals together, since Go's regexp expands counted repeats
 // (a 3.3 KB /(?:aaa…){999}/ allocates 650 MB), and refuses more with
 // [KindMemory].
-// loom runs its own copy of goja (sandbox/internal/goja; LOOM_PATCH.md
-// lists the changes): native built-ins calling each other from Go, bound
-// functions and Proxy chains count against the call stack limit like JS
-// calls, so o.toString = Object.prototype.toLocaleString; String(o) ends
-// as [KindStackOverflow] instead of Go's fatal stack overflow.
+// loom runs goja as published (github.com/dop251/goja), through its public
+// API only. goja counts only the calls its VM makes against the call stack
+// limit: native built-ins calling each other from Go (o.toString =
+// Object.prototype.toLocaleString; String(o)), and some deep Proxy chains,
+// recurse on the Go stack until Go's fatal stack overflow, which no
+// recover catches and which kills the process. In a worker that is a dead
+// worker, reported as [KindStackOverflow] ("the code recursed too deeply",
+// without the Go runtime's report; errors.Is matches [ErrWorkerCrashed]
+// too) and replaced; in process it kills the host.
 // Each run gets a fresh goja.Runtime with a call stack limit;
 // eval, Function and the constructors of function, async function and
 // generator function prototypes throw; Array.prototype.join, toString and
@@ -145,8 +149,16 @@
 // the Promise job queue and the conversion of the result, which a JS
 // exporter does inside the run without calling getters, toString, toJSON or
 // Proxy traps, with built-ins taken before the code could replace them;
-// Maps, Sets, typed arrays, RegExps and the stack of an Error are read from
-// their internal slots. The host never calls String, Export or Error on a
+// Maps, Sets, typed arrays, RegExps and Symbol descriptions are read by
+// calling, from Go, the built-in forEach and getters taken when the runtime
+// was made. The exporter reads properties through
+// Object.getOwnPropertyDescriptor, whose result goja builds by assignment:
+// when Object.prototype has a property named like a descriptor field, it
+// refuses with [KindUnreadableValue] rather than report a falsified value.
+// Array.prototype.sort sorts a private copy, as the spec's
+// SortIndexedProperties does. goja errors are told apart with a type
+// switch, never errors.As (Exception.Unwrap reads the thrown value's
+// properties, which can run the code). The host never calls String, Export or Error on a
 // sandbox value; names, messages, Symbol descriptions and console strings
 // are cut to their limits before they are copied, and every host loop over
 // a length the code controls checks the deadline. A heap watchdog (runtime/metrics, every 10 ms) interrupts runs
@@ -156,7 +168,7 @@
 //
 // goja is not a security boundary against resource exhaustion, and
 // [InProcess] inherits its limits. In process, loom contains infinite
-// loops, deep recursion (JS or native), runaway JS-level allocation, deep
+// loops, deep JS recursion, runaway JS-level allocation, deep
 // data, huge results and console floods, and the host never runs the
 // code's getters, traps or replaced built-ins. These it cannot stop:
 // built-ins that run in Go without checking for interrupts (a huge
@@ -164,11 +176,15 @@
 // with lookaround or back-references, a huge BigInt, new Array(2**27).fill)
 // keep a CPU busy after the time limit, until they return, which may be
 // never; the run is given up at the deadline plus grace, but its goroutine
-// and its slot stay taken. repeat, padStart/padEnd, join, split into
-// characters and fill of a sparse array check the size they were asked for
-// against the memory limit before allocating (an uncaught refusal is a
-// [KindMemory] error); other single huge allocations (a replace expansion,
-// concat, JSON.stringify of wide data, typed arrays, BigInt) are not
+// and its slot stay taken. Native recursion (above) kills the process.
+// repeat, padStart/padEnd, split, String and Array concat, join (its
+// separators), fill, and in process the ArrayBuffer and typed array
+// constructors (in a worker, the process's memory limit bounds those) are
+// wrapped at setup to check the size they were asked for against the
+// memory limit before the built-in runs (a catchable RangeError; an
+// uncaught refusal is a [KindMemory] error); other single huge allocations
+// (string + of huge operands, a replace expansion, the elements a join
+// concatenates, JSON.stringify of wide data, BigInt) are not
 // stopped by the watchdog, which only sees them after they happened, and
 // can exhaust the process's memory. The watchdog sees the whole process's
 // heap, so concurrent runs can be stopped for one another's growth. Code
@@ -178,8 +194,9 @@
 //
 // [Isolated] contains all of these: the worker's memory is capped by the
 // kernel, its CPU by RLIMIT_CPU and the parent's SIGKILL, and a fatal Go
-// error ends only the worker; the run gets [KindWorkerCrashed],
-// [KindMemory] or [KindTimeout] and the next run gets a fresh worker.
+// error ends only the worker; the run gets [KindStackOverflow],
+// [KindMemory], [KindTimeout] or [KindWorkerCrashed] and the next run gets
+// a fresh worker.
 // Beyond goja, which exposes no host object, a worker has its own
 // namespaces where the kernel allows (no network, an empty read-only file
 // system, no privilege over the host), no inherited descriptors and no
@@ -187,10 +204,52 @@
 // worker whose Go runtime an exploit of goja took over from opening files,
 // executing programs or using the network. The allowlist still includes
 // what the Go runtime needs (memory mapping, threads, futexes, signals),
-// and the worker shares the host's kernel. In -race test binaries workers
+// and the worker shares the host's kernel. A worker's Go stack is capped
+// at 32 MiB, so native recursion ends there quickly. In -race test binaries workers
 // have no filter and no RLIMIT_AS. Where the namespaces or the filter are
 // refused, run the host under its own user and container if the code's
 // authors are adversarial.
+//
+// # Differences from Node
+//
+// loom installs, at runtime setup, what goja's public API allows to make
+// results right: named capture groups (a match's groups, $<name> in a
+// replacement string), Number-to-String by Go's shortest round-trip digits
+// in Number.prototype.toString, String(n) and every number the host
+// exports or logs, Number.prototype.toLocaleString and Date's string forms
+// as Node writes them in en-US and UTC, the ES2025 Set methods,
+// Object.groupBy and Map.groupBy, String.prototype.isWellFormed and
+// toWellFormed, and Error.isError. TestNodeConformance compares the sandbox with Node on
+// about 250 snippets; what still differs:
+//
+//	Feature                                 What the sandbox does
+//	'' + n, `${n}`, [n].join(),             goja's formatting: a few doubles end in a wrong digit
+//	JSON.stringify(n)                       (0.7016570306969449 as 0.701657030696945); use String(n)
+//	'\uff5e' < '\ud83d\ude00', sort()       strings compare by code point, not UTF-16 unit
+//	Intl, locales and options               none: toLocale* and localeCompare ignore them
+//	for await                               a SyntaxError; await in a plain loop
+//	Uint8Array.fromBase64 and friends       missing
+//
+// The coder's default instructions (codeexec) name these, and the errors
+// they raise say what to use instead.
+//
+// # Design note: native recursion and the proposal for goja
+//
+// The limit the in-process executor lacks belongs in goja: one counter of
+// native calls in the VM, raised by every call of a native function from
+// Go (a getter, toString, valueOf, toJSON, a sort comparator, a Proxy trap
+// or a Proxy forwarding to its target, a bound function reaching its
+// target, isArray looking through a Proxy) and lowered on return, checked
+// together with the JS call stack against SetMaxCallStackSize, so that
+// deep native recursion throws goja's StackOverflowError like deep JS
+// recursion does. Three smaller changes would let the host read less
+// defensively: descriptor and iterator-result objects built with
+// CreateDataProperty rather than assignment (so accessors on
+// Object.prototype neither run nor hide fields), an Exception.Unwrap that
+// runs no script code, and a sort that sorts a copy. goja's maintainer has
+// declined native recursion limits as out of scope, and a patched copy
+// cannot ship to programs that import loom, so loom uses goja as published
+// and the worker process is the boundary.
 //
 // # Host tools
 //

@@ -42,6 +42,12 @@ const (
 	KindUnsettledPromise Kind = "unsettled_promise"
 	// KindCyclicValue: the final value refers to itself.
 	KindCyclicValue Kind = "cyclic_value"
+	// KindUnreadableValue: the host could not read the final value, or a
+	// thrown one, without running the code's own functions (the code
+	// defined a property named like a descriptor field on
+	// Object.prototype). The sandbox refuses rather than report a
+	// falsified value.
+	KindUnreadableValue Kind = "unreadable_value"
 	// KindWorkerCrashed: the isolated executor's worker process died during
 	// the run. The error's cause, when known, is a memory or stack error.
 	KindWorkerCrashed Kind = "worker_crashed"
@@ -65,6 +71,7 @@ var (
 	ErrNestingTooDeep   = errors.New("sandbox: code nested too deep")
 	ErrUnsettledPromise = errors.New("sandbox: promise never settled")
 	ErrCyclicValue      = errors.New("sandbox: cyclic value")
+	ErrUnreadableValue  = errors.New("sandbox: value unreadable")
 	ErrWorkerCrashed    = errors.New("sandbox: worker crashed")
 	ErrCanceled         = errors.New("sandbox: run canceled")
 	ErrInternal         = errors.New("sandbox: internal error")
@@ -84,6 +91,7 @@ var sentinels = map[Kind]error{
 	KindNestingTooDeep:   ErrNestingTooDeep,
 	KindUnsettledPromise: ErrUnsettledPromise,
 	KindCyclicValue:      ErrCyclicValue,
+	KindUnreadableValue:  ErrUnreadableValue,
 	KindWorkerCrashed:    ErrWorkerCrashed,
 	KindCanceled:         ErrCanceled,
 	KindInternal:         ErrInternal,

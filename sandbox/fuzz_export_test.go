@@ -130,7 +130,7 @@ func FuzzExport(f *testing.F) {
 		switch se.Kind {
 		case KindException, KindThrownValue:
 			require.True(t, throw, "%v\n%s", err, code)
-		case KindCyclicValue, KindOutputTooLarge, KindUnsettledPromise:
+		case KindCyclicValue, KindOutputTooLarge, KindUnsettledPromise, KindUnreadableValue:
 		default:
 			t.Fatalf("kind %s: %v\n%s", se.Kind, err, code)
 		}

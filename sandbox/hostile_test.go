@@ -126,7 +126,39 @@ func hostileCases() []hostileCase {
 		{row: 27, name: "cyclic result", exec: inProcess, code: `const a={b:{c:[1]}}; a.b.c.push(a); a`, want: []error{ErrCyclicValue}, wantText: "result.b.c[1] refers back to result"},
 		{row: 30, name: "sparse join", exec: isolated, code: `const a=[]; a.length=2**32-1; a.join().length`, want: []error{ErrTimeout, ErrMemoryLimit}},
 		{row: 30, name: "huge fill", exec: isolated, code: `new Array(2**27).fill(0).length`, want: []error{ErrTimeout, ErrMemoryLimit}, osLimit: true},
+		// Native recursion: goja's built-ins calling each other in Go
+		// overflow the Go stack, which kills the process. Only a worker
+		// contains it (recursion_test.go has more).
+		{row: 2, name: "native recursion through toLocaleString", exec: isolated, code: `const o={}; o.toString=Object.prototype.toLocaleString; String(o)`, want: []error{ErrStackOverflow}, wantText: "recursed too deeply"},
+		{row: 10, name: "native recursion through toJSON", exec: isolated, code: `const o = {}; o.toJSON = JSON.stringify.bind(null, o); JSON.stringify(o)`, want: []error{ErrStackOverflow}, wantText: "recursed too deeply"},
+		{row: 13, name: "no host realm through a bound constructor", exec: inProcess, code: `Function.prototype.bind.call(Function.prototype.constructor, null, 'return 1')()`, want: []error{ErrException}, wantText: "EvalError"},
+		{row: 20, name: "clock and randomness are the sandbox's", exec: inProcess, code: `[typeof Date.now(), Math.random() < 1, new Date(0).toISOString()]`, wantValue: `["number",true,"1970-01-01T00:00:00.000Z"]`},
+		{row: 29, name: "no process, environment or files", exec: inProcess, code: `[typeof require, typeof process, typeof Deno, typeof Bun, typeof globalThis.os]`, wantValue: `["undefined","undefined","undefined","undefined","undefined"]`},
+		{row: 5, name: "sort comparator that empties the array", exec: inProcess, code: `const a=[3,1,2]; a.sort((x,y)=>{a.length=0; return x-y})`, wantValue: `[1,2,3]`},
 	}
+}
+
+// hostileRuns is every case on its executor and, for in-process cases, on
+// the isolated executor too: the worker is the boundary for untrusted code,
+// so every class must be contained there with the same kind.
+func hostileRuns() []hostileCase {
+	cases := hostileCases()
+	seen := map[string]bool{}
+	for _, tc := range cases {
+		if tc.exec == isolated {
+			seen[itoa(tc.row)+tc.name] = true
+		}
+	}
+	var out []hostileCase
+	for _, tc := range cases {
+		out = append(out, tc)
+		if tc.exec == inProcess && !seen[itoa(tc.row)+tc.name] {
+			iso := tc
+			iso.exec = isolated
+			out = append(out, iso)
+		}
+	}
+	return out
 }
 
 // nextRunCode checks that a run after a hostile one works and sees none of
@@ -158,7 +190,7 @@ func TestHostileCode(t *testing.T) {
 	execs := map[string]Executor{inProcess: ip, isolated: iso}
 	memExecs := map[string]Executor{inProcess: ipMem, isolated: isoMem}
 	roomyExecs := map[string]Executor{inProcess: ipRoomy, isolated: isoRoomy}
-	cases := hostileCases()
+	cases := hostileRuns()
 	// Isolated cases run in parallel with each other (each in its own
 	// process); in-process cases run one at a time, since the heap
 	// watchdog sees the whole process.

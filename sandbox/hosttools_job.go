@@ -7,7 +7,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/loomwork/loom/sandbox/internal/goja"
+	"github.com/dop251/goja"
 )
 
 // hostSpec is what a run offers its code: the tools' JS names, the call

@@ -21,8 +21,9 @@ import (
 // Worker process settings.
 const (
 	// workerMaxStack is the worker's Go stack limit: far below the default
-	// 1 GB, so that a runaway native recursion kills the worker quickly.
-	workerMaxStack = 128 << 20
+	// 1 GB, so that a runaway native recursion kills the worker quickly, as a
+	// stack overflow rather than by the memory limit its stack would pass.
+	workerMaxStack = 32 << 20
 	// killMargin is how long the parent waits, after the time limit and the
 	// grace period, for the worker's own reply before it kills the worker.
 	killMargin = 500 * time.Millisecond
@@ -142,6 +143,8 @@ func (e *Isolated) workerEnv() []string {
 		workerConfigEnv + "=" + string(ws),
 		"GOMEMLIMIT=" + strconv.FormatInt(e.cfg.limits.Memory+32<<20, 10),
 		"GOMAXPROCS=1",
+		// Local time is UTC: the host's zone does not show to the code.
+		"TZ=UTC",
 	}, e.cfg.workerEnv...)
 }
 
@@ -590,33 +593,44 @@ func (w *worker) kill() {
 	}
 }
 
-// crashError explains a worker that died during a run.
+// crashError explains a worker that died during a run. A death whose
+// cause is known (the Go stack overflowed, memory ran out) gets that kind,
+// with the crash as its cause (errors.Is matches ErrWorkerCrashed too), and
+// a message without the Go runtime's report, which names nothing the code
+// can act on.
 func (w *worker) crashError(memLimit int64, ran time.Duration) *Error {
 	tail := w.stderr.String()
-	var cause *Error
+	crash := &Error{Kind: KindWorkerCrashed}
+	var e *Error
 	switch {
+	case isStackOverflowReport(tail):
+		e = &Error{Kind: KindStackOverflow, Message: "RangeError: Maximum call stack size exceeded: the code recursed too deeply inside the engine's built-ins " +
+			"(for example a method calling itself through toString, valueOf, a getter or toJSON, a long chain of Proxies, bound functions or prototypes, or deeply nested data). " +
+			"Use loops and flatter data. The sandbox worker running it was stopped and a fresh one started."}
 	case w.oom, strings.Contains(tail, "out of memory"), strings.Contains(tail, "cannot allocate memory"):
-		cause = memoryError(memLimit, nil)
-	case strings.Contains(tail, "stack overflow"), strings.Contains(tail, "stack exceeds"):
-		cause = &Error{Kind: KindStackOverflow, Message: "The engine's native stack overflowed: the code, or data it built, is nested too deeply (for example a long chain of Proxies or bound functions, or deeply nested arrays or objects). Use flatter data and loops."}
+		e = memoryError(memLimit, nil)
+		e.Message += " The sandbox worker running it was stopped and a fresh one started."
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "The sandbox worker process crashed after %s while running the code (%s", ran.Round(time.Millisecond), exitText(w.waitErr))
-	if line := fatalLine(tail); line != "" {
-		b.WriteString(": " + line)
+	if e == nil {
+		if line := fatalLine(tail); line != "" {
+			b.WriteString(": " + line)
+		}
+		b.WriteString("). A huge allocation, or a fault in the engine, can cause this: simplify the code and run it again. A fresh worker was started.")
+		crash.Message = b.String()
+		return crash
 	}
 	b.WriteString(").")
-	if cause != nil {
-		b.WriteString(" " + cause.Message)
-	} else {
-		b.WriteString(" A huge allocation, or a fault in the engine, can cause this: simplify the code and run it again.")
-	}
-	b.WriteString(" A fresh worker was started.")
-	e := &Error{Kind: KindWorkerCrashed, Message: b.String()}
-	if cause != nil {
-		e.cause = cause
-	}
+	crash.Message = b.String()
+	e.cause = crash
 	return e
+}
+
+// isStackOverflowReport reports whether a worker's stderr is the Go
+// runtime's report of a goroutine stack overflow.
+func isStackOverflowReport(tail string) bool {
+	return strings.Contains(tail, "fatal error: stack overflow") || strings.Contains(tail, "goroutine stack exceeds")
 }
 
 // fatalLine is the first line of a Go crash report.

@@ -70,7 +70,8 @@ func TestIsolatedWorkerEnvironmentIsScrubbed(t *testing.T) {
 	require.NotContains(t, string(env), "sk-secret")
 	require.Contains(t, string(env), workerEnvKey+"="+workerEnvValue)
 	vars := strings.Split(strings.TrimRight(string(env), "\x00"), "\x00")
-	require.Len(t, vars, 4, "only the worker's own settings: %q", vars)
+	require.Len(t, vars, 5, "only the worker's own settings: %q", vars)
+	require.Contains(t, vars, "TZ=UTC", "local time in a worker is UTC")
 }
 
 // TestIsolatedWorkerKilledMidRun kills the worker while it runs code: the

@@ -12,7 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/loomwork/loom/sandbox/internal/goja"
+	"github.com/dop251/goja"
 )
 
 //go:embed kit.js
@@ -57,7 +57,7 @@ type sink struct {
 	// errorInfo of a described Error object.
 	isError         bool
 	errName, errMsg string
-	errFrames       []goja.StackFrame
+	errFrames       []frame
 }
 
 func (s *sink) room(n int) bool {
@@ -238,9 +238,9 @@ func boundedString(v goja.Value, max int) (text string, cut, ok bool) {
 }
 
 // symbolDescription is a Symbol's description, cut to at most max bytes.
-func symbolDescription(sym *goja.Symbol, max int) (string, bool) {
-	d := sym.LoomDescription()
-	if d == nil {
+func (j *job) symbolDescription(sym *goja.Symbol, max int) (string, bool) {
+	d, ok := j.symbolText(sym)
+	if !ok {
 		return "", false
 	}
 	text, cut, _ := boundedString(d, max)
@@ -281,7 +281,7 @@ func (s *sink) number(v goja.Value) bool {
 	case math.IsInf(f, -1):
 		out = `{"$number":"-Infinity"}`
 	default:
-		out = v.String() // JS number formatting; always valid JSON
+		out = jsNumber(f) // JS number formatting; always valid JSON
 	}
 	if !s.room(len(out)) {
 		return false
@@ -320,7 +320,7 @@ func (j *job) hostSym(c goja.FunctionCall) goja.Value {
 	}
 	// The description is cut before it is quoted: only what may fit is
 	// copied.
-	desc, _ := symbolDescription(sym, s.max-len(s.buf))
+	desc, _ := j.symbolDescription(sym, s.max-len(s.buf))
 	out := appendQuoted([]byte(`{"$symbol":`), desc)
 	out = append(out, '}')
 	if !s.room(len(out)) {
@@ -458,11 +458,11 @@ const (
 func (j *job) hostErrorInfo(c goja.FunctionCall) goja.Value {
 	s := j.curSink()
 	s.isError = true
-	if o, ok := c.Argument(0).(*goja.Object); ok {
-		s.errFrames, _ = o.LoomErrorFrames()
-	}
 	s.errName = boundedText(c.Argument(1), maxErrorName)
 	s.errMsg = boundedText(c.Argument(2), maxErrorMessage)
+	if st, ok := primString(c.Argument(3)); ok {
+		s.errFrames = parseStack(st, maxStackFrames)
+	}
 	return goja.Undefined()
 }
 
@@ -485,7 +485,7 @@ func (j *job) hostEntries(c goja.FunctionCall) goja.Value {
 	if !ok {
 		j.stopSink()
 	}
-	keys, values, ok := o.LoomEntries(s.max - len(s.buf) + 1)
+	keys, values, ok := j.entries(o, s.max-len(s.buf)+1)
 	if !ok {
 		j.stopSink()
 	}
@@ -506,7 +506,7 @@ func (j *job) hostTyped(c goja.FunctionCall) goja.Value {
 	if !ok {
 		j.stopSink()
 	}
-	n, get, ok := o.LoomTypedArray()
+	n, get, ok := j.typedArray(o)
 	if !ok || !s.room(2) {
 		j.stopSink()
 	}
@@ -544,7 +544,7 @@ func (j *job) hostTyped(c goja.FunctionCall) goja.Value {
 // hostRegexp returns a RegExp's /source/flags from its internal slots.
 func (j *job) hostRegexp(c goja.FunctionCall) goja.Value {
 	if o, ok := c.Argument(0).(*goja.Object); ok {
-		if text, ok := o.LoomRegExpText(); ok {
+		if text, ok := j.regexpText(o); ok {
 			return j.rt.ToValue(text)
 		}
 	}
@@ -554,12 +554,22 @@ func (j *job) hostRegexp(c goja.FunctionCall) goja.Value {
 // convert runs fn (the exporter or the describer) on v with a fresh sink.
 // It returns the sink and the JS error, if the conversion failed.
 func (j *job) convert(fn goja.Callable, v goja.Value, s *sink) (*sink, error) {
+	if name := j.taintedObjectPrototype(); name != "" {
+		s.err = &Error{Kind: KindUnreadableValue, Message: fmt.Sprintf(
+			"The value could not be read: the code defined %q on Object.prototype (or its prototype chain), a name the sandbox's reader of values relies on, "+
+				"so reading the value would run the code's own functions or report it wrongly. Do not define properties on Object.prototype; delete it before the code ends (delete Object.prototype[%q]).", name, name)}
+		return s, errUnreadable
+	}
 	prev := j.sink
 	j.sink = s
 	defer func() { j.sink = prev }()
 	_, err := fn(goja.Undefined(), v)
 	return s, err
 }
+
+// errUnreadable is convert's error when the value cannot be read without
+// running the code's functions; the sink's err explains it.
+var errUnreadable = errors.New("sandbox: value unreadable")
 
 // appendQuoted appends s as a JSON string, escaping only what JSON
 // requires (no HTML escaping), so models read it as written.

@@ -3,8 +3,8 @@
 // functions, which quote strings, format numbers and enforce the size,
 // depth and cycle limits on the Go side. It reads properties through their
 // descriptors, so it calls no getter, no toString, no toJSON and no Proxy
-// trap of the value; Maps, Sets, typed arrays, RegExps and Errors are read
-// from their internal slots by the host. Every built-in it uses is taken
+// trap of the value; Maps, Sets, typed arrays and RegExps are read by the
+// host through built-ins it took before the code ran. Every built-in it uses is taken
 // when the run starts, before the code can replace it. It is compiled once
 // and created per run; the host functions are passed in, never put on the
 // global object.
@@ -27,6 +27,23 @@
       o = getProto(o);
     }
     return undefined;
+  }
+
+  // plainField reports whether reading k from o (as the engine does when
+  // it writes an Error's stack text) runs no code: k is found, if at all,
+  // as a data property holding a primitive that is not a symbol.
+  function plainField(o, k) {
+    for (let i = 0; o !== null && o !== undefined && i < 64; i++) {
+      if (classOf(o) === "proxy") return false;
+      const d = gopd(o, k);
+      if (d !== undefined) {
+        if (!hasOwn(d, "value")) return false;
+        const t = typeof d.value;
+        return d.value === null || (t !== "object" && t !== "function" && t !== "symbol");
+      }
+      o = getProto(o);
+    }
+    return o === null;
   }
 
   function stringProp(o, k) {
@@ -154,12 +171,14 @@
     }
   }
 
-  // describe reports a thrown value: an Error's name and message through
-  // errorInfo (which reads the stack the Error captured), anything else as
+  // describe reports a thrown value: an Error's name, message and stack
+  // through errorInfo, anything else as
   // its JSON form.
   function describe(v) {
     if (v !== null && typeof v === "object" && classOf(v) === "Error") {
-      errorInfo(v, stringProp(v, "name") || "Error", stringProp(v, "message") || "");
+      // The stack text is made on first read from the name and message.
+      const stack = plainField(v, "name") && plainField(v, "message") ? stringProp(v, "stack") : undefined;
+      errorInfo(v, stringProp(v, "name") || "Error", stringProp(v, "message") || "", stack);
       return;
     }
     value(v, "");

@@ -5,7 +5,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/loomwork/loom/sandbox/internal/goja"
+	"github.com/dop251/goja"
 )
 
 // Programs compiled once, run in every runtime.
@@ -22,6 +22,42 @@ var (
     function toString() { return nativeToString(this); },
     function toLocaleString() { return nativeToLocaleString(this); },
   ];
+})`, true)
+	// sort as the spec's SortIndexedProperties does it: the elements are
+	// copied to a fresh array nothing else can reach, sorted there by the
+	// built-in sort, and written back; a comparator or a toString that
+	// changes the array cannot make the built-in read past its end. The
+	// built-ins used are taken before the code runs.
+	sortWrapProgram = goja.MustCompile("loom-sandbox-lockdown.js", `(function (nativeSort, defineProperty, TypeError, checkStopped, toObject) {
+  "use strict";
+  return function sort(comparefn) {
+    if (comparefn !== undefined && typeof comparefn !== "function") {
+      throw new TypeError("The comparison function must be either a function or undefined");
+    }
+    if (this === undefined || this === null) throw new TypeError("Array.prototype.sort called on null or undefined");
+    const o = toObject(this);
+    let len = +o.length;
+    if (!(len > 0)) len = 0;
+    else if (len > 9007199254740991) len = 9007199254740991;
+    else len -= len % 1;
+    const items = [];
+    let n = 0;
+    for (let i = 0; i < len; i++) {
+      if ((i & 1023) === 1023) checkStopped();
+      if (i in o) defineProperty(items, n++, {value: o[i], writable: true, enumerable: true, configurable: true});
+    }
+    nativeSort(items, comparefn);
+    let i = 0;
+    for (; i < n; i++) {
+      if ((i & 1023) === 1023) checkStopped();
+      o[i] = items[i];
+    }
+    for (; i < len; i++) {
+      if ((i & 1023) === 1023) checkStopped();
+      if (i in o) delete o[i];
+    }
+    return o;
+  };
 })`, true)
 )
 
@@ -83,10 +119,14 @@ func (j *job) wrapArray() error {
 		if !ok {
 			return fmt.Errorf("lockdown: Array.prototype.%s is not a function", name)
 		}
+		isJoin := name == "join"
 		natives[i] = j.hostFunc(name, func(c goja.FunctionCall) goja.Value {
 			var args []goja.Value
 			if len(c.Arguments) > 1 {
 				args = c.Arguments[1:]
+			}
+			if isJoin {
+				args = []goja.Value{j.joinSize(c.Argument(0), c.Argument(1))}
 			}
 			v, err := fn(c.Argument(0), args...)
 			if err != nil {
@@ -110,12 +150,42 @@ func (j *job) wrapArray() error {
 			return err
 		}
 	}
+	if err := j.wrapSort(ap); err != nil {
+		return err
+	}
 	flat, ok := goja.AssertFunction(ap.Get("flat"))
 	if !ok {
 		return fmt.Errorf("lockdown: Array.prototype.flat is not a function")
 	}
 	flatFn := j.hostFunc("flat", func(c goja.FunctionCall) goja.Value { return j.flat(flat, c) })
 	return ap.DefineDataProperty("flat", flatFn, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+}
+
+// wrapSort replaces Array.prototype.sort with one that sorts a private
+// copy.
+func (j *job) wrapSort(ap *goja.Object) error {
+	rt := j.rt
+	sort, ok := goja.AssertFunction(ap.Get("sort"))
+	if !ok {
+		return fmt.Errorf("lockdown: Array.prototype.sort is not a function")
+	}
+	native := j.hostFunc("sort", func(c goja.FunctionCall) goja.Value {
+		return must(sort(c.Argument(0), c.Argument(1)))
+	})
+	stopped := j.hostFunc("checkStopped", func(goja.FunctionCall) goja.Value {
+		j.checkStopped()
+		return goja.Undefined()
+	})
+	mkv, err := rt.RunProgram(sortWrapProgram)
+	if err != nil {
+		return err
+	}
+	mk, _ := goja.AssertFunction(mkv)
+	fn, err := mk(goja.Undefined(), native, rt.Get("Object").(*goja.Object).Get("defineProperty"), j.in.errorCtors["TypeError"], stopped, rt.Get("Object"))
+	if err != nil {
+		return err
+	}
+	return ap.DefineDataProperty("sort", fn, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 }
 
 // flatStep is the most levels one native flat call may recurse.
@@ -155,8 +225,8 @@ func (j *job) flat(native goja.Callable, c goja.FunctionCall) goja.Value {
 
 // hasNestedArray reports whether r, the result of the native flat, is an
 // array with an array element. A Symbol.species constructor can make r any
-// object with any length, so only a real Array is looked into, through its
-// own data properties, and the loop checks the deadline.
+// object with any length, so only a real Array is looked into, and the
+// loop checks the deadline.
 func (j *job) hasNestedArray(r goja.Value) bool {
 	a, ok := r.(*goja.Object)
 	if !ok || classOf(a) != "Array" {
@@ -167,7 +237,8 @@ func (j *job) hasNestedArray(r goja.Value) bool {
 		if i%1024 == 0 {
 			j.checkStopped()
 		}
-		if o, ok := a.LoomOwnIndex(i).(*goja.Object); ok && classOf(o) == "Array" {
+		// A getter at an index runs, as it does in the native flat itself.
+		if o, ok := a.Get(strconv.FormatInt(i, 10)).(*goja.Object); ok && classOf(o) == "Array" {
 			return true
 		}
 	}
@@ -198,7 +269,11 @@ func (j *job) wrapJSON() error {
 // hostFunc makes a native function with the given name: goja's ToValue
 // would name it after its Go symbol, which the code could read.
 func (j *job) hostFunc(name string, fn func(goja.FunctionCall) goja.Value) *goja.Object {
-	return j.rt.LoomFunc(name, fn)
+	f := j.rt.ToValue(fn).(*goja.Object)
+	// A native function's name is configurable; its source text is made
+	// from it.
+	_ = f.DefineDataProperty("name", j.rt.ToValue(name), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	return f
 }
 
 // stringify calls the native JSON.stringify with a replacer that tracks the
@@ -306,12 +381,6 @@ func jsonDepth(s string) int {
 		}
 	}
 	return max
-}
-
-// newJSError creates an error of the named built-in type, from the
-// runtime's own constructors (the code may have replaced the globals).
-func (j *job) newJSError(ctor, msg string) *goja.Object {
-	return j.rt.LoomNewError(ctor, msg)
 }
 
 // checkStopped throws when the run has been stopped, so that Go loops

@@ -17,6 +17,11 @@ type config struct {
 	randSeed    *uint64
 	concurrency int
 
+	// osMemoryLimit: the runs are in a worker, whose process memory is
+	// bounded (OS limits, GOMEMLIMIT): the typed array and ArrayBuffer
+	// constructors are not wrapped.
+	osMemoryLimit bool
+
 	// isolated executor only
 	workerPath    string
 	workerArgs    []string

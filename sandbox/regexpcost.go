@@ -4,7 +4,7 @@ import (
 	"regexp/syntax"
 	"strings"
 
-	"github.com/loomwork/loom/sandbox/internal/goja/parser"
+	"github.com/dop251/goja/parser"
 )
 
 // regexpCost estimates the size of the program Go's regexp compiles a

@@ -2,15 +2,15 @@ package sandbox
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
-	"github.com/loomwork/loom/sandbox/internal/goja"
+	"github.com/dop251/goja"
 )
 
 // stopReason is why a run was interrupted from outside.
@@ -30,12 +30,15 @@ type job struct {
 	rt     *goja.Runtime
 	reason atomic.Pointer[stopReason]
 
-	console  console
-	kit      kit
-	sink     *sink
-	pos      posMap
-	rejected []*goja.Promise
-	tools    *jsTools // the host tools offered to the code, or nil
+	console console
+	kit     kit
+	in      intrinsics // built-ins taken before the code ran
+
+	groupCache map[string]regexpGroupInfo // named groups of regexp sources
+	sink       *sink
+	pos        posMap
+	rejected   []*goja.Promise
+	tools      *jsTools // the host tools offered to the code, or nil
 }
 
 func newJob(cfg *config, code string, timeout time.Duration) *job {
@@ -78,7 +81,7 @@ func (j *job) execute() (res *Result, err error) {
 	}
 	if err := j.setup(); err != nil {
 		return j.partial(), &Error{Kind: KindInternal, Message: fmt.Sprintf(
-			"Internal sandbox error while preparing the runtime: %v. This is not caused by your code; run it again.", err)}
+			"Internal sandbox error while preparing the runtime: %s. This is not caused by your code; run it again.", goErrorText(err))}
 	}
 	v, err := j.rt.RunProgram(prog)
 	if err != nil {
@@ -131,8 +134,24 @@ func panicError(x any, memLimit int64) *Error {
 			}
 		}
 	}
-	return &Error{Kind: KindInternal, Message: fmt.Sprintf(
-		"Internal sandbox error: %v. This is not caused by your code; run it again.", x)}
+	text := fmt.Sprintf("%T", x)
+	switch v := x.(type) {
+	case string:
+		text = v
+	case error:
+		text = goErrorText(v)
+	}
+	return &Error{Kind: KindInternal, Message: "Internal sandbox error: " + text + ". This is not caused by your code; run it again."}
+}
+
+// goErrorText is an error's text, or only its type for goja's errors, whose
+// Error method formats a JS value and can run the code's toString.
+func goErrorText(err error) string {
+	switch err.(type) {
+	case *goja.Exception, *goja.CompilerSyntaxError, *goja.CompilerReferenceError:
+		return fmt.Sprintf("%T", err)
+	}
+	return err.Error()
 }
 
 // partial is the Result returned with an error: the console so far.
@@ -144,7 +163,6 @@ func (j *job) partial() *Result {
 func (j *job) setup() error {
 	rt := j.rt
 	rt.SetMaxCallStackSize(j.lim.CallStack)
-	rt.LoomSetAllocLimit(j.lim.Memory)
 	if t := j.cfg.fixedTime; t != nil {
 		fixed := *t
 		rt.SetTimeSource(func() time.Time { return fixed })
@@ -154,7 +172,25 @@ func (j *job) setup() error {
 		rt.SetRandSource(r.Float64)
 	}
 	rt.SetPromiseRejectionTracker(j.trackRejection)
+	if err := j.captureIntrinsics(); err != nil {
+		return err
+	}
 	if err := j.lockdown(); err != nil {
+		return err
+	}
+	if err := j.guardAllocations(); err != nil {
+		return err
+	}
+	if err := j.installDate(); err != nil {
+		return err
+	}
+	if err := j.installNumberFormat(); err != nil {
+		return err
+	}
+	if err := j.installPolyfills(); err != nil {
+		return err
+	}
+	if err := j.installNamedGroups(); err != nil {
 		return err
 	}
 	if err := j.installConsole(); err != nil {
@@ -222,31 +258,32 @@ func errorTitle(name, msg string) string {
 }
 
 // isUncatchable reports whether err is an interrupt or a stack overflow,
-// which must keep unwinding.
+// which must keep unwinding. A type switch, not errors.As: goja's
+// Exception.Unwrap reads the thrown value's properties, which may run the
+// code's getters and Proxy traps.
 func isUncatchable(err error) bool {
-	var ie *goja.InterruptedError
-	var so *goja.StackOverflowError
-	return errors.As(err, &ie) || errors.As(err, &so)
+	switch err.(type) {
+	case *goja.InterruptedError, *goja.StackOverflowError:
+		return true
+	}
+	return false
 }
 
 // runError classifies an error from running the code.
 func (j *job) runError(err error) error {
-	var ie *goja.InterruptedError
-	var so *goja.StackOverflowError
-	var ex *goja.Exception
-	switch {
-	case errors.As(err, &ie):
+	switch e := err.(type) {
+	case *goja.InterruptedError:
 		return j.stoppedError()
-	case errors.As(err, &so):
+	case *goja.StackOverflowError:
 		if j.reason.Load() != nil {
 			return j.stoppedError()
 		}
-		return j.stackOverflow(so.Stack())
-	case errors.As(err, &ex):
+		return j.stackOverflow(framesOf(e.Stack()))
+	case *goja.Exception:
 		if j.reason.Load() != nil {
 			return j.stoppedError()
 		}
-		return j.thrown(ex.Value(), ex.Stack(), false)
+		return j.thrown(e.Value(), framesOf(e.Stack()), false)
 	default:
 		return &Error{Kind: KindInternal, Message: fmt.Sprintf(
 			"Internal sandbox error: %T. This is not caused by your code; run it again.", err)}
@@ -258,15 +295,13 @@ func (j *job) conversionError(err error) error {
 	if j.reason.Load() != nil {
 		return j.stoppedError()
 	}
-	var so *goja.StackOverflowError
-	if errors.As(err, &so) {
+	switch e := err.(type) {
+	case *goja.StackOverflowError:
 		return j.stackOverflow(nil)
-	}
-	var ex *goja.Exception
-	if errors.As(err, &ex) {
-		e := j.thrown(ex.Value(), nil, false)
-		e.Message = "The result could not be converted to JSON because a built-in the code replaced threw: " + e.Message
-		return e
+	case *goja.Exception:
+		t := j.thrown(e.Value(), nil, false)
+		t.Message = "The result could not be converted to JSON because a built-in the code replaced threw: " + t.Message
+		return t
 	}
 	return &Error{Kind: KindInternal, Message: "Internal sandbox error while converting the result. Return plain data (objects, arrays, strings, numbers)."}
 }
@@ -309,7 +344,7 @@ func memoryError(limit int64, cause error) *Error {
 
 // stackOverflow is the error for code that recursed past the call stack
 // limit.
-func (j *job) stackOverflow(frames []goja.StackFrame) *Error {
+func (j *job) stackOverflow(frames []frame) *Error {
 	e := &Error{Kind: KindStackOverflow, Limit: int64(j.lim.CallStack)}
 	e.Stack = j.formatFrames(frames, 6)
 	e.Line, e.Column = j.topPosition(frames)
@@ -322,14 +357,18 @@ func (j *job) stackOverflow(frames []goja.StackFrame) *Error {
 }
 
 // thrown describes an uncaught thrown value, inside the run's deadline.
-func (j *job) thrown(v goja.Value, frames []goja.StackFrame, rejected bool) *Error {
+func (j *job) thrown(v goja.Value, frames []frame, rejected bool) *Error {
 	s, err := j.convert(j.kit.describe, v, &sink{max: 2048, maxDepth: 16, truncate: true})
+	if err == errUnreadable {
+		e := s.err
+		e.Message = "The code threw a value, and " + strings.ToLower(e.Message[:1]) + e.Message[1:]
+		return e
+	}
 	if err != nil && !s.truncated {
 		if j.reason.Load() != nil {
 			return j.stoppedError()
 		}
-		var so *goja.StackOverflowError
-		if errors.As(err, &so) {
+		if _, ok := err.(*goja.StackOverflowError); ok {
 			return j.stackOverflow(frames)
 		}
 		s = &sink{}
@@ -387,13 +426,29 @@ func (j *job) thrown(v goja.Value, frames []goja.StackFrame, rejected bool) *Err
 	return e
 }
 
-// allocRefusal is in the message of the RangeError goja throws for a
-// built-in's allocation past the memory limit (LoomSetAllocLimit): such an
-// uncaught error is a memory error.
+// allocRefusal is in the message of the RangeError the sandbox's wrappers
+// of built-ins throw for an allocation past the memory limit (allocguard.go):
+// such an uncaught error is a memory error.
 const allocRefusal = "more than the memory limit of"
+
+// missingMembers are built-ins the engine lacks, with what to use instead.
+var missingMembers = []struct{ name, instead string }{
+	{"fromBase64", "decode base64 with a small function of your own (a lookup of the 64 characters, 6 bits each)."},
+	{"toBase64", "encode base64 with a small function of your own (a lookup of the 64 characters, 6 bits each)."},
+	{"fromHex", "parse pairs of hex digits with parseInt(pair, 16)."},
+	{"toHex", "format each byte with b.toString(16).padStart(2, '0')."},
+}
 
 // exceptionHint explains errors that come from the sandbox's environment.
 func exceptionHint(name, msg string) string {
+	if name == "TypeError" {
+		for _, m := range missingMembers {
+			if strings.Contains(msg, "'"+m.name+"'") {
+				return m.name + " is not available in this sandbox's engine: " + m.instead
+			}
+		}
+		return ""
+	}
 	if name != "ReferenceError" {
 		return ""
 	}
@@ -405,33 +460,101 @@ func exceptionHint(name, msg string) string {
 	return ""
 }
 
+// frame is one frame of a JS call stack.
+type frame struct {
+	name      string
+	file      string // "" for a native function
+	line, col int
+}
+
+// framesOf converts goja's stack frames.
+func framesOf(fs []goja.StackFrame) []frame {
+	out := make([]frame, 0, len(fs))
+	for i := range fs {
+		f := &fs[i]
+		if f.SrcName() == "<native>" {
+			out = append(out, frame{name: f.FuncName()})
+			continue
+		}
+		p := f.Position()
+		out = append(out, frame{name: f.FuncName(), file: p.Filename, line: p.Line, col: p.Column})
+	}
+	return out
+}
+
+// maxStackFrames bounds the frames read from an Error's stack text.
+const maxStackFrames = 64
+
+// parseStack reads the frames of an Error's stack text, as goja writes it:
+// after the first line, one "\tat name (file:line:col(pc))",
+// "\tat file:line:col(pc)" or "\tat name (native)" per frame. Lines of any
+// other form are skipped.
+func parseStack(text string, max int) []frame {
+	var out []frame
+	for _, l := range strings.Split(text, "\n") {
+		if len(out) == max {
+			break
+		}
+		rest, ok := strings.CutPrefix(l, "\tat ")
+		if !ok {
+			continue
+		}
+		var f frame
+		if i := strings.LastIndex(rest, " ("); i >= 0 && strings.HasSuffix(rest, ")") {
+			f.name, rest = rest[:i], rest[i+2:len(rest)-1]
+		}
+		if rest == "native" {
+			out = append(out, f)
+			continue
+		}
+		// file:line:col(pc)
+		if i := strings.LastIndexByte(rest, '('); i >= 0 {
+			rest = rest[:i]
+		}
+		c := strings.LastIndexByte(rest, ':')
+		if c < 0 {
+			continue
+		}
+		l := strings.LastIndexByte(rest[:c], ':')
+		if l < 0 {
+			continue
+		}
+		line, err1 := strconv.Atoi(rest[l+1 : c])
+		col, err2 := strconv.Atoi(rest[c+1:])
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		f.file, f.line, f.col = rest[:l], line, col
+		out = append(out, f)
+	}
+	return out
+}
+
 // formatFrames renders up to max frames of the code's stack, node style,
 // with positions in the code as written.
-func (j *job) formatFrames(frames []goja.StackFrame, max int) string {
+func (j *job) formatFrames(frames []frame, max int) string {
 	var b strings.Builder
 	shown := 0
 	for i := range frames {
 		f := &frames[i]
-		pos := f.Position()
 		var line string
 		switch {
-		case f.SrcName() == "<native>":
-			name := f.FuncName()
-			if strings.ContainsAny(name, "/.(") { // a Go function of the sandbox's own
+		case f.file == "":
+			name := f.name
+			if name == "" || strings.ContainsAny(name, "/.(") { // a Go function of the sandbox's own
 				continue
 			}
 			line = "    at " + name + " (native)"
-		case pos.Filename == sourceName:
-			l, c, ok := j.pos.orig(pos.Line, pos.Column)
+		case f.file == sourceName:
+			l, c, ok := j.pos.orig(f.line, f.col)
 			if !ok {
 				continue
 			}
-			name := f.FuncName()
 			loc := fmt.Sprintf("%s:%d:%d", sourceName, l, c)
-			if name == "" || name == "<anonymous>" {
+			if f.name == "" || f.name == "<anonymous>" {
 				line = "    at " + loc
 			} else {
-				line = "    at " + name + " (" + loc + ")"
+				line = "    at " + f.name + " (" + loc + ")"
 			}
 		default:
 			continue // the sandbox's own programs
@@ -450,10 +573,10 @@ func (j *job) formatFrames(frames []goja.StackFrame, max int) string {
 }
 
 // topPosition is the code position of the innermost frame in the code.
-func (j *job) topPosition(frames []goja.StackFrame) (int, int) {
+func (j *job) topPosition(frames []frame) (int, int) {
 	for i := range frames {
-		if p := frames[i].Position(); p.Filename == sourceName {
-			if l, c, ok := j.pos.orig(p.Line, p.Column); ok {
+		if f := &frames[i]; f.file == sourceName {
+			if l, c, ok := j.pos.orig(f.line, f.col); ok {
 				return l, c
 			}
 		}

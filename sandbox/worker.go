@@ -161,7 +161,7 @@ func readLines(in io.Reader, max int) (<-chan []byte, <-chan error) {
 // answers from lines.
 func runRequest(req request, lines <-chan []byte, send func(reply) bool) reply {
 	rep := reply{ID: req.ID}
-	opts := []Option{WithLimits(req.Limits), WithConcurrency(1)}
+	opts := []Option{WithLimits(req.Limits), WithConcurrency(1), func(c *config) { c.osMemoryLimit = true }}
 	if req.FixedTime != nil {
 		opts = append(opts, WithFixedTime(*req.FixedTime))
 	}
