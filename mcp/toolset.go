@@ -36,6 +36,11 @@ type Toolset struct {
 	callSeq int
 }
 
+// ProtocolVersion is the MCP version the client asks for. It is the latest
+// released one: the SDK's default, a draft, opens every connection with a
+// server/discover request that released servers refuse, a wasted round trip.
+const ProtocolVersion = "2025-11-25"
+
 // conn is one session and the signal that it ended.
 type conn struct {
 	cs   *sdk.ClientSession
@@ -126,7 +131,7 @@ func (ts *Toolset) dial(ctx context.Context, failed *conn) (*conn, error) {
 		_ = c.cs.Close() // the old session is over; its error says nothing new
 		<-c.gone
 	}
-	cs, err := ts.client.Connect(ctx, ts.newT(), nil)
+	cs, err := ts.client.Connect(ctx, ts.newT(), &sdk.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrConnection, ts.where(), err)
 	}
