@@ -44,10 +44,19 @@ type Config struct {
 	// Sampling, when set, answers the server's sampling requests with this
 	// model. Unset, the client does not offer sampling.
 	Sampling model.Model
-	// NoElicitation stops the client from offering elicitation. Otherwise a
-	// server's elicitation request during a call becomes a question of the
-	// tool's run ([agent.Ask]) with kind [ElicitationKind].
+	// NoElicitation stops the client from offering elicitation.
 	NoElicitation bool
+	// Elicit, when set, answers the server's elicitation requests during a
+	// call, and the call goes on. Unset, a request becomes a question of
+	// the tool's run ([agent.Ask]) with kind [ElicitationKind]: the run
+	// stops to wait for a person while the call stays open, and resumed in
+	// this process it answers in the same call, so the tool runs once.
+	Elicit Elicitor
+	// AnswerTimeout bounds how long a call stays open for the answer its
+	// stopped run asks a person for; zero means [DefaultAnswerTimeout].
+	// After that, or after Close, the server's request fails and the call
+	// ends; the resumed run calls the tool again and answers its request.
+	AnswerTimeout time.Duration
 }
 
 // transport returns the factory of new transports cfg describes.
@@ -63,6 +72,10 @@ func (cfg Config) transport() (func() sdk.Transport, error) {
 		return nil, fmt.Errorf("%w: set exactly one of Command, URL and Transport (%d are set)", ErrInvalidConfig, set)
 	case cfg.Timeout < 0:
 		return nil, fmt.Errorf("%w: Timeout is %v: use zero for the default of %v, or a positive duration", ErrInvalidConfig, cfg.Timeout, DefaultTimeout)
+	case cfg.AnswerTimeout < 0:
+		return nil, fmt.Errorf("%w: AnswerTimeout is %v: use zero for the default of %v, or a positive duration", ErrInvalidConfig, cfg.AnswerTimeout, DefaultAnswerTimeout)
+	case cfg.NoElicitation && cfg.Elicit != nil:
+		return nil, fmt.Errorf("%w: NoElicitation is set and so is Elicit: drop one", ErrInvalidConfig)
 	case len(cfg.Headers) > 0 && cfg.URL == "":
 		return nil, fmt.Errorf("%w: Headers are only sent over HTTP: set URL, or drop Headers", ErrInvalidConfig)
 	case cfg.Transport != nil:
