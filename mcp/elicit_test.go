@@ -67,7 +67,6 @@ func newBookingServer(t *testing.T) *bookingServer {
 	return b
 }
 
-
 func TestElicitationAnsweredByCallback(t *testing.T) {
 	b := newBookingServer(t)
 	var asked Elicitation
