@@ -8,7 +8,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/oauth2"
 
 	"github.com/loomwork/loom/model"
 )
@@ -29,6 +31,13 @@ type Config struct {
 	URL string
 	// Headers are sent with every HTTP request, as an Authorization header.
 	Headers map[string]string
+	// OAuth, when set, logs in to the HTTP server the first time it asks
+	// for authorization, and keeps and refreshes its tokens; see [OAuth].
+	OAuth *OAuth
+	// TokenSource, when set, gives the bearer token of every HTTP request,
+	// for callers that already hold tokens (an oauth2.TokenSource refreshes
+	// its own). A token the server refuses fails the request.
+	TokenSource oauth2.TokenSource
 	// Transport returns a new SDK transport for each connection, for
 	// transports the fields above do not cover (in-memory ones in tests).
 	Transport func() sdk.Transport
@@ -78,6 +87,12 @@ func (cfg Config) transport() (func() sdk.Transport, error) {
 		return nil, fmt.Errorf("%w: NoElicitation is set and so is Elicit: drop one", ErrInvalidConfig)
 	case len(cfg.Headers) > 0 && cfg.URL == "":
 		return nil, fmt.Errorf("%w: Headers are only sent over HTTP: set URL, or drop Headers", ErrInvalidConfig)
+	case (cfg.OAuth != nil || cfg.TokenSource != nil) && cfg.URL == "":
+		return nil, fmt.Errorf("%w: OAuth and TokenSource authorize HTTP requests: set URL, or drop them", ErrInvalidConfig)
+	case cfg.OAuth != nil && cfg.TokenSource != nil:
+		return nil, fmt.Errorf("%w: OAuth and TokenSource are both set: use OAuth to log in, TokenSource for tokens you hold", ErrInvalidConfig)
+	case (cfg.OAuth != nil || cfg.TokenSource != nil) && hasHeader(cfg.Headers, "Authorization"):
+		return nil, fmt.Errorf("%w: an Authorization header is set with OAuth or TokenSource: drop the header", ErrInvalidConfig)
 	case cfg.Transport != nil:
 		return cfg.Transport, nil
 	case cfg.URL != "":
@@ -85,8 +100,19 @@ func (cfg Config) transport() (func() sdk.Transport, error) {
 			return nil, fmt.Errorf("%w: URL %q: use an http:// or https:// URL", ErrInvalidConfig, cfg.URL)
 		}
 		client := &http.Client{Transport: headerTransport{headers: cfg.Headers, next: http.DefaultTransport}}
+		var oh auth.OAuthHandler
+		switch {
+		case cfg.OAuth != nil:
+			h, err := newOAuthHandler(*cfg.OAuth, cfg.URL)
+			if err != nil {
+				return nil, err
+			}
+			oh = h
+		case cfg.TokenSource != nil:
+			oh = staticTokens{src: cfg.TokenSource, server: cfg.URL}
+		}
 		return func() sdk.Transport {
-			return &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client, MaxRetries: 1}
+			return &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client, MaxRetries: 1, OAuthHandler: oh}
 		}, nil
 	default:
 		if cfg.Command[0] == "" {
@@ -100,6 +126,16 @@ func (cfg Config) transport() (func() sdk.Transport, error) {
 			return &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
 		}, nil
 	}
+}
+
+// hasHeader reports whether h sets the header name, in any case.
+func hasHeader(h map[string]string, name string) bool {
+	for k := range h {
+		if http.CanonicalHeaderKey(k) == name {
+			return true
+		}
+	}
+	return false
 }
 
 // headerTransport adds fixed headers to every request.

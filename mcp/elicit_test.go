@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
@@ -37,13 +36,13 @@ func newBookingServer(t *testing.T) *bookingServer {
 	b := &bookingServer{failed: make(chan error, 8)}
 	life, end := context.WithCancel(context.Background())
 	srv := sdk.NewServer(&sdk.Implementation{Name: "booking", Version: "1"}, nil)
-	srv.AddTool(&sdk.Tool{Name: "book", InputSchema: &jsonschema.Schema{Type: "object"}}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+	srv.AddTool(&sdk.Tool{Name: "book", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		defer context.AfterFunc(life, cancel)()
 		res, err := req.Session.Elicit(ctx, &sdk.ElicitParams{
 			Message:         "Who is the booking for?",
-			RequestedSchema: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{"name": {Type: "string"}}, Required: []string{"name"}},
+			RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}, "required": []string{"name"}},
 		})
 		if err != nil {
 			b.failed <- err
