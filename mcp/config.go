@@ -48,6 +48,10 @@ type Config struct {
 	// Filter, when set, keeps only the tools it returns true for, given
 	// their names on the server.
 	Filter func(name string) bool
+	// Resources, when set and the server has resources, offers them to
+	// the model as two more tools: prefix_list_resources and
+	// prefix_read_resource.
+	Resources bool
 	// Timeout bounds each tool call; zero means [DefaultTimeout].
 	Timeout time.Duration
 	// Sampling, when set, answers the server's sampling requests with this

@@ -233,6 +233,14 @@ func (ts *Toolset) list(ctx context.Context, c *conn) ([]agent.Agent, error) {
 		byWire[tl.wire] = t.Name
 		tools = append(tools, tl)
 	}
+	if ir := c.cs.InitializeResult(); ts.cfg.Resources && ir != nil && ir.Capabilities != nil && ir.Capabilities.Resources != nil {
+		for _, rt := range ts.resourceTools() {
+			if prev, dup := byWire[rt.Name()]; dup {
+				return nil, fmt.Errorf("mcp: %s: the server's tool %q is offered as %q, the name of loom's resource tool: filter it out or drop Resources", ts.where(), prev, rt.Name())
+			}
+			tools = append(tools, rt)
+		}
+	}
 	if tools == nil {
 		tools = []agent.Agent{}
 	}
