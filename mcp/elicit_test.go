@@ -161,6 +161,8 @@ const (
 	elicitDBEnv    = "LOOM_MCP_ELICIT_DB"
 	elicitRunEnv   = "LOOM_MCP_ELICIT_RUN"
 	elicitQEnv     = "LOOM_MCP_ELICIT_QUESTION"
+	elicitToolEnv  = "LOOM_MCP_ELICIT_TOOL"
+	elicitAnsEnv   = "LOOM_MCP_ELICIT_ANSWER"
 )
 
 // elicitChild runs the child process's part when the test binary was
@@ -187,17 +189,24 @@ func runElicitChild(mode string) error {
 		return err
 	}
 	defer store.Close()
-	ts, err := Connect(ctx, Config{URL: os.Getenv(elicitURLEnv)})
+	name := os.Getenv(elicitToolEnv)
+	ts, err := Connect(ctx, Config{URL: os.Getenv(elicitURLEnv), Filter: func(n string) bool { return n == name }})
 	if err != nil {
 		return err
 	}
 	defer ts.Close()
-	tools, err := ts.Tools(ctx)
+	var tools []agent.Agent
+	for range 300 { // server-everything adds its elicitation tool after the session starts
+		if tools, err = ts.Tools(ctx); err != nil || len(tools) == 1 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	if err != nil {
 		return err
 	}
 	if len(tools) != 1 {
-		return fmt.Errorf("want the one tool book, got %d tools", len(tools))
+		return fmt.Errorf("want the one tool %s, got %d tools", name, len(tools))
 	}
 	e := engine.New(engine.WithCheckpoints(store))
 	if mode == "ask" {
@@ -211,7 +220,7 @@ func runElicitChild(mode string) error {
 		select {} // the parent kills this process while the call is open
 	}
 	res, err := e.ResumeInvoke(ctx, tools[0], os.Getenv(elicitRunEnv), map[string]json.RawMessage{
-		os.Getenv(elicitQEnv): json.RawMessage(`{"action":"accept","content":{"name":"Ada"}}`),
+		os.Getenv(elicitQEnv): json.RawMessage(os.Getenv(elicitAnsEnv)),
 	})
 	if err != nil {
 		return err
@@ -220,12 +229,13 @@ func runElicitChild(mode string) error {
 	return nil
 }
 
-func TestElicitationResumesAfterKill(t *testing.T) {
-	// A durable run asks, its process is killed while the call is open, and
-	// another process resumes it with the answer: the tool books once.
-	b := newBookingServer(t)
+// killAndResume runs tool at url durably in a child process until it
+// asks, kills that process while the call is open, and resumes the run in
+// another child with answer; it returns what the run output.
+func killAndResume(t *testing.T, url, tool, answer string) string {
+	t.Helper()
 	db := filepath.Join(t.TempDir(), "runs.db")
-	env := append(os.Environ(), elicitURLEnv+"="+b.url, elicitDBEnv+"="+db)
+	env := append(os.Environ(), elicitURLEnv+"="+url, elicitDBEnv+"="+db, elicitToolEnv+"="+tool, elicitAnsEnv+"="+answer)
 
 	asker := exec.Command(os.Args[0], "-test.run=^$")
 	asker.Env = append(env, elicitChildEnv+"=ask")
@@ -240,13 +250,28 @@ func TestElicitationResumesAfterKill(t *testing.T) {
 	require.Equal(t, ElicitationKind, q.Kind)
 	require.NoError(t, asker.Process.Kill())
 	_ = asker.Wait()
-	require.Zero(t, b.booked.Load())
 
 	resumer := exec.Command(os.Args[0], "-test.run=^$")
 	resumer.Env = append(env, elicitChildEnv+"=resume", elicitRunEnv+"="+q.RunID, elicitQEnv+"="+q.ID)
 	resumer.Stderr = os.Stderr
 	out, err := resumer.Output()
 	require.NoError(t, err)
-	require.JSONEq(t, `{"message":"booking 1: accept for Ada"}`, string(out))
+	return string(out)
+}
+
+func TestElicitationResumesAfterKill(t *testing.T) {
+	// A durable run asks, its process is killed while the call is open, and
+	// another process resumes it with the answer: the tool books once.
+	b := newBookingServer(t)
+	out := killAndResume(t, b.url, "book", `{"action":"accept","content":{"name":"Ada"}}`)
+	require.JSONEq(t, `{"message":"booking 1: accept for Ada"}`, out)
 	require.Equal(t, int32(1), b.booked.Load())
+}
+
+func TestEverythingElicitationResumesAfterKill(t *testing.T) {
+	// The same with server-everything's elicitation tool: the resumed run
+	// gives the server the answer its killed process was asked for.
+	out := killAndResume(t, startHTTP(t).url(), "trigger-elicitation-request", `{"action":"accept","content":{"name":"Ada Lovelace","check":true}}`)
+	require.Contains(t, out, "Name: Ada Lovelace")
+	require.Contains(t, out, "Agreed to terms: true")
 }
