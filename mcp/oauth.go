@@ -11,16 +11,20 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
+	"golang.org/x/oauth2/clientcredentials"
 )
 
 // OAuth logs in to an HTTP MCP server as the MCP authorization
@@ -56,6 +60,11 @@ type OAuth struct {
 	// HTTPClient makes the metadata, registration and token requests; nil
 	// means http.DefaultClient.
 	HTTPClient *http.Client
+	// ClientCredentials makes loom a machine client: it gets its tokens
+	// with the client_credentials grant (ClientID and ClientSecret, sent
+	// as the authorization server supports), no person involved. The
+	// tokens are held in memory only, renewed when they expire.
+	ClientCredentials bool
 	// Callback, when set with RedirectURL, returns the redirect's query
 	// once the person is back (code, state, iss or error). Tests and
 	// embedders that serve the redirect themselves set it.
@@ -185,6 +194,9 @@ func newOAuthHandler(o OAuth, server string) (*oauthHandler, error) {
 	if o.Callback != nil && o.RedirectURL == "" {
 		return nil, fmt.Errorf("%w: OAuth.Callback needs OAuth.RedirectURL, the redirect it serves", ErrInvalidConfig)
 	}
+	if o.ClientCredentials && (o.ClientID == "" || o.ClientSecret == "") {
+		return nil, fmt.Errorf("%w: OAuth.ClientCredentials needs OAuth.ClientID and OAuth.ClientSecret", ErrInvalidConfig)
+	}
 	if o.ClientSecret != "" && o.ClientID == "" {
 		return nil, fmt.Errorf("%w: OAuth.ClientSecret is set without OAuth.ClientID", ErrInvalidConfig)
 	}
@@ -200,7 +212,7 @@ func newOAuthHandler(o OAuth, server string) (*oauthHandler, error) {
 func (h *oauthHandler) TokenSource(context.Context) (oauth2.TokenSource, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.src != nil {
+	if h.src != nil || h.o.ClientCredentials {
 		return h.src, nil
 	}
 	l, err := h.o.Store.Load(h.server)
@@ -253,6 +265,9 @@ func (s *savingSource) Token() (*oauth2.Token, error) {
 // it first tries a new token; otherwise, or when that fails, a person logs
 // in.
 func (h *oauthHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+	if h.o.ClientCredentials {
+		return h.machineLogIn(ctx, req, resp)
+	}
 	if resp.StatusCode == http.StatusUnauthorized && h.refresh(ctx) {
 		_, _ = io.Copy(io.Discard, resp.Body)
 		_ = resp.Body.Close()
@@ -480,4 +495,72 @@ func (s staticTokens) Authorize(_ context.Context, _ *http.Request, resp *http.R
 	_, _ = io.Copy(io.Discard, resp.Body)
 	_ = resp.Body.Close()
 	return fmt.Errorf("%w: %s refused the token of Config.TokenSource (%s)", ErrAuthorization, s.server, resp.Status)
+}
+
+// machineLogIn gets a token with the client_credentials grant, from the
+// authorization server the server's protected-resource metadata names.
+func (h *oauthHandler) machineLogIn(ctx context.Context, req *http.Request, resp *http.Response) error {
+	challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
+	_, _ = io.Copy(io.Discard, resp.Body)
+	_ = resp.Body.Close()
+	server := req.URL.String()
+	var prm *oauthex.ProtectedResourceMetadata
+	for _, u := range metadataURLs(challenges, server) {
+		if p, err := oauthex.GetProtectedResourceMetadata(ctx, u[0], u[1], h.client); err == nil && p != nil && len(p.AuthorizationServers) > 0 {
+			prm = p
+			break
+		}
+	}
+	if prm == nil {
+		return fmt.Errorf("%w: %s publishes no protected-resource metadata naming its authorization server", ErrAuthorization, server)
+	}
+	asm, err := auth.GetAuthServerMetadata(ctx, prm.AuthorizationServers[0], h.client)
+	if err != nil || asm == nil {
+		return fmt.Errorf("%w: no metadata for the authorization server %s: %v", ErrAuthorization, prm.AuthorizationServers[0], err)
+	}
+	style := oauth2.AuthStyleInHeader
+	if m := asm.TokenEndpointAuthMethodsSupported; len(m) > 0 && !slices.Contains(m, "client_secret_basic") && slices.Contains(m, "client_secret_post") {
+		style = oauth2.AuthStyleInParams
+	}
+	var scopes []string
+	for _, c := range challenges {
+		if c.Scheme == "bearer" && c.Params["scope"] != "" {
+			scopes = strings.Fields(c.Params["scope"])
+		}
+	}
+	if len(scopes) == 0 {
+		scopes = prm.ScopesSupported
+	}
+	cfg := &clientcredentials.Config{ClientID: h.o.ClientID, ClientSecret: h.o.ClientSecret, TokenURL: asm.TokenEndpoint, Scopes: scopes,
+		AuthStyle: style, EndpointParams: url.Values{"resource": {prm.Resource}}}
+	src := cfg.TokenSource(context.WithValue(context.Background(), oauth2.HTTPClient, h.client))
+	if _, err := src.Token(); err != nil {
+		return fmt.Errorf("%w: client_credentials grant at %s: %s", ErrAuthorization, asm.TokenEndpoint, maskTokens(err))
+	}
+	h.mu.Lock()
+	h.src = src
+	h.mu.Unlock()
+	return nil
+}
+
+// metadataURLs are where a server's protected-resource metadata may be,
+// with the resource each names: the challenge's resource_metadata, then
+// the well-known URIs at the endpoint's path and at the root (RFC 9728).
+func metadataURLs(challenges []oauthex.Challenge, server string) [][2]string {
+	var urls [][2]string
+	for _, c := range challenges {
+		if u := c.Params["resource_metadata"]; u != "" {
+			urls = append(urls, [2]string{u, server})
+		}
+	}
+	u, err := url.Parse(server)
+	if err != nil {
+		return urls
+	}
+	root := *u
+	root.Path, root.RawQuery = "", ""
+	urls = append(urls,
+		[2]string{root.String() + "/.well-known/oauth-protected-resource/" + strings.TrimLeft(u.Path, "/"), server},
+		[2]string{root.String() + "/.well-known/oauth-protected-resource", root.String()})
+	return urls
 }

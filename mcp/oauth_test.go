@@ -74,7 +74,7 @@ func newProtectedServer(t *testing.T) *protectedServer {
 		writeJSON(w, map[string]any{
 			"issuer": base, "authorization_endpoint": base + "/authorize", "token_endpoint": base + "/token",
 			"registration_endpoint": base + "/register", "response_types_supported": []string{"code"},
-			"code_challenge_methods_supported": []string{"S256"}, "grant_types_supported": []string{"authorization_code", "refresh_token"},
+			"code_challenge_methods_supported": []string{"S256"}, "grant_types_supported": []string{"authorization_code", "refresh_token", "client_credentials"},
 			"token_endpoint_auth_methods_supported": []string{"none"}, "scopes_supported": []string{"offline_access"},
 		})
 	})
@@ -120,19 +120,22 @@ func newProtectedServer(t *testing.T) *protectedServer {
 			delete(p.codes, f.Get("code"))
 			sum := sha256.Sum256([]byte(f.Get("code_verifier")))
 			if !ok || g.client != f.Get("client_id") || g.redirect != f.Get("redirect_uri") || base64.RawURLEncoding.EncodeToString(sum[:]) != g.challenge || f.Get("resource") != g.resource {
-				w.WriteHeader(http.StatusBadRequest)
-				writeJSON(w, map[string]any{"error": "invalid_grant"})
+				oauthError(w, http.StatusBadRequest, "invalid_grant")
+				return
+			}
+		case "client_credentials":
+			id, secret, ok := r.BasicAuth()
+			if !ok || id != "m2m" || secret != "s3cret" || f.Get("resource") != base+"/mcp" {
+				oauthError(w, http.StatusUnauthorized, "invalid_client")
 				return
 			}
 		case "refresh_token":
 			if !p.refresh[f.Get("refresh_token")] {
-				w.WriteHeader(http.StatusBadRequest)
-				writeJSON(w, map[string]any{"error": "invalid_grant"})
+				oauthError(w, http.StatusBadRequest, "invalid_grant")
 				return
 			}
 		default:
-			w.WriteHeader(http.StatusBadRequest)
-			writeJSON(w, map[string]any{"error": "unsupported_grant_type"})
+			oauthError(w, http.StatusBadRequest, "unsupported_grant_type")
 			return
 		}
 		p.seq++
@@ -150,6 +153,13 @@ func newProtectedServer(t *testing.T) *protectedServer {
 	base = hs.URL
 	p.url = hs.URL + "/mcp"
 	return p
+}
+
+// oauthError answers as a token endpoint does when it refuses.
+func oauthError(w http.ResponseWriter, status int, code string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{"error": code})
 }
 
 func writeJSON(w http.ResponseWriter, v any) {
@@ -344,4 +354,23 @@ func TestOAuthConfigErrors(t *testing.T) {
 			require.ErrorContains(t, err, c.want)
 		})
 	}
+}
+
+func TestOAuthClientCredentials(t *testing.T) {
+	// A machine client gets its token with the client_credentials grant,
+	// no person and no browser involved.
+	p := newProtectedServer(t)
+	ts := connect(t, Config{URL: p.url, OAuth: &OAuth{ClientID: "m2m", ClientSecret: "s3cret", ClientCredentials: true, Store: &FileTokenStore{Dir: t.TempDir()},
+		OpenURL: func(context.Context, string) error { return fmt.Errorf("no person here") }}})
+	callWhoami(t, ts)
+	grants, authorizes := p.stats()
+	require.Equal(t, []string{"client_credentials"}, grants)
+	require.Zero(t, authorizes)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err := Connect(ctx, Config{URL: p.url, OAuth: &OAuth{ClientID: "m2m", ClientSecret: "wrong", ClientCredentials: true, Store: &FileTokenStore{Dir: t.TempDir()}}})
+	require.ErrorIs(t, err, ErrAuthorization)
+	require.ErrorContains(t, err, "invalid_client")
+	require.NotContains(t, err.Error(), "wrong", "secrets stay out of errors")
 }

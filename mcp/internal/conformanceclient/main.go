@@ -61,6 +61,9 @@ func run(ctx context.Context, url, scenario, rawCtx string) error {
 		calls = []call{{"test_client_elicitation_defaults", `{}`}}
 	case scenario == "sse-retry":
 		calls = []call{{"test_reconnection", `{}`}}
+	case scenario == "auth/client-credentials-basic":
+		cfg.OAuth = &mcp.OAuth{ClientID: sc.ClientID, ClientSecret: sc.ClientSecret, ClientCredentials: true}
+		calls = []call{{"test-tool", `{}`}}
 	case strings.HasPrefix(scenario, "auth/"):
 		dir, err := os.MkdirTemp("", "loom-conformance-tokens-")
 		if err != nil {
