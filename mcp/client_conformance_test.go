@@ -53,7 +53,6 @@ type clientCheck struct {
 // reason outside loom, with the reason.
 var clientKnownFailures = map[string]string{
 	"auth/2025-03-26-oauth-metadata-backcompat": "the suite's authorization server publishes issuer <base>/oauth in the metadata served at <base>/.well-known/oauth-authorization-server; the Go SDK's auth package (v1.8.0) rejects metadata whose issuer differs from the URL it was discovered from, as RFC 8414 section 3.3 requires",
-	"auth/client-credentials-jwt":               "an extension (SEP-1046) for machine clients: the client_credentials grant authenticated with a private_key_jwt assertion; loom's OAuth.ClientCredentials sends a client secret only, and the Go SDK's auth package has no JWT client assertion",
 	"auth/cross-app-access-complete-flow":       "an extension (enterprise-managed authorization, ID-JAG token exchange), which neither loom nor the Go SDK's auth package implements",
 }
 

@@ -2,7 +2,11 @@ package mcp
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -61,10 +65,14 @@ type OAuth struct {
 	// means http.DefaultClient.
 	HTTPClient *http.Client
 	// ClientCredentials makes loom a machine client: it gets its tokens
-	// with the client_credentials grant (ClientID and ClientSecret, sent
-	// as the authorization server supports), no person involved. The
-	// tokens are held in memory only, renewed when they expire.
+	// with the client_credentials grant, no person involved, as ClientID
+	// authenticated by ClientSecret (sent as the authorization server
+	// supports) or by a JWT signed with ClientKey. The tokens are held in
+	// memory only, renewed when they expire.
 	ClientCredentials bool
+	// ClientKey signs the client's assertions (private_key_jwt, RFC 7523)
+	// with ES256: an ECDSA P-256 key.
+	ClientKey *ecdsa.PrivateKey
 	// Callback, when set with RedirectURL, returns the redirect's query
 	// once the person is back (code, state, iss or error). Tests and
 	// embedders that serve the redirect themselves set it.
@@ -194,8 +202,11 @@ func newOAuthHandler(o OAuth, server string) (*oauthHandler, error) {
 	if o.Callback != nil && o.RedirectURL == "" {
 		return nil, fmt.Errorf("%w: OAuth.Callback needs OAuth.RedirectURL, the redirect it serves", ErrInvalidConfig)
 	}
-	if o.ClientCredentials && (o.ClientID == "" || o.ClientSecret == "") {
-		return nil, fmt.Errorf("%w: OAuth.ClientCredentials needs OAuth.ClientID and OAuth.ClientSecret", ErrInvalidConfig)
+	if o.ClientCredentials && (o.ClientID == "" || (o.ClientSecret == "") == (o.ClientKey == nil)) {
+		return nil, fmt.Errorf("%w: OAuth.ClientCredentials needs OAuth.ClientID and one of OAuth.ClientSecret and OAuth.ClientKey", ErrInvalidConfig)
+	}
+	if o.ClientKey != nil && o.ClientKey.Curve != elliptic.P256() {
+		return nil, fmt.Errorf("%w: OAuth.ClientKey must be an ECDSA P-256 key (ES256)", ErrInvalidConfig)
 	}
 	if o.ClientSecret != "" && o.ClientID == "" {
 		return nil, fmt.Errorf("%w: OAuth.ClientSecret is set without OAuth.ClientID", ErrInvalidConfig)
@@ -531,9 +542,29 @@ func (h *oauthHandler) machineLogIn(ctx context.Context, req *http.Request, resp
 	if len(scopes) == 0 {
 		scopes = prm.ScopesSupported
 	}
-	cfg := &clientcredentials.Config{ClientID: h.o.ClientID, ClientSecret: h.o.ClientSecret, TokenURL: asm.TokenEndpoint, Scopes: scopes,
-		AuthStyle: style, EndpointParams: url.Values{"resource": {prm.Resource}}}
-	src := cfg.TokenSource(context.WithValue(context.Background(), oauth2.HTTPClient, h.client))
+	cctx := context.WithValue(context.Background(), oauth2.HTTPClient, h.client)
+	newConfig := func() (*clientcredentials.Config, error) {
+		cfg := &clientcredentials.Config{ClientID: h.o.ClientID, ClientSecret: h.o.ClientSecret, TokenURL: asm.TokenEndpoint, Scopes: scopes,
+			AuthStyle: style, EndpointParams: url.Values{"resource": {prm.Resource}}}
+		if h.o.ClientKey != nil {
+			jwt, err := clientAssertion(h.o.ClientKey, h.o.ClientID, asm.Issuer)
+			if err != nil {
+				return nil, err
+			}
+			cfg.AuthStyle = oauth2.AuthStyleInParams
+			cfg.EndpointParams.Set("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer")
+			cfg.EndpointParams.Set("client_assertion", jwt)
+		}
+		return cfg, nil
+	}
+	// Each new token is asked for with a fresh assertion.
+	src := oauth2.ReuseTokenSource(nil, tokenFunc(func() (*oauth2.Token, error) {
+		cfg, err := newConfig()
+		if err != nil {
+			return nil, err
+		}
+		return cfg.Token(cctx)
+	}))
 	if _, err := src.Token(); err != nil {
 		return fmt.Errorf("%w: client_credentials grant at %s: %s", ErrAuthorization, asm.TokenEndpoint, maskTokens(err))
 	}
@@ -563,4 +594,37 @@ func metadataURLs(challenges []oauthex.Challenge, server string) [][2]string {
 		[2]string{root.String() + "/.well-known/oauth-protected-resource/" + strings.TrimLeft(u.Path, "/"), server},
 		[2]string{root.String() + "/.well-known/oauth-protected-resource", root.String()})
 	return urls
+}
+
+// tokenFunc is a token source written as a function.
+type tokenFunc func() (*oauth2.Token, error)
+
+// Token returns a new token.
+func (f tokenFunc) Token() (*oauth2.Token, error) { return f() }
+
+// clientAssertion is a JWT (RFC 7523) naming clientID as issuer and
+// subject, for the authorization server audience, signed ES256 with key.
+func clientAssertion(key *ecdsa.PrivateKey, clientID, audience string) (string, error) {
+	now := time.Now()
+	jti := make([]byte, 16)
+	if _, err := rand.Read(jti); err != nil {
+		return "", err
+	}
+	header, _ := json.Marshal(map[string]string{"alg": "ES256", "typ": "JWT"})
+	claims, err := json.Marshal(map[string]any{"iss": clientID, "sub": clientID, "aud": audience,
+		"iat": now.Unix(), "exp": now.Add(5 * time.Minute).Unix(), "jti": hex.EncodeToString(jti)})
+	if err != nil {
+		return "", err
+	}
+	enc := base64.RawURLEncoding
+	signing := enc.EncodeToString(header) + "." + enc.EncodeToString(claims)
+	sum := sha256.Sum256([]byte(signing))
+	r, sig, err := ecdsa.Sign(rand.Reader, key, sum[:])
+	if err != nil {
+		return "", fmt.Errorf("mcp: sign the client assertion: %w", err)
+	}
+	raw := make([]byte, 64)
+	r.FillBytes(raw[:32])
+	sig.FillBytes(raw[32:])
+	return signing + "." + enc.EncodeToString(raw), nil
 }

@@ -2,11 +2,15 @@ package mcp
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -373,4 +377,35 @@ func TestOAuthClientCredentials(t *testing.T) {
 	require.ErrorIs(t, err, ErrAuthorization)
 	require.ErrorContains(t, err, "invalid_client")
 	require.NotContains(t, err.Error(), "wrong", "secrets stay out of errors")
+}
+
+func TestClientAssertion(t *testing.T) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	jwt, err := clientAssertion(key, "machine-1", "https://as.example")
+	require.NoError(t, err)
+	parts := strings.Split(jwt, ".")
+	require.Len(t, parts, 3)
+	dec := func(s string) []byte {
+		b, err := base64.RawURLEncoding.DecodeString(s)
+		require.NoError(t, err)
+		return b
+	}
+	require.JSONEq(t, `{"alg":"ES256","typ":"JWT"}`, string(dec(parts[0])))
+	var claims map[string]any
+	require.NoError(t, json.Unmarshal(dec(parts[1]), &claims))
+	require.Equal(t, "machine-1", claims["iss"])
+	require.Equal(t, "machine-1", claims["sub"])
+	require.Equal(t, "https://as.example", claims["aud"])
+	require.Greater(t, claims["exp"].(float64), claims["iat"].(float64))
+	sig := dec(parts[2])
+	require.Len(t, sig, 64)
+	sum := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
+	require.True(t, ecdsa.Verify(&key.PublicKey, sum[:], new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])), "the signature verifies")
+
+	other, err := ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
+	require.NoError(t, err)
+	_, err = Connect(context.Background(), Config{URL: "http://127.0.0.1:1/mcp", OAuth: &OAuth{ClientID: "m", ClientKey: other, ClientCredentials: true, Store: &FileTokenStore{Dir: t.TempDir()}}})
+	require.ErrorIs(t, err, ErrInvalidConfig)
+	require.ErrorContains(t, err, "P-256")
 }

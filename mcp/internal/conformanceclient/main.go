@@ -8,7 +8,10 @@ package main
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
@@ -38,6 +41,7 @@ func main() {
 type scenarioContext struct {
 	ClientID     string `json:"client_id"`
 	ClientSecret string `json:"client_secret"`
+	PrivateKey   string `json:"private_key_pem"`
 }
 
 func run(ctx context.Context, url, scenario, rawCtx string) error {
@@ -63,6 +67,21 @@ func run(ctx context.Context, url, scenario, rawCtx string) error {
 		calls = []call{{"test_reconnection", `{}`}}
 	case scenario == "auth/client-credentials-basic":
 		cfg.OAuth = &mcp.OAuth{ClientID: sc.ClientID, ClientSecret: sc.ClientSecret, ClientCredentials: true}
+		calls = []call{{"test-tool", `{}`}}
+	case scenario == "auth/client-credentials-jwt":
+		block, _ := pem.Decode([]byte(sc.PrivateKey))
+		if block == nil {
+			return fmt.Errorf("the scenario's private_key_pem is not PEM")
+		}
+		k, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+		if err != nil {
+			return fmt.Errorf("the scenario's private key: %w", err)
+		}
+		key, ok := k.(*ecdsa.PrivateKey)
+		if !ok {
+			return fmt.Errorf("the scenario's private key is a %T, not ECDSA", k)
+		}
+		cfg.OAuth = &mcp.OAuth{ClientID: sc.ClientID, ClientKey: key, ClientCredentials: true}
 		calls = []call{{"test-tool", `{}`}}
 	case strings.HasPrefix(scenario, "auth/"):
 		dir, err := os.MkdirTemp("", "loom-conformance-tokens-")
