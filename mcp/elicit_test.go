@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -54,6 +55,24 @@ func newBookingServer(t *testing.T) *bookingServer {
 			text += " for " + name
 		}
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}, nil
+	})
+	srv.AddTool(&sdk.Tool{Name: "book-twice", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(life, cancel)()
+		var got []string
+		for _, q := range []string{"Who is the booking for?", "Which day?"} {
+			res, err := req.Session.Elicit(ctx, &sdk.ElicitParams{Message: q,
+				RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"v": map[string]any{"type": "string"}}}})
+			if err != nil {
+				b.failed <- err
+				return nil, err
+			}
+			v, _ := res.Content["v"].(string)
+			got = append(got, res.Action+" "+v)
+		}
+		n := b.booked.Add(1)
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf("booking %d: %s", n, strings.Join(got, ", "))}}}, nil
 	})
 	hs, _ := sdkHTTPServer(t, srv)
 	b.url = hs.URL
@@ -125,6 +144,31 @@ func TestElicitationRunsTheToolOnce(t *testing.T) {
 		t.Fatalf("the server's request failed: %v", err)
 	default:
 	}
+}
+
+func TestElicitationTwoQuestionsInOneCall(t *testing.T) {
+	// Each question stops the run; each resumption answers in the same
+	// call, and the tool runs once with both answers.
+	b := newBookingServer(t)
+	ts := connect(t, Config{URL: b.url})
+	tl := toolNamed(t, ts, "book-twice")
+	e := engine.New(engine.WithCheckpoints(checkpoint.NewMemory()))
+	ctx := context.Background()
+	q1 := askBook(t, e, tl)
+	_, err := e.ResumeInvoke(ctx, tl, q1.RunID, map[string]json.RawMessage{q1.ID: json.RawMessage(`{"action":"accept","content":{"v":"Ada"}}`)})
+	var ie *agent.InterruptedError
+	require.ErrorAs(t, err, &ie)
+	q2 := ie.Questions[0]
+	require.NotEqual(t, q1.ID, q2.ID)
+	var p Elicitation
+	require.NoError(t, json.Unmarshal(q2.Payload, &p))
+	require.Equal(t, "Which day?", p.Message)
+	require.Zero(t, b.booked.Load())
+
+	res, err := e.ResumeInvoke(ctx, tl, q2.RunID, map[string]json.RawMessage{q2.ID: json.RawMessage(`{"action":"accept","content":{"v":"Monday"}}`)})
+	require.NoError(t, err)
+	require.JSONEq(t, `{"message":"booking 1: accept Ada, accept Monday"}`, string(res.Output))
+	require.Equal(t, int32(1), b.booked.Load())
 }
 
 func TestElicitationUnansweredInTimeCallsAgain(t *testing.T) {
