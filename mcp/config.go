@@ -8,7 +8,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/oauth2"
 
 	"github.com/loomwork/loom/model"
 )
@@ -29,6 +31,13 @@ type Config struct {
 	URL string
 	// Headers are sent with every HTTP request, as an Authorization header.
 	Headers map[string]string
+	// OAuth, when set, logs in to the HTTP server the first time it asks
+	// for authorization, and keeps and refreshes its tokens; see [OAuth].
+	OAuth *OAuth
+	// TokenSource, when set, gives the bearer token of every HTTP request,
+	// for callers that already hold tokens (an oauth2.TokenSource refreshes
+	// its own). A token the server refuses fails the request.
+	TokenSource oauth2.TokenSource
 	// Transport returns a new SDK transport for each connection, for
 	// transports the fields above do not cover (in-memory ones in tests).
 	Transport func() sdk.Transport
@@ -39,15 +48,28 @@ type Config struct {
 	// Filter, when set, keeps only the tools it returns true for, given
 	// their names on the server.
 	Filter func(name string) bool
+	// Resources, when set and the server has resources, offers them to
+	// the model as two more tools: prefix_list_resources and
+	// prefix_read_resource.
+	Resources bool
 	// Timeout bounds each tool call; zero means [DefaultTimeout].
 	Timeout time.Duration
 	// Sampling, when set, answers the server's sampling requests with this
 	// model. Unset, the client does not offer sampling.
 	Sampling model.Model
-	// NoElicitation stops the client from offering elicitation. Otherwise a
-	// server's elicitation request during a call becomes a question of the
-	// tool's run ([agent.Ask]) with kind [ElicitationKind].
+	// NoElicitation stops the client from offering elicitation.
 	NoElicitation bool
+	// Elicit, when set, answers the server's elicitation requests during a
+	// call, and the call goes on. Unset, a request becomes a question of
+	// the tool's run ([agent.Ask]) with kind [ElicitationKind]: the run
+	// stops to wait for a person while the call stays open, and resumed in
+	// this process it answers in the same call, so the tool runs once.
+	Elicit Elicitor
+	// AnswerTimeout bounds how long a call stays open for the answer its
+	// stopped run asks a person for; zero means [DefaultAnswerTimeout].
+	// After that, or after Close, the server's request fails and the call
+	// ends; the resumed run calls the tool again and answers its request.
+	AnswerTimeout time.Duration
 }
 
 // transport returns the factory of new transports cfg describes.
@@ -63,8 +85,18 @@ func (cfg Config) transport() (func() sdk.Transport, error) {
 		return nil, fmt.Errorf("%w: set exactly one of Command, URL and Transport (%d are set)", ErrInvalidConfig, set)
 	case cfg.Timeout < 0:
 		return nil, fmt.Errorf("%w: Timeout is %v: use zero for the default of %v, or a positive duration", ErrInvalidConfig, cfg.Timeout, DefaultTimeout)
+	case cfg.AnswerTimeout < 0:
+		return nil, fmt.Errorf("%w: AnswerTimeout is %v: use zero for the default of %v, or a positive duration", ErrInvalidConfig, cfg.AnswerTimeout, DefaultAnswerTimeout)
+	case cfg.NoElicitation && cfg.Elicit != nil:
+		return nil, fmt.Errorf("%w: NoElicitation is set and so is Elicit: drop one", ErrInvalidConfig)
 	case len(cfg.Headers) > 0 && cfg.URL == "":
 		return nil, fmt.Errorf("%w: Headers are only sent over HTTP: set URL, or drop Headers", ErrInvalidConfig)
+	case (cfg.OAuth != nil || cfg.TokenSource != nil) && cfg.URL == "":
+		return nil, fmt.Errorf("%w: OAuth and TokenSource authorize HTTP requests: set URL, or drop them", ErrInvalidConfig)
+	case cfg.OAuth != nil && cfg.TokenSource != nil:
+		return nil, fmt.Errorf("%w: OAuth and TokenSource are both set: use OAuth to log in, TokenSource for tokens you hold", ErrInvalidConfig)
+	case (cfg.OAuth != nil || cfg.TokenSource != nil) && hasHeader(cfg.Headers, "Authorization"):
+		return nil, fmt.Errorf("%w: an Authorization header is set with OAuth or TokenSource: drop the header", ErrInvalidConfig)
 	case cfg.Transport != nil:
 		return cfg.Transport, nil
 	case cfg.URL != "":
@@ -72,8 +104,19 @@ func (cfg Config) transport() (func() sdk.Transport, error) {
 			return nil, fmt.Errorf("%w: URL %q: use an http:// or https:// URL", ErrInvalidConfig, cfg.URL)
 		}
 		client := &http.Client{Transport: headerTransport{headers: cfg.Headers, next: http.DefaultTransport}}
+		var oh auth.OAuthHandler
+		switch {
+		case cfg.OAuth != nil:
+			h, err := newOAuthHandler(*cfg.OAuth, cfg.URL)
+			if err != nil {
+				return nil, err
+			}
+			oh = h
+		case cfg.TokenSource != nil:
+			oh = staticTokens{src: cfg.TokenSource, server: cfg.URL}
+		}
 		return func() sdk.Transport {
-			return &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client, MaxRetries: 1}
+			return &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client, MaxRetries: 1, OAuthHandler: oh}
 		}, nil
 	default:
 		if cfg.Command[0] == "" {
@@ -87,6 +130,16 @@ func (cfg Config) transport() (func() sdk.Transport, error) {
 			return &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
 		}, nil
 	}
+}
+
+// hasHeader reports whether h sets the header name, in any case.
+func hasHeader(h map[string]string, name string) bool {
+	for k := range h {
+		if http.CanonicalHeaderKey(k) == name {
+			return true
+		}
+	}
+	return false
 }
 
 // headerTransport adds fixed headers to every request.

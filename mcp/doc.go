@@ -18,10 +18,21 @@
 //     annotated idempotent or read-only;
 //   - every call has a timeout (Config.Timeout) and ends with its ctx;
 //   - progress notifications become text-delta events of the tool's run;
-//   - elicitation requests become questions asked with [agent.Ask], so a
-//     person answers them, durable through the engine's checkpoints;
+//   - elicitation requests are answered in the call that made them, so
+//     the tool runs once: by Config.Elicit, or as questions asked with
+//     [agent.Ask], the call kept open while the run waits for a person and
+//     answered when it is resumed ([AskTerminal] asks on a terminal);
+//   - image, audio and embedded-resource content reaches the model;
+//     Config.Resources offers the server's resources as tools, and
+//     [Toolset.Instructions] turns a prompt into an agent's instructions;
 //   - sampling requests are answered by a loom model when Config.Sampling
-//     is set (opt-in).
+//     is set (opt-in);
+//   - HTTP servers that require OAuth are logged in to (Config.OAuth: PKCE,
+//     dynamic registration, a loopback redirect, tokens kept in the user's
+//     config directory and refreshed), or given a caller's tokens
+//     (Config.TokenSource);
+//   - sessions use protocol version [ProtocolVersion], opening with
+//     initialize.
 //
 // As a server, [NewServer] exposes loom agents as MCP tools, every call run
 // through an engine.Engine; serve it with [Server.ServeStdio] or

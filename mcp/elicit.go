@@ -3,7 +3,9 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -12,11 +14,16 @@ import (
 
 // ElicitationKind is the kind of the question ([agent.Question]) a tool's
 // run asks when the server requests input during a call. The payload is
-// [Elicitation]; the answer is an object {"action": "accept"|"decline"|
-// "cancel", "content": {...}} whose content matches the requested schema.
+// [Elicitation]; the answer is an [ElicitAnswer] whose content matches the
+// requested schema.
 const ElicitationKind = "mcp_elicitation"
 
-// Elicitation is the payload of an [ElicitationKind] question.
+// DefaultAnswerTimeout is how long a call waits, when Config.AnswerTimeout
+// is zero, for the answer to an elicitation its run stopped to ask.
+const DefaultAnswerTimeout = 10 * time.Minute
+
+// Elicitation is the payload of an [ElicitationKind] question, and what an
+// [Elicitor] is asked.
 type Elicitation struct {
 	Tool    string          `json:"tool,omitempty"`
 	Message string          `json:"message"`
@@ -24,10 +31,28 @@ type Elicitation struct {
 	URL     string          `json:"url,omitempty"`    // URL-mode elicitation: where to go
 }
 
+// ElicitAnswer is the answer to an elicitation.
+type ElicitAnswer struct {
+	// Action is "accept", "decline" or "cancel".
+	Action string `json:"action"`
+	// Content holds, with accept, the values asked for, matching the
+	// requested schema.
+	Content map[string]any `json:"content,omitempty"`
+}
+
+// Elicitor answers a server's elicitation request during a tool call, in
+// the call: the tool goes on with the answer. An error fails the request
+// (the server sees an error, not a refusal).
+type Elicitor func(ctx context.Context, e Elicitation) (ElicitAnswer, error)
+
+// errNoAnswer answers an elicitation whose run stopped to ask a person and
+// was not resumed in time, or whose toolset closed.
+var errNoAnswer = errors.New("mcp: no answer to the elicitation: the run that asked it was not resumed")
+
 // elicitation is one server request handed to the call it belongs to.
 type elicitation struct {
 	params *sdk.ElicitParams
-	reply  chan elicitAnswer
+	reply  chan elicitAnswer // buffered: a reply never blocks
 }
 
 type elicitAnswer struct {
@@ -35,15 +60,18 @@ type elicitAnswer struct {
 	err error
 }
 
-// onElicit hands an elicitation request to the call in flight, whose run
-// asks it. With no call or several in flight, it cannot tell whose it is
-// and declines.
+// onElicit hands an elicitation request to the call in flight, which
+// answers it. With no call or several in flight that could have asked it,
+// it cannot tell whose it is and declines.
 func (ts *Toolset) onElicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
 	ts.mu.Lock()
 	var c *call
-	n := len(ts.calls)
+	n := 0
 	for _, cc := range ts.calls {
-		c = cc
+		if !cc.parked { // a parked call already holds its question
+			c = cc
+			n++
+		}
 	}
 	ts.mu.Unlock()
 	if n != 1 {
@@ -53,7 +81,7 @@ func (ts *Toolset) onElicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.E
 	select {
 	case c.elicit <- e:
 	case <-c.done:
-		return &sdk.ElicitResult{Action: "cancel"}, nil
+		return nil, errNoAnswer
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
@@ -61,32 +89,52 @@ func (ts *Toolset) onElicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.E
 	case a := <-e.reply:
 		return a.res, a.err
 	case <-c.done:
-		return &sdk.ElicitResult{Action: "cancel"}, nil
+		return nil, errNoAnswer
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
 }
 
-// ask asks the run's person for the server's request and returns their
-// answer as the result for the server, or the run's interruption.
-func ask(ctx context.Context, toolName string, p *sdk.ElicitParams) (*sdk.ElicitResult, error) {
+// question is the payload of the question for p.
+func question(toolName string, p *sdk.ElicitParams) (Elicitation, error) {
 	q := Elicitation{Tool: toolName, Message: p.Message, URL: p.URL}
-	content := json.RawMessage(`{"type":"object"}`)
 	if p.RequestedSchema != nil {
 		b, err := json.Marshal(p.RequestedSchema)
 		if err != nil {
-			return nil, fmt.Errorf("mcp: encode the requested schema: %w", err)
+			return q, fmt.Errorf("mcp: encode the requested schema: %w", err)
 		}
-		q.Schema, content = b, b
+		q.Schema = b
 	}
-	schema := json.RawMessage(`{"type":"object","properties":{"action":{"enum":["accept","decline","cancel"]},"content":` + string(content) + `},"required":["action"]}`)
-	answer, err := agent.Ask(ctx, ElicitationKind, q, schema)
+	return q, nil
+}
+
+// answer answers p with Config.Elicit when set, else by asking the run's
+// person ([agent.Ask]); that returns the run's interruption the first
+// time, and the answer once the run is resumed with it.
+func (ts *Toolset) answer(ctx context.Context, toolName string, p *sdk.ElicitParams) (*sdk.ElicitResult, error) {
+	q, err := question(toolName, p)
 	if err != nil {
 		return nil, err
 	}
-	var res sdk.ElicitResult
-	if err := json.Unmarshal(answer, &res); err != nil {
+	if ts.cfg.Elicit != nil {
+		a, err := ts.cfg.Elicit(ctx, q)
+		if err != nil {
+			return nil, fmt.Errorf("mcp tool %s: answering the elicitation: %w", toolName, err)
+		}
+		return &sdk.ElicitResult{Action: a.Action, Content: a.Content}, nil
+	}
+	content := json.RawMessage(`{"type":"object"}`)
+	if q.Schema != nil {
+		content = q.Schema
+	}
+	schema := json.RawMessage(`{"type":"object","properties":{"action":{"enum":["accept","decline","cancel"]},"content":` + string(content) + `},"required":["action"]}`)
+	raw, err := agent.Ask(ctx, ElicitationKind, q, schema)
+	if err != nil {
+		return nil, err
+	}
+	var a ElicitAnswer
+	if err := json.Unmarshal(raw, &a); err != nil {
 		return nil, fmt.Errorf("mcp: the answer to an elicitation is not {\"action\", \"content\"}: %w", err)
 	}
-	return &res, nil
+	return &sdk.ElicitResult{Action: a.Action, Content: a.Content}, nil
 }

@@ -7,7 +7,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	if serveStdioChild() {
+	if serveStdioChild() || elicitChild() {
 		return
 	}
 	goleak.VerifyTestMain(m)

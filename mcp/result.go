@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -10,6 +11,26 @@ import (
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/model"
 )
+
+// resourcePart maps an embedded or read resource to a part: its text
+// (named by its URI), an image or audio blob as such, another blob as a
+// note of what it is. text is the part's text, empty for media.
+func resourcePart(rc *sdk.ResourceContents) (part model.Part, text string) {
+	switch {
+	case rc == nil:
+		return nil, ""
+	case rc.Blob == nil:
+		text = "resource " + rc.URI + ":\n" + rc.Text
+		return model.Text{Text: text}, text
+	case strings.HasPrefix(rc.MIMEType, "image/"):
+		return model.Image{Data: rc.Blob, MIMEType: rc.MIMEType}, ""
+	case strings.HasPrefix(rc.MIMEType, "audio/"):
+		return model.Audio{Data: rc.Blob, MIMEType: rc.MIMEType}, ""
+	default:
+		text = fmt.Sprintf("resource %s: %d bytes of %s", rc.URI, len(rc.Blob), cmp.Or(rc.MIMEType, "binary data"))
+		return model.Text{Text: text}, text
+	}
+}
 
 // result maps a tool's result to the run's output: structuredContent when
 // the tool declares an output schema, else {"message": joined text}; image
@@ -38,10 +59,16 @@ func (t *tool) result(r *agent.Run, res *sdk.CallToolResult) (json.RawMessage, e
 			texts = append(texts, s)
 			parts = append(parts, model.Text{Text: s})
 		case *sdk.EmbeddedResource:
-			if c.Resource != nil && c.Resource.Text != "" {
-				texts = append(texts, c.Resource.Text)
-				parts = append(parts, model.Text{Text: c.Resource.Text})
+			part, text := resourcePart(c.Resource)
+			if part == nil {
+				continue
 			}
+			if text != "" {
+				texts = append(texts, text)
+			} else {
+				media = true
+			}
+			parts = append(parts, part)
 		}
 	}
 	text := strings.Join(texts, "\n")

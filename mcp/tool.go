@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"strconv"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -48,6 +49,7 @@ type call struct {
 	done     chan struct{} // closed when the call ended
 	progress chan *sdk.ProgressNotificationParams
 	elicit   chan *elicitation
+	parked   bool // guarded by Toolset.mu: its run stopped to ask a person
 }
 
 // outcome is what the goroutine making the call reports.
@@ -56,39 +58,115 @@ type outcome struct {
 	err error
 }
 
-// body calls the tool, turning its progress into text deltas and its
-// elicitation requests into questions, and maps the result.
+// flight is a call being made and what a run needs to go on with it. When
+// a server's elicitation makes the run stop to ask a person, the flight is
+// parked in its toolset under the run's id with the question unanswered:
+// the server keeps waiting, and the run, resumed in this process, answers
+// it and the tool runs once.
+type flight struct {
+	tool     string
+	c        *call
+	done     chan outcome
+	cancel   context.CancelFunc
+	answered []*sdk.ElicitParams // questions answered in this call, in order
+	pending  *elicitation        // the question the run stopped for
+	timer    *time.Timer         // ends a parked flight left without an answer
+}
+
+// body calls the tool, or goes on with the call parked for this run,
+// turning its progress into text deltas and answering its elicitation
+// requests, and maps the result.
 func (t *tool) body(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
-	args := json.RawMessage(`{}`)
-	if len(r.Input) > 0 && string(r.Input) != "null" {
-		args = r.Input
+	f := t.ts.unpark(r.ID, t.name)
+	if f == nil {
+		args := json.RawMessage(`{}`)
+		if len(r.Input) > 0 && string(r.Input) != "null" {
+			args = r.Input
+		}
+		f = t.start(ctx, args)
+	} else {
+		// Ask the questions answered before again, so that the run's
+		// answers line up with the questions the resumed run asks.
+		for _, p := range f.answered {
+			if _, err := t.ts.answer(ctx, t.name, p); err != nil {
+				return nil, t.abandon(f, err)
+			}
+		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, t.ts.timeout)
-	defer cancel()
+	return t.wait(ctx, r, f)
+}
+
+// start makes the call in a goroutine. The call outlives ctx's
+// cancellation, so that a parked call waits for its run's resumption; it
+// ends with f.cancel.
+func (t *tool) start(ctx context.Context, args json.RawMessage) *flight {
+	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	c := t.ts.begin()
-	defer t.ts.end(c)
+	f := &flight{tool: t.name, c: c, done: make(chan outcome, 1), cancel: cancel}
 	params := &sdk.CallToolParams{Name: t.name, Arguments: args, Meta: sdk.Meta{"progressToken": c.token}}
-	done := make(chan outcome, 1)
 	go func() {
-		res, err := t.ts.callTool(ctx, params, t.retryable)
-		done <- outcome{res, err}
+		res, err := t.ts.callTool(cctx, params, t.retryable)
+		f.done <- outcome{res, err}
 	}()
-	var asked error // a question the run must wait for
+	return f
+}
+
+// finish ends f: the call is cancelled if still in flight, then forgotten.
+func (t *tool) finish(f *flight) {
+	f.cancel()
+	<-f.done
+	t.ts.end(f.c)
+}
+
+// abandon fails f's unanswered question with err, ends f and returns err.
+func (t *tool) abandon(f *flight, err error) error {
+	if f.pending != nil {
+		f.pending.reply <- elicitAnswer{err: err}
+		f.pending = nil
+	}
+	f.cancel()
+	go func() { <-f.done; t.ts.end(f.c) }()
+	return err
+}
+
+// wait follows f to its result.
+func (t *tool) wait(ctx context.Context, r *agent.Run, f *flight) (json.RawMessage, error) {
+	timer := time.NewTimer(t.ts.timeout)
+	defer timer.Stop()
+	// handle answers e; done reports that the run must end with err.
+	handle := func(e *elicitation) (err error, done bool) {
+		res, err := t.ts.answer(ctx, t.name, e.params)
+		if err != nil {
+			if _, asking := errors.AsType[*agent.InterruptedError](err); asking {
+				f.pending = e
+				t.ts.park(r.ID, f)
+				return err, true
+			}
+			f.pending = e
+			return t.abandon(f, err), true
+		}
+		e.reply <- elicitAnswer{res: res}
+		f.answered = append(f.answered, e.params)
+		timer.Reset(t.ts.timeout) // the time a person took does not count
+		return nil, false
+	}
+	if e := f.pending; e != nil {
+		f.pending = nil
+		if err, done := handle(e); done {
+			return nil, err
+		}
+	}
 	for {
 		select {
-		case o := <-done:
-			if asked != nil {
-				return nil, asked
-			}
+		case o := <-f.done:
+			f.done <- o // for finish
+			t.finish(f)
 			if o.err != nil {
-				if errors.Is(o.err, context.DeadlineExceeded) {
-					return nil, fmt.Errorf("mcp tool %s: no answer within %v: %w", t.name, t.ts.timeout, o.err)
-				}
 				return nil, fmt.Errorf("mcp tool %s: %w", t.name, o.err)
 			}
 			for drained := false; !drained; { // progress that came before the result
 				select {
-				case p := <-c.progress:
+				case p := <-f.c.progress:
 					if !r.Emit(agent.Event{Kind: agent.EventTextDelta, Text: progressText(p)}) {
 						return nil, agent.ErrStopped
 					}
@@ -97,25 +175,21 @@ func (t *tool) body(ctx context.Context, r *agent.Run) (json.RawMessage, error) 
 				}
 			}
 			return t.result(r, o.res)
-		case p := <-c.progress:
+		case p := <-f.c.progress:
 			if !r.Emit(agent.Event{Kind: agent.EventTextDelta, Text: progressText(p)}) {
-				cancel()
-				<-done
+				t.finish(f)
 				return nil, agent.ErrStopped
 			}
-		case e := <-c.elicit:
-			if asked != nil {
-				e.reply <- elicitAnswer{res: &sdk.ElicitResult{Action: "cancel"}}
-				continue
+		case e := <-f.c.elicit:
+			if err, done := handle(e); done {
+				return nil, err
 			}
-			res, err := ask(ctx, t.name, e.params)
-			if err != nil {
-				asked = err
-				e.reply <- elicitAnswer{res: &sdk.ElicitResult{Action: "cancel"}}
-				cancel() // the run ends to wait for the answer; on resume the call is made again
-				continue
-			}
-			e.reply <- elicitAnswer{res: res}
+		case <-timer.C:
+			t.finish(f)
+			return nil, fmt.Errorf("mcp tool %s: no answer within %v: %w", t.name, t.ts.timeout, context.DeadlineExceeded)
+		case <-ctx.Done():
+			t.finish(f)
+			return nil, ctx.Err()
 		}
 	}
 }

@@ -22,6 +22,8 @@ type Toolset struct {
 	newT    func() sdk.Transport
 	client  *sdk.Client
 	timeout time.Duration
+	// answerTimeout bounds the wait of a parked call for its run's answer.
+	answerTimeout time.Duration
 
 	dialMu sync.Mutex // serialises dialling: concurrent failures dial once
 
@@ -34,7 +36,13 @@ type Toolset struct {
 	lists   int               // tools/list calls made, for tests
 	calls   map[string]*call  // in-flight calls by progress token
 	callSeq int
+	parked  map[string]*flight // calls whose run stopped to ask a person, by run id
 }
+
+// ProtocolVersion is the MCP version the client asks for. It is the latest
+// released one: the SDK's default, a draft, opens every connection with a
+// server/discover request that released servers refuse, a wasted round trip.
+const ProtocolVersion = "2025-11-25"
 
 // conn is one session and the signal that it ended.
 type conn struct {
@@ -59,9 +67,13 @@ func Connect(ctx context.Context, cfg Config) (*Toolset, error) {
 	if err != nil {
 		return nil, err
 	}
-	ts := &Toolset{cfg: cfg, newT: newT, timeout: cfg.Timeout, stale: true, calls: map[string]*call{}}
+	ts := &Toolset{cfg: cfg, newT: newT, timeout: cfg.Timeout, stale: true, calls: map[string]*call{}, parked: map[string]*flight{}}
 	if ts.timeout == 0 {
 		ts.timeout = DefaultTimeout
+	}
+	ts.answerTimeout = cfg.AnswerTimeout
+	if ts.answerTimeout == 0 {
+		ts.answerTimeout = DefaultAnswerTimeout
 	}
 	opts := &sdk.ClientOptions{
 		ToolListChangedHandler:      func(context.Context, *sdk.ToolListChangedRequest) { ts.markStale() },
@@ -89,7 +101,15 @@ func (ts *Toolset) Close() error {
 	ts.mu.Lock()
 	c := ts.conn
 	ts.closed, ts.conn = true, nil
+	parked := ts.parked
+	ts.parked = map[string]*flight{}
 	ts.mu.Unlock()
+	for _, f := range parked {
+		f.timer.Stop()
+		f.pending.reply <- elicitAnswer{err: errNoAnswer}
+		f.cancel()
+		<-f.done // the server hears of the failure before the session ends
+	}
 	if c == nil {
 		return nil
 	}
@@ -126,7 +146,7 @@ func (ts *Toolset) dial(ctx context.Context, failed *conn) (*conn, error) {
 		_ = c.cs.Close() // the old session is over; its error says nothing new
 		<-c.gone
 	}
-	cs, err := ts.client.Connect(ctx, ts.newT(), nil)
+	cs, err := ts.client.Connect(ctx, ts.newT(), &sdk.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrConnection, ts.where(), err)
 	}
@@ -213,6 +233,14 @@ func (ts *Toolset) list(ctx context.Context, c *conn) ([]agent.Agent, error) {
 		byWire[tl.wire] = t.Name
 		tools = append(tools, tl)
 	}
+	if ir := c.cs.InitializeResult(); ts.cfg.Resources && ir != nil && ir.Capabilities != nil && ir.Capabilities.Resources != nil {
+		for _, rt := range ts.resourceTools() {
+			if prev, dup := byWire[rt.Name()]; dup {
+				return nil, fmt.Errorf("mcp: %s: the server's tool %q is offered as %q, the name of loom's resource tool: filter it out or drop Resources", ts.where(), prev, rt.Name())
+			}
+			tools = append(tools, rt)
+		}
+	}
 	if tools == nil {
 		tools = []agent.Agent{}
 	}
@@ -260,4 +288,51 @@ const messageSchema = `{"type":"object","properties":{"message":{"type":"string"
 // gone reports whether err says the session is over.
 func gone(err error) bool {
 	return errors.Is(err, sdk.ErrConnectionClosed) || errors.Is(err, sdk.ErrSessionMissing)
+}
+
+// park keeps f, whose run stopped to ask a person, for the run's
+// resumption. Left unresumed for Config.AnswerTimeout, its question fails
+// and the call ends.
+func (ts *Toolset) park(runID string, f *flight) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.closed {
+		f.pending.reply <- elicitAnswer{err: errNoAnswer}
+		f.cancel()
+		return
+	}
+	if old := ts.parked[runID]; old != nil { // cannot happen: a run waits in one call
+		old.timer.Stop()
+		old.pending.reply <- elicitAnswer{err: errNoAnswer}
+		old.cancel()
+	}
+	f.c.parked = true
+	ts.parked[runID] = f
+	f.timer = time.AfterFunc(ts.answerTimeout, func() {
+		ts.mu.Lock()
+		mine := ts.parked[runID] == f
+		if mine {
+			delete(ts.parked, runID)
+		}
+		ts.mu.Unlock()
+		if mine {
+			f.pending.reply <- elicitAnswer{err: fmt.Errorf("%w within %v", errNoAnswer, ts.answerTimeout)}
+			f.cancel()
+			go func() { <-f.done; ts.end(f.c) }()
+		}
+	})
+}
+
+// unpark takes the call parked for the run runID of the tool named name.
+func (ts *Toolset) unpark(runID, name string) *flight {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	f := ts.parked[runID]
+	if f == nil || f.tool != name {
+		return nil
+	}
+	delete(ts.parked, runID)
+	f.c.parked = false
+	f.timer.Stop()
+	return f
 }

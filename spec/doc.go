@@ -28,7 +28,9 @@
 // in its tools (a code_execution entry's sandbox_tools offer them to its
 // snippets instead, as async functions: await tools.name(args)). The server is reached when a run first asks for its tools,
 // never while a file is loaded or validated; header values come from the
-// environment only ("Bearer ${env:API_TOKEN}", or headers_env).
+// environment only ("Bearer ${env:API_TOKEN}", or headers_env), and
+// auth: oauth logs in with OAuth 2.1, its tokens kept in the user's config
+// directory.
 //
 // A graph entry builds a graph (package graph) over a state that is a JSON
 // object: the run's input, then each node's output under its name (or its

@@ -177,6 +177,18 @@ var loaderCases = []struct {
 		want: []string{`7:22: agents.fs.headers_env.Authorization: "my token" is not a valid environment variable name; name the environment variable that holds the value, as API_TOKEN`},
 	},
 	{
+		name:         "mcp oauth without url",
+		yaml:         "version: loom/v1\nagents:\n  fs:\n    type: mcp\n    command: server\n    auth: oauth\n",
+		want:         []string{`6:11: agents.fs.auth: auth without url; OAuth is for HTTP servers: set url, or drop auth`},
+		beyondSchema: true,
+	},
+	{
+		name:         "mcp oauth with an Authorization header",
+		yaml:         "version: loom/v1\nagents:\n  fs:\n    type: mcp\n    url: https://mcp.example.com/mcp\n    auth: oauth\n    headers_env: {authorization: TOKEN}\n",
+		want:         []string{`6:11: agents.fs.auth: auth: oauth with an Authorization header; OAuth sets the Authorization header: drop that header, or drop auth`},
+		beyondSchema: true,
+	},
+	{
 		name:         "mcp bad timeout",
 		yaml:         "version: loom/v1\nagents:\n  fs:\n    type: mcp\n    command: server\n    timeout: soon\n",
 		want:         []string{`6:14: agents.fs.timeout: timeout "soon" is not a duration; want a positive duration such as 30s`},

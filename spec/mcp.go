@@ -38,6 +38,11 @@ type MCP struct {
 	// HeadersEnv names, for each header, the environment variable that
 	// holds its whole value.
 	HeadersEnv map[string]string `yaml:"headers_env,omitempty" json:"headers_env,omitempty"`
+	// Auth "oauth" logs in to the server with OAuth 2.1 when it asks: the
+	// authorization URL is printed (and opened in a browser on a
+	// terminal), and the tokens are kept in the user's config directory,
+	// never in the project.
+	Auth string `yaml:"auth,omitempty" json:"auth,omitempty" jsonschema:"enum=oauth"`
 	// Prefix goes in front of every tool's name ("prefix_name"), so the
 	// tools of several servers do not clash.
 	Prefix string `yaml:"prefix,omitempty" json:"prefix,omitempty" jsonschema:"pattern=^[a-zA-Z_][a-zA-Z0-9_-]*$"`
@@ -128,6 +133,15 @@ func (d *Doc) checkMCP(c *checker, e *Entry, m *MCP) {
 			}
 		}
 	}
+	if m.Auth != "" && m.Auth != "oauth" {
+		c.fail(pos("auth"), join(at, "auth"), `write "oauth", or drop auth`, "auth %q is not known", m.Auth)
+	}
+	if m.Auth == "oauth" && m.URL == "" {
+		c.fail(pos("auth"), join(at, "auth"), "OAuth is for HTTP servers: set url, or drop auth", "auth without url")
+	}
+	if m.Auth == "oauth" && (hasKey(m.Headers, "Authorization") || hasKey(m.HeadersEnv, "Authorization")) {
+		c.fail(pos("auth"), join(at, "auth"), "OAuth sets the Authorization header: drop that header, or drop auth", "auth: oauth with an Authorization header")
+	}
 	for _, k := range sortedKeys(m.HeadersEnv) {
 		if p := join(join(at, "headers_env"), k); !envName.MatchString(m.HeadersEnv[k]) {
 			c.fail(d.pos[p], p, "name the environment variable that holds the value, as API_TOKEN", "%q is not a valid environment variable name", m.HeadersEnv[k])
@@ -138,6 +152,16 @@ func (d *Doc) checkMCP(c *checker, e *Entry, m *MCP) {
 			c.fail(pos("timeout"), join(at, "timeout"), "want a positive duration such as 30s", "timeout %q is not a duration", m.Timeout)
 		}
 	}
+}
+
+// hasKey reports whether m has the HTTP header name, in any case.
+func hasKey(m map[string]string, name string) bool {
+	for k := range m {
+		if strings.EqualFold(k, name) {
+			return true
+		}
+	}
+	return false
 }
 
 func sortedKeys(m map[string]string) []string {
@@ -168,6 +192,9 @@ type mcpTools struct {
 // the environment now.
 func (m *mcpTools) config() (mcp.Config, error) {
 	cfg := mcp.Config{Command: m.cfg.Command, URL: m.cfg.URL, Prefix: m.cfg.Prefix}
+	if m.cfg.Auth == "oauth" {
+		cfg.OAuth = &mcp.OAuth{}
+	}
 	if m.cfg.Timeout != "" {
 		cfg.Timeout, _ = time.ParseDuration(m.cfg.Timeout) // checked by Parse
 	}

@@ -185,3 +185,45 @@ agents:
 	}
 	require.Equal(t, []string{"evaluateJs"}, names, "sandbox tools reach the code, not the model")
 }
+
+func TestMCPEntryOAuth(t *testing.T) {
+	// auth: oauth answers the server's 401 with an OAuth login, starting
+	// from the protected-resource metadata the challenge names.
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	var (
+		mu   sync.Mutex
+		seen []string
+	)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.URL.Path)
+		mu.Unlock()
+		if r.URL.Path == "/mcp" {
+			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="http://`+r.Host+`/.well-known/oauth-protected-resource/mcp"`)
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	t.Cleanup(hs.Close)
+	path := write(t, map[string]string{"loom.yaml": `version: loom/v1
+model: scripted
+entry: helper
+agents:
+  docs:
+    type: mcp
+    url: ` + hs.URL + `/mcp
+    auth: oauth
+  helper:
+    type: ai
+    tools: [docs]
+`})
+	p, err := spec.Load(path, spec.Registry{Models: func(string) (model.Model, error) { return modeltest.New(t), nil }})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, p.Close()) })
+	_, err = engine.New().Invoke(t.Context(), p.Entry, "hi")
+	require.ErrorIs(t, err, mcp.ErrAuthorization)
+	mu.Lock()
+	defer mu.Unlock()
+	require.Contains(t, seen, "/.well-known/oauth-protected-resource/mcp")
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/loomwork/loom/codeexec"
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/internal/flow"
+	"github.com/loomwork/loom/mcp"
 	"github.com/loomwork/loom/model"
 )
 
@@ -270,6 +271,22 @@ func (r *runner) stop(runID string, qs []agent.Question) int {
 func (r *runner) ask(qs []agent.Question) (map[string]json.RawMessage, error) {
 	answers := map[string]json.RawMessage{}
 	for _, q := range qs {
+		if q.Kind == mcp.ElicitationKind {
+			var e mcp.Elicitation
+			if err := json.Unmarshal(q.Payload, &e); err != nil {
+				return nil, fmt.Errorf("the MCP server's question cannot be read: %w", err)
+			}
+			a, err := mcp.AskTerminal(e, r.con.line, r.errOut)
+			if err != nil {
+				return nil, fmt.Errorf("reading the answer: %w", err)
+			}
+			b, err := json.Marshal(a)
+			if err != nil {
+				return nil, fmt.Errorf("encoding the answer: %w", err)
+			}
+			answers[q.ID] = b
+			continue
+		}
 		fmt.Fprintln(r.errOut, describeQuestion(q))
 		if q.Kind == codeexec.ApprovalKind {
 			if _, ok := promptOf(q); ok {
@@ -318,6 +335,16 @@ func describeQuestion(q agent.Question) string {
 		var req codeexec.ApprovalRequest
 		if json.Unmarshal(q.Payload, &req) == nil && req.Code != "" {
 			return "The agent wants to run this code:\n" + indent(req.Code)
+		}
+	}
+	if q.Kind == mcp.ElicitationKind {
+		var e mcp.Elicitation
+		if json.Unmarshal(q.Payload, &e) == nil && e.Message != "" {
+			text := "The MCP tool " + e.Tool + " asks: " + e.Message
+			if len(e.Schema) > 0 {
+				text += "\nAnswer {\"action\": \"accept\", \"content\": {...}} with content matching " + string(e.Schema) + ", or {\"action\": \"decline\"}."
+			}
+			return text
 		}
 	}
 	if p, ok := promptOf(q); ok {
