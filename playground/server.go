@@ -34,6 +34,9 @@ type Config struct {
 	Engine *engine.Engine
 	// Token is the session token; empty makes a random one.
 	Token string
+	// Options are how the file is read and checked (spec.Validate): its
+	// root, read limit and default model.
+	Options spec.Options
 }
 
 // Server is the playground over one file.
@@ -62,7 +65,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Engine == nil || cfg.Engine.Checkpoints() == nil {
 		return nil, ErrNoCheckpoints
 	}
-	p, err := spec.Load(cfg.Path, cfg.Registry)
+	p, err := spec.LoadWith(cfg.Path, cfg.Registry, cfg.Options)
 	if err != nil {
 		return nil, err
 	}
@@ -218,12 +221,11 @@ func (s *Server) putYAML(w http.ResponseWriter, r *http.Request) {
 	s.getProject(w, r)
 }
 
+// load checks src as loom validate and loom run do (spec.Validate: files
+// it names are read inside the project, bounded) and builds it.
 func (s *Server) load(src []byte) (*spec.Project, error) {
-	d, err := spec.ParseBytes(s.cfg.Path, src)
+	d, err := spec.Validate(s.cfg.Path, src, s.cfg.Registry, s.cfg.Options)
 	if err != nil {
-		return nil, err
-	}
-	if err := spec.Check(d, s.cfg.Registry); err != nil {
 		return nil, err
 	}
 	return spec.Build(d, s.cfg.Registry)

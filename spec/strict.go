@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -25,11 +26,26 @@ type checker struct {
 }
 
 func (c *checker) fail(n *yaml.Node, path, hint, format string, args ...any) {
-	e := &Error{File: c.file, Path: path, Msg: fmt.Sprintf(format, args...), Hint: hint}
+	e := &Error{File: c.file, Path: path, Msg: fmt.Sprintf(format, args...), Hint: hint, Err: fileCause(args)}
 	if n != nil {
 		e.Line, e.Col = n.Line, n.Column
 	}
 	c.errs = append(c.errs, e)
+}
+
+// fileCause returns the file error among args (ErrOutsideProject,
+// ErrNotRegular, ErrTooLarge), for errors.Is, or nil.
+func fileCause(args []any) error {
+	for _, a := range args {
+		if err, ok := a.(error); ok {
+			for _, cause := range []error{ErrOutsideProject, ErrNotRegular, ErrTooLarge} {
+				if errors.Is(err, cause) {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }
 
 var (

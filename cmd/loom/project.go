@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -29,6 +30,8 @@ type runSettings struct {
 	logLevel string
 	timeout  time.Duration
 	db       string
+	// root widens the folder the file's paths may reach (--root).
+	root string
 }
 
 // loaded is a project ready to run: its agents built, an engine with the
@@ -63,20 +66,9 @@ func load(ctx context.Context, path string, rs runSettings, getenv func(string) 
 		return nil, err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	d, err := parseFile(path)
+	o := rs.options(getenv, stderr)
+	d, err := checkFile(path, o)
 	if err != nil {
-		return nil, err
-	}
-	if rs.model != "" {
-		d.File.Model = rs.model
-	}
-	if d.File.Model == "" {
-		d.File.Model = strings.TrimSpace(getenv("MODEL"))
-	}
-	if d.File.Model == "" {
-		d.File.Model = "openai"
-	}
-	if err := spec.Check(d, spec.Registry{}); err != nil {
 		return nil, err
 	}
 	dbPath := rs.db
@@ -221,15 +213,26 @@ func readRecord(dbPath, runID string) (runRecord, error) {
 
 func defaultCheckpointPath() (string, error) { return sqlite.DefaultPath() }
 
-// parseFile parses a loom/v1 file, or imports the AIGNE project of a
-// folder holding aigne.yaml.
-func parseFile(path string) (*spec.Doc, error) {
+// checkFile checks a loom/v1 file, or the AIGNE project of a folder
+// holding aigne.yaml, imported: spec.Validate, the one check loom validate
+// and every command that runs a file make. It lists every problem.
+func checkFile(path string, o spec.Options) (*spec.Doc, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		src, err := spec.ImportAIGNE(path)
+		src, err := spec.ImportAIGNEWith(path, o)
 		if err != nil {
 			return nil, err
 		}
-		return spec.ParseBytes(filepath.Join(path, "aigne.loom.yaml"), src)
+		return spec.Validate(filepath.Join(path, "aigne.loom.yaml"), src, spec.Registry{}, o)
 	}
-	return spec.Parse(path)
+	return spec.Validate(path, nil, spec.Registry{}, o)
+}
+
+// options are the spec.Options of the settings: the root files may be
+// read from (said on stderr when widened), the model flag and the
+// default model ($MODEL, else openai).
+func (rs runSettings) options(getenv func(string) string, stderr io.Writer) spec.Options {
+	if rs.root != "" {
+		fmt.Fprintf(stderr, "loom: --root %s: the file may name files anywhere under %s\n", rs.root, rs.root)
+	}
+	return spec.Options{Root: rs.root, Model: rs.model, DefaultModel: cmp.Or(strings.TrimSpace(getenv("MODEL")), "openai")}
 }
