@@ -18,6 +18,7 @@ import (
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/checkpoint/sqlite"
 	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/internal/trust"
 	"github.com/loomwork/loom/model"
 	_ "github.com/loomwork/loom/model/providers" // registers every provider with model.Open
 	"github.com/loomwork/loom/observe/logx"
@@ -32,6 +33,11 @@ type runSettings struct {
 	db       string
 	// root widens the folder the file's paths may reach (--root).
 	root string
+	// asker is where a person is asked to trust the file's commands; nil
+	// refuses them when they are not trusted yet.
+	asker *console
+	// pageAsks leaves the trust question to the playground's page.
+	pageAsks bool
 }
 
 // loaded is a project ready to run: its agents built, an engine with the
@@ -53,6 +59,11 @@ func (l *loaded) close() {
 // variables already set win), loads the file and opens the checkpoint
 // store. Keys come only from the environment.
 func load(ctx context.Context, path string, rs runSettings, getenv func(string) string, stderr io.Writer) (*loaded, error) {
+	// Opened before .env.local is read: a project cannot move it.
+	grants, err := trust.Open()
+	if err != nil && !rs.pageAsks {
+		return nil, err
+	}
 	for _, env := range []string{".env.local", filepath.Join(filepath.Dir(path), ".env.local")} {
 		if _, err := os.Stat(env); err != nil {
 			continue
@@ -70,6 +81,11 @@ func load(ctx context.Context, path string, rs runSettings, getenv func(string) 
 	d, err := checkFile(path, o)
 	if err != nil {
 		return nil, err
+	}
+	if !rs.pageAsks {
+		if err := gate(grants, path, d, rs.asker, stderr); err != nil {
+			return nil, err
+		}
 	}
 	dbPath := rs.db
 	if dbPath == "" {

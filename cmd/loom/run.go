@@ -120,6 +120,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer, con co
 	case rs.timeout <= 0:
 		return usageErr("--timeout %v: it must be positive, as 2m", rs.timeout)
 	}
+	rs.asker = &con
 	l, err := load(ctx, pos[0], rs, con.getenv, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, err)

@@ -58,6 +58,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, con 
 	}
 	// Load once the way run does, for .env.local, the default model and
 	// the file's errors; the playground loads it again to own its agents.
+	rs.pageAsks = true // the page shows the file's commands and asks before a run
 	l, err := load(ctx, pos[0], rs, con.getenv, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, err)

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
+
+	"github.com/loomwork/loom/internal/trust"
 
 	"github.com/loomwork/loom/spec"
 )
@@ -26,6 +29,9 @@ durations and ranges, missing files and files outside the file's folder,
 unknown references and reference cycles, and what each agent's constructor
 checks: the same check loom run, serve and mcp serve make before they start.
 Every problem is listed, each as file:line:col, its YAML path and a hint.
+A valid file's commands and URLs (its mcp entries' servers: each command
+with its arguments, each URL with the headers sent to it), whether you
+trusted them (loom trust FILE), and its models are listed.
 A folder holding an AIGNE project (aigne.yaml) is imported first; what has
 no loom equivalent is reported at its line.
 
@@ -61,11 +67,24 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		return exitInvalid
 	}
 	path := pos[0]
-	if _, err := checkFile(path, rs.options(os.Getenv, stderr)); err != nil {
+	d, err := checkFile(path, rs.options(os.Getenv, stderr))
+	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitInvalid
 	}
 	fmt.Fprintf(stdout, "%s: valid\n", path)
+	if reaches := reachLines(d); len(reaches) > 0 {
+		state := "not trusted yet: loom trust " + path + " allows them"
+		if store, err := trust.Open(); err == nil {
+			if ok, _ := store.Trusted(trustPath(path), reaches); ok {
+				state = "trusted"
+			}
+		}
+		fmt.Fprintf(stdout, "when it runs, it starts or reaches (%s):\n%s", state, indentLines(reaches))
+	}
+	if models := d.Models(); len(models) > 0 {
+		fmt.Fprintf(stdout, "models: %s (each reached at its provider's API)\n", strings.Join(models, ", "))
+	}
 	return exitOK
 }
 
