@@ -14,7 +14,6 @@ import (
 	"os"
 	"sync"
 
-	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/spec"
 )
@@ -37,6 +36,10 @@ type Config struct {
 	// Options are how the file is read and checked (spec.Validate): its
 	// root, read limit and default model.
 	Options spec.Options
+	// Grants, when set, gate runs: a file that starts commands or reaches
+	// URLs (its mcp entries) runs only once the user trusted them; the
+	// page shows them and asks. Nil runs every file.
+	Grants Grants
 }
 
 // Server is the playground over one file.
@@ -107,6 +110,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/runs", s.listRuns)
 	mux.HandleFunc("GET /api/runs/{id}", s.getRun)
 	mux.HandleFunc("POST /api/runs/{id}/answers", s.postAnswers)
+	mux.HandleFunc("POST /api/trust", s.postTrust)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got := r.URL.Query().Get("token")
 		if subtle.ConstantTimeCompare([]byte(got), []byte(s.token)) != 1 {
@@ -132,6 +136,10 @@ type projectView struct {
 	Entry  string      `json:"entry"`
 	Agents []agentView `json:"agents"`
 	Errors []errorView `json:"errors"`
+	// Reaches are the commands the file starts and the URLs it reaches;
+	// Trusted whether the user trusted them.
+	Reaches []string `json:"reaches"`
+	Trusted bool     `json:"trusted"`
 }
 
 type agentView struct {
@@ -160,6 +168,9 @@ func (s *Server) view() (projectView, error) {
 	p := s.project
 	s.mu.Unlock()
 	v := projectView{Path: s.cfg.Path, YAML: string(src), Entry: p.Doc.File.Entry, Errors: []errorView{}}
+	if v.Reaches, v.Trusted, err = s.reaches(p); err != nil {
+		return projectView{}, err
+	}
 	for _, e := range p.Doc.Agents {
 		a := p.Agent(e.Name)
 		if a == nil {
@@ -229,12 +240,6 @@ func (s *Server) load(src []byte) (*spec.Project, error) {
 		return nil, err
 	}
 	return spec.Build(d, s.cfg.Registry)
-}
-
-func (s *Server) agent(name string) agent.Agent {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.project.Agent(name)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
