@@ -130,6 +130,7 @@ func TestTrustPromptInTheBrowser(t *testing.T) {
 
 	// Trust and run.
 	require.NoError(t, chromedp.Do(ctx,
+		chromedp.SendKeys(chromedp.CSS(`#field-message`), "hi"),
 		chromedp.Click(chromedp.CSS(`#run`)),
 		chromedp.WaitVisible(chromedp.CSS(`#trust-yes`)),
 		chromedp.Click(chromedp.CSS(`#trust-yes`)),
@@ -137,7 +138,7 @@ func TestTrustPromptInTheBrowser(t *testing.T) {
 	browsertest.Poll(t, ctx, `document.getElementById("trust-state").textContent === "trusted"`)
 	browsertest.Poll(t, ctx, `["done", "failed"].includes(document.getElementById("status").dataset.status)`)
 	browsertest.Shoot(t, ctx, shots, "2-trusted-and-run.png")
-	require.FileExists(t, marker)
+	require.FileExists(t, marker, "status: %s; trace: %s", browsertest.Text(t, ctx, "#status"), browsertest.Text(t, ctx, "#trace"))
 	ok, err = grants.Trusted(path, []string{line})
 	require.NoError(t, err)
 	require.True(t, ok)
