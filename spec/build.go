@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/codeexec"
@@ -112,7 +113,23 @@ func (b *builder) errorAt(e *Entry, err error) *Error {
 	if errors.As(err, &se) {
 		return se
 	}
-	return &Error{File: b.d.Path, Line: e.Line, Col: e.Col, Path: join("agents", e.Name), Msg: err.Error()}
+	hint := "fix the " + e.Type + " entry's settings ('loom schema' lists its keys)"
+	if errors.Is(err, model.ErrUnknownProvider) {
+		var ids []string
+		for _, p := range model.Providers() {
+			ids = append(ids, p.ID)
+		}
+		hint = "name a model as provider:model, the provider one of " + strings.Join(ids, ", ")
+		if len(ids) == 0 {
+			hint = "name a model as provider:model, with a provider Go code registers"
+		}
+	}
+	// One error, one line: a multi-line message (a schema's) is joined.
+	lines := strings.Split(err.Error(), "\n")
+	for i := range lines {
+		lines[i] = strings.TrimSpace(lines[i])
+	}
+	return &Error{File: b.d.Path, Line: e.Line, Col: e.Col, Path: join("agents", e.Name), Msg: strings.Join(lines, " "), Hint: hint}
 }
 
 // agent builds (once) and returns the agent a reference names.

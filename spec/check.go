@@ -82,6 +82,9 @@ func Check(d *Doc, reg Registry) error {
 	}
 	fail := func(path, hint, format string, args ...any) {
 		breakAt(path)
+		if hint == "" {
+			hint = schemaHint
+		}
 		e := &Error{File: d.Path, Path: path, Msg: fmt.Sprintf(format, args...), Hint: hint}
 		if n := d.pos[path]; n != nil {
 			e.Line, e.Col = n.Line, n.Column

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -213,9 +214,12 @@ func (d *Doc) readFiles(c *checker, e *Entry, whole bool) {
 		n := d.pos[join(at, key)]
 		raw, err := d.schemaJSON(s)
 		if err != nil {
-			hint := ""
-			if h := d.files.hint(err); h != fileHintDefault {
-				hint = h
+			hint := d.files.hint(err)
+			switch {
+			case errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission):
+				hint = "paths are relative to the folder of " + filepath.Base(d.Path)
+			case hint == fileHintDefault:
+				hint = "give a JSON Schema, as {type: object, properties: {…}}"
 			}
 			c.fail(n, join(at, key), hint, "%v", err)
 			return

@@ -144,7 +144,7 @@ func TestValidate(t *testing.T) {
 		{"every error listed", []string{"validate", bad}, 2, "", bad + `:5:5: agents.a.instrutions: unknown key "instrutions"; did you mean instructions?` + "\n" +
 			bad + `:6:13: agents.a.tools[0]: unknown agent or tool "serch"; declare it under agents, or register it in Go` + "\n" +
 			bad + `:9:12: agents.b.steps: wrong type: want a list, got the string "a"; write a list: [a, b] or one '- item' a line` + "\n"},
-		{"unknown provider, no key needed", []string{"validate", badModel}, 2, "", badModel + `:4:3: agents.a: model nosuch:x: unknown provider: "nosuch"` + "\n"},
+		{"unknown provider, no key needed", []string{"validate", badModel}, 2, "", badModel + `:4:3: agents.a: model nosuch:x: unknown provider: "nosuch"; name a model as provider:model, the provider one of anthropic, deepseek, gemini, lmstudio, ollama, openai, openai-compatible, openrouter, xai` + "\n"},
 		{"missing file", []string{"validate", "/nonexistent/loom.yaml"}, 2, "", "/nonexistent/loom.yaml: cannot read the file: no such file or directory\n"},
 		{"no file", []string{"validate"}, 2, "", "loom validate: give one file: loom validate FILE\n"},
 	}
