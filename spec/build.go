@@ -409,7 +409,8 @@ func (b *builder) coordinator(name string, c *Coordinator) (agent.Agent, error) 
 
 // sandbox returns the registry's executor, or starts one from s.
 func (b *builder) sandbox(s Sandbox) (sandbox.Executor, error) {
-	if b.reg.Sandbox != nil {
+	_, dry := b.reg.Sandbox.(noSandbox)
+	if b.reg.Sandbox != nil && !dry {
 		return b.reg.Sandbox, nil
 	}
 	var lim sandbox.Limits
@@ -424,6 +425,10 @@ func (b *builder) sandbox(s Sandbox) (sandbox.Executor, error) {
 		return nil, fmt.Errorf("sandbox memory_mb %d: want a positive number of MiB", s.MemoryMB) // checked by Parse
 	}
 	lim.Memory = int64(s.MemoryMB) << 20
+	if dry {
+		// Validate: every check above is made, nothing is started.
+		return b.reg.Sandbox, nil
+	}
 	var (
 		exec sandbox.Executor
 		err  error
