@@ -30,10 +30,7 @@ type Grants interface {
 // reaches returns the lines of what the loaded file starts and reaches,
 // and whether the user trusted them (always, without Grants).
 func (s *Server) reaches(p *spec.Project) ([]string, bool, error) {
-	out := []string{}
-	for _, r := range p.Doc.Reaches() {
-		out = append(out, r.String())
-	}
+	out := append([]string{}, p.Doc.TrustLines()...)
 	if s.cfg.Grants == nil || len(out) == 0 {
 		return out, true, nil
 	}

@@ -1,11 +1,14 @@
 package spec
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // DefaultMaxFileBytes is the most bytes read from any one file a project
@@ -164,3 +167,37 @@ func (pf projectFiles) hint(err error) string {
 
 // fileHintDefault is the hint of a file that is missing or unreadable.
 const fileHintDefault = "paths are relative to the loom file's folder"
+
+// sum returns the hex SHA-256 of name, as written in a file in folder
+// dir, when it is a regular file inside the root; whatever its size.
+func (pf projectFiles) sum(dir, name string) (string, bool) {
+	if name == "" || filepath.IsAbs(name) || strings.Contains(name, "://") {
+		return "", false
+	}
+	full, err := filepath.Abs(filepath.Join(dir, name))
+	if err != nil {
+		return "", false
+	}
+	rel, err := filepath.Rel(pf.root, full)
+	if err != nil || !filepath.IsLocal(rel) {
+		return "", false
+	}
+	root, err := os.OpenRoot(pf.root)
+	if err != nil {
+		return "", false
+	}
+	defer root.Close()
+	f, err := root.OpenFile(rel, os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return "", false
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", false
+	}
+	return hex.EncodeToString(h.Sum(nil)), true
+}

@@ -89,3 +89,21 @@ func (d *Doc) Models() []string {
 	slices.Sort(out)
 	return slices.Compact(out)
 }
+
+// TrustLines are what a person trusts when they trust the file: each
+// reach's line, each followed by a line per file of the project folder
+// its command names (a script it runs, as ./server.sh), with the file's
+// SHA-256, so that changing the script changes the lines as changing the
+// command does.
+func (d *Doc) TrustLines() []string {
+	var out []string
+	for _, r := range d.Reaches() {
+		out = append(out, r.String())
+		for _, arg := range r.Command {
+			if sum, ok := d.files.sum(d.Dir, arg); ok {
+				out = append(out, fmt.Sprintf("%s: runs %s sha256:%s", r.Agent, arg, sum))
+			}
+		}
+	}
+	return out
+}

@@ -20,8 +20,9 @@ does. loom run, resume, serve and mcp serve refuse to start a file's
 commands until you do (at a terminal, loom run asks instead).
 
 The grant is the SHA-256 of the file's absolute path and of the list of
-its commands, their arguments, URLs and the headers sent to them: changing
-any of them revokes it; editing anything else keeps it. Grants are kept in
+its commands, their arguments, URLs, the headers sent to them and the
+content of the project files a command names (a script: ./server.sh):
+changing any of them revokes it; editing anything else keeps it. Grants are kept in
 loom/trust under the user's config directory ($XDG_CONFIG_HOME, else
 ~/.config), a file only you can read and write.
 
@@ -71,14 +72,9 @@ func runTrust(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// reachLines are the canonical lines of what d starts and reaches.
-func reachLines(d *spec.Doc) []string {
-	var out []string
-	for _, r := range d.Reaches() {
-		out = append(out, r.String())
-	}
-	return out
-}
+// reachLines are the canonical lines of what d starts and reaches, with
+// the digest of each project file its commands name: what a grant covers.
+func reachLines(d *spec.Doc) []string { return d.TrustLines() }
 
 // trustPath is the path a file's grant is recorded for: the file, or the
 // aigne.yaml of an AIGNE folder.

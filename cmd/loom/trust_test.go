@@ -137,3 +137,21 @@ func TestTrustCommand(t *testing.T) {
 	require.Equal(t, 0, runTrust([]string{"--help"}, &out, &errs))
 	require.Contains(t, out.String(), "Usage: loom trust FILE")
 }
+
+// TestEditedScriptRevokesTrust: a script in the project folder that a
+// trusted command runs is part of the grant.
+func TestEditedScriptRevokesTrust(t *testing.T) {
+	fakeOpenAI(t)
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "ran")
+	script := filepath.Join(dir, "server.sh")
+	require.NoError(t, os.WriteFile(script, []byte("touch "+marker+"\n"), 0o644))
+	file := filepath.Join(dir, "loom.yaml")
+	require.NoError(t, os.WriteFile(file, []byte("version: loom/v1\nmodel: openai:gpt-test\nentry: a\nagents:\n  tools: {type: mcp, command: [sh, ./server.sh]}\n  a: {type: ai, tools: [tools]}\n"), 0o644))
+	trustFile(t, file)
+	require.NoError(t, os.WriteFile(script, []byte("touch "+marker+"; echo changed\n"), 0o644))
+	res := call(t, false, "", "run", file, "-i", "hi", "--db", filepath.Join(dir, "cp.db"))
+	require.Equal(t, exitInvalid, res.code, res.stderr)
+	require.Regexp(t, `tools: runs \./server\.sh sha256:[0-9a-f]{64}`, res.stderr)
+	require.NoFileExists(t, marker)
+}

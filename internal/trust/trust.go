@@ -1,11 +1,12 @@
 // Package trust records which loom files the user allowed to start
 // commands and reach URLs, as direnv's allow does: a grant is the SHA-256
 // of the file's absolute path and of the canonical list of the commands
-// and URLs it would start or reach (spec.Doc.Reaches), kept one a line in
-// loom/trust in the user's config directory (a 0600 file in a 0700
-// folder). Changing a command, its arguments, a URL or the headers sent to
-// it changes the digest, so the grant no longer holds; editing anything
-// else (instructions, models, agents) keeps it.
+// and URLs it would start or reach, with the SHA-256 of each project file
+// a command names (spec.Doc.TrustLines), kept one a line in loom/trust in
+// the user's config directory (a 0600 file in a 0700 folder). Changing a
+// command, its arguments, a script it runs from the project, a URL or the
+// headers sent to it changes the digest, so the grant no longer holds;
+// editing anything else (instructions, models, agents) keeps it.
 package trust
 
 import (
