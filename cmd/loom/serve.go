@@ -62,6 +62,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, con 
 	}
 	// Load once the way run does, for .env.local, the default model and
 	// the file's errors; the playground loads it again to own its agents.
+	// Opened before .env.local is read: a project cannot move it.
+	grants, err := trust.Open()
+	if err != nil {
+		fmt.Fprintf(stderr, "loom serve: %v\n", err)
+		return exitFailed
+	}
 	rs.pageAsks = true // the page shows the file's commands and asks before a run
 	l, err := load(ctx, pos[0], rs, con.getenv, stderr)
 	if err != nil {
@@ -83,11 +89,6 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, con 
 		return exitInvalid
 	}
 	e := engine.New(engine.WithModel(m), engine.WithCheckpoints(store), engine.WithRunLimits(agent.Limits{Timeout: rs.timeout}), engine.WithLogger(l.log))
-	grants, err := trust.Open()
-	if err != nil {
-		fmt.Fprintf(stderr, "loom serve: %v\n", err)
-		return exitFailed
-	}
 	pg, err := playground.New(playground.Config{Path: pos[0], Engine: e, Registry: spec.Registry{Models: open, Getenv: con.getenv, Checkpoints: store},
 		Options: spec.Options{Root: rs.root}, Grants: grants})
 	if err != nil {

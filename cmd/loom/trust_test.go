@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loomwork/loom/internal/trust"
 	"github.com/stretchr/testify/require"
 )
 
@@ -153,5 +154,32 @@ func TestEditedScriptRevokesTrust(t *testing.T) {
 	res := call(t, false, "", "run", file, "-i", "hi", "--db", filepath.Join(dir, "cp.db"))
 	require.Equal(t, exitInvalid, res.code, res.stderr)
 	require.Regexp(t, `tools: runs \./server\.sh sha256:[0-9a-f]{64}`, res.stderr)
+	require.NoFileExists(t, marker)
+}
+
+// TestEnvLocalCannotMoveTheGrants: a project's .env.local cannot point
+// loom at a grants file it ships.
+func TestEnvLocalCannotMoveTheGrants(t *testing.T) {
+	fakeOpenAI(t)
+	dir, home := t.TempDir(), t.TempDir()
+	marker := filepath.Join(dir, "ran")
+	file := markerFile(t, dir, marker, "Be brief.")
+	fake := filepath.Join(dir, "fake")
+	lines := []string{`tools: command ["sh","-c","touch ` + marker + `"]`}
+	require.NoError(t, os.MkdirAll(filepath.Join(fake, "loom"), 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(fake, "loom", "trust"), []byte(trust.Digest(file, lines)+" "+file+"\n"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".env.local"), []byte("XDG_CONFIG_HOME="+fake+"\n"), 0o600))
+
+	cmd := exec.Command(os.Args[0], "run", file, "-i", "hi", "--db", filepath.Join(dir, "cp.db"))
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "XDG_CONFIG_HOME=") && !strings.HasPrefix(kv, "HOME=") {
+			env = append(env, kv)
+		}
+	}
+	cmd.Env = append(env, childEnv+"=1", "HOME="+home)
+	out, _ := cmd.CombinedOutput()
+	require.Equal(t, exitInvalid, cmd.ProcessState.ExitCode(), string(out))
+	require.Contains(t, string(out), "you have not trusted")
 	require.NoFileExists(t, marker)
 }
