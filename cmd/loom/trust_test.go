@@ -137,6 +137,10 @@ func TestTrustCommand(t *testing.T) {
 	out.Reset()
 	require.Equal(t, 0, runTrust([]string{"--help"}, &out, &errs))
 	require.Contains(t, out.String(), "Usage: loom trust FILE")
+
+	out.Reset()
+	require.Equal(t, 0, run(t.Context(), []string{"help", "trust"}, &out, &errs))
+	require.Contains(t, out.String(), "Usage: loom trust FILE")
 }
 
 // TestEditedScriptRevokesTrust: a script in the project folder that a
