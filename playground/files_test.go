@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -65,6 +66,48 @@ func TestSaveKeepsFilesInTheProject(t *testing.T) {
 			onDisk, err := os.ReadFile(path)
 			require.NoError(t, err)
 			require.Equal(t, file, string(onDisk), "nothing saved")
+		})
+	}
+}
+
+// TestSaveChecksAsValidateDoes: the playground's Save refuses each file of
+// the bad-file corpus (spec/testdata/bad) with the errors loom validate
+// gives, one per "# want:" line.
+func TestSaveChecksAsValidateDoes(t *testing.T) {
+	files, err := filepath.Glob("../spec/testdata/bad/*.yaml")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		if filepath.Base(f) == "unknown-provider.yaml" {
+			continue // the playground's registry opens every model reference
+		}
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			pg, web, path := newServer(t, modeltest.New(t))
+			helper, err := os.ReadFile("../spec/testdata/bad/helper.md")
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(filepath.Join(filepath.Dir(path), "helper.md"), helper, 0o644))
+			src, err := os.ReadFile(f)
+			require.NoError(t, err)
+			var want []string
+			for _, l := range strings.Split(string(src), "\n") {
+				if w, ok := strings.CutPrefix(l, "# want: "); ok {
+					want = append(want, w)
+				}
+			}
+			code, body := do(t, http.MethodPut, web.URL+"/api/yaml?token="+pg.Token(), string(src))
+			require.Equal(t, http.StatusUnprocessableEntity, code, body)
+			var got struct {
+				Errors []struct {
+					Line      int
+					Path, Msg string
+				}
+			}
+			require.NoError(t, json.Unmarshal([]byte(body), &got))
+			require.Len(t, got.Errors, len(want), body)
+			for i, w := range want {
+				require.Positive(t, got.Errors[i].Line)
+				require.True(t, strings.HasPrefix(got.Errors[i].Path+": "+got.Errors[i].Msg, w), "got %s: %s\nwant %s…", got.Errors[i].Path, got.Errors[i].Msg, w)
+			}
 		})
 	}
 }
