@@ -160,6 +160,17 @@ type errorView struct {
 }
 
 func (s *Server) view() (projectView, error) {
+	// The file is shown as read: a regular file, bounded like the files
+	// it names.
+	limit := int64(spec.DefaultMaxFileBytes)
+	if s.cfg.Options.MaxFileBytes > 0 {
+		limit = s.cfg.Options.MaxFileBytes
+	}
+	if st, err := os.Stat(s.cfg.Path); err != nil {
+		return projectView{}, err
+	} else if !st.Mode().IsRegular() || st.Size() > limit {
+		return projectView{}, fmt.Errorf("%s is not a regular file of at most %d bytes", s.cfg.Path, limit)
+	}
 	src, err := os.ReadFile(s.cfg.Path)
 	if err != nil {
 		return projectView{}, err
