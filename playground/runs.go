@@ -172,9 +172,13 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "want {agent, input}: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	a := s.agent(req.Agent)
+	p := s.current()
+	a := p.Agent(req.Agent)
 	if a == nil {
 		http.Error(w, "no agent "+req.Agent, http.StatusNotFound)
+		return
+	}
+	if s.untrusted(w, p) {
 		return
 	}
 	rn := &run{agent: a, idReady: make(chan struct{})}

@@ -14,7 +14,6 @@ import (
 	"os"
 	"sync"
 
-	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/spec"
 )
@@ -34,6 +33,13 @@ type Config struct {
 	Engine *engine.Engine
 	// Token is the session token; empty makes a random one.
 	Token string
+	// Options are how the file is read and checked (spec.Validate): its
+	// root, read limit and default model.
+	Options spec.Options
+	// Grants, when set, gate runs: a file that starts commands or reaches
+	// URLs (its mcp entries) runs only once the user trusted them; the
+	// page shows them and asks. Nil runs every file.
+	Grants Grants
 }
 
 // Server is the playground over one file.
@@ -62,7 +68,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Engine == nil || cfg.Engine.Checkpoints() == nil {
 		return nil, ErrNoCheckpoints
 	}
-	p, err := spec.Load(cfg.Path, cfg.Registry)
+	p, err := spec.LoadWith(cfg.Path, cfg.Registry, cfg.Options)
 	if err != nil {
 		return nil, err
 	}
@@ -104,6 +110,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/runs", s.listRuns)
 	mux.HandleFunc("GET /api/runs/{id}", s.getRun)
 	mux.HandleFunc("POST /api/runs/{id}/answers", s.postAnswers)
+	mux.HandleFunc("POST /api/trust", s.postTrust)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got := r.URL.Query().Get("token")
 		if subtle.ConstantTimeCompare([]byte(got), []byte(s.token)) != 1 {
@@ -129,6 +136,10 @@ type projectView struct {
 	Entry  string      `json:"entry"`
 	Agents []agentView `json:"agents"`
 	Errors []errorView `json:"errors"`
+	// Reaches are the commands the file starts and the URLs it reaches;
+	// Trusted whether the user trusted them.
+	Reaches []string `json:"reaches"`
+	Trusted bool     `json:"trusted"`
 }
 
 type agentView struct {
@@ -149,6 +160,17 @@ type errorView struct {
 }
 
 func (s *Server) view() (projectView, error) {
+	// The file is shown as read: a regular file, bounded like the files
+	// it names.
+	limit := int64(spec.DefaultMaxFileBytes)
+	if s.cfg.Options.MaxFileBytes > 0 {
+		limit = s.cfg.Options.MaxFileBytes
+	}
+	if st, err := os.Stat(s.cfg.Path); err != nil {
+		return projectView{}, err
+	} else if !st.Mode().IsRegular() || st.Size() > limit {
+		return projectView{}, fmt.Errorf("%s is not a regular file of at most %d bytes", s.cfg.Path, limit)
+	}
 	src, err := os.ReadFile(s.cfg.Path)
 	if err != nil {
 		return projectView{}, err
@@ -157,6 +179,9 @@ func (s *Server) view() (projectView, error) {
 	p := s.project
 	s.mu.Unlock()
 	v := projectView{Path: s.cfg.Path, YAML: string(src), Entry: p.Doc.File.Entry, Errors: []errorView{}}
+	if v.Reaches, v.Trusted, err = s.reaches(p); err != nil {
+		return projectView{}, err
+	}
 	for _, e := range p.Doc.Agents {
 		a := p.Agent(e.Name)
 		if a == nil {
@@ -218,21 +243,14 @@ func (s *Server) putYAML(w http.ResponseWriter, r *http.Request) {
 	s.getProject(w, r)
 }
 
+// load checks src as loom validate and loom run do (spec.Validate: files
+// it names are read inside the project, bounded) and builds it.
 func (s *Server) load(src []byte) (*spec.Project, error) {
-	d, err := spec.ParseBytes(s.cfg.Path, src)
+	d, err := spec.Validate(s.cfg.Path, src, s.cfg.Registry, s.cfg.Options)
 	if err != nil {
 		return nil, err
 	}
-	if err := spec.Check(d, s.cfg.Registry); err != nil {
-		return nil, err
-	}
 	return spec.Build(d, s.cfg.Registry)
-}
-
-func (s *Server) agent(name string) agent.Agent {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.project.Agent(name)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

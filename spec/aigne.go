@@ -2,7 +2,6 @@ package spec
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"unicode"
@@ -25,10 +24,17 @@ const AIGNEProject = "aigne.yaml"
 // transform and image agents, hooks,
 // memory, afs, reflection, cli, mcp_server …) is an [*Error] naming it at
 // its line: it has no loom equivalent the import could write.
-func ImportAIGNE(dir string) ([]byte, error) {
-	im := &aigneImport{dir: dir, names: map[string]string{}}
+//
+// Every file the project names is read as the loader reads a loom file's:
+// inside dir, a regular file, at most [DefaultMaxFileBytes].
+func ImportAIGNE(dir string) ([]byte, error) { return ImportAIGNEWith(dir, Options{}) }
+
+// ImportAIGNEWith is [ImportAIGNE] with o's root (default dir) and read
+// limit.
+func ImportAIGNEWith(dir string, o Options) ([]byte, error) {
 	path := filepath.Join(dir, AIGNEProject)
-	root, err := im.read(path)
+	im := &aigneImport{dir: dir, names: map[string]string{}, files: newProjectFiles(path, o)}
+	root, err := im.read(path, "")
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +52,7 @@ func ImportAIGNE(dir string) ([]byte, error) {
 			im.chatModel(path, v, out)
 		case "agents":
 			for _, item := range v.Content {
-				name := im.agentFile(filepath.Join(dir, item.Value), path, item)
+				name := im.agentFile(dir, item.Value, path, item)
 				if entry == "" {
 					entry = name
 				}
@@ -71,10 +77,11 @@ type aigneImport struct {
 	agents   map[string]any
 	names    map[string]string // agent file → its name
 	sampling map[string]any
+	files    projectFiles
 }
 
 func (im *aigneImport) fail(file string, n *yaml.Node, path, hint, format string, args ...any) {
-	e := &Error{File: file, Path: path, Msg: fmt.Sprintf(format, args...), Hint: hint}
+	e := &Error{File: file, Path: path, Msg: fmt.Sprintf(format, args...), Hint: hint, Err: fileCause(args)}
 	if n != nil {
 		e.Line, e.Col = n.Line, n.Column
 	}
@@ -85,10 +92,20 @@ func (im *aigneImport) unsupported(file string, k *yaml.Node, key string) {
 	im.fail(file, k, key, "declare it in loom/v1 directly, or leave it out", "AIGNE's %s has no loom equivalent the import can write", key)
 }
 
-func (im *aigneImport) read(path string) (*yaml.Node, error) {
-	src, err := os.ReadFile(path)
+// read reads the YAML file at path: the project's own file when name is
+// "", else name as written in a file in path's folder, inside the root.
+func (im *aigneImport) read(path, name string) (*yaml.Node, error) {
+	var (
+		src []byte
+		err error
+	)
+	if name == "" {
+		src, err = readFileBounded(path, im.files.limit)
+	} else {
+		src, err = im.files.read(filepath.Dir(path), name)
+	}
 	if err != nil {
-		return nil, Errors{{File: path, Msg: fmt.Sprintf("cannot read the file: %v", unwrapPath(err))}}
+		return nil, Errors{{File: path, Msg: fmt.Sprintf("cannot read the file: %v", err), Hint: im.hint(err), Err: fileCause([]any{err})}}
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(src, &root); err != nil {
@@ -154,12 +171,14 @@ func (im *aigneImport) chatModel(file string, m *yaml.Node, out map[string]any) 
 	out["model"] = ref
 }
 
-// agentFile imports the agent declared in path once and returns its name.
-func (im *aigneImport) agentFile(path, from string, at *yaml.Node) string {
+// agentFile imports the agent declared in file, as written in a file in
+// folder dir, once, and returns its name.
+func (im *aigneImport) agentFile(dir, file, from string, at *yaml.Node) string {
+	path := filepath.Join(dir, file)
 	if name, ok := im.names[path]; ok {
 		return name
 	}
-	root, err := im.read(path)
+	root, err := im.read(filepath.Join(dir, "_"), file)
 	if err != nil {
 		var errs Errors
 		if asErrors(err, &errs) {
@@ -177,7 +196,7 @@ func (im *aigneImport) agentFile(path, from string, at *yaml.Node) string {
 		name = n.Value
 	}
 	im.names[path] = name
-	dir := filepath.Dir(path)
+	dir = filepath.Dir(path)
 	typ := "ai"
 	if t := valueOf(root, "type"); t != nil {
 		typ = t.Value
@@ -212,7 +231,7 @@ func (im *aigneImport) agentFile(path, from string, at *yaml.Node) string {
 					im.fail(path, item, key, "name the skill's agent file", "inline skills have no loom equivalent the import can write")
 					continue
 				}
-				if n := im.agentFile(filepath.Join(dir, item.Value), path, item); n != "" {
+				if n := im.agentFile(dir, item.Value, path, item); n != "" {
 					skills = append(skills, n)
 				}
 			}
@@ -285,9 +304,9 @@ func (im *aigneImport) text(file, dir string, v *yaml.Node) string {
 		return v.Value
 	}
 	if u := valueOf(v, "url"); v.Kind == yaml.MappingNode && u != nil {
-		b, err := os.ReadFile(filepath.Join(dir, u.Value))
+		b, err := im.files.read(dir, u.Value)
 		if err != nil {
-			im.fail(file, u, "instructions.url", "", "cannot read %s: %v", u.Value, unwrapPath(err))
+			im.fail(file, u, "instructions.url", im.hint(err), "cannot read %s: %v", u.Value, err)
 			return ""
 		}
 		return string(b)
@@ -300,12 +319,13 @@ func (im *aigneImport) text(file, dir string, v *yaml.Node) string {
 func (im *aigneImport) schema(file, dir string, v *yaml.Node) any {
 	var out map[string]any
 	if v.Kind == yaml.ScalarNode {
-		b, err := os.ReadFile(filepath.Join(dir, v.Value))
-		if err == nil {
-			err = yaml.Unmarshal(b, &out)
-		}
+		b, err := im.files.read(dir, v.Value)
 		if err != nil {
-			im.fail(file, v, "schema", "", "schema %s: %v", v.Value, unwrapPath(err))
+			im.fail(file, v, "schema", im.hint(err), "schema %s: %v", v.Value, err)
+			return out
+		}
+		if err := yaml.Unmarshal(b, &out); err != nil {
+			im.fail(file, v, "schema", "", "schema %s: %v", v.Value, err)
 		}
 		return out
 	}
@@ -313,6 +333,14 @@ func (im *aigneImport) schema(file, dir string, v *yaml.Node) any {
 		im.fail(file, v, "schema", "", "%v", err)
 	}
 	return out
+}
+
+// hint is the hint of a file the import cannot read, "" for a missing one.
+func (im *aigneImport) hint(err error) string {
+	if h := im.files.hint(err); h != fileHintDefault {
+		return h
+	}
+	return ""
 }
 
 func asErrors(err error, target *Errors) bool {
@@ -331,11 +359,8 @@ func LoadAIGNE(dir string, reg Registry) (*Project, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := ParseBytes(filepath.Join(dir, "aigne.loom.yaml"), src)
+	d, err := Validate(filepath.Join(dir, "aigne.loom.yaml"), src, reg, Options{})
 	if err != nil {
-		return nil, err
-	}
-	if err := Check(d, reg); err != nil {
 		return nil, err
 	}
 	return Build(d, reg)

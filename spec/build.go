@@ -7,7 +7,7 @@ import (
 	"io"
 	"maps"
 	"slices"
-	"time"
+	"strings"
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/codeexec"
@@ -49,18 +49,9 @@ func (p *Project) Close() error {
 	return errors.Join(errs...)
 }
 
-// Load parses, checks and builds the file at path: [Parse], [Check] and
-// [Build] in one call. Nothing runs and no model is called.
-func Load(path string, reg Registry) (*Project, error) {
-	d, err := Parse(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := Check(d, reg); err != nil {
-		return nil, err
-	}
-	return Build(d, reg)
-}
+// Load validates and builds the file at path: [Validate], then [Build],
+// with zero [Options]. Nothing runs and no model is called.
+func Load(path string, reg Registry) (*Project, error) { return LoadWith(path, reg, Options{}) }
 
 // Build builds every agent of a checked Doc with loom's constructors. A
 // constructor's complaint (a template that does not parse, a schema that
@@ -77,13 +68,17 @@ func Build(d *Doc, reg Registry) (*Project, error) {
 			b.p.closers = append(b.p.closers, ts)
 		}
 	}
+	for _, e := range d.Agents {
+		if e.Type != "mcp" && !d.broken[e.Name] {
+			_, _ = b.agent(e.Name) // failures are kept in b.errs
+		}
+	}
+	// Each failure is reported once, at the entry whose constructor
+	// refused it, in file order; the entries that use it are not built.
 	var errs Errors
 	for _, e := range d.Agents {
-		if e.Type == "mcp" {
-			continue
-		}
-		if _, err := b.agent(e.Name); err != nil {
-			errs = append(errs, b.errorAt(e, err))
+		if err := b.errs[e.Name]; err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if len(errs) > 0 {
@@ -105,9 +100,12 @@ type builder struct {
 	p      *Project
 	models map[string]model.Model
 	failed map[string]error
+	// errs are the failures by the entry that failed.
+	errs map[string]*Error
 }
 
-// errBuiltBefore marks an entry whose failure is reported at itself.
+// errBuiltBefore is what an entry that uses a failed entry gets: the
+// failure is reported at the entry that failed.
 var errBuiltBefore = errors.New("it uses an agent that failed to build")
 
 func (b *builder) errorAt(e *Entry, err error) *Error {
@@ -115,7 +113,23 @@ func (b *builder) errorAt(e *Entry, err error) *Error {
 	if errors.As(err, &se) {
 		return se
 	}
-	return &Error{File: b.d.Path, Line: e.Line, Col: e.Col, Path: join("agents", e.Name), Msg: err.Error()}
+	hint := "fix the " + e.Type + " entry's settings ('loom schema' lists its keys)"
+	if errors.Is(err, model.ErrUnknownProvider) {
+		var ids []string
+		for _, p := range model.Providers() {
+			ids = append(ids, p.ID)
+		}
+		hint = "name a model as provider:model, the provider one of " + strings.Join(ids, ", ")
+		if len(ids) == 0 {
+			hint = "name a model as provider:model, with a provider Go code registers"
+		}
+	}
+	// One error, one line: a multi-line message (a schema's) is joined.
+	lines := strings.Split(err.Error(), "\n")
+	for i := range lines {
+		lines[i] = strings.TrimSpace(lines[i])
+	}
+	return &Error{File: b.d.Path, Line: e.Line, Col: e.Col, Path: join("agents", e.Name), Msg: strings.Join(lines, " "), Hint: hint}
 }
 
 // agent builds (once) and returns the agent a reference names.
@@ -131,15 +145,21 @@ func (b *builder) agent(name string) (agent.Agent, error) {
 		return nil, fmt.Errorf("unknown agent or tool %q", name)
 	}
 	if b.failed == nil {
-		b.failed = map[string]error{}
+		b.failed, b.errs = map[string]error{}, map[string]*Error{}
 	}
 	if err, ok := b.failed[name]; ok {
 		return nil, err
 	}
+	if b.d.broken[name] {
+		return nil, fmt.Errorf("%w: %s", errBuiltBefore, name)
+	}
 	a, err := b.build(e)
 	if err != nil {
 		b.failed[name] = fmt.Errorf("%w: %s", errBuiltBefore, name)
-		return nil, err
+		if !errors.Is(err, errBuiltBefore) {
+			b.errs[name] = b.errorAt(e, err)
+		}
+		return nil, b.failed[name]
 	}
 	b.p.Agents[name] = a
 	return a, nil
@@ -205,6 +225,10 @@ func (b *builder) model(ref string) (model.Model, error) {
 		return nil, nil
 	}
 	if m, ok := b.models[ref]; ok {
+		return m, nil
+	}
+	if m, ok := b.d.opened[ref]; ok && b.reg.Models != nil {
+		b.models[ref] = m
 		return m, nil
 	}
 	open := b.reg.Models
@@ -385,21 +409,26 @@ func (b *builder) coordinator(name string, c *Coordinator) (agent.Agent, error) 
 
 // sandbox returns the registry's executor, or starts one from s.
 func (b *builder) sandbox(s Sandbox) (sandbox.Executor, error) {
-	if b.reg.Sandbox != nil {
+	_, dry := b.reg.Sandbox.(noSandbox)
+	if b.reg.Sandbox != nil && !dry {
 		return b.reg.Sandbox, nil
 	}
 	var lim sandbox.Limits
 	if s.Timeout != "" {
-		d, err := time.ParseDuration(s.Timeout)
-		if err != nil || d <= 0 {
-			return nil, fmt.Errorf("sandbox timeout %q: want a positive duration such as 5s or 500ms", s.Timeout)
+		d, err := sandboxTimeout(s.Timeout)
+		if err != nil {
+			return nil, err // checked by Parse: a Doc built without it
 		}
 		lim.Timeout = d
 	}
 	if s.MemoryMB < 0 {
-		return nil, fmt.Errorf("sandbox memory_mb %d: want a positive number of MiB", s.MemoryMB)
+		return nil, fmt.Errorf("sandbox memory_mb %d: want a positive number of MiB", s.MemoryMB) // checked by Parse
 	}
 	lim.Memory = int64(s.MemoryMB) << 20
+	if dry {
+		// Validate: every check above is made, nothing is started.
+		return b.reg.Sandbox, nil
+	}
 	var (
 		exec sandbox.Executor
 		err  error

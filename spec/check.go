@@ -66,7 +66,25 @@ func (e *Entry) refs() []ref {
 // in a cycle. It returns [Errors] listing every problem.
 func Check(d *Doc, reg Registry) error {
 	var errs Errors
+	if d.broken == nil {
+		d.broken = map[string]bool{}
+	}
+	// breakAt marks the entry a path is in as broken, so Build passes
+	// over it.
+	breakAt := func(path string) {
+		if rest, ok := strings.CutPrefix(path, "agents."); ok {
+			for _, e := range d.Agents {
+				if rest == e.Name || strings.HasPrefix(rest, e.Name+".") || strings.HasPrefix(rest, e.Name+"[") {
+					d.broken[e.Name] = true
+				}
+			}
+		}
+	}
 	fail := func(path, hint, format string, args ...any) {
+		breakAt(path)
+		if hint == "" {
+			hint = schemaHint
+		}
 		e := &Error{File: d.Path, Path: path, Msg: fmt.Sprintf(format, args...), Hint: hint}
 		if n := d.pos[path]; n != nil {
 			e.Line, e.Col = n.Line, n.Column
@@ -111,6 +129,9 @@ func Check(d *Doc, reg Registry) error {
 		}
 	}
 	for _, cyc := range d.cycles() {
+		for _, n := range cyc.names {
+			d.broken[n] = true
+		}
 		fail(cyc.at.path, "an agent cannot use itself, directly or through others", "reference cycle: %s", strings.Join(cyc.names, " -> "))
 	}
 	return errs.err()

@@ -52,10 +52,22 @@
 // file needs no key of its own; the files a file's entries name are
 // offered as resources and each AI entry's instructions as a prompt.
 //
-// The loader is strict. [Parse] and [Check] report every unknown key (with
-// the nearest valid one), wrong type, missing file, unknown reference and
-// reference cycle, each as an [*Error] with file:line:col and its YAML
-// path, before anything runs. Relative paths are read from the file's
-// folder. [Schema] is the JSON Schema of the same Go types, with
+// The loader is strict. [Validate] is the one check of a file, made alike
+// by loom validate and by everything that loads a file to run it ([Load],
+// loom run, serve, mcp serve, the playground): [Parse], [Check] and every
+// constructor, reporting every unknown key (with the nearest valid one),
+// wrong type, bad duration or range, missing file, unknown reference,
+// reference cycle and constructor complaint, each as an [*Error] with
+// file:line:col, its YAML path and a hint, all at once, before anything
+// runs. [Schema] is the JSON Schema of the same Go types, with
 // additionalProperties false, for editors.
+//
+// A file cannot reach outside its folder: every path it names is
+// relative and read inside the file's folder ([Options].Root widens it)
+// through os.Root, so neither ".." nor a symbolic link leads out; it must
+// be a regular file (a device or FIFO is refused, a FIFO without
+// blocking) of at most [DefaultMaxFileBytes]. The AIGNE import reads its
+// files the same way. [Doc.Reaches] lists the commands a file starts and
+// the URLs it reaches (its mcp entries), for a person to trust before
+// they run.
 package spec

@@ -22,6 +22,9 @@ type Error struct {
 	// Msg says what is wrong; Hint how to fix it ("did you mean
 	// instructions?").
 	Msg, Hint string
+	// Err is the cause when there is one to match with errors.Is
+	// (ErrOutsideProject, ErrTooLarge, …), or nil.
+	Err error
 }
 
 // Error returns "file:line:col: path: msg; hint".
@@ -44,8 +47,13 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// Unwrap returns [ErrInvalid].
-func (e *Error) Unwrap() error { return ErrInvalid }
+// Unwrap returns [ErrInvalid] and the cause, when there is one.
+func (e *Error) Unwrap() []error {
+	if e.Err != nil {
+		return []error{ErrInvalid, e.Err}
+	}
+	return []error{ErrInvalid}
+}
 
 // Errors are every problem found in a file, in file order. Loading and
 // checking return all of them at once, so one pass fixes a file.

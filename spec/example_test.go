@@ -36,7 +36,7 @@ agents:
 	}
 	// Output:
 	// 5:5 agents.helper.instrutions: unknown key "instrutions" (did you mean instructions?)
-	// 6:16 agents.helper.max_turns: wrong type: want an integer, got the string "ten" ()
+	// 6:16 agents.helper.max_turns: wrong type: want an integer, got the string "ten" (write a whole number, as 3)
 }
 
 // Load builds the declared agents; a function entry runs its JavaScript in

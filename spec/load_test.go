@@ -58,7 +58,7 @@ var loaderCases = []struct {
 	{
 		name: "wrong type integer",
 		yaml: "version: loom/v1\nagents:\n  helper:\n    type: ai\n    max_turns: ten\n",
-		want: []string{`5:16: agents.helper.max_turns: wrong type: want an integer, got the string "ten"`},
+		want: []string{`5:16: agents.helper.max_turns: wrong type: want an integer, got the string "ten"; write a whole number, as 3`},
 	},
 	{
 		name: "wrong type list",
@@ -83,12 +83,12 @@ var loaderCases = []struct {
 	{
 		name: "missing required key",
 		yaml: "version: loom/v1\nagents:\n  both:\n    type: sequence\n",
-		want: []string{`4:5: agents.both: missing required key "steps"`},
+		want: []string{`4:5: agents.both: missing required key "steps"; add steps: to it`},
 	},
 	{
 		name: "key of another type",
 		yaml: "version: loom/v1\nagents:\n  both:\n    type: sequence\n    steps: [a]\n    branches: [a]\n  a: {type: ai}\n",
-		want: []string{`6:5: agents.both.branches: unknown key "branches"`},
+		want: []string{`6:5: agents.both.branches: unknown key "branches"; 'loom schema' lists every key, its type and its values`},
 	},
 	{
 		name: "bad enum",
@@ -103,7 +103,7 @@ var loaderCases = []struct {
 	{
 		name: "missing version",
 		yaml: "agents: {}\n",
-		want: []string{`1:1: missing required key "version"`},
+		want: []string{`1:1: missing required key "version"; add version: to it`},
 	},
 	{
 		name: "secret in the file",
@@ -120,8 +120,8 @@ var loaderCases = []struct {
 		yaml: "version: loom/v1\nagents:\n  a:\n    type: ai\n    instrutions: x\n    max_turns: many\n  b:\n    type: reflect\n    worker: a\n",
 		want: []string{
 			`5:5: agents.a.instrutions: unknown key "instrutions"; did you mean instructions?`,
-			`6:16: agents.a.max_turns: wrong type: want an integer, got the string "many"`,
-			`8:5: agents.b: missing required key "reviewer"`,
+			`6:16: agents.a.max_turns: wrong type: want an integer, got the string "many"; write a whole number, as 3`,
+			`8:5: agents.b: missing required key "reviewer"; add reviewer: to it`,
 		},
 	},
 	{
@@ -289,7 +289,7 @@ var loaderCases = []struct {
 	{
 		name:         "missing schema file",
 		yaml:         "version: loom/v1\nagents:\n  helper:\n    type: ai\n    output_schema: ./out.json\n",
-		want:         []string{`5:20: agents.helper.output_schema: cannot read schema ./out.json: no such file or directory`},
+		want:         []string{`5:20: agents.helper.output_schema: cannot read schema ./out.json: no such file or directory; paths are relative to the folder of loom.yaml`},
 		beyondSchema: true,
 	},
 	{
@@ -313,13 +313,13 @@ var loaderCases = []struct {
 	{
 		name:         "constructor error at its entry",
 		yaml:         "version: loom/v1\nagents:\n  helper:\n    type: ai\n    instructions: \"{{.x\"\n",
-		want:         []string{`3:3: agents.helper: invalid agent configuration: agent "helper": instructions template: template: helper:1: unclosed action`},
+		want:         []string{`3:3: agents.helper: invalid agent configuration: agent "helper": instructions template: template: helper:1: unclosed action; fix the ai entry's settings ('loom schema' lists its keys)`},
 		beyondSchema: true,
 	},
 	{
 		name:         "sampling out of range",
 		yaml:         "version: loom/v1\nagents:\n  helper:\n    type: ai\n    sampling: {temperature: 3}\n",
-		want:         []string{`3:3: agents.helper: agent "helper": invalid option temperature=3: must be in [0, 2]`},
+		want:         []string{`3:3: agents.helper: agent "helper": invalid option temperature=3: must be in [0, 2]; fix the ai entry's settings ('loom schema' lists its keys)`},
 		beyondSchema: true,
 	},
 }
@@ -353,7 +353,7 @@ func TestMissingFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "nope.yaml")
 	_, err := spec.Load(path, spec.Registry{})
 	require.ErrorIs(t, err, spec.ErrInvalid)
-	require.EqualError(t, err, path+": cannot read the file: open "+path+": no such file or directory")
+	require.EqualError(t, err, path+": cannot read the file: no such file or directory")
 }
 
 func TestNotYAML(t *testing.T) {

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -25,11 +26,32 @@ type checker struct {
 }
 
 func (c *checker) fail(n *yaml.Node, path, hint, format string, args ...any) {
-	e := &Error{File: c.file, Path: path, Msg: fmt.Sprintf(format, args...), Hint: hint}
+	if hint == "" {
+		hint = schemaHint
+	}
+	e := &Error{File: c.file, Path: path, Msg: fmt.Sprintf(format, args...), Hint: hint, Err: fileCause(args)}
 	if n != nil {
 		e.Line, e.Col = n.Line, n.Column
 	}
 	c.errs = append(c.errs, e)
+}
+
+// schemaHint is the hint of a problem without a more precise one.
+const schemaHint = "'loom schema' lists every key, its type and its values"
+
+// fileCause returns the file error among args (ErrOutsideProject,
+// ErrNotRegular, ErrTooLarge), for errors.Is, or nil.
+func fileCause(args []any) error {
+	for _, a := range args {
+		if err, ok := a.(error); ok {
+			for _, cause := range []error{ErrOutsideProject, ErrNotRegular, ErrTooLarge} {
+				if errors.Is(err, cause) {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }
 
 var (
@@ -67,11 +89,11 @@ func (c *checker) walk(n *yaml.Node, t reflect.Type, path string, tag reflect.St
 		}
 	case reflect.Int:
 		if !isScalar(n, "!!int") {
-			c.fail(n, path, "", "wrong type: want an integer, got %s", describe(n))
+			c.fail(n, path, "write a whole number, as 3", "wrong type: want an integer, got %s", describe(n))
 		}
 	case reflect.Float64:
 		if !isScalar(n, "!!int") && !isScalar(n, "!!float") {
-			c.fail(n, path, "", "wrong type: want a number, got %s", describe(n))
+			c.fail(n, path, "write a number, as 0.5", "wrong type: want a number, got %s", describe(n))
 		}
 	case reflect.Bool:
 		if !isScalar(n, "!!bool") {
@@ -83,7 +105,7 @@ func (c *checker) walk(n *yaml.Node, t reflect.Type, path string, tag reflect.St
 			return
 		}
 		if mi := minItems(tag); len(n.Content) < mi {
-			c.fail(n, path, "", "the list is empty: give at least %d", mi)
+			c.fail(n, path, "list its items, as [a, b]", "the list is empty: give at least %d", mi)
 		}
 		for i, item := range n.Content {
 			c.walk(item, t.Elem(), fmt.Sprintf("%s[%d]", path, i), "")
@@ -92,7 +114,7 @@ func (c *checker) walk(n *yaml.Node, t reflect.Type, path string, tag reflect.St
 		c.walkStruct(n, t, path)
 	case reflect.Map:
 		if n.Kind != yaml.MappingNode {
-			c.fail(n, path, "", "wrong type: want a mapping, got %s", describe(n))
+			c.fail(n, path, "write one key: value a line under it", "wrong type: want a mapping, got %s", describe(n))
 			return
 		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
@@ -127,7 +149,7 @@ func (c *checker) walkCommand(n *yaml.Node, path string) {
 // and once, every required key present.
 func (c *checker) walkStruct(n *yaml.Node, t reflect.Type, path string) {
 	if n.Kind != yaml.MappingNode {
-		c.fail(n, path, "", "wrong type: want a mapping of keys, got %s", describe(n))
+		c.fail(n, path, "write one key: value a line under it", "wrong type: want a mapping of keys, got %s", describe(n))
 		return
 	}
 	fields := structFields(t)
@@ -148,7 +170,7 @@ func (c *checker) walkStruct(n *yaml.Node, t reflect.Type, path string) {
 			c.fail(k, at, didYouMean(k.Value, keys), "unknown key %q", k.Value)
 			continue
 		case seen[k.Value]:
-			c.fail(k, at, "", "key %q is given twice", k.Value)
+			c.fail(k, at, "keep one of them", "key %q is given twice", k.Value)
 			continue
 		}
 		seen[k.Value] = true
@@ -160,7 +182,7 @@ func (c *checker) walkStruct(n *yaml.Node, t reflect.Type, path string) {
 	}
 	for _, f := range fields {
 		if f.required && !seen[f.key] {
-			c.fail(n, path, "", "missing required key %q", f.key)
+			c.fail(n, path, "add "+f.key+": to it", "missing required key %q", f.key)
 		}
 	}
 }
@@ -169,7 +191,7 @@ func (c *checker) walkStruct(n *yaml.Node, t reflect.Type, path string) {
 // type and valid for it.
 func (c *checker) walkAgents(n *yaml.Node, path string) {
 	if n.Kind != yaml.MappingNode {
-		c.fail(n, path, "", "wrong type: want a mapping of agent names to agents, got %s", describe(n))
+		c.fail(n, path, "write each agent as name: {type: …} under agents", "wrong type: want a mapping of agent names to agents, got %s", describe(n))
 		return
 	}
 	types := EntryTypes()
@@ -178,7 +200,7 @@ func (c *checker) walkAgents(n *yaml.Node, path string) {
 		k, v := n.Content[i], n.Content[i+1]
 		at := join(path, k.Value)
 		if seen[k.Value] {
-			c.fail(k, at, "", "agent %q is declared twice", k.Value)
+			c.fail(k, at, "give the agents distinct names", "agent %q is declared twice", k.Value)
 			continue
 		}
 		seen[k.Value] = true
@@ -186,7 +208,7 @@ func (c *checker) walkAgents(n *yaml.Node, path string) {
 			c.fail(k, at, "use letters, digits, '_' or '-', starting with a letter or '_'", "agent name %q is not a valid name", k.Value)
 		}
 		if v.Kind != yaml.MappingNode {
-			c.fail(v, at, "", "wrong type: want a mapping with a type key, got %s", describe(v))
+			c.fail(v, at, "declare it as name: {type: ai, …}", "wrong type: want a mapping with a type key, got %s", describe(v))
 			continue
 		}
 		tn := valueOf(v, "type")

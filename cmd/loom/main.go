@@ -7,6 +7,7 @@
 //	loom run FILE [-i INPUT | --chat]
 //	loom resume ID --approve|--deny|--answer JSON
 //	loom validate FILE
+//	loom trust FILE
 //	loom schema
 //	loom serve FILE [--port 7894]
 //	loom observe [--port 7893] [--db PATH]
@@ -43,6 +44,7 @@ Usage:
   loom resume ID --approve|--deny|--answer JSON
                                         continue a run that waits for an answer
   loom validate FILE                    check a file; runs nothing
+  loom trust FILE                       allow the commands a file starts
   loom schema                           print the JSON Schema of loom files
   loom serve FILE [--port N]            the playground: edit, run, approve, watch
   loom observe [--port N] [--db PATH]   serve the trace viewer on 127.0.0.1
@@ -95,7 +97,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 0
 	case "observe":
 		return runObserve(ctx, args[1:], stdout, stderr)
-	case "run", "resume", "validate", "schema", "serve":
+	case "run", "resume", "validate", "schema", "serve", "trust":
 		return runSpec(ctx, args, stdout, stderr, stdinConsole())
 	case "mcp":
 		return runMCP(ctx, args[1:], stdout, stderr, model.Open)

@@ -20,7 +20,30 @@ import (
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain keeps the tests' trust grants out of the user's config
+// directory: XDG_CONFIG_HOME is a temporary folder, for children too.
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) != "1" {
+		dir, err := os.MkdirTemp("", "loom-test-config-")
+		if err != nil {
+			panic(err)
+		}
+		os.Setenv("XDG_CONFIG_HOME", dir)
+		goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+			os.RemoveAll(dir)
+			os.Exit(code)
+		}))
+	}
+	goleak.VerifyTestMain(m)
+}
+
+// trustFile records the user's trust in the commands of the file at path,
+// as 'loom trust' does.
+func trustFile(t *testing.T, path string) {
+	t.Helper()
+	var out, errs strings.Builder
+	require.Equal(t, 0, runTrust([]string{path}, &out, &errs), errs.String())
+}
 
 // syncBuffer is a bytes.Buffer safe for one writer and one reader.
 type syncBuffer struct {
@@ -178,4 +201,11 @@ func TestObserveSignals(t *testing.T) {
 			require.Contains(t, errs.String(), "loom observe: stopped by "+c.sig.String())
 		})
 	}
+}
+
+// trusted is trustFile of path, returning path.
+func trusted(t *testing.T, path string) string {
+	t.Helper()
+	trustFile(t, path)
+	return path
 }

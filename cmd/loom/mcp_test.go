@@ -146,7 +146,7 @@ func TestMCPServeFileUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"serve", file, "--agents", "nobody", "--db", filepath.Join(t.TempDir(), "cp.db")}, `--agents nobody: the file declares no such agent`},
-		{[]string{"serve", writeFile(t, "loom.yaml", "version: loom/v1\nmodel: openai:gpt-test\nagents:\n  fs: {type: mcp, command: server}\n  a: {type: ai, tools: [fs]}\n"), "--agents", "fs", "--db", filepath.Join(t.TempDir(), "cp.db")}, `--agents fs: it is an mcp entry, a set of tools: run an agent that names it in its tools`},
+		{[]string{"serve", trusted(t, writeFile(t, "loom.yaml", "version: loom/v1\nmodel: openai:gpt-test\nagents:\n  fs: {type: mcp, command: server}\n  a: {type: ai, tools: [fs]}\n")), "--agents", "fs", "--db", filepath.Join(t.TempDir(), "cp.db")}, `--agents fs: it is an mcp entry, a set of tools: run an agent that names it in its tools`},
 		{[]string{"serve", file, "--sandbox", "inprocess"}, "--sandbox goes without a FILE"},
 		{[]string{"serve", "--agents", "helper"}, "--agents, --log-level, --timeout and --db go with a FILE"},
 		{[]string{"serve", file, file}, "give at most one file"},
@@ -225,6 +225,7 @@ agents:
     filter: [add]
   assistant: {type: ai, tools: [calc]}
 `)
+	trustFile(t, outer)
 	t.Setenv(childEnv, "1") // the server the entry starts runs loom's main
 	res := call(t, false, "", "run", outer, "-i", "2 + 3?", "--db", filepath.Join(dir, "outer.db"))
 	require.Equal(t, 0, res.code, res.stderr)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,6 +18,7 @@ import (
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/checkpoint/sqlite"
 	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/internal/trust"
 	"github.com/loomwork/loom/mcp"
 	"github.com/loomwork/loom/model"
 	_ "github.com/loomwork/loom/model/providers" // registers every provider with model.Open
@@ -33,6 +35,13 @@ type runSettings struct {
 	// clientLog also sends a served run's log lines to its MCP client
 	// (loom mcp serve).
 	clientLog bool
+	// root widens the folder the file's paths may reach (--root).
+	root string
+	// asker is where a person is asked to trust the file's commands; nil
+	// refuses them when they are not trusted yet.
+	asker *console
+	// pageAsks leaves the trust question to the playground's page.
+	pageAsks bool
 }
 
 // loaded is a project ready to run: its agents built, an engine with the
@@ -54,6 +63,11 @@ func (l *loaded) close() {
 // variables already set win), loads the file and opens the checkpoint
 // store. Keys come only from the environment.
 func load(ctx context.Context, path string, rs runSettings, getenv func(string) string, stderr io.Writer) (*loaded, error) {
+	// Opened before .env.local is read: a project cannot move it.
+	grants, err := trust.Open()
+	if err != nil && !rs.pageAsks {
+		return nil, err
+	}
 	for _, env := range []string{".env.local", filepath.Join(filepath.Dir(path), ".env.local")} {
 		if _, err := os.Stat(env); err != nil {
 			continue
@@ -71,21 +85,15 @@ func load(ctx context.Context, path string, rs runSettings, getenv func(string) 
 		lh = mcp.LogHandler(lh)
 	}
 	log := slog.New(lh)
-	d, err := parseFile(path)
+	o := rs.options(getenv, stderr)
+	d, err := checkFile(path, o)
 	if err != nil {
 		return nil, err
 	}
-	if rs.model != "" {
-		d.File.Model = rs.model
-	}
-	if d.File.Model == "" {
-		d.File.Model = strings.TrimSpace(getenv("MODEL"))
-	}
-	if d.File.Model == "" {
-		d.File.Model = "openai"
-	}
-	if err := spec.Check(d, spec.Registry{}); err != nil {
-		return nil, err
+	if !rs.pageAsks {
+		if err := gate(grants, path, d, rs.asker, stderr); err != nil {
+			return nil, err
+		}
 	}
 	dbPath := rs.db
 	if dbPath == "" {
@@ -235,15 +243,26 @@ func readRecord(dbPath, runID string) (runRecord, error) {
 
 func defaultCheckpointPath() (string, error) { return sqlite.DefaultPath() }
 
-// parseFile parses a loom/v1 file, or imports the AIGNE project of a
-// folder holding aigne.yaml.
-func parseFile(path string) (*spec.Doc, error) {
+// checkFile checks a loom/v1 file, or the AIGNE project of a folder
+// holding aigne.yaml, imported: spec.Validate, the one check loom validate
+// and every command that runs a file make. It lists every problem.
+func checkFile(path string, o spec.Options) (*spec.Doc, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		src, err := spec.ImportAIGNE(path)
+		src, err := spec.ImportAIGNEWith(path, o)
 		if err != nil {
 			return nil, err
 		}
-		return spec.ParseBytes(filepath.Join(path, "aigne.loom.yaml"), src)
+		return spec.Validate(filepath.Join(path, "aigne.loom.yaml"), src, spec.Registry{}, o)
 	}
-	return spec.Parse(path)
+	return spec.Validate(path, nil, spec.Registry{}, o)
+}
+
+// options are the spec.Options of the settings: the root files may be
+// read from (said on stderr when widened), the model flag and the
+// default model ($MODEL, else openai).
+func (rs runSettings) options(getenv func(string) string, stderr io.Writer) spec.Options {
+	if rs.root != "" {
+		fmt.Fprintf(stderr, "loom: --root %s: the file may name files anywhere under %s\n", rs.root, rs.root)
+	}
+	return spec.Options{Root: rs.root, Model: rs.model, DefaultModel: cmp.Or(strings.TrimSpace(getenv("MODEL")), "openai")}
 }

@@ -84,6 +84,7 @@ func runResume(ctx context.Context, args []string, stdout, stderr io.Writer, con
 		return exitInvalid
 	}
 	rs.db = dbPath
+	rs.asker = &con
 	l, err := load(ctx, rec.File, rs, con.getenv, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, err)

@@ -44,6 +44,8 @@ Flags:
   --timeout D          time limit of one run (default 5m)
   --db PATH            checkpoint database (default $LOOM_CHECKPOINT_DB, else
                        a file under the user cache directory)
+  --root DIR           let the file name files anywhere under DIR (default:
+                       its own folder only); for trusted setups, said on stderr
 
 Keys come from the environment or .env.local (the working folder's or the
 file's folder's), never from the file.
@@ -71,6 +73,7 @@ func settingsFlags(fs *flag.FlagSet, rs *runSettings) {
 	fs.StringVar(&rs.logLevel, "log-level", "INFO", "log level")
 	fs.DurationVar(&rs.timeout, "timeout", 5*time.Minute, "time limit of one run")
 	fs.StringVar(&rs.db, "db", "", "checkpoint database")
+	fs.StringVar(&rs.root, "root", "", "the folder the file's paths may reach")
 }
 
 // parseInterleaved parses flags and positional arguments in any order.
@@ -118,6 +121,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer, con co
 	case rs.timeout <= 0:
 		return usageErr("--timeout %v: it must be positive, as 2m", rs.timeout)
 	}
+	rs.asker = &con
 	l, err := load(ctx, pos[0], rs, con.getenv, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, err)

@@ -15,6 +15,7 @@ import (
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/checkpoint/sqlite"
 	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/internal/trust"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/playground"
 	"github.com/loomwork/loom/spec"
@@ -27,11 +28,14 @@ declared agents and their composition tree, the YAML editable with errors
 shown at their lines (saved to FILE only when valid), a form per agent,
 runs streaming beside their events, and pending approvals to answer. Runs
 belong to the server: closing or reloading the page loses nothing. Only the
-URL printed, with its session token, opens it. Stop it with Ctrl-C.
+URL printed, with its session token, opens it. A file that starts commands
+or reaches URLs (its mcp entries) runs only once you trust them: the page
+lists them and asks before the first run (as loom trust FILE does). Stop it
+with Ctrl-C.
 
 Flags:
   --port N             port (default 7894; 0 picks a free one)
-  --model, --log-level, --timeout, --db   as for loom run
+  --model, --log-level, --timeout, --db, --root   as for loom run
 `
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, con console) int {
@@ -58,6 +62,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, con 
 	}
 	// Load once the way run does, for .env.local, the default model and
 	// the file's errors; the playground loads it again to own its agents.
+	// Opened before .env.local is read: a project cannot move it.
+	grants, err := trust.Open()
+	if err != nil {
+		fmt.Fprintf(stderr, "loom serve: %v\n", err)
+		return exitFailed
+	}
+	rs.pageAsks = true // the page shows the file's commands and asks before a run
 	l, err := load(ctx, pos[0], rs, con.getenv, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
@@ -78,7 +89,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, con 
 		return exitInvalid
 	}
 	e := engine.New(engine.WithModel(m), engine.WithCheckpoints(store), engine.WithRunLimits(agent.Limits{Timeout: rs.timeout}), engine.WithLogger(l.log))
-	pg, err := playground.New(playground.Config{Path: pos[0], Engine: e, Registry: spec.Registry{Models: open, Getenv: con.getenv, Checkpoints: store}})
+	pg, err := playground.New(playground.Config{Path: pos[0], Engine: e, Registry: spec.Registry{Models: open, Getenv: con.getenv, Checkpoints: store},
+		Options: spec.Options{Root: rs.root}, Grants: grants})
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitInvalid

@@ -59,3 +59,36 @@ func TestServeUsage(t *testing.T) {
 	require.Equal(t, exitInvalid, res.code)
 	require.Contains(t, res.stderr, "did you mean instructions?")
 }
+
+// TestServeAsksBeforeCommands: loom serve opens a file whose commands are
+// not trusted, and its page refuses to run it until they are.
+func TestServeAsksBeforeCommands(t *testing.T) {
+	fakeOpenAI(t)
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "ran")
+	file := markerFile(t, dir, marker, "Be brief.")
+	ctx, cancel := context.WithCancel(t.Context())
+	var out, errOut syncBuffer
+	done := make(chan int, 1)
+	con := console{in: bufio.NewReader(strings.NewReader("")), getenv: os.Getenv}
+	go func() {
+		done <- runSpec(ctx, []string{"serve", file, "--port", "0", "--db", filepath.Join(dir, "cp.db")}, &out, &errOut, con)
+	}()
+	urlRE := regexp.MustCompile(`(http://127\.0\.0\.1:\d+)/\?token=([0-9a-f]{32})`)
+	require.Eventually(t, func() bool { return urlRE.MatchString(out.String()) }, 30*time.Second, 20*time.Millisecond, "stderr: %s", errOut.String())
+	m := urlRE.FindStringSubmatch(out.String())
+	res, err := http.Post(m[1]+"/api/runs?token="+m[2], "application/json", strings.NewReader(`{"agent":"assistant","input":{"message":"hi"}}`))
+	require.NoError(t, err)
+	b, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	require.NoError(t, err)
+	require.Equal(t, http.StatusConflict, res.StatusCode, string(b))
+	require.Contains(t, string(b), `"untrusted":true`)
+	require.NoFileExists(t, marker)
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("loom serve did not stop with its context")
+	}
+}

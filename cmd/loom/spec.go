@@ -21,6 +21,8 @@ func runSpec(ctx context.Context, args []string, stdout, stderr io.Writer, con c
 		return runServe(ctx, args[1:], stdout, stderr, con)
 	case "validate":
 		return runValidate(args[1:], stdout, stderr)
+	case "trust":
+		return runTrust(args[1:], stdout, stderr)
 	default:
 		return runSchema(args[1:], stdout, stderr)
 	}
@@ -28,7 +30,7 @@ func runSpec(ctx context.Context, args []string, stdout, stderr io.Writer, con c
 
 // specHelp returns the usage of a spec command.
 func specHelp(cmd string) (string, bool) {
-	text, ok := map[string]string{"run": runUsage, "resume": resumeUsage, "validate": validateUsage, "serve": serveUsage, "schema": schemaUsage}[cmd]
+	text, ok := map[string]string{"run": runUsage, "resume": resumeUsage, "validate": validateUsage, "serve": serveUsage, "schema": schemaUsage, "trust": trustUsage}[cmd]
 	return text, ok
 }
 

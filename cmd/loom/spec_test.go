@@ -140,11 +140,12 @@ func TestValidate(t *testing.T) {
 		code         int
 		stdout, errs string
 	}{
-		{"valid", []string{"validate", good}, 0, good + ": valid\n", ""},
+		{"valid", []string{"validate", good}, 0, good + ": valid\nmodels: openai:gpt-test (each reached at its provider's API)\n", ""},
 		{"every error listed", []string{"validate", bad}, 2, "", bad + `:5:5: agents.a.instrutions: unknown key "instrutions"; did you mean instructions?` + "\n" +
+			bad + `:6:13: agents.a.tools[0]: unknown agent or tool "serch"; declare it under agents, or register it in Go` + "\n" +
 			bad + `:9:12: agents.b.steps: wrong type: want a list, got the string "a"; write a list: [a, b] or one '- item' a line` + "\n"},
-		{"unknown provider, no key needed", []string{"validate", badModel}, 2, "", badModel + `:4:3: agents.a: model nosuch:x: unknown provider: "nosuch"` + "\n"},
-		{"missing file", []string{"validate", "/nonexistent/loom.yaml"}, 2, "", "/nonexistent/loom.yaml: cannot read the file: open /nonexistent/loom.yaml: no such file or directory\n"},
+		{"unknown provider, no key needed", []string{"validate", badModel}, 2, "", badModel + `:4:3: agents.a: model nosuch:x: unknown provider: "nosuch"; name a model as provider:model, the provider one of anthropic, deepseek, gemini, lmstudio, ollama, openai, openai-compatible, openrouter, xai` + "\n"},
+		{"missing file", []string{"validate", "/nonexistent/loom.yaml"}, 2, "", "/nonexistent/loom.yaml: cannot read the file: no such file or directory\n"},
 		{"no file", []string{"validate"}, 2, "", "loom validate: give one file: loom validate FILE\n"},
 	}
 	for _, tc := range tests {
@@ -170,7 +171,14 @@ agents:
 `)
 	res := call(t, false, "", "validate", file)
 	require.Equal(t, 0, res.code, res.stderr)
-	require.Equal(t, file+": valid\n", res.stdout)
+	listing := `  local: command ["/nonexistent/mcp-server","--stdio"]
+  remote: url ` + srv.URL + `/mcp headers ["Authorization: $UNSET_TOKEN"]
+models: openai:gpt-test (each reached at its provider's API)
+`
+	require.Equal(t, file+": valid\nwhen it runs, it starts or reaches (not trusted yet: loom trust "+file+" allows them):\n"+listing, res.stdout)
+	trustFile(t, file)
+	res = call(t, false, "", "validate", file)
+	require.Equal(t, file+": valid\nwhen it runs, it starts or reaches (trusted):\n"+listing, res.stdout)
 }
 
 func TestValidateCallsNoModel(t *testing.T) {

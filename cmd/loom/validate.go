@@ -1,15 +1,15 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"iter"
+	"os"
+	"strings"
 
-	"github.com/loomwork/loom/model"
-	"github.com/loomwork/loom/sandbox"
+	"github.com/loomwork/loom/internal/trust"
+
 	"github.com/loomwork/loom/spec"
 )
 
@@ -21,15 +21,24 @@ const (
 	exitWaiting = 3 // the run waits for an answer: loom resume ID
 )
 
-const validateUsage = `Usage: loom validate FILE|AIGNE-FOLDER
+const validateUsage = `Usage: loom validate FILE|AIGNE-FOLDER [--root DIR]
 
 Checks a loom/v1 file and the files it names without running anything or
 calling any model: unknown keys (with the nearest valid one), wrong types,
-missing files, unknown references and reference cycles, and what each
-agent's constructor checks. Every problem is listed as file:line:col.
+durations and ranges, missing files and files outside the file's folder,
+unknown references and reference cycles, and what each agent's constructor
+checks: the same check loom run, serve and mcp serve make before they start.
+Every problem is listed, each as file:line:col, its YAML path and a hint.
+A valid file's commands and URLs (its mcp entries' servers: each command
+with its arguments, each URL with the headers sent to it), whether you
+trusted them (loom trust FILE), and its models are listed.
 A folder holding an AIGNE project (aigne.yaml) is imported first; what has
-no loom equivalent is reported at its line. Exit status: 0 when the file is
-valid, 2 otherwise.
+no loom equivalent is reported at its line.
+
+Paths in the file are read from inside its folder only (--root DIR widens
+that to DIR, for trusted setups), regular files of at most 1 MiB each.
+
+Exit status: 0 when the file is valid, 2 otherwise.
 `
 
 const schemaUsage = `Usage: loom schema
@@ -42,7 +51,10 @@ completion and checks in your editor.
 func runValidate(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("loom validate", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	if err := fs.Parse(args); err != nil {
+	var rs runSettings
+	fs.StringVar(&rs.root, "root", "", "the folder the file's paths may reach")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, validateUsage)
 			return exitOK
@@ -50,51 +62,30 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "loom validate: %v: run 'loom help validate'\n", err)
 		return exitInvalid
 	}
-	if fs.NArg() != 1 {
+	if len(pos) != 1 {
 		fmt.Fprint(stderr, "loom validate: give one file: loom validate FILE\n")
 		return exitInvalid
 	}
-	path := fs.Arg(0)
-	if err := validate(path); err != nil {
+	path := pos[0]
+	d, err := checkFile(path, rs.options(os.Getenv, stderr))
+	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitInvalid
 	}
 	fmt.Fprintf(stdout, "%s: valid\n", path)
-	return exitOK
-}
-
-// validate parses, checks and builds the file with models that are never
-// called and an in-process sandbox, so every constructor's checks run but
-// nothing else does.
-func validate(path string) error {
-	d, err := parseFile(path)
-	if err != nil {
-		return err
-	}
-	if err := spec.Check(d, spec.Registry{}); err != nil {
-		return err
-	}
-	exec, err := sandbox.NewInProcess()
-	if err != nil {
-		return err
-	}
-	defer exec.Close()
-	p, err := spec.Build(d, spec.Registry{Sandbox: exec, Models: func(ref string) (model.Model, error) {
-		provider, _, err := model.ParseID(ref)
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range model.Providers() {
-			if p.ID == provider {
-				return unopened{ref}, nil
+	if reaches := reachLines(d); len(reaches) > 0 {
+		state := "not trusted yet: loom trust " + path + " allows them"
+		if store, err := trust.Open(); err == nil {
+			if ok, _ := store.Trusted(trustPath(path), reaches); ok {
+				state = "trusted"
 			}
 		}
-		return nil, fmt.Errorf("%w: %q", model.ErrUnknownProvider, provider)
-	}})
-	if err != nil {
-		return err
+		fmt.Fprintf(stdout, "when it runs, it starts or reaches (%s):\n%s", state, indentLines(reaches))
 	}
-	return p.Close()
+	if models := d.Models(); len(models) > 0 {
+		fmt.Fprintf(stdout, "models: %s (each reached at its provider's API)\n", strings.Join(models, ", "))
+	}
+	return exitOK
 }
 
 func runSchema(args []string, stdout, stderr io.Writer) int {
@@ -108,15 +99,4 @@ func runSchema(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "%s\n", spec.Schema())
 	return exitOK
-}
-
-// unopened stands for a model validate names but never calls.
-type unopened struct{ ref string }
-
-func (u unopened) Provider() string { return u.ref }
-func (u unopened) Name() string     { return u.ref }
-func (u unopened) Stream(context.Context, model.Request) iter.Seq2[model.Chunk, error] {
-	return func(yield func(model.Chunk, error) bool) {
-		yield(model.Chunk{}, errors.New("loom validate calls no model"))
-	}
 }

@@ -32,7 +32,7 @@ func file(t *testing.T) string {
 func TestValidates(t *testing.T) {
 	res := exampletest.Run(t, loom, nil, "", "validate", file(t))
 	require.Equal(t, 0, res.Code, "stderr: %s", res.Stderr)
-	require.Equal(t, file(t)+": valid\n", res.Stdout)
+	require.Equal(t, file(t)+": valid\nmodels: openai (each reached at its provider's API)\n", res.Stdout)
 }
 
 func TestStopsForApprovalThenResumes(t *testing.T) {
