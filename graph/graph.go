@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/loomwork/loom/agent"
-	"github.com/loomwork/loom/checkpoint"
 )
 
 // Reserved node names: where a run enters and where it ends.
@@ -28,10 +27,6 @@ type Config struct {
 	Name string
 	// Description tells a model what the graph does when it is a tool.
 	Description string
-	// Store keeps the checkpoints: one after every step. nil keeps them in
-	// the compiled graph's memory, so a thread can be resumed only in this
-	// process.
-	Store checkpoint.Store
 	// MaxSteps bounds the super-steps of one run (counting from its input,
 	// across resumes); 0 means [DefaultMaxSteps].
 	MaxSteps int
@@ -70,7 +65,7 @@ type node[S any] struct {
 	ask  func(s S) (Question, error)
 	// apply turns an answer into the asking node's output.
 	apply func(s S, answer json.RawMessage) (S, error)
-	sub   subgraph
+	sub   agent.Agent
 	in    func(s S) (json.RawMessage, error)
 	out   func(s S, output json.RawMessage) (S, error)
 }
@@ -169,27 +164,19 @@ func (g *Graph[S]) AgentNode(name string, a agent.Agent, in func(s S) (any, erro
 		if err != nil {
 			return s, fmt.Errorf("input mapping: %w", err)
 		}
-		// The agent's output is kept through Once: a node re-run after a
-		// crash or a failure later in the node does not run the agent again.
-		output, err := Once(ctx, "agent", func(ctx context.Context) (json.RawMessage, error) {
-			end, err := r.Child(ctx, a, raw)
-			return end.Output, err
-		})
+		end, err := r.Child(ctx, a, raw)
 		if err != nil {
-			if agent.Interrupts(err) != nil {
-				return s, fmt.Errorf("agent %s asked a question inside a graph node; ask through a graph.Ask node so a resume does not re-run the agent (%v)", a.Name(), err)
-			}
 			return s, err
 		}
-		return out(s, output)
+		return out(s, end.Output)
 	}})
 }
 
-// Ask adds a human-input node. When it is reached, the run ends with an
-// [*agent.InterruptedError] holding the question q returns (with a stable
-// id), and the thread's checkpoint records it. [Compiled.Resume] checks an
-// answer against the question's schema and passes it to apply as this
-// node's output: the node is never run again.
+// Ask adds a human-input node. When it is reached, it asks the question q
+// returns through [agent.Ask] (its id is stable: derived from the task's
+// run id), and the run ends with an [*agent.InterruptedError] holding it.
+// The engine's Resume checks an answer against the question's schema and
+// the node passes it to apply as its output.
 func (g *Graph[S]) Ask(name string, q func(s S) (Question, error), apply func(s S, answer json.RawMessage) (S, error)) *Graph[S] {
 	if q == nil || apply == nil {
 		g.problem("ask node %q needs a question function and an apply function", name)
