@@ -27,8 +27,8 @@ type Config struct {
 	Name string
 	// Description tells a model what the graph does when it is a tool.
 	Description string
-	// MaxSteps bounds the super-steps of one run (counting from its input,
-	// across resumes); 0 means [DefaultMaxSteps].
+	// MaxSteps bounds the super-steps of one run (a resumed run counts the
+	// steps it replays); 0 means [DefaultMaxSteps].
 	MaxSteps int
 	// MaxParallel bounds how many nodes of a step run at once; 0 means
 	// [DefaultMaxParallel].
@@ -145,11 +145,13 @@ func (g *Graph[S]) Node(name string, fn func(ctx context.Context, s S) (S, error
 
 // AgentNode adds a node that runs a as a nested run: in maps the state to
 // the agent's input (any value [agent.EncodeInput] takes), and out maps the
-// agent's output back into the state. Once the agent has ended, its output
-// is saved (see [Once]): when the node runs again (its process died, or
-// out failed), the agent does not. An agent that asks a question
-// ([agent.Ask]) fails the node: a graph asks through [Graph.Ask] nodes, so
-// that a resume never re-runs the agent.
+// agent's output back into the state. Under a durable engine the agent's
+// run is journaled: when the node runs again (its process died, or the run
+// was resumed), an agent run that ended is replayed, not run again. An
+// agent that asks ([agent.Ask], as a Coder→Sandbox approval does) makes the
+// graph wait with its question; the engine's resume with the answer
+// continues the agent where it asked, without repeating its model calls or
+// tool runs.
 func (g *Graph[S]) AgentNode(name string, a agent.Agent, in func(s S) (any, error), out func(s S, output json.RawMessage) (S, error)) *Graph[S] {
 	if a == nil || in == nil || out == nil {
 		g.problem("agent node %q needs an agent, an input mapping and an output mapping", name)
