@@ -48,7 +48,7 @@ type journalKey struct{}
 // were yielded) with answers to the run's questions, keyed by question id.
 // An interrupted run's end is left out, so the run continues past it.
 func NewJournal(events []Event, answers map[string]json.RawMessage) *Journal {
-	j := &Journal{runs: make(map[string]*runLog), subtree: make(map[string][]int), answers: answers}
+	j := &Journal{events: make([]Event, 0, len(events)), runs: make(map[string]*runLog), subtree: make(map[string][]int), answers: answers}
 	for _, ev := range events {
 		if ev.Kind == EventRunEnd && errors.Is(ev.Err, ErrInterrupted) {
 			continue
