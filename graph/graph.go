@@ -90,7 +90,9 @@ type Send[S any] struct {
 	State S
 }
 
-// Question is what a human-input node asks.
+// Question is what a human-input node ([Graph.Ask]) asks: it is asked
+// through [agent.Ask], so the run waits with an [agent.Question] (the one
+// question type of every run) whose id the engine's Pending lists.
 type Question struct {
 	// Kind says what is asked, such as "approval" or "input".
 	Kind string
