@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -319,7 +320,8 @@ func TestGraphSurvivesKills(t *testing.T) {
 		for i, tc := range cases {
 			t.Run(store.kind+"/"+tc.name, func(t *testing.T) {
 				dir := t.TempDir()
-				runID := fmt.Sprintf("g%d%s", i, strings.ReplaceAll(filepath.Base(dir), ".", ""))
+				// New to the store: a PostgreSQL database outlives the test.
+				runID := fmt.Sprintf("g%d%016x", i, rand.Uint64())
 				env := []string{envFlow + "=" + tc.workload, envStore + "=" + store.kind, envWhere + "=" + store.where, envDir + "=" + dir, envRun + "=" + runID}
 				var asked []string // every question asked so far, in order
 				var out string
