@@ -315,6 +315,23 @@ func TestGraphSurvivesKills(t *testing.T) {
 				require.Equal(t, "report\n", readLog(t, dir, "effects"))
 			},
 		},
+		{
+			name: "a Coder→Sandbox node approved, then killed in the next node", workload: "coder",
+			steps: []step{
+				{phase: "start", want: "WAIT"},
+				{phase: "resume", answers: map[int]string{0: `{"approved":true}`}, block: "report", want: "BLOCKED"},
+				{phase: "pending", want: "PENDING", check: pending()},
+				{phase: "resume", want: "DONE"},
+			},
+			check: func(t *testing.T, dir, out string) {
+				var s st
+				require.NoError(t, json.Unmarshal([]byte(out), &s))
+				require.Equal(t, "15! = 1307674368000", s.Out)
+				require.Equal(t, "call\ncall\n", readLog(t, dir, "model"), "the coder's calls were replayed after the kill")
+				require.Equal(t, "run\n", readLog(t, dir, "sandbox"))
+				require.Equal(t, "report\n", readLog(t, dir, "effects"), "the report's effect was done once")
+			},
+		},
 	}
 	for _, store := range durableStores(t) {
 		for i, tc := range cases {
