@@ -150,6 +150,7 @@ func (e *Engine) Fork(ctx context.Context, runID string, seq int64, opts ...Fork
 		return "", fmt.Errorf("%w: engine: fork id %q: name a new run, without '.' or '?'", agent.ErrInvalidConfig, to)
 	}
 	rn := renamer{from: runID, to: to}
+	puts := make([]checkpoint.Checkpoint, 0, seq)
 	for i, cp := range cps[:seq] {
 		st, evs, err := decodeCheckpoint(runID, cp)
 		if err != nil {
@@ -192,8 +193,12 @@ func (e *Engine) Fork(ctx context.Context, runID string, seq int64, opts ...Fork
 			meta = map[string]string{}
 		}
 		meta["status"], meta["fork_of"] = st.Status, fmt.Sprintf("%s@%d", runID, seq)
-		put := checkpoint.Checkpoint{RunID: to, Seq: cp.Seq, Kind: kind, Time: cp.Time, State: raw, Events: events, Meta: meta}
-		if err := e.store.Put(ctx, put); err != nil {
+		puts = append(puts, checkpoint.Checkpoint{RunID: to, Seq: cp.Seq, Kind: kind, Time: cp.Time, State: raw, Events: events, Meta: meta})
+	}
+	// Written once every change is made, so a fork the options refuse
+	// leaves no partial run behind.
+	for _, cp := range puts {
+		if err := e.store.Put(ctx, cp); err != nil {
 			return "", fmt.Errorf("engine: fork run %s into %s (a new run id is needed): %w", runID, to, err)
 		}
 	}

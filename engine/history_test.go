@@ -92,8 +92,10 @@ func TestForkAIRunWithAnotherResponse(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, hist, again, "the original run is as it was")
 
-	_, err = e.Fork(ctx, "w", hist[0].Seq, engine.ReplaceResponse("x"))
+	_, err = e.Fork(ctx, "w", hist[0].Seq, engine.ForkID("refused"), engine.ReplaceResponse("x"))
 	require.ErrorIs(t, err, agent.ErrInvalidConfig, "the start holds no model response")
+	_, err = e.History(ctx, "refused")
+	require.ErrorIs(t, err, engine.ErrNoCheckpoints, "a refused fork leaves no run behind")
 	_, err = e.Fork(ctx, "w", 1, engine.ForkID("a.b"))
 	require.ErrorIs(t, err, agent.ErrInvalidConfig)
 }
