@@ -25,6 +25,7 @@ import (
 type Journal struct {
 	events  []Event
 	runs    map[string]*runLog
+	subtree map[string][]int // run id -> indexes in events of the run's and its nested runs' events
 	answers map[string]json.RawMessage
 	rootID  string
 
@@ -47,7 +48,7 @@ type journalKey struct{}
 // were yielded) with answers to the run's questions, keyed by question id.
 // An interrupted run's end is left out, so the run continues past it.
 func NewJournal(events []Event, answers map[string]json.RawMessage) *Journal {
-	j := &Journal{runs: make(map[string]*runLog), answers: answers}
+	j := &Journal{events: make([]Event, 0, len(events)), runs: make(map[string]*runLog), subtree: make(map[string][]int), answers: answers}
 	for _, ev := range events {
 		if ev.Kind == EventRunEnd && errors.Is(ev.Err, ErrInterrupted) {
 			continue
@@ -56,6 +57,17 @@ func NewJournal(events []Event, answers map[string]json.RawMessage) *Journal {
 			j.rootID = ev.RunID
 		}
 		ev.Replayed = false
+		// Index the event under its run and every run above it, so that
+		// replaying an ended run reads its own events only, however long
+		// the journal.
+		for id := ev.RunID; id != ""; {
+			j.subtree[id] = append(j.subtree[id], len(j.events))
+			i := strings.LastIndexByte(id, '.')
+			if i < 0 {
+				break
+			}
+			id = id[:i]
+		}
 		j.events = append(j.events, ev)
 		l := j.runs[ev.RunID]
 		if l == nil {
@@ -75,8 +87,7 @@ func NewJournal(events []Event, answers map[string]json.RawMessage) *Journal {
 }
 
 // WithJournal returns ctx under which runs resume from j. With a nil j,
-// runs beneath ctx run without a journal: what an agent that keeps its own
-// checkpoints (a graph) uses for the runs it continues from them.
+// runs beneath ctx run without a journal.
 func WithJournal(ctx context.Context, j *Journal) context.Context {
 	return context.WithValue(ctx, journalKey{}, j)
 }
@@ -127,39 +138,6 @@ func (j *Journal) Questions() []Question {
 	return qs
 }
 
-// JournalFrom returns the journal that runs beneath ctx resume from, or
-// nil when they are not resumed. An agent that keeps its own checkpoints
-// (a graph) continues from them when an engine resumes the run it belongs
-// to, reading the answers to its own questions with [Journal.Answer].
-func JournalFrom(ctx context.Context) *Journal { return journalFrom(ctx) }
-
-// HasNested reports whether the journal holds a run nested in run id: the
-// run had started work before the process stopped. An agent that keeps
-// its own checkpoints tells by it that they should exist.
-func (j *Journal) HasNested(id string) bool {
-	if j == nil {
-		return false
-	}
-	prefix := id + "."
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	for rid := range j.runs {
-		if strings.HasPrefix(rid, prefix) {
-			return true
-		}
-	}
-	return false
-}
-
-// Answer returns the answer to question id that the journal holds, and
-// whether it holds one; [Ask] reads its answers this way.
-func (j *Journal) Answer(id string) (json.RawMessage, bool) {
-	if j == nil {
-		return nil, false
-	}
-	return j.answer(id)
-}
-
 func (j *Journal) answer(id string) (json.RawMessage, bool) {
 	a, ok := j.answers[id]
 	return a, ok
@@ -174,12 +152,10 @@ func (j *Journal) ended(id string) []Event {
 	if l == nil || !l.ended {
 		return nil
 	}
-	prefix := id + "."
-	var out []Event
-	for _, ev := range j.events {
-		if ev.RunID == id || strings.HasPrefix(ev.RunID, prefix) {
-			out = append(out, ev)
-		}
+	idx := j.subtree[id]
+	out := make([]Event, len(idx))
+	for i, k := range idx {
+		out[i] = j.events[k]
 	}
 	return out
 }

@@ -45,6 +45,22 @@
 // by compare-and-swap, so of two resumes of one state one advances and the
 // other fails with [ErrAlreadyResumed].
 //
+// The journal is the one way a run is saved and resumed, whatever its
+// agent: a graph's steps (package graph) are nested runs like an AI's tool
+// runs, so Pending lists what any run waits for, nested or not, and
+// Resume continues it.
+//
+// # History and fork
+//
+// [Engine.History] lists a run's checkpoints as [Step]s, each with the
+// events it saved, the questions it waited for or the answers it got.
+// [Engine.Fork] starts a new run as a copy of a run up to any of its
+// checkpoints (time travel), optionally with the model response recorded
+// there replaced ([ReplaceResponse]) or a nested run's output edited
+// ([EditOutput]); resuming the fork continues from that point, replaying
+// what came before. Forking at a question's checkpoint and resuming with
+// another answer changes the answer. The original run is left as it was.
+//
 // # Zero and negative values
 //
 // In every config struct of loom, a zero value means the documented

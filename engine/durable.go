@@ -234,8 +234,10 @@ func (e *Engine) claim(ctx context.Context, a agent.Agent, runID string, answers
 		return nil, nil, nil, fmt.Errorf("%w: engine: run %s ended at checkpoint %d; nothing to resume", ErrRunEnded, runID, s.head.Seq)
 	}
 	asked := map[string]agent.Question{}
-	for _, q := range agent.NewJournal(s.events, nil).Questions() {
-		asked[q.ID] = q
+	for _, ev := range s.events {
+		if ev.Kind == agent.EventInterrupt && ev.Question != nil {
+			asked[ev.Question.ID] = *ev.Question
+		}
 	}
 	for id, ans := range answers {
 		q, ok := asked[id]

@@ -10,6 +10,7 @@ import (
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/checkpoint"
 	"github.com/loomwork/loom/compose"
+	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/graph"
 )
 
@@ -20,8 +21,8 @@ type benchState struct {
 func noop(_ context.Context, s benchState) (benchState, error) { return s, nil }
 
 // chainGraph is 10 no-op nodes in a line.
-func chainGraph(b *testing.B, store checkpoint.Store) *graph.Compiled[benchState] {
-	g := graph.New[benchState](graph.Config{Store: store})
+func chainGraph(b *testing.B) *graph.Compiled[benchState] {
+	g := graph.New[benchState](graph.Config{})
 	prev := graph.START
 	for i := range 10 {
 		name := "n" + strconv.Itoa(i)
@@ -37,8 +38,8 @@ func chainGraph(b *testing.B, store checkpoint.Store) *graph.Compiled[benchState
 }
 
 // fanGraph fans out to 3 no-op nodes and joins them.
-func fanGraph(b *testing.B, store checkpoint.Store) *graph.Compiled[benchState] {
-	g := graph.New[benchState](graph.Config{Store: store}).Node("split", noop).Node("join", noop).
+func fanGraph(b *testing.B) *graph.Compiled[benchState] {
+	g := graph.New[benchState](graph.Config{}).Node("split", noop).Node("join", noop).
 		Edge(graph.START, "split").Edge("join", graph.END)
 	for i := range 3 {
 		name := "w" + strconv.Itoa(i)
@@ -86,16 +87,14 @@ func BenchmarkGraph(b *testing.B) {
 	for _, store := range names {
 		for _, shape := range []string{"chain10", "fanout3"} {
 			b.Run(fmt.Sprintf("store=%s/graph=%s", store, shape), func(b *testing.B) {
-				s := stores[store](b)
-				c := chainGraph(b, s)
+				e := engine.New(engine.WithCheckpoints(stores[store](b)))
+				c := chainGraph(b)
 				if shape == "fanout3" {
-					c = fanGraph(b, s)
+					c = fanGraph(b)
 				}
 				b.ReportAllocs()
-				i := 0
 				for b.Loop() {
-					i++
-					if _, err := c.Invoke(ctx, "t"+strconv.Itoa(i), benchState{N: 1}); err != nil {
+					if _, err := e.Invoke(ctx, c, benchState{N: 1}); err != nil {
 						b.Fatal(err)
 					}
 				}

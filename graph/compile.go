@@ -7,10 +7,8 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
-	"sync"
 
 	"github.com/loomwork/loom/agent"
-	"github.com/loomwork/loom/checkpoint"
 	"github.com/loomwork/loom/internal/flow"
 )
 
@@ -26,11 +24,9 @@ type Compiled[S any] struct {
 	joins      []join
 	reducers   map[string]Reducer
 	fields     []string
-	store      checkpoint.Store
 	maxSteps   int
 	maxPar     int
 	schema     json.RawMessage
-	onceMu     sync.Mutex
 }
 
 var toolName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]{0,63}$`)
@@ -133,10 +129,7 @@ func (g *Graph[S]) Compile() (*Compiled[S], error) {
 		nodes: maps.Clone(g.nodes), order: slices.Clone(g.order),
 		edges: maps.Clone(g.edges), branches: maps.Clone(g.branches), joins: slices.Clone(g.joins),
 		reducers: maps.Clone(g.reducers), fields: fieldNames,
-		store: g.cfg.Store, maxSteps: g.cfg.MaxSteps, maxPar: g.cfg.MaxParallel, schema: schema,
-	}
-	if c.store == nil {
-		c.store = checkpoint.NewMemory()
+		maxSteps: g.cfg.MaxSteps, maxPar: g.cfg.MaxParallel, schema: schema,
 	}
 	if c.maxSteps == 0 {
 		c.maxSteps = DefaultMaxSteps
@@ -166,6 +159,3 @@ func (c *Compiled[S]) InputSchema() json.RawMessage { return c.schema }
 
 // OutputSchema is the schema of S: a run's output is the final state.
 func (c *Compiled[S]) OutputSchema() json.RawMessage { return c.schema }
-
-// Store returns the checkpoint store the graph saves to.
-func (c *Compiled[S]) Store() checkpoint.Store { return c.store }

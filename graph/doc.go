@@ -1,8 +1,8 @@
-// Package graph runs stateful graphs of nodes over a typed state, with a
-// checkpoint after every step, human-input nodes, resume without re-running
-// the node that asked, and time travel. A compiled graph is an
+// Package graph runs stateful graphs of nodes over a typed state, in
+// super-steps, with human-input nodes. A compiled graph is an
 // [github.com/loomwork/loom/agent.Agent], so it nests in sequences, tools,
-// sessions, servers and other graphs.
+// sessions, servers and other graphs, and an engine saves and resumes it
+// like any other agent.
 //
 // # State and writes
 //
@@ -26,43 +26,42 @@
 // pick the next step's tasks. [Config.MaxSteps] bounds a run; reaching it
 // is a [*StepLimitError] naming the looping nodes.
 //
-// # Checkpoints, interrupts and resume
+// # Durable runs: the engine's journal
 //
-// Runs are keyed by a thread id ([WithThread]). A checkpoint (format
-// [Format]) is saved to the [checkpoint.Store] after the input and after
-// every step, and records the state, the next tasks, the writes of the
-// tasks that finished in a step that did not complete (a failed node, a
-// question), and the pending requests.
+// A graph keeps no checkpoints of its own. Each step is a nested run named
+// "step" whose output is the state after it and the next tasks, and each
+// task a nested run of the step; under an engine with a checkpoint store
+// (engine.WithCheckpoints) these runs are saved in the engine's journal as
+// they end, like an AI's model calls and tool runs. A step's record holds
+// the state and the next tasks, never the path taken, so its cost does not
+// grow with the steps before it.
 //
-// A [Graph.Ask] node ends the run with an [*agent.InterruptedError]. Its
-// question has a stable id; [Compiled.Resume] checks the answer against
-// the question's schema and applies it as the node's output without
-// running anything again, then continues. Resume claims the thread's head
-// by compare-and-swap, so of two concurrent resumes exactly one advances
-// and the other fails with [ErrAlreadyResumed]. A sub-graph
-// ([SubGraph]) that asks is resumed from its own checkpoint, in the
-// middle.
+// A [Graph.Ask] node asks through [agent.Ask], and any node may too: an
+// [Graph.AgentNode] whose agent waits for an approval (a Coder→Sandbox
+// whose approver defers to a person) makes the graph wait with its
+// question. The run ends with an [*agent.InterruptedError]; the engine's
+// Pending lists the questions, from any process, and its Resume continues
+// the run with the answers: steps and tasks that ended are replayed from
+// the journal (on the same run ids), an Ask node gets its answer as its
+// output, and an agent node's agent goes on where it asked without
+// repeating its model calls or tool runs. A run whose process died is
+// resumed the same way, without answers.
 //
-// Nodes run at least once: a node whose process dies re-runs. Effects
-// that must happen once go through [Once], which saves each result before
-// the node goes on and returns it on a re-run.
-//
-// A graph that waits is continued by [Compiled.Resume] on its thread, in
-// this process or another, or by a durable engine's resume of the run the
-// graph belongs to (as its agent or nested in it): the engine replays its
-// journal down to the graph, which goes on from its own checkpoint with
-// the answers the engine was given.
+// Nodes are at least once: a node whose process dies before its task's
+// end was saved runs again. Effects that must happen once go through
+// [Once], a journaled nested run whose result is replayed on a re-run.
 //
 // # History
 //
-// [Compiled.History] lists a thread's checkpoints, [Compiled.StateAt] reads
-// one, and [Compiled.Fork] starts a new thread from any of them, leaving
-// the original intact. [Compiled.Mermaid] draws the graph.
+// The engine's History and Fork give time travel over any run; for a
+// graph, [Compiled.History] reads the state after each step of a run, and
+// [Compiled.EditState] is the fork option that continues a branch from an
+// edited state. [Compiled.Mermaid] draws the graph.
 //
 // # Events
 //
 // A run's events show each step as a nested run named "step" (its input
-// lists the tasks; its output the checkpoint, status and next tasks), and
-// each task as a nested run of the step named for its node, whose output
-// is its writes; a question is an [agent.EventInterrupt].
+// lists the tasks; its output is the state after it and the next tasks),
+// and each task as a nested run of the step named for its node, whose
+// output is its writes; a question is an [agent.EventInterrupt].
 package graph

@@ -17,23 +17,6 @@ var (
 	// ErrStepLimit marks a run that reached its step limit; the error is a
 	// [*StepLimitError].
 	ErrStepLimit = errors.New("graph: step limit reached")
-	// ErrAlreadyResumed marks a resume that lost: another resume of the
-	// same checkpoint advanced the thread first, or the answered request
-	// was already answered. It also wraps checkpoint.ErrConflict when the
-	// loss was a compare-and-swap.
-	ErrAlreadyResumed = errors.New("graph: already resumed")
-	// ErrUnknownAnswer marks an answer whose id matches no request the
-	// thread waits for.
-	ErrUnknownAnswer = errors.New("graph: answer matches no pending request")
-	// ErrNothingToResume marks a Resume of a thread that has ended, or of
-	// a waiting thread with no answers.
-	ErrNothingToResume = errors.New("graph: nothing to resume")
-	// ErrThreadBusy marks a new run on a thread that has not ended: it
-	// waits for answers, failed, or is running; continue it with Resume.
-	ErrThreadBusy = errors.New("graph: thread has not ended")
-	// ErrFormat marks a checkpoint this package did not write or cannot
-	// read (an unknown format version).
-	ErrFormat = errors.New("graph: unknown checkpoint format")
 	// ErrNotInNode marks a call to [Once] outside a graph node.
 	ErrNotInNode = errors.New("graph: called outside a graph node")
 )
@@ -87,9 +70,7 @@ func (e *StepLimitError) Error() string {
 // Unwrap returns [ErrStepLimit].
 func (e *StepLimitError) Unwrap() error { return ErrStepLimit }
 
-// NodeError is the failure of one node in a step. The writes of the step's
-// other nodes that succeeded are kept in the checkpoint, so a Resume runs
-// only the nodes that did not finish.
+// NodeError is the failure of one node in a step.
 type NodeError struct {
 	Node string // the task: the node's name, with "#i" for a Send
 	Step int

@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/checkpoint"
+	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/graph"
 )
 
@@ -16,9 +18,10 @@ type Review struct {
 	Log      []string `json:"log"`
 }
 
-// A graph that drafts, asks a person to approve, and publishes. The run
-// stops at the approval; Resume applies the answer as the approval node's
-// output and continues, without running the draft again.
+// A graph that drafts, asks a person to approve, and publishes. Under an
+// engine that saves its runs, the run stops at the approval; the engine's
+// Resume applies the answer as the approval node's output and continues,
+// without running the draft again.
 func Example() {
 	ctx := context.Background()
 	g := graph.New[Review](graph.Config{Name: "publish"}).
@@ -58,7 +61,9 @@ func Example() {
 		return
 	}
 
-	_, err = c.Invoke(ctx, "review-1", Review{})
+	e := engine.New(engine.WithCheckpoints(checkpoint.NewMemory()))
+	ctx = agent.WithIDs(ctx, func() string { return "review-1" })
+	_, err = e.Invoke(ctx, c, Review{})
 	ie := agent.Interrupts(err)
 	if ie == nil {
 		fmt.Println("expected a question, got", err)
@@ -67,13 +72,26 @@ func Example() {
 	q := ie.Questions[0]
 	fmt.Println("asks:", q.ID, q.Kind, string(q.Payload))
 
-	out, err := c.ResumeInvoke(ctx, "review-1", map[string]json.RawMessage{q.ID: json.RawMessage(`{"ok":true}`)})
+	pending, err := e.Pending(ctx, "review-1")
 	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("pending:", len(pending), pending[0].ID == q.ID)
+
+	res, err := e.ResumeInvoke(ctx, c, "review-1", map[string]json.RawMessage{q.ID: json.RawMessage(`{"ok":true}`)})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var out Review
+	if err := res.Decode(&out); err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Println(out.Log, out.Approved)
 	// Output:
-	// asks: review-1:2:approve approval {"draft":"Hello, world"}
+	// asks: review-1.2.1?1 approval {"draft":"Hello, world"}
+	// pending: 1 true
 	// [drafted published] true
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/loomwork/loom/agent"
-	"github.com/loomwork/loom/checkpoint"
 )
 
 // Reserved node names: where a run enters and where it ends.
@@ -28,12 +27,8 @@ type Config struct {
 	Name string
 	// Description tells a model what the graph does when it is a tool.
 	Description string
-	// Store keeps the checkpoints: one after every step. nil keeps them in
-	// the compiled graph's memory, so a thread can be resumed only in this
-	// process.
-	Store checkpoint.Store
-	// MaxSteps bounds the super-steps of one run (counting from its input,
-	// across resumes); 0 means [DefaultMaxSteps].
+	// MaxSteps bounds the super-steps of one run (a resumed run counts the
+	// steps it replays); 0 means [DefaultMaxSteps].
 	MaxSteps int
 	// MaxParallel bounds how many nodes of a step run at once; 0 means
 	// [DefaultMaxParallel].
@@ -70,7 +65,7 @@ type node[S any] struct {
 	ask  func(s S) (Question, error)
 	// apply turns an answer into the asking node's output.
 	apply func(s S, answer json.RawMessage) (S, error)
-	sub   subgraph
+	sub   agent.Agent
 	in    func(s S) (json.RawMessage, error)
 	out   func(s S, output json.RawMessage) (S, error)
 }
@@ -95,7 +90,9 @@ type Send[S any] struct {
 	State S
 }
 
-// Question is what a human-input node asks.
+// Question is what a human-input node ([Graph.Ask]) asks: it is asked
+// through [agent.Ask], so the run waits with an [agent.Question] (the one
+// question type of every run) whose id the engine's Pending lists.
 type Question struct {
 	// Kind says what is asked, such as "approval" or "input".
 	Kind string
@@ -150,11 +147,13 @@ func (g *Graph[S]) Node(name string, fn func(ctx context.Context, s S) (S, error
 
 // AgentNode adds a node that runs a as a nested run: in maps the state to
 // the agent's input (any value [agent.EncodeInput] takes), and out maps the
-// agent's output back into the state. Once the agent has ended, its output
-// is saved (see [Once]): when the node runs again (its process died, or
-// out failed), the agent does not. An agent that asks a question
-// ([agent.Ask]) fails the node: a graph asks through [Graph.Ask] nodes, so
-// that a resume never re-runs the agent.
+// agent's output back into the state. Under a durable engine the agent's
+// run is journaled: when the node runs again (its process died, or the run
+// was resumed), an agent run that ended is replayed, not run again. An
+// agent that asks ([agent.Ask], as a Coder→Sandbox approval does) makes the
+// graph wait with its question; the engine's resume with the answer
+// continues the agent where it asked, without repeating its model calls or
+// tool runs.
 func (g *Graph[S]) AgentNode(name string, a agent.Agent, in func(s S) (any, error), out func(s S, output json.RawMessage) (S, error)) *Graph[S] {
 	if a == nil || in == nil || out == nil {
 		g.problem("agent node %q needs an agent, an input mapping and an output mapping", name)
@@ -169,27 +168,19 @@ func (g *Graph[S]) AgentNode(name string, a agent.Agent, in func(s S) (any, erro
 		if err != nil {
 			return s, fmt.Errorf("input mapping: %w", err)
 		}
-		// The agent's output is kept through Once: a node re-run after a
-		// crash or a failure later in the node does not run the agent again.
-		output, err := Once(ctx, "agent", func(ctx context.Context) (json.RawMessage, error) {
-			end, err := r.Child(ctx, a, raw)
-			return end.Output, err
-		})
+		end, err := r.Child(ctx, a, raw)
 		if err != nil {
-			if agent.Interrupts(err) != nil {
-				return s, fmt.Errorf("agent %s asked a question inside a graph node; ask through a graph.Ask node so a resume does not re-run the agent (%v)", a.Name(), err)
-			}
 			return s, err
 		}
-		return out(s, output)
+		return out(s, end.Output)
 	}})
 }
 
-// Ask adds a human-input node. When it is reached, the run ends with an
-// [*agent.InterruptedError] holding the question q returns (with a stable
-// id), and the thread's checkpoint records it. [Compiled.Resume] checks an
-// answer against the question's schema and passes it to apply as this
-// node's output: the node is never run again.
+// Ask adds a human-input node. When it is reached, it asks the question q
+// returns through [agent.Ask] (its id is stable: derived from the task's
+// run id), and the run ends with an [*agent.InterruptedError] holding it.
+// The engine's Resume checks an answer against the question's schema and
+// the node passes it to apply as its output.
 func (g *Graph[S]) Ask(name string, q func(s S) (Question, error), apply func(s S, answer json.RawMessage) (S, error)) *Graph[S] {
 	if q == nil || apply == nil {
 		g.problem("ask node %q needs a question function and an apply function", name)

@@ -49,22 +49,20 @@ func TestLinearAndFanOutJoin(t *testing.T) {
 		Edge(graph.START, "a").Edge("a", "b").Edge("a", "c").Edge("c", "slow").
 		Join("d", "b", "slow").Edge("d", graph.END)
 	c := compile(t, g)
-	out, err := c.Invoke(ctx, "t1", st{Topic: "x"})
+	e := durable(nil)
+	out, err := runAs(ctx, e, c, "t1", st{Topic: "x"})
 	require.NoError(t, err)
 	// b and c run in one step in name order; d waits for b and slow.
 	require.Equal(t, []string{"a", "b", "c", "slow", "d"}, out.Log)
 	require.Equal(t, 5, out.Count)
 	require.Equal(t, "x", out.Topic)
 
-	hist, err := c.History(ctx, "t1")
+	hist, err := c.History(ctx, e, "t1")
 	require.NoError(t, err)
-	kinds := make([]string, len(hist))
-	for i, h := range hist {
-		kinds[i] = h.Kind
-	}
-	require.Equal(t, []string{"input", "step", "step", "step", "end"}, kinds)
-	require.Equal(t, []string{"b", "c"}, hist[1].Next)
-	require.Equal(t, []string{"a", "b", "c"}, hist[2].State.Log)
+	require.Len(t, hist, 4)
+	require.Equal(t, []string{"b", "c"}, hist[0].Next)
+	require.Equal(t, []string{"a", "b", "c"}, hist[1].State.Log)
+	require.Equal(t, []string{"slow"}, hist[1].Next)
 }
 
 func TestReducers(t *testing.T) {
@@ -95,7 +93,7 @@ func TestReducers(t *testing.T) {
 		})).
 		Edge(graph.START, "p").Edge(graph.START, "q").Edge("p", graph.END).Edge("q", graph.END)
 	c := compile(t, g)
-	out, err := c.Invoke(ctx, "r", st{Log: []string{"in"}, Count: 10})
+	out, err := c.Invoke(ctx, st{Log: []string{"in"}, Count: 10})
 	require.NoError(t, err)
 	require.Equal(t, []string{"in", "p", "q1", "q2"}, out.Log)
 	require.Equal(t, 15, out.Count)
@@ -108,7 +106,7 @@ func TestAppendFieldRewrittenIsAnError(t *testing.T) {
 	g := graph.New[st](graph.Config{}).Reducer("log", graph.Append()).
 		Node("bad", func(_ context.Context, s st) (st, error) { s.Log = []string{"other"}; return s, nil }).
 		Edge(graph.START, "bad").Edge("bad", graph.END)
-	_, err := compile(t, g).Invoke(context.Background(), "t", st{Log: []string{"x"}})
+	_, err := compile(t, g).Invoke(context.Background(), st{Log: []string{"x"}})
 	require.ErrorContains(t, err, `field "log" (reducer append)`)
 	require.ErrorContains(t, err, "changed element 0")
 	var ne *graph.NodeError
@@ -123,16 +121,13 @@ func TestWriteConflictNamesFieldAndNodes(t *testing.T) {
 	g := graph.New[st](graph.Config{}).Node("left", set("l")).Node("right", set("r")).
 		Edge(graph.START, "left").Edge(graph.START, "right").Edge("left", graph.END).Edge("right", graph.END)
 	c := compile(t, g)
-	_, err := c.Invoke(context.Background(), "t", st{})
+	_, err := c.Invoke(context.Background(), st{})
 	var we *graph.WriteConflictError
 	require.ErrorAs(t, err, &we)
 	require.ErrorIs(t, err, graph.ErrWriteConflict)
 	require.Equal(t, "out", we.Field)
 	require.Equal(t, []string{"left", "right"}, we.Nodes)
 	require.ErrorContains(t, err, `field "out" was written by "left" and "right"`)
-	snap, err := c.StateAt(context.Background(), "t", 0)
-	require.NoError(t, err)
-	require.Equal(t, graph.StatusFailed, snap.Status)
 }
 
 func TestStepLimitNamesLoopingNodes(t *testing.T) {
@@ -145,7 +140,7 @@ func TestStepLimitNamesLoopingNodes(t *testing.T) {
 			}
 			return []string{"ping"}, nil
 		}, "ping", "stop").Edge("stop", graph.END)
-	_, err := compile(t, g).Invoke(context.Background(), "t", st{})
+	_, err := compile(t, g).Invoke(context.Background(), st{})
 	var le *graph.StepLimitError
 	require.ErrorAs(t, err, &le)
 	require.ErrorIs(t, err, graph.ErrStepLimit)
@@ -219,15 +214,16 @@ func TestDispatchSend(t *testing.T) {
 		}, "work").
 		Edge("work", "sum").Edge("sum", graph.END)
 	c := compile(t, g)
-	out, err := c.Invoke(context.Background(), "t", st{})
+	e := durable(nil)
+	out, err := runAs(context.Background(), e, c, "t", st{})
 	require.NoError(t, err)
 	require.Equal(t, []string{"did x", "did y", "did z"}, out.Log)
 	require.Equal(t, 3, out.Count)
 	require.Equal(t, "3", out.Out)
 	require.Equal(t, "", out.Topic, "a Send's own state is not written back")
-	hist, err := c.History(context.Background(), "t")
+	hist, err := c.History(context.Background(), e, "t")
 	require.NoError(t, err)
-	require.Equal(t, []string{"work#0", "work#1", "work#2"}, hist[1].Next)
+	require.Equal(t, []string{"work#0", "work#1", "work#2"}, hist[0].Next)
 }
 
 func TestNodesRunConcurrentlyWithinTheLimit(t *testing.T) {
@@ -250,7 +246,7 @@ func TestNodesRunConcurrentlyWithinTheLimit(t *testing.T) {
 	}
 	g := graph.New[st](graph.Config{MaxParallel: 2}).Node("a", node).Node("b", node).
 		Edge(graph.START, "a").Edge(graph.START, "b").Edge("a", graph.END).Edge("b", graph.END)
-	_, err := compile(t, g).Invoke(context.Background(), "t", st{})
+	_, err := compile(t, g).Invoke(context.Background(), st{})
 	require.NoError(t, err)
 	require.Equal(t, 2, peak)
 }
@@ -260,7 +256,7 @@ func TestRunEventsShowStepsNodesAndWrites(t *testing.T) {
 		Node("a", logNode("a")).Edge(graph.START, "a").Edge("a", graph.END)
 	c := compile(t, g)
 	var steps, nodes []agent.Event
-	for ev, err := range c.Run(graph.WithThread(context.Background(), "t"), json.RawMessage(`{"topic":"q"}`)) {
+	for ev, err := range c.Run(context.Background(), json.RawMessage(`{"topic":"q"}`)) {
 		require.NoError(t, err)
 		if ev.Kind == agent.EventRunEnd && ev.Agent == "step" {
 			steps = append(steps, ev)
@@ -270,42 +266,21 @@ func TestRunEventsShowStepsNodesAndWrites(t *testing.T) {
 		}
 	}
 	require.Len(t, steps, 1)
-	require.JSONEq(t, `{"step":1,"checkpoint":2,"status":"done","next":[]}`, string(steps[0].Output))
+	require.JSONEq(t, `{"step":1,"state":{"topic":"q","log":["a"],"count":1}}`, string(steps[0].Output))
 	require.Len(t, nodes, 1)
 	require.JSONEq(t, `{"writes":[{"field":"log","value":["a"]},{"field":"count","value":1}]}`, string(nodes[0].Output))
 	require.Equal(t, steps[0].RunID, nodes[0].ParentID)
 }
 
-func TestBadInputAndBusyThread(t *testing.T) {
+func TestBadInput(t *testing.T) {
 	ctx := context.Background()
 	c := compile(t, graph.New[st](graph.Config{}).Node("a", logNode("a")).Edge(graph.START, "a").Edge("a", graph.END))
-	_, err := agent.Invoke(graph.WithThread(ctx, "x"), c, json.RawMessage(`[1]`))
+	_, err := agent.Invoke(ctx, c, json.RawMessage(`[1]`))
 	require.ErrorIs(t, err, agent.ErrInvalidInput)
 	require.ErrorContains(t, err, "the input must be a JSON object of state fields")
-	out, err := agent.InvokeAs[st](graph.WithThread(ctx, "y"), c, json.RawMessage(`{"topic":"t","other":1}`))
+	out, err := agent.InvokeAs[st](ctx, c, json.RawMessage(`{"topic":"t","other":1}`))
 	require.NoError(t, err, "keys that are not fields are ignored")
 	require.Equal(t, "t", out.Topic)
-
-	ask := compile(t, graph.New[st](graph.Config{}).
-		Ask("human", func(st) (graph.Question, error) { return graph.Question{Kind: "input"}, nil },
-			func(s st, _ json.RawMessage) (st, error) { return s, nil }).
-		Edge(graph.START, "human").Edge("human", graph.END))
-	_, err = ask.Invoke(ctx, "w", st{})
-	require.ErrorIs(t, err, agent.ErrInterrupted)
-	_, err = ask.Invoke(ctx, "w", st{})
-	require.ErrorIs(t, err, graph.ErrThreadBusy)
-}
-
-func TestThreadCarriesOverRuns(t *testing.T) {
-	ctx := context.Background()
-	c := compile(t, graph.New[st](graph.Config{}).Reducer("log", graph.Append()).
-		Node("echo", func(_ context.Context, s st) (st, error) { s.Log = append(s.Log, "re: "+s.Topic); return s, nil }).
-		Edge(graph.START, "echo").Edge("echo", graph.END))
-	_, err := agent.Invoke(graph.WithThread(ctx, "chat"), c, json.RawMessage(`{"topic":"hi","log":["user: hi"]}`))
-	require.NoError(t, err)
-	out, err := agent.InvokeAs[st](graph.WithThread(ctx, "chat"), c, json.RawMessage(`{"topic":"bye","log":["user: bye"]}`))
-	require.NoError(t, err)
-	require.Equal(t, []string{"user: hi", "re: hi", "user: bye", "re: bye"}, out.Log)
 }
 
 func TestMermaid(t *testing.T) {
@@ -344,7 +319,7 @@ func TestGraphNestsAsAnAgent(t *testing.T) {
 				return s, nil
 			}).
 		Edge(graph.START, "call").Edge("call", graph.END))
-	out, err := outer.Invoke(context.Background(), "o", st{Topic: "t"})
+	out, err := outer.Invoke(context.Background(), st{Topic: "t"})
 	require.NoError(t, err)
 	require.Equal(t, []string{"inner"}, out.Log)
 	require.True(t, slices.Contains([]string{"outer"}, outer.Name()))

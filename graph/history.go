@@ -2,117 +2,88 @@ package graph
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
-	"github.com/loomwork/loom/checkpoint"
+	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/engine"
 )
 
-// Snapshot is a thread's state at one checkpoint.
+// Snapshot is a graph's state after one of its steps, in a run an engine
+// recorded.
 type Snapshot[S any] struct {
-	Thread string
-	Seq    int64     // the checkpoint's position in the thread, from 1
-	Kind   string    // "input", "step", "waiting", "failed", "resume", "fork", "end"
-	Time   time.Time // when it was saved
-	Status string    // StatusRunning, StatusWaiting, StatusFailed or StatusDone
-	Step   int       // super-steps completed on the thread
-	State  S
-	// Next are the tasks of the coming step (a node's name, with "#i" for
-	// a Send).
-	Next    []string
-	Waiting []Request
-	Error   string
+	// Seq is the engine's checkpoint at which the step ended: fork the run
+	// there (engine.Engine.Fork) to go back to this step.
+	Seq int64
+	// RunID is the step's run id.
+	RunID string
+	// Step is the number of super-steps completed.
+	Step int
+	Time time.Time
+	// State is the state after the step.
+	State S
+	// Next are the tasks of the coming step (a node's name, with "#i" for a
+	// Send); none after the last step.
+	Next []string
 }
 
-func (c *Compiled[S]) snapshot(cp checkpoint.Checkpoint) (Snapshot[S], error) {
-	rec, err := readRecord(cp)
+// History returns the state after each step of the graph in run runID of
+// e, oldest first: a view over [engine.Engine.History] for runs of this
+// graph, whether it is the run's agent or nested in it (steps of several
+// runs of the graph in one run are all listed, in the order they ended).
+// A step that waits or failed is not listed until it ends.
+func (c *Compiled[S]) History(ctx context.Context, e *engine.Engine, runID string) ([]Snapshot[S], error) {
+	steps, err := e.History(ctx, runID)
 	if err != nil {
-		return Snapshot[S]{}, err
+		return nil, err
 	}
-	s, err := decode[S](rec.State)
-	if err != nil {
-		return Snapshot[S]{}, err
-	}
-	return Snapshot[S]{Thread: cp.RunID, Seq: cp.Seq, Kind: cp.Kind, Time: cp.Time, Status: rec.Status, Step: rec.Step,
-		State: s, Next: taskIDs(rec.Next), Waiting: rec.Waiting, Error: rec.Error}, nil
-}
-
-// History returns the thread's checkpoints, oldest first.
-func (c *Compiled[S]) History(ctx context.Context, thread string) ([]Snapshot[S], error) {
-	cps, err := c.store.List(ctx, thread)
-	if err != nil {
-		return nil, fmt.Errorf("graph %s: history of thread %q: %w", c.name, thread, err)
-	}
-	out := make([]Snapshot[S], len(cps))
-	for i, cp := range cps {
-		if out[i], err = c.snapshot(cp); err != nil {
-			return nil, err
+	agents := map[string]string{} // run id -> agent name
+	var out []Snapshot[S]
+	for _, st := range steps {
+		for _, ev := range st.Events {
+			switch {
+			case ev.Kind == agent.EventRunStart:
+				agents[ev.RunID] = ev.Agent
+			case ev.Kind == agent.EventRunEnd && ev.Err == nil && ev.Agent == "step" && agents[ev.ParentID] == c.name:
+				p, err := readProgress(c.name, ev.Output)
+				if err != nil {
+					return nil, err
+				}
+				s, err := decode[S](p.State)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, Snapshot[S]{Seq: st.Seq, RunID: ev.RunID, Step: p.Step, Time: ev.Time, State: s, Next: taskIDs(p.Next)})
+			}
 		}
 	}
 	return out, nil
 }
 
-// StateAt returns the thread's state at checkpoint seq, or at its head when
-// seq is 0.
-func (c *Compiled[S]) StateAt(ctx context.Context, thread string, seq int64) (Snapshot[S], error) {
-	var cp checkpoint.Checkpoint
-	var err error
-	if seq == 0 {
-		cp, err = c.store.Head(ctx, thread)
-	} else {
-		cp, err = c.store.Get(ctx, thread, seq)
-	}
-	if err != nil {
-		return Snapshot[S]{}, fmt.Errorf("graph %s: state of thread %q: %w", c.name, thread, err)
-	}
-	return c.snapshot(cp)
-}
-
-// Fork starts thread to as a branch of thread from at checkpoint seq (time
-// travel): to gets a copy of from's checkpoints 1..seq, then, when edit is
-// not nil, a "fork" checkpoint whose state is edit's result. The original
-// thread is left as it was. Continue the branch with [Compiled.Resume]
-// (with answers when it waits). to must be a new thread. [Once] results
-// are not copied: the branch is a new history, whose nodes do their
-// effects again.
-func (c *Compiled[S]) Fork(ctx context.Context, from string, seq int64, to string, edit func(s S) (S, error)) (Snapshot[S], error) {
-	var zero Snapshot[S]
-	if from == to {
-		return zero, fmt.Errorf("graph %s: fork of thread %q onto itself; name a new thread", c.name, from)
-	}
-	cps, err := c.store.List(ctx, from)
-	if err != nil {
-		return zero, fmt.Errorf("graph %s: fork thread %q: %w", c.name, from, err)
-	}
-	if seq < 1 || seq > int64(len(cps)) {
-		return zero, fmt.Errorf("graph %s: fork thread %q at checkpoint %d: it has checkpoints 1 to %d", c.name, from, seq, len(cps))
-	}
-	for _, cp := range cps[:seq] {
-		cp.RunID = to
-		if err := c.store.Put(ctx, cp); err != nil {
-			return zero, fmt.Errorf("graph %s: fork thread %q into %q (a new thread is needed): %w", c.name, from, to, err)
+// EditState is the fork option (for engine.Engine.Fork at a [Snapshot]'s
+// Seq) that replaces the state after that step by what edit returns: the
+// fork continues from the edited state. The next step's tasks stay those
+// the step chose.
+func (c *Compiled[S]) EditState(edit func(s S) (S, error)) engine.ForkOption {
+	return engine.EditOutput(func(end agent.Event) (json.RawMessage, error) {
+		if end.Agent != "step" {
+			return nil, fmt.Errorf("%w: graph %s: the forked step's last run is %s, not a step of the graph; fork at a Snapshot's Seq", agent.ErrInvalidConfig, c.name, end.Agent)
 		}
-	}
-	last := cps[seq-1]
-	if edit != nil {
-		rec, err := readRecord(last)
+		p, err := readProgress(c.name, end.Output)
 		if err != nil {
-			return zero, err
+			return nil, err
 		}
-		s, err := decode[S](rec.State)
+		s, err := decode[S](p.State)
 		if err != nil {
-			return zero, err
+			return nil, err
 		}
 		if s, err = edit(s); err != nil {
-			return zero, fmt.Errorf("graph %s: fork edit: %w", c.name, err)
+			return nil, err
 		}
-		if rec.State, err = encode(s); err != nil {
-			return zero, err
+		if p.State, err = encode(s); err != nil {
+			return nil, err
 		}
-		if err := c.put(ctx, to, seq+1, "fork", rec); err != nil {
-			return zero, err
-		}
-		return c.StateAt(ctx, to, seq+1)
-	}
-	return c.StateAt(ctx, to, seq)
+		return json.Marshal(p)
+	})
 }

@@ -3,6 +3,7 @@ package graph_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/checkpoint"
+	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/graph"
 	"github.com/stretchr/testify/require"
 )
@@ -60,7 +62,47 @@ func answer(ie *agent.InterruptedError, a json.RawMessage) map[string]json.RawMe
 	return m
 }
 
-// langgraph#6208: a node asking twice re-ran after the first answer.
+// durable returns an engine that saves its runs to store (a fresh memory
+// store when nil): the one way a graph run is saved and resumed.
+func durable(store checkpoint.Store) *engine.Engine {
+	if store == nil {
+		store = checkpoint.NewMemory()
+	}
+	return engine.New(engine.WithCheckpoints(store))
+}
+
+// runAs runs c under e as run id, returning the final state.
+func runAs[S any](ctx context.Context, e *engine.Engine, c *graph.Compiled[S], id string, in S) (S, error) {
+	ctx = agent.WithIDs(ctx, func() string { return id })
+	return engine.InvokeAs[S](ctx, e, c, in)
+}
+
+// resumeAs resumes run id of c under e with answers.
+func resumeAs[S any](ctx context.Context, e *engine.Engine, c *graph.Compiled[S], id string, answers map[string]json.RawMessage) (S, error) {
+	var s S
+	res, err := e.ResumeInvoke(ctx, c, id, answers)
+	if err != nil {
+		return s, err
+	}
+	err = res.Decode(&s)
+	return s, err
+}
+
+// pendingIDs returns the ids of the questions Engine.Pending lists.
+func pendingIDs(t *testing.T, e *engine.Engine, id string) []string {
+	t.Helper()
+	qs, err := e.Pending(context.Background(), id)
+	require.NoError(t, err)
+	ids := []string{}
+	for _, q := range qs {
+		ids = append(ids, q.ID)
+	}
+	return ids
+}
+
+// langgraph#6208: a node asking twice re-ran after the first answer. Here
+// the engine lists the question the run waits for after each answer, under
+// the ids of the steps, which a resume does not renumber.
 func TestTwoAsksInARowDoNotRerunAnything(t *testing.T) {
 	ctx := context.Background()
 	var before, after atomic.Int32
@@ -71,22 +113,40 @@ func TestTwoAsksInARowDoNotRerunAnything(t *testing.T) {
 	g.Node("ship", counted(&after, "ship")).
 		Edge(graph.START, "charge").Edge("charge", "first").Edge("first", "second").Edge("second", "ship").Edge("ship", graph.END)
 	c := compile(t, g)
+	e := durable(nil)
 
-	_, err := c.Invoke(ctx, "t", st{})
+	_, err := runAs(ctx, e, c, "t", st{})
 	ie := interrupted(t, err)
 	require.Len(t, ie.Questions, 1)
-	require.Equal(t, "t:2:first", ie.Questions[0].ID)
+	require.Equal(t, "t.2.1?1", ie.Questions[0].ID, "step 2's first task asked")
+	require.Equal(t, "t", ie.Questions[0].RootID)
 	require.JSONEq(t, `{"node":"first","count":0}`, string(ie.Questions[0].Payload))
+	require.Equal(t, []string{"t.2.1?1"}, pendingIDs(t, e, "t"))
 
-	_, err = c.ResumeInvoke(ctx, "t", answer(ie, yes()))
+	_, err = resumeAs(ctx, e, c, "t", answer(ie, yes()))
 	ie = interrupted(t, err)
-	require.Equal(t, "t:3:second", ie.Questions[0].ID)
+	require.Equal(t, "t.3.1?1", ie.Questions[0].ID)
+	require.Equal(t, []string{"t.3.1?1"}, pendingIDs(t, e, "t"), "the engine lists the second question")
 
-	out, err := c.ResumeInvoke(ctx, "t", answer(ie, json.RawMessage(`{"ok":false}`)))
+	out, err := resumeAs(ctx, e, c, "t", answer(ie, json.RawMessage(`{"ok":false}`)))
 	require.NoError(t, err)
 	require.Equal(t, []string{"charge", "first=true", "second=false", "ship"}, out.Log)
 	require.Equal(t, int32(1), before.Load())
 	require.Equal(t, int32(1), after.Load())
+	require.Empty(t, pendingIDs(t, e, "t"))
+
+	// One record, one set of step runs: each step's run started once.
+	hist, err := e.History(ctx, "t")
+	require.NoError(t, err)
+	starts := map[string]int{}
+	for _, step := range hist {
+		for _, ev := range step.Events {
+			if ev.Kind == agent.EventRunStart && ev.Agent == "step" {
+				starts[ev.RunID]++
+			}
+		}
+	}
+	require.Equal(t, map[string]int{"t.1": 1, "t.2": 1, "t.3": 1, "t.4": 1}, starts)
 }
 
 // langgraph#7780: an interrupt in a loop replayed N times with duplicate
@@ -110,12 +170,13 @@ func TestAskInALoop(t *testing.T) {
 			return []string{"work"}, nil
 		}, "work", graph.END)
 	c := compile(t, g)
-	_, err := c.Invoke(ctx, "loop", st{})
-	for i := 0; i < 2; i++ {
+	e := durable(nil)
+	_, err := runAs(ctx, e, c, "loop", st{})
+	for range 2 {
 		ie := interrupted(t, err)
-		_, err = c.ResumeInvoke(ctx, "loop", answer(ie, json.RawMessage(`{"ok":false}`)))
+		_, err = resumeAs(ctx, e, c, "loop", answer(ie, json.RawMessage(`{"ok":false}`)))
 	}
-	out, err := c.ResumeInvoke(ctx, "loop", answer(interrupted(t, err), yes()))
+	out, err := resumeAs(ctx, e, c, "loop", answer(interrupted(t, err), yes()))
 	require.NoError(t, err)
 	require.Equal(t, []string{"work1", "review=false", "work2", "review=false", "work3", "review=true"}, out.Log)
 	require.Equal(t, int32(3), work.Load(), "each iteration's work ran once")
@@ -127,60 +188,65 @@ func TestSameInterruptDifferentAnswers(t *testing.T) {
 	g := graph.New[st](graph.Config{}).Reducer("log", graph.Append())
 	askNode(g, "ok").Edge(graph.START, "ok").Edge("ok", graph.END)
 	c := compile(t, g)
-	_, err := c.Invoke(ctx, "t", st{})
+	e := durable(nil)
+	_, err := runAs(ctx, e, c, "t", st{})
 	ie := interrupted(t, err)
-	waitAt, err := c.StateAt(ctx, "t", 0)
+	hist, err := e.History(ctx, "t")
 	require.NoError(t, err)
-	require.Equal(t, graph.StatusWaiting, waitAt.Status)
+	waitAt := hist[len(hist)-1]
+	require.Equal(t, engine.CheckpointInterrupt, waitAt.Kind)
 
-	out, err := c.ResumeInvoke(ctx, "t", answer(ie, yes()))
+	out, err := resumeAs(ctx, e, c, "t", answer(ie, yes()))
 	require.NoError(t, err)
 	require.Equal(t, []string{"ok=true"}, out.Log)
 
-	_, err = c.ResumeInvoke(ctx, "t", answer(ie, json.RawMessage(`{"ok":false}`)))
-	require.ErrorIs(t, err, graph.ErrAlreadyResumed)
-	require.ErrorContains(t, err, "was answered by an earlier resume")
+	_, err = resumeAs(ctx, e, c, "t", answer(ie, json.RawMessage(`{"ok":false}`)))
+	require.ErrorIs(t, err, engine.ErrRunEnded)
 
 	// A different answer is a fork from the waiting checkpoint.
-	_, err = c.Fork(ctx, "t", waitAt.Seq, "t-alt", nil)
+	alt, err := e.Fork(ctx, "t", waitAt.Seq, engine.ForkID("t-alt"))
 	require.NoError(t, err)
-	alt, err := c.ResumeInvoke(ctx, "t-alt", answer(ie, json.RawMessage(`{"ok":false}`)))
+	qs, err := e.Pending(ctx, alt)
 	require.NoError(t, err)
-	require.Equal(t, []string{"ok=false"}, alt.Log)
-	orig, err := c.StateAt(ctx, "t", 0)
+	require.Len(t, qs, 1)
+	require.Equal(t, "t-alt.1.1?1", qs[0].ID)
+	altOut, err := resumeAs(ctx, e, c, alt, map[string]json.RawMessage{qs[0].ID: json.RawMessage(`{"ok":false}`)})
 	require.NoError(t, err)
-	require.Equal(t, []string{"ok=true"}, orig.State.Log, "the fork left the original intact")
+	require.Equal(t, []string{"ok=false"}, altOut.Log)
+	res, err := e.History(ctx, "t")
+	require.NoError(t, err)
+	require.Equal(t, "done", res[len(res)-1].Status, "the fork left the original intact")
 }
 
 // langgraphjs#1552: a sub-graph resumed from its beginning.
 func TestSubGraphResumesFromTheMiddle(t *testing.T) {
 	ctx := context.Background()
 	var pre, inner, post atomic.Int32
-	store := checkpoint.NewMemory()
-	sg := graph.New[st](graph.Config{Name: "sub", Store: store}).Reducer("log", graph.Append()).
+	sg := graph.New[st](graph.Config{Name: "sub"}).Reducer("log", graph.Append()).
 		Node("draft", counted(&inner, "draft"))
 	askNode(sg, "check")
 	sg.Node("publish", counted(&inner, "publish")).
 		Edge(graph.START, "draft").Edge("draft", "check").Edge("check", "publish").Edge("publish", graph.END)
 	sub := compile(t, sg)
 
-	pg := graph.New[st](graph.Config{Name: "parent", Store: store}).Reducer("log", graph.Append()).
+	pg := graph.New[st](graph.Config{Name: "parent"}).Reducer("log", graph.Append()).
 		Node("pre", counted(&pre, "pre"))
 	graph.SubGraph(pg, "inner", sub, func(s st) (st, error) { return st{Topic: s.Topic}, nil },
 		func(s st, r st) (st, error) { s.Log = append(s.Log, r.Log...); return s, nil })
 	pg.Node("post", counted(&post, "post")).
 		Edge(graph.START, "pre").Edge("pre", "inner").Edge("inner", "post").Edge("post", graph.END)
 	c := compile(t, pg)
+	e := durable(nil)
 
-	_, err := c.Invoke(ctx, "p", st{Topic: "x"})
+	_, err := runAs(ctx, e, c, "p", st{Topic: "x"})
 	ie := interrupted(t, err)
-	reqs, err := c.Pending(ctx, "p")
+	qs, err := e.Pending(ctx, "p")
 	require.NoError(t, err)
-	require.Len(t, reqs, 1)
-	require.Equal(t, "inner", reqs[0].Node)
-	require.Equal(t, "p/inner@2", reqs[0].Thread)
+	require.Len(t, qs, 1)
+	require.Equal(t, "p.2.1.1.2.1", qs[0].RunID, "the sub-graph's second step's task asked")
+	require.Equal(t, "p", qs[0].RootID)
 
-	out, err := c.ResumeInvoke(ctx, "p", answer(ie, yes()))
+	out, err := resumeAs(ctx, e, c, "p", answer(ie, yes()))
 	require.NoError(t, err)
 	require.Equal(t, []string{"pre", "draft", "check=true", "publish", "post"}, out.Log)
 	require.Equal(t, int32(1), pre.Load())
@@ -189,8 +255,8 @@ func TestSubGraphResumesFromTheMiddle(t *testing.T) {
 }
 
 // smallnest/langgraphgo#70: no checkpoint on a dynamic interrupt. Here
-// asks are dispatched dynamically beside a node that finishes; the step's
-// checkpoint keeps both questions and the finished node's writes.
+// asks are dispatched dynamically beside a node that finishes; the run
+// waits for both questions and keeps the finished node's writes.
 func TestDynamicInterruptsAreCheckpointed(t *testing.T) {
 	ctx := context.Background()
 	var side atomic.Int32
@@ -208,22 +274,20 @@ func TestDynamicInterruptsAreCheckpointed(t *testing.T) {
 		}, "approve").
 		Edge("approve", graph.END).Edge("side", graph.END)
 	c := compile(t, g)
-	_, err := c.Invoke(ctx, "d", st{})
+	e := durable(nil)
+	_, err := runAs(ctx, e, c, "d", st{})
 	ie := interrupted(t, err)
 	require.Len(t, ie.Questions, 2)
-	head, err := c.StateAt(ctx, "d", 0)
-	require.NoError(t, err)
-	require.Equal(t, "waiting", head.Kind)
-	require.Len(t, head.Waiting, 2)
-	require.Equal(t, []string{"approve#0", "approve#1"}, []string{head.Waiting[0].Node, head.Waiting[1].Node})
+	require.ElementsMatch(t, []string{"d.2.1?1", "d.2.2?1"}, pendingIDs(t, e, "d"), "parallel tasks ask in any order")
 
 	// Answer one: the other keeps waiting, nothing re-runs.
-	_, err = c.ResumeInvoke(ctx, "d", map[string]json.RawMessage{ie.Questions[1].ID: yes()})
+	_, err = resumeAs(ctx, e, c, "d", map[string]json.RawMessage{ie.Questions[1].ID: yes()})
 	left := interrupted(t, err)
 	require.Len(t, left.Questions, 1)
 	require.Equal(t, ie.Questions[0].ID, left.Questions[0].ID)
+	require.Equal(t, []string{ie.Questions[0].ID}, pendingIDs(t, e, "d"))
 
-	out, err := c.ResumeInvoke(ctx, "d", map[string]json.RawMessage{ie.Questions[0].ID: json.RawMessage(`{"ok":false}`)})
+	out, err := resumeAs(ctx, e, c, "d", map[string]json.RawMessage{ie.Questions[0].ID: json.RawMessage(`{"ok":false}`)})
 	require.NoError(t, err)
 	require.Equal(t, []string{"approve=false", "approve=true", "side"}, out.Log, "writes applied in task order")
 	require.Equal(t, int32(1), side.Load())
@@ -253,50 +317,33 @@ func TestResumeKeepsEveryKey(t *testing.T) {
 			func(s wide, a json.RawMessage) (wide, error) { s.Answer = string(a); return s, nil }).
 		Edge(graph.START, "fill").Edge("fill", "ask").Edge("ask", graph.END)
 	c := compile(t, g)
-	_, err := c.Invoke(ctx, "k", wide{Name: "n"})
+	e := durable(nil)
+	_, err := runAs(ctx, e, c, "k", wide{Name: "n"})
 	ie := interrupted(t, err)
-	out, err := c.ResumeInvoke(ctx, "k", answer(ie, json.RawMessage(`"yes"`)))
+	out, err := resumeAs(ctx, e, c, "k", answer(ie, json.RawMessage(`"yes"`)))
 	require.NoError(t, err)
 	want := wide{Name: "n", Meta: map[string]string{"k": "v"}, Flags: []bool{true, false}, Answer: `"yes"`, Counter: 7}
 	want.Nested.A, want.Nested.B = 1, 2
 	require.Equal(t, want, out)
 }
 
-// LangGraph's checkpoint_writes: a node failure keeps the step's other
-// writes, and the resume does not run the nodes that finished.
-func TestNodeFailureKeepsOtherWrites(t *testing.T) {
+// A node failure fails the run, naming the node and the step; the other
+// nodes of the step ran once.
+func TestNodeFailureNamesTheNode(t *testing.T) {
 	ctx := context.Background()
-	var ok, flaky, effect atomic.Int32
+	var ok atomic.Int32
 	g := graph.New[st](graph.Config{}).Reducer("log", graph.Append()).
 		Node("ok", counted(&ok, "ok")).
-		Node("flaky", func(ctx context.Context, s st) (st, error) {
-			if _, err := graph.Once(ctx, "email", func(context.Context) (int32, error) { return effect.Add(1), nil }); err != nil {
-				return s, err
-			}
-			if flaky.Add(1) == 1 {
-				return s, fmt.Errorf("upstream 503")
-			}
-			s.Log = append(s.Log, "flaky")
-			return s, nil
-		}).
+		Node("flaky", func(context.Context, st) (st, error) { return st{}, fmt.Errorf("upstream 503") }).
 		Edge(graph.START, "ok").Edge(graph.START, "flaky").Edge("ok", graph.END).Edge("flaky", graph.END)
 	c := compile(t, g)
-	_, err := c.Invoke(ctx, "f", st{})
+	_, err := c.Invoke(ctx, st{})
 	var ne *graph.NodeError
 	require.ErrorAs(t, err, &ne)
 	require.Equal(t, "flaky", ne.Node)
+	require.Equal(t, 1, ne.Step)
 	require.ErrorContains(t, err, "upstream 503")
-	head, err := c.StateAt(ctx, "f", 0)
-	require.NoError(t, err)
-	require.Equal(t, graph.StatusFailed, head.Status)
-	require.Contains(t, head.Error, "upstream 503")
-
-	out, err := c.ResumeInvoke(ctx, "f", nil)
-	require.NoError(t, err)
-	require.Equal(t, []string{"flaky", "ok"}, out.Log)
-	require.Equal(t, int32(1), ok.Load(), "the node that succeeded did not run again")
-	require.Equal(t, int32(2), flaky.Load())
-	require.Equal(t, int32(1), effect.Load(), "the Once effect ran once")
+	require.Equal(t, int32(1), ok.Load())
 }
 
 func TestAnswerChecks(t *testing.T) {
@@ -304,29 +351,29 @@ func TestAnswerChecks(t *testing.T) {
 	g := graph.New[st](graph.Config{}).Reducer("log", graph.Append())
 	askNode(g, "ok").Edge(graph.START, "ok").Edge("ok", graph.END)
 	c := compile(t, g)
-	_, err := c.Invoke(ctx, "a", st{})
+	e := durable(nil)
+	_, err := runAs(ctx, e, c, "a", st{})
 	ie := interrupted(t, err)
 
-	_, err = c.ResumeInvoke(ctx, "a", answer(ie, json.RawMessage(`{"ok":"yes"}`)))
+	_, err = resumeAs(ctx, e, c, "a", answer(ie, json.RawMessage(`{"ok":"yes"}`)))
 	require.ErrorIs(t, err, agent.ErrInvalidAnswer)
-	require.ErrorContains(t, err, `node "ok"`)
-	head, err := c.StateAt(ctx, "a", 0)
-	require.NoError(t, err)
-	require.Equal(t, graph.StatusWaiting, head.Status, "the node keeps waiting")
+	require.ErrorContains(t, err, ie.Questions[0].ID)
+	require.Equal(t, []string{ie.Questions[0].ID}, pendingIDs(t, e, "a"), "the node keeps waiting")
 
-	_, err = c.ResumeInvoke(ctx, "a", map[string]json.RawMessage{"nope": yes()})
-	require.ErrorIs(t, err, graph.ErrUnknownAnswer)
+	_, err = resumeAs(ctx, e, c, "a", map[string]json.RawMessage{"nope": yes()})
+	require.ErrorIs(t, err, engine.ErrUnknownQuestion)
 	require.ErrorContains(t, err, ie.Questions[0].ID)
 
-	_, err = c.ResumeInvoke(ctx, "a", nil)
-	require.ErrorIs(t, err, graph.ErrNothingToResume)
+	_, err = resumeAs(ctx, e, c, "a", nil)
+	ie2 := interrupted(t, err)
+	require.Equal(t, ie.Questions[0].ID, ie2.Questions[0].ID, "resumed without its answer, it asks again")
 
-	_, err = c.ResumeInvoke(ctx, "a", answer(ie, yes()))
+	_, err = resumeAs(ctx, e, c, "a", answer(ie, yes()))
 	require.NoError(t, err)
-	_, err = c.ResumeInvoke(ctx, "a", nil)
-	require.ErrorIs(t, err, graph.ErrNothingToResume)
-	_, err = c.ResumeInvoke(ctx, "never", nil)
-	require.ErrorIs(t, err, graph.ErrNothingToResume)
+	_, err = resumeAs(ctx, e, c, "a", nil)
+	require.ErrorIs(t, err, engine.ErrRunEnded)
+	_, err = resumeAs(ctx, e, c, "never", nil)
+	require.ErrorIs(t, err, engine.ErrNoCheckpoints)
 }
 
 // A double-clicked "approve": of concurrent resumes exactly one advances.
@@ -335,34 +382,34 @@ func TestConcurrentDoubleResume(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			var shipped atomic.Int32
-			g := graph.New[st](graph.Config{Store: store}).Reducer("log", graph.Append())
+			g := graph.New[st](graph.Config{}).Reducer("log", graph.Append())
 			askNode(g, "approve")
 			g.Node("ship", counted(&shipped, "ship")).
 				Edge(graph.START, "approve").Edge("approve", "ship").Edge("ship", graph.END)
 			c := compile(t, g)
-			_, err := c.Invoke(ctx, "dbl", st{})
+			e := durable(store)
+			_, err := runAs(ctx, e, c, "dbl", st{})
 			ie := interrupted(t, err)
 
 			const n = 6
+			outs := make([]st, n)
 			errs := make([]error, n)
 			var wg sync.WaitGroup
 			for i := range n {
-				wg.Go(func() { _, errs[i] = c.ResumeInvoke(ctx, "dbl", answer(ie, yes())) })
+				wg.Go(func() { outs[i], errs[i] = resumeAs(ctx, e, c, "dbl", answer(ie, yes())) })
 			}
 			wg.Wait()
 			won := 0
-			for _, err := range errs {
+			for i, err := range errs {
 				if err == nil {
 					won++
+					require.Equal(t, []string{"approve=true", "ship"}, outs[i].Log)
 					continue
 				}
-				require.ErrorIs(t, err, graph.ErrAlreadyResumed)
+				require.True(t, errors.Is(err, engine.ErrAlreadyResumed) || errors.Is(err, engine.ErrRunEnded), "%v", err)
 			}
 			require.Equal(t, 1, won)
 			require.Equal(t, int32(1), shipped.Load())
-			head, err := c.StateAt(ctx, "dbl", 0)
-			require.NoError(t, err)
-			require.Equal(t, []string{"approve=true", "ship"}, head.State.Log)
 		})
 	}
 }

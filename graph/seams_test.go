@@ -21,7 +21,7 @@ func fanGraphT(t *testing.T) *graph.Compiled[st] {
 func TestSpansPerStepAndNode(t *testing.T) {
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	_, err := fanGraphT(t).Invoke(agent.WithTracerProvider(context.Background(), tp), "t", st{})
+	_, err := fanGraphT(t).Invoke(agent.WithTracerProvider(context.Background(), tp), st{})
 	require.NoError(t, err)
 	byID := map[string]sdktrace.ReadOnlySpan{}
 	count := map[string]int{}
@@ -67,7 +67,7 @@ func (b chanBox) Receive() any { return <-b }
 
 func TestNodesStartThroughTheTaskRunnerSeam(t *testing.T) {
 	tr := &countingRunner{inner: goRunner{}}
-	_, err := fanGraphT(t).Invoke(agent.WithTaskRunner(context.Background(), tr), "t", st{})
+	_, err := fanGraphT(t).Invoke(agent.WithTaskRunner(context.Background(), tr), st{})
 	require.NoError(t, err)
 	require.Equal(t, int32(2), tr.started.Load(), "b and c start through the seam; a step of one task runs inline")
 }

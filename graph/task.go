@@ -4,59 +4,59 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strconv"
 
 	"github.com/loomwork/loom/agent"
 )
 
-// runTask runs one task of step stepNo on the state in and returns its
-// writes, or the requests it waits for with an error wrapping
-// agent.ErrInterrupted.
-func (c *Compiled[S]) runTask(ctx context.Context, nr *agent.Run, thread string, stepNo int, t task, in fields, rec *record) ([]Write, []Request, error) {
+type nodeKey struct{}
+
+// runTask runs task t on the state in, as the nested run nr of its step,
+// and returns its writes. A human-input node asks through [agent.Ask]: the
+// first time the task ends with an [*agent.InterruptedError]; when the run
+// is resumed with the answer, the same question (same id) gets it, and the
+// answer becomes the node's output.
+func (c *Compiled[S]) runTask(ctx context.Context, nr *agent.Run, t task, in fields) ([]Write, error) {
 	n := c.nodes[t.Node]
 	if n == nil {
-		return nil, nil, fmt.Errorf("graph %s: the checkpoint names node %q, which this graph does not have", c.name, t.Node)
+		return nil, fmt.Errorf("graph %s: the run names node %q, which this graph does not have; resume it with the graph it started with", c.name, t.Node)
 	}
 	s, err := decode[S](in)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	ctx = WithThread(ctx, "")
-	ctx = context.WithValue(ctx, onceKey{}, &onceScope{store: c.store, mu: &c.onceMu, run: thread + "/once", prefix: strconv.Itoa(stepNo) + "/" + t.ID + "/"})
+	ctx = context.WithValue(ctx, nodeKey{}, nr)
 	var out S
 	switch n.kind {
 	case kindFunc, kindAgent:
 		out, err = n.fn(ctx, nr, s)
 	case kindAsk:
-		q, err := n.ask(s)
-		if err != nil {
-			return nil, nil, fmt.Errorf("question: %w", err)
+		q, qerr := n.ask(s)
+		if qerr != nil {
+			return nil, fmt.Errorf("question: %w", qerr)
 		}
-		req := Request{ID: thread + ":" + strconv.Itoa(stepNo) + ":" + t.ID, Node: t.ID, Kind: q.Kind, Schema: q.Schema}
-		if q.Payload != nil {
-			if req.Payload, err = json.Marshal(q.Payload); err != nil {
-				return nil, nil, fmt.Errorf("encode the question's payload: %w", err)
-			}
+		answer, aerr := agent.Ask(ctx, q.Kind, q.Payload, q.Schema)
+		if aerr != nil {
+			return nil, aerr
 		}
-		aq := req.question(nr)
-		if !nr.Emit(agent.Event{Kind: agent.EventInterrupt, Question: &aq}) {
-			return nil, nil, agent.ErrStopped
+		if out, err = n.apply(s, answer); err != nil {
+			err = fmt.Errorf("apply the answer: %w", err)
 		}
-		return nil, []Request{req}, &agent.InterruptedError{Questions: []agent.Question{aq}}
 	case kindGraph:
-		var reqs []Request
-		out, reqs, err = c.runSub(ctx, nr, n, thread, stepNo, t, s, rec)
-		if reqs != nil {
-			return nil, reqs, err
+		var raw json.RawMessage
+		if raw, err = n.in(s); err != nil {
+			return nil, fmt.Errorf("input mapping: %w", err)
+		}
+		var end agent.Event
+		if end, err = nr.Child(ctx, n.sub, raw); err == nil {
+			out, err = n.out(s, end.Output)
 		}
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	after, err := encode(out)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	ws, err := diff(in, after, c.fields, c.reducers)
-	return ws, nil, err
+	return diff(in, after, c.fields, c.reducers)
 }

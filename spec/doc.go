@@ -39,10 +39,11 @@
 // Edges lead from node to node, from start and to end; a branch picks
 // among its targets with a JavaScript expression over state, run in
 // loom's sandbox, or with a Go function of [Registry].Branches. Every step
-// is checkpointed in [Registry].Checkpoints; a run that stops at a human
-// node is continued from there by an engine's resume of the run (the graph
-// may be the entry or nested in it) or by [Resumable.ResumeRun], and no
-// node runs again. The loader checks the graph's names and paths (unknown
+// is a nested run that the engine running the graph checkpoints
+// (engine.WithCheckpoints); a run that stops at a human node, or at an
+// agent's approval, is continued from there by the engine's resume of the
+// run (the graph may be the entry or nested in it), and no node that
+// ended runs again. The loader checks the graph's names and paths (unknown
 // nodes, edges to nowhere, nodes no path reaches or that never lead to
 // end) and compiles its expressions.
 // Tools, models and Go functions are named, and Go code supplies them in a

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/checkpoint"
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/sandbox"
 	"github.com/loomwork/loom/spec"
@@ -74,9 +75,9 @@ agents:
 	// Output: {"area":12}
 }
 
-// A graph entry stops at its human node; ResumeRun continues it from its
-// checkpoint with the answer, without running any node again.
-func ExampleResumable() {
+// A graph entry stops at its human node; the engine's Resume continues it
+// with the answer, without running any node again.
+func Example_graphResume() {
 	dir, _ := os.MkdirTemp("", "loom-example-")
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "loom.yaml")
@@ -109,9 +110,10 @@ agents:
 	}
 	defer p.Close()
 	ctx := context.Background()
+	e := engine.New(engine.WithCheckpoints(checkpoint.NewMemory()))
 	var runID string
 	var asked *agent.InterruptedError
-	for ev, err := range p.Entry.Run(ctx, json.RawMessage(`{"qty": 5}`)) {
+	for ev, err := range e.Run(ctx, p.Entry, json.RawMessage(`{"qty": 5}`)) {
 		if ev.Kind == agent.EventRunStart && runID == "" {
 			runID = ev.RunID
 		}
@@ -119,13 +121,12 @@ agents:
 	}
 	q := asked.Questions[0]
 	fmt.Println(q.Kind, string(q.Payload))
-	g := p.Entry.(spec.Resumable)
-	out, err := agent.Collect(g.ResumeRun(ctx, runID, map[string]json.RawMessage{q.ID: json.RawMessage(`{"approved": true}`)}))
+	res, err := e.ResumeInvoke(ctx, p.Entry, runID, map[string]json.RawMessage{q.ID: json.RawMessage(`{"approved": true}`)})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(string(out))
+	fmt.Println(string(res.Output))
 	// Output:
 	// approval {"prompt":"Place the order?","state":{"quote":{"total":15}}}
 	// {"confirm":{"approved":true},"qty":5,"quote":{"total":15}}

@@ -20,10 +20,10 @@ const (
 // run's input object, to which each node writes its output under its
 // output key. Branches are JavaScript expressions over the state, run in
 // loom's sandbox, or Go functions the registry names ([Registry].Branches).
-// Each step is checkpointed ([Registry].Checkpoints); a human node stops
-// the run with a question, and an engine's resume of the run (or
-// [Resumable.ResumeRun]) continues it from the checkpoint without running
-// any node again.
+// Each step is a nested run, checkpointed by the engine that runs the
+// graph (engine.WithCheckpoints); a human node stops the run with a
+// question, and the engine's resume of the run continues it without
+// running any node that ended again.
 type Graph struct {
 	Type        string `yaml:"type" json:"type"`
 	Description string `yaml:"description,omitempty" json:"description,omitempty"`

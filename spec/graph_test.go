@@ -61,7 +61,7 @@ func TestGraphEntryAsksAndResumesFromItsCheckpoint(t *testing.T) {
 	var runID string
 	var nodes []string
 	var runErr error
-	for ev, err := range engine.New().Run(t.Context(), p.Entry, json.RawMessage(`{"message":"otters"}`)) {
+	for ev, err := range engine.New(engine.WithCheckpoints(store)).Run(t.Context(), p.Entry, json.RawMessage(`{"message":"otters"}`)) {
 		if ev.Kind == agent.EventRunStart && runID == "" {
 			runID = ev.RunID
 		}
@@ -87,18 +87,21 @@ func TestGraphEntryAsksAndResumesFromItsCheckpoint(t *testing.T) {
 	p2, err := spec.Load(path, spec.Registry{Sandbox: reg.Sandbox, Checkpoints: store, Models: func(string) (model.Model, error) { return modeltest.New(t), nil }})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, p2.Close()) })
-	g, ok := p2.Entry.(spec.Resumable)
-	require.True(t, ok, "a graph entry resumes from its own checkpoints")
-	res, err := engine.New().Invoke(t.Context(), spec.Resuming(g, runID, map[string]json.RawMessage{q.ID: json.RawMessage(`{"approved":true}`)}), nil)
-	require.NoError(t, err, "an engine runs the continuation")
+	e2 := engine.New(engine.WithCheckpoints(store))
+	pending, err := e2.Pending(t.Context(), runID)
+	require.NoError(t, err)
+	require.Len(t, pending, 1)
+	require.Equal(t, q.ID, pending[0].ID, "the engine lists the graph's question")
+	res, err := e2.ResumeInvoke(t.Context(), p2.Entry, runID, map[string]json.RawMessage{q.ID: json.RawMessage(`{"approved":true}`)})
+	require.NoError(t, err, "the engine resumes the graph")
 	var state map[string]any
 	require.NoError(t, res.Decode(&state))
 	require.Equal(t, "otters", state["message"])
 	require.Equal(t, map[string]any{"message": "Draft 2"}, state["draft"])
 	require.Equal(t, map[string]any{"approved": true}, state["approve"])
 
-	_, err = agent.Collect(g.ResumeRun(t.Context(), runID, map[string]json.RawMessage{q.ID: json.RawMessage(`{"approved":true}`)}))
-	require.Error(t, err, "a graph that ended has nothing to resume")
+	_, err = e2.ResumeInvoke(t.Context(), p2.Entry, runID, map[string]json.RawMessage{q.ID: json.RawMessage(`{"approved":true}`)})
+	require.ErrorIs(t, err, engine.ErrRunEnded, "a graph that ended has nothing to resume")
 }
 
 func TestGraphEntryBranchFunction(t *testing.T) {

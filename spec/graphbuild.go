@@ -23,7 +23,7 @@ func (b *builder) graph(name string, c *Graph) (agent.Agent, error) {
 			return nil, err
 		}
 	}
-	g := graph.New[gstate](graph.Config{Name: name, Description: c.Description, Store: b.reg.Checkpoints, MaxSteps: c.MaxSteps, MaxParallel: c.MaxParallel})
+	g := graph.New[gstate](graph.Config{Name: name, Description: c.Description, MaxSteps: c.MaxSteps, MaxParallel: c.MaxParallel})
 	g.Reducer("state", graph.Merge())
 	for _, n := range c.order {
 		node := c.Nodes[n]
@@ -119,8 +119,9 @@ func humanQuestion(h *Human) func(s gstate) (graph.Question, error) {
 
 // agentNode runs a as a nested run of the node's task, on the value of
 // the input expression (or the whole state), and writes its output to
-// key. The agent's output is saved before the state changes (graph.Once),
-// so a node run again does not run the agent again.
+// key. The agent's run is a nested run of the node's: under a durable
+// engine, a node run again replays it when it had ended, and an agent that
+// asks (an approval) makes the graph wait until the engine's resume.
 func agentNode(node string, a agent.Agent, input, key string, exec sandbox.Executor) func(ctx context.Context, s gstate) (gstate, error) {
 	return func(ctx context.Context, s gstate) (gstate, error) {
 		in, err := json.Marshal(s.State)
@@ -133,16 +134,10 @@ func agentNode(node string, a agent.Agent, input, key string, exec sandbox.Execu
 			}
 		}
 		r := agent.CurrentRun(ctx)
-		out, err := graph.Once(ctx, "agent", func(ctx context.Context) (json.RawMessage, error) {
-			end, err := r.Child(ctx, a, in)
-			return end.Output, err
-		})
+		end, err := r.Child(ctx, a, in)
 		if err != nil {
-			if agent.Interrupts(err) != nil {
-				return s, fmt.Errorf("node %s: agent %s asked a question inside a graph; ask through a human node, so that a resume does not run the agent again (%w)", node, a.Name(), err)
-			}
 			return s, err
 		}
-		return s.with(key, out), nil
+		return s.with(key, end.Output), nil
 	}
 }

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
-	"maps"
-	"slices"
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/graph"
@@ -26,8 +24,6 @@ type graphAgent struct {
 	c          *graph.Compiled[gstate]
 }
 
-var _ Resumable = (*graphAgent)(nil)
-
 func (g *graphAgent) Name() string                  { return g.name }
 func (g *graphAgent) Description() string           { return g.desc }
 func (g *graphAgent) InputSchema() json.RawMessage  { return flow.AnyObject }
@@ -45,39 +41,14 @@ func (g *graphAgent) Run(ctx context.Context, input json.RawMessage) iter.Seq2[a
 		if err != nil {
 			return nil, err
 		}
-		// An engine's resume of the run continues the graph from its own
-		// checkpoint (see graph.Compiled.Run).
-		end, err := r.Child(graph.WithThread(ctx, graph.RunThread(r.ID)), g.c, in)
+		// The graph's steps are nested runs of this one: an engine's
+		// resume of the run replays those that ended (see graph.Compiled.Run).
+		end, err := r.Child(ctx, g.c, in)
 		if err != nil {
 			return nil, err
 		}
 		return stateOf(end.Output)
 	})
-}
-
-// ResumeRun continues the graph of run runID from its last checkpoint.
-func (g *graphAgent) ResumeRun(ctx context.Context, runID string, answers map[string]json.RawMessage) iter.Seq2[agent.Event, error] {
-	in, _ := json.Marshal(map[string]any{"resume": runID, "answers": slices.Sorted(maps.Keys(answers))})
-	return agent.Execute(ctx, g, in, func(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
-		end, err := r.Child(ctx, resumer{c: g.c, thread: graph.RunThread(runID), answers: answers}, in)
-		if err != nil {
-			return nil, err
-		}
-		return stateOf(end.Output)
-	})
-}
-
-// Pending returns the questions the graph of run runID waits for.
-func (g *graphAgent) Pending(ctx context.Context, runID string) ([]agent.Question, error) {
-	reqs, err := g.c.Pending(ctx, graph.RunThread(runID))
-	if err != nil {
-		return nil, err
-	}
-	qs := make([]agent.Question, len(reqs))
-	for i, r := range reqs {
-		qs[i] = agent.Question{ID: r.ID, RootID: runID, Kind: r.Kind, Payload: r.Payload, Schema: r.Schema}
-	}
-	return qs, nil
 }
 
 func stateOf(out json.RawMessage) (json.RawMessage, error) {
@@ -89,19 +60,4 @@ func stateOf(out json.RawMessage) (json.RawMessage, error) {
 		return json.RawMessage(`{}`), nil
 	}
 	return json.Marshal(s.State)
-}
-
-// resumer is the resumed graph, as an agent that runs beneath the entry.
-type resumer struct {
-	c       *graph.Compiled[gstate]
-	thread  string
-	answers map[string]json.RawMessage
-}
-
-func (r resumer) Name() string                  { return r.c.Name() }
-func (r resumer) Description() string           { return r.c.Description() }
-func (r resumer) InputSchema() json.RawMessage  { return nil }
-func (r resumer) OutputSchema() json.RawMessage { return nil }
-func (r resumer) Run(ctx context.Context, _ json.RawMessage) iter.Seq2[agent.Event, error] {
-	return r.c.Resume(ctx, r.thread, r.answers)
 }

@@ -40,9 +40,11 @@ type Registry struct {
 	Approver codeexec.Approver
 	// Branches are the Go functions graph edges name in func.
 	Branches map[string]BranchFunc
-	// Checkpoints keeps the checkpoints of graph entries, so a graph that
-	// waits for a person can be resumed in another process; nil keeps
-	// them in memory.
+	// Checkpoints is the store the project's runs are saved in, for the
+	// tools that load a project and run it (the CLI and the playground
+	// give it to their engine with engine.WithCheckpoints). The loader
+	// itself does not use it: graph entries are saved by the engine that
+	// runs them, like any agent.
 	Checkpoints checkpoint.Store
 	// Getenv reads the environment variables mcp entries name in their
 	// headers, when they connect; nil uses os.Getenv.

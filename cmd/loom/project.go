@@ -121,16 +121,13 @@ func load(ctx context.Context, path string, rs runSettings, getenv func(string) 
 }
 
 // resume continues the stopped run runID of a through the engine; a graph
-// entry in it goes on from the graph's own checkpoint.
+// entry in it goes on from its journaled steps.
 func (l *loaded) resume(ctx context.Context, a agent.Agent, runID string, answers map[string]json.RawMessage) iter.Seq2[agent.Event, error] {
 	return l.engine.Resume(ctx, a, runID, answers)
 }
 
 // pending returns the questions the stopped run runID of a waits for.
 func (l *loaded) pending(ctx context.Context, a agent.Agent, runID string) ([]agent.Question, error) {
-	if g, ok := a.(spec.Resumable); ok {
-		return g.Pending(ctx, runID)
-	}
 	return l.engine.Pending(ctx, runID)
 }
 

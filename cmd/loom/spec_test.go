@@ -306,7 +306,7 @@ func TestRunGraphStopsAndResumes(t *testing.T) {
 	res := call(t, false, "", "run", file, "-i", "otters", "--db", db)
 	require.Equal(t, exitWaiting, res.code, res.stderr)
 	id := strings.TrimSpace(res.stdout)
-	require.Contains(t, res.stderr, "waits for approval "+id+"/graph:2:approve:\nPublish?\n  draft: user messages: 1\n")
+	require.Contains(t, res.stderr, "waits for approval "+id+".1.2.1?1:\nPublish?\n  draft: user messages: 1\n")
 	require.Contains(t, res.stderr, "continue it with: loom resume "+id+" --approve (or --deny)")
 
 	res = call(t, false, "", "resume", id, "--approve", "--db", db)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/checkpoint/sqlite"
+	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/graph"
 	"github.com/loomwork/loom/model"
 	_ "github.com/loomwork/loom/model/providers"
@@ -45,7 +46,7 @@ const coderPrompt = "You write JavaScript that computes the answer to the user's
 
 const reviewerPrompt = "You review JavaScript for correctness and safety. Reply APPROVE if it is fine, otherwise one sentence saying what is wrong."
 
-func build(store *sqlite.Store, m model.Model, exec sandbox.Executor) (*graph.Compiled[Job], error) {
+func build(m model.Model, exec sandbox.Executor) (*graph.Compiled[Job], error) {
 	coder, err := agent.NewAI(agent.AIConfig{Name: "coder", Instructions: coderPrompt, Model: m})
 	if err != nil {
 		return nil, err
@@ -61,7 +62,7 @@ func build(store *sqlite.Store, m model.Model, exec sandbox.Executor) (*graph.Co
 		_ = json.Unmarshal(out, &v)
 		return strings.TrimSpace(v.Message)
 	}
-	g := graph.New[Job](graph.Config{Name: "code_review", Store: store}).
+	g := graph.New[Job](graph.Config{Name: "code_review"}).
 		Reducer("log", graph.Append()).
 		AgentNode("coder", coder, func(j Job) (any, error) {
 			msg := j.Question
@@ -109,7 +110,9 @@ func build(store *sqlite.Store, m model.Model, exec sandbox.Executor) (*graph.Co
 			return j, nil
 		}).
 		Node("executor", func(ctx context.Context, j Job) (Job, error) {
-			// Once: a resumed run does not run the same code again.
+			// Once: the sandbox run is a journaled run of its own, so a
+			// node that runs again (its process died) does not run the
+			// same code again.
 			res, err := graph.Once(ctx, "run", func(ctx context.Context) (string, error) {
 				r, err := exec.Run(ctx, j.Code)
 				if err != nil {
@@ -174,7 +177,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("graph-code-review", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	db := fs.String("db", "code-review.db", "the SQLite file that keeps the checkpoints")
-	thread := fs.String("thread", "review", "the thread (run) id")
+	thread := fs.String("thread", "review", "the run id")
 	modelID := fs.String("model", "openai", "the model, as provider or provider:model")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: graph-code-review [flags] ask QUESTION | approve | reject REASON | history | mermaid")
@@ -207,31 +210,35 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer exec.Close()
-	c, err := build(store, m, exec)
+	c, err := build(m, exec)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
-	var out Job
+	// The engine saves the run, its steps and its questions in the store:
+	// the one way a run is saved and resumed.
+	e := engine.New(engine.WithCheckpoints(store))
+	var res *engine.Result
 	switch cmd := fs.Arg(0); cmd {
 	case "ask":
-		out, err = c.Invoke(ctx, *thread, Job{Question: strings.Join(fs.Args()[1:], " ")})
+		ctx := agent.WithIDs(ctx, func() string { return *thread })
+		res, err = e.Invoke(ctx, c, Job{Question: strings.Join(fs.Args()[1:], " ")})
 	case "approve", "reject":
-		reqs, perr := c.Pending(ctx, *thread)
-		if perr != nil || len(reqs) == 0 {
-			fmt.Fprintf(stderr, "thread %q waits for no approval (%v)\n", *thread, perr)
+		qs, perr := e.Pending(ctx, *thread)
+		if perr != nil || len(qs) == 0 {
+			fmt.Fprintf(stderr, "run %q waits for no approval (%v)\n", *thread, perr)
 			return 1
 		}
 		a, _ := json.Marshal(map[string]any{"approved": cmd == "approve", "reason": strings.Join(fs.Args()[1:], " ")})
-		out, err = c.ResumeInvoke(ctx, *thread, map[string]json.RawMessage{reqs[0].ID: a})
+		res, err = e.ResumeInvoke(ctx, c, *thread, map[string]json.RawMessage{qs[0].ID: a})
 	case "history":
-		hist, herr := c.History(ctx, *thread)
+		hist, herr := c.History(ctx, e, *thread)
 		if herr != nil {
 			fmt.Fprintln(stderr, herr)
 			return 1
 		}
 		for _, h := range hist {
-			fmt.Fprintf(stdout, "%d %-7s step %d %-7s next %v\n", h.Seq, h.Kind, h.Step, h.Status, h.Next)
+			fmt.Fprintf(stdout, "checkpoint %d step %d next %v\n", h.Seq, h.Step, h.Next)
 		}
 		return 0
 	case "mermaid":
@@ -241,20 +248,25 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	for _, l := range out.Log {
-		fmt.Fprintln(stdout, l)
-	}
 	if ie := agent.Interrupts(err); ie != nil {
-		snap, serr := c.StateAt(ctx, *thread, 0)
-		if serr != nil {
-			fmt.Fprintln(stderr, serr)
+		hist, herr := c.History(ctx, e, *thread)
+		if herr != nil || len(hist) == 0 {
+			fmt.Fprintln(stderr, "history:", herr)
 			return 1
 		}
+		snap := hist[len(hist)-1]
 		for _, l := range snap.State.Log {
 			fmt.Fprintln(stdout, l)
 		}
 		fmt.Fprintf(stdout, "\nWaiting for approval of:\n%s\n\nResume with: graph-code-review approve (or reject REASON)\n", indent(snap.State.Code))
 		return 0
+	}
+	var out Job
+	if err == nil {
+		err = res.Decode(&out)
+	}
+	for _, l := range out.Log {
+		fmt.Fprintln(stdout, l)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, err)

@@ -57,12 +57,12 @@ func TestAskApproveAcrossProcesses(t *testing.T) {
 
 	res = exampletest.RunIn(t, dir, bin, env, "", "approve")
 	require.Equal(t, 1, res.Code)
-	require.Contains(t, res.Stderr, `thread "review" waits for no approval`)
+	require.Contains(t, res.Stderr, `run "review" waits for no approval`)
 
 	res = exampletest.RunIn(t, dir, bin, env, "", "history")
 	require.Equal(t, 0, res.Code, "stderr: %s", res.Stderr)
-	require.Contains(t, res.Stdout, "4 waiting step 2 waiting next [approval]")
-	require.Contains(t, res.Stdout, "14 end     step 9 done    next []")
+	require.Contains(t, res.Stdout, "step 2 next [approval]\n")
+	require.Contains(t, res.Stdout, "step 9 next []\n")
 }
 
 func TestRejectSendsItBackToTheCoder(t *testing.T) {

@@ -60,7 +60,7 @@ func TestGraphStopsForApprovalAndResumes(t *testing.T) {
 	res := exampletest.RunIn(t, dir, loom, env, "", "run", file(t), "-i", "Exports now stream instead of loading all rows.")
 	require.Equal(t, 3, res.Code, "no terminal: the run stops at the approval; stderr: %s", res.Stderr)
 	id := strings.TrimSpace(res.Stdout)
-	require.Contains(t, res.Stderr, "waits for approval "+id+"/graph:5:approve:\nPublish these release notes?\n  draft: Draft 2: exports are faster.\n", "the approval shows the reviewed draft")
+	require.Contains(t, res.Stderr, "waits for approval "+id+".1.5.1?1:\nPublish these release notes?\n  draft: Draft 2: exports are faster.\n", "the approval shows the reviewed draft")
 
 	reqs := srv.Requests()
 	require.Len(t, reqs, 4, "writer, reviewer, writer again, reviewer")
