@@ -448,7 +448,28 @@ func (g *guard) body(ctx context.Context, r *agent.Run) (json.RawMessage, error)
 		}
 		return nil, err
 	}
-	return nil, fmt.Errorf("%w\n%s", err, fix)
+	return nil, corrected(err, fix)
+}
+
+// correctedError is a failed snippet's error as the coder reads it: the
+// error once, then the correction request with its one retry hint. It
+// matches the sandbox's error for errors.Is and errors.As.
+type correctedError struct {
+	err  error
+	text string
+}
+
+func (e *correctedError) Error() string { return e.text }
+func (e *correctedError) Unwrap() error { return e.err }
+
+// corrected joins err and the correction request fix, leaving out err's
+// text when fix already quotes it (the default error handler's does).
+func corrected(err error, fix string) error {
+	msg := err.Error()
+	if strings.Contains(fix, msg) {
+		return &correctedError{err: err, text: fix}
+	}
+	return &correctedError{err: err, text: msg + "\n" + fix}
 }
 
 // refuse counts a refused snippet against the budget.
