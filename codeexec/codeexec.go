@@ -70,7 +70,7 @@ type Config struct {
 	// MaxRetries is the retry budget: how many rejected, denied or failed
 	// snippets the coder may follow with another one (default
 	// DefaultMaxRetries; negative means none). The next failure ends the
-	// run with a [*RetriesError].
+	// run with a [*compose.RetriesError].
 	MaxRetries int
 	// MaxTurns bounds the coder's model calls (default
 	// agent.DefaultMaxTurns).
@@ -124,10 +124,10 @@ type Config struct {
 // Every refusal or failure reaches the coder as the tool's error result, so
 // it can correct itself and the run ends with an answer. Each one spends
 // one retry; when the budget is spent, the next one ends the run at once
-// with a [*RetriesError] wrapping [compose.ErrRetriesExhausted] and the last
+// with a [*compose.RetriesError] wrapping [compose.ErrRetriesExhausted] and the last
 // failure.
 //
-// In a [engine.Session], the earlier turns are passed to the coder, and the
+// In a [github.com/loomwork/loom/engine.Session], the earlier turns are passed to the coder, and the
 // coder's messages are the turn recorded.
 type CodeExecution struct {
 	flow.Base

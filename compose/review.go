@@ -8,7 +8,7 @@ import (
 )
 
 // Review is a reviewer's verdict, the output a reviewer agent gives a
-// [Reflect], a [Coordinator] or a [codeexec.CodeExecution]. Give an AI reviewer
+// [Reflect], a [Coordinator] or a [github.com/loomwork/loom/codeexec.CodeExecution]. Give an AI reviewer
 // OutputSchema: agent.SchemaFor[compose.Review]() so the model answers in
 // this shape.
 type Review struct {
