@@ -13,10 +13,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/joho/godotenv"
-
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/codeexec"
+	"github.com/loomwork/loom/internal/command"
 	"github.com/loomwork/loom/mcp"
 	"github.com/loomwork/loom/model"
 	_ "github.com/loomwork/loom/model/providers" // registers every provider with model.Open
@@ -117,14 +116,15 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer, open m
 	if len(pos) == 1 {
 		return serveFile(ctx, pos[0], rs, *names, *addr, stderr)
 	}
-	if err := loadDotEnv(".env.local"); err != nil {
+	envFiles := command.DotEnvFiles()
+	if err := command.LoadDotEnv(envFiles); err != nil {
 		fmt.Fprintf(stderr, "loom mcp serve: %v\n", err)
 		return 1
 	}
 	id := modelOrDefault(rs.model)
 	m, err := open(id)
 	if err != nil {
-		fmt.Fprintf(stderr, "loom mcp serve: --model %s: %v\n", id, err)
+		fmt.Fprintf(stderr, "loom mcp serve: --model %s: %v\n", id, command.MissingKey(err, envFiles))
 		return 2
 	}
 	var exec sandbox.Executor
@@ -154,6 +154,16 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer, open m
 	} else {
 		err = serveMCPHTTP(ctx, srv, *addr, stderr)
 	}
+	return stopStatus(ctx, err, stderr)
+}
+
+// stopStatus is the exit status of an MCP server that stopped with err: 130
+// or 143 when a signal stopped it.
+func stopStatus(ctx context.Context, err error, stderr io.Writer) int {
+	if code, msg, ok := interrupted(ctx, "mcp serve", "the server stopped"); ok {
+		fmt.Fprint(stderr, msg)
+		return code
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "loom mcp serve: %v\n", err)
 		return 1
@@ -167,7 +177,7 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer, open m
 func serveFile(ctx context.Context, path string, rs runSettings, names, addr string, stderr io.Writer) int {
 	l, err := load(ctx, path, rs, os.Getenv, stderr)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
+		fmt.Fprintf(stderr, "loom mcp serve: %v\n", err)
 		return 2
 	}
 	defer l.close()
@@ -186,11 +196,7 @@ func serveFile(ctx context.Context, path string, rs runSettings, names, addr str
 	} else {
 		err = serveMCPHTTP(ctx, srv, addr, stderr)
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "loom mcp serve: %v\n", err)
-		return 1
-	}
-	return 0
+	return stopStatus(ctx, err, stderr)
 }
 
 // served returns the agents to serve: those names lists (comma-separated),
@@ -246,16 +252,4 @@ func serveMCPHTTP(ctx context.Context, srv *mcp.Server, addr string, stderr io.W
 		<-done
 		return nil
 	}
-}
-
-// loadDotEnv loads path into the environment when it exists; variables
-// already set win, as in the example CLIs.
-func loadDotEnv(path string) error {
-	if _, err := os.Stat(path); err != nil {
-		return nil
-	}
-	if err := godotenv.Load(path); err != nil {
-		return fmt.Errorf("reading %s: %w", path, err)
-	}
-	return nil
 }
