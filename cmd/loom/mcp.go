@@ -16,6 +16,7 @@ import (
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/codeexec"
 	"github.com/loomwork/loom/internal/command"
+	"github.com/loomwork/loom/internal/localweb"
 	"github.com/loomwork/loom/mcp"
 	"github.com/loomwork/loom/model"
 	_ "github.com/loomwork/loom/model/providers" // registers every provider with model.Open
@@ -235,7 +236,13 @@ func serveMCPHTTP(ctx context.Context, srv *mcp.Server, addr string, stderr io.W
 		return err
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", srv.Handler())
+	// The guard the viewer and the playground use: a loopback (or the
+	// address's own) Host, no other origin's page, JSON bodies.
+	var hosts []string
+	if host != "" {
+		hosts = append(hosts, host)
+	}
+	mux.Handle("/mcp", localweb.Guard(srv.Handler(), localweb.Options{Hosts: hosts}))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(stderr, "loom mcp serve: serving MCP at http://%s/mcp\n", l.Addr())
 	done := make(chan error, 1)

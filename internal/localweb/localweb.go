@@ -9,8 +9,8 @@
 //     purpose): 403, which defeats DNS rebinding;
 //   - an Origin header naming another origin than the server's: 403;
 //   - without the session token, when the server has one: 403;
-//   - a state-changing request (POST, PUT, PATCH, DELETE) whose body is
-//     not declared application/json: 415. A cross-origin page can send a
+//   - a state-changing request (POST, PUT, PATCH, a DELETE with a body)
+//     whose body is not declared application/json: 415. A cross-origin page can send a
 //     form or a text/plain body without asking, but not JSON: the browser
 //     asks the server first (a CORS preflight), which the server never
 //     grants.
@@ -68,7 +68,7 @@ func Guard(h http.Handler, o Options) http.Handler {
 			refuse(w, http.StatusForbidden, "forbidden: the session token is missing or wrong"+hint(o.TokenHint))
 			return
 		}
-		if StateChanging(r.Method) && !isJSON(r.Header.Get("Content-Type")) {
+		if needsJSON(r) && !isJSON(r.Header.Get("Content-Type")) {
 			refuse(w, http.StatusUnsupportedMediaType, r.Method+" needs Content-Type: application/json, not "+strconv.Quote(r.Header.Get("Content-Type")))
 			return
 		}
@@ -87,6 +87,17 @@ func StateChanging(method string) bool {
 		return false
 	}
 	return true
+}
+
+// needsJSON reports whether r must declare a JSON body: every POST, PUT
+// and PATCH, and a DELETE that carries a body (one without, as an MCP
+// session's end, has nothing to declare; a page cannot send a DELETE to
+// another origin without asking first).
+func needsJSON(r *http.Request) bool {
+	if r.Method == http.MethodDelete {
+		return r.ContentLength != 0
+	}
+	return StateChanging(r.Method)
 }
 
 func hint(s string) string {
