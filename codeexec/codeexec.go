@@ -70,7 +70,7 @@ type Config struct {
 	// MaxRetries is the retry budget: how many rejected, denied or failed
 	// snippets the coder may follow with another one (default
 	// DefaultMaxRetries; negative means none). The next failure ends the
-	// run with a [*RetriesError].
+	// run with a [*compose.RetriesError].
 	MaxRetries int
 	// MaxTurns bounds the coder's model calls (default
 	// agent.DefaultMaxTurns).
@@ -124,10 +124,10 @@ type Config struct {
 // Every refusal or failure reaches the coder as the tool's error result, so
 // it can correct itself and the run ends with an answer. Each one spends
 // one retry; when the budget is spent, the next one ends the run at once
-// with a [*RetriesError] wrapping [compose.ErrRetriesExhausted] and the last
+// with a [*compose.RetriesError] wrapping [compose.ErrRetriesExhausted] and the last
 // failure.
 //
-// In a [engine.Session], the earlier turns are passed to the coder, and the
+// In a [github.com/loomwork/loom/engine.Session], the earlier turns are passed to the coder, and the
 // coder's messages are the turn recorded.
 type CodeExecution struct {
 	flow.Base
@@ -448,7 +448,28 @@ func (g *guard) body(ctx context.Context, r *agent.Run) (json.RawMessage, error)
 		}
 		return nil, err
 	}
-	return nil, fmt.Errorf("%w\n%s", err, fix)
+	return nil, corrected(err, fix)
+}
+
+// correctedError is a failed snippet's error as the coder reads it: the
+// error once, then the correction request with its one retry hint. It
+// matches the sandbox's error for errors.Is and errors.As.
+type correctedError struct {
+	err  error
+	text string
+}
+
+func (e *correctedError) Error() string { return e.text }
+func (e *correctedError) Unwrap() error { return e.err }
+
+// corrected joins err and the correction request fix, leaving out err's
+// text when fix already quotes it (the default error handler's does).
+func corrected(err error, fix string) error {
+	msg := err.Error()
+	if strings.Contains(fix, msg) {
+		return &correctedError{err: err, text: fix}
+	}
+	return &correctedError{err: err, text: msg + "\n" + fix}
 }
 
 // refuse counts a refused snippet against the budget.

@@ -339,7 +339,16 @@ func RoleError(role string, a agent.Agent, err error) error {
 	if err == agent.ErrStopped {
 		return err
 	}
-	return fmt.Errorf("%s %s: %w", role, a.Name(), err)
+	return fmt.Errorf("%s: %w", RoleName(role, a.Name()), err)
+}
+
+// RoleName names the agent name playing role in messages: "reviewer
+// checker", or only "reviewer" when the agent is called after its role.
+func RoleName(role, name string) string {
+	if name == role || name == "" {
+		return role
+	}
+	return role + " " + name
 }
 
 // Feedback is a review's feedback, or a stock sentence when it gave none.

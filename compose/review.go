@@ -8,7 +8,7 @@ import (
 )
 
 // Review is a reviewer's verdict, the output a reviewer agent gives a
-// [Reflect], a [Coordinator] or a [codeexec.CodeExecution]. Give an AI reviewer
+// [Reflect], a [Coordinator] or a [github.com/loomwork/loom/codeexec.CodeExecution]. Give an AI reviewer
 // OutputSchema: agent.SchemaFor[compose.Review]() so the model answers in
 // this shape.
 type Review struct {
@@ -25,7 +25,7 @@ func DecodeReview(reviewer string, raw json.RawMessage) (Review, error) {
 		Message  string `json:"message"`
 	}
 	if err := json.Unmarshal(raw, &v); err != nil || v.Approved == nil {
-		return Review{}, fmt.Errorf("reviewer %s answered %s, which has no boolean \"approved\" field: give it OutputSchema agent.SchemaFor[compose.Review]()", reviewer, flow.Describe(raw))
+		return Review{}, fmt.Errorf("%s answered %s, which has no boolean \"approved\" field: give it OutputSchema agent.SchemaFor[compose.Review]()", RoleName("reviewer", reviewer), flow.Describe(raw))
 	}
 	fb := v.Feedback
 	if fb == "" {

@@ -35,7 +35,7 @@ type Session struct {
 // [Buffer] when nil).
 //
 // The history reaches the root run when it is an AI agent, and workflows
-// that hand the conversation to an AI child (such as [codeexec.CodeExecution])
+// that hand the conversation to an AI child (such as [github.com/loomwork/loom/codeexec.CodeExecution])
 // forward it. The turn recorded is the root run's messages
 // (EventRunEnd.Messages); for an agent that reports none, the input text
 // and the output text as a user and an assistant message.

@@ -5,11 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"net"
 	"net/http"
 	"strconv"
-	"strings"
 
+	"github.com/loomwork/loom/internal/localweb"
 	"github.com/loomwork/loom/observe/store"
 )
 
@@ -24,25 +23,24 @@ func WithLogger(l *slog.Logger) HandlerOption { return func(h *handler) { h.log 
 // Use it when serving the viewer under another name on purpose.
 func WithAllowedHosts(hosts ...string) HandlerOption {
 	return func(h *handler) {
-		for _, host := range hosts {
-			h.hosts[strings.ToLower(host)] = true
-		}
+		h.hosts = append(h.hosts, hosts...)
 	}
 }
 
 type handler struct {
 	store *store.Store
 	log   *slog.Logger
-	hosts map[string]bool
-	mux   *http.ServeMux
+	hosts []string
+	mux   http.Handler
 }
 
 // NewHandler returns the viewer: its pages and its JSON API (see the
 // package documentation) over s. It refuses requests whose Host header is
 // not a loopback name, so a web page cannot read your traces through DNS
-// rebinding.
+// rebinding, and requests another origin's page sends; it is the guard the
+// playground uses too.
 func NewHandler(s *store.Store, opts ...HandlerOption) http.Handler {
-	h := &handler{store: s, log: slog.Default(), hosts: map[string]bool{"localhost": true, "127.0.0.1": true, "::1": true}}
+	h := &handler{store: s, log: slog.Default()}
 	for _, o := range opts {
 		o(h)
 	}
@@ -56,25 +54,12 @@ func NewHandler(s *store.Store, opts ...HandlerOption) http.Handler {
 		writeError(w, http.StatusNotFound, "no such API: see GET /api/traces, /api/traces/{id}, /api/agents, /api/stats, /api/info")
 	})
 	mux.Handle("GET /", uiHandler())
-	h.mux = mux
+	h.mux = localweb.Guard(mux, localweb.Options{Hosts: h.hosts, OpenHint: "open the viewer at http://127.0.0.1 or http://localhost"})
 	return h
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	host := r.Host
-	if hh, _, err := net.SplitHostPort(host); err == nil {
-		host = hh
-	}
-	host = strings.Trim(strings.ToLower(host), "[]")
-	if !h.hosts[host] {
-		writeError(w, http.StatusForbidden, "host "+strconv.Quote(r.Host)+" is not allowed: open the viewer at http://127.0.0.1 or http://localhost")
-		return
-	}
-	hdr := w.Header()
-	hdr.Set("X-Content-Type-Options", "nosniff")
-	hdr.Set("Referrer-Policy", "no-referrer")
-	hdr.Set("X-Frame-Options", "DENY")
-	hdr.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
+	w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
 	h.mux.ServeHTTP(w, r)
 }
 

@@ -258,21 +258,33 @@ func TestUIIsEmbeddedAndSelfContained(t *testing.T) {
 func TestHostCheck(t *testing.T) {
 	h := observe.NewHandler(newStore(t), observe.WithAllowedHosts("traces.internal"))
 	tests := []struct {
-		host   string
-		status int
+		method, host, origin, contentType string
+		status                            int
 	}{
-		{"127.0.0.1:7893", 200},
-		{"localhost:7893", 200},
-		{"[::1]:7893", 200},
-		{"LOCALHOST", 200},
-		{"traces.internal:80", 200},
-		{"evil.example:7893", 403},
-		{"127.0.0.1.evil.example", 403},
+		{"GET", "127.0.0.1:7893", "", "", 200},
+		{"GET", "localhost:7893", "", "", 200},
+		{"GET", "[::1]:7893", "", "", 200},
+		{"GET", "LOCALHOST", "", "", 200},
+		{"GET", "traces.internal:80", "", "", 200},
+		{"GET", "evil.example:7893", "", "", 403},
+		{"GET", "127.0.0.1.evil.example", "", "", 403},
+		{"GET", "127.0.0.1:7893", "http://127.0.0.1:7893", "", 200},
+		{"GET", "127.0.0.1:7893", "https://evil.example", "", 403},
+		{"GET", "127.0.0.1:7893", "null", "", 403},
+		// A cross-origin form post is refused before any route sees it.
+		{"POST", "127.0.0.1:7893", "", "application/x-www-form-urlencoded", 415},
+		{"POST", "127.0.0.1:7893", "https://evil.example", "application/x-www-form-urlencoded", 403},
 	}
 	for _, tc := range tests {
-		t.Run(tc.host, func(t *testing.T) {
-			req := httptest.NewRequest("GET", "/api/info", nil)
+		t.Run(tc.method+" "+tc.host+" "+tc.origin+" "+tc.contentType, func(t *testing.T) {
+			req := httptest.NewRequest(tc.method, "/api/info", strings.NewReader("a=b"))
 			req.Host = tc.host
+			if tc.origin != "" {
+				req.Header.Set("Origin", tc.origin)
+			}
+			if tc.contentType != "" {
+				req.Header.Set("Content-Type", tc.contentType)
+			}
 			rec := httptest.NewRecorder()
 			h.ServeHTTP(rec, req)
 			require.Equal(t, tc.status, rec.Code, rec.Body.String())

@@ -11,12 +11,16 @@ import (
 	"time"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/spec"
 )
 
 // run is one run the page started, kept by the server: its events so far,
 // and the questions it waits for.
 type run struct {
 	agent agent.Agent
+	// project is the version of the file whose agent runs: it stays open
+	// while the run may still go on.
+	project *spec.Project
 
 	mu      sync.Mutex
 	id      string
@@ -172,18 +176,18 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "want {agent, input}: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	p := s.current()
-	a := p.Agent(req.Agent)
+	a, p := s.hold(req.Agent)
 	if a == nil {
 		http.Error(w, "no agent "+req.Agent, http.StatusNotFound)
 		return
 	}
 	if s.untrusted(w, p) {
+		s.release(p)
 		return
 	}
-	rn := &run{agent: a, idReady: make(chan struct{})}
+	rn := &run{agent: a, project: p, idReady: make(chan struct{})}
 	// The run belongs to the server: it goes on when the page is closed.
-	rn.follow(s.cfg.Engine.Run(s.ctx, a, req.Input), &s.wg)
+	rn.follow(s.releasing(p, s.cfg.Engine.Run(s.ctx, a, req.Input)), &s.wg)
 	s.mu.Lock()
 	s.runs[rn.id] = rn
 	s.order = append(s.order, rn.id)
@@ -253,7 +257,7 @@ func (s *Server) postAnswers(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, bad.Error(), http.StatusUnprocessableEntity)
 		return
 	}
-	rn.follow(s.cfg.Engine.Resume(s.ctx, rn.agent, rn.id, answers), &s.wg)
+	rn.follow(s.releasing(rn.project, s.cfg.Engine.Resume(s.ctx, rn.agent, rn.id, answers)), &s.wg)
 	writeJSON(w, http.StatusAccepted, map[string]string{"id": rn.id})
 }
 

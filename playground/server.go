@@ -3,18 +3,20 @@ package playground
 import (
 	"context"
 	"crypto/rand"
-	"crypto/subtle"
 	_ "embed"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"net/http"
 	"os"
 	"sync"
 
+	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/internal/localweb"
 	"github.com/loomwork/loom/spec"
 )
 
@@ -53,7 +55,12 @@ type Server struct {
 
 	mu      sync.Mutex
 	project *spec.Project
-	retired []*spec.Project
+	// retired are projects a Save replaced while runs still used them;
+	// users counts the runs of each project that may still run its agents
+	// (going, or waiting for an answer). A retired project is closed, its
+	// sandboxes and processes stopped, when its last run ends.
+	retired map[*spec.Project]bool
+	users   map[*spec.Project]int
 	runs    map[string]*run
 	order   []string
 }
@@ -79,7 +86,8 @@ func New(cfg Config) (*Server, error) {
 		tok = hex.EncodeToString(b)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Server{cfg: cfg, token: tok, project: p, runs: map[string]*run{}, ctx: ctx, cancel: cancel}, nil
+	return &Server{cfg: cfg, token: tok, project: p, retired: map[*spec.Project]bool{}, users: map[*spec.Project]int{},
+		runs: map[string]*run{}, ctx: ctx, cancel: cancel}, nil
 }
 
 // Token returns the session token the page's URL carries.
@@ -93,14 +101,18 @@ func (s *Server) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	errs := []error{s.project.Close()}
-	for _, p := range s.retired {
+	for p := range s.retired {
 		errs = append(errs, p.Close())
 	}
+	clear(s.retired)
 	return errors.Join(errs...)
 }
 
-// Handler returns the page and its API. Every request must carry the
-// token as ?token=… (the page passes it on to its API calls).
+// Handler returns the page and its API, behind the local-web guard the
+// trace viewer uses too: every request must carry the token as ?token=…
+// (the page passes it on to its API calls) and name a loopback host; a
+// request from another origin's page is refused, and so is a
+// state-changing one whose body is not application/json.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", s.page)
@@ -111,15 +123,11 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/runs/{id}", s.getRun)
 	mux.HandleFunc("POST /api/runs/{id}/answers", s.postAnswers)
 	mux.HandleFunc("POST /api/trust", s.postTrust)
+	guarded := localweb.Guard(mux, localweb.Options{Token: s.token,
+		TokenHint: "open the URL loom serve printed, with its token", OpenHint: "open the URL loom serve printed"})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got := r.URL.Query().Get("token")
-		if subtle.ConstantTimeCompare([]byte(got), []byte(s.token)) != 1 {
-			http.Error(w, "forbidden: open the URL loom serve printed, with its token", http.StatusForbidden)
-			return
-		}
 		w.Header().Set("Cache-Control", "no-store")
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		mux.ServeHTTP(w, r)
+		guarded.ServeHTTP(w, r)
 	})
 }
 
@@ -203,15 +211,25 @@ func (s *Server) getProject(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, v)
 }
 
-// putYAML checks the page's text like the loader does and, when it is
-// valid, writes it to the file and reloads the agents. Otherwise it answers
-// 422 with every error, and the file is left alone.
+// putYAML checks the page's text ({"yaml": TEXT}) like the loader does
+// and, when it is valid, writes it to the file and reloads the agents.
+// Otherwise it answers 422 with every error, and the file is left alone.
 func (s *Server) putYAML(w http.ResponseWriter, r *http.Request) {
-	src, err := readBody(w, r, 1<<20)
+	var req struct {
+		YAML *string `json:"yaml"`
+	}
+	body, err := readBody(w, r, 1<<20)
+	if err == nil {
+		err = json.Unmarshal(body, &req)
+	}
+	if err == nil && req.YAML == nil {
+		err = errors.New("no yaml field")
+	}
 	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
+		http.Error(w, "want {\"yaml\": TEXT}: "+err.Error(), http.StatusBadRequest)
 		return
 	}
+	src := []byte(*req.YAML)
 	p, err := s.load(src)
 	if err != nil {
 		var errs spec.Errors
@@ -235,12 +253,81 @@ func (s *Server) putYAML(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	// Runs still going use the old agents: their sandboxes stay open until
-	// Close.
-	s.retired = append(s.retired, s.project)
+	old := s.project
 	s.project = p
 	s.mu.Unlock()
+	// Runs still going (or waiting) use the old agents: the old project is
+	// closed when the last of them ends.
+	if err := s.retire(old); err != nil {
+		http.Error(w, fmt.Sprintf("saved, but closing the previous version's sandboxes failed: %v", err), http.StatusInternalServerError)
+		return
+	}
 	s.getProject(w, r)
+}
+
+// retire closes p now when no run uses it, else when its last run ends.
+func (s *Server) retire(p *spec.Project) error {
+	s.mu.Lock()
+	if s.users[p] > 0 {
+		s.retired[p] = true
+		s.mu.Unlock()
+		return nil
+	}
+	s.mu.Unlock()
+	return p.Close()
+}
+
+// hold returns the current project's agent called name and counts the run
+// about to start as a user of the project; release ends that use.
+func (s *Server) hold(name string) (agent.Agent, *spec.Project) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := s.project.Agent(name)
+	if a == nil {
+		return nil, nil
+	}
+	s.users[s.project]++
+	return a, s.project
+}
+
+// release ends a run's use of p, closing p if a Save retired it and this
+// was its last run.
+func (s *Server) release(p *spec.Project) {
+	s.mu.Lock()
+	s.users[p]--
+	last := s.users[p] <= 0
+	if last {
+		delete(s.users, p)
+	}
+	closeIt := last && s.retired[p]
+	if closeIt {
+		delete(s.retired, p)
+	}
+	s.mu.Unlock()
+	if closeIt {
+		_ = p.Close() // nothing to tell: the run that used it has ended
+	}
+}
+
+// releasing passes stream on and releases p after it, unless the run stops
+// to wait for an answer: then the run still needs p's agents to resume.
+func (s *Server) releasing(p *spec.Project, stream iter.Seq2[agent.Event, error]) iter.Seq2[agent.Event, error] {
+	return func(yield func(agent.Event, error) bool) {
+		var last error
+		defer func() {
+			if !errors.Is(last, agent.ErrInterrupted) {
+				s.release(p)
+			}
+		}()
+		for ev, err := range stream {
+			if err != nil {
+				last = err
+			}
+			if !yield(ev, err) {
+				return
+			}
+		}
+	}
 }
 
 // load checks src as loom validate and loom run do (spec.Validate: files

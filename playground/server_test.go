@@ -41,6 +41,9 @@ func do(t *testing.T, method, url, body string) (int, string) {
 	t.Helper()
 	req, err := http.NewRequestWithContext(t.Context(), method, url, strings.NewReader(body))
 	require.NoError(t, err)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	res, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	defer res.Body.Close()
@@ -67,7 +70,7 @@ func TestTokenRequired(t *testing.T) {
 func TestSaveOnlyWhenValid(t *testing.T) {
 	pg, web, path := newServer(t, modeltest.New(t))
 	u := web.URL + "/api/yaml?token=" + pg.Token()
-	code, body := do(t, "PUT", u, strings.Replace(file, "instructions:", "instrutions:", 1))
+	code, body := do(t, "PUT", u, yamlBody(t, strings.Replace(file, "instructions:", "instrutions:", 1)))
 	require.Equal(t, http.StatusUnprocessableEntity, code)
 	var got struct {
 		Errors []struct {
@@ -86,11 +89,18 @@ func TestSaveOnlyWhenValid(t *testing.T) {
 	require.Equal(t, file, string(onDisk))
 
 	valid := strings.Replace(file, "Be brief.", "Be very brief.", 1)
-	code, _ = do(t, "PUT", u, valid)
+	code, _ = do(t, "PUT", u, yamlBody(t, valid))
 	require.Equal(t, http.StatusOK, code)
 	onDisk, err = os.ReadFile(path)
 	require.NoError(t, err)
 	require.Equal(t, valid, string(onDisk))
+}
+
+// yamlBody is the body of a Save: {"yaml": src}.
+func yamlBody(t *testing.T, src string) string {
+	b, err := json.Marshal(map[string]string{"yaml": src})
+	require.NoError(t, err)
+	return string(b)
 }
 
 func TestRunFromTheAPI(t *testing.T) {

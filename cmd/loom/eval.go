@@ -16,6 +16,7 @@ import (
 	"github.com/loomwork/loom/codeexec"
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/evals"
+	"github.com/loomwork/loom/internal/command"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/sandbox"
 )
@@ -101,7 +102,8 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer, open 
 	if err != nil {
 		return exitWith(stderr, err)
 	}
-	if err := loadDotEnv(".env.local"); err != nil {
+	envFiles := command.DotEnvFiles()
+	if err := command.LoadDotEnv(envFiles); err != nil {
 		return exitWith(stderr, &exitError{1, err.Error()})
 	}
 	set, err := loadEvalSet(o)
@@ -111,7 +113,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer, open 
 	id := modelOrDefault(o.modelID)
 	m, err := open(id)
 	if err != nil {
-		return exitWith(stderr, &exitError{2, fmt.Sprintf("--model %s: %v", id, err)})
+		return exitWith(stderr, &exitError{2, fmt.Sprintf("--model %s: %v", id, command.MissingKey(err, envFiles))})
 	}
 	var exec sandbox.Executor
 	if o.sandbox == "isolated" {
@@ -142,7 +144,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer, open 
 		}
 	}
 	cfg.Engine = engine.New(engOpts...)
-	if isTerminal(stdout) {
+	if command.IsTerminal(stderr) {
 		bar := newProgressBar(stderr)
 		cfg.Progress = bar.update
 		defer bar.finish()
@@ -336,13 +338,13 @@ func writeReport(path string, rep *evals.Report) error {
 // interruptedEval returns the exit status and message for a ctx a signal
 // cancelled; out is the --out file.
 func interruptedEval(ctx context.Context, out string) (code int, msg string, ok bool) {
-	var s *signaled
-	if !errors.As(context.Cause(ctx), &s) {
+	s := command.Interrupted(ctx)
+	if s == nil {
 		return 0, "", false
 	}
 	kept := "pass --out FILE to keep the samples that finished"
 	if out != "" {
 		kept = out + " holds the samples that finished"
 	}
-	return s.exitCode(), fmt.Sprintf("loom eval: %v; %s\n", s, kept), true
+	return s.ExitCode(), fmt.Sprintf("loom eval: %v; %s\n", s, kept), true
 }

@@ -3,22 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/loomwork/loom/evals"
 )
-
-// isTerminal reports whether w is a terminal (a character device), where a
-// progress bar belongs; a pipe or a file gets none.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
 
 // progressBar draws one line that each sample redraws.
 type progressBar struct {

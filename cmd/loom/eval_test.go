@@ -361,7 +361,7 @@ func TestEvalSignal(t *testing.T) {
 		t.Fatal("loom eval did not stop within 60s of SIGINT")
 	}
 	require.Equal(t, 130, cmd.ProcessState.ExitCode(), "stderr: %s", stderr.String())
-	require.Contains(t, stderr.String(), "loom eval: stopped by interrupt; "+out+" holds the samples that finished")
+	require.Contains(t, stderr.String(), "loom eval: interrupted by SIGINT (Ctrl-C); "+out+" holds the samples that finished")
 
 	rep, err := evals.ReadReport(out)
 	require.NoError(t, err)

@@ -26,6 +26,8 @@ import (
 	"os"
 	"runtime"
 
+	"github.com/loomwork/loom/evals"
+	"github.com/loomwork/loom/internal/command"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/observe"
 	"github.com/loomwork/loom/observe/store"
@@ -34,7 +36,10 @@ import (
 
 func main() {
 	sandbox.ServeWorkerIfChild() // this binary is also the isolated sandbox's worker
-	os.Exit(run(notifyContext(), os.Args[1:], os.Stdout, os.Stderr))
+	ctx, stop := command.NotifyContext(context.Background())
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
 const usage = `loom — build agents that write and run code.
@@ -53,15 +58,19 @@ Usage:
   loom --version                        print the version
   loom help [command]                   show help
 
-Run 'loom help COMMAND' for a command's options.
-`
+Run 'loom help COMMAND' (or 'loom COMMAND --help') for a command's options.
+
+` + command.DotEnvOrder + `
+
+` + command.ExitTable
 
 const observeUsage = `Usage: loom observe [--port N] [--db PATH]
 
 Serves the trace viewer at http://127.0.0.1:PORT/: the runs recorded to the
 trace database, each with its span tree, model calls, tool calls and sandboxed
 code. Programs record there when they use observe.Setup (the example CLIs do
-by default). Stop it with Ctrl-C (exit status 130) or SIGTERM (143).
+by default). Stop it with Ctrl-C (exit status 130) or SIGTERM (143); see
+'loom help' for every exit status.
 
 Options:
   --port N    port to listen on (default %d; 0 picks a free one)
@@ -76,25 +85,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	switch args[0] {
 	case "help", "-h", "-help", "--help":
-		if len(args) > 1 {
-			if text, ok := specHelp(args[1]); ok {
-				fmt.Fprint(stdout, text)
-				return 0
-			}
+		if len(args) == 1 {
+			fmt.Fprint(stdout, usage)
+			return exitOK
 		}
-		if len(args) > 1 && args[1] == "mcp" {
-			fmt.Fprint(stdout, mcpUsage)
-			return 0
+		text, ok := commandHelp(args[1])
+		if !ok {
+			fmt.Fprintf(stderr, "loom help: unknown command %q%s: run 'loom help'\n", args[1], suggestion(args[1]))
+			return exitInvalid
 		}
-		if len(args) > 1 && args[1] == "observe" {
-			fmt.Fprintf(stdout, observeUsage, observe.DefaultPort, store.PathEnv, defaultDB())
-			return 0
-		}
-		fmt.Fprint(stdout, usage)
-		return 0
+		fmt.Fprint(stdout, text)
+		return exitOK
 	case "version", "-version", "--version":
 		fmt.Fprintf(stdout, "loom %s (%s %s/%s)\n", observe.Version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
-		return 0
+		return exitOK
 	case "observe":
 		return runObserve(ctx, args[1:], stdout, stderr)
 	case "run", "resume", "validate", "schema", "serve", "trust":
@@ -104,8 +108,40 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "eval":
 		return runEval(ctx, args[1:], stdout, stderr, model.Open)
 	}
-	fmt.Fprintf(stderr, "loom: unknown command %q: run 'loom help'\n", args[0])
-	return 2
+	fmt.Fprintf(stderr, "loom: unknown command %q%s: run 'loom help'\n", args[0], suggestion(args[0]))
+	return exitInvalid
+}
+
+// commands are loom's commands, as 'loom help' lists them.
+var commands = []string{"run", "resume", "validate", "schema", "serve", "observe", "mcp", "eval", "version", "help"}
+
+// commandHelp returns the help of a command.
+func commandHelp(cmd string) (string, bool) {
+	if text, ok := specHelp(cmd); ok {
+		return text, true
+	}
+	switch cmd {
+	case "observe":
+		return fmt.Sprintf(observeUsage, observe.DefaultPort, store.PathEnv, defaultDB()), true
+	case "mcp":
+		return mcpUsage, true
+	case "eval":
+		return fmt.Sprintf(evalUsage, evals.DefaultConcurrency), true
+	case "version":
+		return "Usage: loom version (or loom --version)\n\nPrints loom's version, the Go version and the platform.\n", true
+	case "help":
+		return usage, true
+	}
+	return "", false
+}
+
+// suggestion is " (did you mean "X"?)" for the command nearest to name,
+// or "".
+func suggestion(name string) string {
+	if n := command.Nearest(name, commands); n != "" {
+		return fmt.Sprintf(" (did you mean %q?)", n)
+	}
+	return ""
 }
 
 func runObserve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -134,7 +170,7 @@ func runObserve(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		p = -1 // observe.Serve: negative picks a free port
 	}
 	err := observe.Serve(ctx, observe.ServeConfig{Port: p, DBPath: *db, Out: stdout})
-	if code, msg, ok := interrupted(ctx, "observe"); ok {
+	if code, msg, ok := interrupted(ctx, "observe", "the viewer was shut down and the database closed"); ok {
 		fmt.Fprint(stderr, msg)
 		return code
 	}

@@ -177,7 +177,8 @@ func TestObserveSignals(t *testing.T) {
 	for _, c := range []struct {
 		sig  syscall.Signal
 		code int
-	}{{syscall.SIGTERM, 143}, {syscall.SIGINT, 130}} {
+		name string
+	}{{syscall.SIGTERM, 143, "SIGTERM"}, {syscall.SIGINT, 130, "SIGINT (Ctrl-C)"}} {
 		t.Run(c.sig.String(), func(t *testing.T) {
 			db := filepath.Join(t.TempDir(), "traces.db")
 			cmd := exec.Command(os.Args[0], "observe", "--port", "0", "--db", db)
@@ -198,7 +199,7 @@ func TestObserveSignals(t *testing.T) {
 				t.Fatal("loom observe did not stop within 30s of the signal")
 			}
 			require.Equal(t, c.code, cmd.ProcessState.ExitCode(), "stderr: %s", errs.String())
-			require.Contains(t, errs.String(), "loom observe: stopped by "+c.sig.String())
+			require.Contains(t, errs.String(), "loom observe: interrupted by "+c.name)
 		})
 	}
 }

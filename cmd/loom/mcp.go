@@ -13,10 +13,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/joho/godotenv"
-
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/codeexec"
+	"github.com/loomwork/loom/internal/command"
+	"github.com/loomwork/loom/internal/localweb"
 	"github.com/loomwork/loom/mcp"
 	"github.com/loomwork/loom/model"
 	_ "github.com/loomwork/loom/model/providers" // registers every provider with model.Open
@@ -122,14 +122,15 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer, open m
 	if len(pos) == 1 {
 		return serveFile(ctx, pos[0], rs, *names, *addr, stderr)
 	}
-	if err := loadDotEnv(".env.local"); err != nil {
+	envFiles := command.DotEnvFiles()
+	if err := command.LoadDotEnv(envFiles); err != nil {
 		fmt.Fprintf(stderr, "loom mcp serve: %v\n", err)
 		return 1
 	}
 	id := modelOrDefault(rs.model)
 	m, err := open(id)
 	if err != nil {
-		fmt.Fprintf(stderr, "loom mcp serve: --model %s: %v\n", id, err)
+		fmt.Fprintf(stderr, "loom mcp serve: --model %s: %v\n", id, command.MissingKey(err, envFiles))
 		return 2
 	}
 	var exec sandbox.Executor
@@ -159,6 +160,16 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer, open m
 	} else {
 		err = serveMCPHTTP(ctx, srv, *addr, stderr)
 	}
+	return stopStatus(ctx, err, stderr)
+}
+
+// stopStatus is the exit status of an MCP server that stopped with err: 130
+// or 143 when a signal stopped it.
+func stopStatus(ctx context.Context, err error, stderr io.Writer) int {
+	if code, msg, ok := interrupted(ctx, "mcp serve", "the server stopped"); ok {
+		fmt.Fprint(stderr, msg)
+		return code
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "loom mcp serve: %v\n", err)
 		return 1
@@ -173,7 +184,7 @@ func serveFile(ctx context.Context, path string, rs runSettings, names, addr str
 	rs.clientLog = true
 	l, err := load(ctx, path, rs, os.Getenv, stderr)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
+		fmt.Fprintf(stderr, "loom mcp serve: %v\n", err)
 		return 2
 	}
 	defer l.close()
@@ -195,11 +206,7 @@ func serveFile(ctx context.Context, path string, rs runSettings, names, addr str
 	} else {
 		err = serveMCPHTTP(ctx, srv, addr, stderr)
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "loom mcp serve: %v\n", err)
-		return 1
-	}
-	return 0
+	return stopStatus(ctx, err, stderr)
 }
 
 // served returns the agents to serve: those names lists (comma-separated),
@@ -238,7 +245,13 @@ func serveMCPHTTP(ctx context.Context, srv *mcp.Server, addr string, stderr io.W
 		return err
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", srv.Handler())
+	// The guard the viewer and the playground use: a loopback (or the
+	// address's own) Host, no other origin's page, JSON bodies.
+	var hosts []string
+	if host != "" {
+		hosts = append(hosts, host)
+	}
+	mux.Handle("/mcp", localweb.Guard(srv.Handler(), localweb.Options{Hosts: hosts}))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(stderr, "loom mcp serve: serving MCP at http://%s/mcp\n", l.Addr())
 	done := make(chan error, 1)
@@ -256,16 +269,4 @@ func serveMCPHTTP(ctx context.Context, srv *mcp.Server, addr string, stderr io.W
 		_ = srv.Close() // sessions whose clients never said goodbye
 		return nil
 	}
-}
-
-// loadDotEnv loads path into the environment when it exists; variables
-// already set win, as in the example CLIs.
-func loadDotEnv(path string) error {
-	if _, err := os.Stat(path); err != nil {
-		return nil
-	}
-	if err := godotenv.Load(path); err != nil {
-		return fmt.Errorf("reading %s: %w", path, err)
-	}
-	return nil
 }

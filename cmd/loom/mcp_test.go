@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -257,4 +258,54 @@ agents:
 	require.NoError(t, err)
 	require.False(t, res.IsError, "%+v", res.Content)
 	require.Contains(t, res.Content[0].(*sdk.TextContent).Text, "HI")
+}
+
+// TestMCPServeHTTPGuard: the MCP server over HTTP refuses what a hostile
+// page can make a browser send, as the viewer and the playground do.
+func TestMCPServeHTTPGuard(t *testing.T) {
+	open := func(string) (model.Model, error) { return modeltest.New(t), nil }
+	ctx, cancel := context.WithCancel(context.Background())
+	var stderr syncBuffer
+	code := make(chan int, 1)
+	go func() {
+		code <- runMCP(ctx, []string{"serve", "--http", "127.0.0.1:0", "--sandbox", "inprocess", "--trusted-code"}, io.Discard, &stderr, open)
+	}()
+	var url string
+	require.Eventually(t, func() bool {
+		url = regexp.MustCompile(`http://\S+/mcp`).FindString(stderr.String())
+		return url != ""
+	}, 30*time.Second, 10*time.Millisecond, "no address in %q", stderr.String())
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	tr := &http.Transport{}
+	client := &http.Client{Transport: tr}
+	for _, tc := range []struct {
+		name, host, origin, contentType string
+		status                          int
+	}{
+		{"foreign host", "evil.example", "", "application/json", http.StatusForbidden},
+		{"foreign origin", "", "https://evil.example", "application/json", http.StatusForbidden},
+		{"form post", "", "", "application/x-www-form-urlencoded", http.StatusUnsupportedMediaType},
+		{"text post", "", "https://evil.example", "text/plain", http.StatusForbidden},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(initialize))
+			require.NoError(t, err)
+			if tc.host != "" {
+				req.Host = tc.host
+			}
+			if tc.origin != "" {
+				req.Header.Set("Origin", tc.origin)
+			}
+			req.Header.Set("Content-Type", tc.contentType)
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			res, err := client.Do(req)
+			require.NoError(t, err)
+			_, _ = io.Copy(io.Discard, res.Body)
+			require.NoError(t, res.Body.Close())
+			require.Equal(t, tc.status, res.StatusCode)
+		})
+	}
+	tr.CloseIdleConnections()
+	cancel()
+	require.Equal(t, 0, <-code, stderr.String())
 }

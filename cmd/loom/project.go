@@ -14,10 +14,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/joho/godotenv"
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/checkpoint/sqlite"
 	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/internal/command"
 	"github.com/loomwork/loom/internal/trust"
 	"github.com/loomwork/loom/mcp"
 	"github.com/loomwork/loom/model"
@@ -52,6 +52,9 @@ type loaded struct {
 	store   *sqlite.Store
 	dbPath  string
 	log     *slog.Logger
+	// envFiles are the .env.local files looked in, for a missing key's
+	// message.
+	envFiles []string
 }
 
 func (l *loaded) close() {
@@ -59,22 +62,19 @@ func (l *loaded) close() {
 	_ = l.store.Close()
 }
 
-// load reads .env.local (the working folder's, then the file's folder's;
-// variables already set win), loads the file and opens the checkpoint
-// store. Keys come only from the environment.
+// load reads .env.local in the order every command uses
+// (command.DotEnvFiles: the working folder's, the file's folder's, the
+// user config folder's; variables already set win), loads the file and
+// opens the checkpoint store. Keys come only from the environment.
 func load(ctx context.Context, path string, rs runSettings, getenv func(string) string, stderr io.Writer) (*loaded, error) {
 	// Opened before .env.local is read: a project cannot move it.
 	grants, err := trust.Open()
 	if err != nil && !rs.pageAsks {
 		return nil, err
 	}
-	for _, env := range []string{".env.local", filepath.Join(filepath.Dir(path), ".env.local")} {
-		if _, err := os.Stat(env); err != nil {
-			continue
-		}
-		if err := godotenv.Load(env); err != nil {
-			return nil, fmt.Errorf("reading %s: %w", env, err)
-		}
+	envFiles := command.DotEnvFiles(filepath.Dir(path))
+	if err := command.LoadDotEnv(envFiles); err != nil {
+		return nil, err
 	}
 	level, err := parseLevel(rs.logLevel)
 	if err != nil {
@@ -110,14 +110,14 @@ func load(ctx context.Context, path string, rs runSettings, getenv func(string) 
 			// The model of the MCP client calling loom mcp serve.
 			return mcp.ClientModel(), nil
 		}
-		return openModel(ref, getenv, log)
+		return openModel(ref, getenv, envFiles, log)
 	}})
 	if err != nil {
 		_ = store.Close()
 		return nil, err
 	}
 	e := engine.New(engine.WithCheckpoints(store), engine.WithRunLimits(agent.Limits{Timeout: rs.timeout}), engine.WithLogger(log))
-	return &loaded{project: p, engine: e, store: store, dbPath: dbPath, log: log}, nil
+	return &loaded{project: p, engine: e, store: store, dbPath: dbPath, log: log, envFiles: envFiles}, nil
 }
 
 // resume continues the stopped run runID of a through the engine; a graph
@@ -131,40 +131,15 @@ func (l *loaded) pending(ctx context.Context, a agent.Agent, runID string) ([]ag
 	return l.engine.Pending(ctx, runID)
 }
 
-// openModel opens ref; a missing key says where keys are read from.
-func openModel(ref string, getenv func(string) string, log *slog.Logger) (model.Model, error) {
+// openModel opens ref; a missing key gets the message every command
+// gives (command.MissingKey): the variable and the files looked in.
+func openModel(ref string, getenv func(string) string, envFiles []string, log *slog.Logger) (model.Model, error) {
 	m, err := model.Open(ref)
-	var mk *model.MissingKeyError
-	if errors.As(err, &mk) {
-		return nil, fmt.Errorf("%w: set %s in the environment or in .env.local (keys are never read from the loom file)", err, strings.Join(mk.Vars, " or "))
-	}
 	if err != nil {
-		return nil, err
+		return nil, command.MissingKey(err, envFiles)
 	}
-	log.Debug("model", "ref", ref, "key", keyLine(m.Provider(), getenv))
+	log.Debug("model", "ref", ref, "key", command.KeyLine(m.Provider(), getenv))
 	return m, nil
-}
-
-// keyLine names the key a provider uses, masked.
-func keyLine(provider string, getenv func(string) string) string {
-	for _, p := range model.Providers() {
-		if p.ID != provider {
-			continue
-		}
-		for _, v := range p.KeyVars {
-			if k := getenv(v); k != "" {
-				return v + "=" + mask(k)
-			}
-		}
-	}
-	return "no key"
-}
-
-func mask(s string) string {
-	if len(s) < 12 {
-		return strings.Repeat("*", len(s))
-	}
-	return s[:3] + "…" + s[len(s)-4:]
 }
 
 // parseLevel reads a --log-level value as logx.ParseLevel does, naming the

@@ -74,7 +74,7 @@ func runResume(ctx context.Context, args []string, stdout, stderr io.Writer, con
 	dbPath := rs.db
 	if dbPath == "" {
 		if dbPath, err = defaultCheckpointPath(); err != nil {
-			fmt.Fprintln(stderr, err)
+			fmt.Fprintf(stderr, "loom resume: %v\n", err)
 			return exitInvalid
 		}
 	}
@@ -87,7 +87,7 @@ func runResume(ctx context.Context, args []string, stdout, stderr io.Writer, con
 	rs.asker = &con
 	l, err := load(ctx, rec.File, rs, con.getenv, stderr)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
+		fmt.Fprintf(stderr, "loom resume: %v\n", err)
 		return exitInvalid
 	}
 	defer l.close()
@@ -122,9 +122,9 @@ func runResume(ctx context.Context, args []string, stdout, stderr io.Writer, con
 			answers[q.ID], _ = json.Marshal(ap)
 		}
 	}
-	r := newRunner(l, a, rec.File, con, stdout, stderr)
+	r := newRunner("loom resume", l, a, rec.File, con, stdout, stderr)
 	_, code := r.drive(ctx, nil, l.resume(ctx, a, runID, answers), runID)
-	return code
+	return stopped(ctx, "resume", code, stderr)
 }
 
 func absPath(p string) string {

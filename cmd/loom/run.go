@@ -10,13 +10,17 @@ import (
 	"io"
 	"iter"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/chzyer/readline"
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/codeexec"
 	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/internal/command"
 	"github.com/loomwork/loom/internal/flow"
 	"github.com/loomwork/loom/mcp"
 	"github.com/loomwork/loom/model"
@@ -27,7 +31,9 @@ const runUsage = `Usage: loom run FILE [-i INPUT | --chat] [flags]
 Runs the file's entry agent (or --agent NAME) on INPUT (FILE may also be a
 folder holding an AIGNE project, aigne.yaml, which is imported): a JSON object, or
 text given as {"message": TEXT}. Without -i the input is read from stdin.
---chat reads one question a line, the conversation remembered.
+--chat reads one question a line, the conversation remembered: /help lists
+its commands (/clear, /exit); Ctrl-C cancels the answer being written, and
+a second Ctrl-C within two seconds exits 130.
 
 When the run waits for an answer (code to approve, with approval: ask), a
 person at a terminal is asked; without a terminal the run stops, its state
@@ -47,20 +53,25 @@ Flags:
   --root DIR           let the file name files anywhere under DIR (default:
                        its own folder only); for trusted setups, said on stderr
 
-Keys come from the environment or .env.local (the working folder's or the
-file's folder's), never from the file.
-Exit status: 0 on an answer, 1 when the run fails, 2 on a bad command line,
-an invalid file or a missing key, 3 when the run stopped for an answer.
-`
+Keys come from the environment or .env.local, never from the file; see
+'loom help' for where .env.local is looked for.
+
+` + command.ExitTable
 
 // console is where people answer: stdin, and whether it is a terminal.
 type console struct {
 	in       *bufio.Reader
 	terminal bool
 	getenv   func(string) string
+	// lines, when set, reads answers instead of in: the chat's line
+	// editor, which owns the terminal.
+	lines func() (string, error)
 }
 
 func (c console) line() (string, error) {
+	if c.lines != nil {
+		return c.lines()
+	}
 	s, err := c.in.ReadString('\n')
 	if err != nil && (s == "" || !errors.Is(err, io.EOF)) {
 		return "", err
@@ -124,7 +135,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer, con co
 	rs.asker = &con
 	l, err := load(ctx, pos[0], rs, con.getenv, stderr)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
+		fmt.Fprintf(stderr, "loom run: %v\n", err)
 		return exitInvalid
 	}
 	defer l.close()
@@ -132,9 +143,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer, con co
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	r := newRunner(l, a, pos[0], con, stdout, stderr)
+	r := newRunner("loom run", l, a, pos[0], con, stdout, stderr)
 	if chat {
-		return r.chat(ctx)
+		return stopped(ctx, "run", r.chat(ctx), stderr)
 	}
 	if input == "" {
 		if con.terminal {
@@ -147,6 +158,16 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer, con co
 		input = strings.TrimSpace(string(b))
 	}
 	_, code := r.drive(ctx, nil, r.l.engine.Run(ctx, a, inputOf(input)), "")
+	return stopped(ctx, "run", code, stderr)
+}
+
+// stopped returns code, or 130 (143) with a message when a signal
+// cancelled ctx.
+func stopped(ctx context.Context, what string, code int, stderr io.Writer) int {
+	if c, msg, ok := interrupted(ctx, what, "the run was cancelled and the sandbox workers stopped"); ok {
+		fmt.Fprint(stderr, msg)
+		return c
+	}
 	return code
 }
 
@@ -164,6 +185,7 @@ func inputOf(s string) json.RawMessage {
 // runner drives runs of one agent: prints them, asks pending questions on
 // a terminal or stops with a resumable id.
 type runner struct {
+	name        string // the command, as "loom run": errors start with it
 	l           *loaded
 	a           agent.Agent
 	file        string
@@ -178,13 +200,13 @@ type runner struct {
 
 // newRunner returns a runner of a, streaming text only for agents whose
 // streamed text is their answer.
-func newRunner(l *loaded, a agent.Agent, file string, con console, out, errOut io.Writer) *runner {
+func newRunner(name string, l *loaded, a agent.Agent, file string, con console, out, errOut io.Writer) *runner {
 	quiet, state := false, false
 	if e := l.project.Doc.Entry(a.Name()); e != nil {
 		quiet = e.Type != "ai" && e.Type != "code_execution" && e.Type != "route"
 		state = e.Type == "graph"
 	}
-	return &runner{l: l, a: a, file: file, con: con, out: out, errOut: errOut, quiet: quiet, state: state}
+	return &runner{name: name, l: l, a: a, file: file, con: con, out: out, errOut: errOut, quiet: quiet, state: state}
 }
 
 // drive prints a run, resuming it with a person's answers while it asks
@@ -198,14 +220,14 @@ func (r *runner) drive(ctx context.Context, hist []model.Message, stream iter.Se
 		case err == nil:
 			return end, exitOK
 		case !errors.As(err, &ie):
-			fmt.Fprintf(r.errOut, "loom run: %v\n", err)
+			fmt.Fprintf(r.errOut, "%s: %v\n", r.name, err)
 			return end, exitFailed
 		case !r.con.terminal:
 			return end, r.stop(runID, ie.Questions)
 		}
 		answers, err := r.ask(ie.Questions)
 		if err != nil {
-			fmt.Fprintf(r.errOut, "loom run: %v\n", err)
+			fmt.Fprintf(r.errOut, "%s: %v\n", r.name, err)
 			return end, r.stop(runID, ie.Questions)
 		}
 		stream = r.l.resume(agent.WithHistory(ctx, hist), r.a, runID, answers)
@@ -256,7 +278,7 @@ func (r *runner) print(stream iter.Seq2[agent.Event, error], runID *string) (age
 // stop records the stopped run for loom resume and says how to continue.
 func (r *runner) stop(runID string, qs []agent.Question) int {
 	if err := saveRecord(r.l.dbPath, runID, runRecord{File: absPath(r.file), Agent: r.a.Name()}); err != nil {
-		fmt.Fprintf(r.errOut, "loom run: cannot record the stopped run: %v\n", err)
+		fmt.Fprintf(r.errOut, "%s: cannot record the stopped run: %v\n", r.name, err)
 		return exitFailed
 	}
 	for _, q := range qs {
@@ -387,29 +409,83 @@ func allApprovals(qs []agent.Question) bool {
 	return true
 }
 
-// chat runs one turn a line, each with the earlier turns as history.
+// chat runs one turn a line, each with the earlier turns as history. The
+// chat's commands (/help, /clear, /exit) are the example programs'; on a
+// terminal, lines are edited with history. Ctrl-C cancels the turn going
+// on; a second within two seconds exits 130.
 func (r *runner) chat(ctx context.Context) int {
 	mem := engine.NewBuffer()
-	for {
+	read := func(prompt string) (string, error) {
 		if r.con.terminal {
-			fmt.Fprint(r.errOut, "> ")
+			fmt.Fprint(r.errOut, prompt)
 		}
-		line, err := r.con.line()
+		return r.con.line()
+	}
+	if r.con.terminal {
+		if rl, err := newChatReadline(r.errOut); err == nil {
+			defer rl.Close()
+			read = func(prompt string) (string, error) {
+				rl.SetPrompt(prompt)
+				return rl.Readline()
+			}
+			// Questions a run asks (approvals) are answered on the same
+			// line editor, so stdin has one reader.
+			r.con.lines = func() (string, error) { rl.SetPrompt(""); return rl.Readline() }
+		}
+		fmt.Fprintln(r.errOut, "Type /help for commands, /exit to leave.")
+	}
+	var lastInterrupt time.Time
+	for {
+		if ctx.Err() != nil {
+			return exitOK // a signal: runRun reports it
+		}
+		line, err := read("> ")
+		if errors.Is(err, readline.ErrInterrupt) {
+			if time.Since(lastInterrupt) <= command.TurnGrace {
+				fmt.Fprintf(r.errOut, "%s: interrupted by Ctrl-C\n", r.name)
+				return command.ExitInterrupted
+			}
+			lastInterrupt = time.Now()
+			fmt.Fprintln(r.errOut, "(Ctrl-C again to leave, or type /exit)")
+			continue
+		}
 		if err != nil {
 			return exitOK
 		}
 		line = strings.TrimSpace(line)
-		if line == "" {
+		switch command.ParseChatLine(line) {
+		case command.ChatEmpty:
+			continue
+		case command.ChatExit:
+			return exitOK
+		case command.ChatHelpCmd:
+			fmt.Fprintln(r.errOut, strings.ReplaceAll(command.ChatHelp, "NAME", "loom-run"))
+			continue
+		case command.ChatClear:
+			mem = engine.NewBuffer()
+			fmt.Fprintln(r.errOut, "(conversation cleared)")
+			continue
+		case command.ChatUnknown:
+			fmt.Fprintf(r.errOut, "unknown command %s; type /help\n", line)
 			continue
 		}
 		in := inputOf(line)
 		hist, err := mem.Messages(ctx, in)
 		if err != nil {
-			fmt.Fprintf(r.errOut, "loom run: %v\n", err)
+			fmt.Fprintf(r.errOut, "%s: %v\n", r.name, err)
 			return exitFailed
 		}
-		end, code := r.drive(ctx, hist, r.l.engine.Run(agent.WithHistory(ctx, hist), r.a, in), "")
-		if code != exitOK {
+		tctx, endTurn := command.Turn(ctx, func() {
+			fmt.Fprintln(r.errOut, "\n(answer cancelled: Ctrl-C again within two seconds leaves)")
+		})
+		end, code := r.drive(tctx, hist, r.l.engine.Run(agent.WithHistory(tctx, hist), r.a, in), "")
+		cancelled := tctx.Err() != nil && ctx.Err() == nil
+		endTurn()
+		switch {
+		case cancelled:
+			lastInterrupt = time.Now()
+			continue // the question was withdrawn: the conversation goes on
+		case code != exitOK:
 			return code
 		}
 		msgs := end.Messages
@@ -417,8 +493,21 @@ func (r *runner) chat(ctx context.Context) int {
 			msgs = []model.Message{model.UserMessage(flow.TextOf(in)), model.AssistantMessage(flow.TextOf(end.Output))}
 		}
 		if err := mem.Add(ctx, engine.Turn{Messages: msgs}); err != nil {
-			fmt.Fprintf(r.errOut, "loom run: %v\n", err)
+			fmt.Fprintf(r.errOut, "%s: %v\n", r.name, err)
 			return exitFailed
 		}
 	}
+}
+
+// newChatReadline opens the terminal's line editor for --chat, its history
+// kept in loom/loom-run.history under the user cache folder.
+func newChatReadline(errOut io.Writer) (*readline.Instance, error) {
+	cfg := &readline.Config{Prompt: "> ", InterruptPrompt: "^C", EOFPrompt: "/exit", Stdout: errOut, Stderr: errOut}
+	if dir, err := os.UserCacheDir(); err == nil {
+		hist := filepath.Join(dir, "loom", "loom-run.history")
+		if os.MkdirAll(filepath.Dir(hist), 0o700) == nil {
+			cfg.HistoryFile = hist
+		}
+	}
+	return readline.NewEx(cfg)
 }

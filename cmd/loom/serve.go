@@ -31,7 +31,7 @@ belong to the server: closing or reloading the page loses nothing. Only the
 URL printed, with its session token, opens it. A file that starts commands
 or reaches URLs (its mcp entries) runs only once you trust them: the page
 lists them and asks before the first run (as loom trust FILE does). Stop it
-with Ctrl-C.
+with Ctrl-C (exit status 130) or SIGTERM (143).
 
 Flags:
   --port N             port (default 7894; 0 picks a free one)
@@ -71,28 +71,28 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, con 
 	rs.pageAsks = true // the page shows the file's commands and asks before a run
 	l, err := load(ctx, pos[0], rs, con.getenv, stderr)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
+		fmt.Fprintf(stderr, "loom serve: %v\n", err)
 		return exitInvalid
 	}
 	defaultModel := l.project.Doc.File.Model
 	l.close()
 	store, err := sqlite.Open(ctx, l.dbPath)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
+		fmt.Fprintf(stderr, "loom serve: %v\n", err)
 		return exitInvalid
 	}
 	defer store.Close()
-	open := func(ref string) (model.Model, error) { return openModel(ref, con.getenv, l.log) }
+	open := func(ref string) (model.Model, error) { return openModel(ref, con.getenv, l.envFiles, l.log) }
 	m, err := open(defaultModel)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
+		fmt.Fprintf(stderr, "loom serve: %v\n", err)
 		return exitInvalid
 	}
 	e := engine.New(engine.WithModel(m), engine.WithCheckpoints(store), engine.WithRunLimits(agent.Limits{Timeout: rs.timeout}), engine.WithLogger(l.log))
 	pg, err := playground.New(playground.Config{Path: pos[0], Engine: e, Registry: spec.Registry{Models: open, Getenv: con.getenv, Checkpoints: store},
 		Options: spec.Options{Root: rs.root}, Grants: grants})
 	if err != nil {
-		fmt.Fprintln(stderr, err)
+		fmt.Fprintf(stderr, "loom serve: %v\n", err)
 		return exitInvalid
 	}
 	defer pg.Close()
@@ -111,6 +111,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, con 
 		defer cancel()
 		_ = srv.Shutdown(sctx)
 		<-done
+		if code, msg, ok := interrupted(ctx, "serve", "the playground stopped and its runs were cancelled"); ok {
+			fmt.Fprint(stderr, msg)
+			return code
+		}
 		return exitOK
 	case err := <-done:
 		if err != nil && !strings.Contains(err.Error(), "Server closed") {

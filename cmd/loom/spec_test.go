@@ -258,7 +258,9 @@ func TestRunMissingKey(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "")
 	res := call(t, false, "", "run", writeFile(t, "loom.yaml", coderYAML), "-i", "hi", "--db", filepath.Join(t.TempDir(), "cp.db"))
 	require.Equal(t, exitInvalid, res.code)
-	require.Contains(t, res.stderr, "OPENAI_API_KEY in the environment or in .env.local (keys are never read from the loom file)")
+	require.Contains(t, res.stderr, "loom run: ")
+	require.Contains(t, res.stderr, "set OPENAI_API_KEY in the environment or in a .env.local file; looked in, in order:")
+	require.NotContains(t, res.stderr, "WithAPIKey")
 }
 
 func TestChatRemembers(t *testing.T) {

@@ -10,10 +10,12 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/chzyer/readline"
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/internal/command"
 )
 
 // Chat memory: the last turns kept and the token budget they may take.
@@ -61,6 +63,10 @@ func newLineReader(app *App, sio Stdio) (lineReader, error) {
 	return &termReader{rl: rl}, nil
 }
 
+// errInterrupt is Ctrl-C typed at the prompt (the terminal is in raw mode
+// then, so it is a key, not a signal).
+var errInterrupt = errors.New("interrupted at the prompt")
+
 type scanReader struct{ sc *bufio.Scanner }
 
 func (s *scanReader) ReadLine(string) (string, error) {
@@ -81,7 +87,7 @@ func (t *termReader) ReadLine(prompt string) (string, error) {
 	t.rl.SetPrompt(prompt)
 	line, err := t.rl.Readline()
 	if errors.Is(err, readline.ErrInterrupt) {
-		return "", io.EOF
+		return "", errInterrupt
 	}
 	return line, err
 }
@@ -144,12 +150,6 @@ func promptLine(w io.Writer, r *bufio.Reader, q string) (string, error) {
 	return line, nil
 }
 
-const chatHelp = `Commands:
-  /help   show this help
-  /clear  forget the conversation so far
-  /exit   leave (also Ctrl-D)
-Anything else is a question; earlier questions and answers are remembered.`
-
 // chat runs the conversation loop and returns the exit status: 0, or the
 // status of the last turn that failed or was cut (see exit.go).
 func chat(ctx context.Context, env *Env, eng *engine.Engine, a agent.Agent, lines lineReader) int {
@@ -167,11 +167,21 @@ func chat(ctx context.Context, env *Env, eng *engine.Engine, a agent.Agent, line
 		fmt.Fprintln(sio.Out, "Type /help for commands, /exit to leave.")
 	}
 	status := ExitOK
+	var lastInterrupt time.Time // the last Ctrl-C that cancelled a turn or was typed at the prompt
 	for {
 		if ctx.Err() != nil {
 			return status
 		}
 		line, err := lines.ReadLine("you> ")
+		if errors.Is(err, errInterrupt) {
+			if time.Since(lastInterrupt) <= command.TurnGrace {
+				fmt.Fprintf(sio.Err, "%s: interrupted by Ctrl-C\n", env.App.Name)
+				return ExitInterrupted
+			}
+			lastInterrupt = time.Now()
+			fmt.Fprintln(sio.Err, "(Ctrl-C again to leave, or type /exit)")
+			continue
+		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
 				fmt.Fprintf(sio.Err, "%s: error: reading input: %v\n", env.App.Name, err)
@@ -180,25 +190,32 @@ func chat(ctx context.Context, env *Env, eng *engine.Engine, a agent.Agent, line
 			return status
 		}
 		line = strings.TrimSpace(line)
-		switch line {
-		case "":
+		switch command.ParseChatLine(line) {
+		case command.ChatEmpty:
 			continue
-		case "/exit", "/quit":
+		case command.ChatExit:
 			return status
-		case "/help":
-			fmt.Fprintln(sio.Out, chatHelp)
+		case command.ChatHelpCmd:
+			fmt.Fprintln(sio.Out, strings.ReplaceAll(command.ChatHelp, "NAME", env.App.Name))
 			continue
-		case "/clear":
+		case command.ChatClear:
 			_ = mem.Clear(ctx)
 			fmt.Fprintln(sio.Out, "(conversation cleared)")
 			continue
-		}
-		if strings.HasPrefix(line, "/") {
+		case command.ChatUnknown:
 			fmt.Fprintf(sio.Out, "unknown command %s; type /help\n", line)
 			continue
 		}
-		code, err := runOnce(ctx, env, session.Run(ctx, line))
+		tctx, end := command.Turn(ctx, func() {
+			fmt.Fprintln(sio.Err, "\n(answer cancelled: Ctrl-C again within two seconds leaves)")
+		})
+		code, err := runOnce(tctx, env, session.Run(tctx, line))
+		turnCancelled := tctx.Err() != nil && ctx.Err() == nil
+		end()
 		switch {
+		case turnCancelled:
+			lastInterrupt = time.Now()
+			continue // the question was withdrawn: the conversation goes on
 		case err != nil && ctx.Err() != nil:
 			return status // a signal: Main reports it
 		case err != nil:

@@ -6,37 +6,24 @@ import (
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/codeexec"
 	"github.com/loomwork/loom/compose"
+	"github.com/loomwork/loom/internal/command"
 	"github.com/loomwork/loom/model"
 )
 
-// Exit statuses, as --help and the README list them.
+// Exit statuses: the table loom's commands share (internal/command).
 const (
-	ExitOK             = 0   // an answer
-	ExitFailed         = 1   // a run failed: a model, provider or workflow error
-	ExitConfig         = 2   // a configuration error: a bad flag, a missing or rejected key, an option the provider lacks
-	ExitTruncated      = 3   // the answer was cut at the model's output token limit (--allow-truncated accepts it)
-	ExitSnippetFailed  = 4   // no computed answer: the last snippet failed in the sandbox
-	ExitDeclined       = 5   // no computed answer: the last snippet was declined at the approval prompt
-	ExitRejected       = 6   // no computed answer: the reviewer rejected the last snippet
-	ExitReviewerFailed = 7   // no computed answer: the reviewer itself failed
-	ExitRetriesSpent   = 8   // the retry budget for failed, rejected or declined snippets ran out
-	ExitInterrupted    = 130 // SIGINT (Ctrl-C): the run was cancelled
-	ExitTerminated     = 143 // SIGTERM: the run was cancelled
+	ExitOK             = command.ExitOK             // an answer
+	ExitFailed         = command.ExitFailed         // a run failed: a model, provider or workflow error
+	ExitConfig         = command.ExitUsage          // a configuration error: a bad flag, a missing or rejected key, an option the provider lacks
+	ExitSnippetFailed  = command.ExitSnippetFailed  // no computed answer: the last snippet failed in the sandbox
+	ExitDeclined       = command.ExitDeclined       // no computed answer: the last snippet was declined at the approval prompt
+	ExitRejected       = command.ExitRejected       // no computed answer: the reviewer rejected the last snippet
+	ExitReviewerFailed = command.ExitReviewerFailed // no computed answer: the reviewer itself failed
+	ExitRetriesSpent   = command.ExitRetriesSpent   // the retry budget for failed, rejected or declined snippets ran out
+	ExitTruncated      = command.ExitTruncated      // the answer was cut at the model's output token limit (--allow-truncated accepts it)
+	ExitInterrupted    = command.ExitInterrupted    // SIGINT (Ctrl-C): the run was cancelled
+	ExitTerminated     = command.ExitTerminated     // SIGTERM: the run was cancelled
 )
-
-// exitHelp is the exit status table --help prints.
-const exitHelp = `Exit status:
-  0    an answer
-  1    a run failed (model, provider or workflow error)
-  2    a configuration error (bad flag, missing or rejected key, unsupported option)
-  3    the answer was cut at the output token limit (--allow-truncated accepts it)
-  4    no computed answer: the last snippet failed
-  5    no computed answer: the last snippet was declined
-  6    no computed answer: the reviewer rejected the last snippet
-  7    no computed answer: the reviewer failed
-  8    the retry budget ran out
-  130  interrupted by SIGINT (Ctrl-C); 143: by SIGTERM
-`
 
 // verdict follows a run's events to decide its exit status: whether the
 // answer was cut, and, for programs that run code, whether any snippet

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loomwork/loom/internal/command"
 	"github.com/loomwork/loom/model"
 )
 
@@ -144,7 +145,7 @@ func printUsage(app *App, fs *flag.FlagSet, w io.Writer) {
 	for _, r := range rows {
 		fmt.Fprintf(w, "  %-*s  %s\n", width, r.left, r.usage)
 	}
-	fmt.Fprintf(w, "\nThe model's key comes from the environment or a .env.local file (see .env.local.example),\nlooked for in the working directory, beside the example's sources, then in the user\nconfig directory's loom folder.\n\n%s", exitHelp)
+	fmt.Fprintf(w, "\n%s\n(.env.local.example beside each example lists its variables.)\n\n%s", command.DotEnvOrder, command.ExitTable)
 }
 
 // placeholder returns the value a flag takes, as "DURATION", from a

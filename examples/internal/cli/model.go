@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/loomwork/loom/internal/command"
 	"github.com/loomwork/loom/model"
 )
 
@@ -40,7 +41,7 @@ func OpenModel(id string, envFiles []string) (model.Model, error) {
 	var mk *model.MissingKeyError
 	switch {
 	case errors.As(err, &mk):
-		return nil, &ConfigError{Err: fmt.Errorf("%s: %w: set %s in the environment, or in a .env.local file (copy the example's .env.local.example); looked in, in order:\n  %s\nor run a local model that needs no key: --model ollama:llama3.2", mk.Provider, model.ErrMissingKey, strings.Join(mk.Vars, " or "), strings.Join(envFiles, "\n  "))}
+		return nil, &ConfigError{Err: command.MissingKey(err, envFiles)}
 	case errors.Is(err, model.ErrUnknownProvider):
 		return nil, &ConfigError{Err: fmt.Errorf("--model %s: %w", id, err)}
 	}
@@ -50,23 +51,8 @@ func OpenModel(id string, envFiles []string) (model.Model, error) {
 // KeyLine describes the key a provider will use, masked, for a DEBUG log
 // line: "OPENAI_API_KEY=sk-…7890", or "no key" when none is set.
 func KeyLine(providerID string, getenv func(string) string) string {
-	for _, p := range model.Providers() {
-		if p.ID != providerID {
-			continue
-		}
-		for _, v := range p.KeyVars {
-			if k := getenv(v); k != "" {
-				return v + "=" + Mask(k)
-			}
-		}
-	}
-	return "no key"
+	return command.KeyLine(providerID, getenv)
 }
 
 // Mask hides all of a secret but a short prefix and suffix.
-func Mask(s string) string {
-	if len(s) < 12 {
-		return strings.Repeat("*", len(s))
-	}
-	return s[:3] + "…" + s[len(s)-4:]
-}
+func Mask(s string) string { return command.Mask(s) }

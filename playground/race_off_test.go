@@ -1,0 +1,5 @@
+//go:build !race
+
+package playground_test
+
+const raceEnabled = false
