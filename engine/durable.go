@@ -26,7 +26,15 @@ var (
 	// ErrNoCheckpoints marks a durable operation on an engine without a
 	// checkpoint store, or a run the store does not hold.
 	ErrNoCheckpoints = errors.New("no checkpoints")
+	// ErrSessionTurn marks an [Engine.Resume] of a run that is a session's
+	// turn: it is resumed with [Session.Resume], which gives the model the
+	// conversation and records the turn.
+	ErrSessionTurn = errors.New("run is a session's turn")
 )
+
+// MetaSession is the checkpoint Meta key that names the session a run is
+// a turn of.
+const MetaSession = "session"
 
 // RunFormat is the format of the state loom saves in a run's checkpoints.
 const RunFormat = "loom.run/v1"
@@ -69,6 +77,7 @@ type recorder struct {
 	runID string
 	agent string
 	input json.RawMessage
+	meta  map[string]string // labels on every checkpoint (MetaSession)
 	head  int64
 	buf   []agent.Event
 }
@@ -116,6 +125,9 @@ func (rc *recorder) save(ctx context.Context, kind string, st RunState) error {
 	cp := checkpoint.Checkpoint{
 		RunID: rc.runID, Seq: rc.head + 1, Kind: kind, Time: agent.Now(ctx), State: state, Events: events,
 		Meta: map[string]string{"agent": rc.agent, "status": st.Status},
+	}
+	for k, v := range rc.meta {
+		cp.Meta[k] = v
 	}
 	if err := rc.store.Put(context.WithoutCancel(ctx), cp); err != nil {
 		if errors.Is(err, checkpoint.ErrConflict) {
@@ -218,8 +230,16 @@ func (e *Engine) ResumeInvoke(ctx context.Context, a agent.Agent, runID string, 
 	return &res, nil
 }
 
-// claim checks the answers and takes the run's head.
+// claim checks the answers and takes the head of a run that is not a
+// session's turn.
 func (e *Engine) claim(ctx context.Context, a agent.Agent, runID string, answers map[string]json.RawMessage) (*recorder, *agent.Journal, json.RawMessage, error) {
+	return e.claimRun(ctx, a, runID, answers, "")
+}
+
+// claimRun checks the answers and takes the run's head. session is the
+// session resuming the run, or "" for the engine's own Resume, which
+// refuses a session's turn.
+func (e *Engine) claimRun(ctx context.Context, a agent.Agent, runID string, answers map[string]json.RawMessage, session string) (*recorder, *agent.Journal, json.RawMessage, error) {
 	if a == nil {
 		return nil, nil, nil, fmt.Errorf("%w: engine: the agent to resume is nil", agent.ErrInvalidConfig)
 	}
@@ -232,6 +252,12 @@ func (e *Engine) claim(ctx context.Context, a agent.Agent, runID string, answers
 	}
 	if s.head.Kind == CheckpointEnd {
 		return nil, nil, nil, fmt.Errorf("%w: engine: run %s ended at checkpoint %d; nothing to resume", ErrRunEnded, runID, s.head.Seq)
+	}
+	if owner := s.head.Meta[MetaSession]; owner != session {
+		if session == "" {
+			return nil, nil, nil, fmt.Errorf("%w: engine: run %s is a turn of session %q: resume it with the session's Resume (Engine.OpenSession(%q, agent).Resume), so that the model sees the conversation and the turn is recorded", ErrSessionTurn, runID, owner, owner)
+		}
+		return nil, nil, nil, fmt.Errorf("%w: engine: run %s is not a turn of session %q", ErrNoOpenTurn, runID, session)
 	}
 	asked := map[string]agent.Question{}
 	for _, q := range agent.NewJournal(s.events, nil).Questions() {
@@ -252,6 +278,9 @@ func (e *Engine) claim(ctx context.Context, a agent.Agent, runID string, answers
 	all := maps.Clone(s.answers)
 	maps.Copy(all, answers)
 	rc := &recorder{store: e.store, runID: runID, agent: a.Name(), input: s.start.Input, head: s.head.Seq}
+	if session != "" {
+		rc.meta = map[string]string{MetaSession: session}
+	}
 	if err := rc.save(ctx, CheckpointResume, RunState{Status: "running", Answers: answers}); err != nil {
 		return nil, nil, nil, err
 	}
