@@ -52,11 +52,17 @@ func expect(want []string, answer string) modeltest.Turn {
 // its effect in *effects.
 func deployer(t *testing.T, m model.Model, effects *atomic.Int64) agent.Agent {
 	t.Helper()
+	return deployerWith(t, m, func() { effects.Add(1) })
+}
+
+// deployerWith is deployer calling effect when the deploy runs.
+func deployerWith(t *testing.T, m model.Model, effect func()) agent.Agent {
+	t.Helper()
 	deploy := testkit.Fn(t, "deploy", func(ctx context.Context, in map[string]any) (map[string]any, error) {
 		if _, err := agent.Ask(ctx, "approval", in, nil); err != nil {
 			return nil, err
 		}
-		effects.Add(1)
+		effect()
 		return map[string]any{"deployed": in["env"]}, nil
 	})
 	return testkit.NewAI(t, agent.AIConfig{Name: "ops", Instructions: "Be brief.", Model: m, Tools: []agent.Agent{deploy}})
