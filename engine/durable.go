@@ -68,6 +68,23 @@ type RunState struct {
 // with [Engine.Resume].
 func WithCheckpoints(s checkpoint.Store) Option { return func(e *Engine) { e.store = s } }
 
+// WithLabels puts labels on every checkpoint of the engine's runs (in
+// [checkpoint.Checkpoint.Meta], beside "agent" and "status"), so that runs
+// can be found with [checkpoint.RunFilter]: the loom CLI and playground
+// label runs with the file they came from. A resumed run keeps the labels
+// it started with. The keys "agent", "status" and [MetaSession] are
+// loom's own and cannot be set.
+func WithLabels(labels map[string]string) Option {
+	return func(e *Engine) {
+		e.labels = map[string]string{}
+		for k, v := range labels {
+			if k != "agent" && k != "status" && k != MetaSession {
+				e.labels[k] = v
+			}
+		}
+	}
+}
+
 // Checkpoints returns the engine's checkpoint store, or nil.
 func (e *Engine) Checkpoints() checkpoint.Store { return e.store }
 
@@ -277,9 +294,11 @@ func (e *Engine) claimRun(ctx context.Context, a agent.Agent, runID string, answ
 	}
 	all := maps.Clone(s.answers)
 	maps.Copy(all, answers)
-	rc := &recorder{store: e.store, runID: runID, agent: a.Name(), input: s.start.Input, head: s.head.Seq}
-	if session != "" {
-		rc.meta = map[string]string{MetaSession: session}
+	rc := &recorder{store: e.store, runID: runID, agent: a.Name(), input: s.start.Input, head: s.head.Seq, meta: map[string]string{}}
+	for k, v := range s.head.Meta {
+		if k != "agent" && k != "status" {
+			rc.meta[k] = v // the run's labels and session
+		}
 	}
 	if err := rc.save(ctx, CheckpointResume, RunState{Status: "running", Answers: answers}); err != nil {
 		return nil, nil, nil, err

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
 	"sync/atomic"
 
 	"github.com/loomwork/loom/agent"
@@ -361,7 +362,12 @@ func (s *Session) exec(ctx context.Context, ot *openTurn, answers map[string]jso
 		if ot.state == "unstarted" {
 			var rc *recorder
 			if e.store != nil {
-				rc = &recorder{store: e.store, agent: s.agent.Name(), input: ot.input, meta: map[string]string{MetaSession: s.id}}
+				meta := maps.Clone(e.labels)
+				if meta == nil {
+					meta = map[string]string{}
+				}
+				meta[MetaSession] = s.id
+				rc = &recorder{store: e.store, agent: s.agent.Name(), input: ot.input, meta: meta}
 			}
 			stream = e.run(agent.WithIDs(ctx, firstID(ot.runID)), s.agent, ot.input, &r, rc)
 		} else {
