@@ -34,6 +34,13 @@ type Config struct {
 	Engine *engine.Engine
 	// Token is the session token; empty makes a random one.
 	Token string
+	// Labels select the runs of the engine's checkpoint store the page
+	// lists beside the ones this server started: runs another server (or
+	// this one before a restart) or loom run left waiting, finished or
+	// stopped. loom serve passes the labels its engine puts on every run
+	// (engine.WithLabels), so the page lists the runs of its file. Nil
+	// lists every stored run of an agent the file declares.
+	Labels map[string]string
 }
 
 // Server is the playground over one file.

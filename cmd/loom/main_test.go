@@ -20,7 +20,16 @@ import (
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain keeps the traces that loom run, serve and resume record in a
+// temporary store unless a test names its own ($LOOM_TRACE_DB), never in
+// the user's.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "loom-cmd-traces-")
+	if err == nil && os.Getenv("LOOM_TRACE_DB") == "" {
+		_ = os.Setenv("LOOM_TRACE_DB", filepath.Join(dir, "traces.db"))
+	}
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(int) { _ = os.RemoveAll(dir) }))
+}
 
 // syncBuffer is a bytes.Buffer safe for one writer and one reader.
 type syncBuffer struct {

@@ -42,7 +42,8 @@ Flags:
   --log-level LEVEL    ERROR, WARN, INFO, DEBUG or TRACE (default INFO)
   --timeout D          time limit of one run (default 5m)
   --db PATH            checkpoint database (default $LOOM_CHECKPOINT_DB, else
-                       a file under the user cache directory)
+                       a file under the user cache directory), or a
+                       postgres:// URL; loom serve and loom resume share it
 
 Keys come from the environment or .env.local (the working folder's or the
 file's folder's), never from the file.
@@ -117,6 +118,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer, con co
 	case rs.timeout <= 0:
 		return usageErr("--timeout %v: it must be positive, as 2m", rs.timeout)
 	}
+	rs.trace = "run"
 	l, err := load(ctx, pos[0], rs, con.getenv, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
