@@ -14,8 +14,8 @@
 // [Engine.Invoke] drains the same stream into a [Result] with the output
 // and the run's usage; [InvokeAs] decodes the output into a Go type.
 // [Engine.Stats] totals every run, safely under concurrent runs. The root
-// run's span gets loom.workflow.outcome ("answered", "failed" or "limit"),
-// also counted in the loom.workflow.outcomes metric.
+// run's span gets loom.workflow.outcome ("answered", "failed", "limit" or
+// "waiting"), also counted in the loom.workflow.outcomes metric.
 //
 // # Sessions and memory
 //

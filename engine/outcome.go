@@ -19,15 +19,19 @@ const (
 	OutcomeAnswered = "answered" // the run ended with an output
 	OutcomeFailed   = "failed"   // the run ended with an error
 	OutcomeLimit    = "limit"    // the run breached a limit
+	OutcomeWaiting  = "waiting"  // the run paused for answers (agent.Ask)
 )
 
-// Outcome classifies how a run ended, as loom.workflow.outcome does.
+// Outcome classifies how a run ended, as loom.workflow.outcome does. A run
+// that paused for answers is "waiting", not failed: it is resumed later.
 func Outcome(err error) string {
 	switch {
 	case err == nil:
 		return OutcomeAnswered
 	case errors.Is(err, agent.ErrLimit):
 		return OutcomeLimit
+	case errors.Is(err, agent.ErrInterrupted):
+		return OutcomeWaiting
 	}
 	return OutcomeFailed
 }
@@ -82,7 +86,7 @@ func (s *runState) hooks() agent.Hooks {
 }
 
 // instruments are the metrics package engine owns: loom.workflow.outcomes,
-// by outcome (answered, failed, limit).
+// by outcome (answered, failed, limit, waiting).
 type instruments struct {
 	outcomes metric.Int64Counter
 }
@@ -90,7 +94,7 @@ type instruments struct {
 type instrumentsKey struct{}
 
 func buildInstruments(m metric.Meter) (instruments, error) {
-	c, err := m.Int64Counter("loom.workflow.outcomes", metric.WithDescription("Workflow runs by outcome: answered, failed, limit."))
+	c, err := m.Int64Counter("loom.workflow.outcomes", metric.WithDescription("Workflow runs by outcome: answered, failed, limit, waiting."))
 	if err != nil {
 		return instruments{}, fmt.Errorf("engine: create metrics: %w", err)
 	}

@@ -22,6 +22,9 @@ const (
 	StatusError   = "error"
 	StatusLimit   = "limit"
 	StatusRunning = "running"
+	// StatusWaiting is a run paused for an answer (an approval): it has
+	// neither succeeded nor failed, and its Error says what it waits for.
+	StatusWaiting = "waiting"
 )
 
 // TraceSummary is the list view of one trace.
@@ -137,9 +140,9 @@ func (s *Store) Traces(ctx context.Context, q Query) (Page, error) {
 		limit = MaxLimit
 	}
 	switch q.Status {
-	case "", StatusOK, StatusError, StatusLimit, StatusRunning:
+	case "", StatusOK, StatusError, StatusLimit, StatusRunning, StatusWaiting:
 	default:
-		return Page{}, fmt.Errorf("%w: status %q: use ok, error, limit or running", ErrBadQuery, q.Status)
+		return Page{}, fmt.Errorf("%w: status %q: use ok, error, limit, waiting or running", ErrBadQuery, q.Status)
 	}
 	var where []string
 	var args []any
@@ -313,6 +316,9 @@ type Stats struct {
 	Errors  int64 `json:"errors"`
 	Limits  int64 `json:"limits"`
 	Running int64 `json:"running"`
+	// Waiting counts runs paused for an answer: not finished, so in
+	// neither the success nor the error rate.
+	Waiting int64 `json:"waiting"`
 	// ErrorRate is (Errors+Limits) over the finished traces, 0 when none.
 	ErrorRate    float64 `json:"error_rate"`
 	InputTokens  int64   `json:"input_tokens"`
@@ -335,10 +341,10 @@ func (s *Store) Stats(ctx context.Context, q Query) (Stats, error) {
 	var args []any
 	switch q.Status {
 	case "":
-	case StatusOK, StatusError, StatusLimit, StatusRunning:
+	case StatusOK, StatusError, StatusLimit, StatusRunning, StatusWaiting:
 		where, args = append(where, "status = ?"), append(args, q.Status)
 	default:
-		return Stats{}, fmt.Errorf("%w: status %q: use ok, error, limit or running", ErrBadQuery, q.Status)
+		return Stats{}, fmt.Errorf("%w: status %q: use ok, error, limit, waiting or running", ErrBadQuery, q.Status)
 	}
 	if q.Agent != "" {
 		where, args = append(where, "agent = ?"), append(args, q.Agent)
@@ -346,11 +352,12 @@ func (s *Store) Stats(ctx context.Context, q Query) (Stats, error) {
 	stmt := `SELECT count(*),
 		coalesce(sum(status = 'ok'), 0), coalesce(sum(status = 'error'), 0),
 		coalesce(sum(status = 'limit'), 0), coalesce(sum(status = 'running'), 0),
+		coalesce(sum(status = 'waiting'), 0),
 		coalesce(sum(CASE WHEN chat_count > 0 THEN input_tokens ELSE coalesce(agent_input_tokens, 0) END), 0),
 		coalesce(sum(CASE WHEN chat_count > 0 THEN output_tokens ELSE coalesce(agent_output_tokens, 0) END), 0),
 		coalesce(sum(CASE WHEN chat_count > 0 THEN cost ELSE coalesce(agent_cost, 0) END), 0),
 		coalesce(sum(chat_count), 0), coalesce(sum(tool_count), 0),
-		coalesce(avg(CASE WHEN status != 'running' THEN end_ns - start_ns END), 0),
+		coalesce(avg(CASE WHEN status NOT IN ('running', 'waiting') THEN end_ns - start_ns END), 0),
 		coalesce(min(start_ns), 0)
 		FROM traces`
 	if len(where) > 0 {
@@ -359,12 +366,12 @@ func (s *Store) Stats(ctx context.Context, q Query) (Stats, error) {
 	var st Stats
 	var avgNS float64
 	var sinceNS int64
-	err := s.read.QueryRowContext(ctx, stmt, args...).Scan(&st.Traces, &st.OK, &st.Errors, &st.Limits, &st.Running,
+	err := s.read.QueryRowContext(ctx, stmt, args...).Scan(&st.Traces, &st.OK, &st.Errors, &st.Limits, &st.Running, &st.Waiting,
 		&st.InputTokens, &st.OutputTokens, &st.CostUSD, &st.ModelCalls, &st.ToolCalls, &avgNS, &sinceNS)
 	if err != nil {
 		return Stats{}, fmt.Errorf("store: aggregate traces: %w", err)
 	}
-	if finished := st.Traces - st.Running; finished > 0 {
+	if finished := st.Traces - st.Running - st.Waiting; finished > 0 {
 		st.ErrorRate = float64(st.Errors+st.Limits) / float64(finished)
 	}
 	st.AvgDurationMS = avgNS / 1e6

@@ -28,6 +28,7 @@ const (
 	keyRequestModel    = "gen_ai.request.model"
 	keyOutcome         = "loom.outcome"
 	keyWorkflowOutcome = "loom.workflow.outcome"
+	keyQuestions       = "loom.questions"
 )
 
 // Operation names of the GenAI conventions that the summaries count.
@@ -61,6 +62,7 @@ type facts struct {
 	hasCost                  bool
 	provider, model          string
 	outcome, wfOutcome       string
+	questions                string // loom.questions: what a paused run waits for
 }
 
 func (f *facts) set(key string, v attribute.Value) {
@@ -98,6 +100,8 @@ func (f *facts) set(key string, v attribute.Value) {
 		f.outcome = v.AsString()
 	case keyWorkflowOutcome:
 		f.wfOutcome = v.AsString()
+	case keyQuestions:
+		f.questions = v.AsString()
 	}
 }
 

@@ -1,6 +1,9 @@
 package store
 
 import (
+	"encoding/json"
+	"fmt"
+
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/pricing"
 )
@@ -100,7 +103,8 @@ func outer(a, b *row) bool {
 }
 
 // rootStatus maps a root span to the trace status shown in lists:
-// "ok", "error" or "limit".
+// "ok", "error", "limit" or "waiting" (paused for an answer; neither a
+// success nor a failure).
 // A workflow's own verdict (loom.workflow.outcome) wins over the agent
 // outcome, which wins over the span status.
 func rootStatus(r *row) string {
@@ -111,15 +115,34 @@ func rootStatus(r *row) string {
 		return "error"
 	case "limit":
 		return "limit"
+	case "waiting":
+		return "waiting"
 	}
 	switch r.facts.outcome {
-	case "ok", "error", "limit":
+	case "ok", "error", "limit", "waiting":
 		return r.facts.outcome
 	}
 	if r.statusCode == "error" {
 		return "error"
 	}
 	return "ok"
+}
+
+// waitingFor describes what a paused run waits for, from its
+// loom.questions: "waits for approval q1" (and how many more).
+func waitingFor(questions string) string {
+	var qs []struct {
+		ID   string `json:"id"`
+		Kind string `json:"kind"`
+	}
+	if json.Unmarshal([]byte(questions), &qs) != nil || len(qs) == 0 {
+		return "waits for an answer"
+	}
+	msg := "waits for " + qs[0].Kind + " " + qs[0].ID
+	if len(qs) > 1 {
+		msg += fmt.Sprintf(" and %d more", len(qs)-1)
+	}
+	return msg
 }
 
 func firstLine(s string) string {

@@ -193,7 +193,14 @@ func appendDeltaArgs(args []any, d *delta, seq int64) []any {
 	status, errMsg, rootID, rootName := "running", d.firstError, "", ""
 	if r := d.root; r != nil {
 		status, rootID, rootName = rootStatus(r), r.spanID, r.name
-		if r.statusCode == "error" && r.statusMessage != "" {
+		switch {
+		case status == StatusWaiting:
+			q := r.facts.questions
+			if q == "" && d.top != nil {
+				q = d.top.facts.questions
+			}
+			errMsg = waitingFor(q)
+		case r.statusCode == "error" && r.statusMessage != "":
 			errMsg = firstLine(r.statusMessage)
 		}
 	}

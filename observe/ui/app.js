@@ -86,7 +86,7 @@
   const shortID = (id) => (id || "").slice(0, 8);
 
   function statusPill(status) {
-    const labels = { ok: "OK", error: "Error", limit: "Limit", running: "Running", unset: "Unset" };
+    const labels = { ok: "OK", error: "Error", limit: "Limit", running: "Running", waiting: "Waiting", unset: "Unset" };
     return h("span", { class: `pill ${status}`, text: labels[status] || status });
   }
 
@@ -371,7 +371,7 @@
     let page = null, head = null, countEl = null, agentSel = null, statusBtns = [], rest = null;
     function controls() {
       if (!head) {
-        statusBtns = [["", "All"], ["ok", "OK"], ["error", "Error"], ["limit", "Limit"], ["running", "Running"]].map(([v, label]) =>
+        statusBtns = [["", "All"], ["ok", "OK"], ["error", "Error"], ["limit", "Limit"], ["waiting", "Waiting"], ["running", "Running"]].map(([v, label]) =>
           h("button", {
             type: "button", "data-status": v, text: label,
             onclick: () => { state.status = v; syncHash(); go(0); },
@@ -427,12 +427,14 @@
 
     function statsStrip() {
       if (!stats || !stats.traces) return null;
-      const finished = stats.traces - stats.running;
+      // A waiting run (paused for an answer) has neither succeeded nor
+      // failed: it is left out of the success rate, like a running one.
+      const finished = stats.traces - stats.running - (stats.waiting || 0);
       const rate = finished ? Math.round((stats.ok / finished) * 1000) / 10 : null;
       const card = (k, v, sub, cls) => h("div", { class: `kpi ${cls || ""}` },
         h("div", { class: "k", text: k }), h("div", { class: "v", text: v }), sub ? h("div", { class: "sub", text: sub }) : null);
       return h("div", { class: "kpis", "data-testid": "stats" },
-        card("Runs", nf.format(stats.traces), stats.running ? `${stats.running} running` : `since ${fmtAgo(stats.since)}`),
+        card("Runs", nf.format(stats.traces), [stats.running ? `${stats.running} running` : "", stats.waiting ? `${stats.waiting} waiting` : ""].filter(Boolean).join(" · ") || `since ${fmtAgo(stats.since)}`),
         card("Success rate", rate === null ? "–" : `${rate}%`, `${nf.format(stats.ok)} ok · ${nf.format(stats.errors + stats.limits)} failed`,
           rate !== null && rate < 90 ? "warn" : ""),
         card("Avg duration", fmtDuration(stats.avg_duration_ms), `${nf.format(stats.model_calls)} LLM calls · ${nf.format(stats.tool_calls)} tool calls`),
@@ -481,7 +483,7 @@
         h("td", { class: "run-cell" },
           h("div", { class: "run-agent" }, h("span", { text: t.agent || t.root_name || "(unnamed)" }), h("span", { class: "id", text: shortID(t.trace_id) })),
           input,
-          t.error && t.status !== "ok" ? h("div", { class: "run-error", title: t.error, text: t.error }) : null),
+          t.error && t.status !== "ok" ? h("div", { class: t.status === "waiting" ? "run-waiting" : "run-error", title: t.error, text: t.error }) : null),
         h("td", { class: "when", title: fmtTime(t.start_time), text: fmtAgo(t.start_time) }),
         h("td", { class: "num", text: t.status === "running" ? "…" : fmtDuration(t.duration_ms) }),
         h("td", { class: "num", title: `${nf.format(t.input_tokens)} in · ${nf.format(t.output_tokens)} out · ${nf.format(t.cached_tokens)} cached`, text: fmtTokens(t.total_tokens) }),
@@ -577,7 +579,7 @@
           h("button", { class: "copy", type: "button", title: "Copy trace id", onclick: () => navigator.clipboard && navigator.clipboard.writeText(traceID), text: "copy" })),
         stats,
         h("div", { class: "io" }, ioBox("Input", sum.input_preview), ioBox("Output", sum.output_preview)),
-        sum.error && sum.status !== "ok" ? h("div", { class: "trace-error", text: sum.error }) : null);
+        sum.error && sum.status !== "ok" ? h("div", { class: sum.status === "waiting" ? "trace-waiting" : "trace-error", text: sum.error }) : null);
 
       // Waterfall
       const ticks = niceTicks(total);

@@ -1,0 +1,88 @@
+package observe_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/checkpoint"
+	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/internal/browsertest"
+	"github.com/loomwork/loom/internal/testkit"
+	"github.com/loomwork/loom/model/modeltest"
+	"github.com/loomwork/loom/observe"
+	"github.com/loomwork/loom/observe/store"
+	"github.com/stretchr/testify/require"
+)
+
+// TestBrowserWaitingRun records a run that pauses for an approval and one
+// that answers, and checks in headless Chromium that the paused run shows
+// as Waiting with its question, not as a red Error, and is left out of
+// the success rate.
+func TestBrowserWaitingRun(t *testing.T) {
+	ctx := browsertest.Browser(t)
+	dir := browsertest.Artifacts(t, "observe")
+
+	s, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "traces.db"))
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, s.Close()) })
+	// loom's own tracer, as loom run and loom serve record with.
+	tp, err := observe.NewTracerProvider(s, observe.BatchConfig{}, false)
+	require.NoError(t, err)
+	deploy := testkit.Fn(t, "deploy", func(ctx context.Context, in map[string]any) (map[string]any, error) {
+		if _, err := agent.Ask(ctx, "approval", in, nil); err != nil {
+			return nil, err
+		}
+		return map[string]any{"deployed": true}, nil
+	})
+	ops := testkit.NewAI(t, agent.AIConfig{Name: "ops", Model: modeltest.New(t, modeltest.ToolCalls(modeltest.Call("c1", "deploy", `{"env":"prod"}`))), Tools: []agent.Agent{deploy}})
+	e := engine.New(engine.WithCheckpoints(checkpoint.NewMemory()), engine.WithTracerProvider(tp))
+	_, err = e.Invoke(t.Context(), ops, "Deploy to prod.")
+	var ie *agent.InterruptedError
+	require.ErrorAs(t, err, &ie)
+	_, err = e.Invoke(t.Context(), testkit.Constant(t, "echo", map[string]any{"message": "pong"}), "ping")
+	require.NoError(t, err)
+	require.NoError(t, tp.Shutdown(context.Background()))
+
+	page, err := s.Traces(context.Background(), store.Query{Status: store.StatusWaiting})
+	require.NoError(t, err)
+	require.Len(t, page.Traces, 1)
+	require.Equal(t, "waits for approval "+ie.Questions[0].ID, page.Traces[0].Error)
+	require.Zero(t, page.Traces[0].Errors, "no step of a paused run failed")
+	stats, err := s.Stats(context.Background(), store.Query{})
+	require.NoError(t, err)
+	require.Equal(t, store.Stats{Traces: 2, OK: 1, Waiting: 1}, store.Stats{Traces: stats.Traces, OK: stats.OK, Errors: stats.Errors, Waiting: stats.Waiting})
+	require.Zero(t, stats.ErrorRate)
+
+	srv := httptest.NewServer(observe.NewHandler(s))
+	defer srv.Close()
+	row := `tr[data-trace="` + page.Traces[0].TraceID + `"]`
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.EmulateViewport(1440, 900),
+		chromedp.Navigate(srv.URL+"/"),
+		chromedp.WaitVisible(chromedp.CSS(row)),
+	))
+	rowText, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(row)))
+	require.NoError(t, err)
+	require.Contains(t, rowText, "Waiting")
+	require.NotContains(t, rowText, "Error")
+	require.Contains(t, rowText, "waits for approval")
+	require.Empty(t, texts(t, ctx, row+" .run-error"), "not shown as a failure")
+	statsText, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="stats"]`)))
+	require.NoError(t, err)
+	require.Contains(t, statsText, "100%", "the paused run is not a failure")
+	require.Contains(t, statsText, "1 waiting")
+	browsertest.Shoot(t, ctx, dir, "observe-waiting-list.png")
+
+	require.NoError(t, clickInPage(ctx, row))
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`.trace-waiting`))))
+	head, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(".trace-head")))
+	require.NoError(t, err)
+	require.Contains(t, head, "Waiting")
+	require.Contains(t, head, "waits for approval "+ie.Questions[0].ID)
+	require.Empty(t, texts(t, ctx, "#waterfall .wf-err"), "no span of the paused run is marked failed")
+	browsertest.Shoot(t, ctx, dir, "observe-waiting-trace.png")
+}
