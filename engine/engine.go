@@ -227,7 +227,7 @@ func (e *Engine) run(ctx context.Context, a agent.Agent, input any, res *Result,
 			rc = &recorder{store: e.store, agent: a.Name(), input: raw, meta: e.labels}
 		}
 		var saveErr error
-		st := &runState{engine: e}
+		st := &runState{engine: e, resumed: rc != nil && rc.head > 0}
 		ctx = agent.WithHooks(ctx, st.hooks())
 		e.totals.runs.Add(1)
 		log := e.log

@@ -40,6 +40,7 @@ func Outcome(err error) string {
 // the outcome attribute, and the number of invocations.
 type runState struct {
 	engine      *Engine
+	resumed     bool // the run goes on from its checkpoints
 	once        sync.Once
 	mu          sync.Mutex
 	root        string
@@ -66,6 +67,12 @@ func (s *runState) hooks() agent.Hooks {
 				s.mu.Lock()
 				s.root, s.rootCtx = e.RunID, ctx
 				s.mu.Unlock()
+				if s.resumed {
+					// The trace of a resumed run is another part of the
+					// run whose loom.run.id it shares: the viewer shows
+					// the parts as one run.
+					trace.SpanFromContext(ctx).SetAttributes(attribute.Bool("loom.run.resumed", true))
+				}
 			})
 		},
 		RunEnd: func(ctx context.Context, e agent.HookEvent) {

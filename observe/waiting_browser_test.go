@@ -2,6 +2,7 @@ package observe_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http/httptest"
 	"path/filepath"
 	"testing"
@@ -85,4 +86,96 @@ func TestBrowserWaitingRun(t *testing.T) {
 	require.Contains(t, head, "waits for approval "+ie.Questions[0].ID)
 	require.Empty(t, texts(t, ctx, "#waterfall .wf-err"), "no span of the paused run is marked failed")
 	browsertest.Shoot(t, ctx, dir, "observe-waiting-trace.png")
+}
+
+// TestBrowserResumedRunIsOneRun records a run that pauses for an approval
+// in one engine and is approved in another (as in a second process): two
+// traces of one loom run. The store marks the first part continued and
+// links the parts; Chromium shows the resumed part tagged, and each part's
+// page links to the other.
+func TestBrowserResumedRunIsOneRun(t *testing.T) {
+	ctx := browsertest.Browser(t)
+	dir := browsertest.Artifacts(t, "observe")
+
+	s, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "traces.db"))
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, s.Close()) })
+	runs := checkpoint.NewMemory()
+	record := func(f func(e *engine.Engine)) {
+		tp, err := observe.NewTracerProvider(s, observe.BatchConfig{}, false)
+		require.NoError(t, err)
+		f(engine.New(engine.WithCheckpoints(runs), engine.WithTracerProvider(tp)))
+		require.NoError(t, tp.Shutdown(context.Background()))
+	}
+	deploy := testkit.Fn(t, "deploy", func(ctx context.Context, in map[string]any) (map[string]any, error) {
+		if _, err := agent.Ask(ctx, "approval", in, nil); err != nil {
+			return nil, err
+		}
+		return map[string]any{"deployed": true}, nil
+	})
+	m := modeltest.New(t, modeltest.ToolCalls(modeltest.Call("c1", "deploy", `{"env":"prod"}`)), modeltest.Text("Deployed."))
+	ops := testkit.NewAI(t, agent.AIConfig{Name: "ops", Model: m, Tools: []agent.Agent{deploy}})
+	var ie *agent.InterruptedError
+	record(func(e *engine.Engine) {
+		_, err := e.Invoke(t.Context(), ops, "Deploy to prod.")
+		require.ErrorAs(t, err, &ie)
+	})
+	record(func(e *engine.Engine) {
+		res, err := e.ResumeInvoke(t.Context(), ops, ie.Questions[0].RootID, map[string]json.RawMessage{ie.Questions[0].ID: json.RawMessage(`true`)})
+		require.NoError(t, err)
+		require.Equal(t, "Deployed.", res.Text())
+	})
+
+	page, err := s.Traces(context.Background(), store.Query{})
+	require.NoError(t, err)
+	require.Len(t, page.Traces, 2)
+	second, first := page.Traces[0], page.Traces[1] // newest first
+	require.Equal(t, ie.Questions[0].RootID, first.RunID)
+	require.Equal(t, first.RunID, second.RunID, "one run")
+	require.Equal(t, store.StatusContinued, first.Status, "the paused part went on elsewhere: it no longer waits")
+	require.False(t, first.Resumed)
+	require.Equal(t, store.StatusOK, second.Status)
+	require.True(t, second.Resumed)
+	stats, err := s.Stats(context.Background(), store.Query{})
+	require.NoError(t, err)
+	require.Equal(t, int64(1), stats.OK)
+	require.Zero(t, stats.Waiting)
+	require.Zero(t, stats.ErrorRate)
+	d, err := s.Trace(context.Background(), second.TraceID)
+	require.NoError(t, err)
+	require.Len(t, d.Parts, 2)
+	require.Equal(t, first.TraceID, d.Parts[0].TraceID)
+
+	srv := httptest.NewServer(observe.NewHandler(s))
+	defer srv.Close()
+	row := `tr[data-trace="` + second.TraceID + `"]`
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.EmulateViewport(1440, 900),
+		chromedp.Navigate(srv.URL+"/"),
+		chromedp.WaitVisible(chromedp.CSS(row)),
+	))
+	require.Equal(t, []string{"resumed"}, texts(t, ctx, row+" .resumed"))
+	firstRow, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`tr[data-trace="`+first.TraceID+`"]`)))
+	require.NoError(t, err)
+	require.Contains(t, firstRow, "Continued")
+	require.NotContains(t, firstRow, "Error")
+	statsText, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="stats"]`)))
+	require.NoError(t, err)
+	require.Contains(t, statsText, "100%")
+	browsertest.Shoot(t, ctx, dir, "observe-resumed-list.png")
+
+	require.NoError(t, clickInPage(ctx, row))
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid="run-parts"]`))))
+	nav, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="run-parts"]`)))
+	require.NoError(t, err)
+	require.Contains(t, nav, "part 2 of 2")
+	require.Contains(t, nav, "part 1 (continued)")
+	browsertest.Shoot(t, ctx, dir, "observe-resumed-trace.png")
+	// The link leads to the first part, which links back.
+	require.NoError(t, clickInPage(ctx, `[data-testid="run-parts"] a[data-part="1"]`))
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid="run-parts"] a[data-part="2"]`))))
+	head, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(".trace-head")))
+	require.NoError(t, err)
+	require.Contains(t, head, "part 1 of 2")
+	require.Contains(t, head, "Continued")
 }

@@ -79,7 +79,7 @@ func TestExporterStoresCoderSandboxTrace(t *testing.T) {
 		Start: start, End: start.Add(1412 * time.Millisecond), DurationMS: 1412,
 		Spans: 6, ModelCalls: 2, ToolCalls: 1,
 		InputTokens: 300, OutputTokens: 54, CachedTokens: 64, TotalTokens: 354,
-		CostUSD: sum.CostUSD, CostComplete: true, Seq: 1,
+		CostUSD: sum.CostUSD, CostComplete: true, Seq: 1, RunID: "run-7",
 	}, sum)
 	want := (120*0.15 + 42*0.60 + 116*0.15 + 64*0.075 + 12*0.60) / 1e6
 	require.InDelta(t, want, sum.CostUSD, 1e-12)

@@ -29,6 +29,8 @@ const (
 	keyOutcome         = "loom.outcome"
 	keyWorkflowOutcome = "loom.workflow.outcome"
 	keyQuestions       = "loom.questions"
+	keyRunID           = "loom.run.id"
+	keyResumed         = "loom.run.resumed"
 )
 
 // Operation names of the GenAI conventions that the summaries count.
@@ -63,6 +65,8 @@ type facts struct {
 	provider, model          string
 	outcome, wfOutcome       string
 	questions                string // loom.questions: what a paused run waits for
+	runID                    string // loom.run.id
+	resumed                  bool   // loom.run.resumed: the run went on from its checkpoints
 }
 
 func (f *facts) set(key string, v attribute.Value) {
@@ -102,6 +106,10 @@ func (f *facts) set(key string, v attribute.Value) {
 		f.wfOutcome = v.AsString()
 	case keyQuestions:
 		f.questions = v.AsString()
+	case keyRunID:
+		f.runID = v.AsString()
+	case keyResumed:
+		f.resumed = v.Type() == attribute.BOOL && v.AsBool()
 	}
 }
 

@@ -49,7 +49,8 @@ const (
 	agent, agent_span_id, agent_start_ns, agent_end_ns, input_preview, output_preview,
 	agent_input_tokens, agent_output_tokens, agent_cost,
 	span_count, error_count, chat_count, tool_count,
-	input_tokens, output_tokens, cached_tokens, cost, cost_unknown, updated_seq)
+	input_tokens, output_tokens, cached_tokens, cost, cost_unknown, updated_seq,
+	run_id, resumed)
 `
 	upsertTraceTail = `ON CONFLICT (trace_id) DO UPDATE SET
 	start_ns = min(start_ns, excluded.start_ns),
@@ -70,6 +71,8 @@ const (
 	agent_input_tokens = CASE WHEN ` + newTop + ` THEN excluded.agent_input_tokens ELSE agent_input_tokens END,
 	agent_output_tokens = CASE WHEN ` + newTop + ` THEN excluded.agent_output_tokens ELSE agent_output_tokens END,
 	agent_cost = CASE WHEN ` + newTop + ` THEN excluded.agent_cost ELSE agent_cost END,
+	run_id = CASE WHEN ` + newTop + ` THEN excluded.run_id ELSE run_id END,
+	resumed = CASE WHEN ` + newTop + ` THEN excluded.resumed ELSE resumed END,
 	span_count = span_count + excluded.span_count,
 	error_count = error_count + excluded.error_count,
 	chat_count = chat_count + excluded.chat_count,
@@ -90,7 +93,7 @@ const (
 var upsertSizes = [...]int{64, 16, 4, 1}
 
 func upsertSQL(rows int) string {
-	return valuesSQL(upsertTraceHead, 26, rows, "\n"+upsertTraceTail)
+	return valuesSQL(upsertTraceHead, 28, rows, "\n"+upsertTraceTail)
 }
 
 const newTop = `(excluded.agent_start_ns IS NOT NULL AND (agent_start_ns IS NULL
@@ -166,7 +169,7 @@ func (s *Store) inTx(ctx context.Context, n int, insert func(ins *inserter) erro
 // statement writing as many as the largest of upsertSizes that fits.
 func (s *Store) upsertSummaries(ctx context.Context, tx *sql.Tx, deltas map[string]*delta, order []string, seq int64) error {
 	var inTx [len(upsertSizes)]*sql.Stmt
-	args := make([]any, 0, 26*min(len(order), upsertSizes[0]))
+	args := make([]any, 0, 28*min(len(order), upsertSizes[0]))
 	for len(order) > 0 {
 		k := 0
 		for upsertSizes[k] > len(order) {
@@ -184,6 +187,24 @@ func (s *Store) upsertSummaries(ctx context.Context, tx *sql.Tx, deltas map[stri
 			return fmt.Errorf("store: update the summaries of %d traces from %s: %w", n, order[0], err)
 		}
 		order = order[n:]
+	}
+	return markContinued(ctx, tx, deltas)
+}
+
+// markContinued gives status continued to the earlier parts of a run that
+// a trace of this write resumed: a part that waited for an answer, or
+// whose process died (it stays running), went on in another process and
+// is neither waiting nor running any more.
+func markContinued(ctx context.Context, tx *sql.Tx, deltas map[string]*delta) error {
+	for id, d := range deltas {
+		if d.top == nil || !d.top.facts.resumed || d.top.facts.runID == "" {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE traces SET status = 'continued', updated_seq = (SELECT value FROM counters WHERE name = 'seq')
+			WHERE run_id = ? AND trace_id != ? AND status IN ('waiting', 'running') AND start_ns <= ?`,
+			d.top.facts.runID, id, d.startNS); err != nil {
+			return fmt.Errorf("store: mark the earlier parts of run %s continued: %w", d.top.facts.runID, err)
+		}
 	}
 	return nil
 }
@@ -207,9 +228,10 @@ func appendDeltaArgs(args []any, d *delta, seq int64) []any {
 	// The agent columns are NULL (nil, which needs no driver.Valuer call)
 	// when this write has no agent span.
 	var (
-		agent, agentSpan, in, out               string
+		agent, agentSpan, in, out, runID        string
 		agentStart, agentEnd, agentIn, agentOut any
 		agentCost                               any
+		resumed                                 int64
 	)
 	if t := d.top; t != nil {
 		agent, agentSpan = t.facts.agent, t.spanID
@@ -219,6 +241,10 @@ func appendDeltaArgs(args []any, d *delta, seq int64) []any {
 		if t.facts.hasCost {
 			agentCost = t.facts.cost
 		}
+		runID = t.facts.runID
+		if t.facts.resumed {
+			resumed = 1
+		}
 	}
 	return append(args,
 		d.traceID, d.startNS, d.endNS, status, errMsg, rootID, rootName,
@@ -226,5 +252,6 @@ func appendDeltaArgs(args []any, d *delta, seq int64) []any {
 		agentIn, agentOut, agentCost,
 		d.spans, d.errors, d.chats, d.tools,
 		d.inTok, d.outTok, d.cachedTok, d.cost, d.costUnknown, seq,
+		runID, resumed,
 	)
 }
