@@ -15,8 +15,10 @@ import (
 	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/loomwork/loom/observe"
+	"github.com/loomwork/loom/observe/internal/fixture"
 	"github.com/loomwork/loom/observe/store"
 	"github.com/stretchr/testify/require"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
 // TestBrowserWaitingRun records a run that pauses for an approval and one
@@ -178,4 +180,34 @@ func TestBrowserResumedRunIsOneRun(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, head, "part 1 of 2")
 	require.Contains(t, head, "Continued")
+}
+
+// TestBrowserFailedSnippetCountsOnce: a snippet that threw fails its
+// sandbox run, its tool agent and its tool call; the list counts one
+// failed step, whether the spans were written together or apart.
+func TestBrowserFailedSnippetCountsOnce(t *testing.T) {
+	ctx := browsertest.Browser(t)
+	s := newStore(t, fixture.Run{Seed: 31, Outcome: fixture.SandboxError, Question: "Compute 20! exactly"})
+	// The same run's spans written one export each, as a live trace's
+	// spans reach the store in several writes.
+	exp := store.NewExporter(s)
+	for _, sp := range fixture.CoderSandbox(fixture.Run{Seed: 32, Outcome: fixture.SandboxError}).Snapshots() {
+		require.NoError(t, exp.ExportSpans(context.Background(), []sdktrace.ReadOnlySpan{sp}))
+	}
+	for _, seed := range []uint64{31, 32} {
+		d, err := s.Trace(context.Background(), fixture.IDs(seed).String())
+		require.NoError(t, err)
+		require.Equal(t, int64(1), d.Summary.Errors, "seed %d", seed)
+	}
+
+	srv := httptest.NewServer(observe.NewHandler(s))
+	defer srv.Close()
+	row := `tr[data-trace="` + fixture.IDs(31).String() + `"]`
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Navigate(srv.URL+"/"),
+		chromedp.WaitVisible(chromedp.CSS(row)),
+	))
+	text, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(row+" .recovered")))
+	require.NoError(t, err)
+	require.Equal(t, "1 failed step", text)
 }

@@ -95,10 +95,13 @@ func TestSummaryByOutcome(t *testing.T) {
 		input            string
 	}{
 		{"ok", fixture.Run{}, "ok", "", 0, 300, 54, "10! = ?"},
+		// The snippet's failure passes up through the sandbox run, its tool
+		// agent and its tool call: one failed step, not three.
 		{"sandbox error recovered", fixture.Run{Outcome: fixture.SandboxError}, "ok",
-			"sandbox: exception: ReferenceError: fact is not defined at <eval>:3:1", 3, 300, 54, "10! = ?"},
+			"sandbox: exception: ReferenceError: fact is not defined at <eval>:3:1", 1, 300, 54, "10! = ?"},
+		// The model call failed, and the run with it: one failed step.
 		{"model failure", fixture.Run{Outcome: fixture.Failed}, "error",
-			"openai: 503 Service Unavailable: the server is overloaded", 2, 120, 42, "10! = ?"},
+			"openai: 503 Service Unavailable: the server is overloaded", 1, 120, 42, "10! = ?"},
 		{"no content captured", fixture.Run{NoContent: true}, "ok", "", 0, 300, 54, ""},
 		{"custom agent and question", fixture.Run{Agent: "analyst", Question: "  sum\nof   squares  "}, "ok", "", 0, 300, 54, "sum of squares"},
 	}

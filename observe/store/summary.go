@@ -19,6 +19,14 @@ type delta struct {
 	costUnknown              int64
 	firstError               string
 
+	// A failure passed up through nested spans (a snippet's sandbox run,
+	// its tool agent, its tool call) is one failed step: an error span
+	// with an error child is not counted. errSpans are the error spans
+	// seen (with their parents), errParents the spans that have an error
+	// child.
+	errSpans   map[string]string
+	errParents map[string]bool
+
 	root *row // the root span, when this write has it
 	top  *row // the earliest-starting invoke_agent span of this write
 }
@@ -31,7 +39,7 @@ func (d *delta) add(r *row, c *config) {
 	d.endNS = max(d.endNS, r.endNS)
 	d.spans++
 	if r.statusCode == "error" {
-		d.errors++
+		d.addError(r.spanID, r.parentID)
 		if d.firstError == "" {
 			d.firstError = firstLine(r.statusMessage)
 		}
@@ -78,6 +86,27 @@ func (d *delta) merge(o *delta) {
 	d.endNS = max(d.endNS, o.endNS)
 	d.spans += o.spans
 	d.errors += o.errors
+	// o counted its error spans that have error children in d, and d
+	// counted its error spans that have error children in o.
+	for id := range o.errSpans {
+		if d.errParents[id] && !o.errParents[id] {
+			d.errors--
+		}
+	}
+	for id := range o.errParents {
+		if _, ok := d.errSpans[id]; ok && !d.errParents[id] {
+			d.errors--
+		}
+	}
+	for id, parent := range o.errSpans {
+		if d.errSpans == nil {
+			d.errSpans = map[string]string{}
+		}
+		d.errSpans[id] = parent
+	}
+	for id := range o.errParents {
+		d.mark(&d.errParents, id)
+	}
 	d.chats += o.chats
 	d.tools += o.tools
 	d.inTok += o.inTok
@@ -94,6 +123,32 @@ func (d *delta) merge(o *delta) {
 	if o.root != nil {
 		d.root = o.root
 	}
+}
+
+// addError counts error span id (child of parent) as a failed step,
+// unless it only passed on an error child's failure, and uncounts its
+// parent when that was counted as a failure of its own.
+func (d *delta) addError(id, parent string) {
+	if !d.errParents[id] {
+		d.errors++
+	}
+	if d.errSpans == nil {
+		d.errSpans = map[string]string{}
+	}
+	d.errSpans[id] = parent
+	if parent != "" && !d.errParents[parent] {
+		if _, ok := d.errSpans[parent]; ok {
+			d.errors-- // the parent ended first and was counted
+		}
+		d.mark(&d.errParents, parent)
+	}
+}
+
+func (d *delta) mark(set *map[string]bool, id string) {
+	if *set == nil {
+		*set = map[string]bool{}
+	}
+	(*set)[id] = true
 }
 
 // outer reports whether agent span a encloses or precedes b: it started

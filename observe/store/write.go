@@ -168,6 +168,9 @@ func (s *Store) inTx(ctx context.Context, n int, insert func(ins *inserter) erro
 // upsertSummaries folds the deltas into their traces' summary rows, each
 // statement writing as many as the largest of upsertSizes that fits.
 func (s *Store) upsertSummaries(ctx context.Context, tx *sql.Tx, deltas map[string]*delta, order []string, seq int64) error {
+	if err := linkFailures(ctx, tx, deltas); err != nil {
+		return err
+	}
 	var inTx [len(upsertSizes)]*sql.Stmt
 	args := make([]any, 0, 28*min(len(order), upsertSizes[0]))
 	for len(order) > 0 {
@@ -189,6 +192,47 @@ func (s *Store) upsertSummaries(ctx context.Context, tx *sql.Tx, deltas map[stri
 		order = order[n:]
 	}
 	return markContinued(ctx, tx, deltas)
+}
+
+// linkFailures keeps the failed spans of each delta and corrects its
+// error count against the failed spans earlier writes kept: an error span
+// whose error child was written before, or whose error parent was, passed
+// a failure on and is not a failed step of its own.
+func linkFailures(ctx context.Context, tx *sql.Tx, deltas map[string]*delta) error {
+	for traceID, d := range deltas {
+		for id, parent := range d.errSpans {
+			if !d.errParents[id] {
+				var n int
+				if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM failed_spans WHERE trace_id = ? AND parent_id = ?`, traceID, id).Scan(&n); err != nil {
+					return fmt.Errorf("store: read the failed spans of trace %s: %w", traceID, err)
+				}
+				if n > 0 {
+					d.errors--
+					d.mark(&d.errParents, id)
+				}
+			}
+			if _, inWrite := d.errSpans[parent]; parent != "" && !inWrite {
+				res, err := tx.ExecContext(ctx, `UPDATE failed_spans SET has_error_child = 1 WHERE trace_id = ? AND span_id = ? AND has_error_child = 0`, traceID, parent)
+				if err != nil {
+					return fmt.Errorf("store: link the failed spans of trace %s: %w", traceID, err)
+				}
+				if n, _ := res.RowsAffected(); n > 0 {
+					d.errors-- // the parent was written first and counted
+				}
+			}
+		}
+		for id, parent := range d.errSpans {
+			child := 0
+			if d.errParents[id] {
+				child = 1
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO failed_spans (trace_id, span_id, parent_id, has_error_child) VALUES (?, ?, ?, ?)
+				ON CONFLICT (trace_id, span_id) DO NOTHING`, traceID, id, parent, child); err != nil {
+				return fmt.Errorf("store: keep the failed spans of trace %s: %w", traceID, err)
+			}
+		}
+	}
+	return nil
 }
 
 // markContinued gives status continued to the earlier parts of a run that
