@@ -211,3 +211,27 @@ func TestBrowserFailedSnippetCountsOnce(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "1 failed step", text)
 }
+
+// TestBrowserNoComputedAnswer: a run whose only snippet threw, and whose
+// model answered anyway, has no computed answer (the CLIs exit with 4):
+// the list shows it as such, not OK, and it is not a success.
+func TestBrowserNoComputedAnswer(t *testing.T) {
+	ctx := browsertest.Browser(t)
+	s := newStore(t, fixture.Run{Seed: 41, Outcome: fixture.SandboxError}, fixture.Run{Seed: 42})
+	srv := httptest.NewServer(observe.NewHandler(s))
+	defer srv.Close()
+	row := `tr[data-trace="` + fixture.IDs(41).String() + `"]`
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Navigate(srv.URL+"/"),
+		chromedp.WaitVisible(chromedp.CSS(row)),
+	))
+	text, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(row)))
+	require.NoError(t, err)
+	require.Contains(t, text, "No computed answer")
+	require.Contains(t, text, "ReferenceError: fact is not defined")
+	require.Equal(t, []string{"No computed answer"}, texts(t, ctx, row+" .pill"))
+	stats, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="stats"]`)))
+	require.NoError(t, err)
+	require.Contains(t, stats, "50%")
+	require.Contains(t, stats, "1 ok · 1 failed")
+}

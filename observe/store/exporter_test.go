@@ -96,8 +96,9 @@ func TestSummaryByOutcome(t *testing.T) {
 	}{
 		{"ok", fixture.Run{}, "ok", "", 0, 300, 54, "10! = ?"},
 		// The snippet's failure passes up through the sandbox run, its tool
-		// agent and its tool call: one failed step, not three.
-		{"sandbox error recovered", fixture.Run{Outcome: fixture.SandboxError}, "ok",
+		// agent and its tool call: one failed step, not three. The model
+		// answered anyway, with no snippet having computed a value.
+		{"sandbox error, answered anyway", fixture.Run{Outcome: fixture.SandboxError}, "no_answer",
 			"sandbox: exception: ReferenceError: fact is not defined at <eval>:3:1", 1, 300, 54, "10! = ?"},
 		// The model call failed, and the run with it: one failed step.
 		{"model failure", fixture.Run{Outcome: fixture.Failed}, "error",

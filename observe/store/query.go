@@ -29,6 +29,10 @@ const (
 	// died, and that another process resumed (see [TraceDetail.Parts]):
 	// the run's outcome is its last part's.
 	StatusContinued = "continued"
+	// StatusNoAnswer is a run that answered although it ran code and no
+	// snippet computed a value (every sandbox run failed): its answer was
+	// not computed (the loom CLIs exit with 4).
+	StatusNoAnswer = "no_answer"
 )
 
 // TraceSummary is the list view of one trace.
@@ -150,9 +154,9 @@ func (s *Store) Traces(ctx context.Context, q Query) (Page, error) {
 		limit = MaxLimit
 	}
 	switch q.Status {
-	case "", StatusOK, StatusError, StatusLimit, StatusRunning, StatusWaiting, StatusContinued:
+	case "", StatusOK, StatusError, StatusLimit, StatusRunning, StatusWaiting, StatusContinued, StatusNoAnswer:
 	default:
-		return Page{}, fmt.Errorf("%w: status %q: use ok, error, limit, waiting, continued or running", ErrBadQuery, q.Status)
+		return Page{}, fmt.Errorf("%w: status %q: use ok, no_answer, error, limit, waiting, continued or running", ErrBadQuery, q.Status)
 	}
 	var where []string
 	var args []any
@@ -369,7 +373,11 @@ type Stats struct {
 	// Continued counts the earlier parts of resumed runs, counted in
 	// neither rate: their run's last part is.
 	Continued int64 `json:"continued"`
-	// ErrorRate is (Errors+Limits) over the finished traces, 0 when none.
+	// NoAnswer counts runs that answered with no computed value: finished,
+	// and not a success.
+	NoAnswer int64 `json:"no_answer"`
+	// ErrorRate is (Errors+Limits+NoAnswer) over the finished traces, 0
+	// when none.
 	ErrorRate    float64 `json:"error_rate"`
 	InputTokens  int64   `json:"input_tokens"`
 	OutputTokens int64   `json:"output_tokens"`
@@ -391,10 +399,10 @@ func (s *Store) Stats(ctx context.Context, q Query) (Stats, error) {
 	var args []any
 	switch q.Status {
 	case "":
-	case StatusOK, StatusError, StatusLimit, StatusRunning, StatusWaiting, StatusContinued:
+	case StatusOK, StatusError, StatusLimit, StatusRunning, StatusWaiting, StatusContinued, StatusNoAnswer:
 		where, args = append(where, "status = ?"), append(args, q.Status)
 	default:
-		return Stats{}, fmt.Errorf("%w: status %q: use ok, error, limit, waiting, continued or running", ErrBadQuery, q.Status)
+		return Stats{}, fmt.Errorf("%w: status %q: use ok, no_answer, error, limit, waiting, continued or running", ErrBadQuery, q.Status)
 	}
 	if q.Agent != "" {
 		where, args = append(where, "agent = ?"), append(args, q.Agent)
@@ -402,7 +410,7 @@ func (s *Store) Stats(ctx context.Context, q Query) (Stats, error) {
 	stmt := `SELECT count(*),
 		coalesce(sum(status = 'ok'), 0), coalesce(sum(status = 'error'), 0),
 		coalesce(sum(status = 'limit'), 0), coalesce(sum(status = 'running'), 0),
-		coalesce(sum(status = 'waiting'), 0), coalesce(sum(status = 'continued'), 0),
+		coalesce(sum(status = 'waiting'), 0), coalesce(sum(status = 'continued'), 0), coalesce(sum(status = 'no_answer'), 0),
 		coalesce(sum(CASE WHEN chat_count > 0 THEN input_tokens ELSE coalesce(agent_input_tokens, 0) END), 0),
 		coalesce(sum(CASE WHEN chat_count > 0 THEN output_tokens ELSE coalesce(agent_output_tokens, 0) END), 0),
 		coalesce(sum(CASE WHEN chat_count > 0 THEN cost ELSE coalesce(agent_cost, 0) END), 0),
@@ -416,13 +424,13 @@ func (s *Store) Stats(ctx context.Context, q Query) (Stats, error) {
 	var st Stats
 	var avgNS float64
 	var sinceNS int64
-	err := s.read.QueryRowContext(ctx, stmt, args...).Scan(&st.Traces, &st.OK, &st.Errors, &st.Limits, &st.Running, &st.Waiting, &st.Continued,
+	err := s.read.QueryRowContext(ctx, stmt, args...).Scan(&st.Traces, &st.OK, &st.Errors, &st.Limits, &st.Running, &st.Waiting, &st.Continued, &st.NoAnswer,
 		&st.InputTokens, &st.OutputTokens, &st.CostUSD, &st.ModelCalls, &st.ToolCalls, &avgNS, &sinceNS)
 	if err != nil {
 		return Stats{}, fmt.Errorf("store: aggregate traces: %w", err)
 	}
 	if finished := st.Traces - st.Running - st.Waiting - st.Continued; finished > 0 {
-		st.ErrorRate = float64(st.Errors+st.Limits) / float64(finished)
+		st.ErrorRate = float64(st.Errors+st.Limits+st.NoAnswer) / float64(finished)
 	}
 	st.AvgDurationMS = avgNS / 1e6
 	if st.Traces > 0 {

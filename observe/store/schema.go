@@ -95,12 +95,16 @@ CREATE TRIGGER IF NOT EXISTS traces_delete AFTER DELETE ON traces
 `,
 	// 3: the run a trace records (loom.run.id of its outermost agent), and
 	// whether it resumed that run, so the parts of a run that paused or
-	// crashed and went on in another process are shown as one run; and the
+	// crashed and went on in another process are shown as one run; the
+	// sandbox runs that computed a value and those that failed, so a run
+	// that answered with no computed value is shown as such; and the
 	// failed spans of each trace, so a failure passed up through nested
 	// spans written apart counts once.
 	`
 ALTER TABLE traces ADD COLUMN run_id TEXT NOT NULL DEFAULT '';
 ALTER TABLE traces ADD COLUMN resumed INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE traces ADD COLUMN code_ok INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE traces ADD COLUMN code_failed INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX IF NOT EXISTS traces_run ON traces (run_id, start_ns) WHERE run_id != '';
 CREATE TABLE IF NOT EXISTS failed_spans (
 	trace_id        TEXT    NOT NULL,

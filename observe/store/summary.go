@@ -18,6 +18,7 @@ type delta struct {
 	cost                     float64
 	costUnknown              int64
 	firstError               string
+	codeOK, codeFailed       int64 // sandbox runs that computed a value, and that failed
 
 	// A failure passed up through nested spans (a snippet's sandbox run,
 	// its tool agent, its tool call) is one failed step: an error span
@@ -64,6 +65,14 @@ func (d *delta) add(r *row, c *config) {
 		}
 	case opExecuteTool:
 		d.tools++
+	case "":
+		if r.name == sandboxSpan {
+			if r.statusCode == "error" {
+				d.codeFailed++
+			} else {
+				d.codeOK++
+			}
+		}
 	case opInvokeAgent:
 		if d.top == nil || outer(r, d.top) {
 			d.top = r
@@ -114,6 +123,8 @@ func (d *delta) merge(o *delta) {
 	d.cachedTok += o.cachedTok
 	d.cost += o.cost
 	d.costUnknown += o.costUnknown
+	d.codeOK += o.codeOK
+	d.codeFailed += o.codeFailed
 	if d.firstError == "" {
 		d.firstError = o.firstError
 	}
@@ -156,6 +167,9 @@ func (d *delta) mark(set *map[string]bool, id string) {
 func outer(a, b *row) bool {
 	return a.startNS < b.startNS || (a.startNS == b.startNS && a.endNS > b.endNS)
 }
+
+// sandboxSpan is the name of the span of one sandbox run (package sandbox).
+const sandboxSpan = "sandbox.run"
 
 // rootStatus maps a root span to the trace status shown in lists:
 // "ok", "error", "limit" or "waiting" (paused for an answer; neither a

@@ -50,12 +50,14 @@ const (
 	agent_input_tokens, agent_output_tokens, agent_cost,
 	span_count, error_count, chat_count, tool_count,
 	input_tokens, output_tokens, cached_tokens, cost, cost_unknown, updated_seq,
-	run_id, resumed)
+	run_id, resumed, code_ok, code_failed)
 `
 	upsertTraceTail = `ON CONFLICT (trace_id) DO UPDATE SET
 	start_ns = min(start_ns, excluded.start_ns),
 	end_ns = max(end_ns, excluded.end_ns),
-	status = CASE WHEN excluded.root_span_id != '' THEN excluded.status ELSE status END,
+	status = CASE WHEN excluded.root_span_id = '' THEN status
+		WHEN excluded.status = 'ok' AND code_ok + excluded.code_ok = 0 AND code_failed + excluded.code_failed > 0 THEN 'no_answer'
+		ELSE excluded.status END,
 	error_message = CASE
 		WHEN excluded.root_span_id != '' AND excluded.status != 'ok' AND excluded.error_message != '' THEN excluded.error_message
 		WHEN error_message = '' THEN excluded.error_message
@@ -73,6 +75,8 @@ const (
 	agent_cost = CASE WHEN ` + newTop + ` THEN excluded.agent_cost ELSE agent_cost END,
 	run_id = CASE WHEN ` + newTop + ` THEN excluded.run_id ELSE run_id END,
 	resumed = CASE WHEN ` + newTop + ` THEN excluded.resumed ELSE resumed END,
+	code_ok = code_ok + excluded.code_ok,
+	code_failed = code_failed + excluded.code_failed,
 	span_count = span_count + excluded.span_count,
 	error_count = error_count + excluded.error_count,
 	chat_count = chat_count + excluded.chat_count,
@@ -93,7 +97,7 @@ const (
 var upsertSizes = [...]int{64, 16, 4, 1}
 
 func upsertSQL(rows int) string {
-	return valuesSQL(upsertTraceHead, 28, rows, "\n"+upsertTraceTail)
+	return valuesSQL(upsertTraceHead, 30, rows, "\n"+upsertTraceTail)
 }
 
 const newTop = `(excluded.agent_start_ns IS NOT NULL AND (agent_start_ns IS NULL
@@ -172,7 +176,7 @@ func (s *Store) upsertSummaries(ctx context.Context, tx *sql.Tx, deltas map[stri
 		return err
 	}
 	var inTx [len(upsertSizes)]*sql.Stmt
-	args := make([]any, 0, 28*min(len(order), upsertSizes[0]))
+	args := make([]any, 0, 30*min(len(order), upsertSizes[0]))
 	for len(order) > 0 {
 		k := 0
 		for upsertSizes[k] > len(order) {
@@ -267,6 +271,10 @@ func appendDeltaArgs(args []any, d *delta, seq int64) []any {
 			errMsg = waitingFor(q)
 		case r.statusCode == "error" && r.statusMessage != "":
 			errMsg = firstLine(r.statusMessage)
+		case status == StatusOK && d.codeFailed > 0 && d.codeOK == 0:
+			// The message stays the first failure's (the snippet's); the
+			// upsert also counts the sandbox runs of earlier writes.
+			status = StatusNoAnswer
 		}
 	}
 	// The agent columns are NULL (nil, which needs no driver.Valuer call)
@@ -296,6 +304,6 @@ func appendDeltaArgs(args []any, d *delta, seq int64) []any {
 		agentIn, agentOut, agentCost,
 		d.spans, d.errors, d.chats, d.tools,
 		d.inTok, d.outTok, d.cachedTok, d.cost, d.costUnknown, seq,
-		runID, resumed,
+		runID, resumed, d.codeOK, d.codeFailed,
 	)
 }

@@ -86,7 +86,7 @@
   const shortID = (id) => (id || "").slice(0, 8);
 
   function statusPill(status) {
-    const labels = { ok: "OK", error: "Error", limit: "Limit", running: "Running", waiting: "Waiting", continued: "Continued", unset: "Unset" };
+    const labels = { ok: "OK", error: "Error", limit: "Limit", running: "Running", waiting: "Waiting", continued: "Continued", no_answer: "No computed answer", unset: "Unset" };
     return h("span", { class: `pill ${status}`, text: labels[status] || status });
   }
 
@@ -371,7 +371,7 @@
     let page = null, head = null, countEl = null, agentSel = null, statusBtns = [], rest = null;
     function controls() {
       if (!head) {
-        statusBtns = [["", "All"], ["ok", "OK"], ["error", "Error"], ["limit", "Limit"], ["waiting", "Waiting"], ["running", "Running"]].map(([v, label]) =>
+        statusBtns = [["", "All"], ["ok", "OK"], ["no_answer", "No answer"], ["error", "Error"], ["limit", "Limit"], ["waiting", "Waiting"], ["running", "Running"]].map(([v, label]) =>
           h("button", {
             type: "button", "data-status": v, text: label,
             onclick: () => { state.status = v; syncHash(); go(0); },
@@ -437,7 +437,7 @@
         h("div", { class: "k", text: k }), h("div", { class: "v", text: v }), sub ? h("div", { class: "sub", text: sub }) : null);
       return h("div", { class: "kpis", "data-testid": "stats" },
         card("Runs", nf.format(stats.traces), [stats.running ? `${stats.running} running` : "", stats.waiting ? `${stats.waiting} waiting` : ""].filter(Boolean).join(" · ") || `since ${fmtAgo(stats.since)}`),
-        card("Success rate", rate === null ? "–" : `${rate}%`, `${nf.format(stats.ok)} ok · ${nf.format(stats.errors + stats.limits)} failed`,
+        card("Success rate", rate === null ? "–" : `${rate}%`, `${nf.format(stats.ok)} ok · ${nf.format(stats.errors + stats.limits + (stats.no_answer || 0))} failed`,
           rate !== null && rate < 90 ? "warn" : ""),
         card("Avg duration", fmtDuration(stats.avg_duration_ms), `${nf.format(stats.model_calls)} LLM calls · ${nf.format(stats.tool_calls)} tool calls`),
         card("Tokens", fmtTokens(stats.input_tokens + stats.output_tokens), `${fmtTokens(stats.input_tokens)} in · ${fmtTokens(stats.output_tokens)} out`),
@@ -473,7 +473,7 @@
           h("div", { class: "calls" },
             h("b", { text: String(t.model_calls) }), t.model_calls === 1 ? " LLM call" : " LLM calls",
             t.tool_calls ? [" · ", h("b", { text: String(t.tool_calls) }), t.tool_calls === 1 ? " tool" : " tools"] : null),
-          t.errors && t.status === "ok"
+          t.errors && (t.status === "ok" || t.status === "no_answer")
             ? h("div", { class: "recovered", title: "The run succeeded, but some of its steps failed", text: `${t.errors} failed step${t.errors > 1 ? "s" : ""}` })
             : null);
         const tr = h("tr", {
