@@ -87,6 +87,10 @@ func endAgentSpan(ctx context.Context, span trace.Span, r *Run, out json.RawMess
 		if err == nil && telemetry.CaptureContent(ctx) {
 			attrs = append(attrs, attribute.String("loom.agent.output", telemetry.Truncate(string(out))))
 		}
+		var ie *InterruptedError
+		if errors.As(err, &ie) {
+			attrs = append(attrs, attribute.String("loom.questions", questionsAttr(ctx, ie.Questions)))
+		}
 		span.SetAttributes(attrs...)
 		recordError(span, err)
 	}
@@ -99,13 +103,35 @@ func outcome(err error) string {
 		return "ok"
 	case errors.Is(err, ErrLimit):
 		return "limit"
+	case errors.Is(err, ErrInterrupted):
+		return "waiting"
 	}
 	return "error"
 }
 
-// recordError marks span as failed with err, unless the consumer stopped.
+// questionsAttr is loom.questions: the questions a paused run waits for,
+// as JSON (id, kind, and the payload when content is captured).
+func questionsAttr(ctx context.Context, qs []Question) string {
+	type q struct {
+		ID      string          `json:"id"`
+		Kind    string          `json:"kind"`
+		Payload json.RawMessage `json:"payload,omitempty"`
+	}
+	out := make([]q, len(qs))
+	for i, x := range qs {
+		out[i] = q{ID: x.ID, Kind: x.Kind}
+		if telemetry.CaptureContent(ctx) && json.Valid(x.Payload) && len(x.Payload) <= telemetry.MaxCapturedBytes {
+			out[i].Payload = x.Payload
+		}
+	}
+	b, _ := json.Marshal(out)
+	return string(b)
+}
+
+// recordError marks span as failed with err, unless the consumer stopped
+// or the run paused for answers: a run that waits has not failed.
 func recordError(span trace.Span, err error) {
-	if err == nil || errors.Is(err, ErrStopped) {
+	if err == nil || errors.Is(err, ErrStopped) || errors.Is(err, ErrInterrupted) {
 		return
 	}
 	telemetry.RecordError(span, err, errorType(err))

@@ -14,8 +14,8 @@
 // [Engine.Invoke] drains the same stream into a [Result] with the output
 // and the run's usage; [InvokeAs] decodes the output into a Go type.
 // [Engine.Stats] totals every run, safely under concurrent runs. The root
-// run's span gets loom.workflow.outcome ("answered", "failed" or "limit"),
-// also counted in the loom.workflow.outcomes metric.
+// run's span gets loom.workflow.outcome ("answered", "failed", "limit" or
+// "waiting"), also counted in the loom.workflow.outcomes metric.
 //
 // # Sessions and memory
 //
@@ -60,6 +60,35 @@
 // ([EditOutput]); resuming the fork continues from that point, replaying
 // what came before. Forking at a question's checkpoint and resuming with
 // another answer changes the answer. The original run is left as it was.
+//
+// Resume does not ask whether the run's first process is dead. Every
+// checkpoint a run writes is compare-and-swap on the run's head, and the
+// resume writes one first, so when the first process is still alive (a
+// run paused for a person whose process kept waiting, or a process that
+// stalled mid-step and was presumed dead) and another resumes its run,
+// the run has one owner from then on: the first process's next checkpoint
+// write loses, its run stops at once (its context is cancelled, so a tool
+// call its late model reply asked for does not run) and ends with
+// [ErrAlreadyResumed] naming the run and the checkpoint it lost. The step
+// it was in when it stalled may have had effects (that step had started
+// and not ended, the one kind of step a resume may repeat); nothing after
+// it happens. A paused run's first process has already ended its run, so
+// it writes nothing more; resuming the same answers again there fails
+// with [ErrAlreadyResumed] as well.
+//
+// # Durable sessions
+//
+// A [Session] on an engine with checkpoints runs each turn as a durable
+// run labelled with the session's id. A turn that waits for answers is
+// resumed with [Session.Resume] (the model sees the whole conversation,
+// and the turn is recorded once); [Engine.Resume] refuses it with
+// [ErrSessionTurn]. A turn whose process was killed is finished with
+// [Session.Continue], or by sending the same input again; with a [Stored]
+// memory this works from any process, because the session writes which
+// run a turn is before the run starts. A turn is recorded after its run's
+// end is saved and keyed by its run id, so a kill between the two is
+// repaired by the session's next call and can neither lose nor duplicate
+// the turn.
 //
 // # Zero and negative values
 //

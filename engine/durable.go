@@ -26,7 +26,15 @@ var (
 	// ErrNoCheckpoints marks a durable operation on an engine without a
 	// checkpoint store, or a run the store does not hold.
 	ErrNoCheckpoints = errors.New("no checkpoints")
+	// ErrSessionTurn marks an [Engine.Resume] of a run that is a session's
+	// turn: it is resumed with [Session.Resume], which gives the model the
+	// conversation and records the turn.
+	ErrSessionTurn = errors.New("run is a session's turn")
 )
+
+// MetaSession is the checkpoint Meta key that names the session a run is
+// a turn of.
+const MetaSession = "session"
 
 // RunFormat is the format of the state loom saves in a run's checkpoints.
 const RunFormat = "loom.run/v1"
@@ -60,6 +68,23 @@ type RunState struct {
 // with [Engine.Resume].
 func WithCheckpoints(s checkpoint.Store) Option { return func(e *Engine) { e.store = s } }
 
+// WithLabels puts labels on every checkpoint of the engine's runs (in
+// [checkpoint.Checkpoint.Meta], beside "agent" and "status"), so that runs
+// can be found with [checkpoint.RunFilter]: the loom CLI and playground
+// label runs with the file they came from. A resumed run keeps the labels
+// it started with. The keys "agent", "status" and [MetaSession] are
+// loom's own and cannot be set.
+func WithLabels(labels map[string]string) Option {
+	return func(e *Engine) {
+		e.labels = map[string]string{}
+		for k, v := range labels {
+			if k != "agent" && k != "status" && k != MetaSession {
+				e.labels[k] = v
+			}
+		}
+	}
+}
+
 // Checkpoints returns the engine's checkpoint store, or nil.
 func (e *Engine) Checkpoints() checkpoint.Store { return e.store }
 
@@ -69,6 +94,7 @@ type recorder struct {
 	runID string
 	agent string
 	input json.RawMessage
+	meta  map[string]string // labels on every checkpoint (MetaSession)
 	head  int64
 	buf   []agent.Event
 }
@@ -116,6 +142,9 @@ func (rc *recorder) save(ctx context.Context, kind string, st RunState) error {
 	cp := checkpoint.Checkpoint{
 		RunID: rc.runID, Seq: rc.head + 1, Kind: kind, Time: agent.Now(ctx), State: state, Events: events,
 		Meta: map[string]string{"agent": rc.agent, "status": st.Status},
+	}
+	for k, v := range rc.meta {
+		cp.Meta[k] = v
 	}
 	if err := rc.store.Put(context.WithoutCancel(ctx), cp); err != nil {
 		if errors.Is(err, checkpoint.ErrConflict) {
@@ -218,8 +247,16 @@ func (e *Engine) ResumeInvoke(ctx context.Context, a agent.Agent, runID string, 
 	return &res, nil
 }
 
-// claim checks the answers and takes the run's head.
+// claim checks the answers and takes the head of a run that is not a
+// session's turn.
 func (e *Engine) claim(ctx context.Context, a agent.Agent, runID string, answers map[string]json.RawMessage) (*recorder, *agent.Journal, json.RawMessage, error) {
+	return e.claimRun(ctx, a, runID, answers, "")
+}
+
+// claimRun checks the answers and takes the run's head. session is the
+// session resuming the run, or "" for the engine's own Resume, which
+// refuses a session's turn.
+func (e *Engine) claimRun(ctx context.Context, a agent.Agent, runID string, answers map[string]json.RawMessage, session string) (*recorder, *agent.Journal, json.RawMessage, error) {
 	if a == nil {
 		return nil, nil, nil, fmt.Errorf("%w: engine: the agent to resume is nil", agent.ErrInvalidConfig)
 	}
@@ -232,6 +269,12 @@ func (e *Engine) claim(ctx context.Context, a agent.Agent, runID string, answers
 	}
 	if s.head.Kind == CheckpointEnd {
 		return nil, nil, nil, fmt.Errorf("%w: engine: run %s ended at checkpoint %d; nothing to resume", ErrRunEnded, runID, s.head.Seq)
+	}
+	if owner := s.head.Meta[MetaSession]; owner != session {
+		if session == "" {
+			return nil, nil, nil, fmt.Errorf("%w: engine: run %s is a turn of session %q: resume it with the session's Resume (Engine.OpenSession(%q, agent).Resume), so that the model sees the conversation and the turn is recorded", ErrSessionTurn, runID, owner, owner)
+		}
+		return nil, nil, nil, fmt.Errorf("%w: engine: run %s is not a turn of session %q", ErrNoOpenTurn, runID, session)
 	}
 	asked := map[string]agent.Question{}
 	for _, ev := range s.events {
@@ -253,7 +296,12 @@ func (e *Engine) claim(ctx context.Context, a agent.Agent, runID string, answers
 	}
 	all := maps.Clone(s.answers)
 	maps.Copy(all, answers)
-	rc := &recorder{store: e.store, runID: runID, agent: a.Name(), input: s.start.Input, head: s.head.Seq}
+	rc := &recorder{store: e.store, runID: runID, agent: a.Name(), input: s.start.Input, head: s.head.Seq, meta: map[string]string{}}
+	for k, v := range s.head.Meta {
+		if k != "agent" && k != "status" {
+			rc.meta[k] = v // the run's labels and session
+		}
+	}
 	if err := rc.save(ctx, CheckpointResume, RunState{Status: "running", Answers: answers}); err != nil {
 		return nil, nil, nil, err
 	}

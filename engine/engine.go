@@ -36,6 +36,7 @@ type Engine struct {
 	log      *slog.Logger
 	store    checkpoint.Store
 	sessions checkpoint.SessionStore
+	labels   map[string]string // on every checkpoint (WithLabels)
 	totals   totals
 }
 
@@ -223,10 +224,10 @@ func (e *Engine) run(ctx context.Context, a agent.Agent, input any, res *Result,
 		ctx, cancel := e.prepare(ctx)
 		defer cancel()
 		if rc == nil && e.store != nil {
-			rc = &recorder{store: e.store, agent: a.Name(), input: raw}
+			rc = &recorder{store: e.store, agent: a.Name(), input: raw, meta: e.labels}
 		}
 		var saveErr error
-		st := &runState{engine: e}
+		st := &runState{engine: e, resumed: rc != nil && rc.head > 0}
 		ctx = agent.WithHooks(ctx, st.hooks())
 		e.totals.runs.Add(1)
 		log := e.log

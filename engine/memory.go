@@ -15,6 +15,11 @@ import (
 // calls, tool results, the assistant's answer).
 type Turn struct {
 	Messages []model.Message
+	// RunID is the run that made the turn, when a [Session] recorded it.
+	// loom's memories keep a run's turn once: adding a turn whose RunID
+	// they already hold does nothing, so recording a turn again after a
+	// crash cannot duplicate it.
+	RunID string
 }
 
 // Memory keeps a conversation's turns for a [Session]. Before each turn the
@@ -28,7 +33,10 @@ type Memory interface {
 	// turn's input, oldest first. A retrieval-backed memory chooses by
 	// input; the others ignore it.
 	Messages(ctx context.Context, input json.RawMessage) ([]model.Message, error)
-	// Add records a finished turn.
+	// Add records a finished turn. A turn whose RunID is set and already
+	// recorded should be ignored: a session records a turn again when it
+	// cannot tell whether an earlier attempt (in a process that died)
+	// recorded it.
 	Add(ctx context.Context, turn Turn) error
 	// Clear forgets every turn.
 	Clear(ctx context.Context) error
@@ -40,7 +48,8 @@ type Memory interface {
 type Buffer struct {
 	mu    sync.Mutex
 	msgs  []model.Message
-	turns []int // where each turn starts in msgs
+	turns []int    // where each turn starts in msgs
+	runs  []string // each turn's RunID
 }
 
 // NewBuffer returns an empty buffer.
@@ -55,10 +64,14 @@ func (b *Buffer) Messages(context.Context, json.RawMessage) ([]model.Message, er
 	return b.msgs[:len(b.msgs):len(b.msgs)], nil
 }
 
-// Add appends turn.
+// Add appends turn, unless a turn of the same run is kept.
 func (b *Buffer) Add(_ context.Context, turn Turn) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if turn.RunID != "" && slices.Contains(b.runs, turn.RunID) {
+		return nil
+	}
+	b.runs = append(b.runs, turn.RunID)
 	b.turns = append(b.turns, len(b.msgs))
 	b.msgs = append(b.msgs, turn.Messages...)
 	return nil
@@ -68,7 +81,7 @@ func (b *Buffer) Add(_ context.Context, turn Turn) error {
 func (b *Buffer) Clear(context.Context) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.msgs, b.turns = nil, nil
+	b.msgs, b.turns, b.runs = nil, nil, nil
 	return nil
 }
 
@@ -82,7 +95,7 @@ func (b *Buffer) Turns() []Turn {
 		if i+1 < len(b.turns) {
 			end = b.turns[i+1]
 		}
-		turns[i] = Turn{Messages: slices.Clone(b.msgs[start:end])}
+		turns[i] = Turn{Messages: slices.Clone(b.msgs[start:end]), RunID: b.runs[i]}
 	}
 	return turns
 }
@@ -157,11 +170,15 @@ func (w *Window) Messages(context.Context, json.RawMessage) ([]model.Message, er
 	return msgs, nil
 }
 
-// Add records turn, dropping the oldest turn beyond MaxTurns.
+// Add records turn, dropping the oldest turn beyond MaxTurns, unless a
+// turn of the same run is kept.
 func (w *Window) Add(_ context.Context, turn Turn) error {
 	t := windowTurn{Turn: cloneTurn(turn), tokens: w.cfg.Estimate(turn.Messages)}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if turn.RunID != "" && slices.ContainsFunc(w.turns, func(k windowTurn) bool { return k.RunID == turn.RunID }) {
+		return nil
+	}
 	w.turns = append(w.turns, t)
 	if n := len(w.turns) - w.cfg.MaxTurns; n > 0 {
 		w.turns = slices.Delete(w.turns, 0, n)
@@ -226,4 +243,4 @@ func flatten(turns []Turn) []model.Message {
 	return msgs
 }
 
-func cloneTurn(t Turn) Turn { return Turn{Messages: slices.Clone(t.Messages)} }
+func cloneTurn(t Turn) Turn { return Turn{Messages: slices.Clone(t.Messages), RunID: t.RunID} }

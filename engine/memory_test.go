@@ -65,7 +65,10 @@ func TestSessionWithNonAIAgentRemembersTextTurn(t *testing.T) {
 	s := engine.New().NewSession(echo, mem)
 	_, err := s.Invoke(t.Context(), "ping")
 	require.NoError(t, err)
-	require.Equal(t, []engine.Turn{{Messages: []model.Message{model.UserMessage("ping"), model.AssistantMessage("pong")}}}, mem.Turns())
+	turns := mem.Turns()
+	require.Len(t, turns, 1)
+	require.Equal(t, []model.Message{model.UserMessage("ping"), model.AssistantMessage("pong")}, turns[0].Messages)
+	require.NotEmpty(t, turns[0].RunID, "the turn is keyed by its run")
 }
 
 func TestSessionBusy(t *testing.T) {

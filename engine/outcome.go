@@ -19,15 +19,19 @@ const (
 	OutcomeAnswered = "answered" // the run ended with an output
 	OutcomeFailed   = "failed"   // the run ended with an error
 	OutcomeLimit    = "limit"    // the run breached a limit
+	OutcomeWaiting  = "waiting"  // the run paused for answers (agent.Ask)
 )
 
-// Outcome classifies how a run ended, as loom.workflow.outcome does.
+// Outcome classifies how a run ended, as loom.workflow.outcome does. A run
+// that paused for answers is "waiting", not failed: it is resumed later.
 func Outcome(err error) string {
 	switch {
 	case err == nil:
 		return OutcomeAnswered
 	case errors.Is(err, agent.ErrLimit):
 		return OutcomeLimit
+	case errors.Is(err, agent.ErrInterrupted):
+		return OutcomeWaiting
 	}
 	return OutcomeFailed
 }
@@ -36,6 +40,7 @@ func Outcome(err error) string {
 // the outcome attribute, and the number of invocations.
 type runState struct {
 	engine      *Engine
+	resumed     bool // the run goes on from its checkpoints
 	once        sync.Once
 	mu          sync.Mutex
 	root        string
@@ -62,6 +67,12 @@ func (s *runState) hooks() agent.Hooks {
 				s.mu.Lock()
 				s.root, s.rootCtx = e.RunID, ctx
 				s.mu.Unlock()
+				if s.resumed {
+					// The trace of a resumed run is another part of the
+					// run whose loom.run.id it shares: the viewer shows
+					// the parts as one run.
+					trace.SpanFromContext(ctx).SetAttributes(attribute.Bool("loom.run.resumed", true))
+				}
 			})
 		},
 		RunEnd: func(ctx context.Context, e agent.HookEvent) {
@@ -82,7 +93,7 @@ func (s *runState) hooks() agent.Hooks {
 }
 
 // instruments are the metrics package engine owns: loom.workflow.outcomes,
-// by outcome (answered, failed, limit).
+// by outcome (answered, failed, limit, waiting).
 type instruments struct {
 	outcomes metric.Int64Counter
 }
@@ -90,7 +101,7 @@ type instruments struct {
 type instrumentsKey struct{}
 
 func buildInstruments(m metric.Meter) (instruments, error) {
-	c, err := m.Int64Counter("loom.workflow.outcomes", metric.WithDescription("Workflow runs by outcome: answered, failed, limit."))
+	c, err := m.Int64Counter("loom.workflow.outcomes", metric.WithDescription("Workflow runs by outcome: answered, failed, limit, waiting."))
 	if err != nil {
 		return instruments{}, fmt.Errorf("engine: create metrics: %w", err)
 	}

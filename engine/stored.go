@@ -15,21 +15,34 @@ import (
 // Stored is a [Memory] whose turns live in a session store, so that a
 // conversation can be reopened by its id in another process. It sends
 // every stored turn (wrap the store's turns in your own Memory to choose
-// fewer). Turns are appended with compare-and-swap on their count: when
+// fewer). Records are appended with compare-and-swap on their count: when
 // two processes add to one session at once, one fails with
 // checkpoint.ErrConflict instead of both being lost or interleaved.
+//
+// Beside the turns, a [Session] keeps in the store which turn has started
+// and not been recorded (a record holding its run id and input, written
+// before the run starts), so that another process can find the turn a
+// kill or a question left open and finish it ([Session.Continue],
+// [Session.Resume]). A turn made by a run is recorded once: adding a turn
+// whose RunID is already recorded does nothing.
 type Stored struct {
 	store checkpoint.SessionStore
 	id    string
 
-	mu    sync.Mutex
-	turns []Turn // the stored turns, read once
-	read  bool
+	mu       sync.Mutex
+	turns    []Turn // the stored turns, read once
+	records  int    // the records in the store: turns and open-turn marks
+	recorded map[string]bool
+	open     *openTurn // the last record, when it opened a turn
+	read     bool
 }
 
-// turnJSON is a turn's stored form.
+// turnJSON is a record's stored form: a turn, or, with Open set, the mark
+// of a turn that started (Open is its input).
 type turnJSON struct {
-	Messages []model.Message `json:"messages"`
+	Messages []model.Message `json:"messages,omitempty"`
+	Run      string          `json:"run,omitempty"`
+	Open     json.RawMessage `json:"open,omitempty"`
 }
 
 // NewStored returns the memory of session id in store.
@@ -56,14 +69,68 @@ func (s *Stored) load(ctx context.Context) error {
 		return fmt.Errorf("engine: session %s: load: %w", s.id, err)
 	}
 	turns := make([]Turn, 0, len(raws))
+	recorded := map[string]bool{}
+	var open *openTurn
 	for i, raw := range raws {
 		var t turnJSON
 		if err := json.Unmarshal(raw, &t); err != nil {
 			return fmt.Errorf("%w: engine: session %s: turn %d is not a loom turn: %w", checkpoint.ErrCorrupt, s.id, i+1, err)
 		}
-		turns = append(turns, Turn(t))
+		if len(t.Open) > 0 {
+			open = &openTurn{runID: t.Run, input: t.Open}
+			continue
+		}
+		if open != nil && open.runID == t.Run {
+			open = nil
+		}
+		if t.Run != "" {
+			recorded[t.Run] = true
+		}
+		turns = append(turns, Turn{Messages: t.Messages, RunID: t.Run})
 	}
-	s.turns, s.read = turns, true
+	s.turns, s.records, s.recorded, s.open, s.read = turns, len(raws), recorded, open, true
+	return nil
+}
+
+// append writes raw after the records read, reading them again after a
+// conflict. s.mu is held.
+func (s *Stored) append(ctx context.Context, raw json.RawMessage) error {
+	if err := s.store.Append(ctx, s.id, s.records, raw); err != nil {
+		if errors.Is(err, checkpoint.ErrConflict) {
+			s.read = false // another process added records: read them again next time
+		}
+		return fmt.Errorf("engine: session %s: %w", s.id, err)
+	}
+	s.records++
+	return nil
+}
+
+// openTurn returns the turn that started and was not recorded, or nil.
+func (s *Stored) openTurn(ctx context.Context) (*openTurn, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.read = false // another process may have moved the session
+	if err := s.load(ctx); err != nil {
+		return nil, err
+	}
+	return s.open, nil
+}
+
+// begin records that the turn of run runID on input started.
+func (s *Stored) begin(ctx context.Context, t openTurn) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.load(ctx); err != nil {
+		return err
+	}
+	raw, err := json.Marshal(turnJSON{Run: t.runID, Open: t.input})
+	if err != nil {
+		return fmt.Errorf("engine: session %s: encode the turn's start: %w", s.id, err)
+	}
+	if err := s.append(ctx, raw); err != nil {
+		return err
+	}
+	s.open = &t
 	return nil
 }
 
@@ -77,24 +144,36 @@ func (s *Stored) Messages(ctx context.Context, _ json.RawMessage) ([]model.Messa
 	return flatten(s.turns), nil
 }
 
-// Add appends turn to the store.
+// Add appends turn to the store. A turn whose RunID is already recorded is
+// not added again, also when another process recorded it first.
 func (s *Stored) Add(ctx context.Context, turn Turn) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.load(ctx); err != nil {
 		return err
 	}
-	raw, err := json.Marshal(turnJSON(turn))
+	if turn.RunID != "" && s.recorded[turn.RunID] {
+		return nil
+	}
+	raw, err := json.Marshal(turnJSON{Messages: turn.Messages, Run: turn.RunID})
 	if err != nil {
 		return fmt.Errorf("engine: session %s: encode the turn: %w", s.id, err)
 	}
-	if err := s.store.Append(ctx, s.id, len(s.turns), raw); err != nil {
-		if errors.Is(err, checkpoint.ErrConflict) {
-			s.read = false // another process added turns: read them again next time
+	if err := s.append(ctx, raw); err != nil {
+		if turn.RunID != "" && errors.Is(err, checkpoint.ErrConflict) {
+			if lerr := s.load(ctx); lerr == nil && s.recorded[turn.RunID] {
+				return nil // another process recorded this run's turn
+			}
 		}
-		return fmt.Errorf("engine: session %s: %w", s.id, err)
+		return err
 	}
 	s.turns = append(s.turns, cloneTurn(turn))
+	if turn.RunID != "" {
+		s.recorded[turn.RunID] = true
+		if s.open != nil && s.open.runID == turn.RunID {
+			s.open = nil
+		}
+	}
 	return nil
 }
 
@@ -105,7 +184,7 @@ func (s *Stored) Clear(ctx context.Context) error {
 	if err := s.store.Delete(ctx, s.id); err != nil {
 		return fmt.Errorf("engine: session %s: %w", s.id, err)
 	}
-	s.turns, s.read = nil, true
+	s.turns, s.records, s.recorded, s.open, s.read = nil, 0, map[string]bool{}, nil, true
 	return nil
 }
 

@@ -74,6 +74,9 @@ type apiSpan struct {
 type traceResponse struct {
 	Summary store.TraceSummary `json:"summary"`
 	Spans   []apiSpan          `json:"spans"`
+	// Parts are the traces of the same run when it went on in other
+	// processes (store.TraceDetail.Parts).
+	Parts []store.TraceSummary `json:"parts,omitempty"`
 }
 
 func (h *handler) traces(w http.ResponseWriter, r *http.Request) {
@@ -114,7 +117,7 @@ func (h *handler) trace(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	resp := traceResponse{Summary: d.Summary, Spans: make([]apiSpan, len(d.Spans))}
+	resp := traceResponse{Summary: d.Summary, Spans: make([]apiSpan, len(d.Spans)), Parts: d.Parts}
 	for i, sp := range d.Spans {
 		resp.Spans[i] = apiSpan{
 			Span:       sp,

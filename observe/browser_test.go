@@ -96,7 +96,9 @@ func TestBrowserViewer(t *testing.T) {
 	stats, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="stats"]`)))
 	require.NoError(t, err)
 	require.Contains(t, strings.ToLower(stats), "success rate")
-	require.Contains(t, stats, "80%")
+	// 3 of 5: run 12 failed, and run 13 answered with no computed value
+	// (its only snippet threw).
+	require.Contains(t, stats, "60%")
 	browsertest.Shoot(t, ctx, dir, "observe-list.png")
 
 	// Filtering by status keeps the failed run only.

@@ -1,6 +1,7 @@
 package playground
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/checkpoint"
+	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/spec"
 )
 
@@ -21,15 +24,19 @@ type run struct {
 	// project is the version of the file whose agent runs: it stays open
 	// while the run may still go on.
 	project *spec.Project
+	// stored marks a run read back from the checkpoint store, which
+	// another process (or this server before a restart) ran.
+	stored bool
 
 	mu      sync.Mutex
 	id      string
-	status  string // running, waiting, done, failed
+	status  string // running, waiting, stopped (its process died), done, failed
 	events  []eventView
 	pending []agent.Question
 	output  json.RawMessage
 	err     string
 	idReady chan struct{}
+	head    int64 // a stored run's head checkpoint when read
 	// started holds when each run began, for the durations of the trace.
 	started map[string]time.Time
 }
@@ -197,11 +204,143 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) find(id string) *run {
 	s.mu.Lock()
+	rn := s.runs[id]
+	s.mu.Unlock()
+	switch {
+	case rn == nil:
+		s.sync(s.ctx)
+	case rn.isStored():
+		s.refresh(s.ctx, rn)
+	default:
+		return rn
+	}
+	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.runs[id]
 }
 
-func (s *Server) listRuns(w http.ResponseWriter, _ *http.Request) {
+func (r *run) isStored() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stored
+}
+
+// refresh reads a stored run again when another process moved it.
+func (s *Server) refresh(ctx context.Context, rn *run) {
+	head, err := s.cfg.Engine.Checkpoints().Head(ctx, rn.id)
+	rn.mu.Lock()
+	same := err != nil || head.Seq == rn.head
+	rn.mu.Unlock()
+	if same {
+		return
+	}
+	fresh, err := s.readStored(ctx, rn.agent, checkpoint.RunInfo{RunID: rn.id, Head: head.Seq, Kind: head.Kind, Meta: head.Meta})
+	if err != nil {
+		return
+	}
+	s.mu.Lock()
+	if s.runs[rn.id] == rn {
+		s.runs[rn.id] = fresh
+	}
+	s.mu.Unlock()
+}
+
+// storedRuns is the most runs the page lists from the checkpoint store.
+const storedRuns = 200
+
+// sync reads the runs of the checkpoint store that the page lists and
+// this server is not running: runs a restarted server or loom run left
+// waiting, stopped or ended, with their recorded events. A run it read
+// before is read again, since another process may have resumed it.
+func (s *Server) sync(ctx context.Context) {
+	store := s.cfg.Engine.Checkpoints()
+	infos, err := store.Runs(ctx, checkpoint.RunFilter{Meta: s.cfg.Labels, Limit: storedRuns})
+	if err != nil {
+		return
+	}
+	slices.Reverse(infos) // oldest first, as the page's own runs
+	for _, info := range infos {
+		s.mu.Lock()
+		known := s.runs[info.RunID]
+		s.mu.Unlock()
+		if known != nil && !known.isStored() {
+			continue // this server runs it, and knows better
+		}
+		if known != nil {
+			known.mu.Lock()
+			same := known.head == info.Head
+			known.mu.Unlock()
+			if same {
+				continue
+			}
+		}
+		a := s.agent(info.Meta["agent"])
+		if a == nil {
+			continue // not an agent of this file
+		}
+		rn, err := s.readStored(ctx, a, info)
+		if err != nil {
+			continue
+		}
+		s.mu.Lock()
+		if cur := s.runs[info.RunID]; cur == nil || cur == known {
+			if cur == nil {
+				s.order = append(s.order, info.RunID)
+			}
+			s.runs[info.RunID] = rn
+		}
+		s.mu.Unlock()
+	}
+}
+
+// readStored rebuilds the page's view of a stored run from its
+// checkpoints.
+func (s *Server) readStored(ctx context.Context, a agent.Agent, info checkpoint.RunInfo) (*run, error) {
+	cps, err := s.cfg.Engine.Checkpoints().List(ctx, info.RunID)
+	if err != nil {
+		return nil, err
+	}
+	rn := &run{agent: a, stored: true, id: info.RunID, head: info.Head, idReady: make(chan struct{})}
+	close(rn.idReady)
+	var end agent.Event
+	for _, cp := range cps {
+		var evs []agent.Event
+		if len(cp.Events) > 0 && json.Unmarshal(cp.Events, &evs) != nil {
+			return nil, fmt.Errorf("run %s: checkpoint %d holds no events", info.RunID, cp.Seq)
+		}
+		for _, ev := range evs {
+			if v, ok := viewOf(ev); ok {
+				rn.timed(ev, &v)
+				rn.events = append(rn.events, v)
+			}
+			if ev.Kind == agent.EventRunEnd && ev.RunID == info.RunID {
+				end = ev
+			}
+		}
+	}
+	switch info.Kind {
+	case engine.CheckpointInterrupt:
+		qs, err := s.cfg.Engine.Pending(ctx, info.RunID)
+		if err != nil {
+			return nil, err
+		}
+		rn.status, rn.pending = "waiting", qs
+	case engine.CheckpointEnd:
+		rn.status, rn.output = "done", end.Output
+		if info.Meta["status"] == "failed" {
+			rn.status = "failed"
+			if end.Err != nil {
+				rn.err = end.Err.Error()
+			}
+		}
+	default:
+		rn.status = "stopped"
+	}
+	return rn, nil
+}
+
+func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
+	s.sync(r.Context())
 	s.mu.Lock()
 	ids := append([]string{}, s.order...)
 	s.mu.Unlock()
@@ -242,10 +381,24 @@ func (s *Server) postAnswers(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rn.mu.Lock()
-	waiting := rn.status == "waiting"
+	// A stopped run (its process died) is resumed with no answers.
+	waiting := rn.status == "waiting" || rn.status == "stopped"
 	bad := checkAnswers(rn.pending, answers)
+	a, p := rn.agent, rn.project
+	if waiting && bad == nil && p == nil {
+		// A run read back from the store goes on with the file's current
+		// version, held like a run started here.
+		a, p = s.hold(rn.agent.Name())
+		if a == nil {
+			rn.mu.Unlock()
+			http.Error(w, "the file no longer declares the run's agent "+rn.agent.Name()+": restore it to resume the run", http.StatusConflict)
+			return
+		}
+		rn.agent, rn.project = a, p
+	}
 	if waiting && bad == nil {
 		rn.status = "running"
+		rn.stored = false // this server runs it now
 	}
 	rn.mu.Unlock()
 	switch {
@@ -257,7 +410,7 @@ func (s *Server) postAnswers(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, bad.Error(), http.StatusUnprocessableEntity)
 		return
 	}
-	rn.follow(s.releasing(rn.project, s.cfg.Engine.Resume(s.ctx, rn.agent, rn.id, answers)), &s.wg)
+	rn.follow(s.releasing(p, s.cfg.Engine.Resume(s.ctx, a, rn.id, answers)), &s.wg)
 	writeJSON(w, http.StatusAccepted, map[string]string{"id": rn.id})
 }
 

@@ -42,6 +42,13 @@ type Config struct {
 	// URLs (its mcp entries) runs only once the user trusted them; the
 	// page shows them and asks. Nil runs every file.
 	Grants Grants
+	// Labels select the runs of the engine's checkpoint store the page
+	// lists beside the ones this server started: runs another server (or
+	// this one before a restart) or loom run left waiting, finished or
+	// stopped. loom serve passes the labels its engine puts on every run
+	// (engine.WithLabels), so the page lists the runs of its file. Nil
+	// lists every stored run of an agent the file declares.
+	Labels map[string]string
 }
 
 // Server is the playground over one file.
@@ -288,6 +295,13 @@ func (s *Server) hold(name string) (agent.Agent, *spec.Project) {
 	}
 	s.users[s.project]++
 	return a, s.project
+}
+
+// agent returns the current project's agent called name, or nil.
+func (s *Server) agent(name string) agent.Agent {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.project.Agent(name)
 }
 
 // release ends a run's use of p, closing p if a Save retired it and this

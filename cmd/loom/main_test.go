@@ -21,20 +21,26 @@ import (
 )
 
 // TestMain keeps the tests' trust grants out of the user's config
-// directory: XDG_CONFIG_HOME is a temporary folder, for children too.
+// directory (XDG_CONFIG_HOME is a temporary folder, for children too) and
+// the traces that loom run, serve and resume record in a temporary store
+// unless a test names its own ($LOOM_TRACE_DB), never in the user's.
 func TestMain(m *testing.M) {
-	if os.Getenv(childEnv) != "1" {
-		dir, err := os.MkdirTemp("", "loom-test-config-")
-		if err != nil {
-			panic(err)
-		}
-		os.Setenv("XDG_CONFIG_HOME", dir)
-		goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
-			os.RemoveAll(dir)
-			os.Exit(code)
-		}))
+	if os.Getenv(childEnv) == "1" {
+		goleak.VerifyTestMain(m)
+		return
 	}
-	goleak.VerifyTestMain(m)
+	dir, err := os.MkdirTemp("", "loom-cmd-test-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
+	if os.Getenv("LOOM_TRACE_DB") == "" {
+		os.Setenv("LOOM_TRACE_DB", filepath.Join(dir, "traces.db"))
+	}
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		os.RemoveAll(dir)
+		os.Exit(code)
+	}))
 }
 
 // trustFile records the user's trust in the commands of the file at path,

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/checkpoint"
+	"github.com/loomwork/loom/checkpoint/postgres"
 	"github.com/loomwork/loom/checkpoint/sqlite"
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/internal/command"
@@ -42,6 +44,9 @@ type runSettings struct {
 	asker *console
 	// pageAsks leaves the trust question to the playground's page.
 	pageAsks bool
+	// trace records the runs in the trace store (loom run and resume;
+	// loom serve sets up its own engine).
+	trace string
 }
 
 // loaded is a project ready to run: its agents built, an engine with the
@@ -49,17 +54,21 @@ type runSettings struct {
 type loaded struct {
 	project *spec.Project
 	engine  *engine.Engine
-	store   *sqlite.Store
+	store   checkpoint.Store
 	dbPath  string
 	log     *slog.Logger
 	// envFiles are the .env.local files looked in, for a missing key's
 	// message.
 	envFiles []string
+	untrace  func() // flushes the traces
 }
 
 func (l *loaded) close() {
 	_ = l.project.Close()
 	_ = l.store.Close()
+	if l.untrace != nil {
+		l.untrace()
+	}
 }
 
 // load reads .env.local in the order every command uses
@@ -101,7 +110,7 @@ func load(ctx context.Context, path string, rs runSettings, getenv func(string) 
 			return nil, err
 		}
 	}
-	store, err := sqlite.Open(ctx, dbPath)
+	store, err := openCheckpoints(ctx, dbPath)
 	if err != nil {
 		return nil, err
 	}
@@ -116,8 +125,15 @@ func load(ctx context.Context, path string, rs runSettings, getenv func(string) 
 		_ = store.Close()
 		return nil, err
 	}
-	e := engine.New(engine.WithCheckpoints(store), engine.WithRunLimits(agent.Limits{Timeout: rs.timeout}), engine.WithLogger(log))
-	return &loaded{project: p, engine: e, store: store, dbPath: dbPath, log: log, envFiles: envFiles}, nil
+	opts := []engine.Option{engine.WithCheckpoints(store), engine.WithRunLimits(agent.Limits{Timeout: rs.timeout}), engine.WithLogger(log),
+		engine.WithLabels(map[string]string{fileLabel: absPath(path)})}
+	var untrace func()
+	if rs.trace != "" {
+		var traced []engine.Option
+		traced, untrace = startTracing(ctx, rs.trace, stderr)
+		opts = append(opts, traced...)
+	}
+	return &loaded{project: p, engine: engine.New(opts...), store: store, dbPath: dbPath, log: log, untrace: untrace, envFiles: envFiles}, nil
 }
 
 // resume continues the stopped run runID of a through the engine; a graph
@@ -190,6 +206,9 @@ func recordPath(dbPath, runID string) string {
 }
 
 func saveRecord(dbPath, runID string, r runRecord) error {
+	if isPostgres(dbPath) {
+		return nil // the run's checkpoints carry its file and agent (readRecord)
+	}
 	p := recordPath(dbPath, runID)
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return err
@@ -201,19 +220,54 @@ func saveRecord(dbPath, runID string, r runRecord) error {
 	return os.WriteFile(p, b, 0o600)
 }
 
-func readRecord(dbPath, runID string) (runRecord, error) {
+// readRecord returns what loom resume needs of run runID: the record loom
+// run wrote when it stopped the run, else the file and agent labelled on
+// the run's checkpoints (a run the playground started, or one whose
+// record was lost).
+func readRecord(ctx context.Context, dbPath, runID string) (runRecord, error) {
 	var r runRecord
-	b, err := os.ReadFile(recordPath(dbPath, runID))
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return r, fmt.Errorf("no stopped run %q in %s: check the id loom run printed, and --db", runID, dbPath)
+	if !isPostgres(dbPath) {
+		b, err := os.ReadFile(recordPath(dbPath, runID))
+		if err == nil {
+			return r, json.Unmarshal(b, &r)
 		}
-		return r, err
+		if !errors.Is(err, os.ErrNotExist) {
+			return r, err
+		}
 	}
-	return r, json.Unmarshal(b, &r)
+	if _, serr := os.Stat(dbPath); serr == nil || isPostgres(dbPath) {
+		store, serr := openCheckpoints(ctx, dbPath)
+		if serr == nil {
+			head, herr := store.Head(ctx, runID)
+			_ = store.Close()
+			if herr == nil && head.Meta[fileLabel] != "" {
+				return runRecord{File: head.Meta[fileLabel], Agent: head.Meta["agent"]}, nil
+			}
+		}
+	}
+	where := dbPath
+	if isPostgres(dbPath) {
+		where = "the PostgreSQL database" // the URL may hold a password
+	}
+	return r, fmt.Errorf("no stopped run %q in %s: check the id loom run printed, and --db", runID, where)
 }
 
 func defaultCheckpointPath() (string, error) { return sqlite.DefaultPath() }
+
+// isPostgres reports whether --db is a PostgreSQL connection URL rather
+// than a SQLite file.
+func isPostgres(db string) bool {
+	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
+}
+
+// openCheckpoints opens the checkpoint store --db names: PostgreSQL for a
+// postgres:// URL, else the SQLite file.
+func openCheckpoints(ctx context.Context, db string) (checkpoint.Store, error) {
+	if isPostgres(db) {
+		return postgres.Open(ctx, db)
+	}
+	return sqlite.Open(ctx, db)
+}
 
 // checkFile checks a loom/v1 file, or the AIGNE project of a folder
 // holding aigne.yaml, imported: spec.Validate, the one check loom validate

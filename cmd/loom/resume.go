@@ -78,12 +78,12 @@ func runResume(ctx context.Context, args []string, stdout, stderr io.Writer, con
 			return exitInvalid
 		}
 	}
-	rec, err := readRecord(dbPath, runID)
+	rec, err := readRecord(ctx, dbPath, runID)
 	if err != nil {
 		fmt.Fprintf(stderr, "loom resume: %v\n", err)
 		return exitInvalid
 	}
-	rs.db = dbPath
+	rs.db, rs.trace = dbPath, "resume"
 	rs.asker = &con
 	l, err := load(ctx, rec.File, rs, con.getenv, stderr)
 	if err != nil {

@@ -49,7 +49,8 @@ Flags:
   --log-level LEVEL    ERROR, WARN, INFO, DEBUG or TRACE (default INFO)
   --timeout D          time limit of one run (default 5m)
   --db PATH            checkpoint database (default $LOOM_CHECKPOINT_DB, else
-                       a file under the user cache directory)
+                       a file under the user cache directory), or a
+                       postgres:// URL; loom serve and loom resume share it
   --root DIR           let the file name files anywhere under DIR (default:
                        its own folder only); for trusted setups, said on stderr
 
@@ -133,6 +134,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer, con co
 		return usageErr("--timeout %v: it must be positive, as 2m", rs.timeout)
 	}
 	rs.asker = &con
+	rs.trace = "run"
 	l, err := load(ctx, pos[0], rs, con.getenv, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "loom run: %v\n", err)

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/loomwork/loom/agent"
-	"github.com/loomwork/loom/checkpoint/sqlite"
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/internal/trust"
 	"github.com/loomwork/loom/model"
@@ -27,7 +26,11 @@ Serves the playground for FILE at http://127.0.0.1:PORT/?token=…: the
 declared agents and their composition tree, the YAML editable with errors
 shown at their lines (saved to FILE only when valid), a form per agent,
 runs streaming beside their events, and pending approvals to answer. Runs
-belong to the server: closing or reloading the page loses nothing. Only the
+belong to the server: closing or reloading the page loses nothing. They are
+saved in the checkpoint database (--db) that loom run and loom resume use:
+a restarted server lists the runs of FILE and resumes those that wait,
+loom resume ID continues a run started here, and the page lists a run loom
+run stopped. Runs are traced into the store loom observe shows. Only the
 URL printed, with its session token, opens it. A file that starts commands
 or reaches URLs (its mcp entries) runs only once you trust them: the page
 lists them and asks before the first run (as loom trust FILE does). Stop it
@@ -76,7 +79,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, con 
 	}
 	defaultModel := l.project.Doc.File.Model
 	l.close()
-	store, err := sqlite.Open(ctx, l.dbPath)
+	store, err := openCheckpoints(ctx, l.dbPath)
 	if err != nil {
 		fmt.Fprintf(stderr, "loom serve: %v\n", err)
 		return exitInvalid
@@ -88,9 +91,17 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, con 
 		fmt.Fprintf(stderr, "loom serve: %v\n", err)
 		return exitInvalid
 	}
-	e := engine.New(engine.WithModel(m), engine.WithCheckpoints(store), engine.WithRunLimits(agent.Limits{Timeout: rs.timeout}), engine.WithLogger(l.log))
-	pg, err := playground.New(playground.Config{Path: pos[0], Engine: e, Registry: spec.Registry{Models: open, Getenv: con.getenv, Checkpoints: store},
-		Options: spec.Options{Root: rs.root}, Grants: grants})
+	// Runs are labelled with the file, as loom run labels them, so the page
+	// lists the runs of the file whoever started them, and loom resume
+	// continues the page's runs.
+	labels := map[string]string{fileLabel: absPath(pos[0])}
+	traced, untrace := startTracing(ctx, "serve", stderr)
+	defer untrace()
+	opts := append([]engine.Option{engine.WithModel(m), engine.WithCheckpoints(store), engine.WithRunLimits(agent.Limits{Timeout: rs.timeout}),
+		engine.WithLogger(l.log), engine.WithLabels(labels)}, traced...)
+	pg, err := playground.New(playground.Config{Path: pos[0], Engine: engine.New(opts...), Labels: labels,
+		Registry: spec.Registry{Models: open, Getenv: con.getenv, Checkpoints: store},
+		Options:  spec.Options{Root: rs.root}, Grants: grants})
 	if err != nil {
 		fmt.Fprintf(stderr, "loom serve: %v\n", err)
 		return exitInvalid

@@ -79,7 +79,7 @@ func TestExporterStoresCoderSandboxTrace(t *testing.T) {
 		Start: start, End: start.Add(1412 * time.Millisecond), DurationMS: 1412,
 		Spans: 6, ModelCalls: 2, ToolCalls: 1,
 		InputTokens: 300, OutputTokens: 54, CachedTokens: 64, TotalTokens: 354,
-		CostUSD: sum.CostUSD, CostComplete: true, Seq: 1,
+		CostUSD: sum.CostUSD, CostComplete: true, Seq: 1, RunID: "run-7",
 	}, sum)
 	want := (120*0.15 + 42*0.60 + 116*0.15 + 64*0.075 + 12*0.60) / 1e6
 	require.InDelta(t, want, sum.CostUSD, 1e-12)
@@ -95,10 +95,14 @@ func TestSummaryByOutcome(t *testing.T) {
 		input            string
 	}{
 		{"ok", fixture.Run{}, "ok", "", 0, 300, 54, "10! = ?"},
-		{"sandbox error recovered", fixture.Run{Outcome: fixture.SandboxError}, "ok",
-			"sandbox: exception: ReferenceError: fact is not defined at <eval>:3:1", 3, 300, 54, "10! = ?"},
+		// The snippet's failure passes up through the sandbox run, its tool
+		// agent and its tool call: one failed step, not three. The model
+		// answered anyway, with no snippet having computed a value.
+		{"sandbox error, answered anyway", fixture.Run{Outcome: fixture.SandboxError}, "no_answer",
+			"sandbox: exception: ReferenceError: fact is not defined at <eval>:3:1", 1, 300, 54, "10! = ?"},
+		// The model call failed, and the run with it: one failed step.
 		{"model failure", fixture.Run{Outcome: fixture.Failed}, "error",
-			"openai: 503 Service Unavailable: the server is overloaded", 2, 120, 42, "10! = ?"},
+			"openai: 503 Service Unavailable: the server is overloaded", 1, 120, 42, "10! = ?"},
 		{"no content captured", fixture.Run{NoContent: true}, "ok", "", 0, 300, 54, ""},
 		{"custom agent and question", fixture.Run{Agent: "analyst", Question: "  sum\nof   squares  "}, "ok", "", 0, 300, 54, "sum of squares"},
 	}

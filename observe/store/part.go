@@ -192,7 +192,8 @@ func (s *Store) partSummary(traceID string, spans []*Record) *delta {
 
 // rowFromRecord returns the facts of r that a trace summary needs; the
 // encoded attributes and events stay empty, as the part's row holds them,
-// and so does the span id, which only the rows a summary keeps need.
+// and so does the span id, which only the rows a summary keeps and failed
+// spans need.
 func rowFromRecord(traceID string, r *Record) row {
 	out := row{
 		traceID:       traceID,
@@ -202,6 +203,14 @@ func rowFromRecord(traceID string, r *Record) row {
 		endNS:         r.End.UnixNano(),
 		statusCode:    codeString(r.Status),
 		statusMessage: r.StatusMessage,
+	}
+	if out.statusCode == "error" {
+		// A failed span's ids tell a failure passed up through nested
+		// spans from one of its own (see delta.addError).
+		out.spanID = r.SpanID.String()
+		if r.ParentID.IsValid() {
+			out.parentID = r.ParentID.String()
+		}
 	}
 	for _, kv := range r.Attributes {
 		out.facts.set(string(kv.Key), kv.Value)

@@ -114,10 +114,11 @@ func TestOpenMigratesVersion1(t *testing.T) {
 	require.NoError(t, err)
 	export(t, s, fixture.Run{Seed: 1})
 	require.NoError(t, s.Close())
-	// Make the file what schema version 1 wrote: spans, no parts.
+	// Make the file what schema version 1 wrote: spans, no parts, no run
+	// columns.
 	db, err := sql.Open("sqlite", "file:"+path)
 	require.NoError(t, err)
-	_, err = db.Exec(`DROP TABLE parts; PRAGMA user_version = 1`)
+	_, err = db.Exec(`DROP TABLE parts; DROP INDEX traces_run; ALTER TABLE traces DROP COLUMN run_id; ALTER TABLE traces DROP COLUMN resumed; ALTER TABLE traces DROP COLUMN code_ok; ALTER TABLE traces DROP COLUMN code_failed; DROP TABLE failed_spans; PRAGMA user_version = 1`)
 	require.NoError(t, err)
 	require.NoError(t, db.Close())
 

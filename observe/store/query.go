@@ -22,6 +22,17 @@ const (
 	StatusError   = "error"
 	StatusLimit   = "limit"
 	StatusRunning = "running"
+	// StatusWaiting is a run paused for an answer (an approval): it has
+	// neither succeeded nor failed, and its Error says what it waits for.
+	StatusWaiting = "waiting"
+	// StatusContinued is a part of a run that waited or whose process
+	// died, and that another process resumed (see [TraceDetail.Parts]):
+	// the run's outcome is its last part's.
+	StatusContinued = "continued"
+	// StatusNoAnswer is a run that answered although it ran code and no
+	// snippet computed a value (every sandbox run failed): its answer was
+	// not computed (the loom CLIs exit with 4).
+	StatusNoAnswer = "no_answer"
 )
 
 // TraceSummary is the list view of one trace.
@@ -58,6 +69,12 @@ type TraceSummary struct {
 	// Seq is the write sequence number of the trace's last change; see
 	// [Query.Since].
 	Seq int64 `json:"seq"`
+	// RunID is the loom run the trace records (its outermost agent's
+	// loom.run.id). A run that paused or crashed and was resumed in
+	// another process has a trace per process, all with its RunID;
+	// Resumed marks the traces of such continuations.
+	RunID   string `json:"run_id,omitempty"`
+	Resumed bool   `json:"resumed,omitempty"`
 }
 
 // Query selects traces for [Store.Traces].
@@ -93,7 +110,7 @@ var ErrBadQuery = errors.New("store: bad query")
 const summaryColumns = `trace_id, agent, root_name, input_preview, output_preview, status, error_message,
 	start_ns, end_ns, span_count, error_count, chat_count, tool_count,
 	input_tokens, output_tokens, cached_tokens, cost, cost_unknown,
-	agent_input_tokens, agent_output_tokens, agent_cost, updated_seq`
+	agent_input_tokens, agent_output_tokens, agent_cost, updated_seq, run_id, resumed`
 
 func scanSummary(sc interface{ Scan(...any) error }) (TraceSummary, error) {
 	var (
@@ -106,7 +123,7 @@ func scanSummary(sc interface{ Scan(...any) error }) (TraceSummary, error) {
 	err := sc.Scan(&t.TraceID, &t.Agent, &t.RootName, &t.Input, &t.Output, &t.Status, &t.Error,
 		&startNS, &endNS, &t.Spans, &t.Errors, &t.ModelCalls, &t.ToolCalls,
 		&t.InputTokens, &t.OutputTokens, &t.CachedTokens, &t.CostUSD, &costUnknown,
-		&agentIn, &agentOut, &agentCost, &t.Seq)
+		&agentIn, &agentOut, &agentCost, &t.Seq, &t.RunID, &t.Resumed)
 	if err != nil {
 		return t, err
 	}
@@ -137,9 +154,9 @@ func (s *Store) Traces(ctx context.Context, q Query) (Page, error) {
 		limit = MaxLimit
 	}
 	switch q.Status {
-	case "", StatusOK, StatusError, StatusLimit, StatusRunning:
+	case "", StatusOK, StatusError, StatusLimit, StatusRunning, StatusWaiting, StatusContinued, StatusNoAnswer:
 	default:
-		return Page{}, fmt.Errorf("%w: status %q: use ok, error, limit or running", ErrBadQuery, q.Status)
+		return Page{}, fmt.Errorf("%w: status %q: use ok, no_answer, error, limit, waiting, continued or running", ErrBadQuery, q.Status)
 	}
 	var where []string
 	var args []any
@@ -223,6 +240,10 @@ type TraceDetail struct {
 	Summary TraceSummary `json:"summary"`
 	// Spans are ordered by start time.
 	Spans []Span `json:"spans"`
+	// Parts are the traces of the same loom run, this one included, oldest
+	// first, when the run went on in other processes (it paused for an
+	// answer or crashed, and was resumed); empty otherwise.
+	Parts []TraceSummary `json:"parts,omitempty"`
 }
 
 // Trace returns the trace with id (32 hex digits) and its spans, or an error
@@ -274,7 +295,40 @@ func (s *Store) Trace(ctx context.Context, id string) (TraceDetail, error) {
 	if d.Spans, err = readParts(ctx, tx, id, d.Spans); err != nil {
 		return TraceDetail{}, err
 	}
+	if d.Summary.RunID != "" {
+		if d.Parts, err = runParts(ctx, tx, d.Summary.RunID); err != nil {
+			return TraceDetail{}, err
+		}
+	}
 	return d, nil
+}
+
+// maxParts bounds the parts of one run a trace's detail lists.
+const maxParts = 100
+
+// runParts returns the traces of run runID, oldest first, or nil when the
+// run has only one.
+func runParts(ctx context.Context, tx *sql.Tx, runID string) ([]TraceSummary, error) {
+	rows, err := tx.QueryContext(ctx, "SELECT "+summaryColumns+" FROM traces WHERE run_id = ? ORDER BY start_ns, trace_id LIMIT ?", runID, maxParts)
+	if err != nil {
+		return nil, fmt.Errorf("store: read the traces of run %s: %w", runID, err)
+	}
+	defer rows.Close()
+	var parts []TraceSummary
+	for rows.Next() {
+		t, err := scanSummary(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store: read the traces of run %s: %w", runID, err)
+		}
+		parts = append(parts, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: read the traces of run %s: %w", runID, err)
+	}
+	if len(parts) < 2 {
+		return nil, nil
+	}
+	return parts, nil
 }
 
 // AgentCount is an agent name with the number of stored traces it is the
@@ -313,7 +367,17 @@ type Stats struct {
 	Errors  int64 `json:"errors"`
 	Limits  int64 `json:"limits"`
 	Running int64 `json:"running"`
-	// ErrorRate is (Errors+Limits) over the finished traces, 0 when none.
+	// Waiting counts runs paused for an answer: not finished, so in
+	// neither the success nor the error rate.
+	Waiting int64 `json:"waiting"`
+	// Continued counts the earlier parts of resumed runs, counted in
+	// neither rate: their run's last part is.
+	Continued int64 `json:"continued"`
+	// NoAnswer counts runs that answered with no computed value: finished,
+	// and not a success.
+	NoAnswer int64 `json:"no_answer"`
+	// ErrorRate is (Errors+Limits+NoAnswer) over the finished traces, 0
+	// when none.
 	ErrorRate    float64 `json:"error_rate"`
 	InputTokens  int64   `json:"input_tokens"`
 	OutputTokens int64   `json:"output_tokens"`
@@ -335,10 +399,10 @@ func (s *Store) Stats(ctx context.Context, q Query) (Stats, error) {
 	var args []any
 	switch q.Status {
 	case "":
-	case StatusOK, StatusError, StatusLimit, StatusRunning:
+	case StatusOK, StatusError, StatusLimit, StatusRunning, StatusWaiting, StatusContinued, StatusNoAnswer:
 		where, args = append(where, "status = ?"), append(args, q.Status)
 	default:
-		return Stats{}, fmt.Errorf("%w: status %q: use ok, error, limit or running", ErrBadQuery, q.Status)
+		return Stats{}, fmt.Errorf("%w: status %q: use ok, no_answer, error, limit, waiting, continued or running", ErrBadQuery, q.Status)
 	}
 	if q.Agent != "" {
 		where, args = append(where, "agent = ?"), append(args, q.Agent)
@@ -346,11 +410,12 @@ func (s *Store) Stats(ctx context.Context, q Query) (Stats, error) {
 	stmt := `SELECT count(*),
 		coalesce(sum(status = 'ok'), 0), coalesce(sum(status = 'error'), 0),
 		coalesce(sum(status = 'limit'), 0), coalesce(sum(status = 'running'), 0),
+		coalesce(sum(status = 'waiting'), 0), coalesce(sum(status = 'continued'), 0), coalesce(sum(status = 'no_answer'), 0),
 		coalesce(sum(CASE WHEN chat_count > 0 THEN input_tokens ELSE coalesce(agent_input_tokens, 0) END), 0),
 		coalesce(sum(CASE WHEN chat_count > 0 THEN output_tokens ELSE coalesce(agent_output_tokens, 0) END), 0),
 		coalesce(sum(CASE WHEN chat_count > 0 THEN cost ELSE coalesce(agent_cost, 0) END), 0),
 		coalesce(sum(chat_count), 0), coalesce(sum(tool_count), 0),
-		coalesce(avg(CASE WHEN status != 'running' THEN end_ns - start_ns END), 0),
+		coalesce(avg(CASE WHEN status NOT IN ('running', 'waiting', 'continued') THEN end_ns - start_ns END), 0),
 		coalesce(min(start_ns), 0)
 		FROM traces`
 	if len(where) > 0 {
@@ -359,13 +424,13 @@ func (s *Store) Stats(ctx context.Context, q Query) (Stats, error) {
 	var st Stats
 	var avgNS float64
 	var sinceNS int64
-	err := s.read.QueryRowContext(ctx, stmt, args...).Scan(&st.Traces, &st.OK, &st.Errors, &st.Limits, &st.Running,
+	err := s.read.QueryRowContext(ctx, stmt, args...).Scan(&st.Traces, &st.OK, &st.Errors, &st.Limits, &st.Running, &st.Waiting, &st.Continued, &st.NoAnswer,
 		&st.InputTokens, &st.OutputTokens, &st.CostUSD, &st.ModelCalls, &st.ToolCalls, &avgNS, &sinceNS)
 	if err != nil {
 		return Stats{}, fmt.Errorf("store: aggregate traces: %w", err)
 	}
-	if finished := st.Traces - st.Running; finished > 0 {
-		st.ErrorRate = float64(st.Errors+st.Limits) / float64(finished)
+	if finished := st.Traces - st.Running - st.Waiting - st.Continued; finished > 0 {
+		st.ErrorRate = float64(st.Errors+st.Limits+st.NoAnswer) / float64(finished)
 	}
 	st.AvgDurationMS = avgNS / 1e6
 	if st.Traces > 0 {

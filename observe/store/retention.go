@@ -78,6 +78,9 @@ func (s *Store) prune(ctx context.Context, tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM traces WHERE trace_id = ?`, v.id); err != nil {
 			return fmt.Errorf("store: prune trace %s: %w", v.id, err)
 		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM failed_spans WHERE trace_id = ?`, v.id); err != nil {
+			return fmt.Errorf("store: prune trace %s: %w", v.id, err)
+		}
 		traces--
 	}
 	if deleted > 0 {

@@ -28,6 +28,9 @@ const (
 	keyRequestModel    = "gen_ai.request.model"
 	keyOutcome         = "loom.outcome"
 	keyWorkflowOutcome = "loom.workflow.outcome"
+	keyQuestions       = "loom.questions"
+	keyRunID           = "loom.run.id"
+	keyResumed         = "loom.run.resumed"
 )
 
 // Operation names of the GenAI conventions that the summaries count.
@@ -61,6 +64,9 @@ type facts struct {
 	hasCost                  bool
 	provider, model          string
 	outcome, wfOutcome       string
+	questions                string // loom.questions: what a paused run waits for
+	runID                    string // loom.run.id
+	resumed                  bool   // loom.run.resumed: the run went on from its checkpoints
 }
 
 func (f *facts) set(key string, v attribute.Value) {
@@ -98,6 +104,12 @@ func (f *facts) set(key string, v attribute.Value) {
 		f.outcome = v.AsString()
 	case keyWorkflowOutcome:
 		f.wfOutcome = v.AsString()
+	case keyQuestions:
+		f.questions = v.AsString()
+	case keyRunID:
+		f.runID = v.AsString()
+	case keyResumed:
+		f.resumed = v.Type() == attribute.BOOL && v.AsBool()
 	}
 }
 

@@ -93,11 +93,33 @@ CREATE TRIGGER IF NOT EXISTS traces_insert AFTER INSERT ON traces
 CREATE TRIGGER IF NOT EXISTS traces_delete AFTER DELETE ON traces
 	BEGIN UPDATE counters SET value = value - 1 WHERE name = 'traces'; END;
 `,
+	// 3: the run a trace records (loom.run.id of its outermost agent), and
+	// whether it resumed that run, so the parts of a run that paused or
+	// crashed and went on in another process are shown as one run; the
+	// sandbox runs that computed a value and those that failed, so a run
+	// that answered with no computed value is shown as such; and the
+	// failed spans of each trace, so a failure passed up through nested
+	// spans written apart counts once.
+	`
+ALTER TABLE traces ADD COLUMN run_id TEXT NOT NULL DEFAULT '';
+ALTER TABLE traces ADD COLUMN resumed INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE traces ADD COLUMN code_ok INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE traces ADD COLUMN code_failed INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX IF NOT EXISTS traces_run ON traces (run_id, start_ns) WHERE run_id != '';
+CREATE TABLE IF NOT EXISTS failed_spans (
+	trace_id        TEXT    NOT NULL,
+	span_id         TEXT    NOT NULL,
+	parent_id       TEXT    NOT NULL DEFAULT '',
+	has_error_child INTEGER NOT NULL DEFAULT 0,
+	UNIQUE (trace_id, span_id)
+);
+CREATE INDEX IF NOT EXISTS failed_spans_parent ON failed_spans (trace_id, parent_id);
+`,
 }
 
 // SchemaVersion is the schema version this package writes (PRAGMA
 // user_version).
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // migrate brings the database to SchemaVersion in one IMMEDIATE transaction,
 // so two processes opening a new file at once do not both create it.

@@ -49,12 +49,15 @@ const (
 	agent, agent_span_id, agent_start_ns, agent_end_ns, input_preview, output_preview,
 	agent_input_tokens, agent_output_tokens, agent_cost,
 	span_count, error_count, chat_count, tool_count,
-	input_tokens, output_tokens, cached_tokens, cost, cost_unknown, updated_seq)
+	input_tokens, output_tokens, cached_tokens, cost, cost_unknown, updated_seq,
+	run_id, resumed, code_ok, code_failed)
 `
 	upsertTraceTail = `ON CONFLICT (trace_id) DO UPDATE SET
 	start_ns = min(start_ns, excluded.start_ns),
 	end_ns = max(end_ns, excluded.end_ns),
-	status = CASE WHEN excluded.root_span_id != '' THEN excluded.status ELSE status END,
+	status = CASE WHEN excluded.root_span_id = '' THEN status
+		WHEN excluded.status = 'ok' AND code_ok + excluded.code_ok = 0 AND code_failed + excluded.code_failed > 0 THEN 'no_answer'
+		ELSE excluded.status END,
 	error_message = CASE
 		WHEN excluded.root_span_id != '' AND excluded.status != 'ok' AND excluded.error_message != '' THEN excluded.error_message
 		WHEN error_message = '' THEN excluded.error_message
@@ -70,6 +73,10 @@ const (
 	agent_input_tokens = CASE WHEN ` + newTop + ` THEN excluded.agent_input_tokens ELSE agent_input_tokens END,
 	agent_output_tokens = CASE WHEN ` + newTop + ` THEN excluded.agent_output_tokens ELSE agent_output_tokens END,
 	agent_cost = CASE WHEN ` + newTop + ` THEN excluded.agent_cost ELSE agent_cost END,
+	run_id = CASE WHEN ` + newTop + ` THEN excluded.run_id ELSE run_id END,
+	resumed = CASE WHEN ` + newTop + ` THEN excluded.resumed ELSE resumed END,
+	code_ok = code_ok + excluded.code_ok,
+	code_failed = code_failed + excluded.code_failed,
 	span_count = span_count + excluded.span_count,
 	error_count = error_count + excluded.error_count,
 	chat_count = chat_count + excluded.chat_count,
@@ -90,7 +97,7 @@ const (
 var upsertSizes = [...]int{64, 16, 4, 1}
 
 func upsertSQL(rows int) string {
-	return valuesSQL(upsertTraceHead, 26, rows, "\n"+upsertTraceTail)
+	return valuesSQL(upsertTraceHead, 30, rows, "\n"+upsertTraceTail)
 }
 
 const newTop = `(excluded.agent_start_ns IS NOT NULL AND (agent_start_ns IS NULL
@@ -165,8 +172,11 @@ func (s *Store) inTx(ctx context.Context, n int, insert func(ins *inserter) erro
 // upsertSummaries folds the deltas into their traces' summary rows, each
 // statement writing as many as the largest of upsertSizes that fits.
 func (s *Store) upsertSummaries(ctx context.Context, tx *sql.Tx, deltas map[string]*delta, order []string, seq int64) error {
+	if err := linkFailures(ctx, tx, deltas); err != nil {
+		return err
+	}
 	var inTx [len(upsertSizes)]*sql.Stmt
-	args := make([]any, 0, 26*min(len(order), upsertSizes[0]))
+	args := make([]any, 0, 30*min(len(order), upsertSizes[0]))
 	for len(order) > 0 {
 		k := 0
 		for upsertSizes[k] > len(order) {
@@ -185,6 +195,65 @@ func (s *Store) upsertSummaries(ctx context.Context, tx *sql.Tx, deltas map[stri
 		}
 		order = order[n:]
 	}
+	return markContinued(ctx, tx, deltas)
+}
+
+// linkFailures keeps the failed spans of each delta and corrects its
+// error count against the failed spans earlier writes kept: an error span
+// whose error child was written before, or whose error parent was, passed
+// a failure on and is not a failed step of its own.
+func linkFailures(ctx context.Context, tx *sql.Tx, deltas map[string]*delta) error {
+	for traceID, d := range deltas {
+		for id, parent := range d.errSpans {
+			if !d.errParents[id] {
+				var n int
+				if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM failed_spans WHERE trace_id = ? AND parent_id = ?`, traceID, id).Scan(&n); err != nil {
+					return fmt.Errorf("store: read the failed spans of trace %s: %w", traceID, err)
+				}
+				if n > 0 {
+					d.errors--
+					d.mark(&d.errParents, id)
+				}
+			}
+			if _, inWrite := d.errSpans[parent]; parent != "" && !inWrite {
+				res, err := tx.ExecContext(ctx, `UPDATE failed_spans SET has_error_child = 1 WHERE trace_id = ? AND span_id = ? AND has_error_child = 0`, traceID, parent)
+				if err != nil {
+					return fmt.Errorf("store: link the failed spans of trace %s: %w", traceID, err)
+				}
+				if n, _ := res.RowsAffected(); n > 0 {
+					d.errors-- // the parent was written first and counted
+				}
+			}
+		}
+		for id, parent := range d.errSpans {
+			child := 0
+			if d.errParents[id] {
+				child = 1
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO failed_spans (trace_id, span_id, parent_id, has_error_child) VALUES (?, ?, ?, ?)
+				ON CONFLICT (trace_id, span_id) DO NOTHING`, traceID, id, parent, child); err != nil {
+				return fmt.Errorf("store: keep the failed spans of trace %s: %w", traceID, err)
+			}
+		}
+	}
+	return nil
+}
+
+// markContinued gives status continued to the earlier parts of a run that
+// a trace of this write resumed: a part that waited for an answer, or
+// whose process died (it stays running), went on in another process and
+// is neither waiting nor running any more.
+func markContinued(ctx context.Context, tx *sql.Tx, deltas map[string]*delta) error {
+	for id, d := range deltas {
+		if d.top == nil || !d.top.facts.resumed || d.top.facts.runID == "" {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE traces SET status = 'continued', updated_seq = (SELECT value FROM counters WHERE name = 'seq')
+			WHERE run_id = ? AND trace_id != ? AND status IN ('waiting', 'running') AND start_ns <= ?`,
+			d.top.facts.runID, id, d.startNS); err != nil {
+			return fmt.Errorf("store: mark the earlier parts of run %s continued: %w", d.top.facts.runID, err)
+		}
+	}
 	return nil
 }
 
@@ -193,16 +262,28 @@ func appendDeltaArgs(args []any, d *delta, seq int64) []any {
 	status, errMsg, rootID, rootName := "running", d.firstError, "", ""
 	if r := d.root; r != nil {
 		status, rootID, rootName = rootStatus(r), r.spanID, r.name
-		if r.statusCode == "error" && r.statusMessage != "" {
+		switch {
+		case status == StatusWaiting:
+			q := r.facts.questions
+			if q == "" && d.top != nil {
+				q = d.top.facts.questions
+			}
+			errMsg = waitingFor(q)
+		case r.statusCode == "error" && r.statusMessage != "":
 			errMsg = firstLine(r.statusMessage)
+		case status == StatusOK && d.codeFailed > 0 && d.codeOK == 0:
+			// The message stays the first failure's (the snippet's); the
+			// upsert also counts the sandbox runs of earlier writes.
+			status = StatusNoAnswer
 		}
 	}
 	// The agent columns are NULL (nil, which needs no driver.Valuer call)
 	// when this write has no agent span.
 	var (
-		agent, agentSpan, in, out               string
+		agent, agentSpan, in, out, runID        string
 		agentStart, agentEnd, agentIn, agentOut any
 		agentCost                               any
+		resumed                                 int64
 	)
 	if t := d.top; t != nil {
 		agent, agentSpan = t.facts.agent, t.spanID
@@ -212,6 +293,10 @@ func appendDeltaArgs(args []any, d *delta, seq int64) []any {
 		if t.facts.hasCost {
 			agentCost = t.facts.cost
 		}
+		runID = t.facts.runID
+		if t.facts.resumed {
+			resumed = 1
+		}
 	}
 	return append(args,
 		d.traceID, d.startNS, d.endNS, status, errMsg, rootID, rootName,
@@ -219,5 +304,6 @@ func appendDeltaArgs(args []any, d *delta, seq int64) []any {
 		agentIn, agentOut, agentCost,
 		d.spans, d.errors, d.chats, d.tools,
 		d.inTok, d.outTok, d.cachedTok, d.cost, d.costUnknown, seq,
+		runID, resumed, d.codeOK, d.codeFailed,
 	)
 }

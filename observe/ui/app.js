@@ -86,7 +86,7 @@
   const shortID = (id) => (id || "").slice(0, 8);
 
   function statusPill(status) {
-    const labels = { ok: "OK", error: "Error", limit: "Limit", running: "Running", unset: "Unset" };
+    const labels = { ok: "OK", error: "Error", limit: "Limit", running: "Running", waiting: "Waiting", continued: "Continued", no_answer: "No computed answer", unset: "Unset" };
     return h("span", { class: `pill ${status}`, text: labels[status] || status });
   }
 
@@ -371,7 +371,7 @@
     let page = null, head = null, countEl = null, agentSel = null, statusBtns = [], rest = null;
     function controls() {
       if (!head) {
-        statusBtns = [["", "All"], ["ok", "OK"], ["error", "Error"], ["limit", "Limit"], ["running", "Running"]].map(([v, label]) =>
+        statusBtns = [["", "All"], ["ok", "OK"], ["no_answer", "No answer"], ["error", "Error"], ["limit", "Limit"], ["waiting", "Waiting"], ["running", "Running"]].map(([v, label]) =>
           h("button", {
             type: "button", "data-status": v, text: label,
             onclick: () => { state.status = v; syncHash(); go(0); },
@@ -427,13 +427,17 @@
 
     function statsStrip() {
       if (!stats || !stats.traces) return null;
-      const finished = stats.traces - stats.running;
+      // A waiting run (paused for an answer) has neither succeeded nor
+      // failed: it is left out of the success rate, like a running one.
+      // The earlier parts of a resumed run are left out too: the run's
+      // last part carries its outcome.
+      const finished = stats.traces - stats.running - (stats.waiting || 0) - (stats.continued || 0);
       const rate = finished ? Math.round((stats.ok / finished) * 1000) / 10 : null;
       const card = (k, v, sub, cls) => h("div", { class: `kpi ${cls || ""}` },
         h("div", { class: "k", text: k }), h("div", { class: "v", text: v }), sub ? h("div", { class: "sub", text: sub }) : null);
       return h("div", { class: "kpis", "data-testid": "stats" },
-        card("Runs", nf.format(stats.traces), stats.running ? `${stats.running} running` : `since ${fmtAgo(stats.since)}`),
-        card("Success rate", rate === null ? "–" : `${rate}%`, `${nf.format(stats.ok)} ok · ${nf.format(stats.errors + stats.limits)} failed`,
+        card("Runs", nf.format(stats.traces), [stats.running ? `${stats.running} running` : "", stats.waiting ? `${stats.waiting} waiting` : ""].filter(Boolean).join(" · ") || `since ${fmtAgo(stats.since)}`),
+        card("Success rate", rate === null ? "–" : `${rate}%`, `${nf.format(stats.ok)} ok · ${nf.format(stats.errors + stats.limits + (stats.no_answer || 0))} failed`,
           rate !== null && rate < 90 ? "warn" : ""),
         card("Avg duration", fmtDuration(stats.avg_duration_ms), `${nf.format(stats.model_calls)} LLM calls · ${nf.format(stats.tool_calls)} tool calls`),
         card("Tokens", fmtTokens(stats.input_tokens + stats.output_tokens), `${fmtTokens(stats.input_tokens)} in · ${fmtTokens(stats.output_tokens)} out`),
@@ -469,7 +473,7 @@
           h("div", { class: "calls" },
             h("b", { text: String(t.model_calls) }), t.model_calls === 1 ? " LLM call" : " LLM calls",
             t.tool_calls ? [" · ", h("b", { text: String(t.tool_calls) }), t.tool_calls === 1 ? " tool" : " tools"] : null),
-          t.errors && t.status === "ok"
+          t.errors && (t.status === "ok" || t.status === "no_answer")
             ? h("div", { class: "recovered", title: "The run succeeded, but some of its steps failed", text: `${t.errors} failed step${t.errors > 1 ? "s" : ""}` })
             : null);
         const tr = h("tr", {
@@ -479,9 +483,10 @@
         },
         h("td", {}, statusPill(t.status)),
         h("td", { class: "run-cell" },
-          h("div", { class: "run-agent" }, h("span", { text: t.agent || t.root_name || "(unnamed)" }), h("span", { class: "id", text: shortID(t.trace_id) })),
+          h("div", { class: "run-agent" }, h("span", { text: t.agent || t.root_name || "(unnamed)" }), h("span", { class: "id", text: shortID(t.trace_id) }),
+            t.resumed ? h("span", { class: "resumed", title: `continues run ${t.run_id}, started in another process`, text: "resumed" }) : null),
           input,
-          t.error && t.status !== "ok" ? h("div", { class: "run-error", title: t.error, text: t.error }) : null),
+          t.error && t.status !== "ok" ? h("div", { class: t.status === "waiting" ? "run-waiting" : "run-error", title: t.error, text: t.error }) : null),
         h("td", { class: "when", title: fmtTime(t.start_time), text: fmtAgo(t.start_time) }),
         h("td", { class: "num", text: t.status === "running" ? "…" : fmtDuration(t.duration_ms) }),
         h("td", { class: "num", title: `${nf.format(t.input_tokens)} in · ${nf.format(t.output_tokens)} out · ${nf.format(t.cached_tokens)} cached`, text: fmtTokens(t.total_tokens) }),
@@ -553,6 +558,18 @@
       return rows;
     }
 
+    // runParts links the traces of one loom run that went on in other
+    // processes (paused for an answer, or crashed, then resumed).
+    function runParts(parts, current) {
+      if (parts.length < 2) return null;
+      const i = parts.findIndex((p) => p.trace_id === current);
+      return h("nav", { class: "run-parts", "data-testid": "run-parts" },
+        h("span", { text: `Run ${parts[0].run_id}: part ${i + 1} of ${parts.length}, across processes — ` }),
+        parts.map((p, k) => [k ? " → " : "", p.trace_id === current
+          ? h("b", { "data-part": k + 1, text: `part ${k + 1} (${p.status})` })
+          : h("a", { href: `#/trace/${p.trace_id}`, "data-part": k + 1, text: `part ${k + 1} (${p.status})` })]));
+    }
+
     function render() {
       const sum = data.summary;
       const total = data.spans.reduce((m, s) => Math.max(m, s.offset_ms + s.duration_ms), Math.max(sum.duration_ms, 0.001));
@@ -577,7 +594,8 @@
           h("button", { class: "copy", type: "button", title: "Copy trace id", onclick: () => navigator.clipboard && navigator.clipboard.writeText(traceID), text: "copy" })),
         stats,
         h("div", { class: "io" }, ioBox("Input", sum.input_preview), ioBox("Output", sum.output_preview)),
-        sum.error && sum.status !== "ok" ? h("div", { class: "trace-error", text: sum.error }) : null);
+        sum.error && sum.status !== "ok" ? h("div", { class: sum.status === "waiting" ? "trace-waiting" : "trace-error", text: sum.error }) : null,
+        runParts(data.parts || [], traceID));
 
       // Waterfall
       const ticks = niceTicks(total);
