@@ -60,7 +60,9 @@
 //
 // Query parameters:
 //
-//   - status: ok, error, limit or running;
+//   - status: ok, no_answer (answered, but no snippet computed a value),
+//     error, limit, waiting (paused for an answer), continued (an earlier
+//     part of a run resumed in another process) or running;
 //   - agent: the outermost agent's name;
 //   - limit: page size, default 50, at most 500;
 //   - before: the "next" cursor of the previous page, for the page after it;
@@ -90,8 +92,9 @@
 //	{"agents": [{"name": "coder", "traces": 12}, …]}
 //
 // GET /api/stats?status=&agent= aggregates the runs the filters select
-// ([store.Stats]): traces, ok, errors, limits, running, error_rate (errors
-// and limits over finished runs), input_tokens, output_tokens, cost_usd,
+// ([store.Stats]): traces, ok, errors, limits, no_answer, running, waiting,
+// continued, error_rate (errors, limits and no_answer over finished runs:
+// neither waiting nor continued ones), input_tokens, output_tokens, cost_usd,
 // model_calls, tool_calls, avg_duration_ms and since (the oldest start).
 //
 // GET /api/info describes the server: {"db": path, "schema_version": 1,

@@ -42,8 +42,10 @@
 //   - traces: one summary row per trace, kept up to date as its spans arrive
 //     — the top agent (the earliest-starting invoke_agent span) with its
 //     input and output previews, status ("running" until the root span
-//     arrives, then "ok", "error" or "limit"), start, end, span and error
-//     counts, model calls, tokens and estimated cost.
+//     arrives, then "ok", "no_answer", "error", "limit" or "waiting"; an
+//     earlier part of a resumed run becomes "continued"), its loom run id,
+//     start, end, span and failed-step counts (a failure passed up through
+//     nested spans counts once), model calls, tokens and estimated cost.
 //
 // A trace's spans may come from parts and span rows alike (several
 // processes, several providers); [Store.Trace] returns them together, by
