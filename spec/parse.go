@@ -101,6 +101,7 @@ func ParseBytes(path string, src []byte) (*Doc, error) {
 		d.Agents = append(d.Agents, e)
 		d.readFiles(c, e)
 	}
+	d.checkSandboxTrust(c)
 	return d, c.errs.err()
 }
 

@@ -16,11 +16,17 @@ import (
 	"time"
 
 	"github.com/loomwork/loom/observe"
+	"github.com/loomwork/loom/sandbox"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain serves the isolated sandbox's workers (the default sandbox of
+// the files the tests run) when started as one.
+func TestMain(m *testing.M) {
+	sandbox.ServeWorkerIfChild()
+	goleak.VerifyTestMain(m)
+}
 
 // syncBuffer is a bytes.Buffer safe for one writer and one reader.
 type syncBuffer struct {

@@ -29,6 +29,9 @@ type runSettings struct {
 	logLevel string
 	timeout  time.Duration
 	db       string
+	// trusted is --trusted-code: consent that the file's in_process
+	// sandboxes run the model's code in this process.
+	trusted bool
 }
 
 // loaded is a project ready to run: its agents built, an engine with the
@@ -79,6 +82,9 @@ func load(ctx context.Context, path string, rs runSettings, getenv func(string) 
 	if err := spec.Check(d, spec.Registry{}); err != nil {
 		return nil, err
 	}
+	if err := checkTrust(d, rs.trusted); err != nil {
+		return nil, err
+	}
 	dbPath := rs.db
 	if dbPath == "" {
 		if dbPath, err = defaultCheckpointPath(); err != nil {
@@ -89,13 +95,24 @@ func load(ctx context.Context, path string, rs runSettings, getenv func(string) 
 	if err != nil {
 		return nil, err
 	}
-	p, err := spec.Build(d, spec.Registry{Getenv: getenv, Checkpoints: store, Models: func(ref string) (model.Model, error) { return openModel(ref, getenv, log) }})
+	p, err := spec.Build(d, spec.Registry{Getenv: getenv, Checkpoints: store, TrustedCode: rs.trusted, Models: func(ref string) (model.Model, error) { return openModel(ref, getenv, log) }})
 	if err != nil {
 		_ = store.Close()
 		return nil, err
 	}
 	e := engine.New(engine.WithCheckpoints(store), engine.WithRunLimits(agent.Limits{Timeout: rs.timeout}), engine.WithLogger(log))
 	return &loaded{project: p, engine: e, store: store, dbPath: dbPath, log: log}, nil
+}
+
+// checkTrust refuses a file whose sandboxes run code in this process
+// (kind: in_process, which the file must also mark trusted: true) unless
+// the user consented with --trusted-code.
+func checkTrust(d *spec.Doc, trusted bool) error {
+	names := d.InProcessEntries()
+	if len(names) == 0 || trusted {
+		return nil
+	}
+	return fmt.Errorf("%s: %s run the model's code in this process (sandbox kind in_process), where any snippet can kill it: it is for trusted code only; pass --trusted-code to accept that, or use kind: isolated", d.Path, strings.Join(names, ", "))
 }
 
 // resume continues the stopped run runID of a through the engine; a graph

@@ -43,6 +43,11 @@ Flags:
   --timeout D          time limit of one run (default 5m)
   --db PATH            checkpoint database (default $LOOM_CHECKPOINT_DB, else
                        a file under the user cache directory)
+  --trusted-code       accept that the file's sandboxes of kind in_process
+                       (each marked trusted: true) run the model's code in
+                       this process, where any snippet can kill it; without
+                       it such a file is refused. The default sandbox,
+                       isolated, needs no flag.
 
 Keys come from the environment or .env.local (the working folder's or the
 file's folder's), never from the file.
@@ -70,6 +75,7 @@ func settingsFlags(fs *flag.FlagSet, rs *runSettings) {
 	fs.StringVar(&rs.logLevel, "log-level", "INFO", "log level")
 	fs.DurationVar(&rs.timeout, "timeout", 5*time.Minute, "time limit of one run")
 	fs.StringVar(&rs.db, "db", "", "checkpoint database")
+	fs.BoolVar(&rs.trusted, "trusted-code", false, "accept that the file's in_process sandboxes run the model's code with this program's privileges")
 }
 
 // parseInterleaved parses flags and positional arguments in any order.

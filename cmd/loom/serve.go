@@ -31,7 +31,9 @@ URL printed, with its session token, opens it. Stop it with Ctrl-C.
 
 Flags:
   --port N             port (default 7894; 0 picks a free one)
-  --model, --log-level, --timeout, --db   as for loom run
+  --model, --log-level, --timeout, --db, --trusted-code   as for loom run
+                       (in_process sandboxes need --trusted-code, also
+                       when the file is edited in the playground)
 `
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, con console) int {
@@ -78,7 +80,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, con 
 		return exitInvalid
 	}
 	e := engine.New(engine.WithModel(m), engine.WithCheckpoints(store), engine.WithRunLimits(agent.Limits{Timeout: rs.timeout}), engine.WithLogger(l.log))
-	pg, err := playground.New(playground.Config{Path: pos[0], Engine: e, Registry: spec.Registry{Models: open, Getenv: con.getenv, Checkpoints: store}})
+	pg, err := playground.New(playground.Config{Path: pos[0], Engine: e, Registry: spec.Registry{Models: open, Getenv: con.getenv, Checkpoints: store, TrustedCode: rs.trusted}})
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitInvalid
