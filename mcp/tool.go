@@ -67,7 +67,7 @@ func (t *tool) body(ctx context.Context, r *agent.Run) (json.RawMessage, error) 
 	defer cancel()
 	c := t.ts.begin()
 	defer t.ts.end(c)
-	params := &sdk.CallToolParams{Name: t.name, Arguments: args, Meta: sdk.Meta{"progressToken": c.token}}
+	params := &sdk.CallToolParams{Name: t.name, Arguments: args, Meta: callMeta(ctx, sdk.Meta{"progressToken": c.token})}
 	done := make(chan outcome, 1)
 	go func() {
 		res, err := t.ts.callTool(ctx, params, t.retryable)
