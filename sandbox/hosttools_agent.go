@@ -275,7 +275,7 @@ func (c *codeTool) serve(ctx context.Context, r *agent.Run, code string, box *To
 				continue
 			}
 			calls += len(batch)
-			if err := runBatch(ctx, r, batch); err != nil && (ctx.Err() != nil || !snippetEnded(batch)) {
+			if err := runBatch(ctx, r, batch); err != nil {
 				stop = err
 				cancel()
 			}
@@ -288,13 +288,6 @@ func refuse(batch []*agentCall) {
 		c.err = ErrRunEnded
 		close(c.done)
 	}
-}
-
-// snippetEnded reports whether the snippet that made the calls has ended
-// (finished, failed, timed out or was stopped): its calls' errors then
-// belong to it, not to the run.
-func snippetEnded(batch []*agentCall) bool {
-	return batch[0].ctx != nil && batch[0].ctx.Err() != nil
 }
 
 // callContext is the context the batch's nested runs get: ctx's values,
@@ -332,6 +325,8 @@ func runBatch(outer context.Context, r *agent.Run, batch []*agentCall) error {
 	defer cancel()
 	var stop error
 	finish := func(c *agentCall, out json.RawMessage, err error) {
+		// A call that failed because its snippet ended (its time limit, an
+		// error) leaves the snippet's own error to the run.
 		if ends(outer, err) && (outer.Err() != nil || ctx.Err() == nil) && stop == nil {
 			stop = err
 		}
