@@ -199,6 +199,8 @@ func (st *servedTool) handle(ctx context.Context, req *sdk.CallToolRequest) (*sd
 	if err != nil {
 		return errorResult(fmt.Sprintf("invalid arguments for %s: %v; the arguments must match %s", st.a.Name(), err, st.tool.InputSchema)), nil
 	}
+	ctx, cancel := servedContext(ctx, req.Params.Meta)
+	defer cancel()
 	c := &servedCall{req: req}
 	ctx = context.WithValue(ctx, callKey{}, c)
 	p := &progress{req: req, token: req.Params.GetProgressToken()}

@@ -103,7 +103,7 @@ func (t *tool) start(ctx context.Context, args json.RawMessage) *flight {
 	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	c := t.ts.begin()
 	f := &flight{tool: t.name, c: c, done: make(chan outcome, 1), cancel: cancel}
-	params := &sdk.CallToolParams{Name: t.name, Arguments: args, Meta: sdk.Meta{"progressToken": c.token}}
+	params := &sdk.CallToolParams{Name: t.name, Arguments: args, Meta: callMeta(ctx, sdk.Meta{"progressToken": c.token})}
 	go func() {
 		res, err := t.ts.callTool(cctx, params, t.retryable)
 		f.done <- outcome{res, err}

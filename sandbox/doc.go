@@ -166,6 +166,15 @@
 //
 // # Threat model
 //
+// The isolated executor is the boundary for untrusted code, and loom's
+// default everywhere it picks one (codeexec.New, loom/v1 files, the loom
+// command and the example programs). Any snippet can kill a process that
+// runs it in process: a Go stack overflow (native recursion, a deep Proxy,
+// bound-function or prototype chain) is fatal, recover cannot catch it,
+// and no host-side limit prevents it. [InProcess] is for trusted code
+// only; loom runs a model's code in process only when the user says the
+// code is trusted (--trusted-code, and trusted: true on a file's sandbox).
+//
 // goja is not a security boundary against resource exhaustion, and
 // [InProcess] inherits its limits. In process, loom contains infinite
 // loops, deep JS recursion, runaway JS-level allocation, deep

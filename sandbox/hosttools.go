@@ -11,8 +11,12 @@ import (
 
 // HostFunc runs a host tool's call on the host, outside the sandbox. args
 // is the JSON form of the code's argument, already checked against the
-// tool's input schema; the result must be JSON. ctx ends with the run: at
-// its deadline, or when the run is over or given up.
+// tool's input schema; the result must be JSON. ctx ends with the run:
+// when it is over (finished, failed, stopped at its time limit or by its
+// caller) or given up; its deadline, which a tool may pass on, is the
+// run's time limit plus grace. A HostFunc must return soon after ctx
+// ends: the run waits for its calls in flight (in process until they end,
+// which holds the run's slot; an isolated run for at most the grace).
 type HostFunc func(ctx context.Context, args json.RawMessage) (json.RawMessage, error)
 
 // HostTool is a host function offered to sandboxed code as an async
@@ -149,7 +153,8 @@ type ToolRunner interface {
 	Executor
 	// RunWithTools runs code as Run does, with the global object tools
 	// holding an async function per tool of box. The run's time limit
-	// covers the calls.
+	// covers the calls: when the run ends, its calls in flight are
+	// cancelled and awaited (see [HostFunc]).
 	RunWithTools(ctx context.Context, code string, box *Toolbox) (*Result, error)
 }
 

@@ -30,8 +30,13 @@ type toolOptions struct {
 // nested run of that run, as a direct call from a model would: its
 // events pass through, it is traced as a span under the sandbox.run span,
 // the hooks and limits on the context apply to it, and a question it
-// asks ([agent.Ask], such as an approval) interrupts the run. The
-// executor must be a [ToolRunner]. The tool's description says how to
+// asks ([agent.Ask], such as an approval) interrupts the run. A nested
+// run's context carries the snippet's deadline and ends when the snippet
+// does (its time limit, an error, its caller), so a slow tool never
+// outlasts the snippet; it is one level deeper in [CallDepth], and past
+// [MaxCallDepth] calls are refused, so code mode cannot recurse without
+// bound (the mcp package carries the depth and deadline to the servers it
+// calls). The executor must be a [ToolRunner]. The tool's description says how to
 // call the functions, not which there are: list them for the model with
 // [ResolveHostTools] and [Declarations], as codeexec does in the coder's
 // instructions.
@@ -153,8 +158,9 @@ type callQueue struct {
 }
 
 type agentCall struct {
-	index int         // CallIndex: the calls start in this order
-	agent agent.Agent // nil: call index was refused before it reached the tool
+	index int             // CallIndex: the calls start in this order
+	agent agent.Agent     // nil: call index was refused before it reached the tool
+	ctx   context.Context // the executor's: ends with the snippet, at its deadline
 	args  json.RawMessage
 	out   json.RawMessage
 	err   error
@@ -165,7 +171,7 @@ type agentCall struct {
 // for its end.
 func (q *callQueue) caller(a agent.Agent) HostFunc {
 	return func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
-		c := &agentCall{index: CallIndex(ctx), agent: a, args: args, done: make(chan struct{})}
+		c := &agentCall{index: CallIndex(ctx), agent: a, ctx: ctx, args: args, done: make(chan struct{})}
 		select {
 		case q.reqs <- c:
 		case <-q.ended:
@@ -284,12 +290,44 @@ func refuse(batch []*agentCall) {
 	}
 }
 
-// runBatch runs the calls as nested runs of r; it returns the error of one
-// that ends the run.
-func runBatch(ctx context.Context, r *agent.Run, batch []*agentCall) error {
+// callContext is the context the batch's nested runs get: ctx's values,
+// ending with ctx and with the snippet that made the calls (at its
+// deadline, which the tools see, or when it ends), one code-mode level
+// deeper ([CallDepth]).
+func callContext(ctx context.Context, batch []*agentCall) (context.Context, context.CancelFunc) {
+	cctx, cancel := context.WithCancel(WithCallDepth(ctx, CallDepth(ctx)+1))
+	snippet := batch[0].ctx // the calls of a batch are one snippet's
+	if snippet == nil {
+		return cctx, cancel
+	}
+	if d, ok := snippet.Deadline(); ok {
+		var cancelDeadline context.CancelFunc
+		cctx, cancelDeadline = context.WithDeadline(cctx, d)
+		prev := cancel
+		cancel = func() { cancelDeadline(); prev() }
+	}
+	stop := context.AfterFunc(snippet, cancel)
+	return cctx, func() { stop(); cancel() }
+}
+
+// runBatch runs the calls as nested runs of r, under the snippet's
+// deadline; it returns the error of one that ends the run. Past
+// [MaxCallDepth] it refuses them.
+func runBatch(outer context.Context, r *agent.Run, batch []*agentCall) error {
+	if d := CallDepth(outer); d >= MaxCallDepth {
+		for _, c := range batch {
+			c.err = fmt.Errorf("%w: this call would nest code-mode tool calls %d deep, past the limit of %d (a snippet called a tool that ran a snippet that called a tool, and so on, as a coder served over MCP whose snippets call the same server does); do the work in this snippet instead of calling back", ErrCallDepth, d+1, MaxCallDepth)
+			close(c.done)
+		}
+		return nil
+	}
+	ctx, cancel := callContext(outer, batch)
+	defer cancel()
 	var stop error
 	finish := func(c *agentCall, out json.RawMessage, err error) {
-		if ends(ctx, err) && stop == nil {
+		// A call that failed because its snippet ended (its time limit, an
+		// error) leaves the snippet's own error to the run.
+		if ends(outer, err) && (outer.Err() != nil || ctx.Err() == nil) && stop == nil {
 			stop = err
 		}
 		c.out, c.err = out, err
@@ -347,4 +385,29 @@ func (t tracedTool) Run(ctx context.Context, input json.RawMessage) iter.Seq2[ag
 			}
 		}
 	}
+}
+
+// MaxCallDepth is how deeply code-mode tool calls may nest: a snippet's
+// call of a tool that runs a snippet that calls a tool, and so on, also
+// across MCP (a served coder whose snippets reach the server that serves
+// it). A call past it is refused with [ErrCallDepth].
+const MaxCallDepth = 4
+
+// ErrCallDepth is the error of a host tool call refused because code-mode
+// calls nest deeper than [MaxCallDepth].
+var ErrCallDepth = errors.New("sandbox: tool call refused: code-mode calls nest too deep")
+
+type callDepthKey struct{}
+
+// CallDepth is how many code-mode tool calls enclose ctx: 0 outside any,
+// 1 in a tool a snippet called, and so on. The mcp package carries it to
+// the servers it calls and back into their runs.
+func CallDepth(ctx context.Context) int {
+	d, _ := ctx.Value(callDepthKey{}).(int)
+	return d
+}
+
+// WithCallDepth returns ctx with [CallDepth] d.
+func WithCallDepth(ctx context.Context, d int) context.Context {
+	return context.WithValue(ctx, callDepthKey{}, d)
 }

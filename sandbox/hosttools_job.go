@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/dop251/goja"
 )
@@ -37,6 +38,7 @@ type jsTools struct {
 	queue    []*jsCall // calls waiting for an in-flight slot
 	done     chan *jsCall
 	wake     chan struct{}
+	running  sync.WaitGroup // the dispatched calls' goroutines
 }
 
 type jsCall struct {
@@ -60,6 +62,13 @@ func (t *jsTools) wakeUp() {
 	case t.wake <- struct{}{}:
 	default:
 	}
+}
+
+// end cancels the calls in flight and waits for their goroutines: no
+// call outlives its run. It runs on the run's goroutine, after the run.
+func (t *jsTools) end() {
+	t.cancel()
+	t.running.Wait()
 }
 
 // installTools defines the global tools: a frozen object without a
@@ -141,7 +150,9 @@ func (j *job) exportArgs(name string, arg goja.Value) (json.RawMessage, *CallErr
 // which has room for every call in flight.
 func (t *jsTools) dispatch(c *jsCall) {
 	t.inFlight++
+	t.running.Add(1)
 	go func() {
+		defer t.running.Done()
 		c.out, c.err = t.spec.call(c.index, c.name, c.args)
 		t.done <- c
 	}()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // callMsg is a worker's tool call, in a reply line.
@@ -116,8 +117,9 @@ func runWithPipe(e *InProcess, req request, lines <-chan []byte, send func(reply
 
 // hostCalls is the parent's side of one isolated run's tool calls.
 type hostCalls struct {
-	tr     *toolRun
-	cancel context.CancelFunc
+	tr      *toolRun
+	cancel  context.CancelFunc
+	running sync.WaitGroup // the calls' goroutines
 }
 
 // serve runs a worker's call on its own goroutine and answers it. It
@@ -127,7 +129,9 @@ func (h *hostCalls) serve(w *worker, id uint64, c *callMsg) bool {
 	if !h.tr.admit() {
 		return false
 	}
+	h.running.Add(1)
 	go func() { // ends when the tool does: its context ends with the run
+		defer h.running.Done()
 		out, err := h.tr.invoke(c.Index, c.Tool, c.Args)
 		h.tr.done()
 		a := &callAnswer{Seq: c.Seq, Result: out}
@@ -139,9 +143,23 @@ func (h *hostCalls) serve(w *worker, id uint64, c *callMsg) bool {
 	return true
 }
 
-// end refuses the run's later calls and cancels those running.
-func (h *hostCalls) end() {
-	if h != nil {
-		h.cancel()
+// end refuses the run's later calls, cancels those running and waits for
+// them to end, for at most grace: a tool that ignores its context's end
+// is left to finish on its own.
+func (h *hostCalls) end(grace time.Duration) {
+	if h == nil {
+		return
+	}
+	h.cancel()
+	ended := make(chan struct{})
+	go func() {
+		h.running.Wait()
+		close(ended)
+	}()
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-ended:
+	case <-t.C:
 	}
 }

@@ -63,7 +63,9 @@ func (e *InProcess) run(ctx context.Context, code string, host func(context.Cont
 	}
 	j := newJob(e.cfg, code, timeout)
 	if host != nil {
-		callCtx, cancel := context.WithCancel(ctx) // and when the run is stopped
+		// The calls end when the run is stopped or over; their deadline, the
+		// run's plus grace, is a bound the tools see (and pass on).
+		callCtx, cancel := context.WithDeadline(ctx, time.Now().Add(timeout+lim.Grace))
 		defer cancel()
 		j.tools = newJSTools(host(callCtx), callCtx, cancel)
 	}
@@ -79,6 +81,9 @@ func (e *InProcess) run(ctx context.Context, code string, host func(context.Cont
 		e.wd.add(j)
 		defer e.wd.remove(j)
 		res, err := j.execute()
+		if j.tools != nil {
+			j.tools.end() // cancel the calls in flight and wait for them
+		}
 		done <- outcome{res, err}
 	}()
 	if !byCtx {

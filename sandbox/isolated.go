@@ -242,11 +242,12 @@ func (e *Isolated) run(ctx context.Context, code string, box *Toolbox) (*Result,
 	runStart := time.Now()
 	var calls *hostCalls
 	if box != nil {
-		// The worker stops the run at its time limit, which cancels its calls;
-		// the parent's own bound is the hard one.
+		// The calls end when the run is over (the worker stops it at its
+		// time limit); their deadline, the run's plus grace, is a bound the
+		// tools see (and pass on).
 		callCtx, cancel := context.WithDeadline(ctx, runStart.Add(timeout+lim.Grace))
 		calls = &hostCalls{tr: newToolRun(callCtx, box, lim), cancel: cancel}
-		defer calls.end()
+		defer calls.end(lim.Grace)
 		req.Tools, req.Calls = box.jsNames(), box.limits
 	}
 	if err := w.send(req); err != nil {

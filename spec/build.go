@@ -433,7 +433,10 @@ func (b *builder) sandbox(s Sandbox) (sandbox.Executor, error) {
 		exec sandbox.Executor
 		err  error
 	)
-	if s.Kind == "in_process" {
+	if s.Kind == InProcess {
+		if err := inProcessAllowed(s, b.reg.TrustedCode); err != nil {
+			return nil, err
+		}
 		exec, err = sandbox.NewInProcess(sandbox.WithLimits(lim))
 	} else {
 		exec, err = sandbox.NewIsolated(sandbox.WithLimits(lim))

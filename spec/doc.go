@@ -46,6 +46,14 @@
 // ended runs again. The loader checks the graph's names and paths (unknown
 // nodes, edges to nowhere, nodes no path reaches or that never lead to
 // end) and compiles its expressions.
+// Code (a coder's snippets, a function's code, a graph's expressions) runs
+// in the isolated sandbox, worker processes with OS limits, unless an
+// entry's sandbox says kind: in_process. Any snippet can kill a process
+// that runs it in process, so such a sandbox must also say trusted: true
+// (Parse refuses it otherwise), and the program must consent
+// ([Registry].TrustedCode, which loom's --trusted-code flag sets; Build
+// refuses it otherwise): a file cannot grant itself the host's trust.
+//
 // Tools, models and Go functions are named, and Go code supplies them in a
 // [Registry]; the file never carries host code, keys or secrets (models
 // read their keys from the environment). Under loom mcp serve, the model

@@ -174,6 +174,7 @@ func ParseWith(path string, src []byte, o Options) (*Doc, error) {
 	if d.File.Agents == nil {
 		d.File.Agents = map[string]any{}
 	}
+	d.checkSandboxTrust(c)
 	return d, c.errs.err()
 }
 

@@ -30,6 +30,12 @@ type Registry struct {
 	// stops; an isolated one needs sandbox.ServeWorkerIfChild at the start
 	// of main.
 	Sandbox sandbox.Executor
+	// TrustedCode is the program's consent that entries whose sandbox is
+	// kind: in_process (each also marked trusted: true) run their code in
+	// this process, where any snippet can kill it. Without it [Build]
+	// refuses such entries: a file cannot grant itself the host's trust.
+	// It does not apply when Sandbox is set.
+	TrustedCode bool
 	// Stores are the vector stores retriever entries name; each needs an
 	// embedder, since the model searches with text.
 	Stores map[string]vector.Store

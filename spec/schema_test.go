@@ -80,7 +80,7 @@ agents:
   calc:
     type: function
     code: "({sum: input.a + input.b})"
-    sandbox: {kind: in_process, timeout: 2s, memory_mb: 64}
+    sandbox: {kind: in_process, trusted: true, timeout: 2s, memory_mb: 64}
   coder:
     type: code_execution
     reviewer: reviewer
@@ -115,7 +115,7 @@ agents:
     finish: [publish]
     max_steps: 10
     max_parallel: 2
-    sandbox: {kind: in_process}
+    sandbox: {kind: in_process, trusted: true}
     nodes:
       draft: {agent: helper, input: "({message: state.message})", output: text}
       check: {agent: reviewer}

@@ -64,9 +64,16 @@ type AI struct {
 
 // Sandbox declares the executor code runs on.
 type Sandbox struct {
-	// Kind is isolated (worker processes with OS limits, the default) or
-	// in_process.
+	// Kind is isolated (worker processes with OS limits, the default and
+	// the boundary for untrusted code) or in_process (goja in the host
+	// process: any snippet can kill the process, so it is for trusted code
+	// only and needs Trusted).
 	Kind string `yaml:"kind,omitempty" json:"kind,omitempty" jsonschema:"enum=isolated,enum=in_process"`
+	// Trusted declares that the code this entry runs (a model's snippets,
+	// expressions, a function's code) is trusted. kind: in_process is
+	// refused without it; a program that loads the file must also consent
+	// ([Registry].TrustedCode; loom's --trusted-code flag).
+	Trusted bool `yaml:"trusted,omitempty" json:"trusted,omitempty"`
 	// Timeout is each run's wall-time limit, as a Go duration ("5s").
 	Timeout string `yaml:"timeout,omitempty" json:"timeout,omitempty"`
 	// MemoryMB is each run's heap limit in MiB.

@@ -66,8 +66,8 @@ func (a *activityTool) Run(ctx context.Context, input json.RawMessage) iter.Seq2
 
 // SandboxTool returns the evaluateJs tool (sandbox.NewTool) for a
 // workflow: its runs execute as the tool activity on a worker whose
-// Config.Tools holds sandbox.NewTool of an executor with limits l. The
-// workflow side needs no executor.
+// Config.Tools holds sandbox.NewTool of an executor with limits l, such as
+// the one [WorkerSandboxTool] makes. The workflow side needs no executor.
 func SandboxTool(l sandbox.Limits, opts ActivityOptions) (agent.Agent, error) {
 	spec, err := agent.NewFunc(sandbox.ToolName, sandbox.ToolDescription(l), func(context.Context, sandbox.ToolInput) (sandbox.ToolOutput, error) {
 		return sandbox.ToolOutput{}, fmt.Errorf("%w: the %s tool runs on a worker, through temporal.ActivityTool", ErrNotWorkflow, sandbox.ToolName)
@@ -76,4 +76,24 @@ func SandboxTool(l sandbox.Limits, opts ActivityOptions) (agent.Agent, error) {
 		return nil, err
 	}
 	return ActivityTool(spec, opts), nil
+}
+
+// WorkerSandboxTool is the worker's side of [SandboxTool]: the evaluateJs
+// tool on an isolated executor (sandbox.NewIsolated with opts), the
+// boundary for a model's code, to put in Config.Tools. Close the executor
+// when the worker stops. The worker program must call
+// sandbox.ServeWorkerIfChild first thing in main, since the executor
+// re-executes it. Build the tool on sandbox.NewInProcess only for trusted
+// code: any snippet can kill a process that runs it in process.
+func WorkerSandboxTool(opts ...sandbox.Option) (agent.Agent, *sandbox.Isolated, error) {
+	exec, err := sandbox.NewIsolated(opts...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("temporal: start the worker's isolated sandbox: %w", err)
+	}
+	tool, err := sandbox.NewTool(exec)
+	if err != nil {
+		_ = exec.Close()
+		return nil, nil, err
+	}
+	return tool, exec, nil
 }

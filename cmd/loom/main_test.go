@@ -16,15 +16,18 @@ import (
 	"time"
 
 	"github.com/loomwork/loom/observe"
+	"github.com/loomwork/loom/sandbox"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 )
 
-// TestMain keeps the tests' trust grants out of the user's config
+// TestMain serves the isolated sandbox's workers when started as one, and
+// keeps the tests' trust grants out of the user's config
 // directory (XDG_CONFIG_HOME is a temporary folder, for children too) and
 // the traces that loom run, serve and resume record in a temporary store
 // unless a test names its own ($LOOM_TRACE_DB), never in the user's.
 func TestMain(m *testing.M) {
+	sandbox.ServeWorkerIfChild() // the isolated sandbox's workers, the default of the files the tests run
 	if os.Getenv(childEnv) == "1" {
 		goleak.VerifyTestMain(m)
 		return

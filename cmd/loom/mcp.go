@@ -53,8 +53,10 @@ Options:
   --sandbox KIND     without FILE: isolated (worker processes with OS limits,
                      the default) or inprocess (trusted code only: needs
                      --trusted-code); a file's entries name their own
-  --trusted-code     accept that inprocess runs the model's code with this
-                     program's privileges
+  --trusted-code     accept that inprocess (without FILE), or the file's
+                     sandboxes of kind in_process (each marked trusted:
+                     true), run the model's code with this program's
+                     privileges, where any snippet can kill it
 `
 
 // modelOpener opens a model by id; tests give a scripted one.
@@ -75,7 +77,7 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer, open m
 	settingsFlags(fs, &rs)
 	addr := fs.String("http", "", "serve streamable HTTP on this address")
 	kind := fs.String("sandbox", "isolated", "isolated or inprocess")
-	trusted := fs.Bool("trusted-code", false, "accept that --sandbox inprocess runs the model's code with this program's privileges")
+	trusted := &rs.trusted // --trusted-code, registered by settingsFlags
 	names := fs.String("agents", "", "the agents to serve")
 	pos, err := parseInterleaved(fs, args[1:])
 	if err != nil {
@@ -95,7 +97,7 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer, open m
 	case len(pos) == 0 && (set["agents"] || set["log-level"] || set["timeout"] || set["db"]):
 		fmt.Fprintln(stderr, "loom mcp serve: --agents, --log-level, --timeout and --db go with a FILE: run 'loom help mcp'")
 		return 2
-	case len(pos) == 1 && (set["sandbox"] || set["trusted-code"]):
+	case len(pos) == 1 && set["sandbox"]:
 		fmt.Fprintln(stderr, "loom mcp serve: --sandbox goes without a FILE: a file's entries name their own sandbox")
 		return 2
 	case rs.timeout <= 0:

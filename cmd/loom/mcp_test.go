@@ -211,7 +211,6 @@ agents:
     description: Adds a and b.
     code: "({sum: input.a + input.b})"
     input_schema: {type: object, properties: {a: {type: number}, b: {type: number}}, required: [a, b]}
-    sandbox: {kind: in_process}
 `), 0o644))
 	cmd, err := json.Marshal([]string{os.Args[0], "mcp", "serve", inner, "--db", filepath.Join(dir, "inner.db")})
 	require.NoError(t, err)
@@ -242,7 +241,7 @@ func TestMCPServeFileOverHTTP(t *testing.T) {
 model: openai:gpt-test
 agents:
   helper: {type: ai, description: Answers questions.}
-  shout: {type: function, code: "input.message.toUpperCase()", sandbox: {kind: in_process}}
+  shout: {type: function, code: "input.message.toUpperCase()"}
   other: {type: ai}
 `)
 	ctx := t.Context()

@@ -47,6 +47,9 @@ type runSettings struct {
 	// trace records the runs in the trace store (loom run and resume;
 	// loom serve sets up its own engine).
 	trace string
+	// trusted is --trusted-code: consent that the file's in_process
+	// sandboxes run the model's code in this process.
+	trusted bool
 }
 
 // loaded is a project ready to run: its agents built, an engine with the
@@ -104,6 +107,9 @@ func load(ctx context.Context, path string, rs runSettings, getenv func(string) 
 			return nil, err
 		}
 	}
+	if err := checkTrust(d, rs.trusted); err != nil {
+		return nil, err
+	}
 	dbPath := rs.db
 	if dbPath == "" {
 		if dbPath, err = defaultCheckpointPath(); err != nil {
@@ -114,7 +120,7 @@ func load(ctx context.Context, path string, rs runSettings, getenv func(string) 
 	if err != nil {
 		return nil, err
 	}
-	p, err := spec.Build(d, spec.Registry{Getenv: getenv, Checkpoints: store, Models: func(ref string) (model.Model, error) {
+	p, err := spec.Build(d, spec.Registry{Getenv: getenv, Checkpoints: store, TrustedCode: rs.trusted, Models: func(ref string) (model.Model, error) {
 		if ref == "client" {
 			// The model of the MCP client calling loom mcp serve.
 			return mcp.ClientModel(), nil
@@ -134,6 +140,17 @@ func load(ctx context.Context, path string, rs runSettings, getenv func(string) 
 		opts = append(opts, traced...)
 	}
 	return &loaded{project: p, engine: engine.New(opts...), store: store, dbPath: dbPath, log: log, untrace: untrace, envFiles: envFiles}, nil
+}
+
+// checkTrust refuses a file whose sandboxes run code in this process
+// (kind: in_process, which the file must also mark trusted: true) unless
+// the user consented with --trusted-code.
+func checkTrust(d *spec.Doc, trusted bool) error {
+	names := d.InProcessEntries()
+	if len(names) == 0 || trusted {
+		return nil
+	}
+	return fmt.Errorf("%s: %s run the model's code in this process (sandbox kind in_process), where any snippet can kill it: it is for trusted code only; pass --trusted-code to accept that, or use kind: isolated", d.Path, strings.Join(names, ", "))
 }
 
 // resume continues the stopped run runID of a through the engine; a graph

@@ -53,6 +53,11 @@ Flags:
                        postgres:// URL; loom serve and loom resume share it
   --root DIR           let the file name files anywhere under DIR (default:
                        its own folder only); for trusted setups, said on stderr
+  --trusted-code       accept that the file's sandboxes of kind in_process
+                       (each marked trusted: true) run the model's code in
+                       this process, where any snippet can kill it; without
+                       it such a file is refused. The default sandbox,
+                       isolated, needs no flag.
 
 Keys come from the environment or .env.local, never from the file; see
 'loom help' for where .env.local is looked for.
@@ -86,6 +91,7 @@ func settingsFlags(fs *flag.FlagSet, rs *runSettings) {
 	fs.DurationVar(&rs.timeout, "timeout", 5*time.Minute, "time limit of one run")
 	fs.StringVar(&rs.db, "db", "", "checkpoint database")
 	fs.StringVar(&rs.root, "root", "", "the folder the file's paths may reach")
+	fs.BoolVar(&rs.trusted, "trusted-code", false, "accept that the file's in_process sandboxes run the model's code with this program's privileges")
 }
 
 // parseInterleaved parses flags and positional arguments in any order.

@@ -38,7 +38,9 @@ with Ctrl-C (exit status 130) or SIGTERM (143).
 
 Flags:
   --port N             port (default 7894; 0 picks a free one)
-  --model, --log-level, --timeout, --db, --root   as for loom run
+  --model, --log-level, --timeout, --db, --root, --trusted-code   as for loom run
+                       (in_process sandboxes need --trusted-code, also
+                       when the file is edited in the playground)
 `
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, con console) int {
@@ -100,7 +102,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, con 
 	opts := append([]engine.Option{engine.WithModel(m), engine.WithCheckpoints(store), engine.WithRunLimits(agent.Limits{Timeout: rs.timeout}),
 		engine.WithLogger(l.log), engine.WithLabels(labels)}, traced...)
 	pg, err := playground.New(playground.Config{Path: pos[0], Engine: engine.New(opts...), Labels: labels,
-		Registry: spec.Registry{Models: open, Getenv: con.getenv, Checkpoints: store},
+		Registry: spec.Registry{Models: open, Getenv: con.getenv, Checkpoints: store, TrustedCode: rs.trusted},
 		Options:  spec.Options{Root: rs.root}, Grants: grants})
 	if err != nil {
 		fmt.Fprintf(stderr, "loom serve: %v\n", err)

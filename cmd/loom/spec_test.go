@@ -106,7 +106,6 @@ agents:
   coder:
     type: code_execution
     approval: ask
-    sandbox: {kind: in_process}
 `
 
 func writeFile(t *testing.T, name, content string) string {
@@ -292,7 +291,6 @@ agents:
   review:
     type: graph
     entry: draft
-    sandbox: {kind: in_process}
     nodes:
       draft: {agent: writer}
       approve: {human: {kind: approval, prompt: Publish?, show: [draft]}}

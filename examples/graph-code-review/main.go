@@ -204,7 +204,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer store.Close()
-	exec, err := sandbox.NewInProcess()
+	exec, err := sandbox.NewIsolated()
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1

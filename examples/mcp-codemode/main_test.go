@@ -55,3 +55,13 @@ func TestMaxCallsMustNotBeNegative(t *testing.T) {
 	require.Equal(t, 2, res.Code, "stderr: %s", res.Stderr)
 	require.Contains(t, res.Stderr, "MaxCalls is -1")
 }
+
+// The program runs the model's code in process only with the user's
+// consent; the default is the isolated sandbox.
+func TestInProcessNeedsTrustedCode(t *testing.T) {
+	srv := fakeopenai.New(t, codeModeModel)
+	res := exampletest.Run(t, bin, exampletest.OpenAIEnv(srv.BaseURL()), "", "--mcp", exampletest.Everything(t), "--sandbox", "inprocess", "x")
+	require.Equal(t, 2, res.Code, "stderr: %s", res.Stderr)
+	require.Contains(t, res.Stderr, "it is for trusted code only; pass --trusted-code to accept that")
+	require.Empty(t, srv.Requests(), "refused before any model call")
+}

@@ -32,6 +32,7 @@ When the answer needs arithmetic, compute it with evaluateJs: the value of the
 last expression of the code is the result. Answer in one or two sentences.`
 
 func main() {
+	sandbox.ServeWorkerIfChild() // this program is also the isolated sandbox's worker
 	if err := run(context.Background(), os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "rag-coder:", err)
 		os.Exit(1)
@@ -87,7 +88,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	exec, err := sandbox.NewInProcess()
+	exec, err := sandbox.NewIsolated()
 	if err != nil {
 		return err
 	}

@@ -45,13 +45,13 @@ func TestGraphInThePlayground(t *testing.T) {
 	require.NoError(t, err)
 	// The expressions run in the in-process sandbox: the test binary is no
 	// sandbox worker.
-	src = []byte(strings.Replace(string(src), "sandbox: {kind: isolated, timeout: 2s}", "sandbox: {kind: in_process, timeout: 2s}", 1))
+	src = []byte(strings.Replace(string(src), "sandbox: {kind: isolated, timeout: 2s}", "sandbox: {kind: in_process, trusted: true, timeout: 2s}", 1))
 	path := filepath.Join(dir, "loom.yaml")
 	require.NoError(t, os.WriteFile(path, src, 0o644))
 	store, err := sqlite.Open(t.Context(), filepath.Join(dir, "checkpoints.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, store.Close()) })
-	pg, err := playground.New(playground.Config{Path: path, Engine: engine.New(engine.WithCheckpoints(store)), Registry: spec.Registry{Checkpoints: store}})
+	pg, err := playground.New(playground.Config{Path: path, Engine: engine.New(engine.WithCheckpoints(store)), Registry: spec.Registry{Checkpoints: store, TrustedCode: true}})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, pg.Close()) })
 	web := httptest.NewServer(pg.Handler())

@@ -37,6 +37,7 @@ import (
 )
 
 func main() {
+	sandbox.ServeWorkerIfChild() // the worker's sandbox re-executes this program
 	if err := run(context.Background(), os.Args[1:], os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "coder:", err)
 		os.Exit(1)
@@ -129,13 +130,9 @@ func approve(ctx context.Context, c client.Client, id string, a codeexec.Approva
 // environment (its key never enters the history) with the SDK's retries
 // off, and the sandbox.
 func newActivities() (*lt.Activities, sandbox.Executor, error) {
-	exec, err := sandbox.NewInProcess()
+	tool, exec, err := lt.WorkerSandboxTool()
 	if err != nil {
 		return nil, nil, err
-	}
-	tool, err := sandbox.NewTool(exec)
-	if err != nil {
-		return nil, nil, errors.Join(err, exec.Close())
 	}
 	name := os.Getenv("LOOM_MODEL")
 	if name == "" {
