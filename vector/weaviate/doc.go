@@ -40,7 +40,11 @@
 //
 // # What was tested against a real server
 //
-// Nothing: Weaviate does not run here. The conformance suite in
+// Nothing yet: a real Weaviate builds here (go install of
+// weaviate-server v1.39.3, about ten minutes cold on two cores) but is not
+// yet started by CI, so the suite's exact-id and exact-filter cases
+// (white space and case, which Weaviate's field tokenization trims) hold
+// for the fake only. The conformance suite in
 // vector/vectortest runs against a local fake of Weaviate's REST API
 // (/v1/.well-known/ready, /v1/meta, /v1/schema, /v1/batch/objects) and of
 // the one GraphQL shape the store sends, which parses the query, applies
