@@ -247,8 +247,12 @@ func (c *collection) query(body map[string]any) (any, error) {
 		embs = append(embs, r.vector)
 		dists = append(dists, h.dist)
 	}
-	return map[string]any{"ids": []any{ids}, "documents": []any{docs}, "metadatas": []any{metas},
-		"embeddings": []any{embs}, "distances": []any{dists}, "include": body["include"]}, nil
+	out := map[string]any{"ids": []any{ids}, "documents": []any{docs}, "metadatas": []any{metas},
+		"embeddings": []any{embs}, "distances": []any{dists}, "include": body["include"]}
+	if inc, _ := body["include"].([]any); !slices.Contains(inc, any("embeddings")) {
+		out["embeddings"] = nil // as the real server does
+	}
+	return out, nil
 }
 
 // matchWhere evaluates Chroma's where clause: {"field": {"$op": value}},

@@ -252,10 +252,14 @@ func (s *Store) Search(ctx context.Context, q vector.Query) ([]vector.Match, err
 	if !ok {
 		return nil, nil
 	}
+	include := []chroma.Include{chroma.IncludeDocuments, chroma.IncludeMetadatas, chroma.IncludeDistances}
+	if q.WithVectors {
+		include = append(include, chroma.IncludeEmbeddings)
+	}
 	opts := []chroma.CollectionQueryOption{
 		chroma.WithQueryEmbeddings(embeddings.NewEmbeddingFromFloat32(qvec)),
 		chroma.WithNResults(q.K),
-		chroma.WithInclude(chroma.IncludeDocuments, chroma.IncludeMetadatas, chroma.IncludeEmbeddings, chroma.IncludeDistances),
+		chroma.WithInclude(include...),
 	}
 	if w != nil {
 		opts = append(opts, chroma.WithWhere(&w))

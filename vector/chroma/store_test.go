@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -44,9 +45,19 @@ func TestConformance(t *testing.T) {
 	}
 	vectortest.Run(t, open, vectortest.Options{Reopen: reopen})
 
+	without := []any{"documents", "metadatas", "distances"}
+	with := []any{"documents", "metadatas", "distances", "embeddings"}
+	seen := map[bool]bool{}
 	for _, q := range f.calls("/query") {
-		require.Equal(t, []any{"documents", "metadatas", "embeddings", "distances"}, q.Body["include"])
+		asked := slices.Contains(q.Body["include"].([]any), any("embeddings"))
+		seen[asked] = true
+		if asked {
+			require.Equal(t, with, q.Body["include"], "embeddings only for a query WithVectors")
+		} else {
+			require.Equal(t, without, q.Body["include"])
+		}
 	}
+	require.Equal(t, map[bool]bool{false: true, true: true}, seen, "queries with and without vectors")
 	for _, c := range f.calls("/collections") {
 		require.Equal(t, map[string]any{"hnsw:space": "cosine"}, c.Body["metadata"], "collections use cosine distance")
 		require.NotContains(t, c.Body, "configuration", "no embedding function is recorded")

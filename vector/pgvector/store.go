@@ -190,7 +190,11 @@ func (s *Store) Search(ctx context.Context, q vector.Query) ([]vector.Match, err
 	if pred.expr != "" {
 		where, args = "WHERE metadata @@ $3::jsonpath", append(args, pred.expr)
 	}
-	sql := `SELECT id, text, metadata, embedding::text, embedding <=> $1::vector AS distance FROM ` + s.table +
+	vecCol := "NULL::text"
+	if q.WithVectors {
+		vecCol = "embedding::text"
+	}
+	sql := `SELECT id, text, metadata, ` + vecCol + `, embedding <=> $1::vector AS distance FROM ` + s.table +
 		` ` + where + ` ORDER BY embedding <=> $1::vector LIMIT $2`
 
 	var rows []row
@@ -227,9 +231,10 @@ func (s *Store) Search(ctx context.Context, q vector.Query) ([]vector.Match, err
 
 // row is one search result as read.
 type row struct {
-	id, text, vec string
-	meta          map[string]any
-	distance      float64
+	id, text string
+	vec      *string // nil unless the query asked for vectors
+	meta     map[string]any
+	distance float64
 }
 
 func collect(ctx context.Context, tx pgx.Tx, sql string, args []any) ([]row, error) {
@@ -263,16 +268,20 @@ func matches(rows []row, minScore float32) ([]vector.Match, error) {
 		if minScore != 0 && score < minScore {
 			break
 		}
-		var v pgv.Vector
-		if err := v.Parse(r.vec); err != nil {
-			return nil, fmt.Errorf("pgvector: document %q: read vector: %w", r.id, err)
+		var vec []float32
+		if r.vec != nil {
+			var v pgv.Vector
+			if err := v.Parse(*r.vec); err != nil {
+				return nil, fmt.Errorf("pgvector: document %q: read vector: %w", r.id, err)
+			}
+			vec = v.Slice()
 		}
 		meta, err := vector.NormalizeMetadata(r.meta)
 		if err != nil {
 			return nil, fmt.Errorf("pgvector: document %q: read metadata: %w", r.id, err)
 		}
 		out = append(out, vector.Match{
-			Document: vector.Document{ID: r.id, Text: r.text, Vector: v.Slice(), Metadata: meta},
+			Document: vector.Document{ID: r.id, Text: r.text, Vector: vec, Metadata: meta},
 			Score:    score,
 		})
 	}

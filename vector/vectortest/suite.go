@@ -68,6 +68,7 @@ func Run(t *testing.T, open func(t *testing.T, dims int) vector.Store, opts Opti
 	t.Run("ExactIDs", s.exactIDs)
 	t.Run("EmptyList", s.emptyList)
 	t.Run("Batches", s.batches)
+	t.Run("WithVectors", s.withVectors)
 	t.Run("DimensionMismatch", s.dimensionMismatch)
 	t.Run("InvalidInput", s.invalidInput)
 	t.Run("Concurrent", s.concurrent)
@@ -379,6 +380,34 @@ func (s *suite) batches(t *testing.T) {
 	require.Equal(t, docs[n-1].ID, ms[0].ID, "the last batch was written")
 	require.NoError(t, st.Delete(ctx, idList[:n-1]...))
 	require.Equal(t, []string{docs[n-1].ID}, ids(all(t, st, docs[0].Vector)))
+}
+
+// withVectors checks that matches carry their stored vector only when the
+// query asks for it.
+func (s *suite) withVectors(t *testing.T) {
+	ctx := context.Background()
+	st := s.store(t)
+	r := rand.New(rand.NewPCG(15, 15))
+	docs := corpus(r, 5)
+	require.NoError(t, st.Upsert(ctx, docs...))
+	byID := map[string][]float32{}
+	for _, d := range docs {
+		byID[d.ID] = d.Vector
+	}
+	ms, err := st.Search(ctx, vector.Query{Vector: docs[0].Vector, K: 5})
+	require.NoError(t, err)
+	require.Len(t, ms, 5)
+	for _, m := range ms {
+		require.Nil(t, m.Vector, "match %q carries a vector the query did not ask for", m.ID)
+	}
+	ms, err = st.Search(ctx, vector.Query{Vector: docs[0].Vector, K: 5, WithVectors: true})
+	require.NoError(t, err)
+	require.Len(t, ms, 5)
+	for _, m := range ms {
+		want := byID[m.ID]
+		require.Len(t, m.Vector, len(want), "match %q carries its vector when asked", m.ID)
+		require.InDelta(t, 1, cosine(want, m.Vector), float64(s.opts.ScoreTolerance), "match %q: the stored vector's direction", m.ID)
+	}
 }
 
 func (s *suite) searchByText(t *testing.T) {

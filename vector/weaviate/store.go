@@ -213,7 +213,11 @@ func (s *Store) Search(ctx context.Context, q vector.Query) ([]vector.Match, err
 	for _, p := range slices.Sorted(maps.Keys(props)) {
 		names = append(names, graphql.Field{Name: p})
 	}
-	names = append(names, graphql.Field{Name: "_additional", Fields: []graphql.Field{{Name: "distance"}, {Name: "vector"}}})
+	additional := []graphql.Field{{Name: "distance"}}
+	if q.WithVectors {
+		additional = append(additional, graphql.Field{Name: "vector"})
+	}
+	names = append(names, graphql.Field{Name: "_additional", Fields: additional})
 	get := s.client.GraphQL().Get().WithClassName(s.class).WithFields(names...).
 		WithNearVector(s.client.GraphQL().NearVectorArgBuilder().WithVector(qvec)).WithLimit(q.K)
 	if where != nil {
