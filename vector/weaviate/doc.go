@@ -20,7 +20,9 @@
 // document giving "n" a string after another gave it a number is rejected
 // with [vector.ErrInvalidDocument]. A batch upsert replaces whole objects,
 // as the contract asks; a failure in a later batch leaves earlier ones
-// written.
+// written. Delete filters on the object UUIDs, not on loom_id, so it is
+// exact: field tokenization trims white space, and a filter on loom_id
+// for "a" would also delete " a" and "a ".
 //
 // # Search and filters
 //
@@ -36,7 +38,11 @@
 // false before the query rather than sent (Weaviate would reject it); a
 // filter that can match nothing sends no query. The store reads the class
 // schema on Open and again when a filter or document names a property it
-// does not know, so properties another process adds later are seen.
+// does not know, so properties another process adds later are seen. K
+// above [MaxK] (the server's default QUERY_MAXIMUM_RESULTS) is
+// [vector.ErrInvalidQuery], checked before sending. A match carries its
+// vector only for a query WithVectors (_additional.vector), which halves
+// the server's query rate when asked.
 //
 // # What was tested against a real server
 //

@@ -185,7 +185,7 @@ func (f *fake) batchDelete(body map[string]any) (any, error) {
 	where, _ := match["where"].(map[string]any)
 	n := 0
 	for id, o := range c.objects {
-		ok, err := c.match(where, o.props)
+		ok, err := c.matchObject(where, id, o.props)
 		if err != nil {
 			return nil, err
 		}
@@ -272,6 +272,22 @@ func (f *fake) graphql(body map[string]any) any {
 		objs = append(objs, out)
 	}
 	return map[string]any{"data": map[string]any{"Get": map[string]any{q.class: objs}}}
+}
+
+// matchObject is match with the path "id" meaning the object's UUID, as
+// Weaviate's where filters take it.
+func (c *class) matchObject(w map[string]any, id string, props map[string]any) (bool, error) {
+	if p := list(w["path"]); len(p) == 1 && p[0] == "id" {
+		if w["operator"] != "ContainsAny" && w["operator"] != "Equal" {
+			return false, fmt.Errorf("the fake filters ids with Equal or ContainsAny")
+		}
+		texts := list(w["valueTextArray"])
+		if s, ok := w["valueText"].(string); ok {
+			texts = append(texts, s)
+		}
+		return slices.Contains(texts, any(id)), nil
+	}
+	return c.match(w, props)
 }
 
 // match evaluates a where filter, from GraphQL or from a batch delete's

@@ -103,8 +103,8 @@ func TestUpsertChecksProperties(t *testing.T) {
 	require.NoError(t, s.Delete(ctx, "a", "zz"))
 	dels := f.calls("DELETE", "/v1/batch/objects")
 	require.Len(t, dels, 1)
-	require.Equal(t, map[string]any{"class": "P", "where": map[string]any{"operands": nil, "operator": "ContainsAny", "path": []any{"loom_id"}, "valueTextArray": []any{"a", "zz"}}},
-		dels[0].Body.(map[string]any)["match"])
+	require.Equal(t, map[string]any{"class": "P", "where": map[string]any{"operands": nil, "operator": "ContainsAny", "path": []any{"id"}, "valueTextArray": []any{weaviate.ObjectID("a"), weaviate.ObjectID("zz")}}},
+		dels[0].Body.(map[string]any)["match"], "deleted by object UUID, which is exact")
 }
 
 // TestBatchErrorsAreReported checks that a per-object error in a batch
@@ -163,4 +163,20 @@ func TestTextNeedsAnEmbedder(t *testing.T) {
 	require.ErrorIs(t, err, vector.ErrNoEmbedder)
 	require.Empty(t, f.calls("POST", "/v1/batch/objects"))
 	require.Empty(t, f.calls("POST", "/v1/graphql"))
+}
+
+// TestKAboveTheServerMaximum checks that a K the server would refuse is an
+// ErrInvalidQuery naming K and the maximum, and is not sent.
+func TestKAboveTheServerMaximum(t *testing.T) {
+	ctx := context.Background()
+	f := startFake(t)
+	s, err := weaviate.Open(ctx, weaviate.Config{Client: client(t, f), Class: "K", Dimensions: 2})
+	require.NoError(t, err)
+	_, err = s.Search(ctx, vector.Query{Vector: []float32{1, 0}, K: weaviate.MaxK + 1})
+	require.ErrorIs(t, err, vector.ErrInvalidQuery)
+	require.ErrorContains(t, err, "K is 10001")
+	require.ErrorContains(t, err, "at most 10000")
+	require.Empty(t, f.calls("POST", "/v1/graphql"), "checked before sending")
+	_, err = s.Search(ctx, vector.Query{Vector: []float32{1, 0}, K: weaviate.MaxK})
+	require.NoError(t, err, "K at the maximum is sent")
 }

@@ -31,6 +31,10 @@ const (
 // does not fit it; the message says which.
 var ErrConfig = errors.New("weaviate: invalid config")
 
+// MaxK is the largest K a search takes: Weaviate's default
+// QUERY_MAXIMUM_RESULTS, above which the server refuses a query.
+const MaxK = 10000
+
 // idSpace is the namespace of the name-based UUIDs of document ids.
 var idSpace = uuid.MustParse("6ba7b811-9dad-11d1-80b4-00c04fd430c8") // RFC 4122's URL namespace
 
@@ -171,7 +175,14 @@ func (s *Store) Delete(ctx context.Context, ids ...string) error {
 	defer s.gate.Exit()
 	for start := 0; start < len(ids); start += s.batch {
 		part := ids[start:min(start+s.batch, len(ids))]
-		where := filters.Where().WithPath([]string{idProperty}).WithOperator(filters.ContainsAny).WithValueText(part...)
+		// By object UUID, which is exact: the id property is tokenized as
+		// a field, which trims white space, so a filter on it would also
+		// delete " a" with "a".
+		uuids := make([]string, len(part))
+		for i, id := range part {
+			uuids[i] = ObjectID(id)
+		}
+		where := filters.Where().WithPath([]string{"id"}).WithOperator(filters.ContainsAny).WithValueText(uuids...)
 		res, err := s.client.Batch().ObjectsBatchDeleter().WithClassName(s.class).WithWhere(where).Do(ctx)
 		if err == nil && res != nil && res.Results != nil && res.Results.Failed > 0 {
 			err = fmt.Errorf("%d objects failed to delete", res.Results.Failed)
@@ -194,6 +205,9 @@ func (s *Store) Search(ctx context.Context, q vector.Query) ([]vector.Match, err
 	q, qvec, err := vector.PrepareQuery(ctx, s.emb, s.dims, q)
 	if err != nil {
 		return nil, err
+	}
+	if q.K > MaxK {
+		return nil, fmt.Errorf("%w: K is %d; Weaviate returns at most %d results per query (its QUERY_MAXIMUM_RESULTS default)", vector.ErrInvalidQuery, q.K, MaxK)
 	}
 	props, err := s.properties(ctx, fields(q.Filter))
 	if err != nil {
