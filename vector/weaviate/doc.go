@@ -18,7 +18,11 @@
 // (a lower-case letter or underscore, then letters, digits and
 // underscores), and one key holds one type across the class, so a
 // document giving "n" a string after another gave it a number is rejected
-// with [vector.ErrInvalidDocument]. A batch upsert replaces whole objects,
+// with [vector.ErrInvalidDocument]. Weaviate compares property and class
+// names case-insensitively: a metadata key differing only in case from a
+// property of the class (or from another key of the same upsert) is
+// [vector.ErrInvalidDocument] naming both, and a Class differing only in
+// case from an existing class is [ErrConfig] naming it. A batch upsert replaces whole objects,
 // as the contract asks; a failure in a later batch leaves earlier ones
 // written. Delete filters on the object UUIDs, not on loom_id, so it is
 // exact: field tokenization trims white space, and a filter on loom_id

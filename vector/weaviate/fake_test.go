@@ -3,6 +3,8 @@ package weaviate_test
 import (
 	"encoding/json"
 	"fmt"
+	"iter"
+	"maps"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -79,8 +81,9 @@ func (f *fake) serve(w http.ResponseWriter, r *http.Request) {
 		reply = c.def
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/schema":
 		name, _ := obj["class"].(string)
-		if f.classes[name] != nil {
-			fail(http.StatusUnprocessableEntity, "class name %q already exists", name)
+		if other := foldFind(maps.Keys(f.classes), name); other != "" {
+			// As Weaviate: class names are compared case-insensitively.
+			fail(http.StatusUnprocessableEntity, "class name %q already exists", other)
 			break
 		}
 		c := &class{def: obj, props: map[string]string{}, objects: map[string]object{}}
@@ -96,8 +99,9 @@ func (f *fake) serve(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case c == nil:
 			fail(http.StatusNotFound, "class %s not found", path[2])
-		case c.props[name] != "":
-			fail(http.StatusUnprocessableEntity, "property %q already exists", name)
+		case foldFind(maps.Keys(c.props), name) != "":
+			// As Weaviate: property names are compared case-insensitively.
+			fail(http.StatusUnprocessableEntity, "property %q already exists", foldFind(maps.Keys(c.props), name))
 		default:
 			c.props[name] = list(obj["dataType"])[0].(string)
 			c.def["properties"] = append(list(c.def["properties"]), obj)
@@ -361,6 +365,17 @@ func (c *class) match(w map[string]any, props map[string]any) (bool, error) {
 		return ok && map[string]bool{"GreaterThan": n > bound, "GreaterThanEqual": n >= bound, "LessThan": n < bound, "LessThanEqual": n <= bound}[op], nil
 	}
 	return false, fmt.Errorf("the fake does not implement operator %s", op)
+}
+
+// foldFind returns the name among names equal to name ignoring case, or
+// "".
+func foldFind(names iter.Seq[string], name string) string {
+	for n := range names {
+		if strings.EqualFold(n, name) {
+			return n
+		}
+	}
+	return ""
 }
 
 func list(v any) []any { l, _ := v.([]any); return l }

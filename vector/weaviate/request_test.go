@@ -180,3 +180,38 @@ func TestKAboveTheServerMaximum(t *testing.T) {
 	_, err = s.Search(ctx, vector.Query{Vector: []float32{1, 0}, K: weaviate.MaxK})
 	require.NoError(t, err, "K at the maximum is sent")
 }
+
+// TestNamesDifferingOnlyInCase checks the typed errors for names Weaviate
+// compares case-insensitively: a metadata key beside a property spelt
+// otherwise, and a class beside a class spelt otherwise.
+func TestNamesDifferingOnlyInCase(t *testing.T) {
+	ctx := context.Background()
+	f := startFake(t)
+	s, err := weaviate.Open(ctx, weaviate.Config{Client: client(t, f), Class: "Case", Dimensions: 2})
+	require.NoError(t, err)
+	v := []float32{1, 0}
+	require.NoError(t, s.Upsert(ctx, vector.Document{ID: "a", Text: "t", Vector: v, Metadata: map[string]any{"fooBar": 1}}))
+	for _, tc := range []struct {
+		name string
+		md   map[string]any
+		key  string
+	}{
+		{"an existing property", map[string]any{"foobar": 2}, `"foobar"`},
+		{"within one upsert", map[string]any{"baz": 1, "baZ": 2}, `"ba`},
+		{"a reserved property", map[string]any{"loom_ID": "x"}, `"loom_ID"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := len(f.calls("POST", "/properties"))
+			err := s.Upsert(ctx, vector.Document{ID: "b", Text: "t", Vector: v, Metadata: tc.md})
+			require.ErrorIs(t, err, vector.ErrInvalidDocument)
+			require.ErrorContains(t, err, tc.key)
+			require.ErrorContains(t, err, "case")
+			require.Len(t, f.calls("POST", "/properties"), before, "no property is added")
+		})
+	}
+
+	_, err = weaviate.Open(ctx, weaviate.Config{Client: client(t, f), Class: "CASE", Dimensions: 2})
+	require.ErrorIs(t, err, weaviate.ErrConfig)
+	require.ErrorContains(t, err, `"CASE"`)
+	require.ErrorContains(t, err, "case")
+}
