@@ -335,7 +335,9 @@ func (c *class) match(w map[string]any, props map[string]any) (bool, error) {
 	case "Equal":
 		switch {
 		case len(texts) == 1 && typ == "text":
-			return present && v == texts[0], nil
+			// Field tokenization: the value trimmed of white space.
+			sv, _ := v.(string)
+			return present && strings.TrimSpace(sv) == strings.TrimSpace(fmt.Sprint(texts[0])), nil
 		case w["valueNumber"] != nil && typ == "number":
 			return present && v == w["valueNumber"], nil
 		case w["valueBoolean"] != nil && typ == "boolean":
@@ -350,9 +352,12 @@ func (c *class) match(w map[string]any, props map[string]any) (bool, error) {
 		if s, ok := v.(string); ok {
 			elems = []any{s}
 		}
+		// Field tokenization: values trimmed of white space.
 		for _, t := range texts {
-			if slices.Contains(elems, t) {
-				return true, nil
+			for _, e := range elems {
+				if strings.TrimSpace(fmt.Sprint(e)) == strings.TrimSpace(fmt.Sprint(t)) {
+					return true, nil
+				}
 			}
 		}
 		return false, nil

@@ -2,6 +2,7 @@ package weaviate_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -214,4 +215,29 @@ func TestNamesDifferingOnlyInCase(t *testing.T) {
 	require.ErrorIs(t, err, weaviate.ErrConfig)
 	require.ErrorContains(t, err, `"CASE"`)
 	require.ErrorContains(t, err, "case")
+}
+
+// TestWhiteSpaceExactFilter checks that matches the server's trimmed
+// comparison lets through are dropped and the query sent again with a
+// larger limit, so the top K of the exact matches come back.
+func TestWhiteSpaceExactFilter(t *testing.T) {
+	ctx := context.Background()
+	f := startFake(t)
+	s, err := weaviate.Open(ctx, weaviate.Config{Client: client(t, f), Class: "Ws", Dimensions: 2})
+	require.NoError(t, err)
+	var docs []vector.Document
+	for i, lang := range []string{"go ", " go", "go ", "go", "go", "go"} {
+		// Closest first: the padded values rank above the exact ones.
+		docs = append(docs, vector.Document{ID: fmt.Sprint("d", i), Text: "t", Vector: []float32{1, float32(i) / 10}, Metadata: map[string]any{"lang": lang}})
+	}
+	require.NoError(t, s.Upsert(ctx, docs...))
+	before := len(f.calls("POST", "/v1/graphql"))
+	ms, err := s.Search(ctx, vector.Query{Vector: []float32{1, 0}, K: 2, Filter: vector.Eq("lang", "go")})
+	require.NoError(t, err)
+	require.Equal(t, []string{"d3", "d4"}, []string{ms[0].ID, ms[1].ID})
+	require.Greater(t, len(f.calls("POST", "/v1/graphql"))-before, 1, "sent again with a larger limit")
+	ms, err = s.Search(ctx, vector.Query{Vector: []float32{1, 0}, K: 10, Filter: vector.Eq("lang", "go ")})
+	require.NoError(t, err)
+	require.Len(t, ms, 2)
+	require.ElementsMatch(t, []string{"d0", "d2"}, []string{ms[0].ID, ms[1].ID})
 }

@@ -232,23 +232,50 @@ func (s *Store) Search(ctx context.Context, q vector.Query) ([]vector.Match, err
 		additional = append(additional, graphql.Field{Name: "vector"})
 	}
 	names = append(names, graphql.Field{Name: "_additional", Fields: additional})
-	get := s.client.GraphQL().Get().WithClassName(s.class).WithFields(names...).
-		WithNearVector(s.client.GraphQL().NearVectorArgBuilder().WithVector(qvec)).WithLimit(q.K)
-	if where != nil {
-		get = get.WithWhere(where)
-	}
-	res, err := get.Do(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("weaviate: search: %w", err)
-	}
-	if len(res.Errors) > 0 {
-		msgs := make([]error, len(res.Errors))
-		for i, e := range res.Errors {
-			msgs[i] = errors.New(e.Message)
+	// Weaviate's field tokenization trims white space, so its where
+	// filter can match "go " for "go": the matches are checked again
+	// exactly, and when that drops some, the query is sent again with a
+	// larger limit until K remain or the server has no more.
+	limit := q.K
+	for {
+		get := s.client.GraphQL().Get().WithClassName(s.class).WithFields(names...).
+			WithNearVector(s.client.GraphQL().NearVectorArgBuilder().WithVector(qvec)).WithLimit(limit)
+		if where != nil {
+			get = get.WithWhere(where)
 		}
-		return nil, fmt.Errorf("weaviate: search: %w", errors.Join(msgs...))
+		res, err := get.Do(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("weaviate: search: %w", err)
+		}
+		if len(res.Errors) > 0 {
+			msgs := make([]error, len(res.Errors))
+			for i, e := range res.Errors {
+				msgs[i] = errors.New(e.Message)
+			}
+			return nil, fmt.Errorf("weaviate: search: %w", errors.Join(msgs...))
+		}
+		all, err := s.matches(res.Data, props, 0)
+		if err != nil {
+			return nil, err
+		}
+		if q.Filter == nil {
+			return cut(all, q.K, q.MinScore), nil
+		}
+		exact := slices.DeleteFunc(slices.Clone(all), func(m vector.Match) bool { return !q.Filter.Match(m.Metadata) })
+		if len(exact) >= q.K || len(all) < limit || limit >= MaxK {
+			return cut(exact, q.K, q.MinScore), nil
+		}
+		limit = min(MaxK, limit+2*(limit-len(exact)))
 	}
-	return s.matches(res.Data, props, q.MinScore)
+}
+
+// cut returns the first k matches scoring at least minScore (when not 0).
+func cut(ms []vector.Match, k int, minScore float32) []vector.Match {
+	ms = ms[:min(k, len(ms))]
+	if minScore != 0 {
+		ms = slices.DeleteFunc(ms, func(m vector.Match) bool { return m.Score < minScore })
+	}
+	return ms
 }
 
 // matches reads the objects of a Get reply.
