@@ -66,11 +66,10 @@
 // (/v1/.well-known/ready, /v1/meta, /v1/schema, /v1/batch/objects) and of
 // the one GraphQL shape the store sends, which parses the query, applies
 // the where operators above by property type and scores by cosine
-// distance, and asserts the requests. Behaviours of a real Weaviate are
-// therefore assumed, not observed: that ContainsAny matches an element of a
-// text[] property, that Equal on a field-tokenized text property compares
-// whole values, and that objects are searchable right after the batch
-// returns. A client configured with gRPC sends batches over gRPC, which the
+// distance, and asserts the requests. Still assumed, not observed here:
+// that a where filter on the path "id" with ContainsAny of UUIDs selects
+// those objects for a batch delete, and that objects are searchable right
+// after the batch returns. A client configured with gRPC sends batches over gRPC, which the
 // fake does not serve.
 //
 // # A client caveat
