@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # CI for the vector store adapters, each its own Go module under vector/:
-# starts PGlite (PostgreSQL 18 in WASM) with pgvector on a free 127.0.0.1
-# port for vector/pgvector's tests, then runs go vet, staticcheck and
+# starts PGlite (PostgreSQL 18 in WASM) with pgvector and a real Chroma
+# server (.ci/chroma.sh) on free 127.0.0.1 ports for the adapters' tests,
+# then runs go vet, staticcheck and
 # go test -race in every nested module. Called from .ci/run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,7 +15,8 @@ log=$(mktemp)
 .ci/pglite/node_modules/.bin/pglite-server --db=memory:// --host=127.0.0.1 --port=0 -m 4 \
   -e @electric-sql/pglite-pgvector:vector >"$log" 2>&1 &
 pglite=$!
-trap 'kill "$pglite" 2>/dev/null || true; rm -f "$log"' EXIT
+chroma_pid=""
+trap 'kill "$pglite" $chroma_pid 2>/dev/null || true; rm -f "$log"' EXIT
 port=""
 for _ in $(seq 1 240); do
   port=$(grep -o '"port":[0-9]*' "$log" | head -1 | cut -d: -f2 || true)
@@ -25,6 +27,8 @@ done
 [ -n "$port" ] || { cat "$log"; echo "PGlite did not listen within 120 s"; exit 1; }
 export LOOM_TEST_PGVECTOR_DSN="postgres://postgres:postgres@127.0.0.1:${port}/postgres?sslmode=disable"
 echo "PGlite listening on 127.0.0.1:${port}"
+
+source .ci/chroma.sh # the real Chroma server: sets LOOM_TEST_CHROMA_URL
 
 # The nested modules build against the repository's core through a
 # replace directive, so a dependency the core gains after a nested go.mod

@@ -8,7 +8,14 @@
 //     ([Translate]): literals, `assert candidate(...) == ...`, float
 //     tolerances (abs(x - y) < eps, math.isclose) and a few hand-written
 //     overrides ([Overrides], each with its reason). The Python signature
-//     becomes a JavaScript stub with a camelCase name ([JSName]).
+//     becomes a JavaScript stub with a camelCase name ([JSName]). The
+//     translation was audited against a known-good answer for every
+//     problem: what JavaScript cannot express as written (a float 3.0 told
+//     apart from the integer 3, integers past 2^53, Python's round-half-to-
+//     even left unsaid in a docstring) is overridden with its reason, while
+//     tuples and lists (both arrays), dict order (ignored by the assert
+//     shim, as Python's == does), `is True` (strict equality) and -0 (equal
+//     to 0, as in Python) need nothing.
 //   - loom-tasks ([Tasks]), forty tasks written for loom (MIT) of the kinds
 //     users give the Coder→Sandbox workflow: arithmetic, dates (fixed
 //     dates), string and list processing, async code and JSON shaping, each

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -151,7 +152,11 @@ func Translate(t HumanEvalTask) (Problem, error) {
 		p.Override, p.Prelude, p.Tests = o.Why, o.Prelude, o.Tests
 	}
 	if p.Tests == "" {
-		p.Tests, err = translateTest(t.Test)
+		test, err := dropLines(t.Test, o.Drop)
+		if err != nil {
+			return Problem{}, &TranslateError{TaskID: t.TaskID, Err: err}
+		}
+		p.Tests, err = translateTest(test)
 		if err != nil {
 			var te *TranslateError
 			if errors.As(err, &te) {
@@ -161,9 +166,39 @@ func Translate(t HumanEvalTask) (Problem, error) {
 			return Problem{}, &TranslateError{TaskID: t.TaskID, Err: err}
 		}
 	}
+	if o.Note != "" {
+		sig.Doc = withNote(sig.Doc, o.Note)
+	}
 	p.Prompt = jsStub(sig)
 	if p.Prelude != "" {
 		p.Prompt = strings.TrimSpace(p.Prelude) + "\n\n" + p.Prompt
 	}
 	return p, nil
+}
+
+// dropLines returns test without the lines drop names (compared without
+// their indentation). Each must be there: an override that names a line the
+// test does not have is stale.
+func dropLines(test string, drop []string) (string, error) {
+	if len(drop) == 0 {
+		return test, nil
+	}
+	lines := strings.Split(test, "\n")
+	for _, d := range drop {
+		i := slices.IndexFunc(lines, func(l string) bool { return strings.TrimSpace(l) == d })
+		if i < 0 {
+			return "", fmt.Errorf("the override drops a line the test does not have: %q", d)
+		}
+		lines = slices.Delete(lines, i, i+1)
+	}
+	return strings.Join(lines, "\n"), nil
+}
+
+// withNote adds a line to a docstring, indented as its last line is so the
+// docstring's lines keep their common indentation.
+func withNote(doc, note string) string {
+	doc = strings.TrimRight(doc, " \t\n")
+	last := doc[strings.LastIndexByte(doc, '\n')+1:]
+	indent := last[:len(last)-len(strings.TrimLeft(last, " \t"))]
+	return doc + "\n" + indent + note + "\n"
 }

@@ -5,8 +5,8 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -200,16 +200,11 @@ func TestHandwrittenProblems(t *testing.T) {
 // TestHumanEval translates the real HumanEval when a copy is present (see
 // FindHumanEval); loom does not ship it, so it skips otherwise.
 func TestHumanEval(t *testing.T) {
+	probs := humanEvalOrSkip(t)
 	wd, err := os.Getwd()
 	require.NoError(t, err)
 	path, err := FindHumanEval("", wd)
-	if errors.Is(err, ErrNoHumanEval) {
-		t.Skipf("HumanEval is not shipped with loom and no copy was found (CI has none either): %v", err)
-	}
 	require.NoError(t, err)
-	probs, err := LoadHumanEval(path)
-	require.NoError(t, err)
-	require.Len(t, probs, 164)
 	ex, err := sandbox.NewInProcess()
 	require.NoError(t, err)
 	defer ex.Close()
@@ -232,7 +227,29 @@ func TestHumanEval(t *testing.T) {
 			_, err := translateTest(task.Test)
 			require.ErrorIs(t, err, ErrUntranslatable, task.TaskID)
 		}
+		p := probs[slices.IndexFunc(probs, func(p Problem) bool { return p.ID == task.TaskID })]
+		require.Equal(t, o.Why, p.Override)
+		for _, d := range o.Drop { // a dropped assert is gone from the tests, and only it
+			require.Contains(t, task.Test, d, task.TaskID)
+			full, err := translateTest(task.Test)
+			require.NoError(t, err, task.TaskID)
+			require.Less(t, len(p.Tests), len(full), task.TaskID)
+		}
+		if o.Note != "" {
+			require.Contains(t, p.Prompt, " * "+o.Note+"\n", task.TaskID)
+		}
 	}
 	require.Equal(t, len(Overrides()), overridden, "an override names a task HumanEval does not have")
 	t.Logf("HumanEval: %d problems translated, %d with hand-written overrides", len(probs), overridden)
+}
+
+func TestOverrideDropAndNote(t *testing.T) {
+	test := "def check(candidate):\n    assert candidate(3) == True\n    assert candidate(3.0) == False\n"
+	got, err := dropLines(test, []string{"assert candidate(3.0) == False"})
+	require.NoError(t, err)
+	require.Equal(t, "def check(candidate):\n    assert candidate(3) == True\n", got)
+	_, err = dropLines(test, []string{"assert candidate(4) == True"})
+	require.ErrorContains(t, err, "drops a line the test does not have")
+
+	require.Equal(t, "Sums.\n    >>> f(1)\n    1\n    Round halves to even.\n", withNote("Sums.\n    >>> f(1)\n    1\n    ", "Round halves to even."))
 }

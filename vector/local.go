@@ -207,8 +207,11 @@ func (s *local) Search(ctx context.Context, q Query) ([]Match, error) {
 	for i, h := range hits {
 		e := s.idx.entries[h.row]
 		out[i] = Match{Score: h.score, Document: Document{
-			ID: e.id, Text: e.text, Vector: s.idx.vector(int(h.row)), Metadata: cloneMetadata(e.metadata),
+			ID: e.id, Text: e.text, Metadata: cloneMetadata(e.metadata),
 		}}
+		if q.WithVectors {
+			out[i].Vector = s.idx.vector(int(h.row))
+		}
 	}
 	return out, nil
 }

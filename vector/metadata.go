@@ -8,9 +8,12 @@ import (
 
 // NormalizeMetadata returns a copy of m in the stored form: strings and
 // bools as they are, every integer and float as float64, and []string,
-// or []any holding only strings, as []string. Nil and empty maps give nil.
-// Any other value, a NaN or infinite number, or an empty key is an error
-// wrapping [ErrInvalidDocument] that names the key.
+// or []any holding only strings, as []string. An empty list is left out,
+// as Chroma and Weaviate drop one, so every store reads back the same.
+// Nil and empty maps give nil. Any other value, a NaN or infinite number,
+// an empty key, or a key starting with '#' or '$' (which stores reserve
+// for their own fields and operators) is an error wrapping
+// [ErrInvalidDocument] that names the key.
 func NormalizeMetadata(m map[string]any) (map[string]any, error) {
 	if len(m) == 0 {
 		return nil, nil
@@ -20,12 +23,22 @@ func NormalizeMetadata(m map[string]any) (map[string]any, error) {
 		if k == "" {
 			return nil, fmt.Errorf("%w: metadata has an empty key", ErrInvalidDocument)
 		}
+		if k[0] == '#' || k[0] == '$' {
+			return nil, fmt.Errorf("%w: metadata key %q starts with %q, which stores reserve for their own fields and operators; rename it",
+				ErrInvalidDocument, k, k[:1])
+		}
 		v, ok := normalizeValue(m[k])
 		if !ok {
 			return nil, fmt.Errorf("%w: metadata %q is %T (%v); use a string, bool, number or []string",
 				ErrInvalidDocument, k, m[k], m[k])
 		}
+		if l, isList := v.([]string); isList && len(l) == 0 {
+			continue
+		}
 		out[k] = v
+	}
+	if len(out) == 0 {
+		return nil, nil
 	}
 	return out, nil
 }

@@ -23,6 +23,12 @@ type Query struct {
 	// Filter selects documents by metadata before the top-K cut. Nil: no
 	// filter.
 	Filter *Filter
+	// WithVectors asks for each match's stored vector in Match.Vector
+	// (an embedded store keeps vectors at unit length, so its vectors
+	// come back scaled).
+	// False leaves Match.Vector nil, and a store on a server does not
+	// ask the server for vectors, which can halve the cost of a query.
+	WithVectors bool
 }
 
 // Prepare validates q and returns it with K defaulted. It checks K,

@@ -33,13 +33,21 @@
 //
 // # What was tested against a real server
 //
-// Nothing: Chroma's server does not run here (its binary needs a newer
-// glibc). The conformance suite in vector/vectortest runs against a local
-// fake of the v2 REST API (pre-flight, collections, upsert, get, query,
-// delete) that merges metadata on upsert, applies the where operators
-// above and scores by cosine distance, and that asserts the requests the
-// store sends. So these behaviours of a real Chroma are assumed, not
-// observed: $eq never matches a list field and $contains never matches a
-// scalar, a string never equals a number, upsert merges metadata and null
-// deletes a key.
+// The conformance suite in vector/vectortest runs against a real Chroma
+// server (CI starts one from npm's chromadb 3.5.0, whose CLI embeds the
+// server: .ci/chroma.sh, TestConformanceRealServer) and against a local fake
+// of the v2 REST API (pre-flight, collections, upsert, get, query, delete)
+// that asserts the requests the store sends. The fake follows what the real
+// server was seen to do: it merges metadata on upsert and deletes a key sent
+// as null, refuses a request of more than 5,461 records (the max_batch_size
+// a default server reports), reports a collection's dimension once it holds
+// a record, and compares ids and values exactly, white space and case
+// included. Metadata keys starting with '#' or '$', which the real server
+// refuses with an untyped 400, are refused before any request by
+// [vector.NormalizeMetadata], and an empty list, which the server drops, is
+// left out there too, so every store reads back the same.
+//
+// Upsert reads the stored metadata of its batch before it writes (one get
+// per batch): Chroma's upsert merges metadata, and the API has no call that
+// replaces it, so the keys a document no longer has are sent as null.
 package chroma

@@ -33,6 +33,10 @@ type fake struct {
 	requests    []request
 }
 
+// maxBatchSize is the most records one request may carry, as a default
+// Chroma server reports in its pre-flight checks.
+const maxBatchSize = 5461
+
 type collection struct {
 	id, name      string
 	metadata      map[string]any
@@ -82,13 +86,17 @@ func (f *fake) serve(w http.ResponseWriter, r *http.Request) {
 	var err error
 	switch {
 	case r.Method == http.MethodGet && r.URL.Path == "/api/v2/pre-flight-checks":
-		reply = map[string]any{"max_batch_size": 1000, "supports_base64_encoding": true}
+		reply = map[string]any{"max_batch_size": maxBatchSize, "supports_base64_encoding": true}
 	case r.Method == http.MethodPost && len(parts) == 5 && parts[0] == "tenants" && parts[2] == "databases" && parts[4] == "collections":
 		reply, err = f.getOrCreate(parts[1], parts[3], body)
 	case r.Method == http.MethodPost && len(parts) == 7 && parts[4] == "collections":
 		c := f.collections[parts[5]]
 		if c == nil {
 			err = fmt.Errorf("collection %s does not exist", parts[5])
+			break
+		}
+		if n := len(list(body["ids"])); n > maxBatchSize { // as the real server refuses
+			err = fmt.Errorf("Cannot submit more than %d records in one request: Maximum allowed is %d but got %d", maxBatchSize, maxBatchSize, n)
 			break
 		}
 		switch parts[6] {
@@ -138,7 +146,12 @@ func (f *fake) getOrCreate(tenant, database string, body map[string]any) (any, e
 		c = &collection{id: fmt.Sprintf("00000000-0000-0000-0000-%012d", len(f.collections)+1), name: name, metadata: md, configuration: conf, records: map[string]record{}}
 		f.collections[c.id] = c
 	}
-	return map[string]any{"id": c.id, "name": c.name, "metadata": c.metadata, "configuration_json": c.configuration, "tenant": tenant, "database": database}, nil
+	reply := map[string]any{"id": c.id, "name": c.name, "metadata": c.metadata, "configuration_json": c.configuration, "tenant": tenant, "database": database}
+	for _, r := range c.records { // the real server reports the dimension once a record is stored
+		reply["dimension"] = len(r.vector)
+		break
+	}
+	return reply, nil
 }
 
 func (c *collection) upsert(body map[string]any) (any, error) {
@@ -234,8 +247,12 @@ func (c *collection) query(body map[string]any) (any, error) {
 		embs = append(embs, r.vector)
 		dists = append(dists, h.dist)
 	}
-	return map[string]any{"ids": []any{ids}, "documents": []any{docs}, "metadatas": []any{metas},
-		"embeddings": []any{embs}, "distances": []any{dists}, "include": body["include"]}, nil
+	out := map[string]any{"ids": []any{ids}, "documents": []any{docs}, "metadatas": []any{metas},
+		"embeddings": []any{embs}, "distances": []any{dists}, "include": body["include"]}
+	if inc, _ := body["include"].([]any); !slices.Contains(inc, any("embeddings")) {
+		out["embeddings"] = nil // as the real server does
+	}
+	return out, nil
 }
 
 // matchWhere evaluates Chroma's where clause: {"field": {"$op": value}},

@@ -16,8 +16,8 @@ const (
 	// DefaultCollection is the collection a [Config] with no Collection
 	// uses.
 	DefaultCollection = "loom"
-	// DefaultBatchSize is the number of records per upsert request when
-	// [Config.BatchSize] is zero.
+	// DefaultBatchSize is the number of records per upsert or delete
+	// request when [Config.BatchSize] is zero.
 	DefaultBatchSize = 100
 )
 
@@ -39,9 +39,10 @@ type Config struct {
 	// Embedder embeds documents and queries given as text. Nil: every
 	// document and query must carry a vector.
 	Embedder model.Embedder
-	// BatchSize is the number of records per upsert request: zero means
-	// [DefaultBatchSize]; negative is an error. Keep it within the
-	// server's max_batch_size.
+	// BatchSize is the number of records per upsert or delete request:
+	// zero means [DefaultBatchSize]; negative is an error. Keep it within
+	// the server's max_batch_size (5,461 on a default server), which
+	// refuses larger requests.
 	BatchSize int
 }
 
@@ -210,7 +211,8 @@ func metadata(md map[string]any, stale []string) chroma.DocumentMetadata {
 	return chroma.NewDocumentMetadata(attrs...)
 }
 
-// Delete removes the records with these ids; unknown ids are ignored.
+// Delete removes the records with these ids, [Config.BatchSize] per
+// request; unknown ids are ignored.
 func (s *Store) Delete(ctx context.Context, ids ...string) error {
 	if err := s.gate.Enter("chroma"); err != nil {
 		return err
@@ -223,8 +225,11 @@ func (s *Store) Delete(ctx context.Context, ids ...string) error {
 	for i, id := range ids {
 		docIDs[i] = chroma.DocumentID(id)
 	}
-	if err := s.col.Delete(ctx, chroma.WithIDs(docIDs...)); err != nil {
-		return fmt.Errorf("chroma: delete %d ids: %w", len(ids), err)
+	for start := 0; start < len(docIDs); start += s.batch {
+		part := docIDs[start:min(start+s.batch, len(docIDs))]
+		if err := s.col.Delete(ctx, chroma.WithIDs(part...)); err != nil {
+			return fmt.Errorf("chroma: delete %d ids (%d of %d already deleted): %w", len(part), start, len(ids), err)
+		}
 	}
 	return nil
 }
@@ -247,10 +252,14 @@ func (s *Store) Search(ctx context.Context, q vector.Query) ([]vector.Match, err
 	if !ok {
 		return nil, nil
 	}
+	include := []chroma.Include{chroma.IncludeDocuments, chroma.IncludeMetadatas, chroma.IncludeDistances}
+	if q.WithVectors {
+		include = append(include, chroma.IncludeEmbeddings)
+	}
 	opts := []chroma.CollectionQueryOption{
 		chroma.WithQueryEmbeddings(embeddings.NewEmbeddingFromFloat32(qvec)),
 		chroma.WithNResults(q.K),
-		chroma.WithInclude(chroma.IncludeDocuments, chroma.IncludeMetadatas, chroma.IncludeEmbeddings, chroma.IncludeDistances),
+		chroma.WithInclude(include...),
 	}
 	if w != nil {
 		opts = append(opts, chroma.WithWhere(&w))

@@ -14,8 +14,15 @@
 //	CREATE INDEX ON <table> USING gin (metadata jsonb_path_ops)
 //
 // pgvector indexes at most 2000 dimensions with HNSW; a wider table gets no
-// HNSW index and every search is exact. Reopening a table checks that its
-// column has the dimensions asked for.
+// HNSW index and every search is exact. A table an [Config.Exact] store
+// creates gets no HNSW index either, since such a store never reads it and
+// updating it is most of the cost of a write; a later Open without Exact
+// creates it. Reopening a table checks that its column has the dimensions
+// asked for.
+//
+// An Upsert writes its documents in one transaction, a thousand rows per
+// INSERT statement (the columns sent as arrays); a Delete is one
+// statement.
 //
 // # Search
 //

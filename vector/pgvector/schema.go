@@ -73,8 +73,19 @@ func (s *Store) migrate(ctx context.Context, name string) error {
 WHERE attrelid = to_regclass($1) AND attname = 'embedding' AND NOT attisdropped`, s.table).Scan(&typ); err != nil && err != pgx.ErrNoRows {
 			return fmt.Errorf("pgvector: look up table %s: %w", name, err)
 		}
+		hnsw := fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON %s USING hnsw (embedding vector_cosine_ops)`,
+			pgx.Identifier{name + "_embedding_idx"}.Sanitize(), s.table)
 		if typ != nil {
-			return checkColumn(name, *typ, s.dims)
+			if err := checkColumn(name, *typ, s.dims); err != nil {
+				return err
+			}
+			// A table an Exact store created has no HNSW index yet.
+			if !s.exact && s.dims <= maxIndexDims {
+				if _, err := tx.Exec(ctx, hnsw); err != nil {
+					return fmt.Errorf("pgvector: index table %s: %w", name, err)
+				}
+			}
+			return nil
 		}
 		ddl := []string{fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
 	id text PRIMARY KEY,
@@ -84,9 +95,10 @@ WHERE attrelid = to_regclass($1) AND attname = 'embedding' AND NOT attisdropped`
 			fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON %s USING gin (metadata jsonb_path_ops)`,
 				pgx.Identifier{name + "_metadata_idx"}.Sanitize(), s.table),
 		}
-		if s.dims <= maxIndexDims {
-			ddl = append(ddl, fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON %s USING hnsw (embedding vector_cosine_ops)`,
-				pgx.Identifier{name + "_embedding_idx"}.Sanitize(), s.table))
+		// An Exact store never reads the HNSW index, and keeping one up
+		// to date is most of the cost of a write.
+		if !s.exact && s.dims <= maxIndexDims {
+			ddl = append(ddl, hnsw)
 		}
 		for _, q := range ddl {
 			if _, err := tx.Exec(ctx, q); err != nil {

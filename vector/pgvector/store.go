@@ -37,7 +37,7 @@ type Config struct {
 	// document and query must carry a vector.
 	Embedder model.Embedder
 	// Exact skips the HNSW index, so every search is an exact sequential
-	// scan.
+	// scan. A table an Exact store creates gets no HNSW index.
 	Exact bool
 	// EFSearch is hnsw.ef_search, the candidate list of an index scan;
 	// a search raises it to at least K. Zero means pgvector's default of
@@ -118,27 +118,40 @@ func (s *Store) Upsert(ctx context.Context, docs ...vector.Document) error {
 	// One lock order for every writer, so that two upserts of the same ids
 	// in another order cannot deadlock.
 	slices.SortFunc(docs, func(a, b vector.Document) int { return strings.Compare(a.ID, b.ID) })
-	batch := &pgx.Batch{}
-	q := `INSERT INTO ` + s.table + ` (id, text, metadata, embedding) VALUES ($1, $2, $3::jsonb, $4::vector)
+	// One statement per chunk of rows, the columns sent as arrays and
+	// unnested: a statement per row costs a round trip and a parse each.
+	q := `INSERT INTO ` + s.table + ` (id, text, metadata, embedding)
+SELECT id, text, metadata::jsonb, embedding::vector FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS r(id, text, metadata, embedding)
 ON CONFLICT (id) DO UPDATE SET text = EXCLUDED.text, metadata = EXCLUDED.metadata, embedding = EXCLUDED.embedding`
-	for _, d := range docs {
-		meta, err := json.Marshal(d.Metadata)
-		if err != nil {
-			return fmt.Errorf("pgvector: document %q: encode metadata: %w", d.ID, err)
-		}
-		if d.Metadata == nil {
-			meta = []byte("{}")
-		}
-		batch.Queue(q, d.ID, d.Text, string(meta), pgv.NewVector(d.Vector).String())
-	}
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		return tx.SendBatch(ctx, batch).Close()
+		for chunk := range slices.Chunk(docs, upsertChunk) {
+			ids := make([]string, len(chunk))
+			texts := make([]string, len(chunk))
+			metas := make([]string, len(chunk))
+			vecs := make([]string, len(chunk))
+			for i, d := range chunk {
+				meta := []byte("{}")
+				if d.Metadata != nil {
+					if meta, err = json.Marshal(d.Metadata); err != nil {
+						return fmt.Errorf("document %q: encode metadata: %w", d.ID, err)
+					}
+				}
+				ids[i], texts[i], metas[i], vecs[i] = d.ID, d.Text, string(meta), pgv.NewVector(d.Vector).String()
+			}
+			if _, err := tx.Exec(ctx, q, ids, texts, metas, vecs); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("pgvector: upsert %d documents: %w", len(docs), err)
 	}
 	return nil
 }
+
+// upsertChunk is how many rows one INSERT statement of an Upsert carries.
+const upsertChunk = 1000
 
 // Delete removes the documents with these ids; unknown ids are ignored.
 func (s *Store) Delete(ctx context.Context, ids ...string) error {
@@ -177,7 +190,11 @@ func (s *Store) Search(ctx context.Context, q vector.Query) ([]vector.Match, err
 	if pred.expr != "" {
 		where, args = "WHERE metadata @@ $3::jsonpath", append(args, pred.expr)
 	}
-	sql := `SELECT id, text, metadata, embedding::text, embedding <=> $1::vector AS distance FROM ` + s.table +
+	vecCol := "NULL::text"
+	if q.WithVectors {
+		vecCol = "embedding::text"
+	}
+	sql := `SELECT id, text, metadata, ` + vecCol + `, embedding <=> $1::vector AS distance FROM ` + s.table +
 		` ` + where + ` ORDER BY embedding <=> $1::vector LIMIT $2`
 
 	var rows []row
@@ -214,9 +231,10 @@ func (s *Store) Search(ctx context.Context, q vector.Query) ([]vector.Match, err
 
 // row is one search result as read.
 type row struct {
-	id, text, vec string
-	meta          map[string]any
-	distance      float64
+	id, text string
+	vec      *string // nil unless the query asked for vectors
+	meta     map[string]any
+	distance float64
 }
 
 func collect(ctx context.Context, tx pgx.Tx, sql string, args []any) ([]row, error) {
@@ -250,16 +268,20 @@ func matches(rows []row, minScore float32) ([]vector.Match, error) {
 		if minScore != 0 && score < minScore {
 			break
 		}
-		var v pgv.Vector
-		if err := v.Parse(r.vec); err != nil {
-			return nil, fmt.Errorf("pgvector: document %q: read vector: %w", r.id, err)
+		var vec []float32
+		if r.vec != nil {
+			var v pgv.Vector
+			if err := v.Parse(*r.vec); err != nil {
+				return nil, fmt.Errorf("pgvector: document %q: read vector: %w", r.id, err)
+			}
+			vec = v.Slice()
 		}
 		meta, err := vector.NormalizeMetadata(r.meta)
 		if err != nil {
 			return nil, fmt.Errorf("pgvector: document %q: read metadata: %w", r.id, err)
 		}
 		out = append(out, vector.Match{
-			Document: vector.Document{ID: r.id, Text: r.text, Vector: v.Slice(), Metadata: meta},
+			Document: vector.Document{ID: r.id, Text: r.text, Vector: vec, Metadata: meta},
 			Score:    score,
 		})
 	}

@@ -124,3 +124,24 @@ func TestTextNeedsAnEmbedder(t *testing.T) {
 	_, err = s.Search(ctx, vector.Query{Text: "words"})
 	require.ErrorIs(t, err, vector.ErrNoEmbedder)
 }
+
+// TestExactTableHasNoHNSWIndex checks that a table an Exact store creates
+// has no HNSW index, and that opening it without Exact creates one.
+func TestExactTableHasNoHNSWIndex(t *testing.T) {
+	ctx := context.Background()
+	pool := testPool(t)
+	table := newTable(t, pool)
+	hnsw := func() bool {
+		var n int
+		require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM pg_indexes WHERE tablename = $1 AND indexdef LIKE '%USING hnsw%'`, table).Scan(&n))
+		return n == 1
+	}
+	s, err := pgvector.Open(ctx, pgvector.Config{Pool: pool, Table: table, Dimensions: 4, Exact: true})
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+	require.False(t, hnsw(), "an Exact store's table has no HNSW index")
+	s, err = pgvector.Open(ctx, pgvector.Config{Pool: pool, Table: table, Dimensions: 4})
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+	require.True(t, hnsw(), "opening without Exact creates the HNSW index")
+}

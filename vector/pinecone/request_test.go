@@ -158,7 +158,7 @@ func TestLargeKFetchesRecords(t *testing.T) {
 		docs[i] = vector.Document{ID: fmt.Sprint(i), Text: fmt.Sprint("text ", i), Vector: vec(i), Metadata: map[string]any{"i": i}}
 	}
 	require.NoError(t, s.Upsert(ctx, docs...))
-	ms, err := s.Search(ctx, vector.Query{Vector: vec(3), K: 1200})
+	ms, err := s.Search(ctx, vector.Query{Vector: vec(3), K: 1200, WithVectors: true})
 	require.NoError(t, err)
 	require.Len(t, ms, 1200)
 	for i, m := range ms {
@@ -179,4 +179,13 @@ func TestLargeKFetchesRecords(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, ms, 1000)
 	require.Len(t, f.calls("Fetch"), 2, "K up to 1000 needs no fetch")
+	q = f.calls("Query")
+	require.Equal(t, nil, q[len(q)-1].Body["includeValues"], "no values asked for without WithVectors")
+	require.Equal(t, true, q[len(q)-1].Body["includeMetadata"])
+	require.Nil(t, ms[0].Vector)
+	ms, err = s.Search(ctx, vector.Query{Vector: vec(3), K: 10, WithVectors: true})
+	require.NoError(t, err)
+	require.Len(t, ms[0].Vector, 4)
+	q = f.calls("Query")
+	require.Equal(t, true, q[len(q)-1].Body["includeValues"], "values asked for WithVectors")
 }

@@ -191,7 +191,7 @@ func (s *Store) Search(ctx context.Context, q vector.Query) ([]vector.Match, err
 	// Pinecone returns metadata and values with at most MaxKWithMetadata
 	// matches; a larger K asks for ids and scores, then fetches the rest.
 	include := q.K <= MaxKWithMetadata
-	req := &pinecone.QueryByVectorValuesRequest{Vector: qvec, TopK: uint32(q.K), IncludeValues: include, IncludeMetadata: include}
+	req := &pinecone.QueryByVectorValuesRequest{Vector: qvec, TopK: uint32(q.K), IncludeValues: include && q.WithVectors, IncludeMetadata: include}
 	if expr != nil {
 		if req.MetadataFilter, err = structpb.NewStruct(expr); err != nil {
 			return nil, fmt.Errorf("pinecone: encode filter: %w", err)
@@ -217,6 +217,9 @@ func (s *Store) Search(ctx context.Context, q vector.Query) ([]vector.Match, err
 		d, err := s.document(m.Vector)
 		if err != nil {
 			return nil, err
+		}
+		if !q.WithVectors {
+			d.Vector = nil // a fetch returns values whether asked or not
 		}
 		out = append(out, vector.Match{Document: d, Score: m.Score})
 	}

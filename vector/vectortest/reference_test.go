@@ -105,6 +105,9 @@ func (r *reference) Search(_ context.Context, q vector.Query) ([]vector.Match, e
 		if q.MinScore != 0 && s < q.MinScore {
 			continue
 		}
+		if !q.WithVectors {
+			d.Vector = nil
+		}
 		out = append(out, vector.Match{Document: d, Score: s})
 	}
 	slices.SortFunc(out, func(a, b vector.Match) int { return cmp.Compare(b.Score, a.Score) })

@@ -65,6 +65,10 @@ func Run(t *testing.T, open func(t *testing.T, dims int) vector.Store, opts Opti
 	t.Run("MinScore", s.minScore)
 	t.Run("Filter", s.filters)
 	t.Run("FilterBeforeTopK", s.filterBeforeTopK)
+	t.Run("ExactIDs", s.exactIDs)
+	t.Run("EmptyList", s.emptyList)
+	t.Run("Batches", s.batches)
+	t.Run("WithVectors", s.withVectors)
 	t.Run("DimensionMismatch", s.dimensionMismatch)
 	t.Run("InvalidInput", s.invalidInput)
 	t.Run("Concurrent", s.concurrent)
@@ -300,6 +304,110 @@ func (s *suite) delete(t *testing.T) {
 	ms, err := st.Search(ctx, vector.Query{Vector: docs[0].Vector, K: 1})
 	require.NoError(t, err)
 	require.Equal(t, docs[0].ID, ms[0].ID)
+}
+
+// exactIDs: ids and filter values are compared exactly, white space and
+// case included: deleting "a" leaves " a", "a " and "A", and Eq("lang",
+// "go") matches neither "go " nor "Go".
+func (s *suite) exactIDs(t *testing.T) {
+	ctx := context.Background()
+	st := s.store(t)
+	r := rand.New(rand.NewPCG(12, 12))
+	names := []string{"a", " a", "a ", "A"}
+	langs := []string{"go", "go ", " go", "Go"}
+	docs := make([]vector.Document, len(names))
+	for i := range names {
+		docs[i] = vector.Document{ID: names[i], Text: "doc " + names[i], Vector: randVec(r),
+			Metadata: map[string]any{"lang": langs[i], "tags": []string{langs[i]}}}
+	}
+	require.NoError(t, st.Upsert(ctx, docs...))
+	for _, tc := range []struct {
+		name string
+		f    *vector.Filter
+		want []string
+	}{
+		{"eq", vector.Eq("lang", "go"), []string{"a"}},
+		{"eq with a space", vector.Eq("lang", "go "), []string{" a"}},
+		{"list holds", vector.Eq("tags", "go"), []string{"a"}},
+		{"in", vector.In("lang", "Go", " go"), []string{"a ", "A"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ms, err := st.Search(ctx, vector.Query{Vector: docs[0].Vector, K: 10, Filter: tc.f})
+			require.NoError(t, err)
+			require.ElementsMatch(t, tc.want, ids(ms))
+		})
+	}
+	require.NoError(t, st.Delete(ctx, "a"))
+	require.ElementsMatch(t, []string{" a", "a ", "A"}, ids(all(t, st, docs[0].Vector)), "deleting \"a\" deletes only \"a\"")
+}
+
+// emptyList: an empty list in metadata is left out, as the servers that
+// cannot store one do, and the rest of the metadata is kept.
+func (s *suite) emptyList(t *testing.T) {
+	ctx := context.Background()
+	st := s.store(t)
+	v := randVec(rand.New(rand.NewPCG(13, 13)))
+	require.NoError(t, st.Upsert(ctx,
+		vector.Document{ID: "e", Text: "e", Vector: v, Metadata: map[string]any{"tags": []string{}, "lang": "go"}},
+		vector.Document{ID: "f", Text: "f", Vector: v, Metadata: map[string]any{"tags": []any{}}}))
+	got := map[string]map[string]any{}
+	for _, m := range all(t, st, v) {
+		got[m.ID] = m.Metadata
+	}
+	require.Equal(t, map[string]any{"lang": "go"}, got["e"])
+	require.Empty(t, got["f"])
+}
+
+// batches: writes and deletes larger than any server's request limit
+// (Chroma's max_batch_size is 5,461) are split by the store.
+func (s *suite) batches(t *testing.T) {
+	if testing.Short() {
+		t.Skip("6,000 documents")
+	}
+	ctx := context.Background()
+	st := s.store(t)
+	r := rand.New(rand.NewPCG(14, 14))
+	const n = 6000
+	docs := make([]vector.Document, n)
+	idList := make([]string, n)
+	for i := range docs {
+		idList[i] = "b" + strconv.Itoa(i)
+		docs[i] = vector.Document{ID: idList[i], Text: idList[i], Vector: randVec(r)}
+	}
+	require.NoError(t, st.Upsert(ctx, docs...))
+	ms, err := st.Search(ctx, vector.Query{Vector: docs[n-1].Vector, K: 1})
+	require.NoError(t, err)
+	require.Equal(t, docs[n-1].ID, ms[0].ID, "the last batch was written")
+	require.NoError(t, st.Delete(ctx, idList[:n-1]...))
+	require.Equal(t, []string{docs[n-1].ID}, ids(all(t, st, docs[0].Vector)))
+}
+
+// withVectors checks that matches carry their stored vector only when the
+// query asks for it.
+func (s *suite) withVectors(t *testing.T) {
+	ctx := context.Background()
+	st := s.store(t)
+	r := rand.New(rand.NewPCG(15, 15))
+	docs := corpus(r, 5)
+	require.NoError(t, st.Upsert(ctx, docs...))
+	byID := map[string][]float32{}
+	for _, d := range docs {
+		byID[d.ID] = d.Vector
+	}
+	ms, err := st.Search(ctx, vector.Query{Vector: docs[0].Vector, K: 5})
+	require.NoError(t, err)
+	require.Len(t, ms, 5)
+	for _, m := range ms {
+		require.Nil(t, m.Vector, "match %q carries a vector the query did not ask for", m.ID)
+	}
+	ms, err = st.Search(ctx, vector.Query{Vector: docs[0].Vector, K: 5, WithVectors: true})
+	require.NoError(t, err)
+	require.Len(t, ms, 5)
+	for _, m := range ms {
+		want := byID[m.ID]
+		require.Len(t, m.Vector, len(want), "match %q carries its vector when asked", m.ID)
+		require.InDelta(t, 1, cosine(want, m.Vector), float64(s.opts.ScoreTolerance), "match %q: the stored vector's direction", m.ID)
+	}
 }
 
 func (s *suite) searchByText(t *testing.T) {
@@ -575,6 +683,8 @@ func (s *suite) invalidInput(t *testing.T) {
 		{"NaN element", vector.Document{ID: "a", Vector: append(slices.Clone(v[:Dims-1]), float32(math.NaN()))}, "NaN"},
 		{"metadata type", vector.Document{ID: "a", Vector: v, Metadata: map[string]any{"when": struct{}{}}}, "when"},
 		{"metadata list of numbers", vector.Document{ID: "a", Vector: v, Metadata: map[string]any{"xs": []int{1}}}, "xs"},
+		{"reserved key #", vector.Document{ID: "a", Vector: v, Metadata: map[string]any{"#doc": "x"}}, `"#doc"`},
+		{"reserved key $", vector.Document{ID: "a", Vector: v, Metadata: map[string]any{"$in": "x"}}, `"$in"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := st.Upsert(ctx, tc.doc)

@@ -3,6 +3,8 @@ package weaviate_test
 import (
 	"encoding/json"
 	"fmt"
+	"iter"
+	"maps"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -79,8 +81,9 @@ func (f *fake) serve(w http.ResponseWriter, r *http.Request) {
 		reply = c.def
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/schema":
 		name, _ := obj["class"].(string)
-		if f.classes[name] != nil {
-			fail(http.StatusUnprocessableEntity, "class name %q already exists", name)
+		if other := foldFind(maps.Keys(f.classes), name); other != "" {
+			// As Weaviate: class names are compared case-insensitively.
+			fail(http.StatusUnprocessableEntity, "class name %q already exists", other)
 			break
 		}
 		c := &class{def: obj, props: map[string]string{}, objects: map[string]object{}}
@@ -96,8 +99,9 @@ func (f *fake) serve(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case c == nil:
 			fail(http.StatusNotFound, "class %s not found", path[2])
-		case c.props[name] != "":
-			fail(http.StatusUnprocessableEntity, "property %q already exists", name)
+		case foldFind(maps.Keys(c.props), name) != "":
+			// As Weaviate: property names are compared case-insensitively.
+			fail(http.StatusUnprocessableEntity, "property %q already exists", foldFind(maps.Keys(c.props), name))
 		default:
 			c.props[name] = list(obj["dataType"])[0].(string)
 			c.def["properties"] = append(list(c.def["properties"]), obj)
@@ -185,7 +189,7 @@ func (f *fake) batchDelete(body map[string]any) (any, error) {
 	where, _ := match["where"].(map[string]any)
 	n := 0
 	for id, o := range c.objects {
-		ok, err := c.match(where, o.props)
+		ok, err := c.matchObject(where, id, o.props)
 		if err != nil {
 			return nil, err
 		}
@@ -274,6 +278,22 @@ func (f *fake) graphql(body map[string]any) any {
 	return map[string]any{"data": map[string]any{"Get": map[string]any{q.class: objs}}}
 }
 
+// matchObject is match with the path "id" meaning the object's UUID, as
+// Weaviate's where filters take it.
+func (c *class) matchObject(w map[string]any, id string, props map[string]any) (bool, error) {
+	if p := list(w["path"]); len(p) == 1 && p[0] == "id" {
+		if w["operator"] != "ContainsAny" && w["operator"] != "Equal" {
+			return false, fmt.Errorf("the fake filters ids with Equal or ContainsAny")
+		}
+		texts := list(w["valueTextArray"])
+		if s, ok := w["valueText"].(string); ok {
+			texts = append(texts, s)
+		}
+		return slices.Contains(texts, any(id)), nil
+	}
+	return c.match(w, props)
+}
+
 // match evaluates a where filter, from GraphQL or from a batch delete's
 // JSON: And and Or over operands; Equal, ContainsAny and the ranges on a
 // property of the value's type. A property the class lacks, or a value of
@@ -315,7 +335,9 @@ func (c *class) match(w map[string]any, props map[string]any) (bool, error) {
 	case "Equal":
 		switch {
 		case len(texts) == 1 && typ == "text":
-			return present && v == texts[0], nil
+			// Field tokenization: the value trimmed of white space.
+			sv, _ := v.(string)
+			return present && strings.TrimSpace(sv) == strings.TrimSpace(fmt.Sprint(texts[0])), nil
 		case w["valueNumber"] != nil && typ == "number":
 			return present && v == w["valueNumber"], nil
 		case w["valueBoolean"] != nil && typ == "boolean":
@@ -330,9 +352,12 @@ func (c *class) match(w map[string]any, props map[string]any) (bool, error) {
 		if s, ok := v.(string); ok {
 			elems = []any{s}
 		}
+		// Field tokenization: values trimmed of white space.
 		for _, t := range texts {
-			if slices.Contains(elems, t) {
-				return true, nil
+			for _, e := range elems {
+				if strings.TrimSpace(fmt.Sprint(e)) == strings.TrimSpace(fmt.Sprint(t)) {
+					return true, nil
+				}
 			}
 		}
 		return false, nil
@@ -345,6 +370,17 @@ func (c *class) match(w map[string]any, props map[string]any) (bool, error) {
 		return ok && map[string]bool{"GreaterThan": n > bound, "GreaterThanEqual": n >= bound, "LessThan": n < bound, "LessThanEqual": n <= bound}[op], nil
 	}
 	return false, fmt.Errorf("the fake does not implement operator %s", op)
+}
+
+// foldFind returns the name among names equal to name ignoring case, or
+// "".
+func foldFind(names iter.Seq[string], name string) string {
+	for n := range names {
+		if strings.EqualFold(n, name) {
+			return n
+		}
+	}
+	return ""
 }
 
 func list(v any) []any { l, _ := v.([]any); return l }

@@ -2,6 +2,7 @@ package weaviate_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -103,8 +104,8 @@ func TestUpsertChecksProperties(t *testing.T) {
 	require.NoError(t, s.Delete(ctx, "a", "zz"))
 	dels := f.calls("DELETE", "/v1/batch/objects")
 	require.Len(t, dels, 1)
-	require.Equal(t, map[string]any{"class": "P", "where": map[string]any{"operands": nil, "operator": "ContainsAny", "path": []any{"loom_id"}, "valueTextArray": []any{"a", "zz"}}},
-		dels[0].Body.(map[string]any)["match"])
+	require.Equal(t, map[string]any{"class": "P", "where": map[string]any{"operands": nil, "operator": "ContainsAny", "path": []any{"id"}, "valueTextArray": []any{weaviate.ObjectID("a"), weaviate.ObjectID("zz")}}},
+		dels[0].Body.(map[string]any)["match"], "deleted by object UUID, which is exact")
 }
 
 // TestBatchErrorsAreReported checks that a per-object error in a batch
@@ -163,4 +164,80 @@ func TestTextNeedsAnEmbedder(t *testing.T) {
 	require.ErrorIs(t, err, vector.ErrNoEmbedder)
 	require.Empty(t, f.calls("POST", "/v1/batch/objects"))
 	require.Empty(t, f.calls("POST", "/v1/graphql"))
+}
+
+// TestKAboveTheServerMaximum checks that a K the server would refuse is an
+// ErrInvalidQuery naming K and the maximum, and is not sent.
+func TestKAboveTheServerMaximum(t *testing.T) {
+	ctx := context.Background()
+	f := startFake(t)
+	s, err := weaviate.Open(ctx, weaviate.Config{Client: client(t, f), Class: "K", Dimensions: 2})
+	require.NoError(t, err)
+	_, err = s.Search(ctx, vector.Query{Vector: []float32{1, 0}, K: weaviate.MaxK + 1})
+	require.ErrorIs(t, err, vector.ErrInvalidQuery)
+	require.ErrorContains(t, err, "K is 10001")
+	require.ErrorContains(t, err, "at most 10000")
+	require.Empty(t, f.calls("POST", "/v1/graphql"), "checked before sending")
+	_, err = s.Search(ctx, vector.Query{Vector: []float32{1, 0}, K: weaviate.MaxK})
+	require.NoError(t, err, "K at the maximum is sent")
+}
+
+// TestNamesDifferingOnlyInCase checks the typed errors for names Weaviate
+// compares case-insensitively: a metadata key beside a property spelt
+// otherwise, and a class beside a class spelt otherwise.
+func TestNamesDifferingOnlyInCase(t *testing.T) {
+	ctx := context.Background()
+	f := startFake(t)
+	s, err := weaviate.Open(ctx, weaviate.Config{Client: client(t, f), Class: "Case", Dimensions: 2})
+	require.NoError(t, err)
+	v := []float32{1, 0}
+	require.NoError(t, s.Upsert(ctx, vector.Document{ID: "a", Text: "t", Vector: v, Metadata: map[string]any{"fooBar": 1}}))
+	for _, tc := range []struct {
+		name string
+		md   map[string]any
+		key  string
+	}{
+		{"an existing property", map[string]any{"foobar": 2}, `"foobar"`},
+		{"within one upsert", map[string]any{"baz": 1, "baZ": 2}, `"ba`},
+		{"a reserved property", map[string]any{"loom_ID": "x"}, `"loom_ID"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := len(f.calls("POST", "/properties"))
+			err := s.Upsert(ctx, vector.Document{ID: "b", Text: "t", Vector: v, Metadata: tc.md})
+			require.ErrorIs(t, err, vector.ErrInvalidDocument)
+			require.ErrorContains(t, err, tc.key)
+			require.ErrorContains(t, err, "case")
+			require.Len(t, f.calls("POST", "/properties"), before, "no property is added")
+		})
+	}
+
+	_, err = weaviate.Open(ctx, weaviate.Config{Client: client(t, f), Class: "CASE", Dimensions: 2})
+	require.ErrorIs(t, err, weaviate.ErrConfig)
+	require.ErrorContains(t, err, `"CASE"`)
+	require.ErrorContains(t, err, "case")
+}
+
+// TestWhiteSpaceExactFilter checks that matches the server's trimmed
+// comparison lets through are dropped and the query sent again with a
+// larger limit, so the top K of the exact matches come back.
+func TestWhiteSpaceExactFilter(t *testing.T) {
+	ctx := context.Background()
+	f := startFake(t)
+	s, err := weaviate.Open(ctx, weaviate.Config{Client: client(t, f), Class: "Ws", Dimensions: 2})
+	require.NoError(t, err)
+	var docs []vector.Document
+	for i, lang := range []string{"go ", " go", "go ", "go", "go", "go"} {
+		// Closest first: the padded values rank above the exact ones.
+		docs = append(docs, vector.Document{ID: fmt.Sprint("d", i), Text: "t", Vector: []float32{1, float32(i) / 10}, Metadata: map[string]any{"lang": lang}})
+	}
+	require.NoError(t, s.Upsert(ctx, docs...))
+	before := len(f.calls("POST", "/v1/graphql"))
+	ms, err := s.Search(ctx, vector.Query{Vector: []float32{1, 0}, K: 2, Filter: vector.Eq("lang", "go")})
+	require.NoError(t, err)
+	require.Equal(t, []string{"d3", "d4"}, []string{ms[0].ID, ms[1].ID})
+	require.Greater(t, len(f.calls("POST", "/v1/graphql"))-before, 1, "sent again with a larger limit")
+	ms, err = s.Search(ctx, vector.Query{Vector: []float32{1, 0}, K: 10, Filter: vector.Eq("lang", "go ")})
+	require.NoError(t, err)
+	require.Len(t, ms, 2)
+	require.ElementsMatch(t, []string{"d0", "d2"}, []string{ms[0].ID, ms[1].ID})
 }

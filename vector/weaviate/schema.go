@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"regexp"
+	"slices"
+	"strings"
 
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/fault"
 	"github.com/weaviate/weaviate/entities/models"
@@ -73,6 +76,10 @@ func (s *Store) loadSchema(ctx context.Context, create bool) (map[string]string,
 			},
 		}
 		if err := s.client.Schema().ClassCreator().WithClass(class).Do(ctx); err != nil {
+			if errors.As(err, &werr) && werr.StatusCode == http.StatusUnprocessableEntity {
+				// Weaviate's class names are case-insensitive.
+				return nil, fmt.Errorf("%w: Class %q: the server refused to create it, most likely because a class whose name differs only in case exists (Weaviate compares class names case-insensitively); use that name or another: %w", ErrConfig, s.class, err)
+			}
 			return nil, fmt.Errorf("weaviate: create class %s: %w", s.class, err)
 		}
 		err = nil
@@ -141,6 +148,13 @@ func (s *Store) ensureProperties(ctx context.Context, docs []vector.Document) er
 	s.schemaMu.Lock()
 	defer s.schemaMu.Unlock()
 	for _, k := range names {
+		if _, ok := s.props[k]; !ok {
+			if err := s.caseClash(k, names); err != nil {
+				return err
+			}
+		}
+	}
+	for _, k := range names {
 		have, ok := s.props[k]
 		if ok {
 			if have != want[k] {
@@ -156,12 +170,29 @@ func (s *Store) ensureProperties(ctx context.Context, docs []vector.Document) er
 			// Another process may have added it meanwhile.
 			props, rerr := s.loadSchema(ctx, false)
 			if rerr != nil || props[k] != want[k] {
+				var werr *fault.WeaviateClientError
+				if errors.As(err, &werr) && werr.StatusCode == http.StatusUnprocessableEntity {
+					return fmt.Errorf("%w: metadata key %q: class %s refused it as a property (Weaviate compares property names case-insensitively, so a key differing only in case may exist): %w", vector.ErrInvalidDocument, k, s.class, err)
+				}
 				return fmt.Errorf("weaviate: add property %q (%s) to class %s: %w", k, want[k], s.class, err)
 			}
 			s.props = props
 			continue
 		}
 		s.props[k] = want[k]
+	}
+	return nil
+}
+
+// caseClash rejects a new property name k that differs only in case from
+// a property of the class or another key being added: Weaviate compares
+// property names case-insensitively and refuses the second. Called with
+// schemaMu held.
+func (s *Store) caseClash(k string, adding []string) error {
+	for _, other := range slices.Concat(slices.Collect(maps.Keys(s.props)), adding, []string{idProperty, textProperty}) {
+		if other != k && strings.EqualFold(other, k) {
+			return fmt.Errorf("%w: metadata key %q differs only in case from the property %q of class %s; Weaviate property names are case-insensitive, so use one spelling", vector.ErrInvalidDocument, k, other, s.class)
+		}
 	}
 	return nil
 }

@@ -31,6 +31,10 @@ const (
 // does not fit it; the message says which.
 var ErrConfig = errors.New("weaviate: invalid config")
 
+// MaxK is the largest K a search takes: Weaviate's default
+// QUERY_MAXIMUM_RESULTS, above which the server refuses a query.
+const MaxK = 10000
+
 // idSpace is the namespace of the name-based UUIDs of document ids.
 var idSpace = uuid.MustParse("6ba7b811-9dad-11d1-80b4-00c04fd430c8") // RFC 4122's URL namespace
 
@@ -171,7 +175,14 @@ func (s *Store) Delete(ctx context.Context, ids ...string) error {
 	defer s.gate.Exit()
 	for start := 0; start < len(ids); start += s.batch {
 		part := ids[start:min(start+s.batch, len(ids))]
-		where := filters.Where().WithPath([]string{idProperty}).WithOperator(filters.ContainsAny).WithValueText(part...)
+		// By object UUID, which is exact: the id property is tokenized as
+		// a field, which trims white space, so a filter on it would also
+		// delete " a" with "a".
+		uuids := make([]string, len(part))
+		for i, id := range part {
+			uuids[i] = ObjectID(id)
+		}
+		where := filters.Where().WithPath([]string{"id"}).WithOperator(filters.ContainsAny).WithValueText(uuids...)
 		res, err := s.client.Batch().ObjectsBatchDeleter().WithClassName(s.class).WithWhere(where).Do(ctx)
 		if err == nil && res != nil && res.Results != nil && res.Results.Failed > 0 {
 			err = fmt.Errorf("%d objects failed to delete", res.Results.Failed)
@@ -195,6 +206,9 @@ func (s *Store) Search(ctx context.Context, q vector.Query) ([]vector.Match, err
 	if err != nil {
 		return nil, err
 	}
+	if q.K > MaxK {
+		return nil, fmt.Errorf("%w: K is %d; Weaviate returns at most %d results per query (its QUERY_MAXIMUM_RESULTS default)", vector.ErrInvalidQuery, q.K, MaxK)
+	}
 	props, err := s.properties(ctx, fields(q.Filter))
 	if err != nil {
 		return nil, err
@@ -213,24 +227,55 @@ func (s *Store) Search(ctx context.Context, q vector.Query) ([]vector.Match, err
 	for _, p := range slices.Sorted(maps.Keys(props)) {
 		names = append(names, graphql.Field{Name: p})
 	}
-	names = append(names, graphql.Field{Name: "_additional", Fields: []graphql.Field{{Name: "distance"}, {Name: "vector"}}})
-	get := s.client.GraphQL().Get().WithClassName(s.class).WithFields(names...).
-		WithNearVector(s.client.GraphQL().NearVectorArgBuilder().WithVector(qvec)).WithLimit(q.K)
-	if where != nil {
-		get = get.WithWhere(where)
+	additional := []graphql.Field{{Name: "distance"}}
+	if q.WithVectors {
+		additional = append(additional, graphql.Field{Name: "vector"})
 	}
-	res, err := get.Do(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("weaviate: search: %w", err)
-	}
-	if len(res.Errors) > 0 {
-		msgs := make([]error, len(res.Errors))
-		for i, e := range res.Errors {
-			msgs[i] = errors.New(e.Message)
+	names = append(names, graphql.Field{Name: "_additional", Fields: additional})
+	// Weaviate's field tokenization trims white space, so its where
+	// filter can match "go " for "go": the matches are checked again
+	// exactly, and when that drops some, the query is sent again with a
+	// larger limit until K remain or the server has no more.
+	limit := q.K
+	for {
+		get := s.client.GraphQL().Get().WithClassName(s.class).WithFields(names...).
+			WithNearVector(s.client.GraphQL().NearVectorArgBuilder().WithVector(qvec)).WithLimit(limit)
+		if where != nil {
+			get = get.WithWhere(where)
 		}
-		return nil, fmt.Errorf("weaviate: search: %w", errors.Join(msgs...))
+		res, err := get.Do(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("weaviate: search: %w", err)
+		}
+		if len(res.Errors) > 0 {
+			msgs := make([]error, len(res.Errors))
+			for i, e := range res.Errors {
+				msgs[i] = errors.New(e.Message)
+			}
+			return nil, fmt.Errorf("weaviate: search: %w", errors.Join(msgs...))
+		}
+		all, err := s.matches(res.Data, props, 0)
+		if err != nil {
+			return nil, err
+		}
+		if q.Filter == nil {
+			return cut(all, q.K, q.MinScore), nil
+		}
+		exact := slices.DeleteFunc(slices.Clone(all), func(m vector.Match) bool { return !q.Filter.Match(m.Metadata) })
+		if len(exact) >= q.K || len(all) < limit || limit >= MaxK {
+			return cut(exact, q.K, q.MinScore), nil
+		}
+		limit = min(MaxK, limit+2*(limit-len(exact)))
 	}
-	return s.matches(res.Data, props, q.MinScore)
+}
+
+// cut returns the first k matches scoring at least minScore (when not 0).
+func cut(ms []vector.Match, k int, minScore float32) []vector.Match {
+	ms = ms[:min(k, len(ms))]
+	if minScore != 0 {
+		ms = slices.DeleteFunc(ms, func(m vector.Match) bool { return m.Score < minScore })
+	}
+	return ms
 }
 
 // matches reads the objects of a Get reply.
