@@ -3,7 +3,9 @@
 // worker. See README.md.
 //
 //	coder worker                 run a worker (model calls and sandbox runs)
-//	coder start [-id ID] TASK    start a run and print its workflow id
+//	coder start [-id ID] [-auto] TASK
+//	                             start a run and print its workflow id
+//	                             (-auto: run the snippets without approval)
 //	coder status -id ID          show the questions the run waits for
 //	coder approve -id ID         approve the pending snippet (-deny REASON to deny)
 //	coder result -id ID          wait for the run's answer and print it
@@ -46,11 +48,12 @@ func main() {
 
 func run(ctx context.Context, args []string, out io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: coder worker | start [-id ID] TASK | status -id ID | approve -id ID [-deny REASON] | result -id ID")
+		return errors.New("usage: coder worker | start [-id ID] [-auto] TASK | status -id ID | approve -id ID [-deny REASON] | result -id ID")
 	}
 	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
 	id := fs.String("id", "", "the run's workflow id")
 	deny := fs.String("deny", "", "deny the snippet with this reason instead of approving it")
+	auto := fs.Bool("auto", false, "start: run the snippets without asking for approval (SolveWorkflow)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -73,7 +76,11 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		if *id == "" {
 			*id = "coder-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 		}
-		r, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: *id, TaskQueue: TaskQueue}, CoderWorkflow, fs.Arg(0))
+		var wf any = CoderWorkflow
+		if *auto {
+			wf = SolveWorkflow
+		}
+		r, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: *id, TaskQueue: TaskQueue}, wf, fs.Arg(0))
 		if err != nil {
 			return err
 		}
@@ -164,6 +171,7 @@ func runWorker(ctx context.Context, c client.Client) error {
 	defer exec.Close()
 	w := worker.New(c, TaskQueue, worker.Options{})
 	w.RegisterWorkflow(CoderWorkflow)
+	w.RegisterWorkflow(SolveWorkflow)
 	acts.Register(w)
 	stop := make(chan any)
 	go func() {

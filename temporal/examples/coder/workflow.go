@@ -25,18 +25,31 @@ const ModelRef = "openai:coder"
 // every few seconds, so a killed worker's call is retried on another
 // worker within 10 seconds.
 func CoderWorkflow(w workflow.Context, task string) (string, error) {
+	// Every snippet waits for a person: the question is answered by the
+	// loom.answer signal or update.
+	return solve(w, task, codeexec.ApproverFunc(func(context.Context, codeexec.ApprovalRequest) (codeexec.Approval, error) {
+		return codeexec.Approval{}, codeexec.ErrPending
+	}))
+}
+
+// SolveWorkflow is CoderWorkflow without the approval: the snippets run as
+// the model writes them, contained by the sandbox alone. It is the batch
+// form (`coder start -auto`), for many runs no person watches.
+func SolveWorkflow(w workflow.Context, task string) (string, error) {
+	return solve(w, task, nil)
+}
+
+// solve runs the Coder→Sandbox workflow on task, asking approver (when
+// not nil) before each snippet runs.
+func solve(w workflow.Context, task string, approver codeexec.Approver) (string, error) {
 	tool, err := lt.SandboxTool(sandbox.DefaultLimits(), lt.ActivityOptions{StartToCloseTimeout: time.Minute, HeartbeatTimeout: 10 * time.Second})
 	if err != nil {
 		return "", err
 	}
 	ce, err := codeexec.New(codeexec.Config{
-		Model: lt.NewModel(ModelRef, lt.ActivityOptions{HeartbeatTimeout: 10 * time.Second}),
-		Tool:  tool,
-		// Every snippet waits for a person: the question is answered by
-		// the loom.answer signal or update.
-		Approver: codeexec.ApproverFunc(func(context.Context, codeexec.ApprovalRequest) (codeexec.Approval, error) {
-			return codeexec.Approval{}, codeexec.ErrPending
-		}),
+		Model:    lt.NewModel(ModelRef, lt.ActivityOptions{HeartbeatTimeout: 10 * time.Second}),
+		Tool:     tool,
+		Approver: approver,
 	})
 	if err != nil {
 		return "", err
