@@ -175,31 +175,37 @@ func (f *fleet) runAll(ctx context.Context, n int, prefix string, onProgress fun
 	return out
 }
 
-// activityRuns reads a workflow's history: for each activity type, the
-// attempt each activity completed on, and the history's size.
-func activityRuns(ctx context.Context, c client.Client, id string) (attempts map[string][]int32, completed map[string]int, events, bytes int, err error) {
-	attempts, completed = map[string][]int32{}, map[string]int{}
-	types := map[int64]string{} // scheduled event id → activity type
+// activity is one activity of a workflow's history.
+type activity struct {
+	kind      string // the activity type
+	attempt   int32  // the attempt it ended on
+	completed bool   // else it failed (or is still open)
+}
+
+// activityRuns reads a workflow's history: its activities and the
+// history's size.
+func activityRuns(ctx context.Context, c client.Client, id string) (acts []activity, events, bytes int, err error) {
+	at := map[int64]int{} // scheduled event id → index in acts
 	it := c.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	for it.HasNext() {
 		ev, err := it.Next()
 		if err != nil {
-			return nil, nil, 0, 0, err
+			return nil, 0, 0, err
 		}
 		events++
 		bytes += proto.Size(ev)
 		switch ev.GetEventType() {
 		case enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
-			types[ev.GetEventId()] = ev.GetActivityTaskScheduledEventAttributes().GetActivityType().GetName()
+			at[ev.GetEventId()] = len(acts)
+			acts = append(acts, activity{kind: ev.GetActivityTaskScheduledEventAttributes().GetActivityType().GetName()})
 		case enumspb.EVENT_TYPE_ACTIVITY_TASK_STARTED:
 			a := ev.GetActivityTaskStartedEventAttributes()
-			name := types[a.GetScheduledEventId()]
-			attempts[name] = append(attempts[name], a.GetAttempt())
+			acts[at[a.GetScheduledEventId()]].attempt = a.GetAttempt()
 		case enumspb.EVENT_TYPE_ACTIVITY_TASK_COMPLETED:
-			completed[types[ev.GetActivityTaskCompletedEventAttributes().GetScheduledEventId()]]++
+			acts[at[ev.GetActivityTaskCompletedEventAttributes().GetScheduledEventId()]].completed = true
 		}
 	}
-	return attempts, completed, events, bytes, nil
+	return acts, events, bytes, nil
 }
 
 // TestScaleOutWorkerKilled runs 200 Coder→Sandbox workflows across two
@@ -208,8 +214,9 @@ func activityRuns(ctx context.Context, c client.Client, id string) (attempts map
 // Activities are at-least-once: only an activity that was running on the
 // killed worker runs again (a later attempt, after its heartbeat timed
 // out), and no completed activity runs twice. The model's own count of
-// each task's calls must equal the attempts the histories record, so no
-// model call was made that the history does not account for.
+// each task's calls must lie between the completed model activities and
+// those plus the attempts the kill cut short, so no model call was made
+// that the history does not account for.
 func TestScaleOutWorkerKilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("200 workflows on a dev server")
@@ -243,15 +250,31 @@ func TestScaleOutWorkerKilled(t *testing.T) {
 		b, _ := strconv.Atoi(m[2])
 		require.Equal(t, fmt.Sprintf("The answer is %d.", a*b), o.answer, o.id)
 
-		attempts, completed, _, _, err := activityRuns(ctx, f.c, o.id)
+		acts, _, _, err := activityRuns(ctx, f.c, o.id)
 		require.NoError(t, err, o.id)
-		require.Equal(t, map[string]int{lt.ModelActivity: 2, lt.ToolActivity: 1}, completed, "%s: each activity completed once", o.id)
-		var modelAttempts int
-		for _, at := range attempts[lt.ModelActivity] {
-			modelAttempts += int(at)
+		completed := map[string]int{}
+		var again int // model attempts after the first, of model activities that completed
+		rerun := false
+		for _, a := range acts {
+			if !a.completed {
+				continue // failed without calling the model: a worker without the conversation (loom.ConversationMissing)
+			}
+			completed[a.kind]++
+			if a.attempt > 1 {
+				rerun = true
+				if a.kind == lt.ModelActivity {
+					again += int(a.attempt - 1)
+				}
+			}
 		}
-		require.Equal(t, modelAttempts, f.model.count(o.task), "%s: the model saw exactly the attempts the history records", o.id)
-		if slices.ContainsFunc(append(attempts[lt.ModelActivity], attempts[lt.ToolActivity]...), func(a int32) bool { return a > 1 }) {
+		require.Equal(t, map[string]int{lt.ModelActivity: 2, lt.ToolActivity: 1}, completed, "%s: each activity completed once", o.id)
+		// Each completed model call reached the model once, plus at most
+		// once more for each attempt the kill cut short: none was made
+		// that the history does not account for.
+		seen := f.model.count(o.task)
+		require.GreaterOrEqual(t, seen, 2, o.id)
+		require.LessOrEqual(t, seen, 2+again, "%s: the model saw a call the history does not account for", o.id)
+		if rerun {
 			retried++
 		}
 	}
@@ -289,7 +312,7 @@ func BenchmarkScaleOut(b *testing.B) {
 				}
 			}
 			slices.Sort(lat)
-			_, _, events, size, err := activityRuns(ctx, f.c, "bench-0-000")
+			_, events, size, err := activityRuns(ctx, f.c, "bench-0-000")
 			if err != nil {
 				b.Fatal(err)
 			}
