@@ -88,9 +88,17 @@ func LoadWith(path string, reg Registry, o Options) (*Project, error) {
 	return Build(d, reg)
 }
 
+// ClientModel is the model reference of the model of the MCP client
+// that calls the file's agents (model: client): loom mcp serve provides
+// it through sampling; elsewhere a call to it fails with a clear error.
+const ClientModel = "client"
+
 // knownProvider stands a model whose provider is registered, and refuses
 // any other, without reading a key.
 func knownProvider(ref string) (model.Model, error) {
+	if ref == ClientModel {
+		return uncalled{ref}, nil
+	}
 	provider, _, err := model.ParseID(ref)
 	if err != nil {
 		return nil, err

@@ -37,7 +37,9 @@ func TestValidateAgreesWithRun(t *testing.T) {
 			r := call(t, false, "", "run", file, "-i", "hi", "--db", filepath.Join(t.TempDir(), "cp.db"))
 			require.Equal(t, exitInvalid, v.code, v.stdout)
 			require.Equal(t, exitInvalid, r.code, r.stdout)
-			require.Equal(t, v.stderr, r.stderr, "validate and run report the same errors")
+			// run names itself before the errors, as every command's errors do
+			require.True(t, strings.HasPrefix(r.stderr, "loom run: "), r.stderr)
+			require.Equal(t, v.stderr, strings.TrimPrefix(r.stderr, "loom run: "), "validate and run report the same errors")
 			require.Empty(t, r.stdout, "run ran nothing")
 
 			var errs []string

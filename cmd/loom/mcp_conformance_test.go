@@ -26,17 +26,17 @@ agents:
     type: function
     description: Returns simple text
     code: "'This is a simple text response for testing.'"
-    sandbox: {kind: in_process}
+    sandbox: {kind: isolated}
   test_error_handling:
     type: function
     description: Always fails
     code: "throw new Error('This tool intentionally returns an error for testing')"
-    sandbox: {kind: in_process}
+    sandbox: {kind: isolated}
   json_schema_2020_12_tool:
     type: function
     description: Tool with JSON Schema 2020-12 features
     code: "input"
-    sandbox: {kind: in_process}
+    sandbox: {kind: isolated}
     input_schema:
       $schema: https://json-schema.org/draft/2020-12/schema
       type: object

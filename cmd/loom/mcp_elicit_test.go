@@ -94,6 +94,7 @@ agents:
   ev: {type: mcp, url: "`+mcpURL+`", filter: [trigger-elicitation-request]}
   helper: {type: ai, tools: [ev]}
 `)
+	trustFile(t, file) // its MCP server's URL, trusted as loom trust does
 	db := filepath.Join(t.TempDir(), "cp.db")
 	// Yes to answering, a name (required, asked first), no birthdate,
 	// "maybe" (refused) then yes to the terms, and the defaults for the

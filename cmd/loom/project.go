@@ -121,7 +121,7 @@ func load(ctx context.Context, path string, rs runSettings, getenv func(string) 
 		return nil, err
 	}
 	p, err := spec.Build(d, spec.Registry{Getenv: getenv, Checkpoints: store, TrustedCode: rs.trusted, Models: func(ref string) (model.Model, error) {
-		if ref == "client" {
+		if ref == spec.ClientModel {
 			// The model of the MCP client calling loom mcp serve.
 			return mcp.ClientModel(), nil
 		}

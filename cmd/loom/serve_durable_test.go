@@ -69,6 +69,9 @@ func apiCall(t *testing.T, api, method, path, body string, v any) int {
 	t.Helper()
 	req, err := http.NewRequestWithContext(t.Context(), method, strings.Replace(api, "%s", path, 1), strings.NewReader(body))
 	require.NoError(t, err)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json") // the local-web guard refuses other bodies
+	}
 	res, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	defer res.Body.Close()
