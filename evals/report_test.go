@@ -145,6 +145,8 @@ func TestTelemetry(t *testing.T) {
 	require.Equal(t, map[string]string{"eval.sample " + probs[0].ID: "passed", "eval.sample " + probs[1].ID: "no_code", "eval.sample " + probs[2].ID: "passed"}, samples)
 	require.Positive(t, agentRuns)
 	require.Contains(t, root.Attributes(), attribute.Float64("loom.eval.pass_at_1", rep.PassAt[1]))
+	require.Contains(t, root.Attributes(), attribute.Int("loom.eval.samples_checked", 3))
+	require.Contains(t, root.Attributes(), attribute.Int("loom.eval.samples_passed", 2))
 
 	var rm metricdata.ResourceMetrics
 	require.NoError(t, reader.Collect(context.Background(), &rm))

@@ -56,7 +56,15 @@ func (t *telemetry) start(ctx context.Context, r *Report, problems int) (context
 		for k, v := range r.PassAt {
 			span.SetAttributes(attribute.Float64("loom.eval.pass_at_"+strconv.Itoa(k), v))
 		}
+		checked := 0
+		for _, n := range r.Failures {
+			checked += n
+		}
 		span.SetAttributes(
+			// the samples checked and those that passed, which the trace
+			// viewer lists the evaluation with
+			attribute.Int("loom.eval.samples_checked", checked),
+			attribute.Int("loom.eval.samples_passed", r.Failures[Passed]),
 			attribute.Float64("loom.eval.error_rate", r.ErrorRate),
 			attribute.Float64("loom.eval.samples_per_second", r.Throughput),
 			attribute.Float64("loom.eval.latency_p50_ms", r.LatencyP50MS),
@@ -76,7 +84,13 @@ func (t *telemetry) sample(ctx context.Context, id string, idx int) (context.Con
 	ctx, span := t.tracer.Start(ctx, "eval.sample "+id, trace.WithAttributes(
 		attribute.String("loom.eval.problem", id), attribute.Int("loom.eval.sample", idx)))
 	return ctx, func(ctx context.Context, s Sample, lat time.Duration) {
-		span.SetAttributes(attribute.String("loom.eval.class", string(s.Class)), attribute.Bool("loom.eval.passed", s.Class == Passed))
+		score := 0.0
+		if s.Class == Passed {
+			score = 1
+		}
+		// the score is the sample's share of pass@1: 1 when it passed
+		span.SetAttributes(attribute.String("loom.eval.class", string(s.Class)), attribute.Bool("loom.eval.passed", s.Class == Passed),
+			attribute.Float64("loom.eval.score", score))
 		if s.Class != Passed && s.Class != "" {
 			span.SetStatus(codes.Error, string(s.Class)+": "+s.Message)
 		}

@@ -62,7 +62,8 @@
 //
 //   - status: ok, no_answer (answered, but no snippet computed a value),
 //     error, limit, waiting (paused for an answer), continued (an earlier
-//     part of a run resumed in another process) or running;
+//     part of a run resumed in another process), eval (an evaluation of
+//     package evals that ran to its end) or running;
 //   - agent: the outermost agent's name;
 //   - limit: page size, default 50, at most 500;
 //   - before: the "next" cursor of the previous page, for the page after it;
@@ -74,7 +75,11 @@
 // input_preview, output_preview, status, error, start_time, end_time
 // (RFC 3339), duration_ms, spans, errors, model_calls, tool_calls,
 // input_tokens, output_tokens, cached_tokens, total_tokens, cost_usd,
-// cost_complete (false when a model had no known price) and seq.
+// cost_complete (false when a model had no known price) and seq; an
+// evaluation's also has eval: {dataset, model, solver, problems,
+// samples_per_problem, samples, passed, pass_at: {"1": 0.5, …}}. Its
+// samples are its spans with a loom.eval.problem attribute (with
+// loom.eval.class and loom.eval.score).
 //
 // GET /api/traces/{traceID} returns one run with all its spans, ordered by
 // start time:
@@ -93,8 +98,8 @@
 //
 // GET /api/stats?status=&agent= aggregates the runs the filters select
 // ([store.Stats]): traces, ok, errors, limits, no_answer, running, waiting,
-// continued, error_rate (errors, limits and no_answer over finished runs:
-// neither waiting nor continued ones), input_tokens, output_tokens, cost_usd,
+// continued, evals, error_rate (errors, limits and no_answer over finished
+// runs: neither waiting nor continued ones, nor evaluations), input_tokens, output_tokens, cost_usd,
 // model_calls, tool_calls, avg_duration_ms and since (the oldest start).
 //
 // GET /api/info describes the server: {"db": path, "schema_version": 1,

@@ -42,7 +42,8 @@
 //   - traces: one summary row per trace, kept up to date as its spans arrive
 //     — the top agent (the earliest-starting invoke_agent span) with its
 //     input and output previews, status ("running" until the root span
-//     arrives, then "ok", "no_answer", "error", "limit" or "waiting"; an
+//     arrives, then "ok", "no_answer", "error", "limit", "waiting" or
+//     "eval", an evaluation, whose scores the row also keeps; an
 //     earlier part of a resumed run becomes "continued"), its loom run id,
 //     start, end, span and failed-step counts (a failure passed up through
 //     nested spans counts once), model calls, tokens and estimated cost.

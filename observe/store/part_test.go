@@ -118,7 +118,7 @@ func TestOpenMigratesVersion1(t *testing.T) {
 	// columns.
 	db, err := sql.Open("sqlite", "file:"+path)
 	require.NoError(t, err)
-	_, err = db.Exec(`DROP TABLE parts; DROP INDEX traces_run; ALTER TABLE traces DROP COLUMN run_id; ALTER TABLE traces DROP COLUMN resumed; ALTER TABLE traces DROP COLUMN code_ok; ALTER TABLE traces DROP COLUMN code_failed; DROP TABLE failed_spans; PRAGMA user_version = 1`)
+	_, err = db.Exec(`DROP TABLE parts; DROP INDEX traces_run; ALTER TABLE traces DROP COLUMN run_id; ALTER TABLE traces DROP COLUMN resumed; ALTER TABLE traces DROP COLUMN code_ok; ALTER TABLE traces DROP COLUMN code_failed; ALTER TABLE traces DROP COLUMN eval; DROP TABLE failed_spans; PRAGMA user_version = 1`)
 	require.NoError(t, err)
 	require.NoError(t, db.Close())
 

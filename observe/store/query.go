@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -33,7 +34,29 @@ const (
 	// snippet computed a value (every sandbox run failed): its answer was
 	// not computed (the loom CLIs exit with 4).
 	StatusNoAnswer = "no_answer"
+	// StatusEval is an evaluation (package evals) that ran to its end:
+	// its [TraceSummary.Eval] scores say how it went, and it is counted
+	// in neither the success nor the error rate of agent runs. An
+	// evaluation that failed or was stopped is "error".
+	StatusEval = "eval"
 )
+
+// EvalSummary is what an evaluation's trace records of its run: the data
+// set, the solver and the scores. Its samples are the trace's spans with
+// a loom.eval.problem attribute (and loom.eval.class, loom.eval.score).
+type EvalSummary struct {
+	Dataset string `json:"dataset"`
+	Model   string `json:"model,omitempty"`
+	Solver  string `json:"solver,omitempty"`
+	// Problems run, and the samples asked of each.
+	Problems          int64 `json:"problems"`
+	SamplesPerProblem int64 `json:"samples_per_problem"`
+	// Samples checked, and how many of them passed.
+	Samples int64 `json:"samples"`
+	Passed  int64 `json:"passed"`
+	// PassAt maps k ("1", "10") to pass@k.
+	PassAt map[string]float64 `json:"pass_at,omitempty"`
+}
 
 // TraceSummary is the list view of one trace.
 type TraceSummary struct {
@@ -75,6 +98,9 @@ type TraceSummary struct {
 	// Resumed marks the traces of such continuations.
 	RunID   string `json:"run_id,omitempty"`
 	Resumed bool   `json:"resumed,omitempty"`
+	// Eval is set when the trace records an evaluation (status "eval", or
+	// "error" when it failed): its data set and scores.
+	Eval *EvalSummary `json:"eval,omitempty"`
 }
 
 // Query selects traces for [Store.Traces].
@@ -110,7 +136,7 @@ var ErrBadQuery = errors.New("store: bad query")
 const summaryColumns = `trace_id, agent, root_name, input_preview, output_preview, status, error_message,
 	start_ns, end_ns, span_count, error_count, chat_count, tool_count,
 	input_tokens, output_tokens, cached_tokens, cost, cost_unknown,
-	agent_input_tokens, agent_output_tokens, agent_cost, updated_seq, run_id, resumed`
+	agent_input_tokens, agent_output_tokens, agent_cost, updated_seq, run_id, resumed, eval`
 
 func scanSummary(sc interface{ Scan(...any) error }) (TraceSummary, error) {
 	var (
@@ -119,13 +145,20 @@ func scanSummary(sc interface{ Scan(...any) error }) (TraceSummary, error) {
 		costUnknown       int64
 		agentIn, agentOut sql.NullInt64
 		agentCost         sql.NullFloat64
+		eval              string
 	)
 	err := sc.Scan(&t.TraceID, &t.Agent, &t.RootName, &t.Input, &t.Output, &t.Status, &t.Error,
 		&startNS, &endNS, &t.Spans, &t.Errors, &t.ModelCalls, &t.ToolCalls,
 		&t.InputTokens, &t.OutputTokens, &t.CachedTokens, &t.CostUSD, &costUnknown,
-		&agentIn, &agentOut, &agentCost, &t.Seq, &t.RunID, &t.Resumed)
+		&agentIn, &agentOut, &agentCost, &t.Seq, &t.RunID, &t.Resumed, &eval)
 	if err != nil {
 		return t, err
+	}
+	if eval != "" {
+		t.Eval = new(EvalSummary)
+		if err := json.Unmarshal([]byte(eval), t.Eval); err != nil {
+			return t, fmt.Errorf("corrupt eval summary of trace %s: %w", t.TraceID, err)
+		}
 	}
 	if t.ModelCalls == 0 {
 		// No model spans stored: fall back to the agent's own totals.
@@ -154,9 +187,9 @@ func (s *Store) Traces(ctx context.Context, q Query) (Page, error) {
 		limit = MaxLimit
 	}
 	switch q.Status {
-	case "", StatusOK, StatusError, StatusLimit, StatusRunning, StatusWaiting, StatusContinued, StatusNoAnswer:
+	case "", StatusOK, StatusError, StatusLimit, StatusRunning, StatusWaiting, StatusContinued, StatusNoAnswer, StatusEval:
 	default:
-		return Page{}, fmt.Errorf("%w: status %q: use ok, no_answer, error, limit, waiting, continued or running", ErrBadQuery, q.Status)
+		return Page{}, fmt.Errorf("%w: status %q: use ok, no_answer, error, limit, waiting, continued, eval or running", ErrBadQuery, q.Status)
 	}
 	var where []string
 	var args []any
@@ -376,6 +409,9 @@ type Stats struct {
 	// NoAnswer counts runs that answered with no computed value: finished,
 	// and not a success.
 	NoAnswer int64 `json:"no_answer"`
+	// Evals counts evaluations that ran to their end: not agent runs, so
+	// in neither rate.
+	Evals int64 `json:"evals"`
 	// ErrorRate is (Errors+Limits+NoAnswer) over the finished traces, 0
 	// when none.
 	ErrorRate    float64 `json:"error_rate"`
@@ -384,7 +420,7 @@ type Stats struct {
 	CostUSD      float64 `json:"cost_usd"`
 	ModelCalls   int64   `json:"model_calls"`
 	ToolCalls    int64   `json:"tool_calls"`
-	// AvgDurationMS is the mean duration of the finished traces.
+	// AvgDurationMS is the mean duration of the finished agent runs.
 	AvgDurationMS float64 `json:"avg_duration_ms"`
 	// Since is the start of the oldest trace counted.
 	Since time.Time `json:"since"`
@@ -399,10 +435,10 @@ func (s *Store) Stats(ctx context.Context, q Query) (Stats, error) {
 	var args []any
 	switch q.Status {
 	case "":
-	case StatusOK, StatusError, StatusLimit, StatusRunning, StatusWaiting, StatusContinued, StatusNoAnswer:
+	case StatusOK, StatusError, StatusLimit, StatusRunning, StatusWaiting, StatusContinued, StatusNoAnswer, StatusEval:
 		where, args = append(where, "status = ?"), append(args, q.Status)
 	default:
-		return Stats{}, fmt.Errorf("%w: status %q: use ok, no_answer, error, limit, waiting, continued or running", ErrBadQuery, q.Status)
+		return Stats{}, fmt.Errorf("%w: status %q: use ok, no_answer, error, limit, waiting, continued, eval or running", ErrBadQuery, q.Status)
 	}
 	if q.Agent != "" {
 		where, args = append(where, "agent = ?"), append(args, q.Agent)
@@ -411,11 +447,12 @@ func (s *Store) Stats(ctx context.Context, q Query) (Stats, error) {
 		coalesce(sum(status = 'ok'), 0), coalesce(sum(status = 'error'), 0),
 		coalesce(sum(status = 'limit'), 0), coalesce(sum(status = 'running'), 0),
 		coalesce(sum(status = 'waiting'), 0), coalesce(sum(status = 'continued'), 0), coalesce(sum(status = 'no_answer'), 0),
+		coalesce(sum(status = 'eval'), 0),
 		coalesce(sum(CASE WHEN chat_count > 0 THEN input_tokens ELSE coalesce(agent_input_tokens, 0) END), 0),
 		coalesce(sum(CASE WHEN chat_count > 0 THEN output_tokens ELSE coalesce(agent_output_tokens, 0) END), 0),
 		coalesce(sum(CASE WHEN chat_count > 0 THEN cost ELSE coalesce(agent_cost, 0) END), 0),
 		coalesce(sum(chat_count), 0), coalesce(sum(tool_count), 0),
-		coalesce(avg(CASE WHEN status NOT IN ('running', 'waiting', 'continued') THEN end_ns - start_ns END), 0),
+		coalesce(avg(CASE WHEN status NOT IN ('running', 'waiting', 'continued', 'eval') THEN end_ns - start_ns END), 0),
 		coalesce(min(start_ns), 0)
 		FROM traces`
 	if len(where) > 0 {
@@ -424,12 +461,12 @@ func (s *Store) Stats(ctx context.Context, q Query) (Stats, error) {
 	var st Stats
 	var avgNS float64
 	var sinceNS int64
-	err := s.read.QueryRowContext(ctx, stmt, args...).Scan(&st.Traces, &st.OK, &st.Errors, &st.Limits, &st.Running, &st.Waiting, &st.Continued, &st.NoAnswer,
+	err := s.read.QueryRowContext(ctx, stmt, args...).Scan(&st.Traces, &st.OK, &st.Errors, &st.Limits, &st.Running, &st.Waiting, &st.Continued, &st.NoAnswer, &st.Evals,
 		&st.InputTokens, &st.OutputTokens, &st.CostUSD, &st.ModelCalls, &st.ToolCalls, &avgNS, &sinceNS)
 	if err != nil {
 		return Stats{}, fmt.Errorf("store: aggregate traces: %w", err)
 	}
-	if finished := st.Traces - st.Running - st.Waiting - st.Continued; finished > 0 {
+	if finished := st.Traces - st.Running - st.Waiting - st.Continued - st.Evals; finished > 0 {
 		st.ErrorRate = float64(st.Errors+st.Limits+st.NoAnswer) / float64(finished)
 	}
 	st.AvgDurationMS = avgNS / 1e6

@@ -31,6 +31,15 @@ const (
 	keyQuestions       = "loom.questions"
 	keyRunID           = "loom.run.id"
 	keyResumed         = "loom.run.resumed"
+	// An evaluation's root span (package evals) carries these.
+	keyEvalDataset  = "loom.eval.dataset"
+	keyEvalModel    = "loom.eval.model"
+	keyEvalSolver   = "loom.eval.solver"
+	keyEvalProblems = "loom.eval.problems"
+	keyEvalPerProb  = "loom.eval.samples_per_problem"
+	keyEvalChecked  = "loom.eval.samples_checked"
+	keyEvalPassed   = "loom.eval.samples_passed"
+	keyEvalPassAt   = "loom.eval.pass_at_"
 )
 
 // Operation names of the GenAI conventions that the summaries count.
@@ -64,9 +73,18 @@ type facts struct {
 	hasCost                  bool
 	provider, model          string
 	outcome, wfOutcome       string
-	questions                string // loom.questions: what a paused run waits for
-	runID                    string // loom.run.id
-	resumed                  bool   // loom.run.resumed: the run went on from its checkpoints
+	questions                string       // loom.questions: what a paused run waits for
+	runID                    string       // loom.run.id
+	resumed                  bool         // loom.run.resumed: the run went on from its checkpoints
+	eval                     *EvalSummary // an evaluation's root span: its scores
+}
+
+// evalFacts returns f.eval, made on first use.
+func (f *facts) evalFacts() *EvalSummary {
+	if f.eval == nil {
+		f.eval = &EvalSummary{}
+	}
+	return f.eval
 }
 
 func (f *facts) set(key string, v attribute.Value) {
@@ -110,6 +128,30 @@ func (f *facts) set(key string, v attribute.Value) {
 		f.runID = v.AsString()
 	case keyResumed:
 		f.resumed = v.Type() == attribute.BOOL && v.AsBool()
+	case keyEvalDataset:
+		f.evalFacts().Dataset = v.AsString()
+	case keyEvalModel:
+		f.evalFacts().Model = v.AsString()
+	case keyEvalSolver:
+		f.evalFacts().Solver = v.AsString()
+	case keyEvalProblems:
+		f.evalFacts().Problems = asInt(v)
+	case keyEvalPerProb:
+		f.evalFacts().SamplesPerProblem = asInt(v)
+	case keyEvalChecked:
+		f.evalFacts().Samples = asInt(v)
+	case keyEvalPassed:
+		f.evalFacts().Passed = asInt(v)
+	default:
+		if k, ok := strings.CutPrefix(key, keyEvalPassAt); ok && v.Type() == attribute.FLOAT64 {
+			if n, err := strconv.Atoi(k); err == nil && n > 0 {
+				e := f.evalFacts()
+				if e.PassAt == nil {
+					e.PassAt = map[string]float64{}
+				}
+				e.PassAt[k] = v.AsFloat64()
+			}
+		}
 	}
 }
 

@@ -115,11 +115,16 @@ CREATE TABLE IF NOT EXISTS failed_spans (
 );
 CREATE INDEX IF NOT EXISTS failed_spans_parent ON failed_spans (trace_id, parent_id);
 `,
+	// 4: the scores of an evaluation's trace (package evals), as JSON, so
+	// the list shows it as an evaluation rather than as one agent run.
+	`
+ALTER TABLE traces ADD COLUMN eval TEXT NOT NULL DEFAULT '';
+`,
 }
 
 // SchemaVersion is the schema version this package writes (PRAGMA
 // user_version).
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // migrate brings the database to SchemaVersion in one IMMEDIATE transaction,
 // so two processes opening a new file at once do not both create it.

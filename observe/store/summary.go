@@ -172,11 +172,18 @@ func outer(a, b *row) bool {
 const sandboxSpan = "sandbox.run"
 
 // rootStatus maps a root span to the trace status shown in lists:
-// "ok", "error", "limit" or "waiting" (paused for an answer; neither a
-// success nor a failure).
+// "ok", "error", "limit", "waiting" (paused for an answer; neither a
+// success nor a failure) or "eval" (an evaluation that ran to its end:
+// its scores, not a status, say how it went).
 // A workflow's own verdict (loom.workflow.outcome) wins over the agent
 // outcome, which wins over the span status.
 func rootStatus(r *row) string {
+	if isEval(r) {
+		if r.statusCode == "error" {
+			return "error" // the evaluation itself failed or was stopped
+		}
+		return "eval"
+	}
 	switch r.facts.wfOutcome {
 	case "answered":
 		return "ok"
@@ -195,6 +202,24 @@ func rootStatus(r *row) string {
 		return "error"
 	}
 	return "ok"
+}
+
+// isEval reports whether r is an evaluation's root span (package evals).
+func isEval(r *row) bool {
+	return r.facts.eval != nil && r.facts.eval.Dataset != ""
+}
+
+// evalJSON encodes the scores of evaluation root r for its trace's eval
+// column; empty for any other span.
+func evalJSON(r *row) string {
+	if !isEval(r) {
+		return ""
+	}
+	b, err := json.Marshal(r.facts.eval)
+	if err != nil { // a NaN score, which JSON cannot hold
+		return ""
+	}
+	return string(b)
 }
 
 // waitingFor describes what a paused run waits for, from its

@@ -50,7 +50,7 @@ const (
 	agent_input_tokens, agent_output_tokens, agent_cost,
 	span_count, error_count, chat_count, tool_count,
 	input_tokens, output_tokens, cached_tokens, cost, cost_unknown, updated_seq,
-	run_id, resumed, code_ok, code_failed)
+	run_id, resumed, code_ok, code_failed, eval)
 `
 	upsertTraceTail = `ON CONFLICT (trace_id) DO UPDATE SET
 	start_ns = min(start_ns, excluded.start_ns),
@@ -59,11 +59,13 @@ const (
 		WHEN excluded.status = 'ok' AND code_ok + excluded.code_ok = 0 AND code_failed + excluded.code_failed > 0 THEN 'no_answer'
 		ELSE excluded.status END,
 	error_message = CASE
+		WHEN excluded.status = 'eval' THEN ''
 		WHEN excluded.root_span_id != '' AND excluded.status != 'ok' AND excluded.error_message != '' THEN excluded.error_message
 		WHEN error_message = '' THEN excluded.error_message
 		ELSE error_message END,
 	root_span_id = CASE WHEN excluded.root_span_id != '' THEN excluded.root_span_id ELSE root_span_id END,
 	root_name = CASE WHEN excluded.root_span_id != '' THEN excluded.root_name ELSE root_name END,
+	eval = CASE WHEN excluded.root_span_id != '' THEN excluded.eval ELSE eval END,
 	agent = CASE WHEN ` + newTop + ` THEN excluded.agent ELSE agent END,
 	agent_span_id = CASE WHEN ` + newTop + ` THEN excluded.agent_span_id ELSE agent_span_id END,
 	agent_start_ns = CASE WHEN ` + newTop + ` THEN excluded.agent_start_ns ELSE agent_start_ns END,
@@ -96,8 +98,11 @@ const (
 // row.
 var upsertSizes = [...]int{64, 16, 4, 1}
 
+// upsertColumns is the number of values the upsert writes per summary.
+const upsertColumns = 31
+
 func upsertSQL(rows int) string {
-	return valuesSQL(upsertTraceHead, 30, rows, "\n"+upsertTraceTail)
+	return valuesSQL(upsertTraceHead, upsertColumns, rows, "\n"+upsertTraceTail)
 }
 
 const newTop = `(excluded.agent_start_ns IS NOT NULL AND (agent_start_ns IS NULL
@@ -176,7 +181,7 @@ func (s *Store) upsertSummaries(ctx context.Context, tx *sql.Tx, deltas map[stri
 		return err
 	}
 	var inTx [len(upsertSizes)]*sql.Stmt
-	args := make([]any, 0, 30*min(len(order), upsertSizes[0]))
+	args := make([]any, 0, upsertColumns*min(len(order), upsertSizes[0]))
 	for len(order) > 0 {
 		k := 0
 		for upsertSizes[k] > len(order) {
@@ -259,10 +264,13 @@ func markContinued(ctx context.Context, tx *sql.Tx, deltas map[string]*delta) er
 
 // appendDeltaArgs appends the upsert's values for d.
 func appendDeltaArgs(args []any, d *delta, seq int64) []any {
-	status, errMsg, rootID, rootName := "running", d.firstError, "", ""
+	status, errMsg, rootID, rootName, eval := "running", d.firstError, "", "", ""
 	if r := d.root; r != nil {
-		status, rootID, rootName = rootStatus(r), r.spanID, r.name
+		status, rootID, rootName, eval = rootStatus(r), r.spanID, r.name, evalJSON(r)
 		switch {
+		case status == StatusEval:
+			// Failed samples are scores, not the run's error.
+			errMsg = ""
 		case status == StatusWaiting:
 			q := r.facts.questions
 			if q == "" && d.top != nil {
@@ -304,6 +312,6 @@ func appendDeltaArgs(args []any, d *delta, seq int64) []any {
 		agentIn, agentOut, agentCost,
 		d.spans, d.errors, d.chats, d.tools,
 		d.inTok, d.outTok, d.cachedTok, d.cost, d.costUnknown, seq,
-		runID, resumed, d.codeOK, d.codeFailed,
+		runID, resumed, d.codeOK, d.codeFailed, eval,
 	)
 }

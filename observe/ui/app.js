@@ -86,8 +86,17 @@
   const shortID = (id) => (id || "").slice(0, 8);
 
   function statusPill(status) {
-    const labels = { ok: "OK", error: "Error", limit: "Limit", running: "Running", waiting: "Waiting", continued: "Continued", no_answer: "No computed answer", unset: "Unset" };
+    const labels = { ok: "OK", error: "Error", limit: "Limit", running: "Running", waiting: "Waiting", continued: "Continued", no_answer: "No computed answer", eval: "Eval", unset: "Unset" };
     return h("span", { class: `pill ${status}`, text: labels[status] || status });
+  }
+
+  // evalScore sums up an evaluation's scores: "pass@1 66.7% · 2 of 3
+  // samples passed".
+  function evalScore(ev) {
+    const at = ev.pass_at || {};
+    const k = "1" in at ? "1" : Object.keys(at).sort((a, b) => a - b)[0];
+    const pass = k ? `pass@${k} ${Math.round(at[k] * 1000) / 10}%` : "";
+    return [pass, `${ev.passed} of ${ev.samples} sample${ev.samples === 1 ? "" : "s"} passed`].filter(Boolean).join(" · ");
   }
 
   // parseJSON returns the parsed value, or undefined when s is not JSON
@@ -371,7 +380,7 @@
     let page = null, head = null, countEl = null, agentSel = null, statusBtns = [], rest = null;
     function controls() {
       if (!head) {
-        statusBtns = [["", "All"], ["ok", "OK"], ["no_answer", "No answer"], ["error", "Error"], ["limit", "Limit"], ["waiting", "Waiting"], ["running", "Running"]].map(([v, label]) =>
+        statusBtns = [["", "All"], ["ok", "OK"], ["no_answer", "No answer"], ["error", "Error"], ["limit", "Limit"], ["waiting", "Waiting"], ["eval", "Eval"], ["running", "Running"]].map(([v, label]) =>
           h("button", {
             type: "button", "data-status": v, text: label,
             onclick: () => { state.status = v; syncHash(); go(0); },
@@ -431,12 +440,13 @@
       // failed: it is left out of the success rate, like a running one.
       // The earlier parts of a resumed run are left out too: the run's
       // last part carries its outcome.
-      const finished = stats.traces - stats.running - (stats.waiting || 0) - (stats.continued || 0);
+      // An evaluation is not an agent run: its scores are its outcome.
+      const finished = stats.traces - stats.running - (stats.waiting || 0) - (stats.continued || 0) - (stats.evals || 0);
       const rate = finished ? Math.round((stats.ok / finished) * 1000) / 10 : null;
       const card = (k, v, sub, cls) => h("div", { class: `kpi ${cls || ""}` },
         h("div", { class: "k", text: k }), h("div", { class: "v", text: v }), sub ? h("div", { class: "sub", text: sub }) : null);
       return h("div", { class: "kpis", "data-testid": "stats" },
-        card("Runs", nf.format(stats.traces), [stats.running ? `${stats.running} running` : "", stats.waiting ? `${stats.waiting} waiting` : ""].filter(Boolean).join(" · ") || `since ${fmtAgo(stats.since)}`),
+        card("Runs", nf.format(stats.traces), [stats.running ? `${stats.running} running` : "", stats.waiting ? `${stats.waiting} waiting` : "", stats.evals ? `${stats.evals} eval${stats.evals > 1 ? "s" : ""}` : ""].filter(Boolean).join(" · ") || `since ${fmtAgo(stats.since)}`),
         card("Success rate", rate === null ? "–" : `${rate}%`, `${nf.format(stats.ok)} ok · ${nf.format(stats.errors + stats.limits + (stats.no_answer || 0))} failed`,
           rate !== null && rate < 90 ? "warn" : ""),
         card("Avg duration", fmtDuration(stats.avg_duration_ms), `${nf.format(stats.model_calls)} LLM calls · ${nf.format(stats.tool_calls)} tool calls`),
@@ -466,7 +476,9 @@
 
     function table() {
       const rows = state.traces.map((t) => {
-        const input = t.input_preview
+        const input = t.eval
+          ? h("div", { class: "eval-score", "data-testid": "eval-score", text: evalScore(t.eval) })
+          : t.input_preview
           ? h("div", { class: "run-input", title: t.input_preview, text: t.input_preview })
           : h("div", { class: "run-input empty", text: "input not captured" });
         const calls = h("div", {},
@@ -483,7 +495,7 @@
         },
         h("td", {}, statusPill(t.status)),
         h("td", { class: "run-cell" },
-          h("div", { class: "run-agent" }, h("span", { text: t.agent || t.root_name || "(unnamed)" }), h("span", { class: "id", text: shortID(t.trace_id) }),
+          h("div", { class: "run-agent" }, h("span", { text: t.eval ? `Eval ${t.eval.dataset}` : t.agent || t.root_name || "(unnamed)" }), h("span", { class: "id", text: shortID(t.trace_id) }),
             t.resumed ? h("span", { class: "resumed", title: `continues run ${t.run_id}, started in another process`, text: "resumed" }) : null),
           input,
           t.error && t.status !== "ok" ? h("div", { class: t.status === "waiting" ? "run-waiting" : "run-error", title: t.error, text: t.error }) : null),
@@ -586,14 +598,19 @@
         stat("LLM calls", String(sum.model_calls)),
         stat("Tool calls", String(sum.tool_calls)),
         stat("Spans", sum.errors ? [String(sum.spans), h("small", { text: `  ${sum.errors} failed` })] : String(sum.spans)));
+      const ev = sum.eval;
       const head = h("section", { class: "card trace-head" },
         h("div", { class: "trace-title" },
-          h("h1", { text: sum.agent || sum.root_name || "Trace" }),
+          h("h1", { text: ev ? `Eval ${ev.dataset}` : sum.agent || sum.root_name || "Trace" }),
           statusPill(sum.status),
           h("span", { class: "tid", text: traceID }),
           h("button", { class: "copy", type: "button", title: "Copy trace id", onclick: () => navigator.clipboard && navigator.clipboard.writeText(traceID), text: "copy" })),
         stats,
-        h("div", { class: "io" }, ioBox("Input", sum.input_preview), ioBox("Output", sum.output_preview)),
+        ev
+          ? h("div", { class: "eval-facts" },
+            h("div", { class: "eval-score", text: evalScore(ev) }),
+            h("div", { class: "eval-setup", text: [ev.model && `model ${ev.model}`, ev.solver && `solver ${ev.solver}`, `${ev.problems} problem${ev.problems === 1 ? "" : "s"} × ${ev.samples_per_problem} sample${ev.samples_per_problem === 1 ? "" : "s"}`].filter(Boolean).join(" · ") }))
+          : h("div", { class: "io" }, ioBox("Input", sum.input_preview), ioBox("Output", sum.output_preview)),
         sum.error && sum.status !== "ok" ? h("div", { class: sum.status === "waiting" ? "trace-waiting" : "trace-error", text: sum.error }) : null,
         runParts(data.parts || [], traceID));
 
@@ -647,9 +664,41 @@
         h("div", { class: "pane-body", id: "detail-scroll" }, sel ? spanDetail(sel, total) : h("div", { class: "loading", text: "Select a span" })));
 
       const keepScroll = app.querySelector("#waterfall") && app.querySelector("#waterfall").parentElement.scrollTop;
-      app.replaceChildren(h("div", { class: "trace-page" }, head, h("div", { class: "split" }, waterfall, detail)));
+      app.replaceChildren(h("div", { class: "trace-page" }, head, ev ? evalSamples() : null, h("div", { class: "split" }, waterfall, detail)));
       if (keepScroll) document.getElementById("waterfall").parentElement.scrollTop = keepScroll;
-      setCrumbs(h("a", { href: "#/", text: "Runs" }), h("span", { class: "here", text: `${sum.agent || "trace"} · ${shortID(traceID)}` }));
+      setCrumbs(h("a", { href: "#/", text: "Runs" }), h("span", { class: "here", text: `${ev ? `eval ${ev.dataset}` : sum.agent || "trace"} · ${shortID(traceID)}` }));
+    }
+
+    // evalSamples lists an evaluation's samples (its spans with a
+    // loom.eval.problem attribute) with their class and score; a row
+    // selects the sample's span, under which the solver's run is.
+    function evalSamples() {
+      const samples = data.spans.filter((s) => s.attributes && "loom.eval.problem" in s.attributes);
+      const num = (v) => (typeof v === "number" ? v : Number(v) || 0);
+      samples.sort((a, b) => String(a.attributes["loom.eval.problem"]).localeCompare(String(b.attributes["loom.eval.problem"]), undefined, { numeric: true })
+        || num(a.attributes["loom.eval.sample"]) - num(b.attributes["loom.eval.sample"]));
+      const rows = samples.map((s) => {
+        const a = s.attributes, cls = a["loom.eval.class"] || "unfinished", passed = cls === "passed";
+        const score = "loom.eval.score" in a ? String(a["loom.eval.score"]) : passed ? "1" : "0";
+        return h("tr", {
+          "data-sample": s.span_id, tabindex: 0,
+          onclick: () => select(s.span_id),
+          onkeydown: (e) => { if (e.key === "Enter") select(s.span_id); },
+        },
+        h("td", { class: "mono", text: String(a["loom.eval.problem"]) }),
+        h("td", { class: "num", text: String(num(a["loom.eval.sample"]) + 1) }),
+        h("td", {}, h("span", { class: `pill ${passed ? "ok" : "error"}`, text: cls })),
+        h("td", { class: "num", text: score }),
+        h("td", { class: "num", text: fmtDuration(s.duration_ms) }),
+        h("td", { class: "sample-msg", title: s.status_message || "", text: passed ? "" : s.status_message || "" }));
+      });
+      return h("section", { class: "card eval-samples", "data-testid": "eval-samples" },
+        h("div", { class: "pane-head" }, `Samples (${samples.length})`),
+        h("table", { class: "traces" },
+          h("thead", {}, h("tr", {},
+            h("th", { text: "Problem" }), h("th", { class: "num", text: "Sample" }), h("th", { text: "Class" }),
+            h("th", { class: "num", text: "Score" }), h("th", { class: "num", text: "Duration" }), h("th", { text: "Message" }))),
+          h("tbody", {}, rows)));
     }
 
     // select changes the selected span without rebuilding the timeline,
