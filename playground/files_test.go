@@ -48,7 +48,7 @@ func TestSaveKeepsFilesInTheProject(t *testing.T) {
 			require.NoError(t, os.WriteFile(filepath.Join(filepath.Dir(dir), "secret.txt"), []byte("sk-secret"), 0o644))
 			p := c.setup(t, dir)
 			src := "version: loom/v1\nmodel: scripted\nentry: helper\nagents:\n  helper:\n    type: ai\n    instructions_file: " + p + "\n"
-			code, body := do(t, http.MethodPut, web.URL+"/api/yaml?token="+pg.Token(), src)
+			code, body := do(t, http.MethodPut, web.URL+"/api/yaml?token="+pg.Token(), yamlBody(t, src))
 			require.Equal(t, http.StatusUnprocessableEntity, code, body)
 			var got struct {
 				Errors []struct {
@@ -94,7 +94,7 @@ func TestSaveChecksAsValidateDoes(t *testing.T) {
 					want = append(want, w)
 				}
 			}
-			code, body := do(t, http.MethodPut, web.URL+"/api/yaml?token="+pg.Token(), string(src))
+			code, body := do(t, http.MethodPut, web.URL+"/api/yaml?token="+pg.Token(), yamlBody(t, string(src)))
 			require.Equal(t, http.StatusUnprocessableEntity, code, body)
 			var got struct {
 				Errors []struct {

@@ -23,7 +23,7 @@ import (
 // retires the old version, but its sandbox stays open for that run, whose
 // approved snippet then runs in it.
 func TestSaveKeepsAWaitingRunsSandbox(t *testing.T) {
-	const src = "version: loom/v1\nmodel: scripted\nentry: coder\nagents:\n  coder:\n    type: code_execution\n    approval: ask\n    sandbox: {kind: in_process}\n"
+	const src = "version: loom/v1\nmodel: scripted\nentry: coder\nagents:\n  coder:\n    type: code_execution\n    approval: ask\n    sandbox: {kind: isolated}\n"
 	path := filepath.Join(t.TempDir(), "loom.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(src), 0o644))
 	m := modeltest.New(t, modeltest.ToolCalls(modeltest.Call("c1", "evaluateJs", `{"code":"6*7"}`)), modeltest.Text("It is 42."))

@@ -82,7 +82,7 @@ func TestRunsWaitForTrust(t *testing.T) {
 
 	// Saved with another command: asked again.
 	other := filepath.Join(t.TempDir(), "other")
-	code, body = do(t, http.MethodPut, web.URL+"/api/yaml?token="+tok, commandFile(other))
+	code, body = do(t, http.MethodPut, web.URL+"/api/yaml?token="+tok, yamlBody(t, commandFile(other)))
 	require.Equal(t, http.StatusOK, code, body)
 	require.NoError(t, json.Unmarshal([]byte(body), &v))
 	require.False(t, v.Trusted)
