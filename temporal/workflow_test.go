@@ -25,6 +25,10 @@ func newEnv(t *testing.T, f *fakeOpenAI, weatherCalls *atomic.Int32) *testsuite.
 	var s testsuite.WorkflowTestSuite
 	s.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))))
 	env := s.NewTestWorkflowEnvironment()
+	// The SDK's deadlock detector is a one-second wall-clock limit on each
+	// workflow task; under -race on a loaded machine an honest task can
+	// take longer. A real deadlock still ends the test at its timeout.
+	env.SetWorkerOptions(worker.Options{DeadlockDetectionTimeout: time.Minute})
 	acts, err := lt.NewActivities(lt.Config{
 		Models: map[string]func(ctx context.Context) (model.Model, error){modelRef: f.factory()},
 		Tools:  []agent.Agent{newWeather(weatherCalls)},
