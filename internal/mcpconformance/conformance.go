@@ -4,6 +4,7 @@
 package mcpconformance
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"os"
@@ -18,21 +19,22 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// suite returns Node 22 and the conformance suite's entry point
-// installed by .ci/mcp.sh; it skips the test when they are missing, except
-// in CI.
+// suite returns Node 22 and the conformance suite's entry point: from
+// $LOOM_NODE22 and $LOOM_MCP_CONFORMANCE when set, else as .ci/mcp.sh
+// installs them in .ci/mcp/node_modules. It skips the test when they are
+// missing, except in CI.
 func suite(t *testing.T) (node, script string) {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
 	dir := filepath.Join(filepath.Dir(file), "..", "..", ".ci", "mcp", "node_modules")
-	node = filepath.Join(dir, ".bin", "node")
-	script = filepath.Join(dir, "@modelcontextprotocol", "conformance", "dist", "index.js")
+	node = cmp.Or(os.Getenv("LOOM_NODE22"), filepath.Join(dir, ".bin", "node"))
+	script = cmp.Or(os.Getenv("LOOM_MCP_CONFORMANCE"), filepath.Join(dir, "@modelcontextprotocol", "conformance", "dist", "index.js"))
 	for _, f := range []string{node, script} {
 		if _, err := os.Stat(f); err != nil {
 			if os.Getenv("CI") == "true" {
 				t.Fatalf("the MCP conformance suite is missing (%v): .ci/mcp.sh installs it with npm ci in .ci/mcp", err)
 			}
-			t.Skipf("MCP conformance suite not installed (%s missing): run `npm ci --prefix .ci/mcp` to run this test", f)
+			t.Skipf("MCP conformance suite not installed (%s missing): run `npm ci --prefix .ci/mcp`, or set LOOM_MCP_CONFORMANCE to the suite's dist/index.js and LOOM_NODE22 to a Node 22 binary, to run this test", f)
 		}
 	}
 	return node, script
@@ -42,6 +44,7 @@ func suite(t *testing.T) (node, script string) {
 type Check struct {
 	ID           string `json:"id"`
 	Status       string `json:"status"`
+	Description  string `json:"description"`
 	ErrorMessage string `json:"errorMessage"`
 }
 
@@ -49,10 +52,31 @@ type Check struct {
 // returns each scenario's checks.
 func RunServer(t *testing.T, url string) map[string][]Check {
 	t.Helper()
+	return run(t, "server", []string{"--url", url}, func(rel, s string) bool {
+		name := filepath.Base(rel)
+		return strings.HasPrefix(name, "server-"+s) || strings.HasPrefix(name, s)
+	})
+}
+
+// RunClient runs every client scenario of the suite, auth included (the
+// suite runs its own authorization servers), with the client program
+// command, and returns each scenario's checks.
+func RunClient(t *testing.T, command string) map[string][]Check {
+	t.Helper()
+	return run(t, "client", []string{"--command", command}, func(rel, s string) bool {
+		return strings.HasPrefix(rel, s+"-")
+	})
+}
+
+// run lists the suite's scenarios of a kind (server or client), runs them
+// all with args, and reads each scenario's checks.json from the folder
+// whose path (relative to the results) matches it.
+func run(t *testing.T, kind string, args []string, matches func(rel, scenario string) bool) map[string][]Check {
+	t.Helper()
 	node, script := suite(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	list, err := exec.CommandContext(ctx, node, script, "list", "--server").Output()
+	list, err := exec.CommandContext(ctx, node, script, "list", "--"+kind).Output()
 	require.NoError(t, err)
 	var scenarios []string
 	for _, l := range strings.Split(string(list), "\n") {
@@ -61,13 +85,15 @@ func RunServer(t *testing.T, url string) map[string][]Check {
 		}
 	}
 	require.NotEmpty(t, scenarios)
-	out := t.TempDir()
-	cmd := exec.CommandContext(ctx, node, script, "server", "--url", url, "--suite", "all", "-o", out)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "results")
+	cmd := exec.CommandContext(ctx, node, append(append([]string{script, kind}, args...), "--suite", "all", "-o", out)...)
 	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	cmd.Dir = dir
 	log, _ := cmd.CombinedOutput() // failing scenarios exit non-zero; the results say which
 	results := map[string][]Check{}
 	err = filepath.WalkDir(out, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || filepath.Base(path) != "checks.json" {
+		if err != nil || d.IsDir() || d.Name() != "checks.json" {
 			return err
 		}
 		b, err := os.ReadFile(path)
@@ -78,13 +104,19 @@ func RunServer(t *testing.T, url string) map[string][]Check {
 		if err := json.Unmarshal(b, &checks); err != nil {
 			return err
 		}
-		name := filepath.Base(filepath.Dir(path))
+		rel, err := filepath.Rel(out, filepath.Dir(path))
+		if err != nil {
+			return err
+		}
+		best := "" // the longest name that matches: a scenario's name may begin another's
 		for _, s := range scenarios {
-			if strings.HasPrefix(name, "server-"+s) || strings.HasPrefix(name, s) {
-				name = s
+			if len(s) > len(best) && matches(filepath.ToSlash(rel), s) {
+				best = s
 			}
 		}
-		results[name] = checks
+		if best != "" {
+			results[best] = checks
+		}
 		return nil
 	})
 	require.NoError(t, err)
@@ -112,7 +144,7 @@ func Require(t *testing.T, results map[string][]Check, known map[string]string) 
 		for _, c := range results[n] {
 			switch c.Status {
 			case "FAILURE":
-				failed = append(failed, c.ID+": "+c.ErrorMessage)
+				failed = append(failed, c.ID+": "+cmp.Or(c.ErrorMessage, c.Description))
 			case "WARNING":
 				t.Logf("scenario %s: warning %s: %s", n, c.ID, c.ErrorMessage)
 			}
@@ -129,5 +161,5 @@ func Require(t *testing.T, results map[string][]Check, known map[string]string) 
 			t.Errorf("scenario %s fails:\n  %s", n, strings.Join(failed, "\n  "))
 		}
 	}
-	t.Logf("%d of %d server scenarios pass", passed, len(names))
+	t.Logf("%d of %d scenarios pass", passed, len(names))
 }
