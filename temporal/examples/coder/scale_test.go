@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -20,7 +21,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
+	"google.golang.org/grpc/codes"
+	grpcstatus "google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	lt "github.com/loomwork/loom/temporal"
@@ -153,6 +157,7 @@ func (f *fleet) runAll(ctx context.Context, n int, prefix string, onProgress fun
 	out := make([]outcome, n)
 	var wg sync.WaitGroup
 	var done atomic.Int64
+	starting := make(chan struct{}, 16) // starts in flight: the dev server's one SQLite file takes them in turn
 	for i := range n {
 		wg.Add(1)
 		go func() {
@@ -161,7 +166,9 @@ func (f *fleet) runAll(ctx context.Context, n int, prefix string, onProgress fun
 			o.id = fmt.Sprintf("%s-%03d", prefix, i)
 			o.task = fmt.Sprintf("What is %d times %d?", 1000+i, 3)
 			start := time.Now()
-			r, err := f.c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: o.id, TaskQueue: TaskQueue}, SolveWorkflow, o.task)
+			starting <- struct{}{}
+			r, err := f.start(ctx, o.id, o.task)
+			<-starting
 			if err == nil {
 				err = r.Get(ctx, &o.answer)
 			}
@@ -173,6 +180,21 @@ func (f *fleet) runAll(ctx context.Context, n int, prefix string, onProgress fun
 	}
 	wg.Wait()
 	return out
+}
+
+// start starts a SolveWorkflow, again when a start timed out or the server
+// was busy: the workflow id makes a second start of the same run return it.
+func (f *fleet) start(ctx context.Context, id, task string) (client.WorkflowRun, error) {
+	for attempt := 1; ; attempt++ {
+		r, err := f.c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: TaskQueue}, SolveWorkflow, task)
+		var busy *serviceerror.ResourceExhausted
+		var unavailable *serviceerror.Unavailable
+		transient := errors.Is(err, context.DeadlineExceeded) || errors.As(err, &busy) || errors.As(err, &unavailable) ||
+			grpcstatus.Code(err) == codes.DeadlineExceeded
+		if err == nil || !transient || attempt == 5 || ctx.Err() != nil {
+			return r, err
+		}
+	}
 }
 
 // activity is one activity of a workflow's history.
