@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/loomwork/loom/internal/editdist"
 )
 
 // ErrInvalid is what every [*Error] matches with errors.Is: the file is
@@ -90,7 +92,7 @@ func (es Errors) err() error {
 func nearest(s string, candidates []string) string {
 	best, bestD := "", -1
 	for _, c := range candidates {
-		d := distance(strings.ToLower(s), strings.ToLower(c))
+		d := editdist.Distance(strings.ToLower(s), strings.ToLower(c))
 		if bestD < 0 || d < bestD {
 			best, bestD = c, d
 		}
@@ -108,25 +110,4 @@ func didYouMean(s string, candidates []string) string {
 		return "did you mean " + n + "?"
 	}
 	return ""
-}
-
-// distance is the Levenshtein distance of a and b, counted in bytes.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

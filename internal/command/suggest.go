@@ -3,6 +3,8 @@ package command
 import (
 	"io"
 	"os"
+
+	"github.com/loomwork/loom/internal/editdist"
 )
 
 // Nearest returns the candidate closest to name (by edit distance, at most
@@ -10,7 +12,7 @@ import (
 func Nearest(name string, candidates []string) string {
 	best, bestD := "", 3
 	for _, c := range candidates {
-		d := distance(name, c)
+		d := editdist.Distance(name, c)
 		if len(name) >= 2 && len(c) > len(name) && c[:len(name)] == name {
 			d = min(d, 1)
 		}
@@ -19,27 +21,6 @@ func Nearest(name string, candidates []string) string {
 		}
 	}
 	return best
-}
-
-// distance is the Levenshtein distance between a and b.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // IsTerminal reports whether w is a terminal (a character device): where
