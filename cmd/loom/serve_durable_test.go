@@ -179,10 +179,15 @@ func TestPlaygroundRunsAreDurable(t *testing.T) {
 			defer ts.Close()
 			page, err := ts.Traces(context.Background(), store.Query{})
 			require.NoError(t, err)
-			require.GreaterOrEqual(t, len(page.Traces), 2, "the runs of loom run and loom resume")
+			// The server killed with SIGKILL may have exported some spans of
+			// its run and not the run's own: such a part has no coder span.
+			coder := 0
 			for _, tr := range page.Traces {
-				require.Equal(t, "coder", tr.Agent)
+				if tr.Agent == "coder" {
+					coder++
+				}
 			}
+			require.GreaterOrEqual(t, coder, 2, "the runs of loom run and loom resume")
 		})
 	}
 }
