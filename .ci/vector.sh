@@ -16,7 +16,8 @@ log=$(mktemp)
   -e @electric-sql/pglite-pgvector:vector >"$log" 2>&1 &
 pglite=$!
 chroma_pid=""
-trap 'kill "$pglite" $chroma_pid 2>/dev/null || true; rm -f "$log"' EXIT
+# Chroma's server does not always stop on SIGTERM: it is killed outright.
+trap 'kill "$pglite" 2>/dev/null || true; [ -z "$chroma_pid" ] || kill -9 "$chroma_pid" 2>/dev/null || true; rm -f "$log"' EXIT
 port=""
 for _ in $(seq 1 240); do
   port=$(grep -o '"port":[0-9]*' "$log" | head -1 | cut -d: -f2 || true)
