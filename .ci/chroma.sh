@@ -12,8 +12,10 @@ printf '\n=== %s\n' "Chroma (npm ci in .ci/chroma)"
 npm ci --prefix .ci/chroma --no-audit --no-fund
 
 chroma_cmd=(node)
-glibc=$(ldd --version | head -1 | grep -o '[0-9]*\.[0-9]*$')
-if [ "$(printf '%s\n2.39\n' "$glibc" | sort -V | head -1)" != "2.39" ]; then
+# (Pipelines here read all their input: under pipefail a writer cut off
+# by head would fail the script.)
+glibc=$(getconf GNU_LIBC_VERSION | awk '{print $2}')
+if [ "$(printf '%s\n2.39\n' "$glibc" | sort -V | sed -n 1p)" != "2.39" ]; then
   cache="${XDG_CACHE_HOME:-$HOME/.cache}/loom-chroma/glibc"
   lib="$cache/usr/lib/x86_64-linux-gnu"
   if [ ! -x "$lib/ld-linux-x86-64.so.2" ]; then
