@@ -32,6 +32,14 @@ func clickInPage(ctx context.Context, sel string) error {
 }
 
 // texts returns the text of every element matching the CSS selector.
+// textInPage reads an element's text from the page's script in one call:
+// the list re-renders when runs arrive, and a node one DevTools call found
+// may be gone at the next (chromedp.Text makes two).
+func textInPage(ctx context.Context, css string) (string, error) {
+	return chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(
+		`(() => { const e = document.querySelector(%q); if (!e) throw new Error("no element " + %q); return e.innerText; })()`, css, css)))
+}
+
 func texts(t *testing.T, ctx context.Context, css string) []string {
 	t.Helper()
 	out, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](

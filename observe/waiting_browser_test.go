@@ -68,7 +68,7 @@ func TestBrowserWaitingRun(t *testing.T) {
 		chromedp.Navigate(srv.URL+"/"),
 		chromedp.WaitVisible(chromedp.CSS(row)),
 	))
-	rowText, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(row)))
+	rowText, err := textInPage(ctx, row)
 	require.NoError(t, err)
 	require.Contains(t, rowText, "Waiting")
 	require.NotContains(t, rowText, "Error")
@@ -157,7 +157,7 @@ func TestBrowserResumedRunIsOneRun(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(row)),
 	))
 	require.Equal(t, []string{"resumed"}, texts(t, ctx, row+" .resumed"))
-	firstRow, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`tr[data-trace="`+first.TraceID+`"]`)))
+	firstRow, err := textInPage(ctx, `tr[data-trace="`+first.TraceID+`"]`)
 	require.NoError(t, err)
 	require.Contains(t, firstRow, "Continued")
 	require.NotContains(t, firstRow, "Error")
@@ -207,7 +207,7 @@ func TestBrowserFailedSnippetCountsOnce(t *testing.T) {
 		chromedp.Navigate(srv.URL+"/"),
 		chromedp.WaitVisible(chromedp.CSS(row)),
 	))
-	text, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(row+" .recovered")))
+	text, err := textInPage(ctx, row+" .recovered")
 	require.NoError(t, err)
 	require.Equal(t, "1 failed step", text)
 }
@@ -225,7 +225,7 @@ func TestBrowserNoComputedAnswer(t *testing.T) {
 		chromedp.Navigate(srv.URL+"/"),
 		chromedp.WaitVisible(chromedp.CSS(row)),
 	))
-	text, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(row)))
+	text, err := textInPage(ctx, row)
 	require.NoError(t, err)
 	require.Contains(t, text, "No computed answer")
 	require.Contains(t, text, "ReferenceError: fact is not defined")
