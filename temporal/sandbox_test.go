@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/loomwork/loom/agent"
-	"github.com/loomwork/loom/sandbox"
+	"github.com/loomwork/loom/sandbox/jstool"
 	"github.com/loomwork/loom/temporal"
 	"github.com/stretchr/testify/require"
 )
@@ -16,10 +16,10 @@ func TestWorkerSandboxToolIsIsolated(t *testing.T) {
 	tool, exec, err := temporal.WorkerSandboxTool()
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, exec.Close()) })
-	require.Equal(t, sandbox.ToolName, tool.Name())
+	require.Equal(t, jstool.Name, tool.Name())
 	out, err := agent.Invoke(t.Context(), tool, json.RawMessage(`{"code":"6*7"}`))
 	require.NoError(t, err)
-	var res sandbox.ToolOutput
+	var res jstool.Output
 	require.NoError(t, json.Unmarshal(out, &res))
 	require.JSONEq(t, `42`, string(res.Result))
 }

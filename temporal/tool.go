@@ -9,13 +9,14 @@ import (
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/sandbox"
+	"github.com/loomwork/loom/sandbox/jstool"
 	"go.temporal.io/sdk/workflow"
 )
 
 // ActivityTool returns an agent with t's name, description and schemas
 // whose runs execute t as the tool activity on a worker, whose Config.Tools
 // must hold t (the same value, built by the same code). Use it for sandbox
-// runs (sandbox.NewTool), HTTP and MCP tools: anything that is not a pure
+// runs (jstool.New), HTTP and MCP tools: anything that is not a pure
 // function of its input. The activity heartbeats while t runs.
 func ActivityTool(t agent.Agent, opts ActivityOptions) agent.Agent {
 	return &activityTool{t: t, opts: opts}
@@ -64,13 +65,13 @@ func (a *activityTool) Run(ctx context.Context, input json.RawMessage) iter.Seq2
 	})
 }
 
-// SandboxTool returns the evaluateJs tool (sandbox.NewTool) for a
+// SandboxTool returns the evaluateJs tool (jstool.New) for a
 // workflow: its runs execute as the tool activity on a worker whose
-// Config.Tools holds sandbox.NewTool of an executor with limits l, such as
+// Config.Tools holds jstool.New of an executor with limits l, such as
 // the one [WorkerSandboxTool] makes. The workflow side needs no executor.
 func SandboxTool(l sandbox.Limits, opts ActivityOptions) (agent.Agent, error) {
-	spec, err := agent.NewFunc(sandbox.ToolName, sandbox.ToolDescription(l), func(context.Context, sandbox.ToolInput) (sandbox.ToolOutput, error) {
-		return sandbox.ToolOutput{}, fmt.Errorf("%w: the %s tool runs on a worker, through temporal.ActivityTool", ErrNotWorkflow, sandbox.ToolName)
+	spec, err := agent.NewFunc(jstool.Name, jstool.Description(l), func(context.Context, jstool.Input) (jstool.Output, error) {
+		return jstool.Output{}, fmt.Errorf("%w: the %s tool runs on a worker, through temporal.ActivityTool", ErrNotWorkflow, jstool.Name)
 	})
 	if err != nil {
 		return nil, err
@@ -90,7 +91,7 @@ func WorkerSandboxTool(opts ...sandbox.Option) (agent.Agent, *sandbox.Isolated, 
 	if err != nil {
 		return nil, nil, fmt.Errorf("temporal: start the worker's isolated sandbox: %w", err)
 	}
-	tool, err := sandbox.NewTool(exec)
+	tool, err := jstool.New(exec)
 	if err != nil {
 		_ = exec.Close()
 		return nil, nil, err
