@@ -53,73 +53,40 @@ func WithCallLimits(l sandbox.CallLimits) Option {
 }
 
 // codeModeNote tells the model how to call the offered functions.
-const codeModeNote = "\n- Host functions: the global `tools` holds async functions that run tools on the host, such as `const r = await tools.get_sum({a: 2, b: 40})`; each takes one object argument and returns a Promise of the tool's JSON result. Their signatures are listed in your instructions. A call that fails rejects with an sandbox.Error you can catch; calls per run are limited, so batch the work with Promise.all and compute in code."
+const codeModeNote = "\n- Host functions: the global `tools` holds async functions that run tools on the host, such as `const r = await tools.get_sum({a: 2, b: 40})`; each takes one object argument and returns a Promise of the tool's JSON result. Their signatures are listed in your instructions. A call that fails rejects with an Error you can catch; calls per run are limited, so batch the work with Promise.all and compute in code."
 
-// codeTool is the evaluateJs tool with host tools: its runs serve the
-// code's calls as nested runs.
-type codeTool struct {
-	agent.Agent // the plain evaluateJs function: name, description, schemas
-	t           *tool
-	runner      sandbox.ToolRunner
-	opts        toolOptions
-}
-
-func newCodeTool(t *tool, lim sandbox.Limits, opts []Option) (agent.Agent, error) {
-	var o toolOptions
-	for _, f := range opts {
-		if f != nil {
-			f(&o)
-		}
-	}
-	if _, err := jsrt.CallLimitsWithDefaults(o.calls); err != nil {
-		return nil, err
-	}
-	for i, ts := range o.toolsets {
+// codeMode checks the toolsets and the executor, which must run host
+// tools.
+func (t *tool) codeMode() error {
+	for i, ts := range t.opts.toolsets {
 		if ts == nil {
-			return nil, fmt.Errorf("jstool: New: toolset %d is nil", i)
+			return fmt.Errorf("jstool: New: toolset %d is nil", i)
 		}
 	}
 	runner, ok := t.exec.(sandbox.ToolRunner)
 	if !ok {
-		return nil, fmt.Errorf("jstool: New: WithToolsets needs an executor that runs host tools (a sandbox.ToolRunner, as sandbox.InProcess and sandbox.Isolated are); %T is not one", t.exec)
+		return fmt.Errorf("jstool: New: WithToolsets needs an executor that runs host tools (a sandbox.ToolRunner, as sandbox.InProcess and sandbox.Isolated are); %T is not one", t.exec)
 	}
-	base, err := agent.NewFunc(Name, Description(lim)+codeModeNote, t.run)
-	if err != nil {
-		return nil, err
-	}
-	return &codeTool{Agent: base, t: t, runner: runner, opts: o}, nil
+	t.runner = runner
+	return nil
 }
 
-// Kind returns "func", as the evaluateJs tool without host tools.
-func (c *codeTool) Kind() string { return "func" }
-
-// Run runs the input's code with the toolsets' tools offered to it.
-func (c *codeTool) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.Event, error] {
-	return agent.Execute(ctx, c, input, c.body)
-}
-
-func (c *codeTool) body(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
-	var in Input
-	if err := json.Unmarshal(r.Input, &in); err != nil {
-		return nil, fmt.Errorf("%w: %s: send {\"code\": \"…\"}: %v", agent.ErrInvalidInput, Name, err)
-	}
+// runCodeMode runs the input's code with the toolsets' tools offered to
+// it, serving its calls as nested runs of r.
+func (t *tool) runCodeMode(ctx context.Context, r *agent.Run, in Input) (Output, error) {
 	q := &callQueue{reqs: make(chan *agentCall), ended: make(chan struct{})}
-	tools, err := ResolveHostTools(ctx, c.opts.toolsets, q.caller)
+	tools, err := ResolveHostTools(ctx, t.opts.toolsets, q.caller)
 	if err != nil {
-		return nil, err
+		return Output{}, err
 	}
-	box, err := sandbox.NewToolbox(tools, c.opts.calls)
+	box, err := sandbox.NewToolbox(tools, t.opts.calls)
 	if err != nil {
-		return nil, err
+		return Output{}, err
 	}
 	jsrt.SetSkip(box, q.skip)
-	out, err := c.t.execute(ctx, in, func(ctx context.Context, code string) (*sandbox.Result, error) {
-		return c.serve(ctx, r, code, box, q)
+	return t.execute(ctx, in, func(ctx context.Context, code string) (*sandbox.Result, error) {
+		return t.serve(ctx, r, code, box, q)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(out)
 }
 
 // ResolveHostTools asks each toolset for its tools now and makes them host
@@ -233,7 +200,7 @@ func (o *inOrder) add(c *agentCall, ready []*agentCall) []*agentCall {
 // r, at once. A call
 // that must end the run as it is (the consumer stopped, a limit, a
 // question for a person, a halt) stops the code and is the run's error.
-func (c *codeTool) serve(ctx context.Context, r *agent.Run, code string, box *sandbox.Toolbox, q *callQueue) (*sandbox.Result, error) {
+func (t *tool) serve(ctx context.Context, r *agent.Run, code string, box *sandbox.Toolbox, q *callQueue) (*sandbox.Result, error) {
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type outcome struct {
@@ -242,7 +209,7 @@ func (c *codeTool) serve(ctx context.Context, r *agent.Run, code string, box *sa
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		res, err := c.runner.RunWithTools(runCtx, code, box)
+		res, err := t.runner.RunWithTools(runCtx, code, box)
 		done <- outcome{res, err}
 	}()
 	var stop error

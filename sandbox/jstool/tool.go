@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"strings"
 	"time"
 
@@ -80,10 +81,27 @@ func New(exec sandbox.Executor, opts ...Option) (agent.Agent, error) {
 		lim = l.Limits()
 	}
 	t := &tool{exec: exec, kind: executorKind(exec)}
-	if len(opts) > 0 {
-		return newCodeTool(t, lim, opts)
+	for _, f := range opts {
+		if f != nil {
+			f(&t.opts)
+		}
 	}
-	return agent.NewFunc(Name, Description(lim), t.run)
+	if _, err := jsrt.CallLimitsWithDefaults(t.opts.calls); err != nil {
+		return nil, err
+	}
+	desc := Description(lim)
+	if len(t.opts.toolsets) > 0 {
+		if err := t.codeMode(); err != nil {
+			return nil, err
+		}
+		desc += codeModeNote
+	}
+	spec, err := agent.NewFunc(Name, desc, t.run)
+	if err != nil {
+		return nil, err
+	}
+	t.spec = spec
+	return t, nil
 }
 
 // Description is the evaluateJs tool's description for the given
@@ -94,8 +112,8 @@ Rules:
 - The value of the code's final expression is the result, as in a REPL: end the code with the expression you want (for example `+"`total`"+` or `+"`({ sum, count })`"+`). A returned Promise is awaited, and top-level await works.
 - Plain modern JavaScript only: the standard built-ins (Math, JSON, Date, RegExp, Map, Set, BigInt, Promise, typed arrays) and console.log/info/warn/error. No require, import or modules; no network (fetch), files, timers (setTimeout), process, DOM or Intl. eval and Function are disabled.
 - Build strings by pushing parts to an array and calling join(''): += on a string in a loop is very slow here. Prefer loops to deep recursion (at most %d nested calls).
-- sandbox.Limits per run: %s of time, %s of memory, %s of code, %s of result. Return summaries or slices of large data, not all of it.
-- sandbox.Result forms: BigInt {"$bigint":"123"}, Map {"$map":[[key,value]]}, Set {"$set":[...]}, Date {"$date":"ISO time"}, NaN/Infinity {"$number":"NaN"}; functions and symbols are described, not exported.
+- Limits per run: %s of time, %s of memory, %s of code, %s of result. Return summaries or slices of large data, not all of it.
+- Result forms: BigInt {"$bigint":"123"}, Map {"$map":[[key,value]]}, Set {"$set":[...]}, Date {"$date":"ISO time"}, NaN/Infinity {"$number":"NaN"}; functions and symbols are described, not exported.
 - Errors (syntax, exceptions with their stack, timeouts, limits) come back as the tool's error: read the message, fix the code and call the tool again.`,
 		l.CallStack, l.Timeout, jsrt.FormatBytes(l.Memory), jsrt.FormatBytes(int64(l.SourceBytes)), jsrt.FormatBytes(int64(l.ResultBytes)))
 }
@@ -112,11 +130,56 @@ func executorKind(e sandbox.Executor) string {
 	}
 }
 
+// tool is the evaluateJs tool, with or without code mode. Its input is
+// validated against its schema before any code runs.
 type tool struct {
-	exec sandbox.Executor
-	kind string
+	spec   *agent.Func[Input, Output] // name, description, schemas and input validation; runs without host tools
+	exec   sandbox.Executor
+	kind   string
+	opts   toolOptions
+	runner sandbox.ToolRunner // set in code mode
 }
 
+// Name returns [Name].
+func (t *tool) Name() string { return t.spec.Name() }
+
+// Description returns the tool's description for its executor's limits.
+func (t *tool) Description() string { return t.spec.Description() }
+
+// InputSchema returns the schema of [Input].
+func (t *tool) InputSchema() json.RawMessage { return t.spec.InputSchema() }
+
+// OutputSchema returns the schema of [Output].
+func (t *tool) OutputSchema() json.RawMessage { return t.spec.OutputSchema() }
+
+// Kind returns "func".
+func (t *tool) Kind() string { return "func" }
+
+// Run validates the input against the input schema, runs its code and
+// returns the tool's output; in code mode the code's calls of the
+// toolsets' tools run as nested runs of this run.
+func (t *tool) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.Event, error] {
+	return agent.Execute(ctx, t, input, t.body)
+}
+
+func (t *tool) body(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
+	in, err := t.spec.Decode(r.Input)
+	if err != nil {
+		return nil, err
+	}
+	var out Output
+	if t.runner != nil {
+		out, err = t.runCodeMode(ctx, r, in)
+	} else {
+		out, err = t.run(ctx, in)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(out)
+}
+
+// run runs the input's code without host tools.
 func (t *tool) run(ctx context.Context, in Input) (Output, error) {
 	return t.execute(ctx, in, t.exec.Run)
 }
