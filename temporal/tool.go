@@ -68,16 +68,28 @@ func (a *activityTool) Run(ctx context.Context, input json.RawMessage) iter.Seq2
 // SandboxTool returns the evaluateJs tool (jstool.New) for a
 // workflow: its runs execute as the tool activity on a worker whose
 // Config.Tools holds jstool.New of an executor with limits l, such as
-// the one [WorkerSandboxTool] makes. The workflow side needs no executor.
+// the one [WorkerSandboxTool] makes. The workflow side needs no executor:
+// its tool is jstool's, for the name, description and schemas the model
+// sees, on an executor that never runs code.
 func SandboxTool(l sandbox.Limits, opts ActivityOptions) (agent.Agent, error) {
-	spec, err := agent.NewFunc(jstool.Name, jstool.Description(l), func(context.Context, jstool.Input) (jstool.Output, error) {
-		return jstool.Output{}, fmt.Errorf("%w: the %s tool runs on a worker, through temporal.ActivityTool", ErrNotWorkflow, jstool.Name)
-	})
+	spec, err := jstool.New(workflowSide{lim: l})
 	if err != nil {
 		return nil, err
 	}
 	return ActivityTool(spec, opts), nil
 }
+
+// workflowSide is the executor of the workflow side's evaluateJs tool:
+// the tool's code runs on a worker, through the activity, never here.
+type workflowSide struct{ lim sandbox.Limits }
+
+func (w workflowSide) Limits() sandbox.Limits { return w.lim }
+
+func (workflowSide) Run(context.Context, string) (*sandbox.Result, error) {
+	return nil, fmt.Errorf("%w: the %s tool runs on a worker, through temporal.ActivityTool", ErrNotWorkflow, jstool.Name)
+}
+
+func (workflowSide) Close() error { return nil }
 
 // WorkerSandboxTool is the worker's side of [SandboxTool]: the evaluateJs
 // tool on an isolated executor (sandbox.NewIsolated with opts), the

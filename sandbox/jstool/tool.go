@@ -105,8 +105,10 @@ func New(exec sandbox.Executor, opts ...Option) (agent.Agent, error) {
 }
 
 // Description is the evaluateJs tool's description for the given
-// limits: the rules a model must follow to use the sandbox well.
+// limits: the rules a model must follow to use the sandbox well. Zero
+// fields of l stand for their defaults, as in a run.
 func Description(l sandbox.Limits) string {
+	l, _ = jsrt.LimitsWithDefaults(l) // negative fields are the executor's to refuse
 	return fmt.Sprintf(`Run JavaScript in a sandbox and return {result, logs}.
 Rules:
 - The value of the code's final expression is the result, as in a REPL: end the code with the expression you want (for example `+"`total`"+` or `+"`({ sum, count })`"+`). A returned Promise is awaited, and top-level await works.

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/sandbox"
 )
 
 // The evaluateJs tool is one implementation with or without code mode: both
@@ -56,4 +58,13 @@ func TestToolValidatesInputInEveryMode(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The description states the limits a run gets: a zero field is its
+// default, never a limit of 0.
+func TestDescriptionFillsDefaults(t *testing.T) {
+	require.Equal(t, Description(sandbox.DefaultLimits()), Description(sandbox.Limits{}))
+	d := Description(sandbox.Limits{Timeout: 2 * time.Second})
+	require.Contains(t, d, "2s of time, 256 MiB of memory, 64 KiB of code, 256 KiB of result")
+	require.Contains(t, d, "at most 2000 nested calls")
 }
