@@ -189,7 +189,6 @@ func TestElicitationUnansweredInTimeCallsAgain(t *testing.T) {
 }
 
 func TestElicitationCloseFailsParkedRequest(t *testing.T) {
-	t.Skip("known race, to fix: Toolset.Close can end the session before the server receives the parked elicitation's failure; the server's Elicit then waits for ever (seen in CI: the session DELETE timed out and the booking tool never returned)")
 	b := newBookingServer(t)
 	ts := connect(t, Config{URL: b.url})
 	e := engine.New(engine.WithCheckpoints(checkpoint.NewMemory()))

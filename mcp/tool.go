@@ -50,6 +50,9 @@ type call struct {
 	progress chan *sdk.ProgressNotificationParams
 	elicit   chan *elicitation
 	parked   bool // guarded by Toolset.mu: its run stopped to ask a person
+	asking   int  // guarded by Toolset.mu: its elicitations being answered
+	cancel   context.CancelFunc
+	returned chan struct{} // closed when the request returned
 }
 
 // outcome is what the goroutine making the call reports.
@@ -101,11 +104,12 @@ func (t *tool) body(ctx context.Context, r *agent.Run) (json.RawMessage, error) 
 // ends with f.cancel.
 func (t *tool) start(ctx context.Context, args json.RawMessage) *flight {
 	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	c := t.ts.begin()
+	c := t.ts.begin(cancel)
 	f := &flight{tool: t.name, c: c, done: make(chan outcome, 1), cancel: cancel}
 	params := &sdk.CallToolParams{Name: t.name, Arguments: args, Meta: callMeta(ctx, sdk.Meta{"progressToken": c.token})}
 	go func() {
 		res, err := t.ts.callTool(cctx, params, t.retryable)
+		close(c.returned)
 		f.done <- outcome{res, err}
 	}()
 	return f
@@ -124,8 +128,7 @@ func (t *tool) abandon(f *flight, err error) error {
 		f.pending.reply <- elicitAnswer{err: err}
 		f.pending = nil
 	}
-	f.cancel()
-	go func() { <-f.done; t.ts.end(f.c) }()
+	t.ts.release(f)
 	return err
 }
 
@@ -207,11 +210,11 @@ func progressText(p *sdk.ProgressNotificationParams) string {
 }
 
 // begin registers a call so notifications about it find it.
-func (ts *Toolset) begin() *call {
+func (ts *Toolset) begin(cancel context.CancelFunc) *call {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	ts.callSeq++
-	c := &call{token: "loom-" + strconv.Itoa(ts.callSeq), progress: make(chan *sdk.ProgressNotificationParams, 64), elicit: make(chan *elicitation), done: make(chan struct{})}
+	c := &call{token: "loom-" + strconv.Itoa(ts.callSeq), progress: make(chan *sdk.ProgressNotificationParams, 64), elicit: make(chan *elicitation), done: make(chan struct{}), cancel: cancel, returned: make(chan struct{})}
 	ts.calls[c.token] = c
 	return c
 }
