@@ -93,7 +93,7 @@ func (ts *Toolset) onElicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.E
 	e := &elicitation{params: req.Params, reply: make(chan elicitAnswer, 1)}
 	select {
 	case c.elicit <- e:
-	case <-c.done:
+	case <-c.returned: // the call is over: nobody waits for the answer
 		return nil, errNoAnswer
 	case <-ctx.Done():
 		return nil, ts.served(ctx)
@@ -101,7 +101,7 @@ func (ts *Toolset) onElicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.E
 	select {
 	case a := <-e.reply:
 		return a.res, a.err
-	case <-c.done:
+	case <-c.returned: // the call is over: nobody waits for the answer
 		return nil, errNoAnswer
 	case <-ctx.Done():
 		return nil, ts.served(ctx)

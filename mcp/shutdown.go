@@ -87,7 +87,7 @@ func (ts *Toolset) Shutdown(ctx context.Context) error {
 		cc.cancel()
 	}
 	for _, f := range parked { // no run owns a parked call
-		<-f.done
+		<-f.c.returned
 		ts.end(f.c)
 	}
 	if c == nil {
@@ -153,6 +153,6 @@ func (ts *Toolset) settle(f *flight) {
 	case <-grace.C:
 	}
 	f.cancel()
-	<-f.done
+	<-f.c.returned
 	ts.end(f.c)
 }

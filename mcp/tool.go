@@ -46,19 +46,14 @@ func (t *tool) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.E
 // requests about it go.
 type call struct {
 	token    string
-	done     chan struct{} // closed when the call ended
 	progress chan *sdk.ProgressNotificationParams
 	elicit   chan *elicitation
 	parked   bool // guarded by Toolset.mu: its run stopped to ask a person
 	asking   int  // guarded by Toolset.mu: its elicitations being answered
 	cancel   context.CancelFunc
-	returned chan struct{} // closed when the request returned
-}
-
-// outcome is what the goroutine making the call reports.
-type outcome struct {
-	res *sdk.CallToolResult
-	err error
+	returned chan struct{} // closed when the request returned, with res and err set
+	res      *sdk.CallToolResult
+	err      error
 }
 
 // flight is a call being made and what a run needs to go on with it. When
@@ -69,7 +64,6 @@ type outcome struct {
 type flight struct {
 	tool     string
 	c        *call
-	done     chan outcome
 	cancel   context.CancelFunc
 	answered []*sdk.ElicitParams // questions answered in this call, in order
 	pending  *elicitation        // the question the run stopped for
@@ -105,12 +99,11 @@ func (t *tool) body(ctx context.Context, r *agent.Run) (json.RawMessage, error) 
 func (t *tool) start(ctx context.Context, args json.RawMessage) *flight {
 	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	c := t.ts.begin(cancel)
-	f := &flight{tool: t.name, c: c, done: make(chan outcome, 1), cancel: cancel}
+	f := &flight{tool: t.name, c: c, cancel: cancel}
 	params := &sdk.CallToolParams{Name: t.name, Arguments: args, Meta: callMeta(ctx, sdk.Meta{"progressToken": c.token})}
 	go func() {
-		res, err := t.ts.callTool(cctx, params, t.retryable)
+		c.res, c.err = t.ts.callTool(cctx, params, t.retryable)
 		close(c.returned)
-		f.done <- outcome{res, err}
 	}()
 	return f
 }
@@ -118,7 +111,7 @@ func (t *tool) start(ctx context.Context, args json.RawMessage) *flight {
 // finish ends f: the call is cancelled if still in flight, then forgotten.
 func (t *tool) finish(f *flight) {
 	f.cancel()
-	<-f.done
+	<-f.c.returned
 	t.ts.end(f.c)
 }
 
@@ -161,11 +154,10 @@ func (t *tool) wait(ctx context.Context, r *agent.Run, f *flight) (json.RawMessa
 	}
 	for {
 		select {
-		case o := <-f.done:
-			f.done <- o // for finish
+		case <-f.c.returned:
 			t.finish(f)
-			if o.err != nil {
-				return nil, fmt.Errorf("mcp tool %s: %w", t.name, o.err)
+			if f.c.err != nil {
+				return nil, fmt.Errorf("mcp tool %s: %w", t.name, f.c.err)
 			}
 			for drained := false; !drained; { // progress that came before the result
 				select {
@@ -177,7 +169,7 @@ func (t *tool) wait(ctx context.Context, r *agent.Run, f *flight) (json.RawMessa
 					drained = true
 				}
 			}
-			return t.result(r, o.res)
+			return t.result(r, f.c.res)
 		case p := <-f.c.progress:
 			if !r.Emit(agent.Event{Kind: agent.EventTextDelta, Text: progressText(p)}) {
 				t.finish(f)
@@ -214,7 +206,7 @@ func (ts *Toolset) begin(cancel context.CancelFunc) *call {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	ts.callSeq++
-	c := &call{token: "loom-" + strconv.Itoa(ts.callSeq), progress: make(chan *sdk.ProgressNotificationParams, 64), elicit: make(chan *elicitation), done: make(chan struct{}), cancel: cancel, returned: make(chan struct{})}
+	c := &call{token: strconv.Itoa(ts.callSeq), progress: make(chan *sdk.ProgressNotificationParams, 64), elicit: make(chan *elicitation), cancel: cancel, returned: make(chan struct{})}
 	ts.calls[c.token] = c
 	return c
 }
@@ -224,7 +216,6 @@ func (ts *Toolset) end(c *call) {
 	ts.mu.Lock()
 	delete(ts.calls, c.token)
 	ts.mu.Unlock()
-	close(c.done)
 }
 
 // onProgress passes a progress notification to its call. A call that does
@@ -251,14 +242,18 @@ func (ts *Toolset) callTool(ctx context.Context, params *sdk.CallToolParams, ret
 	if err != nil {
 		return nil, err
 	}
-	rej := new(rejection)
-	res, err := c.cs.CallTool(context.WithValue(ctx, rejectionKey{}, rej), params)
+	var rej *rejection
+	if ts.cfg.URL != "" { // only HTTP requests can be refused before they reach the server
+		rej = new(rejection)
+		ctx = context.WithValue(ctx, rejectionKey{}, rej)
+	}
+	res, err := c.cs.CallTool(ctx, params)
 	if err == nil || ctx.Err() != nil {
 		return res, err
 	}
 	// The SDK refused to send on a closed session, the server did not know
 	// the session, or its HTTP layer turned the request away.
-	notSent := gone(err) || rej.Load()
+	notSent := gone(err) || (rej != nil && rej.Load())
 	if !notSent && !c.ended() {
 		return nil, err
 	}
