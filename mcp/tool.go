@@ -21,8 +21,9 @@ type tool struct {
 	wire       string // as the model calls it
 	desc       string
 	in, out    json.RawMessage
-	structured bool // the tool declares an output schema
-	retryable  bool // annotated idempotent or read-only
+	structured bool                                                       // the tool declares an output schema
+	retryable  bool                                                       // annotated idempotent or read-only
+	bodyFn     func(context.Context, *agent.Run) (json.RawMessage, error) // t.body, made once rather than per call
 }
 
 // Name returns the name the model calls the tool by.
@@ -39,7 +40,7 @@ func (t *tool) OutputSchema() json.RawMessage { return t.out }
 
 // Run calls the tool on the server.
 func (t *tool) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.Event, error] {
-	return agent.Execute(ctx, t, input, t.body)
+	return agent.Execute(ctx, t, input, t.bodyFn)
 }
 
 // call is one tool call in flight: where the server's notifications and
@@ -76,9 +77,9 @@ type flight struct {
 func (t *tool) body(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
 	f := t.ts.unpark(r.ID, t.name)
 	if f == nil {
-		args := json.RawMessage(`{}`)
-		if len(r.Input) > 0 && string(r.Input) != "null" {
-			args = r.Input
+		args := r.Input
+		if len(args) == 0 || string(args) == "null" {
+			args = json.RawMessage(`{}`)
 		}
 		f = t.start(ctx, args)
 	} else {

@@ -264,6 +264,7 @@ func (ts *Toolset) newTool(t *sdk.Tool) (*tool, error) {
 	if a := t.Annotations; a != nil {
 		tl.retryable = a.IdempotentHint || a.ReadOnlyHint
 	}
+	tl.bodyFn = tl.body
 	return tl, nil
 }
 
