@@ -33,9 +33,8 @@ func samplingServer(t *testing.T) (url string, failed chan error) {
 	life, end := context.WithCancel(context.Background())
 	srv := sdk.NewServer(&sdk.Implementation{Name: "sampling", Version: "1"}, nil)
 	srv.AddTool(&sdk.Tool{Name: "summarise", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		ctx, cancel := context.WithCancel(ctx)
+		ctx, cancel := withinLife(ctx, life)
 		defer cancel()
-		defer context.AfterFunc(life, cancel)()
 		//lint:ignore SA1019 sampling stays in the protocol during its deprecation window.
 		_, err := req.Session.CreateMessage(ctx, &sdk.CreateMessageParams{MaxTokens: 10, Messages: []*sdk.SamplingMessage{{Role: "user", Content: &sdk.TextContent{Text: "summarise"}}}})
 		if err != nil {

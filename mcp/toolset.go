@@ -98,6 +98,7 @@ func Connect(ctx context.Context, cfg Config) (*Toolset, error) {
 	}
 	ts.client = sdk.NewClient(&sdk.Implementation{Name: "loom", Version: "1"}, opts)
 	if _, err := ts.dial(ctx, nil); err != nil {
+		ts.endLife()
 		return nil, err
 	}
 	return ts, nil
