@@ -128,8 +128,8 @@ func (t *tool) abandon(f *flight, err error) error {
 
 // wait follows f to its result.
 func (t *tool) wait(ctx context.Context, r *agent.Run, f *flight) (json.RawMessage, error) {
-	timer := time.NewTimer(t.ts.timeout)
-	defer timer.Stop()
+	timer := t.ts.timer()
+	defer t.ts.putTimer(timer)
 	// handle answers e; done reports that the run must end with err.
 	handle := func(e *elicitation) (err error, done bool) {
 		res, err := t.ts.answer(ctx, t.name, e.params)
@@ -266,4 +266,22 @@ func (ts *Toolset) callTool(ctx context.Context, params *sdk.CallToolParams, ret
 		return nil, fmt.Errorf("%w: the session ended during the call, which may have reached the server, and the tool is not marked idempotent or read-only, so it is not retried: %w", ErrConnection, err)
 	}
 	return nc.cs.CallTool(ctx, params)
+}
+
+// timer returns a timer running for the call timeout, from the toolset's
+// pool: one per call would be three allocations.
+func (ts *Toolset) timer() *time.Timer {
+	if tm, ok := ts.timers.Get().(*time.Timer); ok {
+		tm.Reset(ts.timeout)
+		return tm
+	}
+	return time.NewTimer(ts.timeout)
+}
+
+// putTimer stops tm and returns it to the pool. (Since Go 1.23 a stopped
+// timer's channel holds no stale tick, so a reused timer cannot fire
+// early.)
+func (ts *Toolset) putTimer(tm *time.Timer) {
+	tm.Stop()
+	ts.timers.Put(tm)
 }

@@ -26,6 +26,7 @@ type Toolset struct {
 	answerTimeout time.Duration
 
 	dialMu sync.Mutex // serialises dialling: concurrent failures dial once
+	timers sync.Pool  // of *time.Timer, the calls' timeouts
 
 	mu       sync.Mutex
 	conn     *conn
