@@ -60,7 +60,8 @@ type Config struct {
 	// NoElicitation stops the client from offering elicitation.
 	NoElicitation bool
 	// Elicit, when set, answers the server's elicitation requests during a
-	// call, and the call goes on. Unset, a request becomes a question of
+	// call, and the call goes on. Its context ends with the call's, or when
+	// the toolset closes. Unset, a request becomes a question of
 	// the tool's run ([agent.Ask]) with kind [ElicitationKind]: the run
 	// stops to wait for a person while the call stays open, and resumed in
 	// this process it answers in the same call, so the tool runs once.

@@ -62,8 +62,13 @@ type elicitAnswer struct {
 
 // onElicit hands an elicitation request to the call in flight, which
 // answers it. With no call or several in flight that could have asked it,
-// it cannot tell whose it is and declines.
+// it cannot tell whose it is and declines. Once Shutdown begins, it fails.
 func (ts *Toolset) onElicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+	ctx, done, err := ts.serve(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	ts.mu.Lock()
 	var c *call
 	n := 0
@@ -73,6 +78,14 @@ func (ts *Toolset) onElicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.E
 			n++
 		}
 	}
+	if n == 1 {
+		c.asking++
+		defer func() {
+			ts.mu.Lock()
+			c.asking--
+			ts.mu.Unlock()
+		}()
+	}
 	ts.mu.Unlock()
 	if n != 1 {
 		return &sdk.ElicitResult{Action: "decline"}, nil
@@ -80,19 +93,28 @@ func (ts *Toolset) onElicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.E
 	e := &elicitation{params: req.Params, reply: make(chan elicitAnswer, 1)}
 	select {
 	case c.elicit <- e:
-	case <-c.done:
+	case <-c.returned: // the call is over: nobody waits for the answer
 		return nil, errNoAnswer
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return nil, ts.served(ctx)
 	}
 	select {
 	case a := <-e.reply:
 		return a.res, a.err
-	case <-c.done:
+	case <-c.returned: // the call is over: nobody waits for the answer
 		return nil, errNoAnswer
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return nil, ts.served(ctx)
 	}
+}
+
+// served is the error of a server request whose context ended: errClosing
+// when Shutdown ended it.
+func (ts *Toolset) served(ctx context.Context) error {
+	if ts.life.Err() != nil {
+		return errClosing
+	}
+	return ctx.Err()
 }
 
 // question is the payload of the question for p.
@@ -117,7 +139,13 @@ func (ts *Toolset) answer(ctx context.Context, toolName string, p *sdk.ElicitPar
 		return nil, err
 	}
 	if ts.cfg.Elicit != nil {
+		ctx, cancel := context.WithCancel(ctx) // Close ends the wait for an answer
+		defer context.AfterFunc(ts.life, cancel)()
+		defer cancel()
 		a, err := ts.cfg.Elicit(ctx, q)
+		if err != nil && ts.life.Err() != nil {
+			return nil, errClosing
+		}
 		if err != nil {
 			return nil, fmt.Errorf("mcp tool %s: answering the elicitation: %w", toolName, err)
 		}

@@ -16,7 +16,7 @@ import (
 )
 
 // nodeModules is where .ci/mcp.sh installs the pinned npm packages.
-func nodeModules(t *testing.T) string {
+func nodeModules(t testing.TB) string {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
 	dir := filepath.Join(filepath.Dir(file), "..", ".ci", "mcp", "node_modules")
@@ -32,7 +32,7 @@ func nodeModules(t *testing.T) string {
 }
 
 // everythingScript is server-everything's entry point.
-func everythingScript(t *testing.T) string {
+func everythingScript(t testing.TB) string {
 	return filepath.Join(nodeModules(t), "@modelcontextprotocol", "server-everything", "dist", "index.js")
 }
 

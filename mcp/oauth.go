@@ -403,6 +403,10 @@ func (h *oauthHandler) fetchGiven(ctx context.Context, args *auth.AuthorizationA
 	return &auth.AuthorizationResult{Code: code, State: state, Iss: iss}, nil
 }
 
+// redirectShutdown bounds the wait for the redirect listener's last answer
+// to reach the browser.
+const redirectShutdown = 5 * time.Second
+
 // fetchListening shows the URL and waits for the redirect at l.
 func (h *oauthHandler) fetchListening(l net.Listener) auth.AuthorizationCodeFetcher {
 	return func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
@@ -433,7 +437,16 @@ func (h *oauthHandler) fetchListening(l net.Listener) auth.AuthorizationCodeFetc
 			}
 		})}
 		go func() { _ = srv.Serve(l) }()
-		defer srv.Close()
+		defer func() {
+			// Shutdown, not Close: the browser's request that brought the
+			// code is still being answered, and closing its connection now
+			// would show the person an error instead of the page.
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), redirectShutdown)
+			defer cancel()
+			if srv.Shutdown(sctx) != nil {
+				_ = srv.Close()
+			}
+		}()
 		if err := h.show(ctx, args.URL); err != nil {
 			return nil, err
 		}

@@ -37,6 +37,11 @@ func resourcePart(rc *sdk.ResourceContents) (part model.Part, text string) {
 // and audio content become the run's result parts, and isError a
 // [*ToolError].
 func (t *tool) result(r *agent.Run, res *sdk.CallToolResult) (json.RawMessage, error) {
+	if len(res.Content) == 1 { // the common case: one text, mapped without the slices below
+		if c, ok := res.Content[0].(*sdk.TextContent); ok {
+			return t.output(res, c.Text)
+		}
+	}
 	var texts []string
 	var parts []model.Part
 	media := false
@@ -71,12 +76,18 @@ func (t *tool) result(r *agent.Run, res *sdk.CallToolResult) (json.RawMessage, e
 			parts = append(parts, part)
 		}
 	}
-	text := strings.Join(texts, "\n")
+	if media && !res.IsError {
+		r.SetResultParts(parts...)
+	}
+	return t.output(res, strings.Join(texts, "\n"))
+}
+
+// output is the run's output for res, whose content's text is text:
+// structuredContent when the tool declares an output schema, else
+// {"message": text}; isError makes it a [*ToolError].
+func (t *tool) output(res *sdk.CallToolResult, text string) (json.RawMessage, error) {
 	if res.IsError {
 		return nil, &ToolError{Tool: t.name, Message: text}
-	}
-	if media {
-		r.SetResultParts(parts...)
 	}
 	if t.structured && res.StructuredContent != nil {
 		out, err := json.Marshal(res.StructuredContent)
@@ -85,11 +96,16 @@ func (t *tool) result(r *agent.Run, res *sdk.CallToolResult) (json.RawMessage, e
 		}
 		return out, nil
 	}
-	out, err := json.Marshal(map[string]string{"message": text})
+	out, err := json.Marshal(message{text})
 	if err != nil {
 		return nil, fmt.Errorf("mcp tool %s: encode its text: %w", t.name, err)
 	}
 	return out, nil
+}
+
+// message is the output of a tool without an output schema.
+type message struct {
+	Message string `json:"message"`
 }
 
 // result maps a served run's end to the call's result. The content is the

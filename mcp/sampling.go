@@ -13,6 +13,11 @@ import (
 
 // onSample answers a server's sampling request with Config.Sampling.
 func (ts *Toolset) onSample(ctx context.Context, req *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error) {
+	ctx, done, err := ts.serve(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	p := req.Params
 	var mreq model.Request
 	if p.SystemPrompt != "" {
@@ -42,6 +47,9 @@ func (ts *Toolset) onSample(ctx context.Context, req *sdk.CreateMessageRequest) 
 	}
 	resp, err := model.Generate(ctx, ts.cfg.Sampling, mreq)
 	if err != nil {
+		if ts.life.Err() != nil {
+			return nil, errClosing
+		}
 		return nil, fmt.Errorf("mcp: sampling with %s: %w", ts.cfg.Sampling.Name(), err)
 	}
 	stop := "endTurn"

@@ -21,8 +21,9 @@ type tool struct {
 	wire       string // as the model calls it
 	desc       string
 	in, out    json.RawMessage
-	structured bool // the tool declares an output schema
-	retryable  bool // annotated idempotent or read-only
+	structured bool                                                       // the tool declares an output schema
+	retryable  bool                                                       // annotated idempotent or read-only
+	bodyFn     func(context.Context, *agent.Run) (json.RawMessage, error) // t.body, made once rather than per call
 }
 
 // Name returns the name the model calls the tool by.
@@ -39,23 +40,21 @@ func (t *tool) OutputSchema() json.RawMessage { return t.out }
 
 // Run calls the tool on the server.
 func (t *tool) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.Event, error] {
-	return agent.Execute(ctx, t, input, t.body)
+	return agent.Execute(ctx, t, input, t.bodyFn)
 }
 
 // call is one tool call in flight: where the server's notifications and
 // requests about it go.
 type call struct {
 	token    string
-	done     chan struct{} // closed when the call ended
 	progress chan *sdk.ProgressNotificationParams
 	elicit   chan *elicitation
 	parked   bool // guarded by Toolset.mu: its run stopped to ask a person
-}
-
-// outcome is what the goroutine making the call reports.
-type outcome struct {
-	res *sdk.CallToolResult
-	err error
+	asking   int  // guarded by Toolset.mu: its elicitations being answered
+	cancel   context.CancelFunc
+	returned chan struct{} // closed when the request returned, with res and err set
+	res      *sdk.CallToolResult
+	err      error
 }
 
 // flight is a call being made and what a run needs to go on with it. When
@@ -66,7 +65,6 @@ type outcome struct {
 type flight struct {
 	tool     string
 	c        *call
-	done     chan outcome
 	cancel   context.CancelFunc
 	answered []*sdk.ElicitParams // questions answered in this call, in order
 	pending  *elicitation        // the question the run stopped for
@@ -79,9 +77,9 @@ type flight struct {
 func (t *tool) body(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
 	f := t.ts.unpark(r.ID, t.name)
 	if f == nil {
-		args := json.RawMessage(`{}`)
-		if len(r.Input) > 0 && string(r.Input) != "null" {
-			args = r.Input
+		args := r.Input
+		if len(args) == 0 || string(args) == "null" {
+			args = json.RawMessage(`{}`)
 		}
 		f = t.start(ctx, args)
 	} else {
@@ -101,12 +99,12 @@ func (t *tool) body(ctx context.Context, r *agent.Run) (json.RawMessage, error) 
 // ends with f.cancel.
 func (t *tool) start(ctx context.Context, args json.RawMessage) *flight {
 	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	c := t.ts.begin()
-	f := &flight{tool: t.name, c: c, done: make(chan outcome, 1), cancel: cancel}
+	c := t.ts.begin(cancel)
+	f := &flight{tool: t.name, c: c, cancel: cancel}
 	params := &sdk.CallToolParams{Name: t.name, Arguments: args, Meta: callMeta(ctx, sdk.Meta{"progressToken": c.token})}
 	go func() {
-		res, err := t.ts.callTool(cctx, params, t.retryable)
-		f.done <- outcome{res, err}
+		c.res, c.err = t.ts.callTool(cctx, params, t.retryable)
+		close(c.returned)
 	}()
 	return f
 }
@@ -114,7 +112,7 @@ func (t *tool) start(ctx context.Context, args json.RawMessage) *flight {
 // finish ends f: the call is cancelled if still in flight, then forgotten.
 func (t *tool) finish(f *flight) {
 	f.cancel()
-	<-f.done
+	<-f.c.returned
 	t.ts.end(f.c)
 }
 
@@ -124,15 +122,14 @@ func (t *tool) abandon(f *flight, err error) error {
 		f.pending.reply <- elicitAnswer{err: err}
 		f.pending = nil
 	}
-	f.cancel()
-	go func() { <-f.done; t.ts.end(f.c) }()
+	t.ts.release(f)
 	return err
 }
 
 // wait follows f to its result.
 func (t *tool) wait(ctx context.Context, r *agent.Run, f *flight) (json.RawMessage, error) {
-	timer := time.NewTimer(t.ts.timeout)
-	defer timer.Stop()
+	timer := t.ts.timer()
+	defer t.ts.putTimer(timer)
 	// handle answers e; done reports that the run must end with err.
 	handle := func(e *elicitation) (err error, done bool) {
 		res, err := t.ts.answer(ctx, t.name, e.params)
@@ -158,11 +155,10 @@ func (t *tool) wait(ctx context.Context, r *agent.Run, f *flight) (json.RawMessa
 	}
 	for {
 		select {
-		case o := <-f.done:
-			f.done <- o // for finish
+		case <-f.c.returned:
 			t.finish(f)
-			if o.err != nil {
-				return nil, fmt.Errorf("mcp tool %s: %w", t.name, o.err)
+			if f.c.err != nil {
+				return nil, fmt.Errorf("mcp tool %s: %w", t.name, f.c.err)
 			}
 			for drained := false; !drained; { // progress that came before the result
 				select {
@@ -174,7 +170,7 @@ func (t *tool) wait(ctx context.Context, r *agent.Run, f *flight) (json.RawMessa
 					drained = true
 				}
 			}
-			return t.result(r, o.res)
+			return t.result(r, f.c.res)
 		case p := <-f.c.progress:
 			if !r.Emit(agent.Event{Kind: agent.EventTextDelta, Text: progressText(p)}) {
 				t.finish(f)
@@ -207,11 +203,11 @@ func progressText(p *sdk.ProgressNotificationParams) string {
 }
 
 // begin registers a call so notifications about it find it.
-func (ts *Toolset) begin() *call {
+func (ts *Toolset) begin(cancel context.CancelFunc) *call {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	ts.callSeq++
-	c := &call{token: "loom-" + strconv.Itoa(ts.callSeq), progress: make(chan *sdk.ProgressNotificationParams, 64), elicit: make(chan *elicitation), done: make(chan struct{})}
+	c := &call{token: strconv.Itoa(ts.callSeq), progress: make(chan *sdk.ProgressNotificationParams, 64), elicit: make(chan *elicitation), cancel: cancel, returned: make(chan struct{})}
 	ts.calls[c.token] = c
 	return c
 }
@@ -221,7 +217,6 @@ func (ts *Toolset) end(c *call) {
 	ts.mu.Lock()
 	delete(ts.calls, c.token)
 	ts.mu.Unlock()
-	close(c.done)
 }
 
 // onProgress passes a progress notification to its call. A call that does
@@ -248,14 +243,18 @@ func (ts *Toolset) callTool(ctx context.Context, params *sdk.CallToolParams, ret
 	if err != nil {
 		return nil, err
 	}
-	rej := new(rejection)
-	res, err := c.cs.CallTool(context.WithValue(ctx, rejectionKey{}, rej), params)
+	var rej *rejection
+	if ts.cfg.URL != "" { // only HTTP requests can be refused before they reach the server
+		rej = new(rejection)
+		ctx = context.WithValue(ctx, rejectionKey{}, rej)
+	}
+	res, err := c.cs.CallTool(ctx, params)
 	if err == nil || ctx.Err() != nil {
 		return res, err
 	}
 	// The SDK refused to send on a closed session, the server did not know
 	// the session, or its HTTP layer turned the request away.
-	notSent := gone(err) || rej.Load()
+	notSent := gone(err) || (rej != nil && rej.Load())
 	if !notSent && !c.ended() {
 		return nil, err
 	}
@@ -267,4 +266,22 @@ func (ts *Toolset) callTool(ctx context.Context, params *sdk.CallToolParams, ret
 		return nil, fmt.Errorf("%w: the session ended during the call, which may have reached the server, and the tool is not marked idempotent or read-only, so it is not retried: %w", ErrConnection, err)
 	}
 	return nc.cs.CallTool(ctx, params)
+}
+
+// timer returns a timer running for the call timeout, from the toolset's
+// pool: one per call would be three allocations.
+func (ts *Toolset) timer() *time.Timer {
+	if tm, ok := ts.timers.Get().(*time.Timer); ok {
+		tm.Reset(ts.timeout)
+		return tm
+	}
+	return time.NewTimer(ts.timeout)
+}
+
+// putTimer stops tm and returns it to the pool. (Since Go 1.23 a stopped
+// timer's channel holds no stale tick, so a reused timer cannot fire
+// early.)
+func (ts *Toolset) putTimer(tm *time.Timer) {
+	tm.Stop()
+	ts.timers.Put(tm)
 }

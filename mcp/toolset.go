@@ -26,17 +26,27 @@ type Toolset struct {
 	answerTimeout time.Duration
 
 	dialMu sync.Mutex // serialises dialling: concurrent failures dial once
+	timers sync.Pool  // of *time.Timer, the calls' timeouts
 
-	mu      sync.Mutex
-	conn    *conn
-	closed  bool
-	tools   []agent.Agent
-	byWire  map[string]string // wire name -> name on the server
-	stale   bool              // the server's tool list changed since it was read
-	lists   int               // tools/list calls made, for tests
-	calls   map[string]*call  // in-flight calls by progress token
-	callSeq int
-	parked  map[string]*flight // calls whose run stopped to ask a person, by run id
+	mu       sync.Mutex
+	conn     *conn
+	closed   bool
+	tools    []agent.Agent
+	byWire   map[string]string // wire name -> name on the server
+	stale    bool              // the server's tool list changed since it was read
+	lists    int               // tools/list calls made, for tests
+	calls    map[string]*call  // in-flight calls by progress token
+	callSeq  int
+	parked   map[string]*flight // calls whose run stopped to ask a person, by run id
+	serving  int                // server requests being answered (elicitation, sampling)
+	sampling int                // of those, sampling requests, which name no call
+	drained  chan struct{}      // closed when serving drops to zero during Shutdown
+
+	// life ends when Shutdown begins: server requests still being answered
+	// fail at once. finished is closed when Shutdown stopped waiting.
+	life     context.Context
+	endLife  context.CancelFunc
+	finished chan struct{}
 }
 
 // ProtocolVersion is the MCP version the client asks for. It is the latest
@@ -67,7 +77,8 @@ func Connect(ctx context.Context, cfg Config) (*Toolset, error) {
 	if err != nil {
 		return nil, err
 	}
-	ts := &Toolset{cfg: cfg, newT: newT, timeout: cfg.Timeout, stale: true, calls: map[string]*call{}, parked: map[string]*flight{}}
+	ts := &Toolset{cfg: cfg, newT: newT, timeout: cfg.Timeout, stale: true, calls: map[string]*call{}, parked: map[string]*flight{}, finished: make(chan struct{})}
+	ts.life, ts.endLife = context.WithCancel(context.Background())
 	if ts.timeout == 0 {
 		ts.timeout = DefaultTimeout
 	}
@@ -88,34 +99,10 @@ func Connect(ctx context.Context, cfg Config) (*Toolset, error) {
 	}
 	ts.client = sdk.NewClient(&sdk.Implementation{Name: "loom", Version: "1"}, opts)
 	if _, err := ts.dial(ctx, nil); err != nil {
+		ts.endLife()
 		return nil, err
 	}
 	return ts, nil
-}
-
-// Close ends the session. Calls in flight fail; later calls return
-// [ErrClosed].
-func (ts *Toolset) Close() error {
-	ts.dialMu.Lock()
-	defer ts.dialMu.Unlock()
-	ts.mu.Lock()
-	c := ts.conn
-	ts.closed, ts.conn = true, nil
-	parked := ts.parked
-	ts.parked = map[string]*flight{}
-	ts.mu.Unlock()
-	for _, f := range parked {
-		f.timer.Stop()
-		f.pending.reply <- elicitAnswer{err: errNoAnswer}
-		f.cancel()
-		<-f.done // the server hears of the failure before the session ends
-	}
-	if c == nil {
-		return nil
-	}
-	err := c.cs.Close()
-	<-c.gone
-	return err
 }
 
 // dial returns the current session, or dials a new one when there is none,
@@ -279,6 +266,7 @@ func (ts *Toolset) newTool(t *sdk.Tool) (*tool, error) {
 	if a := t.Annotations; a != nil {
 		tl.retryable = a.IdempotentHint || a.ReadOnlyHint
 	}
+	tl.bodyFn = tl.body
 	return tl, nil
 }
 
@@ -297,8 +285,12 @@ func (ts *Toolset) park(runID string, f *flight) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	if ts.closed {
+		// Shutdown is under way: the question fails now, and the call is
+		// left to end on its own (the server hears the failure) until
+		// Shutdown stops waiting.
 		f.pending.reply <- elicitAnswer{err: errNoAnswer}
-		f.cancel()
+		f.c.parked = true
+		go ts.settle(f)
 		return
 	}
 	if old := ts.parked[runID]; old != nil { // cannot happen: a run waits in one call
@@ -317,8 +309,7 @@ func (ts *Toolset) park(runID string, f *flight) {
 		ts.mu.Unlock()
 		if mine {
 			f.pending.reply <- elicitAnswer{err: fmt.Errorf("%w within %v", errNoAnswer, ts.answerTimeout)}
-			f.cancel()
-			go func() { <-f.done; ts.end(f.c) }()
+			go ts.settle(f)
 		}
 	})
 }
