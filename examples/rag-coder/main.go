@@ -24,6 +24,7 @@ import (
 	_ "github.com/loomwork/loom/model/providers" // registers every provider with model.Open
 	"github.com/loomwork/loom/sandbox"
 	"github.com/loomwork/loom/vector"
+	"github.com/loomwork/loom/vector/sqlite"
 )
 
 const instructions = `You answer questions about the team's notes.
@@ -136,5 +137,5 @@ func openStore(ctx context.Context, path string, emb model.Embedder) (vector.Sto
 	if path == "" {
 		return vector.NewMemory(vector.Options{Embedder: emb})
 	}
-	return vector.OpenSQLite(ctx, vector.SQLiteOptions{Path: path, Options: vector.Options{Embedder: emb}})
+	return sqlite.Open(ctx, sqlite.Config{Path: path, Options: vector.Options{Embedder: emb}})
 }
