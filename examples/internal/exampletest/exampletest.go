@@ -1,4 +1,4 @@
-// Package exampletest builds an example's binary and runs it as a user
+// Package exampletest finds an example's binary and runs it as a user
 // would, for the examples' end-to-end tests.
 package exampletest
 
@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -17,25 +16,18 @@ import (
 	"go.uber.org/goleak"
 )
 
-// Main is a test package's TestMain: it builds the main package in the
-// current directory into a temporary directory, stores the binary's path
-// in bin, runs the tests, removes the binary and checks that no goroutine
-// was left running. It returns the exit status for os.Exit.
+// Main is a test package's TestMain: it stores in bin the path of the
+// executable of the main package in the current directory (see [Binary]),
+// runs the tests and checks that no goroutine was left running. It
+// returns the exit status for os.Exit.
 func Main(m *testing.M, bin *string) int { return MainOf(m, ".", bin) }
 
 // MainOf is [Main] for the main package pkg (a path relative to the test's
 // directory, as "../../cmd/loom").
 func MainOf(m *testing.M, pkg string, bin *string) int {
-	dir, err := os.MkdirTemp("", "loom-example-")
-	if err != nil {
+	var err error
+	if *bin, err = Binary(pkg); err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	*bin = filepath.Join(dir, "example")
-	out, err := exec.Command("go", "build", "-o", *bin, pkg).CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
 		return 1
 	}
 	code := m.Run()
@@ -46,6 +38,36 @@ func MainOf(m *testing.M, pkg string, bin *string) int {
 		}
 	}
 	return code
+}
+
+// Binary returns the path of the executable of the main package pkg, as
+// the go command builds it for `go run`. The go command keeps such
+// executables in its build cache, keyed by everything that went into them,
+// so each example is linked once for all the test packages and runs that
+// use it, and again only when its code changes. The path is read with
+// `go run -exec echo`, which prints it instead of running the program; a
+// fresh build runs from a temporary directory the go command removes, so
+// then it asks again and gets the cached copy. Tests must not change the
+// file.
+func Binary(pkg string) (string, error) {
+	echo, err := exec.LookPath("echo")
+	if err != nil {
+		return "", fmt.Errorf("exampletest: no echo program to read the executable's path with: %w", err)
+	}
+	for range 3 {
+		cmd := exec.Command("go", "run", "-exec", echo, pkg)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			return "", fmt.Errorf("exampletest: go run -exec echo %s: %w\n%s", pkg, err, stderr.Bytes())
+		}
+		path := strings.TrimSuffix(string(out), "\n")
+		if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+			return path, nil
+		}
+	}
+	return "", fmt.Errorf("exampletest: the go command did not keep the executable of %s in its build cache (it needs Go 1.24 or later, and a writable GOCACHE)", pkg)
 }
 
 // Result is a finished run.
