@@ -14,6 +14,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/loomwork/loom/internal/browsertest"
+	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/loomwork/loom/observe/internal/coderrun"
 	"github.com/loomwork/loom/observe/store"
@@ -21,14 +22,13 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
-// startLoomObserve builds cmd/loom and runs `loom observe --port 0 --db db`,
-// returning the URL it serves; the process is stopped when the test ends.
+// startLoomObserve runs `loom observe --port 0 --db db` from the go
+// command's cached build of cmd/loom, returning the URL it serves; the
+// process is stopped when the test ends.
 func startLoomObserve(t *testing.T, db string) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "loom")
-	build := exec.Command("go", "build", "-o", bin, "github.com/loomwork/loom/cmd/loom")
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "go build ./cmd/loom: %s", out)
+	bin, err := testkit.Binary("github.com/loomwork/loom/cmd/loom")
+	require.NoError(t, err)
 
 	cmd := exec.Command(bin, "observe", "--port", "0", "--db", db)
 	stdout, err := cmd.StdoutPipe()

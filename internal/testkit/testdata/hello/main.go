@@ -1,4 +1,4 @@
-// Command hello prints its arguments, for exampletest's own tests.
+// Command hello prints its arguments, for testkit's own tests.
 package main
 
 import (
