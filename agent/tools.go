@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/loomwork/loom/internal/telemetry"
 	"github.com/loomwork/loom/model"
 )
 
@@ -90,7 +91,7 @@ func (a *AI) execTool(ctx context.Context, r *Run, tt *toolTable, call model.Too
 	}
 	he := HookEvent{Agent: a, RunID: r.ID, ParentID: r.ParentID, Input: call.Arguments, Call: &call}
 	r.hooks.fire(ctx, pickToolStart, he)
-	tctx, span := startToolSpan(ctx, &call)
+	tctx, span := telemetry.StartToolSpan(ctx, telemetry.ToolCall{Name: call.Name, ID: call.ID, Arguments: call.Arguments})
 	end, runErr := r.child(tctx, tool, call.Arguments, emit)
 	out := end.Output
 	var res model.ToolResult
@@ -111,7 +112,7 @@ func (a *AI) execTool(ctx context.Context, r *Run, tt *toolTable, call model.Too
 		}
 		res = model.ToolResult{CallID: call.ID, Name: call.Name, Content: out, Parts: end.Parts}
 	}
-	endToolSpan(tctx, span, &res, runErr)
+	telemetry.EndToolSpan(tctx, span, res.Content, res.IsError, runErr)
 	recordToolCall(ctx, call.Name, res.IsError)
 	he.Output, he.Err, he.Result = res.Content, runErr, &res
 	r.hooks.fire(ctx, pickToolEnd, he)

@@ -13,7 +13,6 @@ import (
 	"github.com/loomwork/loom/internal/telemetry"
 	"github.com/loomwork/loom/model"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -228,42 +227,6 @@ func endChatSpan(ctx context.Context, span trace.Span, resp *model.Response, cos
 		}
 		span.SetAttributes(attrs...)
 		recordError(span, err)
-	}
-	span.End()
-}
-
-func startToolSpan(ctx context.Context, call *model.ToolCall) (context.Context, trace.Span) {
-	ctx, span := telemetry.Tracer(ctx).Start(ctx, "execute_tool "+call.Name)
-	if !span.IsRecording() {
-		return ctx, span
-	}
-	attrs := make([]attribute.KeyValue, 4, 5)
-	attrs[0] = attribute.String("gen_ai.operation.name", "execute_tool")
-	attrs[1] = attribute.String("gen_ai.tool.name", call.Name)
-	attrs[2] = attribute.String("gen_ai.tool.call.id", call.ID)
-	attrs[3] = attribute.String("gen_ai.tool.type", "function")
-	if telemetry.CaptureContent(ctx) {
-		attrs = append(attrs, attribute.String("gen_ai.tool.call.arguments", telemetry.Truncate(string(call.Arguments))))
-	}
-	span.SetAttributes(attrs...)
-	return ctx, span
-}
-
-func endToolSpan(ctx context.Context, span trace.Span, res *model.ToolResult, err error) {
-	if span.IsRecording() {
-		if telemetry.CaptureContent(ctx) {
-			span.SetAttributes(attribute.Bool("loom.tool.is_error", res.IsError),
-				attribute.String("gen_ai.tool.call.result", telemetry.Truncate(string(res.Content))))
-		} else {
-			span.SetAttributes(attribute.Bool("loom.tool.is_error", res.IsError))
-		}
-		if res.IsError {
-			msg := string(res.Content)
-			if err != nil {
-				msg = err.Error()
-			}
-			span.SetStatus(codes.Error, msg)
-		}
 	}
 	span.End()
 }

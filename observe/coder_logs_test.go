@@ -6,12 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loomwork/loom/codeexec"
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/model/modeltest"
+	"github.com/loomwork/loom/observe/internal/coderrun"
 	"github.com/loomwork/loom/observe/logx"
-	"github.com/loomwork/loom/sandbox"
-	"github.com/loomwork/loom/sandbox/jstool"
 	"github.com/stretchr/testify/require"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
@@ -24,18 +22,13 @@ func TestEngineLogsCarryTraceIDs(t *testing.T) {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	var buf bytes.Buffer
 	log := slog.New(logx.NewHandler(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: logx.LevelTrace, ReplaceAttr: logx.ReplaceLevelNames})))
-	exec, err := sandbox.NewInProcess()
-	require.NoError(t, err)
-	tool, err := jstool.New(exec)
-	require.NoError(t, err)
-	ce, err := codeexec.New(codeexec.Config{Tool: tool})
-	require.NoError(t, err)
+	ce := coderrun.Workflow(t)
 	m := modeltest.New(t,
 		modeltest.ToolCalls(modeltest.Call("c1", "evaluateJs", `{"code":"`+factorial+`"}`)),
 		modeltest.Text("15! = 1307674368000"),
 	)
 	eng := engine.New(engine.WithModel(m), engine.WithTracerProvider(tp), engine.WithLogger(log))
-	_, err = eng.Invoke(t.Context(), ce, "Calculate 15!")
+	_, err := eng.Invoke(t.Context(), ce, "Calculate 15!")
 	require.NoError(t, err)
 
 	var root sdktrace.ReadOnlySpan

@@ -5,11 +5,9 @@ import (
 	"testing"
 
 	"github.com/loomwork/loom/agent"
-	"github.com/loomwork/loom/codeexec"
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/model/modeltest"
-	"github.com/loomwork/loom/sandbox"
-	"github.com/loomwork/loom/sandbox/jstool"
+	"github.com/loomwork/loom/observe/internal/coderrun"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -23,12 +21,7 @@ func TestCoderSandboxMetrics(t *testing.T) {
 	reader := sdkmetric.NewManualReader()
 	ms, err := agent.NewMetrics(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)))
 	require.NoError(t, err)
-	exec, err := sandbox.NewInProcess()
-	require.NoError(t, err)
-	tool, err := jstool.New(exec)
-	require.NoError(t, err)
-	ce, err := codeexec.New(codeexec.Config{Tool: tool})
-	require.NoError(t, err)
+	ce := coderrun.Workflow(t)
 	m := modeltest.New(t,
 		modeltest.ToolCalls(modeltest.Call("c1", "evaluateJs", `{"code":"throw new TypeError('oops')"}`)).WithUsage(100, 10),
 		modeltest.ToolCalls(modeltest.Call("c2", "evaluateJs", `{"code":"1 +"}`)).WithUsage(100, 10),

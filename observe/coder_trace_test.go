@@ -5,11 +5,8 @@ import (
 	"testing"
 
 	"github.com/loomwork/loom/agent"
-	"github.com/loomwork/loom/codeexec"
-	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/model/modeltest"
-	"github.com/loomwork/loom/sandbox"
-	"github.com/loomwork/loom/sandbox/jstool"
+	"github.com/loomwork/loom/observe/internal/coderrun"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -18,23 +15,10 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-const factorial = `function f(n){return n<=1?1:n*f(n-1)} f(15)`
+const factorial = coderrun.Factorial
 
-// coderRun runs the Coder→Sandbox workflow with the scripted model and the
-// in-process sandbox, recording spans to tp.
-func coderRun(t *testing.T, tp trace.TracerProvider, capture bool, turns ...modeltest.Turn) *engine.Result {
-	t.Helper()
-	exec, err := sandbox.NewInProcess()
-	require.NoError(t, err)
-	tool, err := jstool.New(exec)
-	require.NoError(t, err)
-	ce, err := codeexec.New(codeexec.Config{Tool: tool})
-	require.NoError(t, err)
-	eng := engine.New(engine.WithModel(modeltest.New(t, turns...)), engine.WithTracerProvider(tp), engine.WithContentCapture(capture))
-	res, err := eng.Invoke(t.Context(), ce, "Calculate 15!")
-	require.NoError(t, err)
-	return res
-}
+// coderRun runs the Coder→Sandbox workflow, recording spans to tp.
+var coderRun = coderrun.Run
 
 type spanTree struct {
 	spans []sdktrace.ReadOnlySpan

@@ -2,10 +2,8 @@ package observe_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 
@@ -49,38 +47,6 @@ func ExampleSetup() {
 	}
 	// Output:
 	// coder 1
-}
-
-// Serve the viewer's pages and JSON API from your own HTTP server.
-func ExampleNewHandler() {
-	ctx := context.Background()
-	dir, err := os.MkdirTemp("", "loom-example")
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	tel, shutdown, err := observe.Setup(ctx, observe.Config{Exporter: observe.ExporterStore, StorePath: filepath.Join(dir, "traces.db")})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer shutdown(ctx) //nolint:errcheck // example
-
-	srv := httptest.NewServer(observe.NewHandler(tel.Store))
-	defer srv.Close()
-	res, err := srv.Client().Get(srv.URL + "/api/traces?status=error")
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer res.Body.Close()
-	var page struct {
-		Traces []json.RawMessage `json:"traces"`
-	}
-	if err := json.NewDecoder(res.Body).Decode(&page); err != nil {
-		log.Fatal(err)
-	}
-	fmt.Println(res.StatusCode, len(page.Traces))
-	// Output:
-	// 200 0
 }
 
 // Record to the trace store with loom's own tracer provider, as

@@ -1,15 +1,16 @@
 // Package vector is loom's vector store contract and its embedded stores:
 // documents with ids, text, vectors and metadata; exact search by cosine
 // similarity; metadata filters with exact semantics; retrieval as an agent
-// tool ([NewSearchTool]); an [Ingester] that chunks, embeds and stores
-// text; and [RecallMemory], conversation memory that recalls earlier turns
-// by similarity.
+// tool ([NewSearchTool]); and an [Ingester] that chunks, embeds and stores
+// text. Conversation memory that recalls earlier turns by similarity is in
+// package vector/recall.
 //
 // # Stores
 //
-// [NewMemory] is an exact in-process store; [OpenSQLite] is the same index
-// persisted in a SQLite file (by default under the user cache directory),
-// loaded back into memory when opened, so it survives restarts. Both keep
+// [NewMemory] is an exact in-process store; package vector/sqlite keeps the
+// same index in a SQLite file (by default under the user cache directory),
+// loaded back into memory when opened, so it survives restarts; any other
+// [Persister] can do the same through [NewPersistentMemory]. Both keep
 // unit vectors in contiguous float32 blocks scanned with an AVX2/FMA kernel
 // (a portable Go loop elsewhere), in parallel for large stores, and apply
 // filters before the top-K cut. [Options.Int8] keeps int8 codes instead: a

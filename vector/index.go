@@ -14,7 +14,7 @@ type entry struct {
 	metadata map[string]any // normalised
 }
 
-// index is the exact in-memory index behind [Memory] and [SQLite]: unit
+// index is the exact in-memory index behind [Memory]: unit
 // vectors in contiguous blocks of float32 (or int8 codes with a scale per
 // row), rows addressed by position, ids mapped to rows. Blocks never move,
 // so growing the index copies nothing. It is not safe for concurrent use;

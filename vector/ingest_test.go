@@ -12,17 +12,10 @@ import (
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/vector"
+	"github.com/loomwork/loom/vector/vectortest"
 )
 
-func hashMemory(t *testing.T) *vector.Memory {
-	t.Helper()
-	e, err := vector.NewHashEmbedder(256)
-	require.NoError(t, err)
-	s, err := vector.NewMemory(vector.Options{Embedder: e})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = s.Close() })
-	return s
-}
+func hashMemory(t *testing.T) *vector.Memory { return vectortest.Memory(t, 256) }
 
 var docsFS = fstest.MapFS{
 	"go/channels.md":   {Data: []byte("Channels connect goroutines. A buffered channel holds values until a receiver takes them.\n\nClosing a channel tells receivers no more values will come.")},

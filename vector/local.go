@@ -10,24 +10,17 @@ import (
 	"github.com/loomwork/loom/model"
 )
 
-// local is the store logic shared by [Memory] and [SQLite]: validation,
-// embedding, locking and the index. A persister, when set, writes each
-// change before the index applies it, so memory never holds what the
-// database lost.
+// local is the store logic of [Memory], in process or persistent:
+// validation, embedding, locking and the index. A persister, when set,
+// writes each change before the index applies it, so memory never holds
+// what the database lost.
 type local struct {
 	dims    int          // fixed at open; read without the lock
 	mu      sync.RWMutex // readers search; writers upsert, delete and close
 	idx     *index
 	emb     model.Embedder
-	persist persister // nil for Memory
+	persist Persister // nil for a store in process only
 	closed  bool
-}
-
-// persister stores changes durably.
-type persister interface {
-	upsert(ctx context.Context, rows []row) error
-	delete(ctx context.Context, ids []string) error
-	close() error
 }
 
 // row is a validated document with its vector; vec*inv is its unit
@@ -132,7 +125,7 @@ func (s *local) Upsert(ctx context.Context, docs ...Document) error {
 		return ErrClosed
 	}
 	if s.persist != nil {
-		if err := s.persist.upsert(ctx, rows); err != nil {
+		if err := s.persist.Upsert(ctx, stored(rows, s.dims)); err != nil {
 			return err
 		}
 	}
@@ -154,7 +147,7 @@ func (s *local) Delete(ctx context.Context, ids ...string) error {
 		return nil
 	}
 	if s.persist != nil {
-		if err := s.persist.delete(ctx, ids); err != nil {
+		if err := s.persist.Delete(ctx, ids); err != nil {
 			return err
 		}
 	}
@@ -237,7 +230,7 @@ func (s *local) Close() error {
 	s.closed = true
 	s.idx = newIndex(s.idx.dims, s.idx.int8, s.idx.workers)
 	if s.persist != nil {
-		return s.persist.close()
+		return s.persist.Close()
 	}
 	return nil
 }

@@ -2,8 +2,9 @@ package vector
 
 import "fmt"
 
-// Memory is an exact, in-process vector store that keeps nothing after
-// the process ends; [SQLite] is the same index persisted to a file.
+// Memory is an exact, in-process vector store. Made by [NewMemory] it keeps
+// nothing after the process ends; made by [NewPersistentMemory] it writes
+// each change through a [Persister] (vector/sqlite keeps a SQLite file).
 //
 // Vectors are held normalised to unit length in one contiguous float32
 // array (or int8 codes with [Options.Int8]), and every search scans all of

@@ -6,11 +6,12 @@ import (
 	"github.com/loomwork/loom/model"
 )
 
-// Options configure the embedded stores, [NewMemory] and [OpenSQLite].
-// Zero values mean defaults; negative numbers are errors.
+// Options configure the embedded stores: [NewMemory],
+// [NewPersistentMemory] and the stores built on it (vector/sqlite). Zero
+// values mean defaults; negative numbers are errors.
 type Options struct {
 	// Dimensions is the length of every vector: 0 means the embedder's (or,
-	// for [OpenSQLite], the stored collection's).
+	// for a persistent store, the stored collection's).
 	Dimensions int
 	// Embedder embeds documents and queries given as text. Nil: every
 	// document and query must carry a Vector, or fail with [ErrNoEmbedder].
@@ -19,8 +20,8 @@ type Options struct {
 	// instead of float32: a quarter of the memory and of the bytes each
 	// search reads, and approximate scores (typically within 0.01; see
 	// bench/README.md for recall@10 against exact search). Returned vectors
-	// are decoded codes. [SQLite] stores float32 either way, so a
-	// collection can be reopened in the other mode.
+	// are decoded codes. A [Persister] receives float32 either way, so a
+	// persistent collection can be reopened in the other mode.
 	Int8 bool
 	// Parallelism is the most goroutines one search uses: 0 means
 	// GOMAXPROCS. Searches over fewer than about 256k vector elements run
@@ -28,7 +29,14 @@ type Options struct {
 	Parallelism int
 }
 
-// resolve checks o and fills in its defaults.
+// Resolve checks o and returns it with its defaults filled in: the
+// dimensions from the embedder when zero, and the parallelism. A store
+// built on [NewPersistentMemory] calls it before it opens what it keeps,
+// to learn the dimensions and refuse bad options early.
+func (o Options) Resolve() (Options, error) { return o.resolve("Options") }
+
+// resolve checks o and fills in its defaults; who names the caller in
+// errors.
 func (o Options) resolve(who string) (Options, error) {
 	if o.Dimensions < 0 {
 		return o, fmt.Errorf("vector: %s: Dimensions is %d; use 0 for the embedder's or a positive size", who, o.Dimensions)

@@ -27,10 +27,11 @@ import (
 	"runtime"
 
 	"github.com/loomwork/loom/evals"
+	"github.com/loomwork/loom/internal/buildinfo"
 	"github.com/loomwork/loom/internal/command"
 	"github.com/loomwork/loom/model"
-	"github.com/loomwork/loom/observe"
 	"github.com/loomwork/loom/observe/store"
+	"github.com/loomwork/loom/observe/viewer"
 	"github.com/loomwork/loom/sandbox"
 )
 
@@ -97,7 +98,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, text)
 		return exitOK
 	case "version", "-version", "--version":
-		fmt.Fprintf(stdout, "loom %s (%s %s/%s)\n", observe.Version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		fmt.Fprintf(stdout, "loom %s (%s %s/%s)\n", buildinfo.Version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 		return exitOK
 	case "observe":
 		return runObserve(ctx, args[1:], stdout, stderr)
@@ -122,7 +123,7 @@ func commandHelp(cmd string) (string, bool) {
 	}
 	switch cmd {
 	case "observe":
-		return fmt.Sprintf(observeUsage, observe.DefaultPort, store.PathEnv, defaultDB()), true
+		return fmt.Sprintf(observeUsage, viewer.DefaultPort, store.PathEnv, defaultDB()), true
 	case "mcp":
 		return mcpUsage, true
 	case "eval":
@@ -147,11 +148,11 @@ func suggestion(name string) string {
 func runObserve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("loom observe", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	port := fs.Int("port", observe.DefaultPort, "port to listen on")
+	port := fs.Int("port", viewer.DefaultPort, "port to listen on")
 	db := fs.String("db", "", "trace database")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stdout, observeUsage, observe.DefaultPort, store.PathEnv, defaultDB())
+			fmt.Fprintf(stdout, observeUsage, viewer.DefaultPort, store.PathEnv, defaultDB())
 			return 0
 		}
 		fmt.Fprintf(stderr, "loom observe: %v: run 'loom help observe'\n", err)
@@ -167,9 +168,9 @@ func runObserve(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	p := *port
 	if p == 0 {
-		p = -1 // observe.Serve: negative picks a free port
+		p = -1 // viewer.Serve: negative picks a free port
 	}
-	err := observe.Serve(ctx, observe.ServeConfig{Port: p, DBPath: *db, Out: stdout})
+	err := viewer.Serve(ctx, viewer.Config{Port: p, DBPath: *db, Out: stdout})
 	if code, msg, ok := interrupted(ctx, "observe", "the viewer was shut down and the database closed"); ok {
 		fmt.Fprint(stderr, msg)
 		return code

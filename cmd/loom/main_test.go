@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loomwork/loom/observe"
+	"github.com/loomwork/loom/observe/viewer"
 	"github.com/loomwork/loom/sandbox"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
@@ -155,7 +155,7 @@ func TestObservePortInUse(t *testing.T) {
 	ready := make(chan string, 1)
 	errc := make(chan error, 1)
 	go func() {
-		errc <- observe.Serve(ctx, observe.ServeConfig{Port: -1, DBPath: filepath.Join(t.TempDir(), "a.db"), Ready: func(u string) { ready <- u }})
+		errc <- viewer.Serve(ctx, viewer.Config{Port: -1, DBPath: filepath.Join(t.TempDir(), "a.db"), Ready: func(u string) { ready <- u }})
 	}()
 	var url string
 	select {

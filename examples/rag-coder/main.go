@@ -25,6 +25,7 @@ import (
 	"github.com/loomwork/loom/sandbox"
 	"github.com/loomwork/loom/sandbox/jstool"
 	"github.com/loomwork/loom/vector"
+	"github.com/loomwork/loom/vector/sqlite"
 )
 
 const instructions = `You answer questions about the team's notes.
@@ -137,5 +138,5 @@ func openStore(ctx context.Context, path string, emb model.Embedder) (vector.Sto
 	if path == "" {
 		return vector.NewMemory(vector.Options{Embedder: emb})
 	}
-	return vector.OpenSQLite(ctx, vector.SQLiteOptions{Path: path, Options: vector.Options{Embedder: emb}})
+	return sqlite.Open(ctx, sqlite.Config{Path: path, Options: vector.Options{Embedder: emb}})
 }

@@ -1,10 +1,6 @@
 package anthropic
 
 import (
-	"fmt"
-	"net/url"
-	"strings"
-
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/internal/provider"
 
@@ -50,33 +46,15 @@ var _ model.Model = (*Model)(nil)
 // missing key is a *model.MissingKeyError naming the variables. New reads
 // the environment once and makes no network call.
 func New(name string, opts ...Option) (*Model, error) {
-	var s settings
-	for _, o := range opts {
-		o(&s)
-	}
+	s := provider.Apply[settings](opts)
 	if name == "" {
 		name = DefaultModel
 	}
-	key := s.apiKey
-	if key == "" {
-		key, _ = provider.FirstEnv(KeyVars()...)
-	}
-	if key == "" {
-		return nil, &model.MissingKeyError{Provider: ProviderID, Vars: KeyVars()}
-	}
-	base := strings.TrimSpace(s.baseURL)
-	if base == "" {
-		base, _ = provider.FirstEnv(BaseURLVar)
-	}
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	if u, err := url.Parse(base); err != nil || u.Scheme == "" || u.Host == "" {
-		return nil, fmt.Errorf("%s: base URL %q is not an absolute URL: write it as \"https://host\"", ProviderID, base)
-	}
-	if err := s.retry.Validate(ProviderID); err != nil {
+	c, err := s.Resolve(provider.Endpoint{ID: ProviderID, KeyVars: KeyVars(), BaseURLVar: BaseURLVar, DefaultBaseURL: DefaultBaseURL, BaseURLForm: "https://host"})
+	if err != nil {
 		return nil, err
 	}
+	key, base := c.Key, c.BaseURL
 	maxTokens := s.maxTokens
 	if maxTokens <= 0 {
 		maxTokens = DefaultMaxTokens
@@ -88,9 +66,11 @@ func New(name string, opts ...Option) (*Model, error) {
 	ro := []option.RequestOption{option.WithoutEnvironmentDefaults(), option.WithBaseURL(base), option.WithAPIKey(key)}
 	// Retries, Retry-After and stalls are handled by loom's transport, the
 	// same for every provider, so the SDK's own retries are off.
-	ro = append(ro, option.WithMaxRetries(0), option.WithHTTPClient(provider.Client(s.httpClient, ProviderID, key, s.retry)))
-	for _, h := range s.headers {
-		ro = append(ro, option.WithHeader(h[0], h[1]))
+	ro = append(ro, option.WithMaxRetries(0), option.WithHTTPClient(c.HTTP))
+	for k, vs := range c.Headers {
+		for _, v := range vs {
+			ro = append(ro, option.WithHeader(k, v)) // the last value of a key wins
+		}
 	}
 	client := sdk.NewClient(ro...)
 	return &Model{name: name, baseURL: base, apiKey: key, maxTokens: maxTokens, svc: client.Messages}, nil

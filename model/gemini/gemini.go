@@ -3,7 +3,6 @@ package gemini
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"strings"
 	"sync"
 
@@ -47,43 +46,24 @@ var _ model.Model = (*Model)(nil)
 // A missing key is a *model.MissingKeyError naming the variables. New makes
 // no network call.
 func New(name string, opts ...Option) (*Model, error) {
-	var s settings
-	for _, o := range opts {
-		o(&s)
-	}
+	s := provider.Apply[settings](opts)
 	if name == "" {
 		name = DefaultModel
 	}
 	name = strings.TrimPrefix(name, "models/")
-	key := s.apiKey
-	if key == "" {
-		key, _ = provider.FirstEnv(KeyVars()...)
-	}
-	if key == "" {
-		return nil, &model.MissingKeyError{Provider: ProviderID, Vars: KeyVars()}
-	}
-	base := strings.TrimSpace(s.baseURL)
-	if base == "" {
-		base, _ = provider.FirstEnv(BaseURLVar)
-	}
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	if u, err := url.Parse(base); err != nil || u.Scheme == "" || u.Host == "" {
-		return nil, fmt.Errorf("%s: base URL %q is not an absolute URL: write it as \"https://host/\"", ProviderID, base)
-	}
-
-	if err := s.retry.Validate(ProviderID); err != nil {
+	c, err := s.Resolve(provider.Endpoint{ID: ProviderID, KeyVars: KeyVars(), BaseURLVar: BaseURLVar, DefaultBaseURL: DefaultBaseURL, BaseURLForm: "https://host/"})
+	if err != nil {
 		return nil, err
 	}
+	key, base := c.Key, c.BaseURL
 	// Retries, Retry-After and stalls are handled by loom's transport, the
 	// same for every provider; with no RetryOptions genai sends each request
 	// once.
 	cc := &genai.ClientConfig{
 		APIKey:      key,
 		Backend:     genai.BackendGeminiAPI,
-		HTTPClient:  quietClient(provider.Client(s.httpClient, ProviderID, key, s.retry)),
-		HTTPOptions: genai.HTTPOptions{BaseURL: base, Headers: s.headers},
+		HTTPClient:  quietClient(c.HTTP),
+		HTTPOptions: genai.HTTPOptions{BaseURL: base, Headers: c.Headers},
 	}
 	// NewClient takes a context only for credential lookups, which an API
 	// key makes unnecessary.

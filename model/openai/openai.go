@@ -3,8 +3,6 @@ package openai
 import (
 	"errors"
 	"fmt"
-	"net/url"
-	"strings"
 
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/internal/provider"
@@ -41,30 +39,22 @@ func New(name string, opts ...Option) (*Model, error) {
 // p.DefaultModel. It reads the environment once, here; it makes no network
 // call.
 func NewFor(p Preset, name string, opts ...Option) (*Model, error) {
-	var s settings
-	for _, o := range opts {
-		o(&s)
-	}
+	s := provider.Apply[settings](opts)
 	if name == "" {
 		name = p.DefaultModel
 	}
 	if name == "" {
 		return nil, fmt.Errorf("%s: %w: no model named and the provider has no default: write %q", p.ID, model.ErrInvalidRequest, p.ID+":MODEL")
 	}
-	key := s.apiKey
-	if key == "" {
-		key, _ = provider.FirstEnv(p.KeyVars...)
-	}
-	if key == "" && p.KeyRequired {
-		return nil, &model.MissingKeyError{Provider: p.ID, Vars: p.KeyVars}
-	}
-	base, err := resolveBaseURL(p, s.baseURL)
+	c, err := s.Resolve(provider.Endpoint{
+		ID: p.ID, KeyVars: p.KeyVars, KeyOptional: !p.KeyRequired, BaseURLVar: p.BaseURLVar, DefaultBaseURL: p.DefaultBaseURL,
+		MissingBaseURL: ErrMissingBaseURL, MissingBaseURLHint: fmt.Sprintf("set %s or pass openai.WithBaseURL, as \"http://localhost:8000/v1\"", p.BaseURLVar),
+		BaseURLForm: "https://host/v1",
+	})
 	if err != nil {
 		return nil, err
 	}
-	if err := s.retry.Validate(p.ID); err != nil {
-		return nil, err
-	}
+	key, base := c.Key, baseURL(p, c)
 
 	var ro []option.RequestOption
 	if p.SDKEnvironment {
@@ -76,33 +66,23 @@ func NewFor(p Preset, name string, opts ...Option) (*Model, error) {
 	}
 	// Retries, Retry-After and stalls are handled by loom's transport, the
 	// same for every provider, so the SDK's own retries are off.
-	ro = append(ro, option.WithMaxRetries(0), option.WithHTTPClient(provider.Client(s.httpClient, p.ID, key, s.retry)))
-	for _, h := range s.headers {
-		ro = append(ro, option.WithHeader(h[0], h[1]))
+	ro = append(ro, option.WithMaxRetries(0), option.WithHTTPClient(c.HTTP))
+	for k, vs := range c.Headers {
+		for _, v := range vs {
+			ro = append(ro, option.WithHeader(k, v)) // the last value of a key wins
+		}
 	}
 	return &Model{preset: p, name: name, baseURL: base, apiKey: key, svc: sdk.NewChatCompletionService(ro...)}, nil
 }
 
-func resolveBaseURL(p Preset, given string) (string, error) {
-	base := strings.TrimSpace(given)
-	if base == "" {
-		base, _ = provider.FirstEnv(p.BaseURLVar)
-	}
-	if base == "" {
-		base = p.DefaultBaseURL
-	}
-	if base == "" {
-		return "", fmt.Errorf("%s: %w: set %s or pass openai.WithBaseURL, as \"http://localhost:8000/v1\"", p.ID, ErrMissingBaseURL, p.BaseURLVar)
-	}
-	u, err := url.Parse(base)
-	if err != nil || u.Scheme == "" || u.Host == "" {
-		return "", fmt.Errorf("%s: base URL %q is not an absolute URL: write it as \"https://host/v1\"", p.ID, base)
-	}
-	if p.AddV1 && (u.Path == "" || u.Path == "/") {
+// baseURL is the resolved base URL, with /v1 added to a bare host when
+// the preset asks for it.
+func baseURL(p Preset, c provider.Resolved) string {
+	if u := *c.URL; p.AddV1 && (u.Path == "" || u.Path == "/") {
 		u.Path = "/v1"
-		base = u.String()
+		return u.String()
 	}
-	return base, nil
+	return c.BaseURL
 }
 
 // Provider returns the provider id, as "openai" or "ollama".

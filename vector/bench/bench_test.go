@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loomwork/loom/vector"
+	"github.com/loomwork/loom/vector/sqlite"
 )
 
 // heapInUse returns the live heap after a collection.
@@ -92,8 +93,8 @@ func BenchmarkSQLiteOpen(b *testing.B) {
 	for _, n := range sizes() {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			path := filepath.Join(b.TempDir(), "v.db")
-			opts := vector.SQLiteOptions{Path: path, Options: vector.Options{Dimensions: dims}}
-			s, err := vector.OpenSQLite(ctx, opts)
+			opts := sqlite.Config{Path: path, Options: vector.Options{Dimensions: dims}}
+			s, err := sqlite.Open(ctx, opts)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -102,7 +103,7 @@ func BenchmarkSQLiteOpen(b *testing.B) {
 			}
 			_ = s.Close()
 			for b.Loop() {
-				s, err := vector.OpenSQLite(ctx, opts)
+				s, err := sqlite.Open(ctx, opts)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -11,6 +11,7 @@ import (
 	chromem "github.com/philippgille/chromem-go"
 
 	"github.com/loomwork/loom/vector"
+	"github.com/loomwork/loom/vector/sqlite"
 )
 
 // store is what the benchmarks need of each contender.
@@ -46,7 +47,7 @@ func openLoom(tb testing.TB, int8 bool) store {
 }
 
 func openLoomSQLite(tb testing.TB) store {
-	s, err := vector.OpenSQLite(context.Background(), vector.SQLiteOptions{
+	s, err := sqlite.Open(context.Background(), sqlite.Config{
 		Path: filepath.Join(tb.TempDir(), "v.db"), Options: vector.Options{Dimensions: dims},
 	})
 	if err != nil {

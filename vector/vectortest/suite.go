@@ -44,6 +44,16 @@ func Embedder(dims int) *vector.HashEmbedder {
 	return e
 }
 
+// Memory returns an empty in-memory store with [Embedder](dims), closed
+// when the test ends.
+func Memory(t testing.TB, dims int) *vector.Memory {
+	t.Helper()
+	s, err := vector.NewMemory(vector.Options{Embedder: Embedder(dims)})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
 // Run runs the conformance suite. open must return an empty store of dims
 // dimensions whose embedder is [Embedder](dims); the suite closes every
 // store it opens.

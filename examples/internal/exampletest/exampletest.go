@@ -1,4 +1,4 @@
-// Package exampletest builds an example's binary and runs it as a user
+// Package exampletest finds an example's binary and runs it as a user
 // would, for the examples' end-to-end tests.
 package exampletest
 
@@ -9,33 +9,27 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/loomwork/loom/internal/testkit"
 )
 
-// Main is a test package's TestMain: it builds the main package in the
-// current directory into a temporary directory, stores the binary's path
-// in bin, runs the tests, removes the binary and checks that no goroutine
-// was left running. It returns the exit status for os.Exit.
+// Main is a test package's TestMain: it stores in bin the path of the
+// executable of the main package in the current directory (see [Binary]),
+// runs the tests and checks that no goroutine was left running. It
+// returns the exit status for os.Exit.
 func Main(m *testing.M, bin *string) int { return MainOf(m, ".", bin) }
 
 // MainOf is [Main] for the main package pkg (a path relative to the test's
 // directory, as "../../cmd/loom").
 func MainOf(m *testing.M, pkg string, bin *string) int {
-	dir, err := os.MkdirTemp("", "loom-example-")
-	if err != nil {
+	var err error
+	if *bin, err = Binary(pkg); err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	*bin = filepath.Join(dir, "example")
-	out, err := exec.Command("go", "build", "-o", *bin, pkg).CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
 		return 1
 	}
 	code := m.Run()
@@ -47,6 +41,10 @@ func MainOf(m *testing.M, pkg string, bin *string) int {
 	}
 	return code
 }
+
+// Binary returns the path of the executable of the main package pkg,
+// built once by the go command: see [testkit.Binary].
+func Binary(pkg string) (string, error) { return testkit.Binary(pkg) }
 
 // Result is a finished run.
 type Result struct {

@@ -1,4 +1,4 @@
-package vector_test
+package recall_test
 
 import (
 	"context"
@@ -12,17 +12,19 @@ import (
 
 	"github.com/loomwork/loom/checkpoint/sqlite"
 	"github.com/loomwork/loom/vector"
+	"github.com/loomwork/loom/vector/recall"
+	vsqlite "github.com/loomwork/loom/vector/sqlite"
 )
 
 const childRecallEnv = "LOOM_VECTOR_TEST_CHILD_RECALL_DIR"
 
-func openRecallStores(ctx context.Context, dir string) (*sqlite.Sessions, *vector.SQLite, error) {
+func openRecallStores(ctx context.Context, dir string) (*sqlite.Sessions, *vsqlite.Store, error) {
 	sessions, err := sqlite.OpenSessions(ctx, filepath.Join(dir, "sessions.db"))
 	if err != nil {
 		return nil, nil, err
 	}
 	e, _ := vector.NewHashEmbedder(512)
-	index, err := vector.OpenSQLite(ctx, vector.SQLiteOptions{Path: filepath.Join(dir, "vectors.db"), Options: vector.Options{Embedder: e}})
+	index, err := vsqlite.Open(ctx, vsqlite.Config{Path: filepath.Join(dir, "vectors.db"), Options: vector.Options{Embedder: e}})
 	if err != nil {
 		sessions.Close()
 		return nil, nil, err
@@ -44,7 +46,7 @@ func TestRecallChildWriter(t *testing.T) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(3)
 	}
-	mem, err := vector.NewRecallMemory(vector.RecallConfig{Store: index, Sessions: sessions, SessionID: "s", MaxTokens: 400})
+	mem, err := recall.New(recall.Config{Store: index, Sessions: sessions, SessionID: "s", MaxTokens: 400})
 	if err != nil {
 		os.Exit(4)
 	}
@@ -72,7 +74,7 @@ func TestRecallMemoryAcrossProcesses(t *testing.T) {
 	require.NoError(t, err)
 	defer sessions.Close()
 	defer index.Close()
-	mem := newRecall(t, vector.RecallConfig{Store: index, Sessions: sessions, SessionID: "s", MaxTokens: 400})
+	mem := newRecall(t, recall.Config{Store: index, Sessions: sessions, SessionID: "s", MaxTokens: 400})
 	require.NoError(t, mem.Add(ctx, conversationTurn(199)))
 	msgs, err := mem.Messages(ctx, input("What was my locker combination again?"))
 	require.NoError(t, err)

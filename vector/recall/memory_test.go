@@ -1,4 +1,4 @@
-package vector_test
+package recall_test
 
 import (
 	"context"
@@ -18,6 +18,8 @@ import (
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/loomwork/loom/vector"
+	"github.com/loomwork/loom/vector/recall"
+	vsqlite "github.com/loomwork/loom/vector/sqlite"
 )
 
 var topics = []string{"the weather in Lisbon", "sorting algorithms", "a recipe for soup", "the history of Rome",
@@ -48,9 +50,9 @@ func containsText(msgs []model.Message, s string) bool {
 	return slices.ContainsFunc(msgs, func(m model.Message) bool { return strings.Contains(m.Text(), s) })
 }
 
-func newRecall(t *testing.T, cfg vector.RecallConfig) *vector.RecallMemory {
+func newRecall(t *testing.T, cfg recall.Config) *recall.Memory {
 	t.Helper()
-	m, err := vector.NewRecallMemory(cfg)
+	m, err := recall.New(cfg)
 	require.NoError(t, err)
 	return m
 }
@@ -66,19 +68,19 @@ func TestRecallMemoryLongSession(t *testing.T) {
 	defer sessions.Close()
 	e, err := vector.NewHashEmbedder(512)
 	require.NoError(t, err)
-	index, err := vector.OpenSQLite(ctx, vector.SQLiteOptions{Path: filepath.Join(dir, "vectors.db"), Options: vector.Options{Embedder: e}})
+	index, err := vsqlite.Open(ctx, vsqlite.Config{Path: filepath.Join(dir, "vectors.db"), Options: vector.Options{Embedder: e}})
 	require.NoError(t, err)
 	defer index.Close()
 
 	const budget = 400
-	cfg := vector.RecallConfig{Store: index, Sessions: sessions, SessionID: "user-42", Recent: 4, Recall: 2, MaxTokens: budget}
+	cfg := recall.Config{Store: index, Sessions: sessions, SessionID: "user-42", Recent: 4, Recall: 2, MaxTokens: budget}
 	mem := newRecall(t, cfg)
 	for i := range 200 {
 		require.NoError(t, mem.Add(ctx, conversationTurn(i)))
 	}
 	require.Equal(t, 200, index.Len())
 
-	check := func(t *testing.T, mem *vector.RecallMemory) {
+	check := func(t *testing.T, mem *recall.Memory) {
 		msgs, err := mem.Messages(ctx, input("What was my locker combination again?"))
 		require.NoError(t, err)
 		require.True(t, containsText(msgs, "4-8-15-16"), "the fact from turn 3 is recalled")
@@ -113,7 +115,7 @@ func TestRecallMemoryLongSession(t *testing.T) {
 
 func TestRecallMemoryBudgetAndOrder(t *testing.T) {
 	ctx := context.Background()
-	mem := newRecall(t, vector.RecallConfig{Store: hashMemory(t), SessionID: "s", Recent: 3, MaxTokens: 70})
+	mem := newRecall(t, recall.Config{Store: hashMemory(t), SessionID: "s", Recent: 3, MaxTokens: 70})
 	msgs, err := mem.Messages(ctx, input("anything"))
 	require.NoError(t, err)
 	require.Empty(t, msgs, "an empty conversation sends nothing")
@@ -145,7 +147,7 @@ func TestRecallMemoryConcurrentWriter(t *testing.T) {
 	ctx := context.Background()
 	sessions := checkpoint.NewMemorySessions()
 	store := hashMemory(t)
-	cfg := vector.RecallConfig{Store: store, Sessions: sessions, SessionID: "s"}
+	cfg := recall.Config{Store: store, Sessions: sessions, SessionID: "s"}
 	a, b := newRecall(t, cfg), newRecall(t, cfg)
 	require.NoError(t, a.Add(ctx, conversationTurn(0)))
 	require.NoError(t, b.Add(ctx, conversationTurn(1)), "b reloads after a's append and appends after it")
@@ -160,7 +162,7 @@ func TestRecallMemoryConcurrentWriter(t *testing.T) {
 // scripted model: the request of a late turn carries the recalled early
 // turn as real user and assistant messages, before the recent ones.
 func TestRecallMemoryInEngineSession(t *testing.T) {
-	mem := newRecall(t, vector.RecallConfig{Store: hashMemory(t), SessionID: "x", Recent: 2, Recall: 1})
+	mem := newRecall(t, recall.Config{Store: hashMemory(t), SessionID: "x", Recent: 2, Recall: 1})
 	questions := []string{"My cat is called Miso.", "What is the capital of Peru?", "How tall is Everest?", "Name a prime number.", "What is my cat called?"}
 	var turns []modeltest.Turn
 	for range questions {
@@ -186,18 +188,18 @@ func TestRecallMemoryInEngineSession(t *testing.T) {
 	}, texts)
 }
 
-func TestNewRecallMemoryErrors(t *testing.T) {
+func TestNewErrors(t *testing.T) {
 	s := hashMemory(t)
 	for _, tc := range []struct {
-		cfg vector.RecallConfig
+		cfg recall.Config
 		msg string
 	}{
-		{vector.RecallConfig{SessionID: "x"}, "Store is nil"},
-		{vector.RecallConfig{Store: s}, "SessionID is empty"},
-		{vector.RecallConfig{Store: s, SessionID: "x", Recent: -1}, "Recent (-1)"},
-		{vector.RecallConfig{Store: s, SessionID: "x", MaxTokens: -5}, "MaxTokens (-5)"},
+		{recall.Config{SessionID: "x"}, "Store is nil"},
+		{recall.Config{Store: s}, "SessionID is empty"},
+		{recall.Config{Store: s, SessionID: "x", Recent: -1}, "Recent (-1)"},
+		{recall.Config{Store: s, SessionID: "x", MaxTokens: -5}, "MaxTokens (-5)"},
 	} {
-		_, err := vector.NewRecallMemory(tc.cfg)
+		_, err := recall.New(tc.cfg)
 		require.ErrorContains(t, err, tc.msg)
 	}
 }

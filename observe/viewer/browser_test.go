@@ -1,4 +1,4 @@
-package observe_test
+package viewer_test
 
 import (
 	"context"
@@ -11,8 +11,8 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/loomwork/loom/internal/browsertest"
-	"github.com/loomwork/loom/observe"
 	"github.com/loomwork/loom/observe/internal/fixture"
+	"github.com/loomwork/loom/observe/viewer"
 	"github.com/stretchr/testify/require"
 )
 
@@ -59,7 +59,7 @@ func TestBrowserViewer(t *testing.T) {
 		fixture.Run{Seed: 13, Start: now.Add(-12 * time.Minute), Outcome: fixture.SandboxError, Question: "Compute 20! exactly"},
 		fixture.Run{Seed: 14, Start: now.Add(-2 * time.Minute)},
 	)
-	srv := httptest.NewServer(observe.NewHandler(s))
+	srv := httptest.NewServer(viewer.NewHandler(s, viewer.HandlerConfig{}))
 	defer srv.Close()
 	require.True(t, strings.HasPrefix(srv.URL, "http://127.0.0.1:"))
 

@@ -1,4 +1,4 @@
-package observe_test
+package viewer_test
 
 import (
 	"context"
@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loomwork/loom/observe"
 	"github.com/loomwork/loom/observe/internal/fixture"
 	"github.com/loomwork/loom/observe/store"
+	"github.com/loomwork/loom/observe/viewer"
 	"github.com/stretchr/testify/require"
 )
 
@@ -75,7 +75,7 @@ func TestAPITraces(t *testing.T) {
 		fixture.Run{Seed: 2, Start: base.Add(time.Minute), Agent: "analyst"},
 		fixture.Run{Seed: 3, Start: base.Add(2 * time.Minute), Outcome: fixture.Failed},
 	)
-	srv := httptest.NewServer(observe.NewHandler(s))
+	srv := httptest.NewServer(viewer.NewHandler(s, viewer.HandlerConfig{}))
 	defer srv.Close()
 
 	tests := []struct {
@@ -138,7 +138,7 @@ func TestAPITraces(t *testing.T) {
 }
 
 func TestAPIBadRequests(t *testing.T) {
-	srv := httptest.NewServer(observe.NewHandler(newStore(t)))
+	srv := httptest.NewServer(viewer.NewHandler(newStore(t), viewer.HandlerConfig{}))
 	defer srv.Close()
 	tests := []struct {
 		path   string
@@ -167,7 +167,7 @@ func TestAPIBadRequests(t *testing.T) {
 func TestAPITraceDetail(t *testing.T) {
 	start := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
 	s := newStore(t, fixture.Run{Seed: 5, Start: start, Outcome: fixture.SandboxError})
-	srv := httptest.NewServer(observe.NewHandler(s))
+	srv := httptest.NewServer(viewer.NewHandler(s, viewer.HandlerConfig{}))
 	defer srv.Close()
 
 	var d traceResp
@@ -197,7 +197,7 @@ func TestAPITraceDetail(t *testing.T) {
 
 func TestAPIAgentsAndInfo(t *testing.T) {
 	s := newStore(t, fixture.Run{Seed: 1}, fixture.Run{Seed: 2, Agent: "analyst"}, fixture.Run{Seed: 3})
-	srv := httptest.NewServer(observe.NewHandler(s))
+	srv := httptest.NewServer(viewer.NewHandler(s, viewer.HandlerConfig{}))
 	defer srv.Close()
 
 	var agents struct {
@@ -227,7 +227,7 @@ func TestAPIAgentsAndInfo(t *testing.T) {
 }
 
 func TestUIIsEmbeddedAndSelfContained(t *testing.T) {
-	srv := httptest.NewServer(observe.NewHandler(newStore(t)))
+	srv := httptest.NewServer(viewer.NewHandler(newStore(t), viewer.HandlerConfig{}))
 	defer srv.Close()
 	tests := []struct {
 		path, contentType, contains string
@@ -256,7 +256,7 @@ func TestUIIsEmbeddedAndSelfContained(t *testing.T) {
 }
 
 func TestHostCheck(t *testing.T) {
-	h := observe.NewHandler(newStore(t), observe.WithAllowedHosts("traces.internal"))
+	h := viewer.NewHandler(newStore(t), viewer.HandlerConfig{AllowedHosts: []string{"traces.internal"}})
 	tests := []struct {
 		method, host, origin, contentType string
 		status                            int

@@ -1,4 +1,4 @@
-package observe_test
+package viewer_test
 
 import (
 	"bufio"
@@ -14,20 +14,21 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/loomwork/loom/internal/browsertest"
+	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/model/modeltest"
+	"github.com/loomwork/loom/observe/internal/coderrun"
 	"github.com/loomwork/loom/observe/store"
 	"github.com/stretchr/testify/require"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
-// startLoomObserve builds cmd/loom and runs `loom observe --port 0 --db db`,
-// returning the URL it serves; the process is stopped when the test ends.
+// startLoomObserve runs `loom observe --port 0 --db db` from the go
+// command's cached build of cmd/loom, returning the URL it serves; the
+// process is stopped when the test ends.
 func startLoomObserve(t *testing.T, db string) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "loom")
-	build := exec.Command("go", "build", "-o", bin, "github.com/loomwork/loom/cmd/loom")
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "go build ./cmd/loom: %s", out)
+	bin, err := testkit.Binary("github.com/loomwork/loom/cmd/loom")
+	require.NoError(t, err)
 
 	cmd := exec.Command(bin, "observe", "--port", "0", "--db", db)
 	stdout, err := cmd.StdoutPipe()
@@ -69,8 +70,8 @@ func TestBrowserRealWorkflow(t *testing.T) {
 	st, err := store.Open(context.Background(), db)
 	require.NoError(t, err)
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(store.NewExporter(st)))
-	code := `const xs = [1, 2, 3, 4, 5].map(n => n * n); console.log('squares', xs.join(',')); ` + factorial
-	coderRun(t, tp, true,
+	code := `const xs = [1, 2, 3, 4, 5].map(n => n * n); console.log('squares', xs.join(',')); ` + coderrun.Factorial
+	coderrun.Run(t, tp, true,
 		modeltest.ToolCalls(modeltest.Call("call_1", "evaluateJs", fmt.Sprintf(`{"code":%q}`, code))).WithUsage(320, 45),
 		modeltest.Text("15! = 1307674368000").WithUsage(410, 14),
 	)

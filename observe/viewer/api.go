@@ -1,4 +1,4 @@
-package observe
+package viewer
 
 import (
 	"context"
@@ -8,23 +8,19 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/loomwork/loom/internal/buildinfo"
 	"github.com/loomwork/loom/internal/localweb"
 	"github.com/loomwork/loom/observe/store"
 )
 
-// HandlerOption configures [NewHandler].
-type HandlerOption func(*handler)
-
-// WithLogger sets the logger for request errors; default slog.Default().
-func WithLogger(l *slog.Logger) HandlerOption { return func(h *handler) { h.log = l } }
-
-// WithAllowedHosts accepts requests whose Host header names one of hosts,
-// besides the loopback names always accepted (localhost, 127.0.0.1, ::1).
-// Use it when serving the viewer under another name on purpose.
-func WithAllowedHosts(hosts ...string) HandlerOption {
-	return func(h *handler) {
-		h.hosts = append(h.hosts, hosts...)
-	}
+// HandlerConfig configures [NewHandler]; the zero value is the default.
+type HandlerConfig struct {
+	// Logger logs request errors; nil means slog.Default().
+	Logger *slog.Logger
+	// AllowedHosts are names the Host header may carry besides the
+	// loopback names always accepted (localhost, 127.0.0.1, ::1). Set it
+	// when serving the viewer under another name on purpose.
+	AllowedHosts []string
 }
 
 type handler struct {
@@ -39,10 +35,10 @@ type handler struct {
 // not a loopback name, so a web page cannot read your traces through DNS
 // rebinding, and requests another origin's page sends; it is the guard the
 // playground uses too.
-func NewHandler(s *store.Store, opts ...HandlerOption) http.Handler {
-	h := &handler{store: s, log: slog.Default()}
-	for _, o := range opts {
-		o(h)
+func NewHandler(s *store.Store, cfg HandlerConfig) http.Handler {
+	h := &handler{store: s, log: cfg.Logger, hosts: cfg.AllowedHosts}
+	if h.log == nil {
+		h.log = slog.Default()
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/traces", h.traces)
@@ -151,7 +147,7 @@ func (h *handler) info(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{
 		"db":             h.store.Path(),
 		"schema_version": store.SchemaVersion,
-		"version":        Version(),
+		"version":        buildinfo.Version(),
 	})
 }
 
@@ -164,7 +160,7 @@ func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.Is(err, context.Canceled):
 		// The client went away.
 	default:
-		h.log.ErrorContext(r.Context(), "observe: request failed", "path", r.URL.Path, "error", err)
+		h.log.ErrorContext(r.Context(), "viewer: request failed", "path", r.URL.Path, "error", err)
 		writeError(w, http.StatusInternalServerError, err.Error())
 	}
 }

@@ -1,4 +1,4 @@
-package observe_test
+package viewer_test
 
 import (
 	"context"
@@ -9,8 +9,8 @@ import (
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/model/modeltest"
-	"github.com/loomwork/loom/observe"
 	"github.com/loomwork/loom/observe/store"
+	"github.com/loomwork/loom/observe/viewer"
 	"github.com/stretchr/testify/require"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
@@ -35,7 +35,7 @@ func TestViewerShowsATripwire(t *testing.T) {
 
 	s := newStore(t)
 	require.NoError(t, store.NewExporter(s).ExportSpans(t.Context(), rec.Ended()))
-	srv := httptest.NewServer(observe.NewHandler(s))
+	srv := httptest.NewServer(viewer.NewHandler(s, viewer.HandlerConfig{}))
 	defer srv.Close()
 	traceID := rec.Ended()[0].SpanContext().TraceID().String()
 	var d traceResp

@@ -1,4 +1,4 @@
-package vector
+package recall
 
 import (
 	"context"
@@ -13,9 +13,10 @@ import (
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/internal/flow"
 	"github.com/loomwork/loom/model"
+	"github.com/loomwork/loom/vector"
 )
 
-// The metadata keys a [RecallMemory] sets on the turns it indexes.
+// The metadata keys a [Memory] sets on the turns it indexes.
 const (
 	MetaSession = "session" // the conversation's id
 	MetaTurn    = "turn"    // the turn's index in the conversation, from 0
@@ -25,15 +26,15 @@ const (
 // tool results past it are not indexed.
 const maxTurnTextBytes = 8000
 
-// RecallConfig configures a [RecallMemory]. Zero values mean defaults;
+// Config configures a [Memory]. Zero values mean defaults;
 // negative numbers are errors.
-type RecallConfig struct {
+type Config struct {
 	// Store indexes the turns for recall and must have an embedder. One
 	// store may serve many conversations: each turn carries its session
 	// ([MetaSession]) and every search filters by it. A persistent store
-	// ([SQLite]) spares re-embedding the turns when a process reopens the
+	// (vector/sqlite) spares re-embedding the turns when a process reopens the
 	// conversation.
-	Store Store
+	Store vector.Store
 	// Sessions keeps the turns themselves, so the conversation survives
 	// the process (checkpoint/sqlite, checkpoint/postgres). Nil keeps them
 	// in this process only.
@@ -47,7 +48,7 @@ type RecallConfig struct {
 	// input: 0 means 3.
 	Recall int
 	// MinScore leaves out recalled turns scoring below it, as
-	// [Query.MinScore].
+	// [vector.Query.MinScore].
 	MinScore float32
 	// MaxTokens is the budget of all the turns sent: 0 means 2000.
 	MaxTokens int
@@ -55,11 +56,11 @@ type RecallConfig struct {
 	Estimate func([]model.Message) int
 }
 
-// RecallMemory is an engine.Memory that keeps the last few turns of a
+// Memory is an engine.Memory that keeps the last few turns of a
 // conversation verbatim and recalls relevant earlier turns by the
 // similarity of their text to the coming input, within a token budget.
 //
-// Before a turn, [RecallMemory.Messages] fills the budget with the recent
+// Before a turn, [Memory.Messages] fills the budget with the recent
 // turns, newest first, then with the earlier turns that best match the
 // input, and returns them all in their original order. Turns are kept or
 // left out whole, so a tool call never loses its result.
@@ -67,8 +68,8 @@ type RecallConfig struct {
 // With a session store the turns persist: a RecallMemory opened on the same
 // session in another process loads them on first use, and indexes those
 // its Store lacks. It is safe for concurrent use.
-type RecallMemory struct {
-	cfg RecallConfig
+type Memory struct {
+	cfg Config
 
 	mu     sync.Mutex
 	loaded bool
@@ -76,18 +77,18 @@ type RecallMemory struct {
 	tokens []int
 }
 
-var _ engine.Memory = (*RecallMemory)(nil)
+var _ engine.Memory = (*Memory)(nil)
 
-// NewRecallMemory checks cfg and returns the memory; it loads nothing
-// until first used.
-func NewRecallMemory(cfg RecallConfig) (*RecallMemory, error) {
+// New checks cfg and returns the memory; it loads nothing until first
+// used.
+func New(cfg Config) (*Memory, error) {
 	switch {
 	case cfg.Store == nil:
-		return nil, errors.New("vector: recall memory: Store is nil; give a store with an embedder, as NewMemory(Options{Embedder: e})")
+		return nil, errors.New("vector/recall: Store is nil; give a store with an embedder, as vector.NewMemory(vector.Options{Embedder: e})")
 	case cfg.SessionID == "":
-		return nil, errors.New("vector: recall memory: SessionID is empty; name the conversation")
+		return nil, errors.New("vector/recall: SessionID is empty; name the conversation")
 	case cfg.Recent < 0 || cfg.Recall < 0 || cfg.MaxTokens < 0:
-		return nil, fmt.Errorf("vector: recall memory: Recent (%d), Recall (%d) and MaxTokens (%d) must not be negative; 0 means the default",
+		return nil, fmt.Errorf("vector/recall: Recent (%d), Recall (%d) and MaxTokens (%d) must not be negative; 0 means the default",
 			cfg.Recent, cfg.Recall, cfg.MaxTokens)
 	}
 	if cfg.Recent == 0 {
@@ -102,7 +103,7 @@ func NewRecallMemory(cfg RecallConfig) (*RecallMemory, error) {
 	if cfg.Estimate == nil {
 		cfg.Estimate = engine.EstimateTokens
 	}
-	return &RecallMemory{cfg: cfg}, nil
+	return &Memory{cfg: cfg}, nil
 }
 
 // storedTurn is a turn's JSON form in the session store.
@@ -113,7 +114,7 @@ type storedTurn struct {
 // Messages returns the turns to send before input, oldest first: the
 // recent turns that fit the budget, then the earlier turns most similar
 // to input's text that fit what is left.
-func (m *RecallMemory) Messages(ctx context.Context, input json.RawMessage) ([]model.Message, error) {
+func (m *Memory) Messages(ctx context.Context, input json.RawMessage) ([]model.Message, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.load(ctx); err != nil {
@@ -132,12 +133,12 @@ func (m *RecallMemory) Messages(ctx context.Context, input json.RawMessage) ([]m
 		first = i
 	}
 	if text := strings.TrimSpace(flow.TextOf(input)); first > 0 && text != "" {
-		ms, err := m.cfg.Store.Search(ctx, Query{
+		ms, err := m.cfg.Store.Search(ctx, vector.Query{
 			Text: text, K: 2 * m.cfg.Recall, MinScore: m.cfg.MinScore,
-			Filter: And(Eq(MetaSession, m.cfg.SessionID), Lt(MetaTurn, float64(first))),
+			Filter: vector.And(vector.Eq(MetaSession, m.cfg.SessionID), vector.Lt(MetaTurn, float64(first))),
 		})
 		if err != nil {
-			return nil, fmt.Errorf("vector: recall memory: search earlier turns: %w", err)
+			return nil, fmt.Errorf("vector/recall: search earlier turns: %w", err)
 		}
 		recalled := 0
 		for _, match := range ms {
@@ -171,7 +172,7 @@ func turnIndex(md map[string]any, limit int) (int, bool) {
 // Add records a finished turn: in the session store, then in the index.
 // When another process appended to the session meanwhile, it reloads the
 // session and appends after its turns.
-func (m *RecallMemory) Add(ctx context.Context, turn engine.Turn) error {
+func (m *Memory) Add(ctx context.Context, turn engine.Turn) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.load(ctx); err != nil {
@@ -181,7 +182,7 @@ func (m *RecallMemory) Add(ctx context.Context, turn engine.Turn) error {
 	if s := m.cfg.Sessions; s != nil {
 		raw, err := json.Marshal(storedTurn{Messages: t.Messages})
 		if err != nil {
-			return fmt.Errorf("vector: recall memory: encode the turn: %w", err)
+			return fmt.Errorf("vector/recall: encode the turn: %w", err)
 		}
 		err = s.Append(ctx, m.cfg.SessionID, len(m.turns), raw)
 		if errors.Is(err, checkpoint.ErrConflict) {
@@ -191,19 +192,19 @@ func (m *RecallMemory) Add(ctx context.Context, turn engine.Turn) error {
 			}
 		}
 		if err != nil {
-			return fmt.Errorf("vector: recall memory: keep the turn: %w", err)
+			return fmt.Errorf("vector/recall: keep the turn: %w", err)
 		}
 	}
 	m.turns = append(m.turns, t)
 	m.tokens = append(m.tokens, m.cfg.Estimate(t.Messages))
 	if err := m.index(ctx, len(m.turns)-1); err != nil {
-		return fmt.Errorf("vector: recall memory: index turn %d: %w", len(m.turns)-1, err)
+		return fmt.Errorf("vector/recall: index turn %d: %w", len(m.turns)-1, err)
 	}
 	return nil
 }
 
 // Clear forgets every turn: in the session store and in the index.
-func (m *RecallMemory) Clear(ctx context.Context) error {
+func (m *Memory) Clear(ctx context.Context) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.load(ctx); err != nil {
@@ -211,7 +212,7 @@ func (m *RecallMemory) Clear(ctx context.Context) error {
 	}
 	if s := m.cfg.Sessions; s != nil {
 		if err := s.Delete(ctx, m.cfg.SessionID); err != nil {
-			return fmt.Errorf("vector: recall memory: clear the session: %w", err)
+			return fmt.Errorf("vector/recall: clear the session: %w", err)
 		}
 	}
 	ids := make([]string, len(m.turns))
@@ -219,14 +220,14 @@ func (m *RecallMemory) Clear(ctx context.Context) error {
 		ids[i] = m.turnID(i)
 	}
 	if err := m.cfg.Store.Delete(ctx, ids...); err != nil {
-		return fmt.Errorf("vector: recall memory: clear the index: %w", err)
+		return fmt.Errorf("vector/recall: clear the index: %w", err)
 	}
 	m.turns, m.tokens = nil, nil
 	return nil
 }
 
 // Len returns the number of turns kept.
-func (m *RecallMemory) Len(ctx context.Context) (int, error) {
+func (m *Memory) Len(ctx context.Context) (int, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.load(ctx); err != nil {
@@ -235,10 +236,10 @@ func (m *RecallMemory) Len(ctx context.Context) (int, error) {
 	return len(m.turns), nil
 }
 
-func (m *RecallMemory) turnID(i int) string { return fmt.Sprintf("%s#turn-%d", m.cfg.SessionID, i) }
+func (m *Memory) turnID(i int) string { return fmt.Sprintf("%s#turn-%d", m.cfg.SessionID, i) }
 
 // load reads the session's turns once and indexes those the store lacks.
-func (m *RecallMemory) load(ctx context.Context) error {
+func (m *Memory) load(ctx context.Context) error {
 	if m.loaded {
 		return nil
 	}
@@ -246,12 +247,12 @@ func (m *RecallMemory) load(ctx context.Context) error {
 	if s := m.cfg.Sessions; s != nil {
 		raws, err := s.Load(ctx, m.cfg.SessionID)
 		if err != nil {
-			return fmt.Errorf("vector: recall memory: load session %q: %w", m.cfg.SessionID, err)
+			return fmt.Errorf("vector/recall: load session %q: %w", m.cfg.SessionID, err)
 		}
 		for i, raw := range raws {
 			var st storedTurn
 			if err := json.Unmarshal(raw, &st); err != nil {
-				return fmt.Errorf("vector: recall memory: session %q turn %d: %w", m.cfg.SessionID, i, err)
+				return fmt.Errorf("vector/recall: session %q turn %d: %w", m.cfg.SessionID, i, err)
 			}
 			m.turns = append(m.turns, engine.Turn{Messages: st.Messages})
 			m.tokens = append(m.tokens, m.cfg.Estimate(st.Messages))
@@ -266,19 +267,19 @@ func (m *RecallMemory) load(ctx context.Context) error {
 
 // reindex stores the turns missing from the index, as after a restart with
 // an in-memory store.
-func (m *RecallMemory) reindex(ctx context.Context) error {
+func (m *Memory) reindex(ctx context.Context) error {
 	if len(m.turns) == 0 {
 		return nil
 	}
 	have := map[string]bool{}
-	ms, err := m.cfg.Store.Search(ctx, Query{Text: "conversation", K: len(m.turns), Filter: Eq(MetaSession, m.cfg.SessionID)})
+	ms, err := m.cfg.Store.Search(ctx, vector.Query{Text: "conversation", K: len(m.turns), Filter: vector.Eq(MetaSession, m.cfg.SessionID)})
 	if err != nil {
-		return fmt.Errorf("vector: recall memory: list indexed turns: %w", err)
+		return fmt.Errorf("vector/recall: list indexed turns: %w", err)
 	}
 	for _, match := range ms {
 		have[match.ID] = true
 	}
-	var docs []Document
+	var docs []vector.Document
 	for i := range m.turns {
 		if d, ok := m.doc(i); ok && !have[d.ID] {
 			docs = append(docs, d)
@@ -286,14 +287,14 @@ func (m *RecallMemory) reindex(ctx context.Context) error {
 	}
 	for lo := 0; lo < len(docs); lo += 64 {
 		if err := m.cfg.Store.Upsert(ctx, docs[lo:min(lo+64, len(docs))]...); err != nil {
-			return fmt.Errorf("vector: recall memory: index earlier turns: %w", err)
+			return fmt.Errorf("vector/recall: index earlier turns: %w", err)
 		}
 	}
 	return nil
 }
 
 // index stores turn i in the index.
-func (m *RecallMemory) index(ctx context.Context, i int) error {
+func (m *Memory) index(ctx context.Context, i int) error {
 	d, ok := m.doc(i)
 	if !ok {
 		return nil
@@ -303,7 +304,7 @@ func (m *RecallMemory) index(ctx context.Context, i int) error {
 
 // doc is turn i as a document: its messages' text, one "role: text" line
 // each; false for a turn with no text.
-func (m *RecallMemory) doc(i int) (Document, bool) {
+func (m *Memory) doc(i int) (vector.Document, bool) {
 	var b strings.Builder
 	for _, msg := range m.turns[i].Messages {
 		if t := strings.TrimSpace(msg.Text()); t != "" {
@@ -311,11 +312,19 @@ func (m *RecallMemory) doc(i int) (Document, bool) {
 		}
 	}
 	if b.Len() == 0 {
-		return Document{}, false
+		return vector.Document{}, false
 	}
-	return Document{
+	return vector.Document{
 		ID:       m.turnID(i),
 		Text:     cut(b.String(), maxTurnTextBytes),
 		Metadata: map[string]any{MetaSession: m.cfg.SessionID, MetaTurn: float64(i)},
 	}, true
+}
+
+// cut returns s cut to at most n bytes at a rune boundary.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "")
 }

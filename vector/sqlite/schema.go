@@ -1,4 +1,4 @@
-package vector
+package sqlite
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 // sqliteMigrations are the schema versions of the vector database, applied
 // in order; PRAGMA user_version counts those applied. Vectors are stored
 // as little-endian float32 unit vectors, metadata as a JSON object.
-var sqliteMigrations = []string{
+var migrations = []string{
 	`
 CREATE TABLE IF NOT EXISTS vector_collections (
 	name     TEXT PRIMARY KEY,
@@ -31,10 +31,10 @@ CREATE TABLE IF NOT EXISTS vector_documents (
 `,
 }
 
-// migrateSQLite brings db to the newest schema in one IMMEDIATE
+// migrate brings db to the newest schema in one IMMEDIATE
 // transaction, so two processes creating a file at once do not clash.
-func migrateSQLite(ctx context.Context, db *sql.DB) error {
-	tx, err := userfile.BeginWrite(ctx, db, sqliteBusy)
+func migrate(ctx context.Context, db *sql.DB) error {
+	tx, err := userfile.BeginWrite(ctx, db, busy)
 	if err != nil {
 		return fmt.Errorf("begin schema migration: %w", err)
 	}
@@ -43,29 +43,28 @@ func migrateSQLite(ctx context.Context, db *sql.DB) error {
 	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
 		return fmt.Errorf("read schema version: %w", err)
 	}
-	if version > len(sqliteMigrations) {
-		return fmt.Errorf("schema version %d is newer than this build's %d: upgrade loom or use another file", version, len(sqliteMigrations))
+	if version > len(migrations) {
+		return fmt.Errorf("schema version %d is newer than this build's %d: upgrade loom or use another file", version, len(migrations))
 	}
-	if version == len(sqliteMigrations) {
+	if version == len(migrations) {
 		return nil
 	}
-	for i := version; i < len(sqliteMigrations); i++ {
-		if _, err := tx.ExecContext(ctx, sqliteMigrations[i]); err != nil {
+	for i := version; i < len(migrations); i++ {
+		if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
 			return fmt.Errorf("migrate schema to version %d: %w", i+1, err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", len(sqliteMigrations))); err != nil {
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", len(migrations))); err != nil {
 		return fmt.Errorf("set schema version: %w", err)
 	}
 	return tx.Commit()
 }
 
-// encodeVector returns the unit vector v*inv as little-endian float32
-// bytes.
-func encodeVector(v []float32, inv float32) []byte {
+// encodeVector returns v as little-endian float32 bytes.
+func encodeVector(v []float32) []byte {
 	b := make([]byte, 4*len(v))
 	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x*inv))
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
 	}
 	return b
 }

@@ -1,4 +1,4 @@
-package observe_test
+package viewer_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/loomwork/loom/observe"
 	"github.com/loomwork/loom/observe/store"
+	"github.com/loomwork/loom/observe/viewer"
 	"github.com/loomwork/loom/sandbox"
 	"github.com/stretchr/testify/require"
 )
@@ -82,7 +83,7 @@ func TestBrowserEvalRun(t *testing.T) {
 	require.Equal(t, int64(1), stats.Evals)
 	require.Zero(t, stats.OK+stats.Errors, "the evaluation is not an agent run")
 
-	srv := httptest.NewServer(observe.NewHandler(s))
+	srv := httptest.NewServer(viewer.NewHandler(s, viewer.HandlerConfig{}))
 	defer srv.Close()
 	row := `tr[data-trace="` + ev.TraceID + `"]`
 	require.NoError(t, chromedp.Do(ctx,

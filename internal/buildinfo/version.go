@@ -1,4 +1,6 @@
-package observe
+// Package buildinfo reads loom's version from the running binary's build
+// information, for `loom version` and the viewer's /api/info.
+package buildinfo
 
 import "runtime/debug"
 

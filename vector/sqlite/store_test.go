@@ -1,4 +1,4 @@
-package vector_test
+package sqlite_test
 
 import (
 	"context"
@@ -9,12 +9,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loomwork/loom/vector"
+	"github.com/loomwork/loom/vector/sqlite"
 	"github.com/loomwork/loom/vector/vectortest"
 )
 
-func openSQLite(t *testing.T, o vector.SQLiteOptions) *vector.SQLite {
+func openStore(t *testing.T, o sqlite.Config) *sqlite.Store {
 	t.Helper()
-	s, err := vector.OpenSQLite(context.Background(), o)
+	s, err := sqlite.Open(context.Background(), o)
 	require.NoError(t, err)
 	return s
 }
@@ -27,16 +28,16 @@ func TestSQLiteConformance(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			vectortest.Run(t, func(t *testing.T, dims int) vector.Store {
-				return openSQLite(t, vector.SQLiteOptions{
+				return openStore(t, sqlite.Config{
 					Path:    filepath.Join(t.TempDir(), "v.db"),
 					Options: vector.Options{Embedder: vectortest.Embedder(dims), Int8: int8},
 				})
 			}, vectortest.Options{
 				ScoreTolerance: tol,
 				Reopen: func(t *testing.T, s vector.Store) vector.Store {
-					old := s.(*vector.SQLite)
+					old := s.(*sqlite.Store)
 					require.NoError(t, old.Close())
-					return openSQLite(t, vector.SQLiteOptions{
+					return openStore(t, sqlite.Config{
 						Path:    old.Path(),
 						Options: vector.Options{Embedder: vectortest.Embedder(old.Dimensions()), Int8: int8},
 					})
@@ -49,44 +50,44 @@ func TestSQLiteConformance(t *testing.T) {
 func TestSQLiteCollections(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "sub", "dir", "v.db")
-	a := openSQLite(t, vector.SQLiteOptions{Path: path, Options: vector.Options{Dimensions: 2}})
-	require.Equal(t, vector.DefaultCollection, a.Collection())
+	a := openStore(t, sqlite.Config{Path: path, Options: vector.Options{Dimensions: 2}})
+	require.Equal(t, sqlite.DefaultCollection, a.Collection())
 	require.NoError(t, a.Upsert(ctx, vector.Document{ID: "x", Vector: []float32{1, 0}, Text: "in default"}))
 	require.NoError(t, a.Close())
 
-	b := openSQLite(t, vector.SQLiteOptions{Path: path, Collection: "other", Options: vector.Options{Dimensions: 3}})
+	b := openStore(t, sqlite.Config{Path: path, Collection: "other", Options: vector.Options{Dimensions: 3}})
 	require.Zero(t, b.Len(), "collections are separate")
 	require.NoError(t, b.Upsert(ctx, vector.Document{ID: "x", Vector: []float32{0, 0, 1}}))
 	require.NoError(t, b.Close())
 
 	// Dimensions come from the stored collection when not given.
-	a = openSQLite(t, vector.SQLiteOptions{Path: path})
+	a = openStore(t, sqlite.Config{Path: path})
 	require.Equal(t, 2, a.Dimensions())
 	require.Equal(t, 1, a.Len())
 	require.NoError(t, a.Close())
 
-	_, err := vector.OpenSQLite(ctx, vector.SQLiteOptions{Path: path, Options: vector.Options{Dimensions: 5}})
+	_, err := sqlite.Open(ctx, sqlite.Config{Path: path, Options: vector.Options{Dimensions: 5}})
 	require.ErrorIs(t, err, vector.ErrDimension)
 	require.ErrorContains(t, err, `collection "default"`)
 	require.ErrorContains(t, err, "the options has 5 dimensions, the store has 2")
 
-	_, err = vector.OpenSQLite(ctx, vector.SQLiteOptions{Path: path, Collection: "new"})
+	_, err = sqlite.Open(ctx, sqlite.Config{Path: path, Collection: "new"})
 	require.ErrorContains(t, err, "a new collection needs dimensions")
 }
 
 func TestSQLiteEmbedderMismatch(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "v.db")
-	s := openSQLite(t, vector.SQLiteOptions{Path: path, Options: vector.Options{Embedder: vectortest.Embedder(8)}})
+	s := openStore(t, sqlite.Config{Path: path, Options: vector.Options{Embedder: vectortest.Embedder(8)}})
 	require.NoError(t, s.Upsert(ctx, vector.Document{ID: "a", Text: "hello"}))
 	require.NoError(t, s.Close())
 
-	_, err := vector.OpenSQLite(ctx, vector.SQLiteOptions{Path: path, Options: vector.Options{Embedder: badEmbedder{dims: 8}}})
+	_, err := sqlite.Open(ctx, sqlite.Config{Path: path, Options: vector.Options{Embedder: renamed{Embedder: vectortest.Embedder(8), name: "other:8"}}})
 	require.ErrorIs(t, err, vector.ErrEmbedderMismatch)
-	require.ErrorContains(t, err, "embedded with hash:8, not bad:1")
+	require.ErrorContains(t, err, "embedded with hash:8, not other:8")
 
 	// Without an embedder the collection still opens for vector queries.
-	s = openSQLite(t, vector.SQLiteOptions{Path: path})
+	s = openStore(t, sqlite.Config{Path: path})
 	require.Equal(t, 1, s.Len())
 	require.NoError(t, s.Close())
 }
@@ -94,7 +95,7 @@ func TestSQLiteEmbedderMismatch(t *testing.T) {
 func TestSQLiteDamagedVector(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "v.db")
-	s := openSQLite(t, vector.SQLiteOptions{Path: path, Options: vector.Options{Dimensions: 2}})
+	s := openStore(t, sqlite.Config{Path: path, Options: vector.Options{Dimensions: 2}})
 	require.NoError(t, s.Upsert(ctx, vector.Document{ID: "a", Vector: []float32{1, 1}}))
 	require.NoError(t, s.Close())
 
@@ -104,26 +105,26 @@ func TestSQLiteDamagedVector(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, db.Close())
 
-	_, err = vector.OpenSQLite(ctx, vector.SQLiteOptions{Path: path})
+	_, err = sqlite.Open(ctx, sqlite.Config{Path: path})
 	require.ErrorContains(t, err, `document "a" has a vector of 2 bytes, want 8: the file is damaged`)
 }
 
-func TestDefaultSQLitePath(t *testing.T) {
-	t.Setenv(vector.SQLitePathEnv, "/tmp/x/v.db")
-	p, err := vector.DefaultSQLitePath()
+func TestDefaultPath(t *testing.T) {
+	t.Setenv(sqlite.PathEnv, "/tmp/x/v.db")
+	p, err := sqlite.DefaultPath()
 	require.NoError(t, err)
 	require.Equal(t, "/tmp/x/v.db", p)
 
-	t.Setenv(vector.SQLitePathEnv, "")
+	t.Setenv(sqlite.PathEnv, "")
 	t.Setenv("XDG_CACHE_HOME", "/tmp/cache")
-	p, err = vector.DefaultSQLitePath()
+	p, err = sqlite.DefaultPath()
 	require.NoError(t, err)
 	require.Equal(t, filepath.Join("/tmp/cache", "loom", "vectors.db"), p)
 }
 
 func TestSQLiteFailedWriteKeepsMemory(t *testing.T) {
 	ctx := context.Background()
-	s := openSQLite(t, vector.SQLiteOptions{Path: filepath.Join(t.TempDir(), "v.db"), Options: vector.Options{Dimensions: 2}})
+	s := openStore(t, sqlite.Config{Path: filepath.Join(t.TempDir(), "v.db"), Options: vector.Options{Dimensions: 2}})
 	defer s.Close()
 	require.NoError(t, s.Upsert(ctx, vector.Document{ID: "a", Vector: []float32{1, 0}}))
 	cancelled, cancel := context.WithCancel(ctx)

@@ -1,4 +1,4 @@
-package observe_test
+package viewer_test
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"github.com/loomwork/loom/observe"
 	"github.com/loomwork/loom/observe/internal/fixture"
 	"github.com/loomwork/loom/observe/store"
+	"github.com/loomwork/loom/observe/viewer"
 	"github.com/stretchr/testify/require"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
@@ -60,7 +61,7 @@ func TestBrowserWaitingRun(t *testing.T) {
 	require.Equal(t, store.Stats{Traces: 2, OK: 1, Waiting: 1}, store.Stats{Traces: stats.Traces, OK: stats.OK, Errors: stats.Errors, Waiting: stats.Waiting})
 	require.Zero(t, stats.ErrorRate)
 
-	srv := httptest.NewServer(observe.NewHandler(s))
+	srv := httptest.NewServer(viewer.NewHandler(s, viewer.HandlerConfig{}))
 	defer srv.Close()
 	row := `tr[data-trace="` + page.Traces[0].TraceID + `"]`
 	require.NoError(t, chromedp.Do(ctx,
@@ -148,7 +149,7 @@ func TestBrowserResumedRunIsOneRun(t *testing.T) {
 	require.Len(t, d.Parts, 2)
 	require.Equal(t, first.TraceID, d.Parts[0].TraceID)
 
-	srv := httptest.NewServer(observe.NewHandler(s))
+	srv := httptest.NewServer(viewer.NewHandler(s, viewer.HandlerConfig{}))
 	defer srv.Close()
 	row := `tr[data-trace="` + second.TraceID + `"]`
 	require.NoError(t, chromedp.Do(ctx,
@@ -200,7 +201,7 @@ func TestBrowserFailedSnippetCountsOnce(t *testing.T) {
 		require.Equal(t, int64(1), d.Summary.Errors, "seed %d", seed)
 	}
 
-	srv := httptest.NewServer(observe.NewHandler(s))
+	srv := httptest.NewServer(viewer.NewHandler(s, viewer.HandlerConfig{}))
 	defer srv.Close()
 	row := `tr[data-trace="` + fixture.IDs(31).String() + `"]`
 	require.NoError(t, chromedp.Do(ctx,
@@ -218,7 +219,7 @@ func TestBrowserFailedSnippetCountsOnce(t *testing.T) {
 func TestBrowserNoComputedAnswer(t *testing.T) {
 	ctx := browsertest.Browser(t)
 	s := newStore(t, fixture.Run{Seed: 41, Outcome: fixture.SandboxError}, fixture.Run{Seed: 42})
-	srv := httptest.NewServer(observe.NewHandler(s))
+	srv := httptest.NewServer(viewer.NewHandler(s, viewer.HandlerConfig{}))
 	defer srv.Close()
 	row := `tr[data-trace="` + fixture.IDs(41).String() + `"]`
 	require.NoError(t, chromedp.Do(ctx,

@@ -1,4 +1,4 @@
-package observe_test
+package viewer_test
 
 import (
 	"context"
@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loomwork/loom/observe"
 	"github.com/stretchr/testify/require"
+
+	"github.com/loomwork/loom/observe/viewer"
 )
 
 func TestServe(t *testing.T) {
@@ -20,7 +21,7 @@ func TestServe(t *testing.T) {
 	var out strings.Builder
 	db := filepath.Join(t.TempDir(), "traces.db")
 	go func() {
-		errc <- observe.Serve(ctx, observe.ServeConfig{Port: -1, DBPath: db, Ready: func(u string) { ready <- u }, Out: &out})
+		errc <- viewer.Serve(ctx, viewer.Config{Port: -1, DBPath: db, Ready: func(u string) { ready <- u }, Out: &out})
 	}()
 	var url string
 	select {
@@ -43,6 +44,6 @@ func TestServe(t *testing.T) {
 func TestServeBadDatabase(t *testing.T) {
 	blocker := filepath.Join(t.TempDir(), "file")
 	require.NoError(t, os.WriteFile(blocker, nil, 0o600))
-	err := observe.Serve(context.Background(), observe.ServeConfig{Port: -1, DBPath: filepath.Join(blocker, "traces.db")})
+	err := viewer.Serve(context.Background(), viewer.Config{Port: -1, DBPath: filepath.Join(blocker, "traces.db")})
 	require.Error(t, err)
 }

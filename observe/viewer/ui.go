@@ -1,4 +1,4 @@
-package observe
+package viewer
 
 import (
 	"embed"
@@ -15,7 +15,7 @@ var uiFiles embed.FS
 func uiHandler() http.Handler {
 	sub, err := fs.Sub(uiFiles, "ui")
 	if err != nil {
-		panic("observe: embedded ui folder missing: " + err.Error()) // a build defect, caught by every test
+		panic("viewer: embedded ui folder missing: " + err.Error()) // a build defect, caught by every test
 	}
 	files := http.FileServerFS(sub)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

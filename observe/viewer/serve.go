@@ -1,4 +1,4 @@
-package observe
+package viewer
 
 import (
 	"context"
@@ -17,8 +17,8 @@ import (
 // DefaultPort is where `loom observe` serves the viewer.
 const DefaultPort = 7893
 
-// ServeConfig configures [Serve].
-type ServeConfig struct {
+// Config configures [Serve].
+type Config struct {
 	// Host to listen on; default "127.0.0.1". The viewer shows prompts and
 	// answers: keep it on loopback unless you mean to share them.
 	Host string
@@ -32,6 +32,9 @@ type ServeConfig struct {
 	StoreOptions []store.Option
 	// Logger logs request errors; default slog.Default().
 	Logger *slog.Logger
+	// AllowedHosts are names the Host header may carry besides the
+	// loopback names, as [HandlerConfig.AllowedHosts].
+	AllowedHosts []string
 	// Ready, if set, is called with the viewer's URL once it is listening.
 	Ready func(url string)
 	// Out, if set, receives a one-line "serving at" message.
@@ -41,7 +44,7 @@ type ServeConfig struct {
 // Serve opens the trace database and serves the viewer until ctx is done,
 // then shuts the server down gracefully. It returns nil after a clean
 // shutdown.
-func Serve(ctx context.Context, cfg ServeConfig) error {
+func Serve(ctx context.Context, cfg Config) error {
 	host, port := cfg.Host, cfg.Port
 	if host == "" {
 		host = "127.0.0.1"
@@ -64,10 +67,10 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 
 	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", net.JoinHostPort(host, strconv.Itoa(port)))
 	if err != nil {
-		return fmt.Errorf("observe: listen on %s:%d: %w (is another viewer running? pick another --port)", host, port, err)
+		return fmt.Errorf("viewer: listen on %s:%d: %w (is another viewer running? pick another --port)", host, port, err)
 	}
 	srv := &http.Server{
-		Handler:           NewHandler(s, WithLogger(log)),
+		Handler:           NewHandler(s, HandlerConfig{Logger: log, AllowedHosts: cfg.AllowedHosts}),
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
@@ -82,7 +85,7 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 	go func() { errc <- srv.Serve(ln) }()
 	select {
 	case err := <-errc:
-		return fmt.Errorf("observe: serve: %w", err)
+		return fmt.Errorf("viewer: serve: %w", err)
 	case <-ctx.Done():
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
@@ -92,7 +95,7 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 		err = errors.Join(err, serr)
 	}
 	if err != nil {
-		return fmt.Errorf("observe: shut down the viewer: %w", err)
+		return fmt.Errorf("viewer: shut down: %w", err)
 	}
 	return nil
 }
