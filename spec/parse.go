@@ -266,6 +266,9 @@ func (d *Doc) readFiles(c *checker, e *Entry, whole bool) {
 			c.fail(d.pos[at], at, "write the JavaScript in code, or name its file in code_file", "a function needs code")
 		}
 		text("code_file", cfg.CodeFile, &cfg.Code)
+		if cfg.Returns == "content" && cfg.OutputSchema != nil {
+			c.fail(d.pos[join(at, "output_schema")], join(at, "output_schema"), "leave output_schema out: a content function's output is {result: its text}", "a function with returns: content has no output schema")
+		}
 		d.checkSandbox(c, at, cfg.Sandbox)
 		schema("input_schema", cfg.InputSchema)
 		schema("output_schema", cfg.OutputSchema)

@@ -198,6 +198,16 @@ type Function struct {
 	InputSchema  *SchemaRef `yaml:"input_schema,omitempty" json:"input_schema,omitempty"`
 	OutputSchema *SchemaRef `yaml:"output_schema,omitempty" json:"output_schema,omitempty"`
 	Sandbox      Sandbox    `yaml:"sandbox,omitempty" json:"sandbox,omitempty"`
+	// Returns says what the final value is: value (the default), the
+	// output; or content, a list of content parts in MCP's shape, each
+	// {type: text, text}, {type: image, data, mimeType}, {type: audio,
+	// data, mimeType} (data in base64), {type: resource, resource: {uri,
+	// mimeType, text or blob}} or {type: resource_link, uri, name,
+	// mimeType, description}. Text, image and audio parts are the run's
+	// result parts, its output {"result": the text parts joined}; served
+	// over MCP, every part is content of the tool's result. A content
+	// function has no output_schema.
+	Returns string `yaml:"returns,omitempty" json:"returns,omitempty" jsonschema:"enum=value,enum=content"`
 }
 
 // Retriever declares a vector store's search tool (vector.NewSearchTool):
