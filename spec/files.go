@@ -201,3 +201,32 @@ func (pf projectFiles) sum(dir, name string) (string, bool) {
 	}
 	return hex.EncodeToString(h.Sum(nil)), true
 }
+
+// dir checks that name, as written in a file in folder dir, is a folder
+// inside the root.
+func (pf projectFiles) dir(dir, name string) (string, error) {
+	full, err := filepath.Abs(filepath.Join(dir, name))
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(pf.root, full)
+	if err != nil || !filepath.IsLocal(rel) && rel != "." {
+		return "", fmt.Errorf("%s climbs out: %w (%s)", name, ErrOutsideProject, pf.root)
+	}
+	root, err := os.OpenRoot(pf.root)
+	if err != nil {
+		return "", err
+	}
+	defer root.Close()
+	st, err := root.Stat(rel)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
+			return "", unwrapPath(err)
+		}
+		return "", fmt.Errorf("%s leads out through a symbolic link: %w (%s)", name, ErrOutsideProject, pf.root)
+	}
+	if !st.IsDir() {
+		return "", fmt.Errorf("%s is not a folder: %w", name, ErrNotRegular)
+	}
+	return rel, nil
+}

@@ -37,6 +37,8 @@ type Doc struct {
 	// opened are the models Validate opened with the registry's Models,
 	// which Build reuses.
 	opened map[string]model.Model
+	// knowledge are the files the knowledge patterns match.
+	knowledge []string
 }
 
 // Entry is one declared agent.
@@ -175,6 +177,7 @@ func ParseWith(path string, src []byte, o Options) (*Doc, error) {
 		d.File.Agents = map[string]any{}
 	}
 	d.checkSandboxTrust(c)
+	d.checkServed(c, walkErrs)
 	return d, c.errs.err()
 }
 

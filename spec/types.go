@@ -19,6 +19,97 @@ type File struct {
 	// Agents are the declared agents, by name. Each is one of the entry
 	// types, chosen by its type key.
 	Agents map[string]any `yaml:"agents" json:"agents"`
+	// Resources are what the project offers MCP clients to read under
+	// loom mcp serve: project files and text, at fixed URIs or URI
+	// templates.
+	Resources []Resource `yaml:"resources,omitempty" json:"resources,omitempty"`
+	// Knowledge are the project's documents, as glob patterns of project
+	// files ("docs/*.md"): under loom mcp serve each is a resource, and
+	// the template knowledge:///{path} reads any of them, its path
+	// completed from the documents' names and contents.
+	Knowledge []string `yaml:"knowledge,omitempty" json:"knowledge,omitempty"`
+	// Prompts are prompts the project offers MCP clients, by name, beside
+	// its AI agents' instructions.
+	Prompts map[string]Prompt `yaml:"prompts,omitempty" json:"prompts,omitempty"`
+}
+
+// Resource declares a resource loom mcp serve offers: one URI, or every
+// URI a template matches; its contents inline text or a project file.
+type Resource struct {
+	// URI is its address, as "docs://guide"; URITemplate instead offers
+	// every URI the RFC 6570 template matches, as "docs://guide/{topic}".
+	URI         string `yaml:"uri,omitempty" json:"uri,omitempty"`
+	URITemplate string `yaml:"uri_template,omitempty" json:"uri_template,omitempty"`
+	// Name names it to a person; Description says what it holds.
+	Name        string `yaml:"name" json:"name"`
+	Description string `yaml:"description,omitempty" json:"description,omitempty"`
+	// MIMEType is its media type; by default the file's by its extension,
+	// or text/plain. A textual type (text/*, JSON, YAML, XML, JavaScript)
+	// is read as text, any other as bytes.
+	MIMEType string `yaml:"mime_type,omitempty" json:"mime_type,omitempty"`
+	// Text is the contents; for a template, a Go text/template over the
+	// URI's variables ({{.topic}}).
+	Text string `yaml:"text,omitempty" json:"text,omitempty"`
+	// File is a project file holding the contents, read when a client
+	// asks; for a template, {var} in it stands for a variable's value,
+	// one path segment ("docs/{topic}.md").
+	File string `yaml:"file,omitempty" json:"file,omitempty"`
+	// Complete lists values of a template's variables that clients may
+	// complete.
+	Complete map[string][]string `yaml:"complete,omitempty" json:"complete,omitempty"`
+}
+
+// Prompt declares a prompt: its arguments and its messages.
+type Prompt struct {
+	Description string `yaml:"description,omitempty" json:"description,omitempty"`
+	// Arguments are the values a client fills in, in order.
+	Arguments []PromptArgument `yaml:"arguments,omitempty" json:"arguments,omitempty"`
+	// Messages are the prompt's messages, in order.
+	Messages []PromptMessage `yaml:"messages" json:"messages" jsonschema:"minItems=1"`
+}
+
+// PromptArgument is one argument of a [Prompt].
+type PromptArgument struct {
+	Name        string `yaml:"name" json:"name"`
+	Description string `yaml:"description,omitempty" json:"description,omitempty"`
+	// Required arguments must be given to get the prompt.
+	Required bool `yaml:"required,omitempty" json:"required,omitempty"`
+	// Values are what a client may complete the argument with.
+	Values []string `yaml:"values,omitempty" json:"values,omitempty"`
+}
+
+// PromptMessage is one message of a [Prompt]: exactly one of text,
+// text_file, image, audio or resource.
+type PromptMessage struct {
+	// Role is user (the default) or assistant.
+	Role string `yaml:"role,omitempty" json:"role,omitempty" jsonschema:"enum=user,enum=assistant"`
+	// Text is a Go text/template over the arguments ({{.topic}});
+	// TextFile reads it from a project file.
+	Text     string `yaml:"text,omitempty" json:"text,omitempty"`
+	TextFile string `yaml:"text_file,omitempty" json:"text_file,omitempty"`
+	// Image and Audio are project files, sent as their bytes.
+	Image *Media `yaml:"image,omitempty" json:"image,omitempty"`
+	Audio *Media `yaml:"audio,omitempty" json:"audio,omitempty"`
+	// Resource is an embedded resource.
+	Resource *PromptResource `yaml:"resource,omitempty" json:"resource,omitempty"`
+}
+
+// Media is an image or audio file of the project.
+type Media struct {
+	File string `yaml:"file" json:"file"`
+	// MIMEType is its media type; by default the file's by its extension.
+	MIMEType string `yaml:"mime_type,omitempty" json:"mime_type,omitempty"`
+	data     []byte
+}
+
+// PromptResource is a resource embedded in a prompt: text (a template
+// over the arguments) or a project file, at a URI (a template too).
+type PromptResource struct {
+	URI      string `yaml:"uri" json:"uri"`
+	MIMEType string `yaml:"mime_type,omitempty" json:"mime_type,omitempty"`
+	Text     string `yaml:"text,omitempty" json:"text,omitempty"`
+	File     string `yaml:"file,omitempty" json:"file,omitempty"`
+	data     []byte
 }
 
 // Sampling are the model options an entry may set.
