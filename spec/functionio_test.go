@@ -117,3 +117,31 @@ agents:
 	require.JSONEq(t, `{"result":42}`, string(end.Output), "the final value is the output, with tools offered")
 	require.Equal(t, "level=DEBUG msg=d function=f\nlevel=INFO msg=l function=f\nlevel=WARN msg=w function=f\nlevel=ERROR msg=e function=f\n", buf.String())
 }
+
+// TestFunctionReturnsRejected: returns takes value or content, and a
+// content function declares no output schema.
+func TestFunctionReturnsRejected(t *testing.T) {
+	for _, tc := range []struct{ name, entry, want string }{
+		{"unknown value", "{type: function, code: '[]', returns: parts}", `unknown value "parts"; want one of value, content`},
+		{"content with output schema", "{type: function, code: '[]', returns: content, output_schema: {type: object}}", "agents.f.output_schema: a function with returns: content has no output schema; leave output_schema out"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := write(t, map[string]string{"loom.yaml": "version: loom/v1\nagents:\n  f: " + tc.entry + "\n"})
+			_, err := spec.Validate(path, nil, spec.Registry{}, spec.Options{})
+			require.ErrorIs(t, err, spec.ErrInvalid)
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+}
+
+// TestFunctionAwaitsProgress: code that awaits tools.progress still ends
+// with its final value; outside a served call the calls report false.
+func TestFunctionAwaitsProgress(t *testing.T) {
+	path := write(t, map[string]string{"loom.yaml": "version: loom/v1\nagents:\n  f:\n    type: function\n    code: |\n      const sent = await tools.progress({progress: 1, total: 2, message: 'half'});\n      ({sent, done: true})\n"})
+	p, err := spec.Load(path, spec.Registry{Sandbox: inProcess(t)})
+	require.NoError(t, err)
+	defer p.Close()
+	end, err := runEnd(t, p.Agent("f"), `{}`)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"sent":false,"done":true}`, string(end.Output))
+}
