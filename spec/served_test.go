@@ -3,9 +3,9 @@ package spec_test
 import (
 	"context"
 	"maps"
-	"slices"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 

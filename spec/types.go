@@ -279,7 +279,12 @@ type Coordinator struct {
 
 // Function declares JavaScript run in loom's sandbox: the code sees the
 // run's input as the constant input, and its final expression's value is
-// the output.
+// the output (with returns: content, its content). Its console lines go
+// to the registry's log when it ends, and the code may report progress
+// with await tools.progress({progress, total, message}): under loom mcp
+// serve, a progress notification to a client that asked for them (await
+// each call: calls not awaited may reach the host out of order, and a
+// value not above the last one sent is dropped).
 type Function struct {
 	Type        string `yaml:"type" json:"type"`
 	Description string `yaml:"description,omitempty" json:"description,omitempty"`
