@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
@@ -224,4 +226,61 @@ agents:
 		&sdk.TextContent{Text: "between"},
 		&sdk.ResourceLink{URI: "docs://b", Name: "b", Description: "B"},
 	}, res.Content)
+}
+
+// TestWatchNotifiesSubscribers: a client subscribed to a resource served
+// from a project file hears when the file changes and when it is removed.
+func TestWatchNotifiesSubscribers(t *testing.T) {
+	path := write(t, map[string]string{
+		"loom.yaml": servedHead + "resources:\n  - {uri: docs://readme, name: readme, file: README.md}\nknowledge: [guide.md]\n",
+		"README.md": "v1",
+		"guide.md":  "g1",
+	})
+	p, err := spec.Load(path, spec.Registry{Sandbox: inProcess(t)})
+	require.NoError(t, err)
+	defer p.Close()
+	srv, err := mcp.NewServer(mcp.ServerConfig{})
+	require.NoError(t, err)
+	require.NoError(t, p.AddTo(srv))
+	ctx, cancel := context.WithCancel(context.Background())
+	watching := make(chan struct{})
+	go func() {
+		defer close(watching)
+		p.Watch(ctx, srv, 5*time.Millisecond)
+	}()
+	var mu sync.Mutex
+	var updated []string
+	ct, st := sdk.NewInMemoryTransports()
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, st) }()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, &sdk.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, r *sdk.ResourceUpdatedNotificationRequest) {
+		mu.Lock()
+		updated = append(updated, r.Params.URI)
+		mu.Unlock()
+	}}).Connect(ctx, ct, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	require.NoError(t, err)
+	defer func() {
+		_ = cs.Close()
+		cancel()
+		<-done
+		<-watching
+	}()
+	for _, uri := range []string{"docs://readme", "knowledge:///guide.md"} {
+		require.NoError(t, cs.Subscribe(ctx, &sdk.SubscribeParams{URI: uri}))
+	}
+	seen := func(n int) func() bool {
+		return func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			return len(updated) >= n
+		}
+	}
+	dir := filepath.Dir(path)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "README.md"), []byte("version 2"), 0o644))
+	require.Eventually(t, seen(1), 30*time.Second, 5*time.Millisecond)
+	require.NoError(t, os.Remove(filepath.Join(dir, "guide.md")))
+	require.Eventually(t, seen(2), 30*time.Second, 5*time.Millisecond)
+	mu.Lock()
+	require.Equal(t, []string{"docs://readme", "knowledge:///guide.md"}, updated)
+	mu.Unlock()
 }

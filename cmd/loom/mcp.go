@@ -207,6 +207,17 @@ func serveFile(ctx context.Context, path string, rs runSettings, names, addr str
 		fmt.Fprintf(stderr, "loom mcp serve: %v\n", err)
 		return 1
 	}
+	// Subscribed clients hear when a file the project serves changes.
+	wctx, stopWatch := context.WithCancel(ctx)
+	watching := make(chan struct{})
+	go func() {
+		defer close(watching)
+		l.project.Watch(wctx, srv, 0)
+	}()
+	defer func() {
+		stopWatch()
+		<-watching
+	}()
 	if addr == "" {
 		err = srv.ServeStdio(ctx)
 	} else {
