@@ -143,8 +143,8 @@ func (d *Doc) addResource(srv *mcp.Server, r *Resource) error {
 		var bad error
 		rel := fileVar.ReplaceAllStringFunc(r.File, func(m string) string {
 			v := vars[m[1:len(m)-1]]
-			if v == "" || v == "." || v == ".." || strings.ContainsAny(v, `/\`) {
-				bad = fmt.Errorf("%w: %s: %q is not one path segment", ErrNoResource, uri, v)
+			if v == "" || strings.HasPrefix(v, ".") || strings.ContainsAny(v, `/\`) {
+				bad = fmt.Errorf("%w: %s: %q is not one path segment, or names a hidden file", ErrNoResource, uri, v)
 			}
 			return v
 		})

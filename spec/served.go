@@ -198,6 +198,9 @@ func (d *Doc) knowledgeFiles() ([]string, error) {
 		}
 		n := 0
 		for _, m := range matches {
+			if hidden(m) && !hidden(full) {
+				continue // .env.local and the like only when named
+			}
 			if st, err := fs.Stat(root.FS(), m); err != nil || !st.Mode().IsRegular() {
 				continue
 			}
@@ -221,6 +224,16 @@ func (d *Doc) knowledgeFiles() ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// hidden reports whether a segment of p starts with a dot.
+func hidden(p string) bool {
+	for seg := range strings.SplitSeq(p, "/") {
+		if strings.HasPrefix(seg, ".") && seg != "." && seg != ".." {
+			return true
+		}
+	}
+	return false
 }
 
 func (d *Doc) checkPrompt(c *checker, at, name string, p *Prompt) {

@@ -184,7 +184,8 @@ prompts:
 	rr, err = cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "docs://guide/intro"})
 	require.NoError(t, err)
 	require.Equal(t, "Intro: how sandboxes isolate code", rr.Contents[0].Text)
-	for _, uri := range []string{"docs://guide/leak", "docs://guide/..%2FREADME", "docs://guide/nosuch"} {
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "guides", ".env.md"), []byte("KEY=x"), 0o644))
+	for _, uri := range []string{"docs://guide/leak", "docs://guide/..%2FREADME", "docs://guide/nosuch", "docs://guide/.env"} {
 		_, err = cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: uri})
 		require.Error(t, err, uri)
 	}
@@ -283,4 +284,35 @@ func TestWatchNotifiesSubscribers(t *testing.T) {
 	mu.Lock()
 	require.Equal(t, []string{"docs://readme", "knowledge:///guide.md"}, updated)
 	mu.Unlock()
+}
+
+// TestKnowledgeLeavesHiddenFiles: a pattern matches hidden files (as
+// .env.local, which holds keys) only when it names them.
+func TestKnowledgeLeavesHiddenFiles(t *testing.T) {
+	files := map[string]string{"notes.md": "n", ".env.local": "OPENAI_API_KEY=sk", ".git/config": "c", "docs/.draft.md": "d", "docs/a.md": "a"}
+	for _, tc := range []struct {
+		pattern string
+		want    []string
+	}{
+		{"*", []string{"knowledge:///loom.yaml", "knowledge:///notes.md"}},
+		{"docs/*", []string{"knowledge:///docs/a.md"}},
+		{"docs/.*", []string{"knowledge:///docs/.draft.md"}},
+	} {
+		t.Run(tc.pattern, func(t *testing.T) {
+			fs := map[string]string{"loom.yaml": "version: loom/v1\nagents: {}\nknowledge: ['" + tc.pattern + "']\n"}
+			for k, v := range files {
+				fs[k] = v
+			}
+			cs := serveProject(t, write(t, fs))
+			list, err := cs.ListResources(t.Context(), nil)
+			require.NoError(t, err)
+			var got []string
+			for _, r := range list.Resources {
+				if strings.HasPrefix(r.URI, "knowledge:") {
+					got = append(got, r.URI)
+				}
+			}
+			require.Equal(t, tc.want, got)
+		})
+	}
 }

@@ -24,7 +24,8 @@ type File struct {
 	// templates.
 	Resources []Resource `yaml:"resources,omitempty" json:"resources,omitempty"`
 	// Knowledge are the project's documents, as glob patterns of project
-	// files ("docs/*.md"): under loom mcp serve each is a resource, and
+	// files ("docs/*.md"; a hidden file, as .env.local, only when the
+	// pattern names it): under loom mcp serve each is a resource, and
 	// the template knowledge:///{path} reads any of them, its path
 	// completed from the documents' names and contents.
 	Knowledge []string `yaml:"knowledge,omitempty" json:"knowledge,omitempty"`
@@ -52,7 +53,8 @@ type Resource struct {
 	Text string `yaml:"text,omitempty" json:"text,omitempty"`
 	// File is a project file holding the contents, read when a client
 	// asks; for a template, {var} in it stands for a variable's value,
-	// one path segment ("docs/{topic}.md").
+	// one path segment that does not start with a dot ("docs/{topic}.md":
+	// a client cannot name .env.local).
 	File string `yaml:"file,omitempty" json:"file,omitempty"`
 	// Complete lists values of a template's variables that clients may
 	// complete.
