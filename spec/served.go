@@ -335,3 +335,33 @@ func (d *Doc) checkTemplate(c *checker, at, s string) {
 		c.fail(d.pos[at], at, "write a Go text/template over the arguments, as {{.topic}}", "%v", err)
 	}
 }
+
+// Offers lists what the file offers MCP clients under loom mcp serve,
+// one line each, for a person to see which files a client may read: its
+// resources and what each reads, its knowledge documents, the files its
+// entries name, and its prompts.
+func (d *Doc) Offers() []string {
+	var out []string
+	for _, r := range d.File.Resources {
+		from := "text"
+		if r.File != "" {
+			from = "file " + r.File
+		}
+		out = append(out, fmt.Sprintf("resource %s%s (%s)", r.URI, r.URITemplate, from))
+	}
+	if len(d.knowledge) > 0 {
+		out = append(out, fmt.Sprintf("knowledge: %d documents (%s)", len(d.knowledge), strings.Join(d.knowledge, ", ")))
+	}
+	if named := d.namedFiles(); len(named) > 0 {
+		out = append(out, "files its entries name: "+strings.Join(named, ", "))
+	}
+	for _, n := range slices.Sorted(maps.Keys(d.File.Prompts)) {
+		out = append(out, "prompt "+n)
+	}
+	for _, e := range d.Agents {
+		if c, ok := e.Config.(*AI); ok && strings.TrimSpace(c.Instructions) != "" {
+			out = append(out, "prompt "+e.Name+" (the agent's instructions)")
+		}
+	}
+	return out
+}

@@ -172,3 +172,24 @@ const (
 	waitFor = 30 * time.Second
 	tick    = 10 * time.Millisecond
 )
+
+// TestValidateListsWhatMCPServeOffers: loom validate shows which files
+// and prompts loom mcp serve would offer MCP clients.
+func TestValidateListsWhatMCPServeOffers(t *testing.T) {
+	var out, errs syncBuffer
+	file := filepath.Join("testdata", "conformance", "loom.yaml")
+	require.Equal(t, 0, runValidate([]string{file}, &out, &errs), errs.String())
+	require.Contains(t, out.String(), `under loom mcp serve, MCP clients may read:
+  resource test://static-text (file static.txt)
+  resource test://static-binary (file pixel.png)
+  resource test://watched-resource (file watched.txt)
+  resource test://template/{id}/data (text)
+  knowledge: 2 documents (docs/sandbox.md, docs/start.md)
+  files its entries name: audio.js, image.js, logging.js, mixed.js, progress.js
+  prompt test_prompt_with_arguments
+`)
+	file = writeFile(t, "loom.yaml", "version: loom/v1\nmodel: client\nagents:\n  w: {type: ai, instructions: Write.}\n")
+	out = syncBuffer{}
+	require.Equal(t, 0, runValidate([]string{file}, &out, &errs), errs.String())
+	require.Contains(t, out.String(), "  prompt w (the agent's instructions)\n")
+}
