@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
+	"strings"
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/internal/flow"
@@ -104,7 +105,9 @@ func (f *function) body(ctx context.Context, r *agent.Run) (json.RawMessage, err
 	code := "const input = " + lit.String() + ";\n" + f.code
 	var res *sandbox.Result
 	var err error
-	if tr, ok := f.exec.(sandbox.ToolRunner); ok {
+	// Tools cost a run a little more: code that never names them runs
+	// without.
+	if tr, ok := f.exec.(sandbox.ToolRunner); ok && strings.Contains(f.code, "tools") {
 		res, err = tr.RunWithTools(ctx, code, f.box)
 	} else {
 		res, err = f.exec.Run(ctx, code)
