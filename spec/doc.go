@@ -69,7 +69,8 @@
 // returns: content answers with MCP content parts (text, image, audio,
 // resource, resource_link); its console lines go to [Registry].Log, which
 // loom mcp serve sends to the client as log notifications, and its code
-// may await tools.progress({progress, total, message}) to send progress.
+// may await tools.log({message, level}) to log a line at once and
+// tools.progress({progress, total, message}) to send progress.
 //
 // The loader is strict. [Validate] is the one check of a file, made alike
 // by loom validate and by everything that loads a file to run it ([Load],

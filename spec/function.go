@@ -38,7 +38,7 @@ func newFunction(name string, c *Function, exec sandbox.Executor, log *slog.Logg
 	if f.content {
 		f.out = nil
 	}
-	box, err := sandbox.NewToolbox([]sandbox.HostTool{progressTool}, sandbox.CallLimits{MaxCalls: maxProgressCalls})
+	box, err := sandbox.NewToolbox([]sandbox.HostTool{progressTool, f.logTool()}, sandbox.CallLimits{MaxCalls: maxToolCalls})
 	if err != nil {
 		return nil, err
 	}

@@ -11,8 +11,9 @@ import (
 	"github.com/loomwork/loom/sandbox"
 )
 
-// maxProgressCalls bounds the tools.progress calls of one function run.
-const maxProgressCalls = 1000
+// maxToolCalls bounds the tools.progress and tools.log calls of one
+// function run.
+const maxToolCalls = 1000
 
 // progressTool is offered to a function's code as tools.progress({progress,
 // total, message}): under loom mcp serve, a progress notification to the
@@ -32,6 +33,35 @@ var progressTool = sandbox.HostTool{
 		}
 		return json.Marshal(mcp.ReportProgress(ctx, p.Progress, p.Total, p.Message))
 	},
+}
+
+// logLevels maps the levels tools.log takes to log levels.
+var logLevels = map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warning": slog.LevelWarn, "error": slog.LevelError}
+
+// logTool is offered to a function's code as tools.log({message, level}):
+// the line goes to the registry's log at once, where console lines wait
+// for the code to end (under loom mcp serve, a log notification while the
+// call runs). level is debug, info (the default), warning or error.
+func (f *function) logTool() sandbox.HostTool {
+	return sandbox.HostTool{
+		Name:        "log",
+		Description: "Logs a line now: message, at level debug, info (the default), warning or error.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"message":{"type":"string"},"level":{"enum":["debug","info","warning","error"]}},"required":["message"],"additionalProperties":false}`),
+		Call: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+			var l struct{ Message, Level string }
+			if err := json.Unmarshal(args, &l); err != nil {
+				return nil, err
+			}
+			if f.log != nil {
+				lvl, ok := logLevels[l.Level]
+				if !ok {
+					lvl = slog.LevelInfo
+				}
+				f.log.Log(ctx, lvl, l.Message, "function", f.name)
+			}
+			return json.RawMessage("null"), nil
+		},
+	}
 }
 
 // consoleLevels maps a console method's level to a log level.

@@ -91,7 +91,8 @@ func TestFunctionReturnsBadContent(t *testing.T) {
 }
 
 // TestFunctionConsoleLinesLogged: console lines reach the registry's log
-// at their levels, named by the function.
+// at their levels, named by the function, when the code ends; tools.log
+// lines at once.
 func TestFunctionConsoleLinesLogged(t *testing.T) {
 	path := write(t, map[string]string{"loom.yaml": `version: loom/v1
 agents:
@@ -99,7 +100,8 @@ agents:
     type: function
     code: |
       console.debug('d'); console.log('l'); console.warn('w'); console.error('e');
-      tools.progress({progress: 1, total: 2});
+      await tools.log({message: 'at once', level: 'warning'});
+      await tools.progress({progress: 1, total: 2});
       42
 `})
 	var buf bytes.Buffer
@@ -115,7 +117,7 @@ agents:
 	end, err := runEnd(t, p.Agent("f"), `{}`)
 	require.NoError(t, err)
 	require.JSONEq(t, `{"result":42}`, string(end.Output), "the final value is the output, with tools offered")
-	require.Equal(t, "level=DEBUG msg=d function=f\nlevel=INFO msg=l function=f\nlevel=WARN msg=w function=f\nlevel=ERROR msg=e function=f\n", buf.String())
+	require.Equal(t, "level=WARN msg=\"at once\" function=f\nlevel=DEBUG msg=d function=f\nlevel=INFO msg=l function=f\nlevel=WARN msg=w function=f\nlevel=ERROR msg=e function=f\n", buf.String())
 }
 
 // TestFunctionReturnsRejected: returns takes value or content, and a

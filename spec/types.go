@@ -282,9 +282,10 @@ type Coordinator struct {
 // Function declares JavaScript run in loom's sandbox: the code sees the
 // run's input as the constant input, and its final expression's value is
 // the output (with returns: content, its content). Its console lines go
-// to the registry's log when it ends, and code that names tools may
-// report progress with await tools.progress({progress, total, message}) (code
-// that does not is run without them, which costs less): under loom mcp
+// to the registry's log when it ends; code that names tools may log a
+// line at once with await tools.log({message, level}) and report progress
+// with await tools.progress({progress, total, message}) (code that does
+// not is run without them, which costs less): progress, under loom mcp
 // serve, a progress notification to a client that asked for them (await
 // each call: calls not awaited may reach the host out of order, and a
 // value not above the last one sent is dropped).

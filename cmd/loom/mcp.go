@@ -37,9 +37,9 @@ prompts:, with completions), the files the project's entries name
 (instructions, code, schemas) as resources, and each AI agent's
 instructions as a prompt whose arguments are the agent's input fields; an
 entry with model: client uses the calling client's model (MCP sampling),
-so it needs no key; a run's log lines (a function's console lines among
-them) reach the client at the level it sets, and a function's
-tools.progress calls as progress. A function with returns: content
+so it needs no key; a run's log lines (a function's console and
+tools.log lines among them) reach the client at the level it sets, and a
+function's tools.progress calls as progress. A function with returns: content
 answers with text, image, audio and resource content. Over stdio by default (for an MCP client that starts this
 command), or over streamable HTTP at http://ADDR/mcp.
 
