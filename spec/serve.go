@@ -24,6 +24,10 @@ import (
 // docs/guide.md.
 const KnowledgeTemplate = "knowledge:///{+path}"
 
+// maxCompletions is the most values a completion returns, as the
+// protocol allows.
+const maxCompletions = 100
+
 // ErrNoResource is what reading a resource the project does not have
 // fails with: a template's value that names no file, or one that is not a
 // single path segment.
@@ -189,6 +193,9 @@ func (d *Doc) addKnowledge(srv *mcp.Server) error {
 		var names, holding []string
 		want := strings.ToLower(typed)
 		for _, rel := range d.knowledge {
+			if len(names)+len(holding) >= maxCompletions {
+				break // what a client can show; the rest is not read
+			}
 			switch {
 			case strings.HasPrefix(rel, typed):
 				names = append(names, rel)
