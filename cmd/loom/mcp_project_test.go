@@ -5,10 +5,13 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -46,7 +49,7 @@ func (pc *projectClient) options() *sdk.ClientOptions {
 }
 
 // TestMCPServeProjectFeatures serves testdata/conformance with the real
-// loom mcp serve, as a child process over stdio and over --http, and
+// loom mcp serve, a child process, over stdio and over --http, and
 // checks each feature the project declares in YAML with the Go SDK's
 // client: content in order, console lines as log notifications, progress,
 // file and template resources, knowledge search, prompts with media and
@@ -61,7 +64,7 @@ func TestMCPServeProjectFeatures(t *testing.T) {
 			db := filepath.Join(t.TempDir(), "cp.db")
 			var cs *sdk.ClientSession
 			if transport == "http" {
-				cs = serveHTTPWith(t, pc.options(), "2025-11-25", file, "--db", db)
+				cs = serveHTTPChild(t, pc.options(), "2025-11-25", file, "--db", db)
 			} else {
 				cmd := exec.Command(os.Args[0], "mcp", "serve", file, "--db", db)
 				cmd.Env = append(os.Environ(), childEnv+"=1")
@@ -164,6 +167,39 @@ func TestMCPServeProjectFeatures(t *testing.T) {
 			require.Equal(t, []string{"paris", "park", "party", "test"}, c.Completion.Values)
 		})
 	}
+}
+
+// serveHTTPChild starts loom mcp serve --http on a free loopback port as
+// a child process with args, and returns a client connected to it; when
+// the test ends the client leaves and SIGTERM stops the server, which
+// must exit with 143.
+func serveHTTPChild(t *testing.T, opts *sdk.ClientOptions, version string, args ...string) *sdk.ClientSession {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], append([]string{"mcp", "serve", "--http", "127.0.0.1:0"}, args...)...)
+	cmd.Env = append(os.Environ(), childEnv+"=1")
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	var url string
+	require.Eventually(t, func() bool {
+		url = regexp.MustCompile(`http://\S+/mcp`).FindString(stderr.String())
+		return url != ""
+	}, waitFor, tick, "no address in %q", stderr.String())
+	tr := &http.Transport{}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, opts).Connect(t.Context(), &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: tr}}, &sdk.ClientSessionOptions{ProtocolVersion: version})
+	require.NoError(t, err, stderr.String())
+	t.Cleanup(func() {
+		require.NoError(t, cs.Close())
+		tr.CloseIdleConnections()
+		require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+		err := <-exited
+		var ee *exec.ExitError
+		require.ErrorAs(t, err, &ee, stderr.String())
+		require.Equal(t, 143, ee.ExitCode(), stderr.String())
+	})
+	return cs
 }
 
 // waitFor bounds a wait for notifications a client hears beside an
