@@ -62,7 +62,8 @@
 // file declares for MCP clients: resources (a fixed uri or a
 // uri_template, with text or a project file, and completions of the
 // template's variables), knowledge (glob patterns of project documents,
-// each a resource, all searchable through [KnowledgeTemplate]) and
+// each a resource, all searchable through [KnowledgeTemplate]), each
+// retriever entry's store searched at [RetrieverTemplate], and
 // prompts (arguments with completion values; messages of text, image,
 // audio or an embedded resource), besides the files the entries name and
 // each AI entry's instructions as a prompt. A function entry with

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -16,6 +17,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/yosida95/uritemplate/v3"
 
+	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/mcp"
 )
 
@@ -36,7 +38,8 @@ var ErrNoResource = errors.New("no such resource")
 // AddTo offers srv what the project declares besides its agents: its
 // resources, its knowledge documents (each a resource, and the template
 // [KnowledgeTemplate] whose path completes from their names and
-// contents), the files its entries name (at file:// URIs), its prompts,
+// contents), each retriever entry's store for search ([RetrieverTemplate]),
+// the files its entries name (at file:// URIs), its prompts,
 // and each AI agent's instructions as a prompt whose arguments are the
 // agent's input fields. Files are read when a client asks, inside the
 // project folder and within its size limit, as the loader reads them.
@@ -48,6 +51,9 @@ func (p *Project) AddTo(srv *mcp.Server) error {
 		}
 	}
 	if err := d.addKnowledge(srv); err != nil {
+		return err
+	}
+	if err := p.addRetrievers(srv); err != nil {
 		return err
 	}
 	for _, rel := range d.namedFiles() {
@@ -208,6 +214,39 @@ func (d *Doc) addKnowledge(srv *mcp.Server) error {
 		return append(names, holding...), nil
 	}
 	return srv.AddResourceTemplate(&sdk.ResourceTemplate{URITemplate: KnowledgeTemplate, Name: "knowledge", Description: "The knowledge documents of " + cmp.Or(d.File.Name, filepath.Base(d.Path)) + ", by path; the path completes from their names and contents"}, read, search)
+}
+
+// RetrieverTemplate is the URI template a retriever entry's store is
+// searched at: retriever://NAME/{query} reads the best matches for query.
+const RetrieverTemplate = "retriever://%s/{query}"
+
+// addRetrievers offers each retriever entry's store for search: reading
+// retriever://NAME/{query} runs the retriever with the query and answers
+// with its matches, as JSON.
+func (p *Project) addRetrievers(srv *mcp.Server) error {
+	for _, e := range p.Doc.Agents {
+		c, ok := e.Config.(*Retriever)
+		a := p.Agents[e.Name]
+		if !ok || a == nil {
+			continue
+		}
+		read := func(ctx context.Context, uri string) ([]*sdk.ResourceContents, error) {
+			q, err := url.PathUnescape(strings.TrimPrefix(uri, "retriever://"+e.Name+"/"))
+			if err != nil || strings.TrimSpace(q) == "" {
+				return nil, fmt.Errorf("%w: %s: give a query after retriever://%s/", ErrNoResource, uri, e.Name)
+			}
+			out, err := agent.Invoke(ctx, a, map[string]string{"query": q})
+			if err != nil {
+				return nil, fmt.Errorf("search %s: %w", e.Name, err)
+			}
+			return []*sdk.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(out)}}, nil
+		}
+		desc := cmp.Or(c.Description, "The documents of store "+c.Store) + " Read with a query for its best matches."
+		if err := srv.AddResourceTemplate(&sdk.ResourceTemplate{URITemplate: fmt.Sprintf(RetrieverTemplate, e.Name), Name: e.Name, Description: desc, MIMEType: "application/json"}, read, nil); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // addPrompt offers a declared prompt: its messages' text and URIs filled

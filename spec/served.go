@@ -352,6 +352,11 @@ func (d *Doc) Offers() []string {
 	if len(d.knowledge) > 0 {
 		out = append(out, fmt.Sprintf("knowledge: %d documents (%s)", len(d.knowledge), strings.Join(d.knowledge, ", ")))
 	}
+	for _, e := range d.Agents {
+		if c, ok := e.Config.(*Retriever); ok {
+			out = append(out, fmt.Sprintf("search %s (store %s)", fmt.Sprintf(RetrieverTemplate, e.Name), c.Store))
+		}
+	}
 	if named := d.namedFiles(); len(named) > 0 {
 		out = append(out, "files its entries name: "+strings.Join(named, ", "))
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/mcp"
 	"github.com/loomwork/loom/spec"
+	"github.com/loomwork/loom/vector"
 )
 
 // servedHead is a file's start for the cases below: one function, so the
@@ -122,11 +123,18 @@ func TestPromptNamedAsInstructions(t *testing.T) {
 	require.ErrorContains(t, err, "7:5: prompts.w: agent w's instructions are offered as a prompt of the same name; rename the prompt or the agent")
 }
 
-// serveProject loads path and serves its declarations to a Go client
-// over an in-memory transport.
+// serveProject loads path and serves its agents and declarations to a Go
+// client over an in-memory transport.
 func serveProject(t *testing.T, path string) *sdk.ClientSession {
 	t.Helper()
-	p, err := spec.Load(path, spec.Registry{Sandbox: inProcess(t)})
+	_, cs := serveProjectWith(t, path, spec.Registry{Sandbox: inProcess(t)})
+	return cs
+}
+
+// serveProjectWith is serveProject with reg lending what the file names.
+func serveProjectWith(t *testing.T, path string, reg spec.Registry) (*spec.Project, *sdk.ClientSession) {
+	t.Helper()
+	p, err := spec.Load(path, reg)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, p.Close()) })
 	var agents []agent.Agent
@@ -147,7 +155,7 @@ func serveProject(t *testing.T, path string) *sdk.ClientSession {
 		cancel()
 		<-done
 	})
-	return cs
+	return p, cs
 }
 
 // TestAddToServesFiles: resources read their files when asked (a change
@@ -315,4 +323,21 @@ func TestKnowledgeLeavesHiddenFiles(t *testing.T) {
 			require.Equal(t, tc.want, got)
 		})
 	}
+}
+
+// TestAddToSearchesRetrievers: a retriever entry's store is searched by
+// reading retriever://NAME/{query}.
+func TestAddToSearchesRetrievers(t *testing.T) {
+	path := write(t, map[string]string{"loom.yaml": "version: loom/v1\nagents:\n  docs: {type: retriever, description: The staff handbook., store: handbook, k: 1}\n"})
+	p, cs := serveProjectWith(t, path, spec.Registry{Stores: map[string]vector.Store{"handbook": handbook(t)}})
+	require.Contains(t, p.Doc.Offers(), "search retriever://docs/{query} (store handbook)")
+	ctx := t.Context()
+	list, err := cs.ListResourceTemplates(ctx, nil)
+	require.NoError(t, err)
+	require.Equal(t, "retriever://docs/{query}", list.ResourceTemplates[0].URITemplate)
+	rr, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "retriever://docs/annual%20leave%20days"})
+	require.NoError(t, err)
+	require.Equal(t, "application/json", rr.Contents[0].MIMEType)
+	require.Contains(t, rr.Contents[0].Text, `"id":"leave"`)
+	require.NotContains(t, rr.Contents[0].Text, `"id":"expenses"`, "k: 1")
 }
