@@ -4,17 +4,13 @@ import (
 	"context"
 	"fmt"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/loomwork/loom/agent"
 )
 
 // progress turns a run's events into progress notifications for a client
 // that sent a progress token.
 type progress struct {
-	req   *sdk.CallToolRequest
-	token any
-	n     float64
+	call *servedCall
 }
 
 // report sends ev as the next progress notification, if the client asked
@@ -22,7 +18,7 @@ type progress struct {
 // the ends of nested runs. A notification that cannot be sent is dropped:
 // progress never fails the call.
 func (p *progress) report(ctx context.Context, ev agent.Event) {
-	if p.token == nil {
+	if p.call.req.Params.GetProgressToken() == nil {
 		return
 	}
 	var msg string
@@ -44,6 +40,5 @@ func (p *progress) report(ctx context.Context, ev agent.Event) {
 	default:
 		return
 	}
-	p.n++
-	_ = p.req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: p.token, Progress: p.n, Message: msg})
+	p.call.notifyProgress(ctx, 0, 0, msg, false)
 }

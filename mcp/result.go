@@ -110,15 +110,20 @@ type message struct {
 
 // result maps a served run's end to the call's result. The content is the
 // run's result parts (text, image, audio; an image given by URL becomes a
-// resource link) and whatever the run added with [AddContent]; with
+// resource link), or what it set with [SetResultContent], and whatever
+// the run added with [AddContent]; with
 // neither, or when the tool has an output schema, the output as text too
 // (a JSON string unquoted). With an output schema the output is also the
 // structured content.
-func (st *servedTool) result(r runResult, added []sdk.Content) *sdk.CallToolResult {
-	res := &sdk.CallToolResult{Content: make([]sdk.Content, 0, len(r.parts)+len(added)+1)}
-	for _, p := range r.parts {
-		if c := contentFor(p); c != nil {
-			res.Content = append(res.Content, c)
+func (st *servedTool) result(r runResult, added, set []sdk.Content) *sdk.CallToolResult {
+	res := &sdk.CallToolResult{Content: make([]sdk.Content, 0, len(r.parts)+len(added)+len(set)+1)}
+	if set != nil {
+		res.Content = append(res.Content, set...)
+	} else {
+		for _, p := range r.parts {
+			if c := contentFor(p); c != nil {
+				res.Content = append(res.Content, c)
+			}
 		}
 	}
 	res.Content = append(res.Content, added...)

@@ -203,7 +203,7 @@ func (st *servedTool) handle(ctx context.Context, req *sdk.CallToolRequest) (*sd
 	defer cancel()
 	c := &servedCall{req: req}
 	ctx = context.WithValue(ctx, callKey{}, c)
-	p := &progress{req: req, token: req.Params.GetProgressToken()}
+	p := &progress{call: c}
 	var r runResult
 	if req.Params.RequestState != "" {
 		// The client answers the questions of a run that waits.
@@ -253,7 +253,8 @@ func (st *servedTool) handle(ctx context.Context, req *sdk.CallToolRequest) (*sd
 	if r.err != nil {
 		return errorResult(r.err.Error()), nil
 	}
-	return st.result(r, c.added()), nil
+	added, set := c.added()
+	return st.result(r, added, set), nil
 }
 
 // forget deletes a finished run from the server's own checkpoint store,

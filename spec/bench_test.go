@@ -91,3 +91,63 @@ func BenchmarkGraphBranch(b *testing.B) {
 		})
 	}
 }
+
+// runOnly hides an executor's RunWithTools, so a function entry runs its
+// code with Run.
+type runOnly struct{ sandbox.Executor }
+
+// BenchmarkFunctionRun measures one run of a function entry on each
+// executor: code that names no tools (run as Run runs it; "run" hides
+// RunWithTools to compare), code that awaits tools.progress once (outside
+// a served call, so nothing is sent), and code that returns content
+// parts.
+func BenchmarkFunctionRun(b *testing.B) {
+	inproc, err := sandbox.NewInProcess()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = inproc.Close() })
+	iso, err := sandbox.NewIsolated()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = iso.Close() })
+	const (
+		value    = "  f: {type: function, code: '({n: input.n + 1})'}\n"
+		progress = "  f: {type: function, code: 'await tools.progress({progress: 1}); ({n: input.n + 1})'}\n"
+		content  = "  f: {type: function, returns: content, code: \"[{type: 'text', text: 'n=' + input.n}, {type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png'}]\"}\n"
+	)
+	for _, c := range []struct {
+		name  string
+		exec  sandbox.Executor
+		entry string
+	}{
+		{"in_process/value", inproc, value},
+		{"in_process/value_run", runOnly{inproc}, value},
+		{"in_process/progress", inproc, progress},
+		{"in_process/content", inproc, content},
+		{"isolated/value", iso, value},
+		{"isolated/value_run", runOnly{iso}, value},
+		{"isolated/progress", iso, progress},
+		{"isolated/content", iso, content},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			path := filepath.Join(b.TempDir(), "loom.yaml")
+			if err := os.WriteFile(path, []byte("version: loom/v1\nagents:\n"+c.entry), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			p, err := spec.Load(path, spec.Registry{Sandbox: c.exec})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { _ = p.Close() })
+			f := p.Agent("f")
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := agent.Invoke(b.Context(), f, map[string]int{"n": 1}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

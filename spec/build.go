@@ -310,7 +310,7 @@ func (b *builder) build(e *Entry) (agent.Agent, error) {
 		if err != nil {
 			return nil, err
 		}
-		return newFunction(e.Name, c, exec)
+		return newFunction(e.Name, c, exec, b.reg.Log)
 	}
 	return nil, fmt.Errorf("internal: no constructor for %T", e.Config)
 }

@@ -58,8 +58,20 @@
 // [Registry]; the file never carries host code, keys or secrets (models
 // read their keys from the environment). Under loom mcp serve, the model
 // "client" is the model of the MCP client calling (sampling), so a served
-// file needs no key of its own; the files a file's entries name are
-// offered as resources and each AI entry's instructions as a prompt.
+// file needs no key of its own; [Project.AddTo] offers the server what the
+// file declares for MCP clients: resources (a fixed uri or a
+// uri_template, with text or a project file, and completions of the
+// template's variables), knowledge (glob patterns of project documents,
+// each a resource, all searchable through [KnowledgeTemplate]), each
+// retriever entry's store searched at [RetrieverTemplate], and
+// prompts (arguments with completion values; messages of text, image,
+// audio or an embedded resource), besides the files the entries name and
+// each AI entry's instructions as a prompt. A function entry with
+// returns: content answers with MCP content parts (text, image, audio,
+// resource, resource_link); its console lines go to [Registry].Log, which
+// loom mcp serve sends to the client as log notifications, and its code
+// may await tools.log({message, level}) to log a line at once and
+// tools.progress({progress, total, message}) to send progress.
 //
 // The loader is strict. [Validate] is the one check of a file, made alike
 // by loom validate and by everything that loads a file to run it ([Load],
@@ -75,7 +87,9 @@
 // relative and read inside the file's folder ([Options].Root widens it)
 // through os.Root, so neither ".." nor a symbolic link leads out; it must
 // be a regular file (a device or FIFO is refused, a FIFO without
-// blocking) of at most [DefaultMaxFileBytes]. The AIGNE import reads its
+// blocking) of at most [DefaultMaxFileBytes]; the files resources and
+// knowledge name are read again, by the same rules, when a client asks.
+// The AIGNE import reads its
 // files the same way. [Doc.Reaches] lists the commands a file starts and
 // the URLs it reaches (its mcp entries), for a person to trust before
 // they run.

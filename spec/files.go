@@ -76,16 +76,9 @@ func newProjectFiles(path string, o Options) projectFiles {
 // at most limit bytes. A FIFO cannot block it: it is opened non-blocking
 // and refused.
 func (pf projectFiles) read(dir, name string) ([]byte, error) {
-	if filepath.IsAbs(name) || filepath.VolumeName(name) != "" {
-		return nil, fmt.Errorf("%s is an absolute path: %w (%s)", name, ErrOutsideProject, pf.root)
-	}
-	full, err := filepath.Abs(filepath.Join(dir, name))
+	rel, err := pf.inside(dir, name)
 	if err != nil {
 		return nil, err
-	}
-	rel, err := filepath.Rel(pf.root, full)
-	if err != nil || !filepath.IsLocal(rel) {
-		return nil, fmt.Errorf("%s climbs out: %w (%s)", name, ErrOutsideProject, pf.root)
 	}
 	root, err := os.OpenRoot(pf.root)
 	if err != nil {
@@ -200,4 +193,51 @@ func (pf projectFiles) sum(dir, name string) (string, bool) {
 		return "", false
 	}
 	return hex.EncodeToString(h.Sum(nil)), true
+}
+
+// dir checks that name, as written in a file in folder dir, is a folder
+// inside the root.
+func (pf projectFiles) dir(dir, name string) (os.FileInfo, error) {
+	st, err := pf.stat(dir, name)
+	switch {
+	case errors.Is(err, ErrOutsideProject) || errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission):
+		return nil, unwrapPath(err)
+	case err != nil:
+		return nil, fmt.Errorf("%s leads out through a symbolic link: %w (%s)", name, ErrOutsideProject, pf.root)
+	case !st.IsDir():
+		return nil, fmt.Errorf("%s is not a folder: %w", name, ErrNotRegular)
+	}
+	return st, nil
+}
+
+// stat returns what the file name, as written in a file in folder dir,
+// is, when it is inside the root.
+func (pf projectFiles) stat(dir, name string) (os.FileInfo, error) {
+	rel, err := pf.inside(dir, name)
+	if err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(pf.root)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return root.Stat(rel)
+}
+
+// inside returns name, as written in a file in folder dir, relative to
+// the root: refused when absolute or when it climbs out.
+func (pf projectFiles) inside(dir, name string) (string, error) {
+	if filepath.IsAbs(name) || filepath.VolumeName(name) != "" {
+		return "", fmt.Errorf("%s is an absolute path: %w (%s)", name, ErrOutsideProject, pf.root)
+	}
+	full, err := filepath.Abs(filepath.Join(dir, name))
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(pf.root, full)
+	if err != nil || !filepath.IsLocal(rel) && rel != "." {
+		return "", fmt.Errorf("%s climbs out: %w (%s)", name, ErrOutsideProject, pf.root)
+	}
+	return rel, nil
 }

@@ -37,6 +37,8 @@ type Doc struct {
 	// opened are the models Validate opened with the registry's Models,
 	// which Build reuses.
 	opened map[string]model.Model
+	// knowledge are the files the knowledge patterns match.
+	knowledge []string
 }
 
 // Entry is one declared agent.
@@ -175,6 +177,7 @@ func ParseWith(path string, src []byte, o Options) (*Doc, error) {
 		d.File.Agents = map[string]any{}
 	}
 	d.checkSandboxTrust(c)
+	d.checkServed(c, walkErrs)
 	return d, c.errs.err()
 }
 
@@ -266,6 +269,9 @@ func (d *Doc) readFiles(c *checker, e *Entry, whole bool) {
 			c.fail(d.pos[at], at, "write the JavaScript in code, or name its file in code_file", "a function needs code")
 		}
 		text("code_file", cfg.CodeFile, &cfg.Code)
+		if cfg.Returns == "content" && cfg.OutputSchema != nil {
+			c.fail(d.pos[join(at, "output_schema")], join(at, "output_schema"), "leave output_schema out: a content function's output is {result: its text}", "a function with returns: content has no output schema")
+		}
 		d.checkSandbox(c, at, cfg.Sandbox)
 		schema("input_schema", cfg.InputSchema)
 		schema("output_schema", cfg.OutputSchema)

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"log/slog"
 	"maps"
 	"slices"
 
@@ -52,6 +53,12 @@ type Registry struct {
 	// itself does not use it: graph entries are saved by the engine that
 	// runs them, like any agent.
 	Checkpoints checkpoint.Store
+	// Log receives the console lines of function entries' code, each at
+	// the level of its console method (console.log at info, console.debug
+	// at debug), with the entry's name, when the code ends; nil drops
+	// them. loom mcp serve gives a log that reaches the MCP client
+	// (mcp.LogHandler).
+	Log *slog.Logger
 	// Getenv reads the environment variables mcp entries name in their
 	// headers, when they connect; nil uses os.Getenv.
 	Getenv func(string) string

@@ -19,6 +19,99 @@ type File struct {
 	// Agents are the declared agents, by name. Each is one of the entry
 	// types, chosen by its type key.
 	Agents map[string]any `yaml:"agents" json:"agents"`
+	// Resources are what the project offers MCP clients to read under
+	// loom mcp serve: project files and text, at fixed URIs or URI
+	// templates.
+	Resources []Resource `yaml:"resources,omitempty" json:"resources,omitempty"`
+	// Knowledge are the project's documents, as glob patterns of project
+	// files ("docs/*.md"; a hidden file, as .env.local, only when the
+	// pattern names it): under loom mcp serve each is a resource, and
+	// the template knowledge:///{path} reads any of them, its path
+	// completed from the documents' names and contents.
+	Knowledge []string `yaml:"knowledge,omitempty" json:"knowledge,omitempty"`
+	// Prompts are prompts the project offers MCP clients, by name, beside
+	// its AI agents' instructions.
+	Prompts map[string]Prompt `yaml:"prompts,omitempty" json:"prompts,omitempty"`
+}
+
+// Resource declares a resource loom mcp serve offers: one URI, or every
+// URI a template matches; its contents inline text or a project file.
+type Resource struct {
+	// URI is its address, as "docs://guide"; URITemplate instead offers
+	// every URI the RFC 6570 template matches, as "docs://guide/{topic}".
+	URI         string `yaml:"uri,omitempty" json:"uri,omitempty"`
+	URITemplate string `yaml:"uri_template,omitempty" json:"uri_template,omitempty"`
+	// Name names it to a person; Description says what it holds.
+	Name        string `yaml:"name" json:"name"`
+	Description string `yaml:"description,omitempty" json:"description,omitempty"`
+	// MIMEType is its media type; by default the file's by its extension,
+	// or text/plain. A textual type (text/*, JSON, YAML, XML, JavaScript)
+	// is read as text, any other as bytes.
+	MIMEType string `yaml:"mime_type,omitempty" json:"mime_type,omitempty"`
+	// Text is the contents; for a template, a Go text/template over the
+	// URI's variables ({{.topic}}).
+	Text string `yaml:"text,omitempty" json:"text,omitempty"`
+	// File is a project file holding the contents, read when a client
+	// asks; for a template, {var} in it stands for a variable's value,
+	// one path segment that does not start with a dot ("docs/{topic}.md":
+	// a client cannot name .env.local).
+	File string `yaml:"file,omitempty" json:"file,omitempty"`
+	// Complete lists values of a template's variables that clients may
+	// complete.
+	Complete map[string][]string `yaml:"complete,omitempty" json:"complete,omitempty"`
+}
+
+// Prompt declares a prompt: its arguments and its messages.
+type Prompt struct {
+	Description string `yaml:"description,omitempty" json:"description,omitempty"`
+	// Arguments are the values a client fills in, in order.
+	Arguments []PromptArgument `yaml:"arguments,omitempty" json:"arguments,omitempty"`
+	// Messages are the prompt's messages, in order.
+	Messages []PromptMessage `yaml:"messages" json:"messages" jsonschema:"minItems=1"`
+}
+
+// PromptArgument is one argument of a [Prompt].
+type PromptArgument struct {
+	Name        string `yaml:"name" json:"name"`
+	Description string `yaml:"description,omitempty" json:"description,omitempty"`
+	// Required arguments must be given to get the prompt.
+	Required bool `yaml:"required,omitempty" json:"required,omitempty"`
+	// Values are what a client may complete the argument with.
+	Values []string `yaml:"values,omitempty" json:"values,omitempty"`
+}
+
+// PromptMessage is one message of a [Prompt]: exactly one of text,
+// text_file, image, audio or resource.
+type PromptMessage struct {
+	// Role is user (the default) or assistant.
+	Role string `yaml:"role,omitempty" json:"role,omitempty" jsonschema:"enum=user,enum=assistant"`
+	// Text is a Go text/template over the arguments ({{.topic}});
+	// TextFile reads it from a project file.
+	Text     string `yaml:"text,omitempty" json:"text,omitempty"`
+	TextFile string `yaml:"text_file,omitempty" json:"text_file,omitempty"`
+	// Image and Audio are project files, sent as their bytes.
+	Image *Media `yaml:"image,omitempty" json:"image,omitempty"`
+	Audio *Media `yaml:"audio,omitempty" json:"audio,omitempty"`
+	// Resource is an embedded resource.
+	Resource *PromptResource `yaml:"resource,omitempty" json:"resource,omitempty"`
+}
+
+// Media is an image or audio file of the project.
+type Media struct {
+	File string `yaml:"file" json:"file"`
+	// MIMEType is its media type; by default the file's by its extension.
+	MIMEType string `yaml:"mime_type,omitempty" json:"mime_type,omitempty"`
+	data     []byte
+}
+
+// PromptResource is a resource embedded in a prompt: text (a template
+// over the arguments) or a project file, at a URI (a template too).
+type PromptResource struct {
+	URI      string `yaml:"uri" json:"uri"`
+	MIMEType string `yaml:"mime_type,omitempty" json:"mime_type,omitempty"`
+	Text     string `yaml:"text,omitempty" json:"text,omitempty"`
+	File     string `yaml:"file,omitempty" json:"file,omitempty"`
+	data     []byte
 }
 
 // Sampling are the model options an entry may set.
@@ -188,7 +281,14 @@ type Coordinator struct {
 
 // Function declares JavaScript run in loom's sandbox: the code sees the
 // run's input as the constant input, and its final expression's value is
-// the output.
+// the output (with returns: content, its content). Its console lines go
+// to the registry's log when it ends; code that names tools may log a
+// line at once with await tools.log({message, level}) and report progress
+// with await tools.progress({progress, total, message}) (code that does
+// not is run without them, which costs less): progress, under loom mcp
+// serve, a progress notification to a client that asked for them (await
+// each call: calls not awaited may reach the host out of order, and a
+// value not above the last one sent is dropped).
 type Function struct {
 	Type        string `yaml:"type" json:"type"`
 	Description string `yaml:"description,omitempty" json:"description,omitempty"`
@@ -198,6 +298,16 @@ type Function struct {
 	InputSchema  *SchemaRef `yaml:"input_schema,omitempty" json:"input_schema,omitempty"`
 	OutputSchema *SchemaRef `yaml:"output_schema,omitempty" json:"output_schema,omitempty"`
 	Sandbox      Sandbox    `yaml:"sandbox,omitempty" json:"sandbox,omitempty"`
+	// Returns says what the final value is: value (the default), the
+	// output; or content, a list of content parts in MCP's shape, each
+	// {type: text, text}, {type: image, data, mimeType}, {type: audio,
+	// data, mimeType} (data in base64), {type: resource, resource: {uri,
+	// mimeType, text or blob}} or {type: resource_link, uri, name,
+	// mimeType, description}. Text, image and audio parts are the run's
+	// result parts, its output {"result": the text parts joined}; served
+	// over MCP, every part is content of the tool's result. A content
+	// function has no output_schema.
+	Returns string `yaml:"returns,omitempty" json:"returns,omitempty" jsonschema:"enum=value,enum=content"`
 }
 
 // Retriever declares a vector store's search tool (vector.NewSearchTool):

@@ -31,12 +31,16 @@ file's entry agent (or every agent --agents names; every agent when the file
 has no entry) as MCP tools named for the agents. Without FILE, serves loom's
 Coder→Sandbox workflow as a tool named code_execution: a model writes
 JavaScript for the task, a sandbox runs it, and the answer comes back as the
-tool's result. With FILE it also offers the files the project's entries
-name (instructions, code, schemas) as resources, and each AI agent's
+tool's result. With FILE it also offers the resources, knowledge
+documents and prompts the file declares (resources:, knowledge:,
+prompts:, with completions), the files the project's entries name
+(instructions, code, schemas) as resources, and each AI agent's
 instructions as a prompt whose arguments are the agent's input fields; an
 entry with model: client uses the calling client's model (MCP sampling),
-so it needs no key, and a run's log lines reach the client at the level it
-sets. Over stdio by default (for an MCP client that starts this
+so it needs no key; a run's log lines (a function's console and
+tools.log lines among them) reach the client at the level it sets, and a
+function's tools.progress calls as progress. A function with returns: content
+answers with text, image, audio and resource content. Over stdio by default (for an MCP client that starts this
 command), or over streamable HTTP at http://ADDR/mcp.
 
 Options:
@@ -197,12 +201,23 @@ func serveFile(ctx context.Context, path string, rs runSettings, names, addr str
 	}
 	srv, err := mcp.NewServer(mcp.ServerConfig{Name: cmp.Or(l.project.Doc.File.Name, "loom"), Instructions: l.project.Doc.File.Description, Agents: agents, Engine: l.engine})
 	if err == nil {
-		err = serveProject(srv, l.project.Doc)
+		err = l.project.AddTo(srv)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "loom mcp serve: %v\n", err)
 		return 1
 	}
+	// Subscribed clients hear when a file the project serves changes.
+	wctx, stopWatch := context.WithCancel(ctx)
+	watching := make(chan struct{})
+	go func() {
+		defer close(watching)
+		l.project.Watch(wctx, srv, 0)
+	}()
+	defer func() {
+		stopWatch()
+		<-watching
+	}()
 	if addr == "" {
 		err = srv.ServeStdio(ctx)
 	} else {

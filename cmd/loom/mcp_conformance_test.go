@@ -15,132 +15,14 @@ import (
 	conformance "github.com/loomwork/loom/internal/mcpconformance"
 )
 
-// conformanceProject declares, in YAML, what it can of the conformance
-// suite's test tools and prompts.
-const conformanceProject = `version: loom/v1
-name: loom-conformance
-description: The conformance suite's test tools, prompts and resources, as a loom project.
-model: client
-agents:
-  test_simple_text:
-    type: function
-    description: Returns simple text
-    code: "'This is a simple text response for testing.'"
-    sandbox: {kind: isolated}
-  test_error_handling:
-    type: function
-    description: Always fails
-    code: "throw new Error('This tool intentionally returns an error for testing')"
-    sandbox: {kind: isolated}
-  json_schema_2020_12_tool:
-    type: function
-    description: Tool with JSON Schema 2020-12 features
-    code: "input"
-    sandbox: {kind: isolated}
-    input_schema:
-      $schema: https://json-schema.org/draft/2020-12/schema
-      type: object
-      $defs:
-        address: {type: object, properties: {street: {type: string}, city: {type: string}}}
-      properties:
-        name: {type: string}
-        address: {$ref: "#/$defs/address"}
-      additionalProperties: false
-  test_sampling:
-    type: ai
-    description: Asks the client's model
-    input_schema: {type: object, properties: {prompt: {type: string}}, required: [prompt]}
-    input_key: prompt
-  test_elicitation:
-    type: graph
-    description: Asks the user
-    entry: ask
-    finish: [ask]
-    nodes:
-      ask:
-        human:
-          prompt: Please provide your details
-          answer_schema:
-            type: object
-            properties:
-              username: {type: string, description: "User's response"}
-              email: {type: string, description: "User's email address"}
-            required: [username, email]
-  test_elicitation_sep1034_defaults:
-    type: graph
-    description: Asks with defaults
-    entry: ask
-    finish: [ask]
-    nodes:
-      ask:
-        human:
-          prompt: Please review your details
-          answer_schema:
-            type: object
-            properties:
-              name: {type: string, default: John Doe}
-              age: {type: integer, default: 30}
-              score: {type: number, default: 95.5}
-              status: {type: string, enum: [active, inactive, pending], default: active}
-              verified: {type: boolean, default: true}
-  test_elicitation_sep1330_enums:
-    type: graph
-    description: Asks with enums
-    entry: ask
-    finish: [ask]
-    nodes:
-      ask:
-        human:
-          prompt: Pick options
-          answer_schema:
-            type: object
-            properties:
-              untitledSingle: {type: string, enum: [option1, option2, option3]}
-              titledSingle: {type: string, oneOf: [{const: value1, title: First Option}, {const: value2, title: Second Option}]}
-              legacyEnum: {type: string, enum: [opt1, opt2, opt3], enumNames: [Option One, Option Two, Option Three]}
-              untitledMulti: {type: array, items: {type: string, enum: [option1, option2, option3]}}
-              titledMulti: {type: array, items: {anyOf: [{const: value1, title: First Choice}, {const: value2, title: Second Choice}]}}
-  test_simple_prompt:
-    type: ai
-    description: A simple prompt
-    instructions_file: simple.md
-  test_prompt_with_arguments:
-    type: ai
-    description: A prompt with arguments
-    instructions: "Prompt with arguments: arg1='{{.arg1}}', arg2='{{.arg2}}'"
-    input_schema:
-      type: object
-      properties:
-        arg1: {type: string, description: First test argument}
-        arg2: {type: string, description: Second test argument}
-      required: [arg1, arg2]
-`
-
-// conformanceUnsupported are the server scenarios loom mcp serve of a
-// YAML project cannot pass, and why: the loom/v1 format has no way to
-// declare what they test (the Go API does; TestConformanceServer in mcp
-// passes them all).
-var conformanceUnsupported = map[string]string{
-	"tools-call-image":              "a YAML entry cannot return image content",
-	"tools-call-audio":              "a YAML entry cannot return audio content",
-	"tools-call-embedded-resource":  "a YAML entry cannot return an embedded resource",
-	"tools-call-mixed-content":      "a YAML entry cannot return image or resource content",
-	"tools-call-with-logging":       "a YAML function cannot log to the client",
-	"tools-call-with-progress":      "a YAML function cannot report progress with a total",
-	"resources-read-text":           "a project serves the files it names at file:// URIs, not the suite's test://static-text",
-	"resources-read-binary":         "a project serves the files it names at file:// URIs, not the suite's test://static-binary",
-	"resources-templates-read":      "a project declares no resource templates",
-	"resources-subscribe":           "a project serves the files it names at file:// URIs, not the suite's test://watched-resource",
-	"resources-unsubscribe":         "as resources-subscribe",
-	"prompts-get-embedded-resource": "a project's prompts are its agents' instructions: text only",
-	"prompts-get-with-image":        "a project's prompts are its agents' instructions: text only",
-}
-
+// TestConformanceMCPServe runs every server scenario of the conformance
+// suite against loom mcp serve --http of testdata/conformance, a project
+// that declares the suite's test tools (functions, an AI agent on the
+// client's model, graphs that ask), resources, knowledge and prompts in
+// YAML: all must pass.
 func TestConformanceMCPServe(t *testing.T) {
 	dir := t.TempDir()
-	file := filepath.Join(dir, "loom.yaml")
-	require.NoError(t, os.WriteFile(file, []byte(conformanceProject), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "simple.md"), []byte("This is a simple prompt for testing."), 0o644))
+	file := filepath.Join("testdata", "conformance", "loom.yaml")
 	ctx, cancel := context.WithCancel(context.Background())
 	var stderr syncBuffer
 	code := make(chan int, 1)
@@ -157,24 +39,7 @@ func TestConformanceMCPServe(t *testing.T) {
 		return url != ""
 	}, 30*time.Second, 10*time.Millisecond, "no address in %q", stderr.String())
 	results := conformance.RunServer(t, url)
-	conformance.Require(t, results, conformanceUnsupported)
-}
-
-func TestReadProjectFileConfined(t *testing.T) {
-	dir := t.TempDir()
-	outside := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "ok.md"), []byte("inside"), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("secret"), 0o644))
-	require.NoError(t, os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(dir, "link.txt")))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "big.txt"), make([]byte, maxResourceBytes+1), 0o644))
-
-	b, err := readProjectFile(dir, "ok.md")
-	require.NoError(t, err)
-	require.Equal(t, "inside", string(b))
-	for _, rel := range []string{"link.txt", "../" + filepath.Base(outside) + "/secret.txt", "big.txt"} {
-		_, err := readProjectFile(dir, rel)
-		require.Error(t, err, rel)
-	}
+	conformance.Require(t, results, nil)
 }
 
 // TestMCPServeFileAsksEveryQuestion serves a graph with two human nodes:

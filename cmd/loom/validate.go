@@ -31,7 +31,9 @@ checks: the same check loom run, serve and mcp serve make before they start.
 Every problem is listed, each as file:line:col, its YAML path and a hint.
 A valid file's commands and URLs (its mcp entries' servers: each command
 with its arguments, each URL with the headers sent to it), whether you
-trusted them (loom trust FILE), and its models are listed.
+trusted them (loom trust FILE), its models, and what loom mcp serve offers
+MCP clients to read (resources and the files they read, knowledge
+documents, the files its entries name, prompts) are listed.
 A folder holding an AIGNE project (aigne.yaml) is imported first; what has
 no loom equivalent is reported at its line.
 
@@ -84,6 +86,9 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	}
 	if models := d.Models(); len(models) > 0 {
 		fmt.Fprintf(stdout, "models: %s (each reached at its provider's API)\n", strings.Join(models, ", "))
+	}
+	if offers := d.Offers(); len(offers) > 0 {
+		fmt.Fprintf(stdout, "under loom mcp serve, MCP clients may read:\n%s", indentLines(offers))
 	}
 	return exitOK
 }
