@@ -1,0 +1,115 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"testing"
+)
+
+// serverN documents go into each database in batches of serverBatch.
+const (
+	serverN     = 2000
+	serverBatch = 100
+)
+
+// TestServerContenders checks, on each real server that is set, that the
+// loom adapter and the native path store the same documents and find the
+// same best match for each query with and without vectors, so the
+// benchmarks compare the same work.
+func TestServerContenders(t *testing.T) {
+	ctx := context.Background()
+	d := generate(500, serverDims)
+	for _, db := range []string{"weaviate", "chroma", "pgvector"} {
+		t.Run(db, func(t *testing.T) {
+			url := serverURL(t, db)
+			var stores []serverStore
+			for _, c := range serverContenders() {
+				if c.db == db {
+					s := c.open(t, url)
+					if err := s.insert(ctx, d.docs, serverBatch); err != nil {
+						t.Fatalf("%s %s: insert: %v", db, c.name, err)
+					}
+					stores = append(stores, s)
+				}
+			}
+			if len(stores) != 2 {
+				t.Fatalf("%d contenders for %s, want loom and native", len(stores), db)
+			}
+			agree := 0
+			for i, q := range d.queries[:20] {
+				var best [2]string
+				for j, s := range stores {
+					ids, err := s.query(ctx, q, i%2 == 1)
+					if err != nil || len(ids) != k {
+						t.Fatalf("query %d: %d ids, %v", i, len(ids), err)
+					}
+					best[j] = ids[0]
+				}
+				if best[0] == best[1] {
+					agree++
+				}
+			}
+			// Both sides search an approximate (HNSW) index of their own
+			// over the same data; on 500 vectors they agree on nearly
+			// every best match.
+			if agree < 18 {
+				t.Fatalf("loom and native agree on the best match of %d of 20 queries", agree)
+			}
+		})
+	}
+}
+
+// BenchmarkServerInsert times inserting serverN documents of serverDims
+// dimensions into an empty collection in batches of serverBatch, through
+// each adapter and its database's native path. One op is the whole
+// insert; allocs/op counts the client's allocations for it.
+func BenchmarkServerInsert(b *testing.B) {
+	ctx := context.Background()
+	d := generate(serverN, serverDims)
+	for _, c := range serverContenders() {
+		b.Run(c.db+"/"+c.name, func(b *testing.B) {
+			url := serverURL(b, c.db)
+			b.ReportAllocs()
+			for b.Loop() {
+				b.StopTimer()
+				s := c.open(b, url)
+				b.StartTimer()
+				if err := s.insert(ctx, d.docs, serverBatch); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(serverN)*float64(b.N)/b.Elapsed().Seconds(), "docs/s")
+		})
+	}
+}
+
+// BenchmarkServerQuery times one top-10 query against serverN documents,
+// with and without the matches' vectors, through each adapter and its
+// database's native path.
+func BenchmarkServerQuery(b *testing.B) {
+	ctx := context.Background()
+	d := generate(serverN, serverDims)
+	for _, c := range serverContenders() {
+		b.Run(c.db+"/"+c.name, func(b *testing.B) {
+			url := serverURL(b, c.db)
+			s := c.open(b, url)
+			if err := s.insert(ctx, d.docs, serverBatch); err != nil {
+				b.Fatal(err)
+			}
+			for _, withVectors := range []bool{false, true} {
+				b.Run(fmt.Sprintf("vectors=%t", withVectors), func(b *testing.B) {
+					b.ReportAllocs()
+					i := 0
+					for b.Loop() {
+						ids, err := s.query(ctx, d.queries[i%len(d.queries)], withVectors)
+						if err != nil || len(ids) != k {
+							b.Fatalf("query: %d ids, %v", len(ids), err)
+						}
+						i++
+					}
+					b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "queries/s")
+				})
+			}
+		})
+	}
+}
