@@ -164,29 +164,38 @@ func openLoomChroma(tb testing.TB, raw string) serverStore {
 	return loomServer{s}
 }
 
-func openLoomPgvector(tb testing.TB, dsn string) serverStore {
-	table := uniqueName("loombench")
-	s, err := pgvector.Open(context.Background(), pgvector.Config{DSN: dsn, Table: table, Dimensions: serverDims})
+// pgPool connects to the PostgreSQL server as the pgvector module's tests
+// do: PGlite runs every connection on one backend session, which keeps
+// prepared statements across connections, so the pool has one connection
+// and prepares no named statements (the same for loom and native).
+func pgPool(tb testing.TB, dsn string) *pgxpool.Pool {
+	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
+		tb.Fatal(err)
+	}
+	cfg.MaxConns = 1
+	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeExec
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return pool
+}
+
+func openLoomPgvector(tb testing.TB, dsn string) serverStore {
+	pool := pgPool(tb, dsn)
+	table := uniqueName("loombench")
+	s, err := pgvector.Open(context.Background(), pgvector.Config{Pool: pool, Table: table, Dimensions: serverDims})
+	if err != nil {
+		pool.Close()
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() {
 		_ = s.Close()
-		dropTable(tb, dsn, table)
+		_, _ = pool.Exec(context.Background(), "DROP TABLE IF EXISTS "+pgx.Identifier{table}.Sanitize())
+		pool.Close()
 	})
 	return loomServer{s}
-}
-
-func dropTable(tb testing.TB, dsn, table string) {
-	conn, err := pgx.Connect(context.Background(), dsn)
-	if err != nil {
-		tb.Logf("drop %s: %v", table, err)
-		return
-	}
-	defer conn.Close(context.Background())
-	if _, err := conn.Exec(context.Background(), "DROP TABLE IF EXISTS "+pgx.Identifier{table}.Sanitize()); err != nil {
-		tb.Logf("drop %s: %v", table, err)
-	}
 }
 
 // postJSON sends body as JSON and decodes the reply into out (when not
@@ -368,10 +377,7 @@ type nativePgvector struct {
 
 func openNativePgvector(tb testing.TB, dsn string) serverStore {
 	ctx := context.Background()
-	pool, err := pgxpool.New(ctx, dsn)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	pool := pgPool(tb, dsn)
 	name := uniqueName("nativebench")
 	table := pgx.Identifier{name}.Sanitize()
 	for _, ddl := range []string{
@@ -399,12 +405,13 @@ func vectorText(v []float32) string {
 }
 
 func (p nativePgvector) insert(ctx context.Context, vs [][]float32, batch int) error {
-	sql := `INSERT INTO ` + p.table + ` (id, text, metadata, embedding) VALUES ($1, $2, $3, $4::vector)
+	sql := `INSERT INTO ` + p.table + ` (id, text, metadata, embedding) VALUES ($1, $2, $3::jsonb, $4::vector)
 ON CONFLICT (id) DO UPDATE SET text = EXCLUDED.text, metadata = EXCLUDED.metadata, embedding = EXCLUDED.embedding`
 	for lo := 0; lo < len(vs); lo += batch {
 		var b pgx.Batch
 		for i := lo; i < min(lo+batch, len(vs)); i++ {
-			b.Queue(sql, docID(i), "text", map[string]any{"lang": lang(i)}, vectorText(vs[i]))
+			md, _ := json.Marshal(map[string]any{"lang": lang(i)})
+			b.Queue(sql, docID(i), "text", string(md), vectorText(vs[i]))
 		}
 		if err := p.pool.SendBatch(ctx, &b).Close(); err != nil {
 			return err
