@@ -14,7 +14,8 @@
 #                         Raft RPC), anonymous access, no vectorizer, data in
 #                         a temporary directory, telemetry and the profiling
 #                         listener off; waits for /v1/.well-known/ready and
-#                         exports LOOM_TEST_WEAVIATE_URL
+#                         exports LOOM_TEST_WEAVIATE_URL (REST) and
+#                         LOOM_TEST_WEAVIATE_GRPC (host:port of its gRPC API)
 #   weaviate_stop         kills that server (only it) and removes its data
 # Sourcing defines the functions and runs nothing.
 
@@ -113,6 +114,7 @@ weaviate_start() {
   done
   curl -sf "$url/v1/.well-known/ready" >/dev/null || { cat "$log"; echo "Weaviate was not ready within 120 s"; return 1; }
   export LOOM_TEST_WEAVIATE_URL="$url"
+  export LOOM_TEST_WEAVIATE_GRPC="127.0.0.1:$grpc_port"
   echo "Weaviate $(curl -sf "$url/v1/meta" | grep -o '"version":"[^"]*"') ready on $LOOM_TEST_WEAVIATE_URL (gRPC $grpc_port)"
 }
 

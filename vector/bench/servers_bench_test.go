@@ -32,28 +32,28 @@ func TestServerContenders(t *testing.T) {
 					stores = append(stores, s)
 				}
 			}
-			if len(stores) != 2 {
+			if len(stores) < 2 {
 				t.Fatalf("%d contenders for %s, want loom and native", len(stores), db)
 			}
 			agree := 0
 			for i, q := range d.queries[:20] {
-				var best [2]string
-				for j, s := range stores {
+				best := map[string]bool{}
+				for _, s := range stores {
 					ids, err := s.query(ctx, q, i%2 == 1)
 					if err != nil || len(ids) != k {
 						t.Fatalf("query %d: %d ids, %v", i, len(ids), err)
 					}
-					best[j] = ids[0]
+					best[ids[0]] = true
 				}
-				if best[0] == best[1] {
+				if len(best) == 1 {
 					agree++
 				}
 			}
-			// Both sides search an approximate (HNSW) index of their own
+			// Every side searches an approximate (HNSW) index of its own
 			// over the same data; on 500 vectors they agree on nearly
 			// every best match.
 			if agree < 18 {
-				t.Fatalf("loom and native agree on the best match of %d of 20 queries", agree)
+				t.Fatalf("the %d contenders agree on the best match of %d of 20 queries", len(stores), agree)
 			}
 		})
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	wv "github.com/weaviate/weaviate-go-client/v5/weaviate"
+	"github.com/weaviate/weaviate-go-client/v5/weaviate/grpc"
 
 	"github.com/loomwork/loom/vector"
 	"github.com/loomwork/loom/vector/chroma"
@@ -29,8 +30,10 @@ import (
 // .ci/vector.sh sets (as the adapters' own tests read them).
 const (
 	weaviateEnv = "LOOM_TEST_WEAVIATE_URL"
-	chromaEnv   = "LOOM_TEST_CHROMA_URL"
-	pgvectorEnv = "LOOM_TEST_PGVECTOR_DSN"
+	// weaviateGRPCEnv is host:port of the same server's gRPC API.
+	weaviateGRPCEnv = "LOOM_TEST_WEAVIATE_GRPC"
+	chromaEnv       = "LOOM_TEST_CHROMA_URL"
+	pgvectorEnv     = "LOOM_TEST_PGVECTOR_DSN"
 )
 
 // serverDims is the dimension of the data put through the servers: a
@@ -54,6 +57,7 @@ type serverContender struct {
 func serverContenders() []serverContender {
 	return []serverContender{
 		{"weaviate", "loom", openLoomWeaviate},
+		{"weaviate", "loom-grpc", openLoomWeaviateGRPC},
 		{"weaviate", "native", openNativeWeaviate},
 		{"chroma", "loom", openLoomChroma},
 		{"chroma", "native", openNativeChroma},
@@ -126,11 +130,30 @@ func (l loomServer) query(ctx context.Context, q []float32, withVectors bool) ([
 }
 
 func openLoomWeaviate(tb testing.TB, raw string) serverStore {
+	return openLoomWeaviateWith(tb, raw, nil)
+}
+
+// openLoomWeaviateGRPC is the adapter on a client configured with the
+// server's gRPC API, which the client then uses for batches (search stays
+// GraphQL over REST). The client has no Close: its gRPC connection lives
+// until the process ends.
+func openLoomWeaviateGRPC(tb testing.TB, raw string) serverStore {
+	addr := os.Getenv(weaviateGRPCEnv)
+	if addr == "" {
+		if os.Getenv("CI") != "" {
+			tb.Fatalf("%s is not set: .ci/weaviate.sh sets it with %s", weaviateGRPCEnv, weaviateEnv)
+		}
+		tb.Skipf("%s is not set: set it to the host:port of the server's gRPC API", weaviateGRPCEnv)
+	}
+	return openLoomWeaviateWith(tb, raw, &grpc.Config{Host: addr})
+}
+
+func openLoomWeaviateWith(tb testing.TB, raw string, g *grpc.Config) serverStore {
 	u, err := url.Parse(raw)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	c, err := wv.NewClient(wv.Config{Host: u.Host, Scheme: u.Scheme, ConnectionClient: httpClient(tb)})
+	c, err := wv.NewClient(wv.Config{Host: u.Host, Scheme: u.Scheme, ConnectionClient: httpClient(tb), GrpcConfig: g})
 	if err != nil {
 		tb.Fatal(err)
 	}
