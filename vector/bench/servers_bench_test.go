@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 )
 
 // serverN documents go into each database in batches of serverBatch.
@@ -70,15 +71,23 @@ func BenchmarkServerInsert(b *testing.B) {
 		b.Run(c.db+"/"+c.name, func(b *testing.B) {
 			url := serverURL(b, c.db)
 			b.ReportAllocs()
+			var cpu time.Duration
 			for b.Loop() {
 				b.StopTimer()
 				s := c.open(b, url)
+				cpu0, _ := serverCPU(b, c.db)
 				b.StartTimer()
 				if err := s.insert(ctx, d.docs, serverBatch); err != nil {
 					b.Fatal(err)
 				}
+				if cpu1, ok := serverCPU(b, c.db); ok {
+					cpu += cpu1 - cpu0
+				}
 			}
 			b.ReportMetric(float64(serverN)*float64(b.N)/b.Elapsed().Seconds(), "docs/s")
+			if _, ok := serverCPU(b, c.db); ok {
+				b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "server-cpu-ms/op")
+			}
 		})
 	}
 }
@@ -99,6 +108,7 @@ func BenchmarkServerQuery(b *testing.B) {
 			for _, withVectors := range []bool{false, true} {
 				b.Run(fmt.Sprintf("vectors=%t", withVectors), func(b *testing.B) {
 					b.ReportAllocs()
+					cpu0, _ := serverCPU(b, c.db)
 					i := 0
 					for b.Loop() {
 						ids, err := s.query(ctx, d.queries[i%len(d.queries)], withVectors)
@@ -108,6 +118,9 @@ func BenchmarkServerQuery(b *testing.B) {
 						i++
 					}
 					b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "queries/s")
+					if cpu1, ok := serverCPU(b, c.db); ok {
+						b.ReportMetric(float64((cpu1-cpu0).Microseconds())/float64(b.N), "server-cpu-µs/op")
+					}
 				})
 			}
 		})
