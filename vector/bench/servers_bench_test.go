@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"testing"
 	"time"
 )
@@ -132,6 +133,46 @@ func BenchmarkServerQuery(b *testing.B) {
 						b.ReportMetric(float64((cpu1-cpu0).Microseconds())/float64(b.N), "server-cpu-µs/op")
 					}
 				})
+			}
+		})
+	}
+}
+
+// BenchmarkChromaUpsertRead times the read the Chroma adapter makes before
+// writing, on a collection of serverN documents: the collection with its
+// schema, once per Upsert call (servers with schemas), beside the stored
+// metadata of a batch's ids, once per batch (servers without).
+func BenchmarkChromaUpsertRead(b *testing.B) {
+	ctx := context.Background()
+	url := serverURL(b, "chroma")
+	n := openNativeChroma(b, url).(nativeChroma)
+	d := generate(serverN, serverDims)
+	if err := n.insert(ctx, d.docs, serverBatch); err != nil {
+		b.Fatal(err)
+	}
+	ids := make([]string, serverBatch)
+	for i := range ids {
+		ids[i] = docID(i * (serverN / serverBatch))
+	}
+	for _, tc := range []struct {
+		name string
+		read func() error
+	}{
+		{"collection", func() error { return postJSON(ctx, n.c, http.MethodGet, n.byName, nil, nil) }},
+		{"batch-metadata", func() error {
+			return postJSON(ctx, n.c, http.MethodPost, n.col+"/get", map[string]any{"ids": ids, "include": []string{"metadatas"}}, nil)
+		}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			cpu0, _ := serverCPU(b, "chroma")
+			for b.Loop() {
+				if err := tc.read(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if cpu1, ok := serverCPU(b, "chroma"); ok {
+				b.ReportMetric(float64((cpu1-cpu0).Microseconds())/float64(b.N), "server-cpu-µs/op")
 			}
 		})
 	}

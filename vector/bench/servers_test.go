@@ -221,14 +221,18 @@ func openLoomPgvector(tb testing.TB, dsn string) serverStore {
 	return loomServer{s}
 }
 
-// postJSON sends body as JSON and decodes the reply into out (when not
+// postJSON sends body (if not nil) as JSON and decodes the reply into out (when not
 // nil), failing on a status other than 200.
 func postJSON(ctx context.Context, c *http.Client, method, u string, body, out any) error {
-	b, err := json.Marshal(body)
-	if err != nil {
-		return err
+	var r io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		r = bytes.NewReader(b)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, u, bytes.NewReader(b))
+	req, err := http.NewRequestWithContext(ctx, method, u, r)
 	if err != nil {
 		return err
 	}
@@ -336,8 +340,9 @@ func (w nativeWeaviate) query(ctx context.Context, q []float32, withVectors bool
 // nativeChroma is Chroma's own v2 REST API through net/http: a cosine
 // collection, upsert of each batch, one query.
 type nativeChroma struct {
-	c   *http.Client
-	col string // the collection's URL
+	c      *http.Client
+	col    string // the collection's URL, by id
+	byName string // the collection's URL, by name
 }
 
 func openNativeChroma(tb testing.TB, raw string) serverStore {
@@ -356,7 +361,7 @@ func openNativeChroma(tb testing.TB, raw string) serverStore {
 			resp.Body.Close()
 		}
 	})
-	return nativeChroma{c: c, col: base + "/" + col.ID}
+	return nativeChroma{c: c, col: base + "/" + col.ID, byName: base + "/" + name}
 }
 
 func (n nativeChroma) insert(ctx context.Context, vs [][]float32, batch int) error {
