@@ -23,7 +23,8 @@ log=$(mktemp)
 pglite=$!
 chroma_pid=""
 # Chroma's server does not always stop on SIGTERM: it is killed outright.
-trap 'kill "$pglite" 2>/dev/null || true; [ -z "$chroma_pid" ] || kill -9 "$chroma_pid" 2>/dev/null || true; weaviate_stop; rm -f "$log"' EXIT
+# (wait reaps it quietly: bash would otherwise report it as "Killed".)
+trap 'kill "$pglite" 2>/dev/null || true; [ -z "$chroma_pid" ] || { kill -9 "$chroma_pid"; wait "$chroma_pid"; } 2>/dev/null || true; weaviate_stop; rm -f "$log"' EXIT
 port=""
 for _ in $(seq 1 240); do
   port=$(grep -o '"port":[0-9]*' "$log" | head -1 | cut -d: -f2 || true)
