@@ -60,7 +60,8 @@
 // CI (.ci/weaviate.sh) builds weaviate-server v1.39.3 with go install,
 // starts it with anonymous access and no vectorizer, and runs the whole
 // conformance suite of vector/vectortest against it
-// (TestConformanceRealServer), plus TestRealServerFindings, which checks
+// (TestConformanceRealServer, and TestConformanceRealServerGRPC with
+// batches over gRPC), plus TestRealServerFindings, which checks
 // on that server what differs from the contract and how the store hides
 // or types it: Delete("a") leaves " a" and "a " (the object UUID is
 // exact where the field-tokenized loom_id is not); Eq and In on text and
@@ -80,8 +81,10 @@
 // applies the where operators above by property type, scores by cosine
 // distance, answers the refusals above with the real server's statuses
 // and messages, and asserts the requests. A client configured with gRPC
-// sends batches over gRPC, which the fake does not serve; the real server
-// in CI serves it but the tests use REST.
+// sends batches over gRPC, which the fake does not serve;
+// TestConformanceRealServerGRPC runs the whole suite through such a client
+// against the real server (in a child process: the client's gRPC
+// connection has no Close).
 //
 // # A client caveat
 //

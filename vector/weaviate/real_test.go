@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	wv "github.com/weaviate/weaviate-go-client/v5/weaviate"
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/graphql"
+	"github.com/weaviate/weaviate-go-client/v5/weaviate/grpc"
 
 	"github.com/loomwork/loom/vector"
 	"github.com/loomwork/loom/vector/vectortest"
@@ -82,6 +84,52 @@ func TestConformanceRealServer(t *testing.T) {
 		return s2
 	}
 	vectortest.Run(t, open, vectortest.Options{Reopen: reopen})
+}
+
+// WeaviateGRPCEnv names the gRPC address (host:port) of the same server;
+// .ci/weaviate.sh sets it.
+const WeaviateGRPCEnv = "LOOM_TEST_WEAVIATE_GRPC"
+
+// grpcChildEnv marks the child process TestConformanceRealServerGRPC
+// runs the suite in.
+const grpcChildEnv = "LOOM_TEST_WEAVIATE_GRPC_CHILD"
+
+// TestConformanceRealServerGRPC runs the suite with a client configured
+// with the server's gRPC API, which the client then uses for batches. The
+// client has no Close, and its gRPC connection's goroutines live until the
+// process ends, so the suite runs in a child process (this test binary
+// again), whose goroutines goleak does not check; this process checks its
+// own as always.
+func TestConformanceRealServerGRPC(t *testing.T) {
+	addr := os.Getenv(WeaviateGRPCEnv)
+	if os.Getenv(grpcChildEnv) == "" {
+		realServer(t) // skips, or fails under CI, without a server
+		if addr == "" {
+			if os.Getenv("CI") != "" {
+				t.Fatalf("%s is not set: .ci/weaviate.sh sets it with %s", WeaviateGRPCEnv, WeaviateURLEnv)
+			}
+			t.Skipf("%s is not set: set it to the host:port of the server's gRPC API", WeaviateGRPCEnv)
+		}
+		cmd := exec.Command(os.Args[0], "-test.run", "^TestConformanceRealServerGRPC$", "-test.v", "-test.count=1")
+		cmd.Env = append(os.Environ(), grpcChildEnv+"=1")
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "the suite over gRPC, in a child process:\n%s", out)
+		require.Contains(t, string(out), "--- PASS: TestConformanceRealServerGRPC", "the child ran the suite")
+		return
+	}
+	_, prefix := realServer(t)
+	u, err := url.Parse(os.Getenv(WeaviateURLEnv))
+	require.NoError(t, err)
+	c, err := wv.NewClient(wv.Config{Host: u.Host, Scheme: u.Scheme, GrpcConfig: &grpc.Config{Host: addr}})
+	require.NoError(t, err)
+	var n atomic.Int64
+	open := func(t *testing.T, dims int) vector.Store {
+		s, err := weaviate.Open(context.Background(), weaviate.Config{Client: c, Class: fmt.Sprintf("%s_G%d", prefix, n.Add(1)),
+			Dimensions: dims, Embedder: vectortest.Embedder(dims)})
+		require.NoError(t, err)
+		return s
+	}
+	vectortest.Run(t, open, vectortest.Options{})
 }
 
 // TestRealServerFindings checks, against a real Weaviate, each way the
