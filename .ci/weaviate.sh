@@ -24,6 +24,7 @@ weaviate_cache="${LOOM_WEAVIATE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/loom-weav
 weaviate_bin="$weaviate_cache/weaviate-server"
 weaviate_build_pid=""
 weaviate_build_log=""
+weaviate_build_dir=""
 weaviate_pid=""
 weaviate_data=""
 
@@ -47,11 +48,10 @@ weaviate_build_start() {
   echo "building in the background (log $weaviate_build_log)"
   # A build into a temporary GOBIN, moved into place only when it is
   # complete, so an interrupted build never leaves a binary that looks good.
-  local tmpbin
-  tmpbin=$(mktemp -d "$weaviate_cache/.build.XXXXXX")
+  weaviate_build_dir=$(mktemp -d "$weaviate_cache/.build.XXXXXX")
   # setsid: the build is a process group of its own, which weaviate_stop
   # can end whole (go and its compilers) without touching anything else.
-  GOFLAGS= GOBIN="$tmpbin" WEAVIATE_VERSION="$WEAVIATE_VERSION" setsid bash -c '
+  GOFLAGS= GOBIN="$weaviate_build_dir" WEAVIATE_VERSION="$WEAVIATE_VERSION" setsid bash -c '
     go install "github.com/weaviate/weaviate/cmd/weaviate-server@$WEAVIATE_VERSION" &&
       mv -f "$GOBIN/weaviate-server" "$0"
     rc=$?
@@ -119,7 +119,13 @@ weaviate_start() {
 }
 
 weaviate_stop() {
-  if [ -n "$weaviate_build_pid" ]; then kill -- "-$weaviate_build_pid" 2>/dev/null || true; weaviate_build_pid=""; fi
+  if [ -n "$weaviate_build_pid" ]; then
+    # An unfinished build: its process group, and its partial output.
+    kill -- "-$weaviate_build_pid" 2>/dev/null || true
+    wait "$weaviate_build_pid" 2>/dev/null || true
+    weaviate_build_pid=""
+    rm -rf "$weaviate_build_dir" "$weaviate_build_log"
+  fi
   if [ -n "$weaviate_pid" ]; then
     kill "$weaviate_pid" 2>/dev/null || true
     # It stops within its graceful timeout; after that it is killed outright.
