@@ -71,7 +71,22 @@ weaviate_start() {
   fi
   weaviate_built || { echo "$weaviate_bin is not a build of $WEAVIATE_VERSION"; return 1; }
   printf '\n=== %s\n' "Weaviate $WEAVIATE_VERSION on free 127.0.0.1 ports"
+  # A port found free can be taken by another process before the server
+  # binds it (parallel runs pick ports the same way): then the server is
+  # started again on other ports.
+  local attempt rc
+  for attempt in 1 2 3; do
+    rc=0
+    weaviate_launch || rc=$?
+    [ "$rc" -eq 2 ] || return "$rc"
+    echo "a port was taken before Weaviate bound it (attempt $attempt): trying other ports"
+  done
+  return 1
+}
 
+# weaviate_launch starts the server once; it returns 2 when one of its
+# ports was taken by another process, 1 on any other failure.
+weaviate_launch() {
   # Six distinct free ports, all held open at once so no two are the same.
   local ports
   ports=$(node -e '
@@ -106,13 +121,33 @@ weaviate_start() {
     LOG_LEVEL=warning \
     "$weaviate_bin" --scheme http --host 127.0.0.1 --port "$http_port" >"$log" 2>&1 &
   weaviate_pid=$!
-  local url="http://127.0.0.1:$http_port"
+  local url="http://127.0.0.1:$http_port" ready=""
   for _ in $(seq 1 240); do
-    curl -sf "$url/v1/.well-known/ready" >/dev/null && break
-    kill -0 "$weaviate_pid" 2>/dev/null || { cat "$log"; echo "Weaviate exited before it was ready"; return 1; }
+    if curl -sf "$url/v1/.well-known/ready" >/dev/null; then ready=1; break; fi
+    kill -0 "$weaviate_pid" 2>/dev/null || break
     sleep 0.5
   done
-  curl -sf "$url/v1/.well-known/ready" >/dev/null || { cat "$log"; echo "Weaviate was not ready within 120 s"; return 1; }
+  # Ready, and every port its own: another process may hold one it was
+  # given (the server logs the failed bind of some listeners and goes on).
+  local p clash=""
+  if [ -n "$ready" ] && command -v ss >/dev/null 2>&1; then
+    local listeners
+    for p in $ports; do
+      # (Read whole, not piped into grep -q: under pipefail a writer cut
+      # off early would fail the check.)
+      listeners=$(ss -ltnpH "( sport = :$p )")
+      [[ "$listeners" == *"pid=$weaviate_pid,"* ]] || clash=1
+    done
+  fi
+  if [ -z "$ready" ] || [ -n "$clash" ]; then
+    local taken=""
+    if [ -n "$clash" ] || grep -q "address already in use" "$log"; then taken=1; fi
+    [ -n "$taken" ] || cat "$log"
+    weaviate_stop
+    if [ -n "$taken" ]; then return 2; fi
+    echo "Weaviate was not ready within 120 s, or exited"
+    return 1
+  fi
   export LOOM_TEST_WEAVIATE_URL="$url"
   export LOOM_TEST_WEAVIATE_GRPC="127.0.0.1:$grpc_port"
   echo "Weaviate $(curl -sf "$url/v1/meta" | grep -o '"version":"[^"]*"') ready on $LOOM_TEST_WEAVIATE_URL (gRPC $grpc_port)"
@@ -130,7 +165,7 @@ weaviate_stop() {
     kill "$weaviate_pid" 2>/dev/null || true
     # It stops within its graceful timeout; after that it is killed outright.
     for _ in $(seq 1 40); do kill -0 "$weaviate_pid" 2>/dev/null || break; sleep 0.5; done
-    kill -9 "$weaviate_pid" 2>/dev/null || true
+    { kill -9 "$weaviate_pid"; wait "$weaviate_pid"; } 2>/dev/null || true
     weaviate_pid=""
   fi
   if [ -n "$weaviate_data" ]; then rm -rf "$weaviate_data" "$weaviate_data.log"; weaviate_data=""; fi
