@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
 # CI for the vector store adapters, each its own Go module under vector/:
-# starts PGlite (PostgreSQL 18 in WASM) with pgvector and a real Chroma
-# server (.ci/chroma.sh) on free 127.0.0.1 ports for the adapters' tests,
-# then runs go vet, staticcheck and
-# go test -race in every nested module. Called from .ci/run.
+# starts PGlite (PostgreSQL 18 in WASM) with pgvector, a real Chroma
+# server (.ci/chroma.sh) and a real Weaviate server (.ci/weaviate.sh) on
+# free 127.0.0.1 ports for the adapters' tests, then runs go vet,
+# staticcheck and go test -race in every nested module. Weaviate's
+# server builds (cold, once per version) in the background while PGlite
+# and Chroma install and the modules that do not need it are tested.
+# Called from .ci/run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 step() { printf '\n=== %s\n' "$*"; }
+
+source .ci/weaviate.sh
+weaviate_build_start
 
 step "PGlite with pgvector (npm ci from .ci/pglite/package-lock.json)"
 npm ci --prefix .ci/pglite --no-audit --no-fund
@@ -17,7 +23,8 @@ log=$(mktemp)
 pglite=$!
 chroma_pid=""
 # Chroma's server does not always stop on SIGTERM: it is killed outright.
-trap 'kill "$pglite" 2>/dev/null || true; [ -z "$chroma_pid" ] || kill -9 "$chroma_pid" 2>/dev/null || true; rm -f "$log"' EXIT
+# (wait reaps it quietly: bash would otherwise report it as "Killed".)
+trap 'kill "$pglite" 2>/dev/null || true; [ -z "$chroma_pid" ] || { kill -9 "$chroma_pid"; wait "$chroma_pid"; } 2>/dev/null || true; weaviate_stop; rm -f "$log"' EXIT
 port=""
 for _ in $(seq 1 240); do
   port=$(grep -o '"port":[0-9]*' "$log" | head -1 | cut -d: -f2 || true)
@@ -34,8 +41,9 @@ source .ci/chroma.sh # the real Chroma server: sets LOOM_TEST_CHROMA_URL
 # The nested modules build against the repository's core through a
 # replace directive, so a dependency the core gains after a nested go.mod
 # was last tidied would fail -mod=readonly; let go resolve it instead.
-for mod in vector/pgvector vector/pinecone vector/weaviate vector/chroma vector/bench; do
+for mod in vector/pgvector vector/pinecone vector/chroma vector/weaviate vector/bench; do
   [ -f "$mod/go.mod" ] || continue
+  if [ "$mod" = vector/weaviate ]; then weaviate_start; fi # sets LOOM_TEST_WEAVIATE_URL
   step "$mod: go vet, staticcheck, go test -race"
   (
     cd "$mod"

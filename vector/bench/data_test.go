@@ -43,26 +43,32 @@ func getData(n int) *dataset {
 	if d, ok := data[n]; ok {
 		return d
 	}
+	data[n] = generate(n, dims)
+	return data[n]
+}
+
+// generate makes n documents and the queries, of dim dimensions.
+func generate(n, dim int) *dataset {
 	r := rand.New(rand.NewPCG(uint64(n), 7))
 	centres := make([][]float32, clusters)
 	for i := range centres {
-		centres[i] = randUnit(r, nil, 0)
+		centres[i] = randUnit(r, dim, nil, 0)
 	}
 	d := &dataset{docs: make([][]float32, n), queries: make([][]float32, queries)}
 	for i := range d.docs {
-		d.docs[i] = randUnit(r, centres[r.IntN(clusters)], 0.08)
+		d.docs[i] = randUnit(r, dim, centres[r.IntN(clusters)], 0.08)
 	}
 	for i := range d.queries {
-		d.queries[i] = randUnit(r, centres[r.IntN(clusters)], 0.08)
+		d.queries[i] = randUnit(r, dim, centres[r.IntN(clusters)], 0.08)
 	}
-	data[n] = d
 	return d
 }
 
-// randUnit returns a random unit vector: around centre with per-element
-// noise of the given spread, or uniform on the sphere when centre is nil.
-func randUnit(r *rand.Rand, centre []float32, spread float64) []float32 {
-	v := make([]float32, dims)
+// randUnit returns a random unit vector of dim dimensions: around centre
+// with per-element noise of the given spread, or uniform on the sphere
+// when centre is nil.
+func randUnit(r *rand.Rand, dim int, centre []float32, spread float64) []float32 {
+	v := make([]float32, dim)
 	for i := range v {
 		x := r.NormFloat64()
 		if centre != nil {

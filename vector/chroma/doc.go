@@ -11,12 +11,16 @@
 // # Documents
 //
 // Chroma's upsert merges the metadata of an existing record with the new
-// one, while the contract replaces it; so Upsert first reads the metadata
-// keys of the ids it writes and sends the ones the new document lacks as
-// null, which Chroma deletes. Two writers upserting one id at once may
-// therefore leave a key that either would have removed. Upserts go in
-// batches of [Config.BatchSize]; a failure in a later batch leaves the
-// earlier ones written.
+// one, while the contract replaces it; so Upsert sends every key the new
+// document lacks as null, which Chroma deletes (and which a new record
+// ignores). The keys come from the schema the server reports with the
+// collection, which lists every metadata key ever written to it: one read
+// of the collection per Upsert call, and no read of records. A server that
+// reports no schema (releases before schemas) gets the old way: the
+// stored metadata keys of each batch's ids are read before it is written.
+// Either way, two writers upserting one id at once may leave a key that
+// either would have removed. Upserts go in batches of [Config.BatchSize];
+// a failure in a later batch leaves the earlier ones written.
 //
 // # Search and filters
 //
@@ -47,7 +51,7 @@
 // [vector.NormalizeMetadata], and an empty list, which the server drops, is
 // left out there too, so every store reads back the same.
 //
-// Upsert reads the stored metadata of its batch before it writes (one get
-// per batch): Chroma's upsert merges metadata, and the API has no call that
-// replaces it, so the keys a document no longer has are sent as null.
+// TestRealServerSchemaListsKeys checks on the real server what Upsert
+// relies on to skip reading records: the collection's schema lists every
+// metadata key at once and keeps it after records drop it.
 package chroma

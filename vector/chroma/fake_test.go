@@ -20,7 +20,8 @@ import (
 )
 
 // fake is a local Chroma v2 REST server: pre-flight checks, collections
-// (get or create), upsert (which merges metadata, a null deleting a key,
+// (get or create, and get by name with the schema of its metadata keys),
+// upsert (which merges metadata, a null deleting a key,
 // as Chroma does), get, query (where clause before the nearest-neighbour
 // cut, cosine distance) and delete. It rejects anything else and records
 // every request.
@@ -31,6 +32,7 @@ type fake struct {
 	mu          sync.Mutex
 	collections map[string]*collection // by id
 	requests    []request
+	schemaless  bool // report no collection schema, as servers before schemas
 }
 
 // maxBatchSize is the most records one request may carry, as a default
@@ -42,6 +44,7 @@ type collection struct {
 	metadata      map[string]any
 	configuration map[string]any
 	records       map[string]record
+	keys          map[string]string // metadata key → value type, as the server's schema lists them
 }
 
 type record struct {
@@ -87,6 +90,8 @@ func (f *fake) serve(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.Method == http.MethodGet && r.URL.Path == "/api/v2/pre-flight-checks":
 		reply = map[string]any{"max_batch_size": maxBatchSize, "supports_base64_encoding": true}
+	case r.Method == http.MethodGet && len(parts) == 6 && parts[0] == "tenants" && parts[2] == "databases" && parts[4] == "collections":
+		reply, err = f.getCollection(parts[1], parts[3], parts[5])
 	case r.Method == http.MethodPost && len(parts) == 5 && parts[0] == "tenants" && parts[2] == "databases" && parts[4] == "collections":
 		reply, err = f.getOrCreate(parts[1], parts[3], body)
 	case r.Method == http.MethodPost && len(parts) == 7 && parts[4] == "collections":
@@ -146,12 +151,40 @@ func (f *fake) getOrCreate(tenant, database string, body map[string]any) (any, e
 		c = &collection{id: fmt.Sprintf("00000000-0000-0000-0000-%012d", len(f.collections)+1), name: name, metadata: md, configuration: conf, records: map[string]record{}}
 		f.collections[c.id] = c
 	}
+	return f.describe(c, tenant, database), nil
+}
+
+// getCollection answers GET .../collections/NAME.
+func (f *fake) getCollection(tenant, database, name string) (any, error) {
+	for _, c := range f.collections {
+		if c.name == name {
+			return f.describe(c, tenant, database), nil
+		}
+	}
+	return nil, fmt.Errorf("collection %s does not exist", name)
+}
+
+// describe is a collection as the server reports it: with its dimension
+// once a record is stored, and, unless the fake is schemaless (as servers
+// before schemas), a schema listing every metadata key ever written beside
+// the server's own "#document" and "#embedding".
+func (f *fake) describe(c *collection, tenant, database string) map[string]any {
 	reply := map[string]any{"id": c.id, "name": c.name, "metadata": c.metadata, "configuration_json": c.configuration, "tenant": tenant, "database": database}
-	for _, r := range c.records { // the real server reports the dimension once a record is stored
+	for _, r := range c.records {
 		reply["dimension"] = len(r.vector)
 		break
 	}
-	return reply, nil
+	if !f.schemaless {
+		keys := map[string]any{
+			"#document":  map[string]any{"string": map[string]any{"fts_index": map[string]any{"enabled": false, "config": map[string]any{}}}},
+			"#embedding": map[string]any{"float_list": map[string]any{"vector_index": map[string]any{"enabled": true, "config": map[string]any{"space": "cosine"}}}},
+		}
+		for k, typ := range c.keys {
+			keys[k] = map[string]any{typ: map[string]any{typ + "_inverted_index": map[string]any{"enabled": true, "config": map[string]any{}}}}
+		}
+		reply["schema"] = map[string]any{"defaults": map[string]any{}, "keys": keys}
+	}
+	return reply
 }
 
 func (c *collection) upsert(body map[string]any) (any, error) {
@@ -183,12 +216,32 @@ func (c *collection) upsert(body map[string]any) (any, error) {
 					delete(rec.metadata, k)
 				} else {
 					rec.metadata[k] = v
+					if c.keys == nil {
+						c.keys = map[string]string{}
+					}
+					c.keys[k] = valueType(v)
 				}
 			}
 		}
 		c.records[id.(string)] = rec
 	}
 	return map[string]any{}, nil
+}
+
+// valueType names the schema value type of a metadata value.
+func valueType(v any) string {
+	switch x := v.(type) {
+	case string:
+		return "string"
+	case bool:
+		return "bool"
+	case float64:
+		if x == math.Trunc(x) {
+			return "int"
+		}
+		return "float"
+	}
+	return "string" // a list of strings
 }
 
 func (c *collection) get(body map[string]any) (any, error) {

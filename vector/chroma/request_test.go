@@ -70,29 +70,51 @@ func TestWhereRequests(t *testing.T) {
 }
 
 // TestUpsertReplacesMetadata checks that an overwrite sends the keys the
-// new document lacks as null, since Chroma merges metadata on upsert.
+// new document lacks as null, since Chroma merges metadata on upsert: the
+// collection's keys from the schema the server reports, one read per
+// Upsert and none per batch, or, from a server that reports no schema,
+// the stored record's keys read before each batch.
 func TestUpsertReplacesMetadata(t *testing.T) {
-	ctx := context.Background()
-	f := startFake(t)
-	s, err := chroma.Open(ctx, chroma.Config{Client: client(t, f), Collection: "up", Dimensions: 4, BatchSize: 2})
-	require.NoError(t, err)
-	require.NoError(t, s.Upsert(ctx, vector.Document{ID: "a", Text: "one", Vector: vec(1), Metadata: map[string]any{"x": "1", "y": 2}}))
-	require.NoError(t, s.Upsert(ctx, vector.Document{ID: "a", Text: "two", Vector: vec(1), Metadata: map[string]any{"x": "3"}}))
-	ups := f.calls("/upsert")
-	require.Len(t, ups, 2)
-	require.Equal(t, []any{map[string]any{"x": "3", "y": nil}}, ups[1].Body["metadatas"], "the stale key goes as null")
-	require.Equal(t, []any{"two"}, ups[1].Body["documents"])
+	for _, tc := range []struct {
+		name       string
+		schemaless bool
+	}{{"schema", false}, {"schemaless", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			f := startFake(t)
+			f.schemaless = tc.schemaless
+			s, err := chroma.Open(ctx, chroma.Config{Client: client(t, f), Collection: "up", Dimensions: 4, BatchSize: 2})
+			require.NoError(t, err)
+			require.NoError(t, s.Upsert(ctx, vector.Document{ID: "a", Text: "one", Vector: vec(1), Metadata: map[string]any{"x": "1", "y": 2}}))
+			require.NoError(t, s.Upsert(ctx, vector.Document{ID: "a", Text: "two", Vector: vec(1), Metadata: map[string]any{"x": "3"}}))
+			ups := f.calls("/upsert")
+			require.Len(t, ups, 2)
+			require.Equal(t, []any{map[string]any{"x": "3", "y": nil}}, ups[1].Body["metadatas"], "the stale key goes as null")
+			require.Equal(t, []any{"two"}, ups[1].Body["documents"])
 
-	ms, err := s.Search(ctx, vector.Query{Vector: vec(1), K: 1})
-	require.NoError(t, err)
-	require.Equal(t, map[string]any{"x": "3"}, ms[0].Metadata)
+			ms, err := s.Search(ctx, vector.Query{Vector: vec(1), K: 1})
+			require.NoError(t, err)
+			require.Equal(t, map[string]any{"x": "3"}, ms[0].Metadata)
 
-	docs := make([]vector.Document, 5)
-	for i := range docs {
-		docs[i] = vector.Document{ID: fmt.Sprint("b", i), Text: "t", Vector: vec(i)}
+			docs := make([]vector.Document, 5)
+			for i := range docs {
+				docs[i] = vector.Document{ID: fmt.Sprint("b", i), Text: "t", Vector: vec(i)}
+			}
+			reads, gets := len(f.calls("/collections/up")), len(f.calls("/get"))
+			require.NoError(t, s.Upsert(ctx, docs...))
+			require.Len(t, f.calls("/upsert"), 5, "five records in batches of two")
+			require.Len(t, f.calls("/collections/up"), reads+1, "one read of the collection per Upsert")
+			if tc.schemaless {
+				require.Len(t, f.calls("/get"), gets+3, "a read of the stored metadata per batch")
+			} else {
+				require.Len(t, f.calls("/get"), gets, "no read of records")
+			}
+			ms, err = s.Search(ctx, vector.Query{Vector: vec(4), K: 1})
+			require.NoError(t, err)
+			require.Equal(t, "b4", ms[0].ID)
+			require.Empty(t, ms[0].Metadata)
+		})
 	}
-	require.NoError(t, s.Upsert(ctx, docs...))
-	require.Len(t, f.calls("/upsert"), 5, "five records in batches of two")
 }
 
 func TestOpenChecksTheCollection(t *testing.T) {

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	chroma "github.com/amikos-tech/chroma-go/pkg/api/v2"
 	"github.com/amikos-tech/chroma-go/pkg/embeddings"
@@ -49,10 +52,12 @@ type Config struct {
 // Store is a [vector.Store] on a Chroma collection. It is safe for
 // concurrent use.
 type Store struct {
-	col   chroma.Collection
-	dims  int
-	emb   model.Embedder
-	batch int
+	client chroma.Client
+	name   string
+	col    chroma.Collection
+	dims   int
+	emb    model.Embedder
+	batch  int
 
 	gate vector.Gate // calls in flight; closed by Close
 }
@@ -91,7 +96,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if d := col.Dimension(); d != 0 && d != dims {
 		return nil, &vector.DimensionError{Want: d, Got: dims, What: fmt.Sprintf("the config opening collection %q", cfg.Collection)}
 	}
-	return &Store{col: col, dims: dims, emb: cfg.Embedder, batch: cfg.BatchSize}, nil
+	return &Store{client: cfg.Client, name: cfg.Collection, col: col, dims: dims, emb: cfg.Embedder, batch: cfg.BatchSize}, nil
 }
 
 // distanceSpace returns a collection's distance: its hnsw:space metadata,
@@ -134,34 +139,69 @@ func (s *Store) Upsert(ctx context.Context, docs ...vector.Document) error {
 	}
 	defer s.gate.Exit()
 	docs, err := vector.PrepareDocuments(ctx, s.emb, s.dims, docs)
+	if err != nil || len(docs) == 0 {
+		return err
+	}
+	known, err := s.collectionKeys(ctx)
 	if err != nil {
 		return err
 	}
 	for start := 0; start < len(docs); start += s.batch {
 		part := docs[start:min(start+s.batch, len(docs))]
-		if err := s.upsert(ctx, part); err != nil {
+		if err := s.upsert(ctx, part, known); err != nil {
 			return fmt.Errorf("chroma: upsert %d records (%d of %d already written): %w", len(part), start, len(docs), err)
 		}
 	}
 	return nil
 }
 
-// upsert writes one batch, sending the stored keys each document lacks as
-// null so that Chroma removes them instead of merging.
-func (s *Store) upsert(ctx context.Context, docs []vector.Document) error {
+// collectionKeys returns every metadata key of the collection, read from
+// the schema the server reports with the collection (a server with
+// schemas adds each key there when a record first carries it), or nil
+// when the server reports no schema.
+func (s *Store) collectionKeys(ctx context.Context) (map[string]bool, error) {
+	col, err := s.client.GetCollection(ctx, s.name, chroma.WithEmbeddingFunctionGet(embedFunc{s.emb}))
+	if err != nil {
+		return nil, fmt.Errorf("chroma: read collection %q: %w", s.name, err)
+	}
+	schema := col.Schema()
+	if schema == nil {
+		return nil, nil
+	}
+	known := map[string]bool{}
+	for _, k := range schema.Keys() {
+		if !strings.HasPrefix(k, "#") { // "#document", "#embedding": the server's own
+			known[k] = true
+		}
+	}
+	return known, nil
+}
+
+// upsert writes one batch. Chroma merges metadata on upsert, so the keys
+// a document lacks are sent as null, which Chroma deletes: every key of
+// the collection when known (nil: the server reports no schema), else the
+// keys each stored record has, read first.
+func (s *Store) upsert(ctx context.Context, docs []vector.Document, known map[string]bool) error {
 	ids := make([]chroma.DocumentID, len(docs))
 	for i, d := range docs {
 		ids[i] = chroma.DocumentID(d.ID)
 	}
-	old, err := s.col.Get(ctx, chroma.WithIDs(ids...), chroma.WithInclude(chroma.IncludeMetadatas))
-	if err != nil {
-		return fmt.Errorf("read the stored metadata: %w", err)
-	}
 	stale := map[string][]string{}
-	metas := old.GetMetadatas()
-	for i, id := range old.GetIDs() {
-		if i < len(metas) && metas[i] != nil {
-			stale[string(id)] = keys(metas[i])
+	if known != nil {
+		all := slices.Sorted(maps.Keys(known))
+		for _, d := range docs {
+			stale[d.ID] = all
+		}
+	} else {
+		old, err := s.col.Get(ctx, chroma.WithIDs(ids...), chroma.WithInclude(chroma.IncludeMetadatas))
+		if err != nil {
+			return fmt.Errorf("read the stored metadata: %w", err)
+		}
+		metas := old.GetMetadatas()
+		for i, id := range old.GetIDs() {
+			if i < len(metas) && metas[i] != nil {
+				stale[string(id)] = keys(metas[i])
+			}
 		}
 	}
 	texts := make([]string, len(docs))

@@ -65,6 +65,24 @@ func TestConformance(t *testing.T) {
 	}
 }
 
+// TestConformanceSchemaless runs the suite against a fake that reports no
+// collection schema, as Chroma servers before schemas, so Upsert reads the
+// stored metadata of each batch instead.
+func TestConformanceSchemaless(t *testing.T) {
+	f := startFake(t)
+	f.schemaless = true
+	c := client(t, f)
+	var n atomic.Int64
+	open := func(t *testing.T, dims int) vector.Store {
+		s, err := chroma.Open(context.Background(), chroma.Config{Client: c, Collection: fmt.Sprintf("c%d", n.Add(1)),
+			Dimensions: dims, Embedder: vectortest.Embedder(dims)})
+		require.NoError(t, err)
+		return s
+	}
+	vectortest.Run(t, open, vectortest.Options{})
+	require.NotEmpty(t, f.calls("/get"), "the stored metadata was read")
+}
+
 // ChromaURLEnv names a real Chroma server for TestConformanceRealServer;
 // .ci/vector.sh starts one (npm's chromadb CLI embeds the real server).
 const ChromaURLEnv = "LOOM_TEST_CHROMA_URL"
@@ -106,4 +124,37 @@ func TestConformanceRealServer(t *testing.T) {
 		return s2
 	}
 	vectortest.Run(t, open, vectortest.Options{Reopen: reopen})
+}
+
+// TestRealServerSchemaListsKeys checks what Upsert relies on to skip
+// reading records: the real server lists every metadata key written to a
+// collection in the schema it reports, at once, and keeps the key after
+// the only record carrying it drops it.
+func TestRealServerSchemaListsKeys(t *testing.T) {
+	c := realClient(t)
+	ctx := context.Background()
+	name := fmt.Sprintf("loom%d-keys", time.Now().UnixNano())
+	s, err := chroma.Open(ctx, chroma.Config{Client: c, Collection: name, Dimensions: 2})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.DeleteCollection(context.Background(), name) })
+	keys := func() []string {
+		col, err := c.GetCollection(ctx, name)
+		require.NoError(t, err)
+		require.NotNil(t, col.Schema(), "the server reports a schema")
+		var out []string
+		for _, k := range col.Schema().Keys() {
+			if k[0] != '#' {
+				out = append(out, k)
+			}
+		}
+		return out
+	}
+	require.NoError(t, s.Upsert(ctx, vector.Document{ID: "a", Vector: []float32{1, 0},
+		Metadata: map[string]any{"s": "x", "n": 1, "f": 1.5, "b": true, "l": []string{"y"}}}))
+	require.ElementsMatch(t, []string{"s", "n", "f", "b", "l"}, keys())
+	require.NoError(t, s.Upsert(ctx, vector.Document{ID: "a", Vector: []float32{1, 0}, Metadata: map[string]any{"s": "x"}}))
+	require.ElementsMatch(t, []string{"s", "n", "f", "b", "l"}, keys())
+	ms, err := s.Search(ctx, vector.Query{Vector: []float32{1, 0}, K: 1})
+	require.NoError(t, err)
+	require.Equal(t, map[string]any{"s": "x"}, ms[0].Metadata, "the keys the document dropped are gone")
 }

@@ -27,10 +27,13 @@
 // # Search
 //
 // A search orders by cosine distance (the <=> operator) and scores each
-// match as 1 − distance. It runs in one transaction that turns on
-// pgvector's iterative index scans (hnsw.iterative_scan = relaxed_order)
-// and raises hnsw.ef_search to at least K, so a selective filter makes the
-// index scan keep going instead of returning fewer rows. When the index
+// match as 1 − distance. It sends, in one batch and so one round trip,
+// the query and set_config calls that turn on pgvector's iterative index
+// scans (hnsw.iterative_scan = relaxed_order) and raise hnsw.ef_search to
+// at least K, so a selective filter makes the index scan keep going
+// instead of returning fewer rows; the batch runs as one implicit
+// transaction up to its Sync, so the settings (local to the transaction)
+// hold for that query alone. When the index
 // still returns fewer than K rows (the scan hit hnsw.max_scan_tuples, or
 // fewer rows match), the store runs the same query again with index scans
 // off, which is exact. [Config.Exact] skips the index always. On

@@ -197,34 +197,28 @@ func (s *Store) Search(ctx context.Context, q vector.Query) ([]vector.Match, err
 	sql := `SELECT id, text, metadata, ` + vecCol + `, embedding <=> $1::vector AS distance FROM ` + s.table +
 		` ` + where + ` ORDER BY embedding <=> $1::vector LIMIT $2`
 
+	// Each attempt is one batch: its set_config calls (local to the
+	// transaction) and the query, sent together and run as one implicit
+	// transaction up to the batch's Sync, so the settings hold for the
+	// query alone and cost no round trip of their own.
 	var rows []row
-	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if !s.exact {
-			ef := s.efSearch
-			if ef == 0 {
-				ef = 40
-			}
-			ef = max(ef, q.K)
-			if _, err := tx.Exec(ctx, `SELECT set_config('hnsw.ef_search', $1, true)`, fmt.Sprint(min(ef, 1000))); err != nil {
-				return err
-			}
-			if s.iterative {
-				if _, err := tx.Exec(ctx, `SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)`); err != nil {
-					return err
-				}
-			}
-			if rows, err = collect(ctx, tx, sql, args); err != nil || len(rows) >= q.K {
-				return err
-			}
+	if !s.exact {
+		ef := s.efSearch
+		if ef == 0 {
+			ef = 40
 		}
-		if _, err := tx.Exec(ctx, `SELECT set_config('enable_indexscan', 'off', true)`); err != nil {
-			return err
+		settings := `SELECT set_config('hnsw.ef_search', $1, true)`
+		if s.iterative {
+			settings += `, set_config('hnsw.iterative_scan', 'relaxed_order', true)`
 		}
-		rows, err = collect(ctx, tx, sql, args)
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("pgvector: search: %w", err)
+		if rows, err = s.attempt(ctx, settings, []any{fmt.Sprint(min(max(ef, q.K), 1000))}, sql, args); err != nil {
+			return nil, fmt.Errorf("pgvector: search: %w", err)
+		}
+	}
+	if s.exact || len(rows) < q.K {
+		if rows, err = s.attempt(ctx, `SELECT set_config('enable_indexscan', 'off', true)`, nil, sql, args); err != nil {
+			return nil, fmt.Errorf("pgvector: search: %w", err)
+		}
 	}
 	return matches(rows, q.MinScore)
 }
@@ -237,16 +231,31 @@ type row struct {
 	distance float64
 }
 
-func collect(ctx context.Context, tx pgx.Tx, sql string, args []any) ([]row, error) {
-	rs, err := tx.Query(ctx, sql, args...)
-	if err != nil {
+// attempt sends settings and the query in one batch and reads the query's
+// rows.
+func (s *Store) attempt(ctx context.Context, settings string, settingArgs []any, sql string, args []any) ([]row, error) {
+	var b pgx.Batch
+	b.Queue(settings, settingArgs...)
+	b.Queue(sql, args...)
+	br := s.pool.SendBatch(ctx, &b)
+	if _, err := br.Exec(); err != nil {
+		_ = br.Close()
 		return nil, err
 	}
-	return pgx.CollectRows(rs, func(r pgx.CollectableRow) (row, error) {
+	rs, err := br.Query()
+	if err != nil {
+		_ = br.Close()
+		return nil, err
+	}
+	out, err := pgx.CollectRows(rs, func(r pgx.CollectableRow) (row, error) {
 		var x row
 		err := r.Scan(&x.id, &x.text, &x.meta, &x.vec, &x.distance)
 		return x, err
 	})
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	return out, err
 }
 
 // matches sorts rows by distance (a relaxed index scan may return them

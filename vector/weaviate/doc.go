@@ -55,22 +55,36 @@
 // vector only for a query WithVectors (_additional.vector), which halves
 // the server's query rate when asked.
 //
-// # What was tested against a real server
+// # What is tested against a real server
 //
-// Not in CI yet: a real Weaviate builds here (go install of
-// weaviate-server v1.39.3, about ten minutes cold on two cores). Probes
-// of a real server found field tokenization trimming white space in
-// filters, case-insensitive class and property names and a 422 for K
-// above QUERY_MAXIMUM_RESULTS; the fake reproduces each. The suite in
-// vector/vectortest runs against a local fake of Weaviate's REST API
-// (/v1/.well-known/ready, /v1/meta, /v1/schema, /v1/batch/objects) and of
-// the one GraphQL shape the store sends, which parses the query, applies
-// the where operators above by property type and scores by cosine
-// distance, and asserts the requests. Still assumed, not observed here:
-// that a where filter on the path "id" with ContainsAny of UUIDs selects
-// those objects for a batch delete, and that objects are searchable right
-// after the batch returns. A client configured with gRPC sends batches over gRPC, which the
-// fake does not serve.
+// CI (.ci/weaviate.sh) builds weaviate-server v1.39.3 with go install,
+// starts it with anonymous access and no vectorizer, and runs the whole
+// conformance suite of vector/vectortest against it
+// (TestConformanceRealServer, and TestConformanceRealServerGRPC with
+// batches over gRPC), plus TestRealServerFindings, which checks
+// on that server what differs from the contract and how the store hides
+// or types it: Delete("a") leaves " a" and "a " (the object UUID is
+// exact where the field-tokenized loom_id is not); Eq and In on text and
+// text[] properties are exact on white space and case; a metadata key
+// differing only in case from a property is [vector.ErrInvalidDocument]
+// naming both, also when another process added the property; a class
+// differing only in case from an existing one is [ErrConfig] naming it;
+// the server itself refuses a limit of MaxK+1 and takes MaxK, and the
+// store's K above MaxK is [vector.ErrInvalidQuery]; an empty list in
+// metadata is dropped. The suite also shows that a where filter on the
+// path "id" with ContainsAny of UUIDs deletes exactly those objects and
+// that objects are searchable as soon as the batch returns.
+//
+// The unit tests run the same suite against a local fake of Weaviate's
+// REST API (/v1/.well-known/ready, /v1/meta, /v1/schema, /v1/batch/objects)
+// and of the one GraphQL shape the store sends, which parses the query,
+// applies the where operators above by property type, scores by cosine
+// distance, answers the refusals above with the real server's statuses
+// and messages, and asserts the requests. A client configured with gRPC
+// sends batches over gRPC, which the fake does not serve;
+// TestConformanceRealServerGRPC runs the whole suite through such a client
+// against the real server (in a child process: the client's gRPC
+// connection has no Close).
 //
 // # A client caveat
 //

@@ -71,7 +71,13 @@ func (f *fake) serve(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.URL.Path == "/v1/.well-known/ready":
 	case r.URL.Path == "/v1/meta":
-		reply = map[string]any{"version": "1.33.0", "hostname": "http://[::]:8080"}
+		reply = map[string]any{"version": "1.39.3", "hostname": "http://[::]:8080"}
+	case r.Method == http.MethodGet && r.URL.Path == "/v1/schema":
+		var defs []any
+		for _, name := range slices.Sorted(maps.Keys(f.classes)) {
+			defs = append(defs, f.classes[name].def)
+		}
+		reply = map[string]any{"classes": defs}
 	case r.Method == http.MethodGet && len(path) == 3 && path[1] == "schema":
 		c := f.classes[path[2]]
 		if c == nil {
@@ -83,7 +89,7 @@ func (f *fake) serve(w http.ResponseWriter, r *http.Request) {
 		name, _ := obj["class"].(string)
 		if other := foldFind(maps.Keys(f.classes), name); other != "" {
 			// As Weaviate: class names are compared case-insensitively.
-			fail(http.StatusUnprocessableEntity, "class name %q already exists", other)
+			fail(http.StatusUnprocessableEntity, "class already exists: found similar class %q", other)
 			break
 		}
 		c := &class{def: obj, props: map[string]string{}, objects: map[string]object{}}
@@ -101,7 +107,7 @@ func (f *fake) serve(w http.ResponseWriter, r *http.Request) {
 			fail(http.StatusNotFound, "class %s not found", path[2])
 		case foldFind(maps.Keys(c.props), name) != "":
 			// As Weaviate: property names are compared case-insensitively.
-			fail(http.StatusUnprocessableEntity, "property %q already exists", foldFind(maps.Keys(c.props), name))
+			fail(http.StatusUnprocessableEntity, "class %q: conflict for property %q: already in use or provided multiple times", path[2], name)
 		default:
 			c.props[name] = list(obj["dataType"])[0].(string)
 			c.def["properties"] = append(list(c.def["properties"]), obj)

@@ -214,7 +214,7 @@ func TestNamesDifferingOnlyInCase(t *testing.T) {
 	_, err = weaviate.Open(ctx, weaviate.Config{Client: client(t, f), Class: "CASE", Dimensions: 2})
 	require.ErrorIs(t, err, weaviate.ErrConfig)
 	require.ErrorContains(t, err, `"CASE"`)
-	require.ErrorContains(t, err, "case")
+	require.ErrorContains(t, err, `existing class "Case"`)
 }
 
 // TestWhiteSpaceExactFilter checks that matches the server's trimmed

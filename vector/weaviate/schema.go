@@ -77,8 +77,10 @@ func (s *Store) loadSchema(ctx context.Context, create bool) (map[string]string,
 		}
 		if err := s.client.Schema().ClassCreator().WithClass(class).Do(ctx); err != nil {
 			if errors.As(err, &werr) && werr.StatusCode == http.StatusUnprocessableEntity {
-				// Weaviate's class names are case-insensitive.
-				return nil, fmt.Errorf("%w: Class %q: the server refused to create it, most likely because a class whose name differs only in case exists (Weaviate compares class names case-insensitively); use that name or another: %w", ErrConfig, s.class, err)
+				if other := s.similarClass(ctx); other != "" {
+					return nil, fmt.Errorf("%w: Class %q differs only in case from the existing class %q; Weaviate compares class names case-insensitively, so use that name or another: %w", ErrConfig, s.class, other, err)
+				}
+				return nil, fmt.Errorf("%w: Class %q: the server refused to create it: %w", ErrConfig, s.class, err)
 			}
 			return nil, fmt.Errorf("weaviate: create class %s: %w", s.class, err)
 		}
@@ -99,6 +101,22 @@ func (s *Store) loadSchema(ctx context.Context, create bool) (map[string]string,
 		}
 	}
 	return props, nil
+}
+
+// similarClass returns the name of an existing class that differs from
+// the store's only in case, or "" when there is none or the schema cannot
+// be read.
+func (s *Store) similarClass(ctx context.Context) string {
+	schema, err := s.client.Schema().Getter().Do(ctx)
+	if err != nil || schema == nil {
+		return ""
+	}
+	for _, c := range schema.Classes {
+		if c != nil && c.Class != s.class && strings.EqualFold(c.Class, s.class) {
+			return c.Class
+		}
+	}
+	return ""
 }
 
 // properties returns the cached property types, reading the schema again
