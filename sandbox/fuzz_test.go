@@ -68,7 +68,7 @@ func FuzzCompile(f *testing.F) {
 	}
 	lim := DefaultLimits()
 	f.Fuzz(func(t *testing.T, code string) {
-		_, _, err := compileCode(code, lim)
+		err := Check(code, lim)
 		if err != nil {
 			var se *Error
 			require.ErrorAs(t, err, &se)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/sandbox/internal/jsrt"
 )
 
 // AdmissionGuardrailName is the name of the guardrail
@@ -27,7 +28,7 @@ const AdmissionGuardrailName = "sandbox_admission"
 // a "code" (or "jsCode") field. A call with no code is allowed, for the
 // tool to refuse with its own message.
 func AdmissionGuardrail(lim Limits) (agent.Guardrail, error) {
-	l, err := lim.withDefaults()
+	l, err := jsrt.LimitsWithDefaults(lim)
 	if err != nil {
 		return agent.Guardrail{}, fmt.Errorf("%w: sandbox admission guardrail: %w", agent.ErrInvalidConfig, err)
 	}
@@ -43,7 +44,7 @@ func AdmissionGuardrail(lim Limits) (agent.Guardrail, error) {
 		if code == "" {
 			return agent.Allow(), nil
 		}
-		if _, _, err := compileCode(code, l); err != nil {
+		if err := jsrt.Check(code, l); err != nil {
 			var e *Error
 			if errors.As(err, &e) {
 				return agent.Reject(e.Message), nil

@@ -22,13 +22,11 @@ func workerPID(t *testing.T, e *Isolated) int {
 	res, err := e.Run(context.Background(), "1+1")
 	require.NoError(t, err)
 	require.JSONEq(t, "2", string(res.Value))
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for w := range e.live {
-		return w.cmd.Process.Pid
+	pids := e.pool.PIDs()
+	if len(pids) == 0 {
+		t.Fatal("no live worker")
 	}
-	t.Fatal("no live worker")
-	return 0
+	return pids[0]
 }
 
 func TestWorkerNamespaces(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/internal/telemetry"
+	"github.com/loomwork/loom/sandbox/internal/jsrt"
 )
 
 // ToolOption configures the evaluateJs tool [NewTool] makes.
@@ -69,7 +70,7 @@ func newCodeTool(t *tool, lim Limits, opts []ToolOption) (agent.Agent, error) {
 			f(&o)
 		}
 	}
-	if _, err := o.calls.withDefaults(); err != nil {
+	if _, err := jsrt.CallLimitsWithDefaults(o.calls); err != nil {
 		return nil, err
 	}
 	for i, ts := range o.toolsets {
@@ -110,7 +111,7 @@ func (c *codeTool) body(ctx context.Context, r *agent.Run) (json.RawMessage, err
 	if err != nil {
 		return nil, err
 	}
-	box.skip = q.skip
+	jsrt.SetSkip(box, q.skip)
 	out, err := c.t.execute(ctx, in, func(ctx context.Context, code string) (*Result, error) {
 		return c.serve(ctx, r, code, box, q)
 	})

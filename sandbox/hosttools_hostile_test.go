@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"testing"
 	"time"
@@ -16,27 +15,31 @@ import (
 // call rules in the way its value names.
 const hostileWorkerEnv = "LOOM_TEST_HOSTILE_WORKER"
 
-// serveHostileWorker speaks the worker protocol until the first request,
-// then sends tool calls no honest worker sends, and waits to be killed.
+// serveHostileWorker speaks the worker protocol (sandbox/internal/worker's
+// wire.go) until the first request, then sends tool calls no honest worker
+// sends, and waits to be killed.
 func serveHostileWorker(mode string) int {
 	w := bufio.NewWriter(os.Stdout)
 	write := func(v any) {
-		line, _ := marshalLine(v)
-		_, _ = w.Write(line)
+		line, _ := json.Marshal(v)
+		_, _ = w.Write(append(line, '\n'))
 		_ = w.Flush()
 	}
-	write(reply{Ready: true, PID: os.Getpid(), Version: protocolVersion})
+	write(map[string]any{"ready": true, "pid": os.Getpid(), "version": 1})
 	r := bufio.NewReader(os.Stdin)
-	line, err := readLine(r, 1<<20)
+	line, err := r.ReadBytes('\n')
 	if err != nil {
 		return 0
 	}
-	var req request
+	var req struct {
+		ID    uint64     `json:"id"`
+		Calls CallLimits `json:"calls"`
+	}
 	if json.Unmarshal(line, &req) != nil {
 		return 1
 	}
-	call := func(id uint64, seq uint64) reply {
-		return reply{ID: id, Call: &callMsg{Seq: seq, Tool: "echo", Args: json.RawMessage(`{"message":"forged"}`)}}
+	call := func(id uint64, seq uint64) map[string]any {
+		return map[string]any{"id": id, "call": map[string]any{"seq": seq, "tool": "echo", "args": json.RawMessage(`{"message":"forged"}`)}}
 	}
 	switch mode {
 	case "other-run": // a call for a run that is not in flight
@@ -46,11 +49,11 @@ func serveHostileWorker(mode string) int {
 			write(call(req.ID, uint64(i+1)))
 		}
 	case "late": // a call after the run's reply
-		write(reply{ID: req.ID, Result: &Result{Value: json.RawMessage("1")}})
+		write(map[string]any{"id": req.ID, "result": Result{Value: json.RawMessage("1")}})
 		write(call(req.ID, 1))
 	}
 	for { // until the parent kills the worker or closes its input
-		if _, err := readLine(r, 1<<20); err != nil {
+		if _, err := r.ReadBytes('\n'); err != nil {
 			return 0
 		}
 	}
@@ -84,24 +87,6 @@ func TestHostileWorkerCalls(t *testing.T) {
 			require.LessOrEqual(t, tt.calls.Load(), allowed, "a refused call ran the tool")
 		})
 	}
-}
-
-// TestCallAfterRunRefused: once a run's calls' context ended, the host
-// side refuses every call, and the tool does not run.
-func TestCallAfterRunRefused(t *testing.T) {
-	tt := &testTools{}
-	box := tt.box(t, CallLimits{})
-	ctx, cancel := context.WithCancel(context.Background())
-	spec := box.localSpec(ctx, DefaultLimits())
-	_, err := spec.call(0, "echo", json.RawMessage(`{"message":"a"}`))
-	require.NoError(t, err)
-	cancel()
-	_, err = spec.call(1, "echo", json.RawMessage(`{"message":"b"}`))
-	require.ErrorIs(t, err, ErrRunEnded)
-	var ce *CallError
-	require.True(t, errors.As(err, &ce))
-	require.Equal(t, "echo", ce.Tool)
-	require.EqualValues(t, 1, tt.calls.Load())
 }
 
 func TestToolboxChecks(t *testing.T) {

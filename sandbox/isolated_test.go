@@ -21,15 +21,7 @@ func newTestIsolated(t *testing.T, opts ...Option) *Isolated {
 }
 
 // livePIDs are the pids of the executor's worker processes.
-func livePIDs(e *Isolated) []int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	var pids []int
-	for w := range e.live {
-		pids = append(pids, w.cmd.Process.Pid)
-	}
-	return pids
-}
+func livePIDs(e *Isolated) []int { return e.pool.PIDs() }
 
 func requireWorks(t *testing.T, e Executor) {
 	t.Helper()
@@ -45,13 +37,13 @@ func TestIsolatedRuns(t *testing.T) {
 	res, err := e.Run(context.Background(), `console.warn("w"); ({now: new Date(), big: 10n, m: new Map([[1, 2]])})`)
 	require.NoError(t, err)
 	require.JSONEq(t, `{"now":{"$date":"2030-01-01T00:00:00.000Z"},"big":{"$bigint":"10"},"m":{"$map":[[1,2]]}}`, string(res.Value))
-	require.Equal(t, []LogLine{{LevelWarn, "w"}}, res.Logs)
+	require.Equal(t, []LogLine{{Level: LevelWarn, Text: "w"}}, res.Logs)
 	require.Positive(t, res.Duration)
 
 	res, err = e.Run(context.Background(), `console.log("before"); null.x`)
 	require.ErrorIs(t, err, ErrException)
 	require.Contains(t, err.Error(), "at code.js:1:")
-	require.Equal(t, []LogLine{{LevelLog, "before"}}, res.Logs)
+	require.Equal(t, []LogLine{{Level: LevelLog, Text: "before"}}, res.Logs)
 
 	res, err = e.Run(context.Background(), `let x = 1`)
 	require.NoError(t, err)
@@ -68,7 +60,7 @@ func TestIsolatedWorkerEnvironmentIsScrubbed(t *testing.T) {
 		t.Skip("no /proc here:", err)
 	}
 	require.NotContains(t, string(env), "sk-secret")
-	require.Contains(t, string(env), workerEnvKey+"="+workerEnvValue)
+	require.Contains(t, string(env), "LOOM_SANDBOX_WORKER=1")
 	vars := strings.Split(strings.TrimRight(string(env), "\x00"), "\x00")
 	require.Len(t, vars, 5, "only the worker's own settings: %q", vars)
 	require.Contains(t, vars, "TZ=UTC", "local time in a worker is UTC")
@@ -90,26 +82,6 @@ func TestIsolatedWorkerKilledMidRun(t *testing.T) {
 	require.Contains(t, err.Error(), "A fresh worker was started")
 	requireWorks(t, e)
 	require.NotEqual(t, pids, livePIDs(e))
-}
-
-// TestIsolatedIdleWorkerDies kills an idle worker: the next run gets a
-// fresh one.
-func TestIsolatedIdleWorkerDies(t *testing.T) {
-	e := newTestIsolated(t, WithConcurrency(1))
-	pids := livePIDs(e)
-	require.Len(t, pids, 1)
-	e.mu.Lock()
-	var w *worker
-	for w = range e.live {
-	}
-	e.mu.Unlock()
-	require.NoError(t, syscall.Kill(pids[0], syscall.SIGKILL))
-	select {
-	case <-w.exited: // reaped: the pool sees it is dead
-	case <-time.After(time.Minute):
-		t.Fatal("the killed worker was never reaped")
-	}
-	requireWorks(t, e)
 }
 
 func TestIsolatedHardDeadlineKillsWorker(t *testing.T) {
@@ -191,17 +163,5 @@ func TestIsolatedWorkerCommand(t *testing.T) {
 	exe, err := os.Executable()
 	require.NoError(t, err)
 	e := newTestIsolated(t, WithWorkerCommand(exe), WithConcurrency(1))
-	requireWorks(t, e)
-}
-
-func TestCgroupDetection(t *testing.T) {
-	dir := findCgroupParent("")
-	if dir == "" {
-		t.Skip("no delegated cgroup v2 with the memory controller here: workers use RLIMIT_AS")
-	}
-	e := newTestIsolated(t, WithConcurrency(1), WithLimits(Limits{Memory: 32 << 20}))
-	require.Equal(t, "cgroup", e.MemoryEnforcement())
-	_, err := e.Run(context.Background(), `'x'.repeat(2**30).length`)
-	require.ErrorIs(t, err, ErrMemoryLimit)
 	requireWorks(t, e)
 }

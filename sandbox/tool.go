@@ -15,6 +15,7 @@ import (
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/internal/telemetry"
+	"github.com/loomwork/loom/sandbox/internal/jsrt"
 )
 
 // ToolName is the name of the tool NewTool returns.
@@ -95,7 +96,7 @@ Rules:
 - Limits per run: %s of time, %s of memory, %s of code, %s of result. Return summaries or slices of large data, not all of it.
 - Result forms: BigInt {"$bigint":"123"}, Map {"$map":[[key,value]]}, Set {"$set":[...]}, Date {"$date":"ISO time"}, NaN/Infinity {"$number":"NaN"}; functions and symbols are described, not exported.
 - Errors (syntax, exceptions with their stack, timeouts, limits) come back as the tool's error: read the message, fix the code and call the tool again.`,
-		l.CallStack, l.Timeout, formatBytes(l.Memory), formatBytes(int64(l.SourceBytes)), formatBytes(int64(l.ResultBytes)))
+		l.CallStack, l.Timeout, jsrt.FormatBytes(l.Memory), jsrt.FormatBytes(int64(l.SourceBytes)), jsrt.FormatBytes(int64(l.ResultBytes)))
 }
 
 // executorKind names an executor for traces and metrics.

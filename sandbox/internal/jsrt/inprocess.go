@@ -1,0 +1,176 @@
+package jsrt
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// InProcess runs code with goja in the calling process: a fresh runtime per
+// run, with every limit of [Limits] and the hardening described in the
+// package documentation. It is fast (tens of microseconds per run) and
+// contains accidental faults, but it cannot stop a built-in that ignores
+// interrupts, nor a single huge allocation: use [Isolated] for untrusted
+// code. It is safe for concurrent use.
+type InProcess struct {
+	cfg    *Config
+	slots  chan struct{}
+	wd     *watchdog
+	closed atomic.Bool
+	wg     sync.WaitGroup
+}
+
+var _ Executor = (*InProcess)(nil)
+
+// NewInProcess returns an in-process executor.
+func NewInProcess(opts ...Option) (*InProcess, error) {
+	cfg, err := NewConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	return &InProcess{cfg: cfg, slots: make(chan struct{}, cfg.Concurrency), wd: newWatchdog()}, nil
+}
+
+// Limits returns the limits every run gets.
+func (e *InProcess) Limits() Limits { return e.cfg.Limits }
+
+// Run runs code on a fresh runtime. It waits for a concurrency slot first
+// (the wait counts against ctx, not against the time limit). It returns
+// within the time limit plus the grace period: a run that does not stop
+// by then is given up and keeps its slot until it ends.
+func (e *InProcess) Run(ctx context.Context, code string) (*Result, error) {
+	return e.RunHost(ctx, code, nil)
+}
+
+// run runs code; host, when set, makes the run's host tools from the
+// context its calls run under, which ends when the run does.
+func (e *InProcess) RunHost(ctx context.Context, code string, host func(context.Context) HostSpec) (*Result, error) {
+	if e.closed.Load() {
+		return nil, ErrClosed
+	}
+	start := time.Now()
+	lim := e.cfg.Limits
+	timeout, byCtx := EffectiveTimeout(ctx, lim.Timeout)
+	if err := ctx.Err(); err != nil {
+		return &Result{}, ContextError(err, timeout)
+	}
+	select {
+	case e.slots <- struct{}{}:
+	case <-ctx.Done():
+		return &Result{Duration: time.Since(start)}, ContextError(ctx.Err(), timeout)
+	}
+	j := newJob(e.cfg, code, timeout)
+	if host != nil {
+		// The calls end when the run is stopped or over; their deadline, the
+		// run's plus grace, is a bound the tools see (and pass on).
+		callCtx, cancel := context.WithDeadline(ctx, time.Now().Add(timeout+lim.Grace))
+		defer cancel()
+		j.tools = newJSTools(host(callCtx), callCtx, cancel)
+	}
+	type outcome struct {
+		res *Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		defer func() { <-e.slots }()
+		e.wd.add(j)
+		defer e.wd.remove(j)
+		res, err := j.execute()
+		if j.tools != nil {
+			j.tools.end() // cancel the calls in flight and wait for them
+		}
+		done <- outcome{res, err}
+	}()
+	if !byCtx {
+		t := time.AfterFunc(timeout, func() { j.stop(KindTimeout, nil) })
+		defer t.Stop()
+	}
+	stopCtx := context.AfterFunc(ctx, func() {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			j.stop(KindTimeout, ctx.Err())
+		} else {
+			j.stop(KindCanceled, ctx.Err())
+		}
+	})
+	defer stopCtx()
+	hardAt := start.Add(timeout + lim.Grace)
+	hard := time.NewTimer(time.Until(hardAt))
+	defer hard.Stop()
+	ctxDone := ctx.Done()
+	for {
+		select {
+		case o := <-done:
+			if o.res == nil {
+				o.res = &Result{}
+			}
+			o.res.Duration = time.Since(start)
+			return o.res, o.err
+		case <-ctxDone:
+			ctxDone = nil
+			if at := time.Now().Add(lim.Grace); at.Before(hardAt) {
+				hardAt = at
+				hard.Reset(time.Until(at))
+			}
+		case <-hard.C:
+			// The run ignores its interrupt (a native built-in is running):
+			// give it up. Its goroutine keeps its slot until it ends.
+			res := &Result{Duration: time.Since(start)}
+			if r := j.reason.Load(); r != nil && r.kind == KindCanceled {
+				return res, &Error{Kind: KindCanceled, Message: "The run was canceled by the caller before the code finished.", cause: r.cause}
+			}
+			var cause error
+			if byCtx {
+				cause = context.DeadlineExceeded
+			}
+			return res, TimeoutError(timeout, cause, true)
+		}
+	}
+}
+
+// Close makes later runs fail with ErrClosed. Runs in progress go on; use
+// Wait to wait for them.
+func (e *InProcess) Close() error {
+	e.closed.Store(true)
+	return nil
+}
+
+// Wait waits until every run goroutine has ended, given-up runs included,
+// or until ctx ends.
+func (e *InProcess) Wait(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() {
+		e.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// EffectiveTimeout is the time limit, or the time left before ctx's
+// deadline when that is sooner (byCtx).
+func EffectiveTimeout(ctx context.Context, limit time.Duration) (time.Duration, bool) {
+	if dl, ok := ctx.Deadline(); ok {
+		if d := time.Until(dl); d < limit {
+			return max(d, 0), true
+		}
+	}
+	return limit, false
+}
+
+// ContextError is the error for a context that ended before the run
+// started.
+func ContextError(err error, timeout time.Duration) *Error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return TimeoutError(timeout, err, false)
+	}
+	return &Error{Kind: KindCanceled, Message: "The run was canceled by the caller before the code started.", cause: err}
+}

@@ -1,0 +1,34 @@
+package worker
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/loomwork/loom/sandbox/internal/jsrt"
+)
+
+func TestMain(m *testing.M) {
+	ServeWorkerIfChild()
+	goleak.VerifyTestMain(m)
+}
+
+// withConfig is an option that edits the executor's configuration.
+func withConfig(edit func(c *jsrt.Config)) jsrt.Option { return edit }
+
+func newTestIsolated(t *testing.T, opts ...jsrt.Option) *Isolated {
+	t.Helper()
+	e, err := NewIsolated(opts...)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, e.Close()) })
+	return e
+}
+
+func requireWorks(t *testing.T, e *Isolated) {
+	t.Helper()
+	res, err := e.Run(context.Background(), `[1, 2, 3].map(x => x * 2)`)
+	require.NoError(t, err)
+	require.JSONEq(t, `[2,4,6]`, string(res.Value))
+}

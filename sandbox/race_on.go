@@ -1,9 +1,0 @@
-//go:build race
-
-package sandbox
-
-// raceEnabled is true in binaries built with -race. The race detector maps
-// shadow memory as the heap grows, so a worker of such a binary gets no
-// RLIMIT_AS: its memory is bounded by GOMEMLIMIT, the heap watchdog and a
-// cgroup when there is one.
-const raceEnabled = true

@@ -1,4 +1,0 @@
-package sandbox
-
-// archSyscalls are none beyond the common ones on arm64.
-var archSyscalls []uintptr
