@@ -69,7 +69,9 @@ func NewExecutor(env *Env, kind string, timeout time.Duration) (sandbox.ToolRunn
 	switch kind {
 	case SandboxIsolated:
 		var iso *sandbox.Isolated
-		iso, err = sandbox.NewIsolated(opts...)
+		// The first worker starts while the program goes on to its first
+		// model call; the first snippet waits for it.
+		iso, err = sandbox.NewIsolated(append(opts, sandbox.WithBackgroundStart())...)
 		if err == nil {
 			env.Log.Debug("sandbox", "executor", kind, "memory", iso.MemoryEnforcement())
 			exec = iso
