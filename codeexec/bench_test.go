@@ -11,6 +11,7 @@ import (
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/sandbox"
+	"github.com/loomwork/loom/sandbox/jstool"
 )
 
 // cycleModel is an instant model that records nothing: it calls the
@@ -63,7 +64,7 @@ type namedSandbox struct {
 }
 
 func tool(b *testing.B, e sandbox.Executor) agent.Agent {
-	t, err := sandbox.NewTool(e)
+	t, err := jstool.New(e)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/loomwork/loom/internal/flow"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/sandbox"
+	"github.com/loomwork/loom/sandbox/jstool"
 	"github.com/loomwork/loom/vector"
 )
 
@@ -47,7 +48,7 @@ type Config struct {
 	Instructions string
 	// Tool is the tool that runs code, as the coder calls it: an agent
 	// whose input has a "code" string and which fails its run when the code
-	// fails ([sandbox.NewTool] gives one).
+	// fails ([jstool.New] gives one).
 	Tool agent.Agent
 	// Sandbox, when Tool is nil, is the executor the evaluateJs tool runs
 	// code on. When both are nil, the workflow starts its own
@@ -86,7 +87,7 @@ type Config struct {
 	// declarations (field [SandboxFunctionsKey]), which the default
 	// instructions list. Each call is a nested run of the snippet's
 	// sandbox run, traced, checked against the tool's schema and bounded
-	// by SandboxCalls and the sandbox's limits (see [sandbox.WithToolsets]).
+	// by SandboxCalls and the sandbox's limits (see [jstool.WithToolsets]).
 	// The code gets a call's JSON output: parts of a result beyond it
 	// (an MCP tool's images or audio) do not reach the code.
 	// They need the sandbox tool codeexec makes: Tool must be nil, and
@@ -213,7 +214,7 @@ func New(cfg Config) (*CodeExecution, error) {
 		return nil, fmt.Errorf("%w: code execution %s: Recall is %d; use 0 for the default (%d) or a positive count", agent.ErrInvalidConfig, cfg.Name, cfg.Recall, DefaultRecall)
 	}
 	if len(cfg.SandboxTools) > 0 && cfg.Tool != nil {
-		return nil, fmt.Errorf("%w: code execution %s: SandboxTools are offered through the sandbox tool codeexec makes, and Tool is set: leave Tool nil (pass the executor as Sandbox), or build the tool with sandbox.NewTool(exec, sandbox.WithToolsets(...))", agent.ErrInvalidConfig, cfg.Name)
+		return nil, fmt.Errorf("%w: code execution %s: SandboxTools are offered through the sandbox tool codeexec makes, and Tool is set: leave Tool nil (pass the executor as Sandbox), or build the tool with jstool.New(exec, jstool.WithToolsets(...))", agent.ErrInvalidConfig, cfg.Name)
 	}
 	var owned sandbox.Executor
 	if cfg.Tool == nil {
@@ -225,11 +226,11 @@ func New(cfg Config) (*CodeExecution, error) {
 			}
 			exec, owned = iso, iso
 		}
-		var opts []sandbox.ToolOption
+		var opts []jstool.Option
 		if len(cfg.SandboxTools) > 0 {
-			opts = append(opts, sandbox.WithToolsets(cfg.SandboxTools...), sandbox.WithCallLimits(cfg.SandboxCalls))
+			opts = append(opts, jstool.WithToolsets(cfg.SandboxTools...), jstool.WithCallLimits(cfg.SandboxCalls))
 		}
-		tool, err := sandbox.NewTool(exec, opts...)
+		tool, err := jstool.New(exec, opts...)
 		if err != nil {
 			closeOwned(owned)
 			return nil, fmt.Errorf("code execution %s: %w", cfg.Name, err)
@@ -238,7 +239,7 @@ func New(cfg Config) (*CodeExecution, error) {
 	}
 	if cfg.Instructions == "" {
 		// loom's sandbox awaits a final Promise and allows top-level await.
-		cfg.Instructions = CoderInstructions(cfg.Tool.Name(), cfg.Tool.Name() == sandbox.ToolName)
+		cfg.Instructions = CoderInstructions(cfg.Tool.Name(), cfg.Tool.Name() == jstool.Name)
 		if len(cfg.SandboxTools) > 0 {
 			cfg.Instructions += SandboxFunctionsInstructions
 		}

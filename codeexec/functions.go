@@ -5,14 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/loomwork/loom/sandbox"
+	"github.com/loomwork/loom/sandbox/jstool"
 )
 
 // withFunctions adds the declarations of the functions offered to
 // snippets to the coder's input, under SandboxFunctionsKey, as the
 // toolsets list them now.
 func (ce *CodeExecution) withFunctions(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
-	tools, err := sandbox.ResolveHostTools(ctx, ce.cfg.SandboxTools, nil)
+	tools, err := jstool.ResolveHostTools(ctx, ce.cfg.SandboxTools, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ce.Name(), err)
 	}
@@ -20,7 +20,7 @@ func (ce *CodeExecution) withFunctions(ctx context.Context, input json.RawMessag
 	if err := json.Unmarshal(input, &fields); err != nil || fields == nil {
 		return input, nil // not an object: the coder's own check reports it
 	}
-	decl, err := json.Marshal(sandbox.Declarations(tools))
+	decl, err := json.Marshal(jstool.Declarations(tools))
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/sandbox"
+	"github.com/loomwork/loom/sandbox/jstool"
 )
 
 // DefaultInstructions precede each HumanEval prompt in the solver's input.
@@ -290,10 +291,10 @@ func lastSnippet(msgs []model.Message) string {
 	for i := len(msgs) - 1; i >= 0; i-- {
 		calls := msgs[i].ToolCalls()
 		for j := len(calls) - 1; j >= 0; j-- {
-			if calls[j].Name != sandbox.ToolName {
+			if calls[j].Name != jstool.Name {
 				continue
 			}
-			var in sandbox.ToolInput
+			var in jstool.Input
 			if json.Unmarshal(calls[j].Arguments, &in) == nil && strings.TrimSpace(in.Code) != "" {
 				return in.Code
 			}

@@ -18,6 +18,7 @@ import (
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/loomwork/loom/sandbox"
+	"github.com/loomwork/loom/sandbox/jstool"
 )
 
 // newSolver returns an AI agent on a scripted model that plays answer for
@@ -301,7 +302,7 @@ func TestCoderSolver(t *testing.T) {
 				return modeltest.Text(fenced(ref[p.ID]))
 			}
 			args, _ := json.Marshal(map[string]string{"code": ref[p.ID] + "\n" + p.EntryPoint + ".length"})
-			return modeltest.ToolCalls(modeltest.Call("call_"+p.ID, sandbox.ToolName, string(args)))
+			return modeltest.ToolCalls(modeltest.Call("call_"+p.ID, jstool.Name, string(args)))
 		})
 	}
 	m := modeltest.New(t, turns...)

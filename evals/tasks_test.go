@@ -15,6 +15,7 @@ import (
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/loomwork/loom/sandbox"
+	"github.com/loomwork/loom/sandbox/jstool"
 )
 
 func TestTasksData(t *testing.T) {
@@ -143,7 +144,7 @@ func TestTasksThroughTheWorkflow(t *testing.T) {
 		turns[i] = modeltest.Func(func(req model.Request) modeltest.Turn {
 			last := req.Messages[len(req.Messages)-1]
 			if rs := last.ToolResults(); len(rs) > 0 {
-				var out sandbox.ToolOutput
+				var out jstool.Output
 				require.NoError(t, json.Unmarshal(rs[0].Content, &out), string(rs[0].Content))
 				require.False(t, rs[0].IsError, string(rs[0].Content))
 				return modeltest.Text("The sandbox computed:\n" + string(out.Result))
@@ -151,7 +152,7 @@ func TestTasksThroughTheWorkflow(t *testing.T) {
 			text := last.Text()
 			tk := byPrompt[text[strings.Index(text, "Task: ")+len("Task: "):]]
 			args, _ := json.Marshal(map[string]string{"code": sol[tk.ID]})
-			return modeltest.ToolCalls(modeltest.Call(fmt.Sprintf("call_%d", calls.Add(1)), sandbox.ToolName, string(args)))
+			return modeltest.ToolCalls(modeltest.Call(fmt.Sprintf("call_%d", calls.Add(1)), jstool.Name, string(args)))
 		})
 	}
 	m := modeltest.New(t, turns...)

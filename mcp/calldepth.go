@@ -6,13 +6,13 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/loomwork/loom/sandbox"
+	"github.com/loomwork/loom/sandbox/jstool"
 )
 
 // The _meta keys of a tool call that carry a code-mode call's depth and
 // its time left to the server, so that a served coder whose snippets call
 // the server that serves it stays under the caller's deadline and cannot
-// recurse without bound (sandbox.MaxCallDepth).
+// recurse without bound (jstool.MaxCallDepth).
 const (
 	metaCallDepth = "loom/callDepth"
 	metaTimeoutMs = "loom/timeoutMs"
@@ -20,7 +20,7 @@ const (
 
 // callMeta adds ctx's code-mode call depth and time left to meta.
 func callMeta(ctx context.Context, meta sdk.Meta) sdk.Meta {
-	if d := sandbox.CallDepth(ctx); d > 0 {
+	if d := jstool.CallDepth(ctx); d > 0 {
 		meta[metaCallDepth] = d
 	}
 	if dl, ok := ctx.Deadline(); ok {
@@ -34,7 +34,7 @@ func callMeta(ctx context.Context, meta sdk.Meta) sdk.Meta {
 // numbers are ignored.
 func servedContext(ctx context.Context, meta sdk.Meta) (context.Context, context.CancelFunc) {
 	if d, ok := number(meta[metaCallDepth]); ok && d > 0 && d < 1<<20 {
-		ctx = sandbox.WithCallDepth(ctx, int(d))
+		ctx = jstool.WithCallDepth(ctx, int(d))
 	}
 	if ms, ok := number(meta[metaTimeoutMs]); ok && ms > 0 && ms < float64(365*24*time.Hour/time.Millisecond) {
 		return context.WithTimeout(ctx, time.Duration(ms)*time.Millisecond)

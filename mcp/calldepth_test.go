@@ -11,7 +11,7 @@ import (
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/engine"
-	"github.com/loomwork/loom/sandbox"
+	"github.com/loomwork/loom/sandbox/jstool"
 )
 
 type probeOut struct {
@@ -22,10 +22,10 @@ type probeOut struct {
 // A code-mode call's depth and deadline travel in the call's _meta: the
 // client writes them, and the served run gets them, so a served coder
 // whose snippets call the same server is held to the caller's deadline
-// and to sandbox.MaxCallDepth.
+// and to jstool.MaxCallDepth.
 func TestCallDepthAndDeadlineCrossMCP(t *testing.T) {
 	// The client's side, through JSON as on the wire.
-	ctx, cancel := context.WithTimeout(sandbox.WithCallDepth(context.Background(), 2), time.Minute)
+	ctx, cancel := context.WithTimeout(jstool.WithCallDepth(context.Background(), 2), time.Minute)
 	defer cancel()
 	b, err := json.Marshal(callMeta(ctx, sdk.Meta{"progressToken": "p"}))
 	require.NoError(t, err)
@@ -33,17 +33,17 @@ func TestCallDepthAndDeadlineCrossMCP(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &meta))
 	sctx, scancel := servedContext(context.Background(), meta)
 	defer scancel()
-	require.Equal(t, 2, sandbox.CallDepth(sctx))
+	require.Equal(t, 2, jstool.CallDepth(sctx))
 	_, ok := sctx.Deadline()
 	require.True(t, ok)
 	plain, pcancel := servedContext(context.Background(), sdk.Meta{metaCallDepth: "x", metaTimeoutMs: -1})
 	defer pcancel()
-	require.Equal(t, 0, sandbox.CallDepth(plain), "a value that is not a positive number is ignored")
+	require.Equal(t, 0, jstool.CallDepth(plain), "a value that is not a positive number is ignored")
 
 	// The server's side: a served agent sees them in its run.
 	probe, err := agent.NewFunc("probe", "Reports what its run sees.", func(ctx context.Context, _ struct{}) (probeOut, error) {
 		_, ok := ctx.Deadline()
-		return probeOut{Depth: sandbox.CallDepth(ctx), Deadline: ok}, nil
+		return probeOut{Depth: jstool.CallDepth(ctx), Deadline: ok}, nil
 	})
 	require.NoError(t, err)
 	s, err := NewServer(ServerConfig{Agents: []agent.Agent{probe}, Engine: engine.New()})

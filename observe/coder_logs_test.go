@@ -11,6 +11,7 @@ import (
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/loomwork/loom/observe/logx"
 	"github.com/loomwork/loom/sandbox"
+	"github.com/loomwork/loom/sandbox/jstool"
 	"github.com/stretchr/testify/require"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
@@ -25,7 +26,7 @@ func TestEngineLogsCarryTraceIDs(t *testing.T) {
 	log := slog.New(logx.NewHandler(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: logx.LevelTrace, ReplaceAttr: logx.ReplaceLevelNames})))
 	exec, err := sandbox.NewInProcess()
 	require.NoError(t, err)
-	tool, err := sandbox.NewTool(exec)
+	tool, err := jstool.New(exec)
 	require.NoError(t, err)
 	ce, err := codeexec.New(codeexec.Config{Tool: tool})
 	require.NoError(t, err)

@@ -9,6 +9,7 @@ import (
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/loomwork/loom/sandbox"
+	"github.com/loomwork/loom/sandbox/jstool"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -24,7 +25,7 @@ func TestCoderSandboxMetrics(t *testing.T) {
 	require.NoError(t, err)
 	exec, err := sandbox.NewInProcess()
 	require.NoError(t, err)
-	tool, err := sandbox.NewTool(exec)
+	tool, err := jstool.New(exec)
 	require.NoError(t, err)
 	ce, err := codeexec.New(codeexec.Config{Tool: tool})
 	require.NoError(t, err)

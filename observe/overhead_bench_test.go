@@ -15,6 +15,7 @@ import (
 	"github.com/loomwork/loom/observe"
 	"github.com/loomwork/loom/observe/store"
 	"github.com/loomwork/loom/sandbox"
+	"github.com/loomwork/loom/sandbox/jstool"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
@@ -64,7 +65,7 @@ func BenchmarkTracingOverhead(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	tool, err := sandbox.NewTool(exec)
+	tool, err := jstool.New(exec)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -90,25 +90,3 @@ func BenchmarkInProcessPrimes(b *testing.B) {
 func BenchmarkInProcessJoin(b *testing.B) {
 	benchRun(b, benchExecutor(b, false, WithTimeout(time.Minute)), benchJoin)
 }
-
-// BenchmarkToolFact is one evaluateJs call through the agent layer.
-func BenchmarkToolFact(b *testing.B) {
-	e, err := NewInProcess()
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer e.Close()
-	tool, err := NewTool(e)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx := context.Background()
-	in := []byte(`{"code":"function f(n){return n<=1?1:n*f(n-1)} f(15)"}`)
-	for b.Loop() {
-		for _, err := range tool.Run(ctx, in) {
-			if err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
-}

@@ -1,5 +1,8 @@
-// Package sandbox runs untrusted, LLM-written JavaScript with goja, and
-// exposes it to models as the evaluateJs tool.
+// Package sandbox runs untrusted, LLM-written JavaScript with goja. It is
+// the executor contract: [Executor], [Limits], [Result], [Error] and its
+// kinds, admission ([Check]), the host tool types ([Toolbox]) and the two
+// executors' constructors. The evaluateJs tool that exposes an executor to
+// models is package [github.com/loomwork/loom/sandbox/jstool].
 //
 // # Two tiers, one runner
 //
@@ -12,7 +15,7 @@
 //     ([WithCgroupParent]), otherwise RLIMIT_AS set to the worker's measured
 //     address space plus a budget (an idle Go process already maps about a
 //     gigabyte it never uses, so a bare RLIMIT_AS would kill it); GOMEMLIMIT;
-//     a Go stack limit lowered to 128 MiB; RLIMIT_NOFILE and RLIMIT_CORE;
+//     a Go stack limit lowered to 32 MiB; RLIMIT_NOFILE and RLIMIT_CORE;
 //     RLIMIT_CPU set before each run to the CPU time used so far plus the
 //     run's time limit and grace; an empty environment (no API key reaches
 //     a worker). A worker closes every file descriptor above 2 it
@@ -279,9 +282,9 @@
 // argument or result and a quarter of Limits.Memory in all; its time
 // limit covers the calls, and a call after the run ended is refused.
 // Calls still pending when the script ends are awaited before the result
-// is taken. [NewTool] with [WithToolsets] offers agent toolsets this way,
-// each call a nested run of the evaluateJs run; [Signature] and
-// [Declarations] describe the functions to a model.
+// is taken. jstool.New with jstool.WithToolsets offers agent toolsets this
+// way, each call a nested run of the evaluateJs run; jstool.Signature and
+// jstool.Declarations describe the functions to a model.
 //
 // # The worker hook
 //
@@ -301,13 +304,30 @@
 // again. Alternatively, [WithWorkerCommand] names a dedicated worker binary,
 // such as one built from github.com/loomwork/loom/sandbox/cmd/loom-jsworker.
 // The worker protocol is JSON lines on the worker's stdin and stdout,
-// described in wire.go.
+// described in internal/worker/wire.go.
 //
-// # The tool
+// # Packages
 //
-// [NewTool] makes an executor the evaluateJs agent: input {"code": "…"}
-// (jsCode is accepted too), output {"result": …, "logs": […]}. Its
-// description teaches the model the rules above; a sandbox failure is the
-// tool's error, which an AI agent's tool loop returns to the model as an
-// error result to correct.
+// The sandbox is split by idea; only sandbox and jstool are for users:
+//
+//   - sandbox: the contract above, and thin constructors over the two
+//     internal packages. It imports nothing of loom's agent layer.
+//   - sandbox/jstool: the evaluateJs tool, an agent whose input is
+//     {"code": "…"} (jsCode is accepted too), validated against its schema,
+//     and whose output is {"result": …, "logs": […]}; its description
+//     teaches a model the rules above, and a sandbox failure is the tool's
+//     error, which an AI agent's tool loop returns to the model to correct.
+//     With jstool.WithToolsets the same tool runs code mode. jstool also
+//     holds the TypeScript signatures of host tools, the admission
+//     guardrail and the code-mode call depth.
+//   - sandbox/internal/jsrt: the goja runtime (admission and compilation,
+//     lockdown, intrinsics, allocation guards, Date, number formatting,
+//     polyfills, named groups, console, the kit, the exporter, host tool
+//     Promises) and the in-process executor. It declares the contract's
+//     types, which sandbox re-exports as aliases.
+//   - sandbox/internal/worker: the isolated executor's pool, the worker
+//     protocol and main loop, and the OS layers (limits, cgroups, seccomp,
+//     namespaces, death with the parent).
+//   - sandbox/internal/jsscan: the source prescan admission runs.
+//   - sandbox/cmd/loom-jsworker: a dedicated worker binary.
 package sandbox

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/sandbox"
 )
 
@@ -63,21 +62,4 @@ func ExampleError() {
 	// exception 2
 	// Uncaught TypeError: Cannot read property 'name' of undefined
 	//     at code.js:2:6
-}
-
-func ExampleNewTool() {
-	exec, err := sandbox.NewInProcess()
-	if err != nil {
-		panic(err)
-	}
-	defer exec.Close()
-	tool, err := sandbox.NewTool(exec)
-	if err != nil {
-		panic(err)
-	}
-	out, err := agent.Invoke(context.Background(), tool, map[string]string{
-		"code": "console.log('10!'); let f = 1; for (let i = 2; i <= 10; i++) f *= i; f",
-	})
-	fmt.Println(string(out), err)
-	// Output: {"result":3628800,"logs":["10!"]} <nil>
 }

@@ -37,9 +37,5 @@ let bad;
 try { await tools.get_sum({a: "two"}) } catch (e) { bad = e.name }
 ({sum: r.sum, bad})`, box)
 	fmt.Println(string(res.Value), err)
-	fmt.Println(sandbox.Signature(box.Tools()[0]))
-	// Output:
-	// {"sum":42,"bad":"TypeError"} <nil>
-	// /** Adds two numbers. */
-	// get_sum(args: { a: number; b: number }): Promise<any>
+	// Output: {"sum":42,"bad":"TypeError"} <nil>
 }

@@ -3,9 +3,11 @@ package temporal_test
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/sandbox"
+	"github.com/loomwork/loom/sandbox/jstool"
 	"github.com/loomwork/loom/temporal"
 	"github.com/stretchr/testify/require"
 )
@@ -16,10 +18,29 @@ func TestWorkerSandboxToolIsIsolated(t *testing.T) {
 	tool, exec, err := temporal.WorkerSandboxTool()
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, exec.Close()) })
-	require.Equal(t, sandbox.ToolName, tool.Name())
+	require.Equal(t, jstool.Name, tool.Name())
 	out, err := agent.Invoke(t.Context(), tool, json.RawMessage(`{"code":"6*7"}`))
 	require.NoError(t, err)
-	var res sandbox.ToolOutput
+	var res jstool.Output
 	require.NoError(t, json.Unmarshal(out, &res))
 	require.JSONEq(t, `42`, string(res.Result))
+}
+
+// The workflow's sandbox tool shows the model the worker's tool: the same
+// name, description and schemas, so the activity runs what the model was
+// told of. Run outside a workflow, it refuses.
+func TestSandboxToolMatchesWorkerTool(t *testing.T) {
+	lim := sandbox.Limits{Timeout: 2 * time.Second, Memory: 64 << 20}
+	wf, err := temporal.SandboxTool(lim, temporal.ActivityOptions{})
+	require.NoError(t, err)
+	worker, exec, err := temporal.WorkerSandboxTool(sandbox.WithLimits(lim))
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, exec.Close()) })
+	require.Equal(t, worker.Name(), wf.Name())
+	require.Equal(t, worker.Description(), wf.Description())
+	require.Contains(t, wf.Description(), "2s of time, 64 MiB of memory")
+	require.JSONEq(t, string(worker.InputSchema()), string(wf.InputSchema()))
+	require.JSONEq(t, string(worker.OutputSchema()), string(wf.OutputSchema()))
+	_, err = agent.Invoke(t.Context(), wf, json.RawMessage(`{"code":"6*7"}`))
+	require.ErrorIs(t, err, temporal.ErrNotWorkflow)
 }

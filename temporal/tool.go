@@ -9,13 +9,14 @@ import (
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/sandbox"
+	"github.com/loomwork/loom/sandbox/jstool"
 	"go.temporal.io/sdk/workflow"
 )
 
 // ActivityTool returns an agent with t's name, description and schemas
 // whose runs execute t as the tool activity on a worker, whose Config.Tools
 // must hold t (the same value, built by the same code). Use it for sandbox
-// runs (sandbox.NewTool), HTTP and MCP tools: anything that is not a pure
+// runs (jstool.New), HTTP and MCP tools: anything that is not a pure
 // function of its input. The activity heartbeats while t runs.
 func ActivityTool(t agent.Agent, opts ActivityOptions) agent.Agent {
 	return &activityTool{t: t, opts: opts}
@@ -64,19 +65,31 @@ func (a *activityTool) Run(ctx context.Context, input json.RawMessage) iter.Seq2
 	})
 }
 
-// SandboxTool returns the evaluateJs tool (sandbox.NewTool) for a
+// SandboxTool returns the evaluateJs tool (jstool.New) for a
 // workflow: its runs execute as the tool activity on a worker whose
-// Config.Tools holds sandbox.NewTool of an executor with limits l, such as
-// the one [WorkerSandboxTool] makes. The workflow side needs no executor.
+// Config.Tools holds jstool.New of an executor with limits l, such as
+// the one [WorkerSandboxTool] makes. The workflow side needs no executor:
+// its tool is jstool's, for the name, description and schemas the model
+// sees, on an executor that never runs code.
 func SandboxTool(l sandbox.Limits, opts ActivityOptions) (agent.Agent, error) {
-	spec, err := agent.NewFunc(sandbox.ToolName, sandbox.ToolDescription(l), func(context.Context, sandbox.ToolInput) (sandbox.ToolOutput, error) {
-		return sandbox.ToolOutput{}, fmt.Errorf("%w: the %s tool runs on a worker, through temporal.ActivityTool", ErrNotWorkflow, sandbox.ToolName)
-	})
+	spec, err := jstool.New(workflowSide{lim: l})
 	if err != nil {
 		return nil, err
 	}
 	return ActivityTool(spec, opts), nil
 }
+
+// workflowSide is the executor of the workflow side's evaluateJs tool:
+// the tool's code runs on a worker, through the activity, never here.
+type workflowSide struct{ lim sandbox.Limits }
+
+func (w workflowSide) Limits() sandbox.Limits { return w.lim }
+
+func (workflowSide) Run(context.Context, string) (*sandbox.Result, error) {
+	return nil, fmt.Errorf("%w: the %s tool runs on a worker, through temporal.ActivityTool", ErrNotWorkflow, jstool.Name)
+}
+
+func (workflowSide) Close() error { return nil }
 
 // WorkerSandboxTool is the worker's side of [SandboxTool]: the evaluateJs
 // tool on an isolated executor (sandbox.NewIsolated with opts), the
@@ -90,7 +103,7 @@ func WorkerSandboxTool(opts ...sandbox.Option) (agent.Agent, *sandbox.Isolated, 
 	if err != nil {
 		return nil, nil, fmt.Errorf("temporal: start the worker's isolated sandbox: %w", err)
 	}
-	tool, err := sandbox.NewTool(exec)
+	tool, err := jstool.New(exec)
 	if err != nil {
 		_ = exec.Close()
 		return nil, nil, err

@@ -23,6 +23,7 @@ import (
 	"github.com/loomwork/loom/model/openai"
 	_ "github.com/loomwork/loom/model/providers" // registers every provider with model.Open
 	"github.com/loomwork/loom/sandbox"
+	"github.com/loomwork/loom/sandbox/jstool"
 	"github.com/loomwork/loom/vector"
 )
 
@@ -93,7 +94,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer exec.Close()
-	evaluateJs, err := sandbox.NewTool(exec)
+	evaluateJs, err := jstool.New(exec)
 	if err != nil {
 		return err
 	}

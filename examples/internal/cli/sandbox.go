@@ -8,6 +8,7 @@ import (
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/sandbox"
+	"github.com/loomwork/loom/sandbox/jstool"
 )
 
 // The sandboxes --sandbox can name.
@@ -72,7 +73,7 @@ func NewSandbox(env *Env, kind string, timeout time.Duration) (agent.Agent, bool
 	if err != nil {
 		return nil, false, err
 	}
-	tool, err := sandbox.NewTool(exec)
+	tool, err := jstool.New(exec)
 	if err != nil {
 		return nil, false, err
 	}
@@ -119,6 +120,6 @@ func NewExecutor(env *Env, kind string, timeout time.Duration) (sandbox.ToolRunn
 		return nil, fmt.Errorf("starting the %s sandbox: %w", kind, err)
 	}
 	env.Defer(func() { _ = exec.Close() })
-	env.verdict.tool = sandbox.ToolName
+	env.verdict.tool = jstool.Name
 	return exec, nil
 }

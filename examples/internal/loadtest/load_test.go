@@ -17,6 +17,7 @@ import (
 	"github.com/loomwork/loom/examples/internal/fakeopenai"
 	"github.com/loomwork/loom/model/openai"
 	"github.com/loomwork/loom/sandbox"
+	"github.com/loomwork/loom/sandbox/jstool"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 )
@@ -55,7 +56,7 @@ func TestConcurrentWorkflows(t *testing.T) {
 				exec, err = sandbox.NewInProcess()
 			}
 			require.NoError(t, err)
-			tool, err := sandbox.NewTool(exec)
+			tool, err := jstool.New(exec)
 			require.NoError(t, err)
 			ce, err := codeexec.New(codeexec.Config{Tool: tool})
 			require.NoError(t, err)

@@ -137,7 +137,7 @@ func (b *Toolbox) Tools() []HostTool {
 }
 
 // jsNames are the names the code calls, sorted.
-func (b *Toolbox) JSNames() []string {
+func (b *Toolbox) jsNames() []string {
 	names := make([]string, 0, len(b.byJS))
 	for n := range b.byJS {
 		names = append(names, n)
@@ -263,3 +263,7 @@ func SetSkip(b *Toolbox, skip func(ctx context.Context, index int)) { b.skip = s
 // CallLimitsWithDefaults is l with its zero fields filled, or an error
 // naming a field out of range.
 func CallLimitsWithDefaults(l CallLimits) (CallLimits, error) { return l.withDefaults() }
+
+// ToolNames are the JS names of b's tools, sorted: what a worker offers
+// the code.
+func ToolNames(b *Toolbox) []string { return b.jsNames() }

@@ -68,7 +68,7 @@ func (tr *ToolRun) Invoke(index int, name string, args json.RawMessage) (out jso
 	}
 	t := tr.box.byJS[name]
 	if t == nil {
-		return nil, CallErr(name, CallInvalidArguments, "there is no such tool; the tools are %v", tr.box.JSNames())
+		return nil, CallErr(name, CallInvalidArguments, "there is no such tool; the tools are %v", tr.box.jsNames())
 	}
 	if len(args) > tr.resultMax {
 		return nil, CallErr(name, CallLimit, "the argument's JSON form is larger than %s, the limit: pass less data", FormatBytes(int64(tr.resultMax)))
@@ -136,7 +136,7 @@ func AsCallError(name string, err error) *CallError {
 // here, on its own goroutine, under ctx.
 func (b *Toolbox) localSpec(ctx context.Context, lim Limits) HostSpec {
 	tr := NewToolRun(ctx, b, lim)
-	return HostSpec{Names: b.JSNames(), Limits: b.limits, Call: func(index int, name string, args json.RawMessage) (json.RawMessage, error) {
+	return HostSpec{Names: b.jsNames(), Limits: b.limits, Call: func(index int, name string, args json.RawMessage) (json.RawMessage, error) {
 		if !tr.Admit() {
 			if b.skip != nil {
 				b.skip(ctx, index)

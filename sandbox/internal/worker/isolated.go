@@ -294,7 +294,7 @@ func (e *Isolated) run(ctx context.Context, code string, box *jsrt.Toolbox) (*js
 		callCtx, cancel := context.WithDeadline(ctx, runStart.Add(timeout+lim.Grace))
 		calls = &hostCalls{tr: jsrt.NewToolRun(callCtx, box, lim), cancel: cancel}
 		defer calls.end(lim.Grace)
-		req.Tools, req.Calls = box.JSNames(), box.Limits()
+		req.Tools, req.Calls = jsrt.ToolNames(box), box.Limits()
 	}
 	if err := w.send(req); err != nil {
 		<-w.exited

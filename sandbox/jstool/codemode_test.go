@@ -1,4 +1,4 @@
-package sandbox
+package jstool
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/sandbox"
 )
 
 type sumIn struct {
@@ -46,16 +47,16 @@ func testToolset(t *testing.T) agent.Toolset {
 func TestCodeToolCallsAreNestedRuns(t *testing.T) {
 	for _, ex := range []struct {
 		name string
-		exec func(t *testing.T) ToolRunner
+		exec func(t *testing.T) sandbox.ToolRunner
 	}{
-		{"in-process", func(t *testing.T) ToolRunner { return newTestInProcess(t) }},
-		{"isolated", func(t *testing.T) ToolRunner { return newTestIsolated(t, WithConcurrency(1)) }},
+		{"in-process", func(t *testing.T) sandbox.ToolRunner { return newTestInProcess(t) }},
+		{"isolated", func(t *testing.T) sandbox.ToolRunner { return newTestIsolated(t, sandbox.WithConcurrency(1)) }},
 	} {
 		t.Run(ex.name, func(t *testing.T) {
-			tool, err := NewTool(ex.exec(t), WithToolsets(testToolset(t)), WithCallLimits(CallLimits{MaxCalls: 4}))
+			tool, err := New(ex.exec(t), WithToolsets(testToolset(t)), WithCallLimits(sandbox.CallLimits{MaxCalls: 4}))
 			require.NoError(t, err)
 			require.Contains(t, tool.Description(), "await tools.get_sum")
-			in, _ := json.Marshal(ToolInput{Code: `const [x, y] = await Promise.all([tools.get_sum({a: 1, b: 2}), tools.get_sum({a: 3, b: 4})]);
+			in, _ := json.Marshal(Input{Code: `const [x, y] = await Promise.all([tools.get_sum({a: 1, b: 2}), tools.get_sum({a: 3, b: 4})]);
 let caught; try { await tools.fail() } catch (e) { caught = e.message }
 ({total: x.sum + y.sum, caught})`})
 			var toolRun string
@@ -64,7 +65,7 @@ let caught; try { await tools.fail() } catch (e) { caught = e.message }
 			for ev, err := range tool.Run(context.Background(), in) {
 				require.NoError(t, err)
 				switch {
-				case ev.Kind == agent.EventRunStart && ev.Agent == ToolName:
+				case ev.Kind == agent.EventRunStart && ev.Agent == Name:
 					toolRun = ev.RunID
 				case ev.Kind == agent.EventRunStart && ev.ParentID == toolRun:
 					children[ev.RunID] = ev.Agent
@@ -72,7 +73,7 @@ let caught; try { await tools.fail() } catch (e) { caught = e.message }
 					out = ev.Output
 				}
 			}
-			var got ToolOutput
+			var got Output
 			require.NoError(t, json.Unmarshal(out, &got))
 			require.JSONEq(t, `{"total":10,"caught":"tools.fail: no luck"}`, string(got.Result))
 			names := []string{}
@@ -85,9 +86,9 @@ let caught; try { await tools.fail() } catch (e) { caught = e.message }
 }
 
 func TestCodeToolQuestionInterrupts(t *testing.T) {
-	tool, err := NewTool(newTestInProcess(t, WithLimits(Limits{Timeout: time.Minute})), WithToolsets(testToolset(t)))
+	tool, err := New(newTestInProcess(t, sandbox.WithLimits(sandbox.Limits{Timeout: time.Minute})), WithToolsets(testToolset(t)))
 	require.NoError(t, err)
-	in, _ := json.Marshal(ToolInput{Code: `await tools.ask({})`})
+	in, _ := json.Marshal(Input{Code: `await tools.ask({})`})
 	_, err = agent.Invoke(context.Background(), tool, in)
 	require.ErrorIs(t, err, agent.ErrInterrupted)
 	var ie *agent.InterruptedError
@@ -96,23 +97,25 @@ func TestCodeToolQuestionInterrupts(t *testing.T) {
 }
 
 func TestCodeToolNeedsAToolRunner(t *testing.T) {
-	_, err := NewTool(plainExecutor{}, WithToolsets(testToolset(t)))
+	_, err := New(plainExecutor{}, WithToolsets(testToolset(t)))
 	require.ErrorContains(t, err, "ToolRunner")
-	_, err = NewTool(newTestInProcess(t), WithCallLimits(CallLimits{MaxCalls: -1}))
+	_, err = New(newTestInProcess(t), WithCallLimits(sandbox.CallLimits{MaxCalls: -1}))
 	require.ErrorContains(t, err, "MaxCalls is -1")
 }
 
 type plainExecutor struct{}
 
-func (plainExecutor) Run(context.Context, string) (*Result, error) { return &Result{}, nil }
-func (plainExecutor) Close() error                                 { return nil }
+func (plainExecutor) Run(context.Context, string) (*sandbox.Result, error) {
+	return &sandbox.Result{}, nil
+}
+func (plainExecutor) Close() error { return nil }
 
 func TestCodeToolCallSpans(t *testing.T) {
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	tool, err := NewTool(newTestInProcess(t), WithToolsets(testToolset(t)))
+	tool, err := New(newTestInProcess(t), WithToolsets(testToolset(t)))
 	require.NoError(t, err)
-	in, _ := json.Marshal(ToolInput{Code: `(await tools.get_sum({a: 1, b: 2})).sum`})
+	in, _ := json.Marshal(Input{Code: `(await tools.get_sum({a: 1, b: 2})).sum`})
 	_, err = agent.Invoke(agent.WithTracerProvider(t.Context(), tp), tool, in)
 	require.NoError(t, err)
 	byName := map[string]sdktrace.ReadOnlySpan{}
@@ -142,7 +145,7 @@ func TestCodeToolRefusesCallsAfterItsRun(t *testing.T) {
 	a, err := agent.NewFunc("x", "x", func(context.Context, struct{}) (struct{}, error) { ran = true; return struct{}{}, nil })
 	require.NoError(t, err)
 	_, err = q.caller(a)(t.Context(), json.RawMessage(`{}`))
-	require.ErrorIs(t, err, ErrRunEnded)
+	require.ErrorIs(t, err, sandbox.ErrRunEnded)
 	require.False(t, ran)
 }
 
@@ -151,17 +154,17 @@ func TestCodeToolRefusesCallsAfterItsRun(t *testing.T) {
 // in, skipping calls refused before the tool ran, so that the runs' ids
 // (which a resumed run replays by) follow the code.
 func TestCodeToolCallsStartInCodeOrder(t *testing.T) {
-	for name, exec := range map[string]ToolRunner{"in-process": newTestInProcess(t), "isolated": newTestIsolated(t, WithConcurrency(1))} {
+	for name, exec := range map[string]sandbox.ToolRunner{"in-process": newTestInProcess(t), "isolated": newTestIsolated(t, sandbox.WithConcurrency(1))} {
 		t.Run(name, func(t *testing.T) {
-			tool, err := NewTool(exec, WithToolsets(testToolset(t)))
+			tool, err := New(exec, WithToolsets(testToolset(t)))
 			require.NoError(t, err)
-			in, _ := json.Marshal(ToolInput{Code: `await Promise.all([0, 1, 'x', 3, 4, 5, 6, 7].map(a => tools.get_sum({a, b: 0}).catch(() => null)))`})
+			in, _ := json.Marshal(Input{Code: `await Promise.all([0, 1, 'x', 3, 4, 5, 6, 7].map(a => tools.get_sum({a, b: 0}).catch(() => null)))`})
 			for range 10 {
 				var toolRun string
 				byID := map[string]string{} // nested run id -> its input
 				for ev, err := range tool.Run(context.Background(), in) {
 					require.NoError(t, err)
-					if ev.Kind == agent.EventRunStart && ev.Agent == ToolName {
+					if ev.Kind == agent.EventRunStart && ev.Agent == Name {
 						toolRun = ev.RunID
 					} else if ev.Kind == agent.EventRunStart && ev.ParentID == toolRun {
 						byID[ev.RunID] = string(ev.Input)

@@ -1,4 +1,4 @@
-package sandbox_test
+package jstool_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/loomwork/loom/sandbox"
+	"github.com/loomwork/loom/sandbox/jstool"
 )
 
 // The sandbox's admission as a guardrail on the evaluateJs tool: code
@@ -19,13 +20,13 @@ func ExampleAdmissionGuardrail() {
 		panic(err)
 	}
 	defer exec.Close()
-	tool, _ := sandbox.NewTool(exec)
-	admission, _ := sandbox.AdmissionGuardrail(sandbox.Limits{Nesting: 8})
+	tool, _ := jstool.New(exec)
+	admission, _ := jstool.AdmissionGuardrail(sandbox.Limits{Nesting: 8})
 	guarded, _ := agent.GuardTool(tool, agent.ToolGuards{Before: []agent.Guardrail{admission}})
 
 	deep := strings.Repeat("[", 10) + strings.Repeat("]", 10)
 	m := modeltest.New(nil,
-		modeltest.ToolCalls(modeltest.Call("c1", sandbox.ToolName, `{"code":"`+deep+`"}`)),
+		modeltest.ToolCalls(modeltest.Call("c1", jstool.Name, `{"code":"`+deep+`"}`)),
 		modeltest.Text("I will flatten it."),
 	)
 	coder, _ := agent.NewAI(agent.AIConfig{Name: "coder", Model: m, Tools: []agent.Agent{guarded}})

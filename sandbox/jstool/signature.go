@@ -1,4 +1,4 @@
-package sandbox
+package jstool
 
 import (
 	"encoding/json"
@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/loomwork/loom/sandbox"
 )
 
 // Signature renders a host tool as a TypeScript-like declaration of the
@@ -18,10 +20,10 @@ import (
 // The argument's type comes from the input schema (any without one), the
 // Promise's from the output schema. Schemas too deep, $refs and
 // constructs TypeScript has no word for are any.
-func Signature(t HostTool) string {
+func Signature(t sandbox.HostTool) string {
 	var b strings.Builder
 	writeDoc(&b, t.Description, "")
-	b.WriteString(JSName(t.Name))
+	b.WriteString(sandbox.JSName(t.Name))
 	b.WriteString("(args")
 	in := parseSchema(t.InputSchema)
 	if in == nil || !hasRequired(in) {
@@ -37,7 +39,7 @@ func Signature(t HostTool) string {
 
 // Declarations renders the tools as the declaration of the global the
 // code sees: declare const tools: { …signatures… }.
-func Declarations(tools []HostTool) string {
+func Declarations(tools []sandbox.HostTool) string {
 	var b strings.Builder
 	b.WriteString("declare const tools: {\n")
 	for _, t := range tools {

@@ -1,27 +1,29 @@
-package sandbox
+package jstool
 
 import (
 	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/loomwork/loom/sandbox"
 )
 
 func TestSignature(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		tool HostTool
+		tool sandbox.HostTool
 		want string
 	}{
-		{"numbers", HostTool{Name: "get-sum", Description: "Adds two numbers.",
+		{"numbers", sandbox.HostTool{Name: "get-sum", Description: "Adds two numbers.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"b":{"type":"number"},"a":{"type":"integer"}},"required":["a","b"]}`)},
 			"/** Adds two numbers. */\nget_sum(args: { b: number; a: number }): Promise<any>"},
-		{"no schema", HostTool{Name: "ping"}, "ping(args?: any): Promise<any>"},
-		{"optional fields and an output", HostTool{Name: "echo",
+		{"no schema", sandbox.HostTool{Name: "ping"}, "ping(args?: any): Promise<any>"},
+		{"optional fields and an output", sandbox.HostTool{Name: "echo",
 			InputSchema:  json.RawMessage(`{"type":"object","properties":{"message":{"type":"string"},"n":{"type":["number","null"]}}}`),
 			OutputSchema: json.RawMessage(`{"type":"object","properties":{"echo":{"type":"string"}},"required":["echo"]}`)},
 			"echo(args?: { message?: string; n?: number | null }): Promise<{ echo: string }>"},
-		{"descriptions, enums, arrays, maps", HostTool{Name: "search", Description: "Searches.\nSlowly.",
+		{"descriptions, enums, arrays, maps", sandbox.HostTool{Name: "search", Description: "Searches.\nSlowly.",
 			InputSchema: json.RawMessage(`{"type":"object","required":["q"],"properties":{
 "q":{"type":"string","description":"What to look for."},
 "mode":{"enum":["fast","full"]},
@@ -46,8 +48,8 @@ search(args: {
   ref?: any;
   either?: string | boolean;
 }): Promise<any>`},
-		{"a comment end in a description", HostTool{Name: "x", Description: "ends */ here"}, "/** ends * / here */\nx(args?: any): Promise<any>"},
-		{"a schema that is not JSON", HostTool{Name: "x", InputSchema: json.RawMessage(`{`)}, "x(args?: any): Promise<any>"},
+		{"a comment end in a description", sandbox.HostTool{Name: "x", Description: "ends */ here"}, "/** ends * / here */\nx(args?: any): Promise<any>"},
+		{"a schema that is not JSON", sandbox.HostTool{Name: "x", InputSchema: json.RawMessage(`{`)}, "x(args?: any): Promise<any>"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			require.Equal(t, tc.want, Signature(tc.tool))
@@ -60,13 +62,13 @@ func TestSignatureDepthBounded(t *testing.T) {
 	for range 20 {
 		deep = `{"type":"array","items":` + deep + `}`
 	}
-	sig := Signature(HostTool{Name: "d", InputSchema: json.RawMessage(deep)})
+	sig := Signature(sandbox.HostTool{Name: "d", InputSchema: json.RawMessage(deep)})
 	require.Contains(t, sig, "any")
 	require.Less(t, len(sig), 200)
 }
 
 func TestDeclarations(t *testing.T) {
-	got := Declarations([]HostTool{
+	got := Declarations([]sandbox.HostTool{
 		{Name: "get-sum", Description: "Adds.", InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"number","description":"First."}},"required":["a"]}`)},
 		{Name: "echo"},
 	})
@@ -88,7 +90,7 @@ func FuzzSignature(f *testing.F) {
 		f.Add(s, "a description */ with\nlines")
 	}
 	f.Fuzz(func(t *testing.T, schema, desc string) {
-		sig := Signature(HostTool{Name: "t", Description: desc, InputSchema: json.RawMessage(schema), OutputSchema: json.RawMessage(schema)})
+		sig := Signature(sandbox.HostTool{Name: "t", Description: desc, InputSchema: json.RawMessage(schema), OutputSchema: json.RawMessage(schema)})
 		if sig == "" {
 			t.Fatal("empty signature")
 		}

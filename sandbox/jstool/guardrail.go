@@ -1,4 +1,4 @@
-package sandbox
+package jstool
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/sandbox"
 	"github.com/loomwork/loom/sandbox/internal/jsrt"
 )
 
@@ -24,16 +25,16 @@ const AdmissionGuardrailName = "sandbox_admission"
 // admits it again.
 //
 // Use it as a Before guardrail of [agent.GuardTool] around the tool
-// [NewTool] returns, or around any tool whose arguments carry the code in
+// [New] returns, or around any tool whose arguments carry the code in
 // a "code" (or "jsCode") field. A call with no code is allowed, for the
 // tool to refuse with its own message.
-func AdmissionGuardrail(lim Limits) (agent.Guardrail, error) {
+func AdmissionGuardrail(lim sandbox.Limits) (agent.Guardrail, error) {
 	l, err := jsrt.LimitsWithDefaults(lim)
 	if err != nil {
 		return agent.Guardrail{}, fmt.Errorf("%w: sandbox admission guardrail: %w", agent.ErrInvalidConfig, err)
 	}
 	return agent.Guardrail{Name: AdmissionGuardrailName, Check: func(_ context.Context, in agent.GuardInput) (agent.Verdict, error) {
-		var args ToolInput
+		var args Input
 		if err := json.Unmarshal(in.Content, &args); err != nil {
 			return agent.Reject(fmt.Sprintf("the arguments are not a JSON object with a code field (%v): send {\"code\": \"…\"}", err)), nil
 		}
@@ -45,7 +46,7 @@ func AdmissionGuardrail(lim Limits) (agent.Guardrail, error) {
 			return agent.Allow(), nil
 		}
 		if err := jsrt.Check(code, l); err != nil {
-			var e *Error
+			var e *sandbox.Error
 			if errors.As(err, &e) {
 				return agent.Reject(e.Message), nil
 			}

@@ -1,4 +1,4 @@
-package sandbox
+package jstool
 
 import (
 	"context"
@@ -13,15 +13,16 @@ import (
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/internal/telemetry"
+	"github.com/loomwork/loom/sandbox"
 	"github.com/loomwork/loom/sandbox/internal/jsrt"
 )
 
-// ToolOption configures the evaluateJs tool [NewTool] makes.
-type ToolOption func(*toolOptions)
+// Option configures the evaluateJs tool [New] makes.
+type Option func(*toolOptions)
 
 type toolOptions struct {
 	toolsets []agent.Toolset
-	calls    CallLimits
+	calls    sandbox.CallLimits
 }
 
 // WithToolsets offers the tools of toolsets (loom agents: an MCP server's
@@ -41,111 +42,78 @@ type toolOptions struct {
 // call the functions, not which there are: list them for the model with
 // [ResolveHostTools] and [Declarations], as codeexec does in the coder's
 // instructions.
-func WithToolsets(ts ...agent.Toolset) ToolOption {
+func WithToolsets(ts ...agent.Toolset) Option {
 	return func(o *toolOptions) { o.toolsets = append(o.toolsets, ts...) }
 }
 
 // WithCallLimits bounds the tool calls of each run; zero fields take their
 // defaults.
-func WithCallLimits(l CallLimits) ToolOption {
+func WithCallLimits(l sandbox.CallLimits) Option {
 	return func(o *toolOptions) { o.calls = l }
 }
 
 // codeModeNote tells the model how to call the offered functions.
 const codeModeNote = "\n- Host functions: the global `tools` holds async functions that run tools on the host, such as `const r = await tools.get_sum({a: 2, b: 40})`; each takes one object argument and returns a Promise of the tool's JSON result. Their signatures are listed in your instructions. A call that fails rejects with an Error you can catch; calls per run are limited, so batch the work with Promise.all and compute in code."
 
-// codeTool is the evaluateJs tool with host tools: its runs serve the
-// code's calls as nested runs.
-type codeTool struct {
-	agent.Agent // the plain evaluateJs function: name, description, schemas
-	t           *tool
-	runner      ToolRunner
-	opts        toolOptions
-}
-
-func newCodeTool(t *tool, lim Limits, opts []ToolOption) (agent.Agent, error) {
-	var o toolOptions
-	for _, f := range opts {
-		if f != nil {
-			f(&o)
-		}
-	}
-	if _, err := jsrt.CallLimitsWithDefaults(o.calls); err != nil {
-		return nil, err
-	}
-	for i, ts := range o.toolsets {
+// codeMode checks the toolsets and the executor, which must run host
+// tools.
+func (t *tool) codeMode() error {
+	for i, ts := range t.opts.toolsets {
 		if ts == nil {
-			return nil, fmt.Errorf("sandbox: NewTool: toolset %d is nil", i)
+			return fmt.Errorf("jstool: New: toolset %d is nil", i)
 		}
 	}
-	runner, ok := t.exec.(ToolRunner)
+	runner, ok := t.exec.(sandbox.ToolRunner)
 	if !ok {
-		return nil, fmt.Errorf("sandbox: NewTool: WithToolsets needs an executor that runs host tools (a ToolRunner, as InProcess and Isolated are); %T is not one", t.exec)
+		return fmt.Errorf("jstool: New: WithToolsets needs an executor that runs host tools (a sandbox.ToolRunner, as sandbox.InProcess and sandbox.Isolated are); %T is not one", t.exec)
 	}
-	base, err := agent.NewFunc(ToolName, ToolDescription(lim)+codeModeNote, t.run)
-	if err != nil {
-		return nil, err
-	}
-	return &codeTool{Agent: base, t: t, runner: runner, opts: o}, nil
+	t.runner = runner
+	return nil
 }
 
-// Kind returns "func", as the evaluateJs tool without host tools.
-func (c *codeTool) Kind() string { return "func" }
-
-// Run runs the input's code with the toolsets' tools offered to it.
-func (c *codeTool) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.Event, error] {
-	return agent.Execute(ctx, c, input, c.body)
-}
-
-func (c *codeTool) body(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
-	var in ToolInput
-	if err := json.Unmarshal(r.Input, &in); err != nil {
-		return nil, fmt.Errorf("%w: %s: send {\"code\": \"…\"}: %v", agent.ErrInvalidInput, ToolName, err)
-	}
+// runCodeMode runs the input's code with the toolsets' tools offered to
+// it, serving its calls as nested runs of r.
+func (t *tool) runCodeMode(ctx context.Context, r *agent.Run, in Input) (Output, error) {
 	q := &callQueue{reqs: make(chan *agentCall), ended: make(chan struct{})}
-	tools, err := ResolveHostTools(ctx, c.opts.toolsets, q.caller)
+	tools, err := ResolveHostTools(ctx, t.opts.toolsets, q.caller)
 	if err != nil {
-		return nil, err
+		return Output{}, err
 	}
-	box, err := NewToolbox(tools, c.opts.calls)
+	box, err := sandbox.NewToolbox(tools, t.opts.calls)
 	if err != nil {
-		return nil, err
+		return Output{}, err
 	}
 	jsrt.SetSkip(box, q.skip)
-	out, err := c.t.execute(ctx, in, func(ctx context.Context, code string) (*Result, error) {
-		return c.serve(ctx, r, code, box, q)
+	return t.execute(ctx, in, func(ctx context.Context, code string) (*sandbox.Result, error) {
+		return t.serve(ctx, r, code, box, q)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(out)
 }
 
 // ResolveHostTools asks each toolset for its tools now and makes them host
 // tools whose calls run through call(tool) (nil: the tool's own Run,
 // outside any run). Their schemas are the tools' schemas.
-func ResolveHostTools(ctx context.Context, toolsets []agent.Toolset, call func(agent.Agent) HostFunc) ([]HostTool, error) {
+func ResolveHostTools(ctx context.Context, toolsets []agent.Toolset, call func(agent.Agent) sandbox.HostFunc) ([]sandbox.HostTool, error) {
 	if call == nil {
 		call = directCall
 	}
-	var out []HostTool
+	var out []sandbox.HostTool
 	for i, ts := range toolsets {
 		tools, err := ts.Tools(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("sandbox: toolset %d: list its tools: %w", i, err)
+			return nil, fmt.Errorf("jstool: toolset %d: list its tools: %w", i, err)
 		}
 		for _, a := range tools {
 			if a == nil {
-				return nil, fmt.Errorf("sandbox: toolset %d returned a nil tool", i)
+				return nil, fmt.Errorf("jstool: toolset %d returned a nil tool", i)
 			}
-			out = append(out, HostTool{Name: a.Name(), Description: a.Description(), InputSchema: a.InputSchema(), OutputSchema: a.OutputSchema(), Call: call(a)})
+			out = append(out, sandbox.HostTool{Name: a.Name(), Description: a.Description(), InputSchema: a.InputSchema(), OutputSchema: a.OutputSchema(), Call: call(a)})
 		}
 	}
 	return out, nil
 }
 
 // directCall runs a tool as a run of its own.
-func directCall(a agent.Agent) HostFunc {
+func directCall(a agent.Agent) sandbox.HostFunc {
 	return func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 		return agent.Invoke(ctx, a, args)
 	}
@@ -170,13 +138,13 @@ type agentCall struct {
 
 // caller is the HostFunc of tool a: it hands the call to the run and waits
 // for its end.
-func (q *callQueue) caller(a agent.Agent) HostFunc {
+func (q *callQueue) caller(a agent.Agent) sandbox.HostFunc {
 	return func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
-		c := &agentCall{index: CallIndex(ctx), agent: a, ctx: ctx, args: args, done: make(chan struct{})}
+		c := &agentCall{index: sandbox.CallIndex(ctx), agent: a, ctx: ctx, args: args, done: make(chan struct{})}
 		select {
 		case q.reqs <- c:
 		case <-q.ended:
-			return nil, ErrRunEnded
+			return nil, sandbox.ErrRunEnded
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
@@ -232,16 +200,16 @@ func (o *inOrder) add(c *agentCall, ready []*agentCall) []*agentCall {
 // r, at once. A call
 // that must end the run as it is (the consumer stopped, a limit, a
 // question for a person, a halt) stops the code and is the run's error.
-func (c *codeTool) serve(ctx context.Context, r *agent.Run, code string, box *Toolbox, q *callQueue) (*Result, error) {
+func (t *tool) serve(ctx context.Context, r *agent.Run, code string, box *sandbox.Toolbox, q *callQueue) (*sandbox.Result, error) {
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type outcome struct {
-		res *Result
+		res *sandbox.Result
 		err error
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		res, err := c.runner.RunWithTools(runCtx, code, box)
+		res, err := t.runner.RunWithTools(runCtx, code, box)
 		done <- outcome{res, err}
 	}()
 	var stop error
@@ -286,7 +254,7 @@ func (c *codeTool) serve(ctx context.Context, r *agent.Run, code string, box *To
 
 func refuse(batch []*agentCall) {
 	for _, c := range batch {
-		c.err = ErrRunEnded
+		c.err = sandbox.ErrRunEnded
 		close(c.done)
 	}
 }

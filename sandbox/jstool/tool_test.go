@@ -1,4 +1,4 @@
-package sandbox
+package jstool
 
 import (
 	"context"
@@ -12,12 +12,13 @@ import (
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/modeltest"
+	"github.com/loomwork/loom/sandbox"
 )
 
 func newTestTool(t *testing.T) agent.Agent {
 	t.Helper()
-	e := newTestInProcess(t, WithLimits(Limits{Timeout: 300 * time.Millisecond, ResultBytes: 1 << 10}))
-	tool, err := NewTool(e)
+	e := newTestInProcess(t, sandbox.WithLimits(sandbox.Limits{Timeout: 300 * time.Millisecond, ResultBytes: 1 << 10}))
+	tool, err := New(e)
 	require.NoError(t, err)
 	return tool
 }
@@ -71,16 +72,16 @@ func TestToolFailuresAreModelReadableErrors(t *testing.T) {
 		want error
 		text string
 	}{
-		{"syntax", "let x = ;", ErrSyntax, "SyntaxError at line 1"},
-		{"exception with logs", "console.log('step 1'); null.x", ErrException, "Console output before the error:\nstep 1"},
-		{"thrown value", "throw 'boom'", ErrThrownValue, `"boom"`},
-		{"timeout", "for(;;){}", ErrTimeout, "join('')"},
-		{"stack", "function f(){return f()} f()", ErrStackOverflow, "Maximum call stack size exceeded"},
-		{"output", "'x'.repeat(5000)", ErrOutputTooLarge, "1 KiB"},
-		{"nesting", nest(300), ErrNestingTooDeep, "nested too deeply"},
-		{"unsettled", "new Promise(() => {})", ErrUnsettledPromise, "never settled"},
-		{"cyclic", "const a = {}; a.self = a; a", ErrCyclicValue, "result.self"},
-		{"no require", "require('fs')", ErrException, "no require"},
+		{"syntax", "let x = ;", sandbox.ErrSyntax, "SyntaxError at line 1"},
+		{"exception with logs", "console.log('step 1'); null.x", sandbox.ErrException, "Console output before the error:\nstep 1"},
+		{"thrown value", "throw 'boom'", sandbox.ErrThrownValue, `"boom"`},
+		{"timeout", "for(;;){}", sandbox.ErrTimeout, "join('')"},
+		{"stack", "function f(){return f()} f()", sandbox.ErrStackOverflow, "Maximum call stack size exceeded"},
+		{"output", "'x'.repeat(5000)", sandbox.ErrOutputTooLarge, "1 KiB"},
+		{"nesting", nest(300), sandbox.ErrNestingTooDeep, "nested too deeply"},
+		{"unsettled", "new Promise(() => {})", sandbox.ErrUnsettledPromise, "never settled"},
+		{"cyclic", "const a = {}; a.self = a; a", sandbox.ErrCyclicValue, "result.self"},
+		{"no require", "require('fs')", sandbox.ErrException, "no require"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -145,7 +146,7 @@ func toolResults(reqs []model.Request) []model.ToolResult {
 }
 
 func TestNewToolNeedsAnExecutor(t *testing.T) {
-	_, err := NewTool(nil)
+	_, err := New(nil)
 	require.Error(t, err)
-	require.False(t, errors.Is(err, ErrInternal))
+	require.False(t, errors.Is(err, sandbox.ErrInternal))
 }

@@ -1,10 +1,11 @@
-package sandbox
+package jstool
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"strings"
 	"time"
 
@@ -15,14 +16,15 @@ import (
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/internal/telemetry"
+	"github.com/loomwork/loom/sandbox"
 	"github.com/loomwork/loom/sandbox/internal/jsrt"
 )
 
-// ToolName is the name of the tool NewTool returns.
-const ToolName = "evaluateJs"
+// Name is the name of the tool New returns.
+const Name = "evaluateJs"
 
-// ToolInput is the evaluateJs tool's input.
-type ToolInput struct {
+// Input is the evaluateJs tool's input.
+type Input struct {
 	// Code is the JavaScript to run.
 	Code string `json:"code,omitempty" jsonschema:"description=The JavaScript to run. The value of its final expression is the result."`
 	// JSCode is accepted in place of Code, for compatibility with tools
@@ -31,12 +33,12 @@ type ToolInput struct {
 }
 
 // JSONSchemaExtend marks code as the field to send.
-func (ToolInput) JSONSchemaExtend(s *jsonschema.Schema) {
+func (Input) JSONSchemaExtend(s *jsonschema.Schema) {
 	s.Description = "Send the JavaScript in code."
 }
 
-// ToolOutput is the evaluateJs tool's output.
-type ToolOutput struct {
+// Output is the evaluateJs tool's output.
+type Output struct {
 	// Result is the JSON form of the code's final value; null when it is
 	// undefined.
 	Result json.RawMessage `json:"result"`
@@ -48,7 +50,7 @@ type ToolOutput struct {
 }
 
 // JSONSchemaExtend describes result as any JSON value.
-func (ToolOutput) JSONSchemaExtend(s *jsonschema.Schema) {
+func (Output) JSONSchemaExtend(s *jsonschema.Schema) {
 	if p, ok := s.Properties.Get("result"); ok {
 		*p = jsonschema.Schema{Description: "The JSON form of the code's final value (null when undefined)."}
 	}
@@ -57,7 +59,7 @@ func (ToolOutput) JSONSchemaExtend(s *jsonschema.Schema) {
 // undefinedNote tells the model why its result is null.
 const undefinedNote = "The code's final value was undefined. End the code with the expression whose value you want (for example `total` or `({ sum, count })`), not with a declaration, a loop or a console.log."
 
-// NewTool returns the evaluateJs tool: an agent that runs the code it is
+// New returns the evaluateJs tool: an agent that runs the code it is
 // given with exec and returns {result, logs}. Its description teaches the
 // model the sandbox's rules and limits. A sandbox failure is returned as
 // the run's error, whose message (the *Error's, followed by the console
@@ -70,24 +72,43 @@ const undefinedNote = "The code's final value was undefined. End the code with t
 //
 // With [WithToolsets], the code may also call the tools of those toolsets
 // as tools.<name>(args), each call a nested run of the tool's run.
-func NewTool(exec Executor, opts ...ToolOption) (agent.Agent, error) {
+func New(exec sandbox.Executor, opts ...Option) (agent.Agent, error) {
 	if exec == nil {
-		return nil, errors.New("sandbox: NewTool needs an executor (NewIsolated or NewInProcess)")
+		return nil, errors.New("jstool: New needs an executor (sandbox.NewIsolated or sandbox.NewInProcess)")
 	}
-	lim := DefaultLimits()
-	if l, ok := exec.(interface{ Limits() Limits }); ok {
+	lim := sandbox.DefaultLimits()
+	if l, ok := exec.(interface{ Limits() sandbox.Limits }); ok {
 		lim = l.Limits()
 	}
 	t := &tool{exec: exec, kind: executorKind(exec)}
-	if len(opts) > 0 {
-		return newCodeTool(t, lim, opts)
+	for _, f := range opts {
+		if f != nil {
+			f(&t.opts)
+		}
 	}
-	return agent.NewFunc(ToolName, ToolDescription(lim), t.run)
+	if _, err := jsrt.CallLimitsWithDefaults(t.opts.calls); err != nil {
+		return nil, err
+	}
+	desc := Description(lim)
+	if len(t.opts.toolsets) > 0 {
+		if err := t.codeMode(); err != nil {
+			return nil, err
+		}
+		desc += codeModeNote
+	}
+	spec, err := agent.NewFunc(Name, desc, t.run)
+	if err != nil {
+		return nil, err
+	}
+	t.spec = spec
+	return t, nil
 }
 
-// ToolDescription is the evaluateJs tool's description for the given
-// limits: the rules a model must follow to use the sandbox well.
-func ToolDescription(l Limits) string {
+// Description is the evaluateJs tool's description for the given
+// limits: the rules a model must follow to use the sandbox well. Zero
+// fields of l stand for their defaults, as in a run.
+func Description(l sandbox.Limits) string {
+	l, _ = jsrt.LimitsWithDefaults(l) // negative fields are the executor's to refuse
 	return fmt.Sprintf(`Run JavaScript in a sandbox and return {result, logs}.
 Rules:
 - The value of the code's final expression is the result, as in a REPL: end the code with the expression you want (for example `+"`total`"+` or `+"`({ sum, count })`"+`). A returned Promise is awaited, and top-level await works.
@@ -100,35 +121,80 @@ Rules:
 }
 
 // executorKind names an executor for traces and metrics.
-func executorKind(e Executor) string {
+func executorKind(e sandbox.Executor) string {
 	switch e.(type) {
-	case *InProcess:
+	case *sandbox.InProcess:
 		return "goja"
-	case *Isolated:
+	case *sandbox.Isolated:
 		return "isolated"
 	default:
 		return fmt.Sprintf("%T", e)
 	}
 }
 
+// tool is the evaluateJs tool, with or without code mode. Its input is
+// validated against its schema before any code runs.
 type tool struct {
-	exec Executor
-	kind string
+	spec   *agent.Func[Input, Output] // name, description, schemas and input validation; runs without host tools
+	exec   sandbox.Executor
+	kind   string
+	opts   toolOptions
+	runner sandbox.ToolRunner // set in code mode
 }
 
-func (t *tool) run(ctx context.Context, in ToolInput) (ToolOutput, error) {
+// Name returns [Name].
+func (t *tool) Name() string { return t.spec.Name() }
+
+// Description returns the tool's description for its executor's limits.
+func (t *tool) Description() string { return t.spec.Description() }
+
+// InputSchema returns the schema of [Input].
+func (t *tool) InputSchema() json.RawMessage { return t.spec.InputSchema() }
+
+// OutputSchema returns the schema of [Output].
+func (t *tool) OutputSchema() json.RawMessage { return t.spec.OutputSchema() }
+
+// Kind returns "func".
+func (t *tool) Kind() string { return "func" }
+
+// Run validates the input against the input schema, runs its code and
+// returns the tool's output; in code mode the code's calls of the
+// toolsets' tools run as nested runs of this run.
+func (t *tool) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.Event, error] {
+	return agent.Execute(ctx, t, input, t.body)
+}
+
+func (t *tool) body(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
+	in, err := t.spec.Decode(r.Input)
+	if err != nil {
+		return nil, err
+	}
+	var out Output
+	if t.runner != nil {
+		out, err = t.runCodeMode(ctx, r, in)
+	} else {
+		out, err = t.run(ctx, in)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(out)
+}
+
+// run runs the input's code without host tools.
+func (t *tool) run(ctx context.Context, in Input) (Output, error) {
 	return t.execute(ctx, in, t.exec.Run)
 }
 
 // execute runs the input's code with runCode, under the sandbox.run span
 // (runCode's ctx), and makes the tool's output.
-func (t *tool) execute(ctx context.Context, in ToolInput, runCode func(ctx context.Context, code string) (*Result, error)) (ToolOutput, error) {
+func (t *tool) execute(ctx context.Context, in Input, runCode func(ctx context.Context, code string) (*sandbox.Result, error)) (Output, error) {
 	code := in.Code
 	if code == "" {
 		code = in.JSCode
 	}
 	if strings.TrimSpace(code) == "" {
-		return ToolOutput{}, errors.New("the input has no code: send the JavaScript to run in the code field, as {\"code\": \"1 + 1\"}")
+		return Output{}, errors.New("the input has no code: send the JavaScript to run in the code field, as {\"code\": \"1 + 1\"}")
 	}
 	ctx, span := telemetry.Tracer(ctx).Start(ctx, "sandbox.run", trace.WithSpanKind(trace.SpanKindInternal))
 	defer span.End()
@@ -137,11 +203,11 @@ func (t *tool) execute(ctx context.Context, in ToolInput, runCode func(ctx conte
 	t.record(ctx, span, code, res, err, time.Since(start))
 	if err != nil {
 		if res != nil && len(res.Logs) > 0 {
-			return ToolOutput{}, &toolError{err: err, logs: logTexts(res.Logs)}
+			return Output{}, &toolError{err: err, logs: logTexts(res.Logs)}
 		}
-		return ToolOutput{}, err
+		return Output{}, err
 	}
-	out := ToolOutput{Result: res.Value, Logs: logTexts(res.Logs)}
+	out := Output{Result: res.Value, Logs: logTexts(res.Logs)}
 	if res.Undefined {
 		out.Note = undefinedNote
 	}
@@ -149,10 +215,10 @@ func (t *tool) execute(ctx context.Context, in ToolInput, runCode func(ctx conte
 }
 
 // record sets the span's attributes and records the metrics.
-func (t *tool) record(ctx context.Context, span trace.Span, code string, res *Result, err error, d time.Duration) {
+func (t *tool) record(ctx context.Context, span trace.Span, code string, res *sandbox.Result, err error, d time.Duration) {
 	outcome, kind := "ok", ""
 	if err != nil {
-		outcome, kind = "error", string(KindOf(err))
+		outcome, kind = "error", string(sandbox.KindOf(err))
 		if kind == "" {
 			kind = "other"
 		}
@@ -170,10 +236,10 @@ func (t *tool) record(ctx context.Context, span trace.Span, code string, res *Re
 }
 
 // logTexts renders console lines for the model.
-func logTexts(lines []LogLine) []string {
+func logTexts(lines []sandbox.LogLine) []string {
 	out := make([]string, len(lines))
 	for i, l := range lines {
-		if l.Level == LevelLog || l.Level == "" {
+		if l.Level == sandbox.LevelLog || l.Level == "" {
 			out[i] = l.Text
 		} else {
 			out[i] = "[" + string(l.Level) + "] " + l.Text
@@ -197,7 +263,7 @@ func (e *toolError) Unwrap() error { return e.err }
 
 // spanAttrs are the sandbox.run span's attributes, content included when ctx
 // asks for it.
-func spanAttrs(ctx context.Context, executor, code string, res *Result, err error, d time.Duration, outcome, kind string) []attribute.KeyValue {
+func spanAttrs(ctx context.Context, executor, code string, res *sandbox.Result, err error, d time.Duration, outcome, kind string) []attribute.KeyValue {
 	attrs := make([]attribute.KeyValue, 4, 9)
 	attrs[0] = attribute.String("loom.sandbox.executor", executor)
 	attrs[1] = attribute.Int("loom.sandbox.code_bytes", len(code))
@@ -214,7 +280,7 @@ func spanAttrs(ctx context.Context, executor, code string, res *Result, err erro
 		if res != nil {
 			lines := res.Logs
 			if lines == nil {
-				lines = []LogLine{} // "[]", not "null", when nothing was printed
+				lines = []sandbox.LogLine{} // "[]", not "null", when nothing was printed
 			}
 			if logs, e := json.Marshal(lines); e == nil {
 				attrs = append(attrs, attribute.String("loom.sandbox.logs", telemetry.Truncate(string(logs))))

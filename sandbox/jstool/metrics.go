@@ -1,15 +1,16 @@
-package sandbox
+package jstool
 
 import (
 	"context"
 	"errors"
 	"fmt"
 
-	"github.com/loomwork/loom/internal/telemetry"
 	"go.opentelemetry.io/otel/metric"
+
+	"github.com/loomwork/loom/internal/telemetry"
 )
 
-// instruments are the metrics package sandbox owns: loom.sandbox.runs (by
+// instruments are the metrics the evaluateJs tool records: loom.sandbox.runs (by
 // executor, outcome and error kind) and loom.sandbox.duration, recorded to
 // the metrics on the run's ctx (agent.WithMetrics).
 type instruments struct {
@@ -25,7 +26,7 @@ func buildInstruments(m metric.Meter) (instruments, error) {
 	ins.runs, err1 = m.Int64Counter("loom.sandbox.runs", metric.WithDescription("Sandbox runs, by outcome and error kind."))
 	ins.duration, err2 = m.Float64Histogram("loom.sandbox.duration", metric.WithUnit("s"), metric.WithDescription("Sandbox run duration."))
 	if err := errors.Join(err1, err2); err != nil {
-		return ins, fmt.Errorf("sandbox: create metrics: %w", err)
+		return ins, fmt.Errorf("jstool: create metrics: %w", err)
 	}
 	return ins, nil
 }

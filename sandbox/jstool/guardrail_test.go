@@ -1,4 +1,4 @@
-package sandbox
+package jstool
 
 import (
 	"context"
@@ -10,15 +10,16 @@ import (
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/model/modeltest"
+	"github.com/loomwork/loom/sandbox"
 )
 
 // countingExecutor counts the runs that reach the executor.
 type countingExecutor struct {
-	Executor
+	sandbox.Executor
 	runs atomic.Int32
 }
 
-func (c *countingExecutor) Run(ctx context.Context, code string) (*Result, error) {
+func (c *countingExecutor) Run(ctx context.Context, code string) (*sandbox.Result, error) {
 	c.runs.Add(1)
 	return c.Executor.Run(ctx, code)
 }
@@ -39,13 +40,13 @@ func TestAdmissionGuardrailRejectsBeforeTheExecutor(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			exec := &countingExecutor{Executor: newTestInProcess(t)}
-			tool, err := NewTool(exec)
+			tool, err := New(exec)
 			require.NoError(t, err)
-			g, err := AdmissionGuardrail(Limits{})
+			g, err := AdmissionGuardrail(sandbox.Limits{})
 			require.NoError(t, err)
 			guarded, err := agent.GuardTool(tool, agent.ToolGuards{Before: []agent.Guardrail{g}})
 			require.NoError(t, err)
-			m := modeltest.New(t, modeltest.ToolCalls(modeltest.Call("c1", ToolName, tc.args)), modeltest.Text("ok"))
+			m := modeltest.New(t, modeltest.ToolCalls(modeltest.Call("c1", Name, tc.args)), modeltest.Text("ok"))
 			a, err := agent.NewAI(agent.AIConfig{Name: "coder", Model: m, Tools: []agent.Agent{guarded}})
 			require.NoError(t, err)
 			_, err = agent.Invoke(t.Context(), a, "compute")
@@ -65,6 +66,6 @@ func TestAdmissionGuardrailRejectsBeforeTheExecutor(t *testing.T) {
 }
 
 func TestAdmissionGuardrailRefusesNegativeLimits(t *testing.T) {
-	_, err := AdmissionGuardrail(Limits{SourceBytes: -1})
+	_, err := AdmissionGuardrail(sandbox.Limits{SourceBytes: -1})
 	require.ErrorIs(t, err, agent.ErrInvalidConfig)
 }
