@@ -9,11 +9,11 @@ import (
 )
 
 // InProcess runs code with goja in the calling process: a fresh runtime per
-// run (set up ahead, between runs: spare.go), with every limit of [Limits] and the hardening described in the
-// package documentation. It is fast (tens of microseconds per run) and
-// contains accidental faults, but it cannot stop a built-in that ignores
-// interrupts, nor a single huge allocation: use [Isolated] for untrusted
-// code. It is safe for concurrent use.
+// run (set up ahead, between runs: spare.go), with every limit of [Limits]
+// and the hardening described in the package documentation. It contains
+// accidental faults, but it cannot stop a built-in that ignores interrupts,
+// nor a single huge allocation: use [Isolated] for untrusted code. It is
+// safe for concurrent use.
 type InProcess struct {
 	cfg    *Config
 	slots  chan struct{}
