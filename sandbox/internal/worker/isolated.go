@@ -112,7 +112,8 @@ func NewIsolated(opts ...jsrt.Option) (*Isolated, error) {
 		}
 	}
 	mem := cfg.Limits.Memory
-	e.settings = workerSettings{Memory: mem, MaxStack: workerMaxStack}
+	e.settings = workerSettings{Memory: mem, MaxStack: workerMaxStack,
+		Expect: &request{Limits: cfg.Limits, FixedTime: cfg.FixedTime, RandSeed: cfg.RandSeed}}
 	if !cfg.DisableCgroup {
 		if dir := findCgroupParent(cfg.CgroupParent); dir != "" {
 			e.cgroups = &cgroupPool{dir: dir}

@@ -98,6 +98,9 @@ func serveWorker(in io.Reader, out io.Writer, errOut io.Writer) int {
 	lines, readErr := readLines(in, maxLine(jsrt.DefaultLimits())*16)
 	run := &runner{}
 	defer run.close()
+	if ws.Expect != nil {
+		_, _ = run.executor(*ws.Expect) // sets up the first runtime meanwhile; a failure shows at the first run
+	}
 	idle := jsrt.HeapBytes()
 	for {
 		line, ok := <-lines
