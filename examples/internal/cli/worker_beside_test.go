@@ -14,7 +14,9 @@ func TestWorkerIn(t *testing.T) {
 		setup func(dir string) error
 		found bool
 	}{
-		{"executable", func(dir string) error { return os.WriteFile(filepath.Join(dir, WorkerBinary), []byte("#!/bin/sh\n"), 0o755) }, true},
+		{"executable", func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, WorkerBinary), []byte("#!/bin/sh\n"), 0o755)
+		}, true},
 		{"not executable", func(dir string) error { return os.WriteFile(filepath.Join(dir, WorkerBinary), []byte("x"), 0o644) }, false},
 		{"a directory", func(dir string) error { return os.Mkdir(filepath.Join(dir, WorkerBinary), 0o755) }, false},
 		{"missing", func(string) error { return nil }, false},
