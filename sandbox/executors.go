@@ -9,8 +9,9 @@ import (
 
 // InProcess runs code with goja in the calling process: a fresh runtime per
 // run, with every limit of [Limits] and the hardening described in the
-// package documentation. It is fast (tens of microseconds per run) and
-// contains accidental faults, but it cannot stop a built-in that ignores
+// package documentation. The runtime is set up ahead, between runs, so a run
+// that follows idle time pays only for compiling, running and exporting
+// (bench/README.md has the figures). It contains accidental faults, but it cannot stop a built-in that ignores
 // interrupts, nor a single huge allocation: use [Isolated] for untrusted
 // code. It is safe for concurrent use.
 type InProcess struct {

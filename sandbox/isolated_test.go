@@ -165,3 +165,46 @@ func TestIsolatedWorkerCommand(t *testing.T) {
 	e := newTestIsolated(t, WithWorkerCommand(exe), WithConcurrency(1))
 	requireWorks(t, e)
 }
+
+// TestIsolatedBackgroundStart: NewIsolated returns before the first worker
+// is ready; the first run waits for it, and the executor reports what a
+// synchronously started one does.
+func TestIsolatedBackgroundStart(t *testing.T) {
+	e := newTestIsolated(t, WithConcurrency(1), WithBackgroundStart())
+	requireWorks(t, e)
+	sync := newTestIsolated(t, WithConcurrency(1))
+	ns, why := e.Namespaces()
+	wantNS, wantWhy := sync.Namespaces()
+	require.Equal(t, wantNS, ns)
+	require.Equal(t, wantWhy, why)
+	filtered, why := e.Seccomp()
+	wantFiltered, wantWhy := sync.Seccomp()
+	require.Equal(t, wantFiltered, filtered)
+	require.Equal(t, wantWhy, why)
+}
+
+// TestIsolatedBackgroundStartFailure: a worker that cannot start fails the
+// runs, at once and saying why, instead of NewIsolated.
+func TestIsolatedBackgroundStartFailure(t *testing.T) {
+	e, err := NewIsolated(WithWorkerCommand("/bin/true"), WithWorkerStartTimeout(5*time.Second), WithBackgroundStart())
+	require.NoError(t, err)
+	defer e.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard
+	defer cancel()
+	for range 2 {
+		_, err = e.Run(ctx, `1`)
+		require.ErrorContains(t, err, "could not start")
+		require.ErrorContains(t, err, "ServeWorkerIfChild")
+		require.NoError(t, ctx.Err(), "the run must fail when the start does, not wait for its context")
+	}
+}
+
+// TestIsolatedBackgroundStartClose: closing before the first worker is
+// ready ends the start and fails later runs with ErrClosed.
+func TestIsolatedBackgroundStartClose(t *testing.T) {
+	e, err := NewIsolated(WithConcurrency(2), WithBackgroundStart())
+	require.NoError(t, err)
+	require.NoError(t, e.Close())
+	_, err = e.Run(context.Background(), `1`)
+	require.ErrorIs(t, err, ErrClosed)
+}

@@ -82,3 +82,13 @@ func WithoutCgroup() Option {
 func WithoutNamespaces() Option {
 	return func(c *jsrt.Config) { c.DisableNS = true }
 }
+
+// WithBackgroundStart makes NewIsolated return at once and start its first
+// worker in the background, so that the worker's start overlaps with what
+// the program does next (a command-line tool's first model call). The first
+// run waits for the worker; when it could not start (a worker command that
+// is not a loom worker, say), the runs fail with an error that says why,
+// instead of NewIsolated. Seccomp and Namespaces wait for the first worker.
+func WithBackgroundStart() Option {
+	return func(c *jsrt.Config) { c.BackgroundStart = true }
+}

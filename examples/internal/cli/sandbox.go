@@ -2,6 +2,8 @@ package cli
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/loomwork/loom/agent"
@@ -34,6 +36,33 @@ func CheckTrust(kind string, trusted bool) error {
 // isolated sandbox worker, and returns otherwise. Call it first thing in
 // main, before anything else runs.
 func SandboxWorker() { sandbox.ServeWorkerIfChild() }
+
+// WorkerBinary is the name of the dedicated sandbox worker binary
+// (github.com/loomwork/loom/sandbox/cmd/loom-jsworker).
+const WorkerBinary = "loom-jsworker"
+
+// WorkerBeside returns the path of a WorkerBinary in this program's own
+// directory, and "" when there is none. The isolated sandbox starts it as
+// its worker instead of this program: a binary that links the sandbox
+// alone starts several times faster than an example that links every
+// provider, and a one-shot run starts a worker on its way to the answer.
+// Only the program's own directory is looked in, never $PATH.
+func WorkerBeside() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return workerIn(filepath.Dir(exe))
+}
+
+// workerIn returns the path of an executable WorkerBinary in dir, or "".
+func workerIn(dir string) string {
+	p := filepath.Join(dir, WorkerBinary)
+	if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+		return ""
+	}
+	return p
+}
 
 // NewSandbox returns the evaluateJs tool on the kind of executor named
 // (SandboxIsolated or SandboxInProcess), with timeout as the time limit of
@@ -70,6 +99,12 @@ func NewExecutor(env *Env, kind string, timeout time.Duration) (sandbox.ToolRunn
 	switch kind {
 	case SandboxIsolated:
 		var iso *sandbox.Isolated
+		// The first worker starts while the program goes on to its first
+		// model call; the first snippet waits for it.
+		opts = append(opts, sandbox.WithBackgroundStart())
+		if w := WorkerBeside(); w != "" {
+			opts = append(opts, sandbox.WithWorkerCommand(w))
+		}
 		iso, err = sandbox.NewIsolated(opts...)
 		if err == nil {
 			env.Log.Debug("sandbox", "executor", kind, "memory", iso.MemoryEnforcement())

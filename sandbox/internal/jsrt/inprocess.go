@@ -9,17 +9,18 @@ import (
 )
 
 // InProcess runs code with goja in the calling process: a fresh runtime per
-// run, with every limit of [Limits] and the hardening described in the
-// package documentation. It is fast (tens of microseconds per run) and
-// contains accidental faults, but it cannot stop a built-in that ignores
-// interrupts, nor a single huge allocation: use [Isolated] for untrusted
-// code. It is safe for concurrent use.
+// run (set up ahead, between runs: spare.go), with every limit of [Limits]
+// and the hardening described in the package documentation. It contains
+// accidental faults, but it cannot stop a built-in that ignores interrupts,
+// nor a single huge allocation: use [Isolated] for untrusted code. It is
+// safe for concurrent use.
 type InProcess struct {
 	cfg    *Config
 	slots  chan struct{}
 	wd     *watchdog
 	closed atomic.Bool
-	wg     sync.WaitGroup
+	wg     sync.WaitGroup // the run goroutines
+	spares *spares        // runtimes set up ahead (spare.go)
 }
 
 var _ Executor = (*InProcess)(nil)
@@ -30,7 +31,9 @@ func NewInProcess(opts ...Option) (*InProcess, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &InProcess{cfg: cfg, slots: make(chan struct{}, cfg.Concurrency), wd: newWatchdog()}, nil
+	e := &InProcess{cfg: cfg, slots: make(chan struct{}, cfg.Concurrency), wd: newWatchdog(), spares: newSpares(cfg.Concurrency)}
+	go e.spares.prepare(cfg)
+	return e, nil
 }
 
 // Limits returns the limits every run gets.
@@ -44,15 +47,22 @@ func (e *InProcess) Run(ctx context.Context, code string) (*Result, error) {
 	return e.RunHost(ctx, code, nil)
 }
 
-// run runs code; host, when set, makes the run's host tools from the
+// RunHost runs code; host, when set, makes the run's host tools from the
 // context its calls run under, which ends when the run does.
 func (e *InProcess) RunHost(ctx context.Context, code string, host func(context.Context) HostSpec) (*Result, error) {
+	return e.RunFor(ctx, code, e.cfg.Limits.Timeout, host)
+}
+
+// RunFor is RunHost with limit as this run's time limit in place of the
+// executor's Limits.Timeout: a worker keeps one executor, and its runtimes
+// set up ahead, for runs whose time limits differ.
+func (e *InProcess) RunFor(ctx context.Context, code string, limit time.Duration, host func(context.Context) HostSpec) (*Result, error) {
 	if e.closed.Load() {
 		return nil, ErrClosed
 	}
 	start := time.Now()
 	lim := e.cfg.Limits
-	timeout, byCtx := EffectiveTimeout(ctx, lim.Timeout)
+	timeout, byCtx := EffectiveTimeout(ctx, limit)
 	if err := ctx.Err(); err != nil {
 		return &Result{}, ContextError(err, timeout)
 	}
@@ -61,7 +71,7 @@ func (e *InProcess) RunHost(ctx context.Context, code string, host func(context.
 	case <-ctx.Done():
 		return &Result{Duration: time.Since(start)}, ContextError(ctx.Err(), timeout)
 	}
-	j := newJob(e.cfg, code, timeout)
+	j := e.spares.take(e.cfg, code, timeout)
 	if host != nil {
 		// The calls end when the run is stopped or over; their deadline, the
 		// run's plus grace, is a bound the tools see (and pass on).
@@ -76,15 +86,18 @@ func (e *InProcess) RunHost(ctx context.Context, code string, host func(context.
 	done := make(chan outcome, 1)
 	e.wg.Add(1)
 	go func() {
-		defer e.wg.Done()
-		defer func() { <-e.slots }()
-		e.wd.add(j)
-		defer e.wd.remove(j)
-		res, err := j.execute()
-		if j.tools != nil {
-			j.tools.end() // cancel the calls in flight and wait for them
-		}
-		done <- outcome{res, err}
+		func() {
+			defer e.wg.Done()
+			defer func() { <-e.slots }()
+			e.wd.add(j)
+			defer e.wd.remove(j)
+			res, err := j.execute()
+			if j.tools != nil {
+				j.tools.end() // cancel the calls in flight and wait for them
+			}
+			done <- outcome{res, err}
+		}()
+		e.spares.prepare(e.cfg) // for the next run, after this one's reply
 	}()
 	if !byCtx {
 		t := time.AfterFunc(timeout, func() { j.stop(KindTimeout, nil) })
@@ -132,10 +145,11 @@ func (e *InProcess) RunHost(ctx context.Context, code string, host func(context.
 	}
 }
 
-// Close makes later runs fail with ErrClosed. Runs in progress go on; use
-// Wait to wait for them.
+// Close makes later runs fail with ErrClosed and drops the runtimes set
+// up ahead. Runs in progress go on; use Wait to wait for them.
 func (e *InProcess) Close() error {
 	e.closed.Store(true)
+	e.spares.close()
 	return nil
 }
 

@@ -20,7 +20,7 @@ var kitSource string
 
 // kitProgram is the compiled exporter; a *goja.Program is immutable and
 // safe to run in many runtimes at once.
-var kitProgram = goja.MustCompile("loom-sandbox-kit.js", kitSource, true)
+var kitProgram = lazyProgram("loom-sandbox-kit.js", kitSource, true)
 
 var (
 	proxyType   = reflect.TypeOf(goja.Proxy{})
@@ -99,7 +99,7 @@ func (j *job) newKit() error {
 			return err
 		}
 	}
-	v, err := rt.RunProgram(kitProgram)
+	v, err := rt.RunProgram(kitProgram())
 	if err != nil {
 		return err
 	}

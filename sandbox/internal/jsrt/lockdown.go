@@ -8,14 +8,14 @@ import (
 	"github.com/dop251/goja"
 )
 
-// Programs compiled once, run in every runtime.
+// Programs compiled once, on first use (lazyProgram), run in every runtime.
 var (
-	asyncFnProgram = goja.MustCompile("loom-sandbox-lockdown.js", "(async function(){})", true)
-	genFnProgram   = goja.MustCompile("loom-sandbox-lockdown.js", "(function*(){})", true)
+	asyncFnProgram = lazyProgram("loom-sandbox-lockdown.js", "(async function(){})", true)
+	genFnProgram   = lazyProgram("loom-sandbox-lockdown.js", "(function*(){})", true)
 	// The Array wrappers are JS functions so that stringifying nested arrays
 	// goes through JS frames, which the call stack limit counts, instead of
 	// recursing in Go until the process dies of a stack overflow.
-	arrayWrapProgram = goja.MustCompile("loom-sandbox-lockdown.js", `(function (nativeJoin, nativeToString, nativeToLocaleString) {
+	arrayWrapProgram = lazyProgram("loom-sandbox-lockdown.js", `(function (nativeJoin, nativeToString, nativeToLocaleString) {
   "use strict";
   return [
     function join(separator) { return nativeJoin(this, separator); },
@@ -28,7 +28,7 @@ var (
 	// built-in sort, and written back; a comparator or a toString that
 	// changes the array cannot make the built-in read past its end. The
 	// built-ins used are taken before the code runs.
-	sortWrapProgram = goja.MustCompile("loom-sandbox-lockdown.js", `(function (nativeSort, defineProperty, TypeError, checkStopped, toObject) {
+	sortWrapProgram = lazyProgram("loom-sandbox-lockdown.js", `(function (nativeSort, defineProperty, TypeError, checkStopped, toObject) {
   "use strict";
   return function sort(comparefn) {
     if (comparefn !== undefined && typeof comparefn !== "function") {
@@ -93,7 +93,7 @@ func (j *job) lockdown() error {
 	if err := lock(thrower.Prototype(), "constructor"); err != nil {
 		return err
 	}
-	for _, p := range []*goja.Program{asyncFnProgram, genFnProgram} {
+	for _, p := range []*goja.Program{asyncFnProgram(), genFnProgram()} {
 		fn, err := rt.RunProgram(p)
 		if err != nil {
 			return err
@@ -135,7 +135,7 @@ func (j *job) wrapArray() error {
 			return v
 		})
 	}
-	mkv, err := rt.RunProgram(arrayWrapProgram)
+	mkv, err := rt.RunProgram(arrayWrapProgram())
 	if err != nil {
 		return err
 	}
@@ -176,7 +176,7 @@ func (j *job) wrapSort(ap *goja.Object) error {
 		j.checkStopped()
 		return goja.Undefined()
 	})
-	mkv, err := rt.RunProgram(sortWrapProgram)
+	mkv, err := rt.RunProgram(sortWrapProgram())
 	if err != nil {
 		return err
 	}

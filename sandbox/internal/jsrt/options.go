@@ -30,6 +30,9 @@ type Config struct {
 	CgroupParent  string
 	DisableCgroup bool
 	DisableNS     bool
+	// BackgroundStart: NewIsolated returns before the first worker is
+	// ready (WithBackgroundStart).
+	BackgroundStart bool
 }
 
 // NewConfig applies opts to a zero Config, fills the limits' defaults and

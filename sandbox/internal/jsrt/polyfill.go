@@ -13,7 +13,7 @@ import (
 // Object.groupBy and Map.groupBy, String.prototype.isWellFormed and
 // toWellFormed; Error.isError is a host function. It gets the built-ins it uses as arguments, taken before
 // the code runs.
-var polyfillProgram = goja.MustCompile("loom-sandbox-polyfill.js", `(function (host, apply, defineProperty, SetCtor, TypeError, ObjectCtor, MapCtor, StringProto) {
+var polyfillProgram = lazyProgram("loom-sandbox-polyfill.js", `(function (host, apply, defineProperty, SetCtor, TypeError, ObjectCtor, MapCtor, StringProto) {
   "use strict";
   const SP = SetCtor.prototype;
   const has = SP.has, add = SP.add, del = SP.delete, forEach = SP.forEach;
@@ -210,7 +210,7 @@ func (j *job) installPolyfills() error {
 // runPolyfill defines the Set methods.
 func (j *job) runPolyfill(host *goja.Object) error {
 	rt := j.rt
-	mk, err := rt.RunProgram(polyfillProgram)
+	mk, err := rt.RunProgram(polyfillProgram())
 	if err != nil {
 		return err
 	}

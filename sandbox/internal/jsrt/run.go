@@ -39,6 +39,7 @@ type job struct {
 	pos        posMap
 	rejected   []*goja.Promise
 	tools      *jsTools // the host tools offered to the code, or nil
+	ready      bool     // setup is done (a spare set up ahead)
 }
 
 func newJob(cfg *Config, code string, timeout time.Duration) *job {
@@ -79,7 +80,7 @@ func (j *job) execute() (res *Result, err error) {
 	if j.reason.Load() != nil { // stopped while compiling
 		return j.partial(), j.stoppedError()
 	}
-	if err := j.setup(); err != nil {
+	if err := j.prepare(); err != nil {
 		return j.partial(), &Error{Kind: KindInternal, Message: fmt.Sprintf(
 			"Internal sandbox error while preparing the runtime: %s. This is not caused by your code; run it again.", goErrorText(err))}
 	}
@@ -159,7 +160,9 @@ func (j *job) partial() *Result {
 	return &Result{Logs: j.console.lines}
 }
 
-// setup hardens the fresh runtime and defines the console and the kit.
+// setup hardens the fresh runtime and defines the console and the kit. It
+// depends on the executor's configuration only, never on the run's code,
+// time limit or tools, so it can run ahead of the run (spare.go).
 func (j *job) setup() error {
 	rt := j.rt
 	rt.SetMaxCallStackSize(j.lim.CallStack)
@@ -196,8 +199,17 @@ func (j *job) setup() error {
 	if err := j.installConsole(); err != nil {
 		return err
 	}
-	if err := j.newKit(); err != nil {
-		return err
+	return j.newKit()
+}
+
+// prepare sets up the runtime unless it was set up ahead, and defines the
+// run's host tools.
+func (j *job) prepare() error {
+	if !j.ready {
+		if err := j.setup(); err != nil {
+			return err
+		}
+		j.ready = true
 	}
 	if j.tools != nil {
 		return j.installTools()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"syscall"
 	"time"
@@ -85,10 +86,33 @@ func confine(dir string) error {
 	return syscall.Chdir("/")
 }
 
-// limitCPU sets RLIMIT_CPU to the CPU time used so far plus budget, so that
-// a run that spins past its time limit (in every thread) ends even without
-// the parent's kill.
-func limitCPU(budget time.Duration) {
+// cpuLimit keeps RLIMIT_CPU at least a run's CPU budget ahead of the CPU
+// time the worker has used, so that a run that spins past its time limit
+// (in every thread) ends even without the parent's kill. Reading the CPU
+// time and setting the limit are three system calls; they are made only
+// when the time since the limit was last set could have used up the slack
+// above the budget (at most GOMAXPROCS+1 threads burn CPU at once: the
+// worker runs no cgo), so back-to-back runs make them about once a second
+// instead of every run.
+type cpuLimit struct {
+	setAt time.Time     // when the limit was last set; zero: never
+	ahead time.Duration // the CPU time left under the limit at setAt, at least
+}
+
+// cpuSlack is what the limit is set ahead of the budget, so that the next
+// runs need not set it again.
+const cpuSlack = 2 * time.Second
+
+// ensure makes the limit at least budget ahead of the CPU time used.
+func (c *cpuLimit) ensure(budget time.Duration) {
+	now := time.Now()
+	if !c.setAt.IsZero() {
+		threads := time.Duration(runtime.GOMAXPROCS(0) + 1)
+		if c.ahead-now.Sub(c.setAt)*threads >= budget {
+			return
+		}
+	}
+	c.setAt = time.Time{}
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return
@@ -98,9 +122,11 @@ func limitCPU(budget time.Duration) {
 	if syscall.Getrlimit(syscall.RLIMIT_CPU, &lim) != nil {
 		return
 	}
-	cur := uint64((used+budget)/time.Second) + 1
+	cur := uint64((used+budget+cpuSlack)/time.Second) + 1
 	if cur < lim.Max {
 		lim.Cur = cur
-		_ = syscall.Setrlimit(syscall.RLIMIT_CPU, &lim)
+		if syscall.Setrlimit(syscall.RLIMIT_CPU, &lim) == nil {
+			c.setAt, c.ahead = now, time.Duration(cur)*time.Second-used
+		}
 	}
 }

@@ -114,7 +114,7 @@ func runWithPipe(e *jsrt.InProcess, req request, lines <-chan []byte, send func(
 		close(stop)
 		<-routed
 	}()
-	return e.RunHost(context.Background(), req.Code, func(ctx context.Context) jsrt.HostSpec { return p.spec(ctx, req) })
+	return e.RunFor(context.Background(), req.Code, req.Limits.Timeout, func(ctx context.Context) jsrt.HostSpec { return p.spec(ctx, req) })
 }
 
 // hostCalls is the parent's side of one isolated run's tool calls.

@@ -65,6 +65,11 @@ type Isolated struct {
 	live     map[*worker]struct{}
 	spawnErr error
 
+	// started is closed once the first worker has started, or failed to
+	// (startErr, set before).
+	started  chan struct{}
+	startErr error
+
 	// namespaces says whether workers start in their own namespaces, or
 	// why not.
 	namespaces   bool
@@ -81,7 +86,10 @@ var _ jsrt.Executor = (*Isolated)(nil)
 
 // NewIsolated starts a pool of worker processes (one per concurrency slot,
 // see [WithConcurrency]). It waits for the first worker to be ready, so a
-// misconfiguration fails here; the others start in the background.
+// misconfiguration fails here; the others start in the background. With
+// Config.BackgroundStart it returns at once and the first worker starts in
+// the background too; the first run waits for it, and fails if it could
+// not start.
 func NewIsolated(opts ...jsrt.Option) (*Isolated, error) {
 	cfg, err := jsrt.NewConfig(opts)
 	if err != nil {
@@ -104,7 +112,8 @@ func NewIsolated(opts ...jsrt.Option) (*Isolated, error) {
 		}
 	}
 	mem := cfg.Limits.Memory
-	e.settings = workerSettings{Memory: mem, MaxStack: workerMaxStack}
+	e.settings = workerSettings{Memory: mem, MaxStack: workerMaxStack,
+		Expect: &request{Limits: cfg.Limits, FixedTime: cfg.FixedTime, RandSeed: cfg.RandSeed}}
 	if !cfg.DisableCgroup {
 		if dir := findCgroupParent(cfg.CgroupParent); dir != "" {
 			e.cgroups = &cgroupPool{dir: dir}
@@ -120,9 +129,26 @@ func NewIsolated(opts ...jsrt.Option) (*Isolated, error) {
 		e.settings.Parent = os.Getpid()
 	}
 	e.settings.Dir = os.TempDir()
-	e.detectNamespaces()
-	e.env = e.workerEnv()
-	w, err := e.spawn()
+	e.started = make(chan struct{})
+	if cfg.BackgroundStart {
+		e.wg.Add(1)
+		go func() {
+			defer e.wg.Done()
+			defer close(e.started)
+			w, err := e.startFirst()
+			if err != nil {
+				e.startErr = err
+				return
+			}
+			e.release(w)
+			for i := 1; i < cfg.Concurrency; i++ {
+				e.replace()
+			}
+		}()
+		return e, nil
+	}
+	w, err := e.startFirst()
+	close(e.started)
 	if err != nil {
 		_ = e.Close()
 		return nil, err
@@ -150,52 +176,71 @@ func (e *Isolated) workerEnv() []string {
 	}, e.cfg.WorkerEnv...)
 }
 
-// detectNamespaces starts one worker in its own namespaces, with no input,
-// to learn whether the kernel allows them. When it refuses, the workers run
-// without, and the executor says so once, through slog and
-// [Isolated.Namespaces].
-func (e *Isolated) detectNamespaces() {
+// startFirst starts the first worker, in its own namespaces unless they
+// are turned off: it is also the probe of whether the kernel allows them,
+// so no extra process starts on the way to the first run. When the kernel
+// refuses them, the workers run without, and the executor says so once,
+// through slog and [Isolated.Namespaces].
+func (e *Isolated) startFirst() (*worker, error) {
 	switch {
 	case e.cfg.DisableNS:
 		e.namespacesNo = "turned off by WithoutNamespaces"
-		return
 	case workerCloneFlags == 0:
 		e.namespacesNo = "namespaces are Linux only"
-		return
-	}
-	e.settings.Namespaces = true
-	cmd := exec.Command(e.path, e.args...)
-	cmd.Env = e.workerEnv()
-	cmd.Dir = e.settings.Dir
-	var stderr tailWriter
-	stderr.max = stderrTail
-	cmd.Stderr = &stderr
-	hardenCmd(cmd, true)
-	err := cmd.Run() // stdin is empty: the worker starts, confines itself and exits
-	if err == nil {
+	default:
 		e.namespaces = true
-		return
 	}
-	e.settings.Namespaces = false
-	e.namespacesNo = strings.TrimSpace(err.Error() + " " + strings.TrimSpace(stderr.String()))
-	var errno syscall.Errno
-	refused := errors.As(err, &errno) && (errno == syscall.EPERM || errno == syscall.EINVAL || errno == syscall.ENOSPC || errno == syscall.EUSERS)
-	if !refused && !strings.Contains(stderr.String(), "confine") {
-		return // not the namespaces: the worker cannot start at all, which spawn reports
+	e.settings.Namespaces = e.namespaces
+	e.env = e.workerEnv()
+	w, err := e.spawn()
+	if err == nil || !e.namespaces || !namespacesRefused(err) {
+		return w, err
 	}
+	e.namespaces, e.settings.Namespaces = false, false
+	e.namespacesNo = err.Error()
 	slog.Warn("sandbox: the kernel refused the workers their own user, network, mount and PID namespaces; they run in the host's, with the other limits", "reason", e.namespacesNo)
+	e.env = e.workerEnv()
+	return e.spawn()
+}
+
+// namespacesRefused reports whether a worker failed to start because the
+// kernel refused it its namespaces: the clone failed, or the worker could
+// not confine itself to an empty root.
+func namespacesRefused(err error) bool {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return errno == syscall.EPERM || errno == syscall.EINVAL || errno == syscall.ENOSPC || errno == syscall.EUSERS
+	}
+	return strings.Contains(err.Error(), "confine")
+}
+
+// waitStarted waits until the first worker has started or failed to.
+func (e *Isolated) waitStarted(ctx context.Context) error {
+	select {
+	case <-e.started:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-e.closing:
+		return jsrt.ErrClosed
+	}
+	if e.startErr != nil {
+		return &jsrt.Error{Kind: jsrt.KindInternal, Message: "The sandbox's first worker process could not start, so no code can run: " + e.startErr.Error()}
+	}
+	return nil
 }
 
 // Seccomp reports whether the workers run under their system call filter
 // (a seccomp allowlist of what the Go runtime needs), and when not, why.
 func (e *Isolated) Seccomp() (bool, string) {
-	return e.unfiltered == "", e.unfiltered // set before NewIsolated returns
+	<-e.started // set by the first worker's ready reply
+	return e.unfiltered == "", e.unfiltered
 }
 
 // Namespaces reports whether the workers run in their own user, network,
 // mount and PID namespaces with an empty read-only root, and when not,
 // why.
 func (e *Isolated) Namespaces() (bool, string) {
+	<-e.started
 	return e.namespaces, e.namespacesNo
 }
 
@@ -318,6 +363,12 @@ func (e *Isolated) run(ctx context.Context, code string, box *jsrt.Toolbox) (*js
 
 // acquire takes an idle, live worker.
 func (e *Isolated) acquire(ctx context.Context, start time.Time) (*worker, error) {
+	if err := e.waitStarted(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil, jsrt.ContextError(ctx.Err(), e.cfg.Limits.Timeout)
+		}
+		return nil, err
+	}
 	for {
 		select {
 		case w := <-e.idle:

@@ -56,6 +56,10 @@ type workerSettings struct {
 	// read-only root.
 	Namespaces bool   `json:"namespaces,omitempty"`
 	Dir        string `json:"dir,omitempty"`
+	// Expect holds the settings of the runs to come (Limits, FixedTime,
+	// RandSeed; no code), so the worker sets up its first run's runtime
+	// while it waits for the first request.
+	Expect *request `json:"expect,omitempty"`
 }
 
 type request struct {

@@ -92,7 +92,15 @@ func serveWorker(in io.Reader, out io.Writer, errOut io.Writer) int {
 	if !send(ready) {
 		return 1
 	}
+	// The parent's first request usually comes a model call later: compile
+	// the runtime's own programs meanwhile.
+	jsrt.Precompile()
 	lines, readErr := readLines(in, maxLine(jsrt.DefaultLimits())*16)
+	run := &runner{}
+	defer run.close()
+	if ws.Expect != nil {
+		_, _ = run.executor(*ws.Expect) // sets up the first runtime meanwhile; a failure shows at the first run
+	}
 	idle := jsrt.HeapBytes()
 	for {
 		line, ok := <-lines
@@ -111,7 +119,7 @@ func serveWorker(in io.Reader, out io.Writer, errOut io.Writer) int {
 		if req.Answer != nil {
 			continue // an answer to a call of a run that has ended
 		}
-		rep := runRequest(req, lines, send)
+		rep := run.run(req, lines, send)
 		if !send(rep) {
 			return 1
 		}
@@ -158,28 +166,83 @@ func readLines(in io.Reader, max int) (<-chan []byte, <-chan error) {
 	return lines, errc
 }
 
-// runRequest runs one request with an in-process executor of its own. A
-// request that offers tools sends its calls with send and takes their
-// answers from lines.
-func runRequest(req request, lines <-chan []byte, send func(reply) bool) reply {
-	rep := reply{ID: req.ID}
+// runner runs a worker's requests. It keeps one in-process executor while
+// the requests' settings stay the same (they do for every run of one
+// parent executor), so the runtime for the next run is set up while the
+// worker waits for it (jsrt's spares), and it keeps RLIMIT_CPU ahead of
+// each run without system calls on most runs.
+type runner struct {
+	key  runnerKey
+	exec *jsrt.InProcess
+	cpu  cpuLimit
+}
+
+// runnerKey is what a runtime's setup depends on: the limits but the time
+// limit (given per run), the fixed time and the random seed.
+type runnerKey struct {
+	limits   jsrt.Limits
+	fixed    int64
+	hasFixed bool
+	seed     uint64
+	hasSeed  bool
+}
+
+func keyOf(req request) runnerKey {
+	k := runnerKey{limits: req.Limits}
+	k.limits.Timeout = 0
+	if req.FixedTime != nil {
+		k.fixed, k.hasFixed = req.FixedTime.UnixNano(), true
+	}
+	if req.RandSeed != nil {
+		k.seed, k.hasSeed = *req.RandSeed, true
+	}
+	return k
+}
+
+// executor returns the executor for req's settings, making it when they
+// differ from the last request's.
+func (r *runner) executor(req request) (*jsrt.InProcess, error) {
+	k := keyOf(req)
+	if r.exec != nil && k == r.key {
+		return r.exec, nil
+	}
+	r.close()
 	opts := []jsrt.Option{func(c *jsrt.Config) {
 		c.Limits, c.Concurrency, c.OSMemoryLimit = req.Limits, 1, true
 		c.FixedTime, c.RandSeed = req.FixedTime, req.RandSeed
 	}}
 	e, err := jsrt.NewInProcess(opts...)
 	if err != nil {
+		return nil, err
+	}
+	r.key, r.exec = k, e
+	return e, nil
+}
+
+// close closes the executor, if any.
+func (r *runner) close() {
+	if r.exec != nil {
+		_ = r.exec.Close()
+		r.exec = nil
+	}
+}
+
+// run runs one request. A request that offers tools sends its calls with
+// send and takes their answers from lines.
+func (r *runner) run(req request, lines <-chan []byte, send func(reply) bool) reply {
+	rep := reply{ID: req.ID}
+	e, err := r.executor(req)
+	if err != nil {
 		rep.Error = &jsrt.Error{Kind: jsrt.KindInternal, Message: "Internal sandbox error: " + err.Error()}
 		return rep
 	}
-	limitCPU(req.Limits.Timeout + req.Limits.Grace + cpuMargin)
+	r.cpu.ensure(req.Limits.Timeout + req.Limits.Grace + cpuMargin)
 	var res *jsrt.Result
 	if len(req.Tools) > 0 {
 		res, err = runWithPipe(e, req, lines, send)
 	} else {
-		res, err = e.Run(context.Background(), req.Code)
+		res, err = e.RunFor(context.Background(), req.Code, req.Limits.Timeout, nil)
 	}
-	_ = e.Close()
 	if err == nil {
 		rep.Result = res
 		return rep
