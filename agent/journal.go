@@ -28,6 +28,7 @@ type Journal struct {
 	subtree map[string][]int // run id -> indexes in events of the run's and its nested runs' events
 	answers map[string]json.RawMessage
 	rootID  string
+	lazy    map[string]*lazyRun // ended runs added encoded (AddEnded)
 
 	mu sync.Mutex
 }
