@@ -1,0 +1,238 @@
+package graph_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"sync/atomic"
+	"testing"
+
+	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/checkpoint"
+	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/graph"
+	"github.com/loomwork/loom/internal/testkit"
+	"github.com/loomwork/loom/model"
+	"github.com/loomwork/loom/model/modeltest"
+	"github.com/stretchr/testify/require"
+)
+
+// noSnapshots saves no snapshot: it removes the engine's snapshot fields
+// from every checkpoint, so a resume reads every checkpoint, as when a
+// snapshot cannot be read.
+type noSnapshots struct{ checkpoint.Store }
+
+func (n noSnapshots) Put(ctx context.Context, cp checkpoint.Checkpoint) error {
+	var st map[string]json.RawMessage
+	if err := json.Unmarshal(cp.State, &st); err != nil {
+		return err
+	}
+	delete(st, "snapshot")
+	delete(st, "snapshot_at")
+	raw, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	cp.State = raw
+	return n.Store.Put(ctx, cp)
+}
+
+// countLists counts the reads of a run's whole line.
+type countLists struct {
+	checkpoint.Store
+	lists *atomic.Int32
+}
+
+func (c countLists) List(ctx context.Context, runID string) ([]checkpoint.Checkpoint, error) {
+	c.lists.Add(1)
+	return c.Store.List(ctx, runID)
+}
+
+func (c countLists) ListFrom(ctx context.Context, runID string, from int64) ([]checkpoint.Checkpoint, error) {
+	return checkpoint.ListFrom(ctx, c.Store, runID, from)
+}
+
+// usageText is a model turn answering text with usage.
+func usageText(text string, in, out int64) modeltest.Turn {
+	return modeltest.Chunks(model.Chunk{TextDelta: text, Usage: &model.Usage{InputTokens: in, OutputTokens: out}, FinishReason: model.FinishStop})
+}
+
+// snapWorkload is a run that waits several times; answer answers the first
+// question it waits for.
+type snapWorkload struct {
+	name  string
+	input any
+	build func(t *testing.T) (a agent.Agent, effects func() string)
+	check func(t *testing.T, o snapOutcome) // what the run must give, either way
+}
+
+func snapWorkloads() []snapWorkload {
+	chain := func(t *testing.T) (agent.Agent, func() string) {
+		var runs [8]atomic.Int32
+		g := graph.New[st](graph.Config{}).Reducer("log", graph.Append())
+		prev := graph.START
+		for i := range 8 {
+			name := "n" + strconv.Itoa(i)
+			g.Node(name, counted(&runs[i], name)).Edge(prev, name)
+			prev = name
+			if i == 2 || i == 5 {
+				ask := "ask" + strconv.Itoa(i)
+				askNode(g, ask).Edge(prev, ask)
+				prev = ask
+			}
+		}
+		g.Edge(prev, graph.END)
+		return compile(t, g), func() string {
+			var out []int32
+			for i := range runs {
+				out = append(out, runs[i].Load())
+			}
+			return fmt.Sprint(out)
+		}
+	}
+	fanOut := func(t *testing.T) (agent.Agent, func() string) {
+		var side, after atomic.Int32
+		g := graph.New[st](graph.Config{}).Reducer("log", graph.Append()).
+			Node("plan", func(_ context.Context, s st) (st, error) { s.Items = []string{"a", "b", "c"}; return s, nil }).
+			Node("side", counted(&side, "side")).
+			Node("after", counted(&after, "after"))
+		askNode(g, "approve")
+		g.Edge(graph.START, "plan").Edge("plan", "side").
+			Dispatch("plan", func(_ context.Context, s st) ([]graph.Send[st], error) {
+				var out []graph.Send[st]
+				for _, it := range s.Items {
+					out = append(out, graph.Send[st]{Node: "approve", State: st{Topic: it}})
+				}
+				return out, nil
+			}, "approve").
+			Join("after", "approve", "side").Edge("after", graph.END)
+		return compile(t, g), func() string { return fmt.Sprint(side.Load(), after.Load()) }
+	}
+	aiNodes := func(t *testing.T) (agent.Agent, func() string) {
+		m := modeltest.New(t, usageText("draft one", 11, 3), usageText("draft two", 13, 5))
+		writer := testkit.NewAI(t, agent.AIConfig{Name: "writer", Model: m})
+		var tail atomic.Int32
+		in := func(s st) (any, error) { return "write about " + s.Topic, nil }
+		out := func(s st, raw json.RawMessage) (st, error) {
+			var o map[string]any
+			err := json.Unmarshal(raw, &o)
+			s.Log = append(s.Log, fmt.Sprint(o["message"]))
+			return s, err
+		}
+		g := graph.New[st](graph.Config{}).Reducer("log", graph.Append()).
+			AgentNode("w1", writer, in, out).AgentNode("w2", writer, in, out).
+			Node("tail", counted(&tail, "tail"))
+		askNode(g, "review")
+		g.Edge(graph.START, "w1").Edge("w1", "w2").Edge("w2", "review").Edge("review", "tail").Edge("tail", graph.END)
+		return compile(t, g), func() string { return fmt.Sprint(m.Calls(), tail.Load()) }
+	}
+	aiTool := func(t *testing.T) (agent.Agent, func() string) {
+		var asked, done atomic.Int32
+		approve := testkit.Fn(t, "transfer", func(ctx context.Context, _ map[string]any) (map[string]any, error) {
+			asked.Add(1)
+			ans, err := agent.Ask(ctx, "approval", map[string]any{"amount": 10}, approvalSchema)
+			if err != nil {
+				return nil, err
+			}
+			done.Add(1)
+			return map[string]any{"answer": json.RawMessage(ans)}, nil
+		})
+		m := modeltest.New(t,
+			modeltest.ToolCalls(modeltest.Call("c1", "transfer", `{}`)),
+			modeltest.ToolCalls(modeltest.Call("c2", "transfer", `{}`)),
+			usageText("Both transfers are done.", 40, 7))
+		a := testkit.NewAI(t, agent.AIConfig{Name: "bank", Model: m, Tools: []agent.Agent{approve}})
+		return a, func() string { return fmt.Sprint(m.Calls(), asked.Load(), done.Load()) }
+	}
+	return []snapWorkload{
+		{"graph chain asking twice", st{Topic: "x"}, chain, func(t *testing.T, o snapOutcome) {
+			require.Equal(t, "[1 1 1 1 1 1 1 1]", o.Effects, "every node ran once")
+			require.JSONEq(t, `{"topic":"x","count":0,"log":["n0","n1","n2","ask2=true","n3","n4","n5","ask5=true","n6","n7"]}`, o.Output)
+		}},
+		{"graph fan-out of asks answered one by one", st{}, fanOut, func(t *testing.T, o snapOutcome) {
+			require.Equal(t, "1 1", o.Effects)
+			require.Equal(t, 3, o.Rounds)
+		}},
+		{"graph of AI nodes, then an ask", st{Topic: "tea"}, aiNodes, func(t *testing.T, o snapOutcome) {
+			require.Equal(t, "2 1", o.Effects, "two model calls, the last node once")
+			require.Equal(t, model.Usage{InputTokens: 24, OutputTokens: 8}, o.Usage, "the skipped steps' model calls count")
+			require.Equal(t, model.FinishStop, o.Finish, "the last AI node's finish, from a step the resume skipped")
+		}},
+		{"AI whose tool asks twice", "move the money", aiTool, func(t *testing.T, o snapOutcome) {
+			require.Equal(t, "3 4 2", o.Effects, "three model calls; each tool ran until it asked, then once more with its answer")
+			require.Equal(t, model.Usage{InputTokens: 40, OutputTokens: 7}, o.Usage)
+			require.Equal(t, model.FinishStop, o.Finish)
+		}},
+	}
+}
+
+// snapOutcome is what a workload's run gives, compared between a resume
+// from snapshots and one from every checkpoint.
+type snapOutcome struct {
+	Output      string
+	Usage       model.Usage
+	Cost        float64
+	Finish      model.FinishReason
+	Invocations int64
+	Messages    int
+	Effects     string
+	Pending     [][]string // the questions listed before each resume
+	Rounds      int
+	Lists       int32 // reads of the whole line by Pending and Resume
+}
+
+func runSnapWorkload(t *testing.T, w snapWorkload, store checkpoint.Store, snapshots bool) snapOutcome {
+	t.Helper()
+	ctx := context.Background()
+	if !snapshots {
+		store = noSnapshots{store}
+	}
+	var lists atomic.Int32
+	e := engine.New(engine.WithCheckpoints(countLists{store, &lists}))
+	a, effects := w.build(t)
+	res, err := e.Invoke(agent.WithIDs(ctx, func() string { return "r" }), a, w.input)
+	var out snapOutcome
+	for ; err != nil; out.Rounds++ {
+		require.NotNil(t, agent.Interrupts(err), "round %d: %v", out.Rounds, err)
+		require.Less(t, out.Rounds, 10, "the run keeps asking")
+		qs, perr := e.Pending(ctx, "r")
+		require.NoError(t, perr)
+		require.NotEmpty(t, qs, "the run waits: Pending lists its questions")
+		var ids []string
+		for _, q := range qs {
+			ids = append(ids, q.ID)
+		}
+		sort.Strings(ids)
+		out.Pending = append(out.Pending, ids)
+		res, err = e.ResumeInvoke(ctx, a, "r", map[string]json.RawMessage{ids[0]: yes()})
+	}
+	out.Output, out.Usage, out.Cost, out.Finish = string(res.Output), res.Usage, res.Cost, res.FinishReason
+	out.Invocations, out.Messages, out.Effects, out.Lists = res.Invocations, len(res.Messages), effects(), lists.Load()
+	return out
+}
+
+// A resume from the snapshots saved with each interrupt gives what a
+// resume from every checkpoint gives (output, usage, cost, finish
+// reason, invocations, questions, effects), on every store, without
+// reading the run's whole line.
+func TestResumeFromSnapshotEqualsFullReplay(t *testing.T) {
+	for _, w := range snapWorkloads() {
+		t.Run(w.name, func(t *testing.T) {
+			full, snap := stores(t), stores(t)
+			for kind := range full {
+				t.Run(kind, func(t *testing.T) {
+					want := runSnapWorkload(t, w, full[kind], false)
+					got := runSnapWorkload(t, w, snap[kind], true)
+					require.Positive(t, want.Rounds, "the workload waits")
+					require.Positive(t, want.Lists, "without snapshots a resume reads the whole line")
+					require.Zero(t, got.Lists, "with snapshots neither Pending nor Resume reads the whole line")
+					want.Lists = 0
+					require.Equal(t, want, got)
+					w.check(t, got)
+				})
+			}
+		})
+	}
+}
