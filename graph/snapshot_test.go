@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"sort"
 	"strconv"
 	"sync/atomic"
@@ -233,6 +234,114 @@ func TestResumeFromSnapshotEqualsFullReplay(t *testing.T) {
 					w.check(t, got)
 				})
 			}
+		})
+	}
+}
+
+// Time travel over a run that has snapshots: History lists every step,
+// and a fork at a step before the first snapshot, at the snapshot itself
+// (another answer) and between two snapshots continues from there on
+// every store, replaying what came before and running only what comes
+// after.
+func TestHistoryAndForkAcrossSnapshots(t *testing.T) {
+	ctx := context.Background()
+	for kind, store := range stores(t) {
+		t.Run(kind, func(t *testing.T) {
+			var runs [4]atomic.Int32
+			g := graph.New[st](graph.Config{Name: "chain"}).Reducer("log", graph.Append()).
+				Node("n0", counted(&runs[0], "n0")).Node("n1", counted(&runs[1], "n1")).
+				Node("n2", counted(&runs[2], "n2")).Node("n3", counted(&runs[3], "n3"))
+			askNode(g, "first")
+			askNode(g, "second")
+			g.Edge(graph.START, "n0").Edge("n0", "n1").Edge("n1", "first").Edge("first", "n2").
+				Edge("n2", "second").Edge("second", "n3").Edge("n3", graph.END)
+			c := compile(t, g)
+			e := durable(store)
+			id := fmt.Sprintf("h%x", rand.Uint64())
+			_, err := runAs(ctx, e, c, id, st{})
+			ie := interrupted(t, err)
+			_, err = resumeAs(ctx, e, c, id, answer(ie, yes()))
+			ie = interrupted(t, err)
+			out, err := resumeAs(ctx, e, c, id, answer(ie, yes()))
+			require.NoError(t, err)
+			require.Equal(t, []string{"n0", "n1", "first=true", "n2", "second=true", "n3"}, out.Log)
+
+			hist, err := e.History(ctx, id)
+			require.NoError(t, err)
+			var interrupts []int64
+			for _, s := range hist {
+				if s.Kind == engine.CheckpointInterrupt {
+					interrupts = append(interrupts, s.Seq)
+					require.Len(t, s.Questions, 1)
+				}
+			}
+			require.Len(t, interrupts, 2, "an interrupt checkpoint (with its snapshot) at each question")
+			states, err := c.History(ctx, e, id)
+			require.NoError(t, err)
+			require.Len(t, states, 6, "every step is listed, before and after the snapshots")
+			require.Less(t, states[0].Seq, interrupts[0])
+
+			counts := func() string {
+				return fmt.Sprint(runs[0].Load(), runs[1].Load(), runs[2].Load(), runs[3].Load())
+			}
+			require.Equal(t, "1 1 1 1", counts())
+			finish := func(fork string, answers ...json.RawMessage) st {
+				t.Helper()
+				var out st
+				var err error
+				for i := 0; ; i++ {
+					var ans map[string]json.RawMessage
+					if i > 0 {
+						ie := interrupted(t, err)
+						require.NotEmpty(t, answers, "the branch asks more often than the original: %v", ie)
+						ans = answer(ie, answers[0])
+						answers = answers[1:]
+					}
+					if out, err = resumeAs(ctx, e, c, fork, ans); err == nil {
+						return out
+					}
+					require.Less(t, i, 3)
+				}
+			}
+
+			// Before the first snapshot: after n0's step.
+			before, err := e.Fork(ctx, id, states[0].Seq)
+			require.NoError(t, err)
+			got := finish(before, json.RawMessage(`{"ok":false}`), yes())
+			require.Equal(t, []string{"n0", "n1", "first=false", "n2", "second=true", "n3"}, got.Log)
+			require.Equal(t, "1 2 2 2", counts(), "n0 was replayed; the rest ran on the branch")
+
+			// At the first snapshot, with another answer.
+			at, err := e.Fork(ctx, id, interrupts[0])
+			require.NoError(t, err)
+			qs, err := e.Pending(ctx, at)
+			require.NoError(t, err)
+			require.Len(t, qs, 1, "the fork waits for the question its copy of the interrupt asked")
+			out, err = resumeAs(ctx, e, c, at, map[string]json.RawMessage{qs[0].ID: json.RawMessage(`{"ok":false}`)})
+			ie = interrupted(t, err)
+			out, err = resumeAs(ctx, e, c, at, answer(ie, json.RawMessage(`{"ok":false}`)))
+			require.NoError(t, err)
+			require.Equal(t, []string{"n0", "n1", "first=false", "n2", "second=false", "n3"}, out.Log)
+			require.Equal(t, "1 2 3 3", counts(), "nothing before the question ran again")
+
+			// Between the snapshots: after n2's step.
+			var afterN2 int64
+			for _, s := range states {
+				if len(s.Next) == 1 && s.Next[0] == "second" {
+					afterN2 = s.Seq
+				}
+			}
+			require.Greater(t, afterN2, interrupts[0])
+			require.Less(t, afterN2, interrupts[1])
+			between, err := e.Fork(ctx, id, afterN2)
+			require.NoError(t, err)
+			got = finish(between, json.RawMessage(`{"ok":false}`))
+			require.Equal(t, []string{"n0", "n1", "first=true", "n2", "second=false", "n3"}, got.Log)
+			require.Equal(t, "1 2 3 4", counts(), "only n3 ran on this branch")
+
+			orig, err := c.History(ctx, e, id)
+			require.NoError(t, err)
+			require.Equal(t, states, orig, "the original is intact")
 		})
 	}
 }
