@@ -128,7 +128,8 @@ func (j *Journal) Pending() []Question {
 	return qs
 }
 
-// Questions returns every question the record holds, answered or not.
+// Questions returns every question the record holds, answered or not,
+// except those of runs added still encoded ([Journal.AddEnded]).
 func (j *Journal) Questions() []Question {
 	var qs []Question
 	for _, ev := range j.events {
