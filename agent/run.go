@@ -75,7 +75,7 @@ func Execute(ctx context.Context, a Agent, input json.RawMessage, body Body) ite
 		id := childID(ctx, parent)
 		j := journalFrom(ctx)
 		if j != nil {
-			rec, ok, err := j.endedRecord(id)
+			rec, ok, err := j.endedRecord(ctx, id)
 			if ok && err == nil {
 				budgetFrom(ctx).addReplayed(rec)
 				replayEnded(rec, id, yield)

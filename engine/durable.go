@@ -154,7 +154,7 @@ func (rc *recorder) save(ctx context.Context, kind string, st RunState) error {
 		return fmt.Errorf("engine: checkpoint run %s: encode events: %w", rc.runID, err)
 	}
 	st.Format, st.Agent = RunFormat, rc.agent
-	rec := item{raw: events, infos: make([]evInfo, len(rc.buf))}
+	rec := item{seq: rc.head + 1, raw: events, infos: make([]evInfo, len(rc.buf))}
 	for i, ev := range rc.buf {
 		rec.infos[i] = infoOf(ev)
 	}

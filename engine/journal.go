@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/loomwork/loom/agent"
@@ -11,23 +14,26 @@ import (
 )
 
 // item is one entry of a run's journal in order: events (raw, one JSON
-// event or an array of them, with what grouping needs of each), or the
-// events of a nested run that ended, grouped and still encoded.
+// event or an array of them, with what grouping needs of each) saved with
+// checkpoint seq, or nested runs that ended, kept as a reference to the
+// checkpoints that hold their events.
 type item struct {
+	seq   int64
 	raw   json.RawMessage
 	infos []evInfo
 	evs   []agent.Event // decoded, when read back from a store
-	group *endedJSON
+	group *rangeJSON
 }
 
 // split returns items with every item of events holding one event.
 func split(items []item) ([]item, error) {
 	out := make([]item, 0, len(items))
 	for _, it := range items {
-		if it.group != nil || len(it.infos) <= 1 {
-			if it.group != nil || len(it.infos) == 1 {
-				out = append(out, it)
-			}
+		if it.group != nil || len(it.infos) == 1 {
+			out = append(out, it)
+			continue
+		}
+		if len(it.infos) == 0 {
 			continue
 		}
 		var raws []json.RawMessage
@@ -38,7 +44,7 @@ func split(items []item) ([]item, error) {
 			return nil, errors.New("engine: a checkpoint's events do not match what was recorded")
 		}
 		for i, r := range raws {
-			one := item{raw: r, infos: it.infos[i : i+1]}
+			one := item{seq: it.seq, raw: r, infos: it.infos[i : i+1]}
 			if it.evs != nil {
 				one.evs = it.evs[i : i+1]
 			}
@@ -69,23 +75,46 @@ func infoOf(ev agent.Event) evInfo {
 	return in
 }
 
-// endedJSON is a nested run that ended, as a snapshot holds it: its
-// events and its nested runs' (one JSON array) and the totals a resume
-// that skips it needs. At is how many ungrouped events of the snapshot
-// precede it.
-type endedJSON struct {
-	At           int                `json:"at"`
-	ID           string             `json:"id"`
-	Events       json.RawMessage    `json:"events"`
+// rangeJSON is what a snapshot holds of nested runs that ended: the runs
+// From to To of run Parent, the checkpoints that hold their events and the
+// totals a resume that skips them needs. At is how many ungrouped events
+// of the snapshot precede them.
+type rangeJSON struct {
+	At     int    `json:"at"`
+	Parent string `json:"parent"`
+	From   int    `json:"from"`
+	To     int    `json:"to"`
+	// SpanFrom and SpanTo bound the checkpoints that hold their events;
+	// LastFrom is the first that holds the last one's.
+	SpanFrom     int64              `json:"span_from"`
+	SpanTo       int64              `json:"span_to"`
+	LastFrom     int64              `json:"last_from"`
 	Usage        model.Usage        `json:"usage,omitzero"`
 	Cost         float64            `json:"cost,omitempty"`
 	Replayed     model.Usage        `json:"replayed,omitzero"`
 	ReplayedCost float64            `json:"replayed_cost,omitempty"`
-	Finish       model.FinishReason `json:"finish,omitempty"` // its events' RunEnd finish reasons, folded
+	Finish       model.FinishReason `json:"finish,omitempty"` // their events' RunEnd finish reasons, folded
 }
 
-func (g *endedJSON) endedRun() agent.EndedRun {
-	return agent.EndedRun{ID: g.ID, Events: g.Events, Usage: g.Usage, Cost: g.Cost, Replayed: g.Replayed, ReplayedCost: g.ReplayedCost}
+// member reports whether run id is one of the runs or beneath one.
+func (g *rangeJSON) member(id string) bool {
+	rest, ok := strings.CutPrefix(id, g.Parent+".")
+	if !ok {
+		return false
+	}
+	if i := strings.IndexByte(rest, '.'); i >= 0 {
+		rest = rest[:i]
+	}
+	k, err := strconv.Atoi(rest)
+	return err == nil && g.From <= k && k <= g.To
+}
+
+// widen makes g's checkpoints cover seqs from to to.
+func (g *rangeJSON) widen(from, to int64) {
+	if g.SpanFrom == 0 || from < g.SpanFrom {
+		g.SpanFrom = from
+	}
+	g.SpanTo = max(g.SpanTo, to)
 }
 
 // foldFinish is the engine's rule for a run's finish reason over the
@@ -99,9 +128,9 @@ func foldFinish(cur, next model.FinishReason) model.FinishReason {
 }
 
 // groupEnded returns items with every nested run that ended, and whose
-// parent has not, as one group holding its events and its nested runs'
-// (groups made before included), at the place of its first event. Order is
-// kept: a group's events are in the order they were recorded.
+// parent has not, taken out as a reference (with the runs beneath it,
+// references made before included), at the place of its first event, and
+// consecutive runs of one parent merged into one reference.
 func groupEnded(items []item) ([]item, error) {
 	ended := map[string]bool{}
 	for _, it := range items {
@@ -111,44 +140,45 @@ func groupEnded(items []item) ([]item, error) {
 			}
 		}
 	}
-	if len(ended) == 0 {
-		return items, nil
-	}
-	items, err := split(items)
-	if err != nil {
-		return nil, err
+	if len(ended) > 0 {
+		var err error
+		if items, err = split(items); err != nil {
+			return nil, err
+		}
 	}
 	out := make([]item, 0, len(items))
 	at := map[string]int{}
-	parts := map[string][]json.RawMessage{}
 	for _, it := range items {
-		var in evInfo
-		if it.group == nil {
-			in = it.infos[0]
-		}
-		id := in.runID
+		var top string
 		if it.group != nil {
-			id = it.group.ID
+			top = outermostEnded(it.group.Parent+"."+strconv.Itoa(it.group.From), ended, true)
+		} else {
+			top = outermostEnded(it.infos[0].runID, ended, false)
 		}
-		top := outermostEnded(id, ended, it.group != nil)
 		if top == "" {
 			out = append(out, it)
 			continue
 		}
 		k, ok := at[top]
 		if !ok {
+			i := strings.LastIndexByte(top, '.')
+			n, err := strconv.Atoi(top[i+1:])
+			if i < 0 || err != nil {
+				return nil, fmt.Errorf("engine: run id %q is not a nested run's", top)
+			}
 			k = len(out)
 			at[top] = k
-			out = append(out, item{group: &endedJSON{ID: top}})
+			out = append(out, item{group: &rangeJSON{Parent: top[:i], From: n, To: n}})
 		}
 		g := out[k].group
 		if it.group != nil {
-			parts[top] = append(parts[top], it.group.Events)
+			g.widen(it.group.SpanFrom, it.group.SpanTo)
 			g.Replayed, g.ReplayedCost = g.Replayed.Add(it.group.Replayed), g.ReplayedCost+it.group.ReplayedCost
 			g.Finish = foldFinish(g.Finish, it.group.Finish)
 			continue
 		}
-		parts[top] = append(parts[top], it.raw)
+		in := it.infos[0]
+		g.widen(it.seq, it.seq)
 		switch {
 		case in.kind == agent.EventUsage:
 			g.Replayed, g.ReplayedCost = g.Replayed.Add(in.usage), g.ReplayedCost+in.cost
@@ -159,10 +189,57 @@ func groupEnded(items []item) ([]item, error) {
 			}
 		}
 	}
-	for id, k := range at {
-		out[k].group.Events = joinEvents(parts[id])
+	for _, k := range at {
+		out[k].group.LastFrom = out[k].group.SpanFrom
 	}
-	return out, nil
+	return mergeRanges(out), nil
+}
+
+// mergeRanges merges the references to consecutive nested runs of one
+// parent, in place of the first.
+func mergeRanges(items []item) []item {
+	byParent := map[string][]int{}
+	for i, it := range items {
+		if it.group != nil {
+			byParent[it.group.Parent] = append(byParent[it.group.Parent], i)
+		}
+	}
+	gone := map[int]bool{}
+	for _, idx := range byParent {
+		if len(idx) < 2 {
+			continue
+		}
+		slices.SortFunc(idx, func(a, b int) int { return items[a].group.From - items[b].group.From })
+		head := idx[0]
+		for _, i := range idx[1:] {
+			h, g := items[head].group, items[i].group
+			if h.To+1 != g.From {
+				head = i
+				continue
+			}
+			m := *h
+			m.To, m.LastFrom = g.To, g.LastFrom
+			m.widen(g.SpanFrom, g.SpanTo)
+			m.Usage, m.Cost = m.Usage.Add(g.Usage), m.Cost+g.Cost
+			m.Replayed, m.ReplayedCost = m.Replayed.Add(g.Replayed), m.ReplayedCost+g.ReplayedCost
+			m.Finish = foldFinish(m.Finish, g.Finish)
+			keep, drop := head, i
+			if i < head {
+				keep, drop = i, head
+			}
+			items[keep].group, gone[drop], head = &m, true, keep
+		}
+	}
+	if len(gone) == 0 {
+		return items
+	}
+	out := items[:0:0]
+	for i, it := range items {
+		if !gone[i] {
+			out = append(out, it)
+		}
+	}
+	return out
 }
 
 // outermostEnded returns the outermost of id and the runs above it that

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/checkpoint"
@@ -15,17 +17,26 @@ import (
 
 // snapshotJSON is a run's journal up to the checkpoint that holds it, as
 // the engine saves it in [RunState.Snapshot]: the run's input, every
-// answer given so far, and the events of every checkpoint up to it, with
-// each nested run that ended (and whose parent had not) grouped apart with
-// its totals. A resume decodes the events of the runs that have not ended;
-// a grouped run is decoded only when the resumed run replays it, and not
-// at all when its parent skips it ([agent.Run.SkipEnded]), as a graph skips
-// its ended steps.
+// answer given so far, the events of the runs that had not ended (with the
+// checkpoint each was saved with), and, for the nested runs that ended
+// (and whose parent had not), a reference to the checkpoints that hold
+// their events, with their totals. A resume decodes the events of the runs
+// that have not ended; it reads an ended run's events only when the
+// resumed run replays it, and not at all when its parent skips it
+// ([agent.Run.SkipEnded]), as a graph skips its ended steps; consecutive
+// ended runs of one parent are one reference, so a graph's snapshot does
+// not grow with its steps.
 type snapshotJSON struct {
 	Input   json.RawMessage            `json:"input,omitempty"`
-	Events  json.RawMessage            `json:"events,omitempty"`
-	Ended   []endedJSON                `json:"ended,omitempty"`
+	Events  []restJSON                 `json:"events,omitempty"`
+	Ended   []rangeJSON                `json:"ended,omitempty"`
 	Answers map[string]json.RawMessage `json:"answers,omitempty"`
+}
+
+// restJSON is events of runs that had not ended, saved with checkpoint Seq.
+type restJSON struct {
+	Seq    int64           `json:"seq"`
+	Events json.RawMessage `json:"events"`
 }
 
 // saved is what a run's checkpoints hold, read back.
@@ -39,7 +50,7 @@ type saved struct {
 	// From items, by settle: the decoded events (those of grouped runs
 	// left out), the grouped runs, and the finish reason over them all.
 	events []agent.Event
-	ended  []agent.EndedRun
+	ended  []agent.EndedRuns
 	finish model.FinishReason
 }
 
@@ -60,7 +71,7 @@ func (e *Engine) load(ctx context.Context, runID string) (*saved, error) {
 	}
 	if st.Snapshot != nil {
 		if s := fromSnapshot(head, st); s != nil {
-			return s, s.settle(runID)
+			return s, s.settle(ctx, e, runID)
 		}
 	} else if st.SnapshotAt > 0 && st.SnapshotAt < head.Seq {
 		cps, err := checkpoint.ListFrom(ctx, e.store, runID, st.SnapshotAt)
@@ -68,7 +79,7 @@ func (e *Engine) load(ctx context.Context, runID string) (*saved, error) {
 			return nil, readErr(runID, err)
 		}
 		if s := fromTail(runID, cps, st.SnapshotAt); s != nil {
-			return s, s.settle(runID)
+			return s, s.settle(ctx, e, runID)
 		}
 	}
 	cps, err := e.store.List(ctx, runID)
@@ -85,7 +96,7 @@ func (e *Engine) load(ctx context.Context, runID string) (*saved, error) {
 			s.start = st
 		}
 	}
-	return s, s.settle(runID)
+	return s, s.settle(ctx, e, runID)
 }
 
 // fromTail returns the journal of a snapshot at cps[0] (Seq at) and the
@@ -117,26 +128,22 @@ func fromSnapshot(cp checkpoint.Checkpoint, st RunState) *saved {
 	if err := json.Unmarshal(st.Snapshot, &sn); err != nil {
 		return nil
 	}
-	var raws []json.RawMessage
-	if len(sn.Events) > 0 {
-		if err := json.Unmarshal(sn.Events, &raws); err != nil {
-			return nil
-		}
-	}
-	items := make([]item, 0, len(raws)+len(sn.Ended))
-	g := 0
-	for i := 0; i <= len(raws); i++ {
-		for ; g < len(sn.Ended) && (sn.Ended[g].At <= i || i == len(raws)); g++ {
+	items := make([]item, 0, len(sn.Events)+len(sn.Ended))
+	g, n := 0, 0
+	for i := 0; i <= len(sn.Events); i++ {
+		for ; g < len(sn.Ended) && (sn.Ended[g].At <= n || i == len(sn.Events)); g++ {
 			items = append(items, item{group: &sn.Ended[g]})
 		}
-		if i == len(raws) {
+		if i == len(sn.Events) {
 			break
 		}
-		var ev agent.Event
-		if err := json.Unmarshal(raws[i], &ev); err != nil {
+		r := sn.Events[i]
+		var evs []agent.Event
+		if err := json.Unmarshal(r.Events, &evs); err != nil {
 			return nil
 		}
-		items = append(items, item{raw: raws[i], infos: []evInfo{infoOf(ev)}, evs: []agent.Event{ev}})
+		items = append(items, item{seq: r.Seq, raw: r.Events, infos: infosOf(evs), evs: evs})
+		n += len(evs)
 	}
 	answers := maps.Clone(sn.Answers)
 	if answers == nil {
@@ -149,6 +156,14 @@ func fromSnapshot(cp checkpoint.Checkpoint, st RunState) *saved {
 		items:   items,
 		snapAt:  cp.Seq,
 	}
+}
+
+func infosOf(evs []agent.Event) []evInfo {
+	infos := make([]evInfo, len(evs))
+	for i, ev := range evs {
+		infos[i] = infoOf(ev)
+	}
+	return infos
 }
 
 // add appends checkpoint cp to the journal and returns its state.
@@ -164,11 +179,7 @@ func (s *saved) add(runID string, cp checkpoint.Checkpoint) (RunState, error) {
 			return st, fmt.Errorf("%w: engine: run %s checkpoint %d: events: %w", checkpoint.ErrCorrupt, runID, cp.Seq, err)
 		}
 		if len(evs) > 0 {
-			infos := make([]evInfo, len(evs))
-			for i, ev := range evs {
-				infos[i] = infoOf(ev)
-			}
-			s.items = append(s.items, item{raw: cp.Events, infos: infos, evs: evs})
+			s.items = append(s.items, item{seq: cp.Seq, raw: cp.Events, infos: infosOf(evs), evs: evs})
 		}
 	}
 	if st.Snapshot != nil {
@@ -178,11 +189,11 @@ func (s *saved) add(runID string, cp checkpoint.Checkpoint) (RunState, error) {
 	return st, nil
 }
 
-// settle derives the journal's events, grouped runs and finish reason
-// from its items. A grouped run beneath a run that ended after the
-// snapshot is decoded into the events, so that the replay of the run that
-// ended holds it.
-func (s *saved) settle(runID string) error {
+// settle derives the journal's events, ended runs and finish reason from
+// its items. Runs referred to beneath a run that ended after the snapshot
+// are read into the events, so that the replay of the run that ended holds
+// them.
+func (s *saved) settle(ctx context.Context, e *Engine, runID string) error {
 	finals := map[string]bool{}
 	for _, it := range s.items {
 		for _, in := range it.infos {
@@ -192,24 +203,27 @@ func (s *saved) settle(runID string) error {
 		}
 	}
 	for i, it := range s.items {
-		if it.group == nil || !endedAbove(it.group.ID, finals) {
+		if it.group == nil || !endedAbove(it.group.Parent+".0", finals) {
 			continue
 		}
-		var evs []agent.Event
-		if err := json.Unmarshal(it.group.Events, &evs); err != nil {
-			return fmt.Errorf("%w: engine: run %s: the snapshot's record of run %s: %w", checkpoint.ErrCorrupt, runID, it.group.ID, err)
+		evs, err := e.readSpan(ctx, runID, it.group.SpanFrom, it.group.SpanTo, it.group.member)
+		if err != nil {
+			return err
 		}
-		infos := make([]evInfo, len(evs))
-		for k, ev := range evs {
-			infos[k] = infoOf(ev)
+		raw, err := json.Marshal(evs)
+		if err != nil {
+			return fmt.Errorf("engine: run %s: encode events: %w", runID, err)
 		}
-		s.items[i] = item{raw: it.group.Events, infos: infos, evs: evs}
+		s.items[i] = item{seq: it.group.SpanTo, raw: raw, infos: infosOf(evs), evs: evs}
 	}
 	s.events, s.ended, s.finish = nil, nil, ""
 	for _, it := range s.items {
-		if it.group != nil {
-			s.ended = append(s.ended, it.group.endedRun())
-			s.finish = foldFinish(s.finish, it.group.Finish)
+		if g := it.group; g != nil {
+			s.ended = append(s.ended, agent.EndedRuns{
+				Parent: g.Parent, From: g.From, To: g.To, Usage: g.Usage, Cost: g.Cost,
+				Replayed: g.Replayed, ReplayedCost: g.ReplayedCost, Load: e.loader(runID, g),
+			})
+			s.finish = foldFinish(s.finish, g.Finish)
 			continue
 		}
 		s.events = append(s.events, it.evs...)
@@ -220,6 +234,67 @@ func (s *saved) settle(runID string) error {
 		}
 	}
 	return nil
+}
+
+// loader returns the function that loads the events of one of the runs g
+// refers to: the last one's alone from its first checkpoint on (what a
+// graph that skips its ended steps reads), else all of them at once, kept
+// for the next.
+func (e *Engine) loader(runID string, g *rangeJSON) func(ctx context.Context, id string) ([]agent.Event, error) {
+	last := g.Parent + "." + strconv.Itoa(g.To)
+	var mu sync.Mutex
+	var all []agent.Event
+	read := false
+	return func(ctx context.Context, id string) ([]agent.Event, error) {
+		beneath := func(run string) bool { return run == id || strings.HasPrefix(run, id+".") }
+		mu.Lock()
+		defer mu.Unlock()
+		if !read && id == last {
+			return e.readSpan(ctx, runID, g.LastFrom, g.SpanTo, beneath)
+		}
+		if !read {
+			evs, err := e.readSpan(ctx, runID, g.SpanFrom, g.SpanTo, g.member)
+			if err != nil {
+				return nil, err
+			}
+			all, read = evs, true
+		}
+		var out []agent.Event
+		for _, ev := range all {
+			if beneath(ev.RunID) {
+				out = append(out, ev)
+			}
+		}
+		return out, nil
+	}
+}
+
+// readSpan returns the events of run runID's checkpoints from to to whose
+// run keep accepts.
+func (e *Engine) readSpan(ctx context.Context, runID string, from, to int64, keep func(run string) bool) ([]agent.Event, error) {
+	cps, err := checkpoint.ListFrom(ctx, e.store, runID, from)
+	if err != nil {
+		return nil, readErr(runID, err)
+	}
+	var out []agent.Event
+	for _, cp := range cps {
+		if cp.Seq > to {
+			break
+		}
+		if len(cp.Events) == 0 {
+			continue
+		}
+		var evs []agent.Event
+		if err := json.Unmarshal(cp.Events, &evs); err != nil {
+			return nil, fmt.Errorf("%w: engine: run %s checkpoint %d: events: %w", checkpoint.ErrCorrupt, runID, cp.Seq, err)
+		}
+		for _, ev := range evs {
+			if keep(ev.RunID) {
+				out = append(out, ev)
+			}
+		}
+	}
+	return out, nil
 }
 
 // recorded returns the items for a recorder that goes on from the
@@ -252,20 +327,33 @@ func makeSnapshot(items []item, input json.RawMessage, answers map[string]json.R
 	if err != nil {
 		return nil, nil, err
 	}
-	var rest []json.RawMessage
-	var ended []endedJSON
+	var rest []restJSON
+	var parts []json.RawMessage
+	var ended []rangeJSON
 	n := 0
+	flush := func() {
+		if len(parts) > 0 {
+			rest[len(rest)-1].Events = joinEvents(parts)
+			parts = nil
+		}
+	}
 	for _, it := range items {
 		if it.group != nil {
+			flush()
 			g := *it.group
 			g.At = n
 			ended = append(ended, g)
 			continue
 		}
-		rest = append(rest, it.raw)
+		if len(parts) == 0 || rest[len(rest)-1].Seq != it.seq {
+			flush()
+			rest = append(rest, restJSON{Seq: it.seq})
+		}
+		parts = append(parts, it.raw)
 		n += len(it.infos)
 	}
-	raw, err := json.Marshal(snapshotJSON{Input: input, Events: joinEvents(rest), Ended: ended, Answers: answers})
+	flush()
+	raw, err := json.Marshal(snapshotJSON{Input: input, Events: rest, Ended: ended, Answers: answers})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -98,7 +98,7 @@ func (c *Compiled[S]) start(ctx context.Context, r *agent.Run, input json.RawMes
 // the steps before it are neither run nor replayed, and a resume costs the
 // same after 10 steps as after 10,000.
 func (c *Compiled[S]) loop(ctx context.Context, r *agent.Run, p *progress) (json.RawMessage, error) {
-	if end, ok := r.SkipEnded(); ok {
+	if end, ok := r.SkipEnded(ctx); ok {
 		if end.Err != nil {
 			return nil, end.Err
 		}
