@@ -116,7 +116,14 @@ type recorder struct {
 	answers map[string]json.RawMessage
 	snapAt  int64
 	finish  model.FinishReason
+	// compactAt is the number of items at which the recorder next groups
+	// what ended (0: at compactItems).
+	compactAt int
 }
+
+// compactItems is how many journal items a recorder keeps before it first
+// groups the runs that ended.
+const compactItems = 128
 
 // add records ev, saving a checkpoint when ev ends a step.
 func (rc *recorder) add(ctx context.Context, ev agent.Event) error {
@@ -187,10 +194,20 @@ func (rc *recorder) save(ctx context.Context, kind string, st RunState) error {
 	}
 	rc.head++
 	rc.buf = rc.buf[:0]
-	if grouped != nil {
+	switch {
+	case grouped != nil:
 		rc.items = grouped
-	} else if len(rec.infos) > 0 {
+	case len(rec.infos) > 0:
 		rc.items = append(rc.items, rec)
+		if len(rc.items) >= max(rc.compactAt, compactItems) {
+			// Keep what ended as references to the checkpoints just
+			// written, so that a long run's recorder holds only the
+			// events of the runs that go on.
+			if items, err := groupEnded(rc.items); err == nil {
+				rc.items = items
+			}
+			rc.compactAt = max(len(rc.items)*2, compactItems)
+		}
 	}
 	if len(st.Answers) > 0 {
 		rc.answers = rc.answersWith(st.Answers)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
 	"sync/atomic"
@@ -70,29 +71,32 @@ type snapWorkload struct {
 }
 
 func snapWorkloads() []snapWorkload {
-	chain := func(t *testing.T) (agent.Agent, func() string) {
-		var runs [8]atomic.Int32
-		g := graph.New[st](graph.Config{}).Reducer("log", graph.Append())
-		prev := graph.START
-		for i := range 8 {
-			name := "n" + strconv.Itoa(i)
-			g.Node(name, counted(&runs[i], name)).Edge(prev, name)
-			prev = name
-			if i == 2 || i == 5 {
-				ask := "ask" + strconv.Itoa(i)
-				askNode(g, ask).Edge(prev, ask)
-				prev = ask
+	chainOf := func(n int, asks ...int) func(t *testing.T) (agent.Agent, func() string) {
+		return func(t *testing.T) (agent.Agent, func() string) {
+			runs := make([]atomic.Int32, n)
+			g := graph.New[st](graph.Config{MaxSteps: n + 10}).Reducer("log", graph.Append())
+			prev := graph.START
+			for i := range n {
+				name := "n" + strconv.Itoa(i)
+				g.Node(name, counted(&runs[i], name)).Edge(prev, name)
+				prev = name
+				if slices.Contains(asks, i) {
+					ask := "ask" + strconv.Itoa(i)
+					askNode(g, ask).Edge(prev, ask)
+					prev = ask
+				}
 			}
-		}
-		g.Edge(prev, graph.END)
-		return compile(t, g), func() string {
-			var out []int32
-			for i := range runs {
-				out = append(out, runs[i].Load())
+			g.Edge(prev, graph.END)
+			return compile(t, g), func() string {
+				var out []int32
+				for i := range runs {
+					out = append(out, runs[i].Load())
+				}
+				return fmt.Sprint(out)
 			}
-			return fmt.Sprint(out)
 		}
 	}
+	chain := chainOf(8, 2, 5)
 	fanOut := func(t *testing.T) (agent.Agent, func() string) {
 		var side, after atomic.Int32
 		g := graph.New[st](graph.Config{}).Reducer("log", graph.Append()).
@@ -151,6 +155,13 @@ func snapWorkloads() []snapWorkload {
 		{"graph chain asking twice", st{Topic: "x"}, chain, func(t *testing.T, o snapOutcome) {
 			require.Equal(t, "[1 1 1 1 1 1 1 1]", o.Effects, "every node ran once")
 			require.JSONEq(t, `{"topic":"x","count":0,"log":["n0","n1","n2","ask2=true","n3","n4","n5","ask5=true","n6","n7"]}`, o.Output)
+		}},
+		{"long graph chain, its recorder compacted", st{}, chainOf(150, 70, 148), func(t *testing.T, o snapOutcome) {
+			require.Equal(t, fmt.Sprint(slices.Repeat([]int32{1}, 150)), o.Effects, "every node ran once")
+			var out st
+			require.NoError(t, json.Unmarshal([]byte(o.Output), &out))
+			require.Len(t, out.Log, 152)
+			require.Equal(t, "ask70=true", out.Log[71])
 		}},
 		{"graph fan-out of asks answered one by one", st{}, fanOut, func(t *testing.T, o snapOutcome) {
 			require.Equal(t, "1 1", o.Effects)
