@@ -190,9 +190,10 @@ func (s *saved) add(runID string, cp checkpoint.Checkpoint) (RunState, error) {
 }
 
 // settle derives the journal's events, ended runs and finish reason from
-// its items. Runs referred to beneath a run that ended after the snapshot
-// are read into the events, so that the replay of the run that ended holds
-// them.
+// its items. The events of runs referred to beneath a run that ended after
+// the snapshot are read into the events, so that the replay of the run
+// that ended holds them; the items keep the reference, for the next
+// snapshot.
 func (s *saved) settle(ctx context.Context, e *Engine, runID string) error {
 	finals := map[string]bool{}
 	for _, it := range s.items {
@@ -202,36 +203,31 @@ func (s *saved) settle(ctx context.Context, e *Engine, runID string) error {
 			}
 		}
 	}
-	for i, it := range s.items {
-		if it.group == nil || !endedAbove(it.group.Parent+".0", finals) {
-			continue
-		}
-		evs, err := e.readSpan(ctx, runID, it.group.SpanFrom, it.group.SpanTo, it.group.member)
-		if err != nil {
-			return err
-		}
-		raw, err := json.Marshal(evs)
-		if err != nil {
-			return fmt.Errorf("engine: run %s: encode events: %w", runID, err)
-		}
-		s.items[i] = item{seq: it.group.SpanTo, raw: raw, infos: infosOf(evs), evs: evs}
-	}
 	s.events, s.ended, s.finish = nil, nil, ""
 	for _, it := range s.items {
-		if g := it.group; g != nil {
-			s.ended = append(s.ended, agent.EndedRuns{
-				Parent: g.Parent, From: g.From, To: g.To, Usage: g.Usage, Cost: g.Cost,
-				Replayed: g.Replayed, ReplayedCost: g.ReplayedCost, Load: e.loader(runID, g),
-			})
-			s.finish = foldFinish(s.finish, g.Finish)
+		g := it.group
+		if g == nil {
+			s.events = append(s.events, it.evs...)
+			for _, in := range it.infos {
+				if in.final {
+					s.finish = foldFinish(s.finish, in.finish)
+				}
+			}
 			continue
 		}
-		s.events = append(s.events, it.evs...)
-		for _, in := range it.infos {
-			if in.final {
-				s.finish = foldFinish(s.finish, in.finish)
+		s.finish = foldFinish(s.finish, g.Finish)
+		if endedAbove(g.Parent+".0", finals) {
+			evs, err := e.readSpan(ctx, runID, g.SpanFrom, g.SpanTo, g.member)
+			if err != nil {
+				return err
 			}
+			s.events = append(s.events, evs...)
+			continue
 		}
+		s.ended = append(s.ended, agent.EndedRuns{
+			Parent: g.Parent, From: g.From, To: g.To, Usage: g.Usage, Cost: g.Cost,
+			Replayed: g.Replayed, ReplayedCost: g.ReplayedCost, Load: e.loader(runID, g),
+		})
 	}
 	return nil
 }
