@@ -3,6 +3,7 @@ package graph_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -68,6 +69,44 @@ type snapWorkload struct {
 	input any
 	build func(t *testing.T) (a agent.Agent, effects func() string)
 	check func(t *testing.T, o snapOutcome) // what the run must give, either way
+	// crashAfter, when set, names an agent: the store fails (as a kill
+	// would) the first save after that agent's run ended, once; the run is
+	// then resumed without answers.
+	crashAfter string
+}
+
+// errCrash is the failure of crashAfter's save.
+var errCrash = errors.New("the process died")
+
+// crashStore fails the first Put after a checkpoint holding the end (not
+// an interruption) of a run of agent after.
+type crashStore struct {
+	checkpoint.Store
+	after   string
+	primed  *atomic.Bool
+	crashed *atomic.Bool
+}
+
+func (c crashStore) Put(ctx context.Context, cp checkpoint.Checkpoint) error {
+	if c.primed.Load() && !c.crashed.Load() {
+		c.crashed.Store(true)
+		return errCrash
+	}
+	if err := c.Store.Put(ctx, cp); err != nil {
+		return err
+	}
+	var evs []struct {
+		Kind  string          `json:"kind"`
+		Agent string          `json:"agent"`
+		Err   json.RawMessage `json:"error"`
+	}
+	_ = json.Unmarshal(cp.Events, &evs)
+	for _, ev := range evs {
+		if ev.Kind == "run_end" && ev.Agent == c.after && len(ev.Err) == 0 {
+			c.primed.Store(true)
+		}
+	}
+	return nil
 }
 
 func snapWorkloads() []snapWorkload {
@@ -151,32 +190,70 @@ func snapWorkloads() []snapWorkload {
 		a := testkit.NewAI(t, agent.AIConfig{Name: "bank", Model: m, Tools: []agent.Agent{approve}})
 		return a, func() string { return fmt.Sprint(m.Calls(), asked.Load(), done.Load()) }
 	}
+	aiGraphTool := func(t *testing.T) (agent.Agent, func() string) {
+		wm := modeltest.New(t, usageText("note one", 5, 2), usageText("note two", 7, 3))
+		writer := testkit.NewAI(t, agent.AIConfig{Name: "writer", Model: wm})
+		var tail atomic.Int32
+		in := func(s st) (any, error) { return "note " + s.Topic, nil }
+		out := func(s st, raw json.RawMessage) (st, error) {
+			var o map[string]any
+			err := json.Unmarshal(raw, &o)
+			s.Log = append(s.Log, fmt.Sprint(o["message"]))
+			return s, err
+		}
+		g := graph.New[st](graph.Config{Name: "plan", Description: "plans a transfer"}).Reducer("log", graph.Append()).
+			AgentNode("w", writer, in, out).Node("tail", counted(&tail, "tail"))
+		askNode(g, "confirm")
+		g.Edge(graph.START, "w").Edge("w", "confirm").Edge("confirm", "tail").Edge("tail", graph.END)
+		// The answer follows the conversation, so that the call the kill
+		// cut off is made again with the same answer.
+		turn := func(req model.Request) modeltest.Turn {
+			results := 0
+			for _, msg := range req.Messages {
+				results += len(msg.ToolResults())
+			}
+			switch results {
+			case 0:
+				return modeltest.ToolCalls(modeltest.Call("c1", "plan", `{"topic":"a"}`))
+			case 1:
+				return modeltest.ToolCalls(modeltest.Call("c2", "plan", `{"topic":"b"}`))
+			}
+			return usageText("Planned twice.", 30, 4)
+		}
+		m := modeltest.New(t, modeltest.Func(turn), modeltest.Func(turn), modeltest.Func(turn), modeltest.Func(turn))
+		a := testkit.NewAI(t, agent.AIConfig{Name: "planner", Model: m, Tools: []agent.Agent{compile(t, g)}})
+		return a, func() string { return fmt.Sprint(m.Calls(), wm.Calls(), tail.Load()) }
+	}
 	return []snapWorkload{
+		{"AI calling a graph tool twice, killed after the first graph ended", "plan two transfers", aiGraphTool, func(t *testing.T, o snapOutcome) {
+			require.Equal(t, "4 2 2", o.Effects, "only the model call the kill cut off was made again; no node repeated")
+			require.Equal(t, model.Usage{InputTokens: 42, OutputTokens: 9}, o.Usage, "the graph runs' model calls count once each")
+		}, "plan"},
 		{"graph chain asking twice", st{Topic: "x"}, chain, func(t *testing.T, o snapOutcome) {
 			require.Equal(t, "[1 1 1 1 1 1 1 1]", o.Effects, "every node ran once")
 			require.JSONEq(t, `{"topic":"x","count":0,"log":["n0","n1","n2","ask2=true","n3","n4","n5","ask5=true","n6","n7"]}`, o.Output)
-		}},
+		}, ""},
 		{"long graph chain, its recorder compacted", st{}, chainOf(150, 70, 148), func(t *testing.T, o snapOutcome) {
 			require.Equal(t, fmt.Sprint(slices.Repeat([]int32{1}, 150)), o.Effects, "every node ran once")
 			var out st
 			require.NoError(t, json.Unmarshal([]byte(o.Output), &out))
 			require.Len(t, out.Log, 152)
 			require.Equal(t, "ask70=true", out.Log[71])
-		}},
+		}, ""},
 		{"graph fan-out of asks answered one by one", st{}, fanOut, func(t *testing.T, o snapOutcome) {
 			require.Equal(t, "1 1", o.Effects)
 			require.Equal(t, 3, o.Rounds)
-		}},
+		}, ""},
 		{"graph of AI nodes, then an ask", st{Topic: "tea"}, aiNodes, func(t *testing.T, o snapOutcome) {
 			require.Equal(t, "2 1", o.Effects, "two model calls, the last node once")
 			require.Equal(t, model.Usage{InputTokens: 24, OutputTokens: 8}, o.Usage, "the skipped steps' model calls count")
 			require.Equal(t, model.FinishStop, o.Finish, "the last AI node's finish, from a step the resume skipped")
-		}},
+		}, ""},
 		{"AI whose tool asks twice", "move the money", aiTool, func(t *testing.T, o snapOutcome) {
 			require.Equal(t, "3 4 2", o.Effects, "three model calls; each tool ran until it asked, then once more with its answer")
 			require.Equal(t, model.Usage{InputTokens: 40, OutputTokens: 7}, o.Usage)
 			require.Equal(t, model.FinishStop, o.Finish)
-		}},
+		}, ""},
 	}
 }
 
@@ -202,11 +279,19 @@ func runSnapWorkload(t *testing.T, w snapWorkload, store checkpoint.Store, snaps
 		store = noSnapshots{store}
 	}
 	var lists atomic.Int32
+	var primed, crashed atomic.Bool
+	if w.crashAfter != "" {
+		store = crashStore{store, w.crashAfter, &primed, &crashed}
+	}
 	e := engine.New(engine.WithCheckpoints(countLists{store, &lists}))
 	a, effects := w.build(t)
 	res, err := e.Invoke(agent.WithIDs(ctx, func() string { return "r" }), a, w.input)
 	var out snapOutcome
 	for ; err != nil; out.Rounds++ {
+		if errors.Is(err, errCrash) {
+			res, err = e.ResumeInvoke(ctx, a, "r", nil)
+			continue
+		}
 		require.NotNil(t, agent.Interrupts(err), "round %d: %v", out.Rounds, err)
 		require.Less(t, out.Rounds, 10, "the run keeps asking")
 		qs, perr := e.Pending(ctx, "r")
@@ -222,6 +307,7 @@ func runSnapWorkload(t *testing.T, w snapWorkload, store checkpoint.Store, snaps
 	}
 	out.Output, out.Usage, out.Cost, out.Finish = string(res.Output), res.Usage, res.Cost, res.FinishReason
 	out.Invocations, out.Messages, out.Effects, out.Lists = res.Invocations, len(res.Messages), effects(), lists.Load()
+	require.Equal(t, w.crashAfter != "", crashed.Load(), "the store failed a save as the workload asks")
 	return out
 }
 
