@@ -36,8 +36,8 @@ func split(items []item) ([]item, error) {
 		if len(it.infos) == 0 {
 			continue
 		}
-		var raws []json.RawMessage
-		if err := json.Unmarshal(it.raw, &raws); err != nil {
+		raws, err := splitArray(it.raw)
+		if err != nil {
 			return nil, err
 		}
 		if len(raws) != len(it.infos) {
@@ -50,6 +50,54 @@ func split(items []item) ([]item, error) {
 			}
 			out = append(out, one)
 		}
+	}
+	return out, nil
+}
+
+// splitArray returns the elements of a JSON array as slices of raw, without
+// copying them. raw is valid JSON (the recorder encoded it, or a store
+// checked it).
+func splitArray(raw json.RawMessage) ([]json.RawMessage, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) < 2 || raw[0] != '[' || raw[len(raw)-1] != ']' {
+		return nil, errors.New("engine: a checkpoint's events are not a JSON array")
+	}
+	var out []json.RawMessage
+	depth, start, inString, escaped := 0, -1, false, false
+	for i := 1; i < len(raw)-1; i++ {
+		c := raw[i]
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			continue
+		case c == ',' && depth == 0:
+			out = append(out, bytes.TrimSpace(raw[start:i]))
+			start = -1
+			continue
+		}
+		if start < 0 {
+			start = i
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		}
+	}
+	if start >= 0 {
+		out = append(out, bytes.TrimSpace(raw[start:len(raw)-1]))
 	}
 	return out, nil
 }
