@@ -123,7 +123,7 @@ type recorder struct {
 
 // compactItems is how many journal items a recorder keeps before it first
 // groups the runs that ended.
-const compactItems = 128
+const compactItems = 512
 
 // add records ev, saving a checkpoint when ev ends a step.
 func (rc *recorder) add(ctx context.Context, ev agent.Event) error {

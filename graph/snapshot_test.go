@@ -233,12 +233,12 @@ func snapWorkloads() []snapWorkload {
 			require.Equal(t, "[1 1 1 1 1 1 1 1]", o.Effects, "every node ran once")
 			require.JSONEq(t, `{"topic":"x","count":0,"log":["n0","n1","n2","ask2=true","n3","n4","n5","ask5=true","n6","n7"]}`, o.Output)
 		}, ""},
-		{"long graph chain, its recorder compacted", st{}, chainOf(150, 70, 148), func(t *testing.T, o snapOutcome) {
-			require.Equal(t, fmt.Sprint(slices.Repeat([]int32{1}, 150)), o.Effects, "every node ran once")
+		{"long graph chain, its recorder compacted", st{}, chainOf(300, 270, 298), func(t *testing.T, o snapOutcome) {
+			require.Equal(t, fmt.Sprint(slices.Repeat([]int32{1}, 300)), o.Effects, "every node ran once")
 			var out st
 			require.NoError(t, json.Unmarshal([]byte(o.Output), &out))
-			require.Len(t, out.Log, 152)
-			require.Equal(t, "ask70=true", out.Log[71])
+			require.Len(t, out.Log, 302)
+			require.Equal(t, "ask270=true", out.Log[271])
 		}, ""},
 		{"graph fan-out of asks answered one by one", st{}, fanOut, func(t *testing.T, o snapOutcome) {
 			require.Equal(t, "1 1", o.Effects)
@@ -269,7 +269,8 @@ type snapOutcome struct {
 	Effects     string
 	Pending     [][]string // the questions listed before each resume
 	Rounds      int
-	Lists       int32 // reads of the whole line by Pending and Resume
+	Journal     []string // every checkpoint's kind and every event's kind and run written, sorted
+	Lists       int32    // reads of the whole line by Pending and Resume
 }
 
 func runSnapWorkload(t *testing.T, w snapWorkload, store checkpoint.Store, snapshots bool) snapOutcome {
@@ -308,6 +309,15 @@ func runSnapWorkload(t *testing.T, w snapWorkload, store checkpoint.Store, snaps
 	out.Output, out.Usage, out.Cost, out.Finish = string(res.Output), res.Usage, res.Cost, res.FinishReason
 	out.Invocations, out.Messages, out.Effects, out.Lists = res.Invocations, len(res.Messages), effects(), lists.Load()
 	require.Equal(t, w.crashAfter != "", crashed.Load(), "the store failed a save as the workload asks")
+	hist, err := e.History(ctx, "r")
+	require.NoError(t, err)
+	for _, step := range hist {
+		out.Journal = append(out.Journal, step.Kind+" "+step.Status)
+		for _, ev := range step.Events {
+			out.Journal = append(out.Journal, fmt.Sprintf("%s:%s", ev.Kind, ev.RunID))
+		}
+	}
+	sort.Strings(out.Journal) // parallel tasks save in any order
 	return out
 }
 
