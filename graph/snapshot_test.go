@@ -62,6 +62,19 @@ func usageText(text string, in, out int64) modeltest.Turn {
 	return modeltest.Chunks(model.Chunk{TextDelta: text, Usage: &model.Usage{InputTokens: in, OutputTokens: out}, FinishReason: model.FinishStop})
 }
 
+// messageNode is the input and output of an agent node: the agent gets
+// prefix and the topic, and its answer's message is appended to Log.
+func messageNode(prefix string) (func(st) (any, error), func(st, json.RawMessage) (st, error)) {
+	in := func(s st) (any, error) { return prefix + s.Topic, nil }
+	out := func(s st, raw json.RawMessage) (st, error) {
+		var o map[string]any
+		err := json.Unmarshal(raw, &o)
+		s.Log = append(s.Log, fmt.Sprint(o["message"]))
+		return s, err
+	}
+	return in, out
+}
+
 // snapWorkload is a run that waits several times; answer answers the first
 // question it waits for.
 type snapWorkload struct {
@@ -144,13 +157,7 @@ func snapWorkloads() []snapWorkload {
 			Node("after", counted(&after, "after"))
 		askNode(g, "approve")
 		g.Edge(graph.START, "plan").Edge("plan", "side").
-			Dispatch("plan", func(_ context.Context, s st) ([]graph.Send[st], error) {
-				var out []graph.Send[st]
-				for _, it := range s.Items {
-					out = append(out, graph.Send[st]{Node: "approve", State: st{Topic: it}})
-				}
-				return out, nil
-			}, "approve").
+			Dispatch("plan", sendEach("approve"), "approve").
 			Join("after", "approve", "side").Edge("after", graph.END)
 		return compile(t, g), func() string { return fmt.Sprint(side.Load(), after.Load()) }
 	}
@@ -158,13 +165,7 @@ func snapWorkloads() []snapWorkload {
 		m := modeltest.New(t, usageText("draft one", 11, 3), usageText("draft two", 13, 5))
 		writer := testkit.NewAI(t, agent.AIConfig{Name: "writer", Model: m})
 		var tail atomic.Int32
-		in := func(s st) (any, error) { return "write about " + s.Topic, nil }
-		out := func(s st, raw json.RawMessage) (st, error) {
-			var o map[string]any
-			err := json.Unmarshal(raw, &o)
-			s.Log = append(s.Log, fmt.Sprint(o["message"]))
-			return s, err
-		}
+		in, out := messageNode("write about ")
 		g := graph.New[st](graph.Config{}).Reducer("log", graph.Append()).
 			AgentNode("w1", writer, in, out).AgentNode("w2", writer, in, out).
 			Node("tail", counted(&tail, "tail"))
@@ -194,13 +195,7 @@ func snapWorkloads() []snapWorkload {
 		wm := modeltest.New(t, usageText("note one", 5, 2), usageText("note two", 7, 3))
 		writer := testkit.NewAI(t, agent.AIConfig{Name: "writer", Model: wm})
 		var tail atomic.Int32
-		in := func(s st) (any, error) { return "note " + s.Topic, nil }
-		out := func(s st, raw json.RawMessage) (st, error) {
-			var o map[string]any
-			err := json.Unmarshal(raw, &o)
-			s.Log = append(s.Log, fmt.Sprint(o["message"]))
-			return s, err
-		}
+		in, out := messageNode("note ")
 		g := graph.New[st](graph.Config{Name: "plan", Description: "plans a transfer"}).Reducer("log", graph.Append()).
 			AgentNode("w", writer, in, out).Node("tail", counted(&tail, "tail"))
 		askNode(g, "confirm")
