@@ -140,7 +140,11 @@ func (s *Store) ListFrom(ctx context.Context, runID string, from int64) ([]check
 	if err := checkpoint.ValidateSeq(runID, from); err != nil {
 		return nil, s.db.fail(ctx, "ListFrom", "", "", err)
 	}
-	return s.query(ctx, "ListFrom", runID, selectCheckpoint+`WHERE run_id = $1 AND seq >= $2 ORDER BY seq`, runID, from)
+	cps, err := s.query(ctx, "ListFrom", runID, selectCheckpoint+`WHERE run_id = $1 AND seq >= $2 ORDER BY seq`, runID, from)
+	if errors.Is(err, checkpoint.ErrNotFound) && from > 1 {
+		return nil, s.db.fail(ctx, "ListFrom", "", "", &checkpoint.NotFoundError{RunID: runID, Seq: from})
+	}
+	return cps, err
 }
 
 // query reads checkpoint rows of one run; no rows is a NotFoundError.
