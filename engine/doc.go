@@ -51,7 +51,8 @@
 // Resume continues it.
 //
 // A run that waits saves, with its interrupt checkpoint and in the same
-// write, a snapshot of its journal, in which each nested run that ended is
+// write, a snapshot of its journal (a long run saves one as well every few
+// hundred checkpoints, so that a resume after a kill reads a bounded tail), in which each nested run that ended is
 // kept apart, still encoded, with its totals; the checkpoints after it
 // point at it. Pending and Resume then read the head (or the snapshot and
 // the checkpoints after it) instead of the whole line, decode only the

@@ -116,13 +116,13 @@ type recorder struct {
 	answers map[string]json.RawMessage
 	snapAt  int64
 	finish  model.FinishReason
-	// compactAt is the number of items at which the recorder next groups
-	// what ended (0: at compactItems).
+	// compactAt is the number of items at which the recorder next saves a
+	// snapshot without an interrupt (0: at compactItems).
 	compactAt int
 }
 
-// compactItems is how many journal items a recorder keeps before it first
-// groups the runs that ended.
+// compactItems is how many journal items (about one per checkpoint) a
+// recorder keeps before it saves a snapshot of a run that does not wait.
 const compactItems = 512
 
 // add records ev, saving a checkpoint when ev ends a step.
@@ -165,14 +165,19 @@ func (rc *recorder) save(ctx context.Context, kind string, st RunState) error {
 	for i, ev := range rc.buf {
 		rec.infos[i] = infoOf(ev)
 	}
+	// A snapshot goes with every interrupt, and with the checkpoint at
+	// which the recorder holds compactItems entries (then twice as many as
+	// it kept, and so on), so that a long run resumed after a kill reads a
+	// bounded tail. It is an optimisation: when it cannot be made, the
+	// resume reads the checkpoints.
 	var grouped []item
-	if kind == CheckpointInterrupt {
-		// A snapshot is an optimisation: when it cannot be made, the
-		// resume reads the checkpoints.
+	periodic := kind != CheckpointEnd && len(rc.items)+1 >= max(rc.compactAt, compactItems)
+	if kind == CheckpointInterrupt || periodic {
 		if snap, items, err := makeSnapshot(append(rc.items[:len(rc.items):len(rc.items)], rec), rc.input, rc.answersWith(st.Answers)); err == nil {
 			st.Snapshot, grouped = snap, items
 		}
-	} else if rc.snapAt > 0 {
+	}
+	if st.Snapshot == nil && rc.snapAt > 0 {
 		st.SnapshotAt = rc.snapAt
 	}
 	state, err := json.Marshal(st)
@@ -194,20 +199,16 @@ func (rc *recorder) save(ctx context.Context, kind string, st RunState) error {
 	}
 	rc.head++
 	rc.buf = rc.buf[:0]
-	switch {
-	case grouped != nil:
+	// After a snapshot the recorder keeps what ended as references to the
+	// checkpoints written, and holds only the events of the runs that go
+	// on.
+	if grouped != nil {
 		rc.items = grouped
-	case len(rec.infos) > 0:
+	} else if len(rec.infos) > 0 {
 		rc.items = append(rc.items, rec)
-		if len(rc.items) >= max(rc.compactAt, compactItems) {
-			// Keep what ended as references to the checkpoints just
-			// written, so that a long run's recorder holds only the
-			// events of the runs that go on.
-			if items, err := groupEnded(rc.items); err == nil {
-				rc.items = items
-			}
-			rc.compactAt = max(len(rc.items)*2, compactItems)
-		}
+	}
+	if periodic {
+		rc.compactAt = max(len(rc.items)*2, compactItems)
 	}
 	if len(st.Answers) > 0 {
 		rc.answers = rc.answersWith(st.Answers)

@@ -235,6 +235,10 @@ func snapWorkloads() []snapWorkload {
 			require.Len(t, out.Log, 302)
 			require.Equal(t, "ask270=true", out.Log[271])
 		}, ""},
+		{"long graph chain killed late, resumed from its periodic snapshot", st{}, chainOf(300, 298), func(t *testing.T, o snapOutcome) {
+			require.Equal(t, fmt.Sprint(slices.Repeat([]int32{1}, 300)), o.Effects, "no node ran twice")
+			require.Equal(t, 2, o.Rounds, "one resume after the kill, one with the answer")
+		}, "n280"},
 		{"graph fan-out of asks answered one by one", st{}, fanOut, func(t *testing.T, o snapOutcome) {
 			require.Equal(t, "1 1", o.Effects)
 			require.Equal(t, 3, o.Rounds)
