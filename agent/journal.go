@@ -28,6 +28,7 @@ type Journal struct {
 	subtree map[string][]int // run id -> indexes in events of the run's and its nested runs' events
 	answers map[string]json.RawMessage
 	rootID  string
+	lazy    map[string][]*lazyRuns // parent id -> ended runs added without their events (AddEnded)
 
 	mu sync.Mutex
 }
@@ -127,7 +128,8 @@ func (j *Journal) Pending() []Question {
 	return qs
 }
 
-// Questions returns every question the record holds, answered or not.
+// Questions returns every question the record holds, answered or not,
+// except those of runs added without their events ([Journal.AddEnded]).
 func (j *Journal) Questions() []Question {
 	var qs []Question
 	for _, ev := range j.events {

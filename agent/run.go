@@ -33,11 +33,12 @@ type Run struct {
 	finish    model.FinishReason
 	parts     []model.Part
 	state     any
-	seq       int64   // own events emitted
-	children  int     // child run ids handed out
-	questions int     // questions asked
-	calls     int     // model calls made or replayed
-	replay    *runLog // the record a resumed run follows
+	seq       int64    // own events emitted
+	children  int      // child run ids handed out
+	questions int      // questions asked
+	calls     int      // model calls made or replayed
+	replay    *runLog  // the record a resumed run follows
+	journal   *Journal // the journal a resumed run follows, or nil
 	clock     Clock
 	observers []func(Event)
 }
@@ -74,10 +75,14 @@ func Execute(ctx context.Context, a Agent, input json.RawMessage, body Body) ite
 		id := childID(ctx, parent)
 		j := journalFrom(ctx)
 		if j != nil {
-			if rec := j.ended(id); rec != nil {
+			rec, ok, err := j.endedRecord(ctx, id)
+			if ok && err == nil {
 				budgetFrom(ctx).addReplayed(rec)
 				replayEnded(rec, id, yield)
 				return
+			}
+			if err != nil {
+				body = func(context.Context, *Run) (json.RawMessage, error) { return nil, err }
 			}
 		}
 		b := budgetFrom(ctx)
@@ -90,7 +95,7 @@ func Execute(ctx context.Context, a Agent, input json.RawMessage, body Body) ite
 			r.ParentID = parent.ID
 		}
 		if j != nil {
-			r.replay = j.replay(id)
+			r.replay, r.journal = j.replay(id), j
 		}
 		if h, ok := a.(interface{ hooks() *Hooks }); ok && h.hooks() != nil {
 			r.hooks = append(r.hooks[:len(r.hooks):len(r.hooks)], h.hooks())

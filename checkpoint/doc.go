@@ -13,6 +13,9 @@
 // holds for [SessionStore.Append] with the session's turn count. This is
 // what makes a double "approve" advance a run once.
 //
+// [ListFrom] reads the end of a run's line, in one call on the stores
+// that implement [TailReader] (all three shipped ones).
+//
 // Every store passes one conformance suite,
 // [github.com/loomwork/loom/checkpoint/checkpointtest]. Three ship:
 //

@@ -24,7 +24,10 @@ func NewMemory() *Memory {
 	return &Memory{runs: map[string][]Checkpoint{}}
 }
 
-var _ Store = (*Memory)(nil)
+var (
+	_ Store      = (*Memory)(nil)
+	_ TailReader = (*Memory)(nil)
+)
 
 // memErr prefixes an error with the store's name.
 func memErr(err error) error { return fmt.Errorf("checkpoint/memory: %w", err) }
@@ -99,6 +102,26 @@ func (m *Memory) List(ctx context.Context, runID string) ([]Checkpoint, error) {
 	out := make([]Checkpoint, len(line))
 	for i, cp := range line {
 		out[i] = cp.clone()
+	}
+	return out, nil
+}
+
+// ListFrom returns the run's checkpoints from Seq from on; see
+// [TailReader.ListFrom].
+func (m *Memory) ListFrom(ctx context.Context, runID string, from int64) ([]Checkpoint, error) {
+	if err := ValidateSeq(runID, from); err != nil {
+		return nil, memErr(fmt.Errorf("ListFrom: %w", err))
+	}
+	line, err := m.line(ctx, "ListFrom", runID)
+	if err != nil {
+		return nil, err
+	}
+	if from > int64(len(line)) {
+		return nil, memErr(&NotFoundError{RunID: runID, Seq: from})
+	}
+	out := make([]Checkpoint, 0, int64(len(line))-from+1)
+	for _, cp := range line[from-1:] {
+		out = append(out, cp.clone())
 	}
 	return out, nil
 }

@@ -50,6 +50,20 @@
 // runs, so Pending lists what any run waits for, nested or not, and
 // Resume continues it.
 //
+// A run that waits saves, with its interrupt checkpoint and in the same
+// write, a snapshot of its journal (a long run saves one as well every few
+// hundred checkpoints, so that a resume after a kill reads a bounded tail), in which each nested run that ended is
+// kept apart, still encoded, with its totals; the checkpoints after it
+// point at it. Pending and Resume then read the head (or the snapshot and
+// the checkpoints after it) instead of the whole line, decode only the
+// runs that have not ended, and decode an ended one only when the resumed
+// run replays it: a graph skips its ended steps ([agent.Run.SkipEnded]),
+// so resuming it costs about the same after 10 steps as after 200. The
+// checkpoints' events stay the record: a kill cannot separate a snapshot
+// from the checkpoint it belongs to, a snapshot that cannot be read is
+// ignored, and History and Fork read the checkpoints (a fork holds no
+// snapshot until it waits).
+//
 // # History and fork
 //
 // [Engine.History] lists a run's checkpoints as [Step]s, each with the

@@ -11,6 +11,7 @@ import (
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/checkpoint"
 	"github.com/loomwork/loom/internal/flow"
+	"github.com/loomwork/loom/model"
 )
 
 // Sentinels of durable runs, for errors.Is.
@@ -59,6 +60,15 @@ type RunState struct {
 	Questions []agent.Question           `json:"questions,omitempty"`
 	Answers   map[string]json.RawMessage `json:"answers,omitempty"`
 	Error     *agent.ErrorRecord         `json:"error,omitempty"`
+	// Snapshot, on an interrupt checkpoint, is the run's journal up to and
+	// including that checkpoint, so that a resume reads one checkpoint
+	// instead of the whole line. It is an optimisation: the checkpoints'
+	// events stay the record, and a resume that cannot use it reads them.
+	// Its encoding is the engine's own.
+	Snapshot json.RawMessage `json:"snapshot,omitempty"`
+	// SnapshotAt is, on a checkpoint after one that holds a Snapshot, the
+	// Seq of the latest such checkpoint: a resume reads from it on.
+	SnapshotAt int64 `json:"snapshot_at,omitempty"`
 }
 
 // WithCheckpoints saves every run of the engine to s: a checkpoint when
@@ -97,7 +107,23 @@ type recorder struct {
 	meta  map[string]string // labels on every checkpoint (MetaSession)
 	head  int64
 	buf   []agent.Event
+	// items are the run's journal so far, as saved, and answers every
+	// answer given: what the snapshot saved with an interrupt holds.
+	// snapAt is the Seq of the latest checkpoint holding a snapshot.
+	// finish is the finish reason over the journal's events (see
+	// Result.FinishReason), for a run that goes on from it.
+	items   []item
+	answers map[string]json.RawMessage
+	snapAt  int64
+	finish  model.FinishReason
+	// compactAt is the number of items at which the recorder next saves a
+	// snapshot without an interrupt (0: at compactItems).
+	compactAt int
 }
+
+// compactItems is how many journal items (about one per checkpoint) a
+// recorder keeps before it saves a snapshot of a run that does not wait.
+const compactItems = 512
 
 // add records ev, saving a checkpoint when ev ends a step.
 func (rc *recorder) add(ctx context.Context, ev agent.Event) error {
@@ -135,6 +161,25 @@ func (rc *recorder) save(ctx context.Context, kind string, st RunState) error {
 		return fmt.Errorf("engine: checkpoint run %s: encode events: %w", rc.runID, err)
 	}
 	st.Format, st.Agent = RunFormat, rc.agent
+	rec := item{seq: rc.head + 1, raw: events, infos: make([]evInfo, len(rc.buf))}
+	for i, ev := range rc.buf {
+		rec.infos[i] = infoOf(ev)
+	}
+	// A snapshot goes with every interrupt, and with the checkpoint at
+	// which the recorder holds compactItems entries (then twice as many as
+	// it kept, and so on), so that a long run resumed after a kill reads a
+	// bounded tail. It is an optimisation: when it cannot be made, the
+	// resume reads the checkpoints.
+	var grouped []item
+	periodic := kind != CheckpointEnd && len(rc.items)+1 >= max(rc.compactAt, compactItems)
+	if kind == CheckpointInterrupt || periodic {
+		if snap, items, err := makeSnapshot(append(rc.items[:len(rc.items):len(rc.items)], rec), rc.input, rc.answersWith(st.Answers)); err == nil {
+			st.Snapshot, grouped = snap, items
+		}
+	}
+	if st.Snapshot == nil && rc.snapAt > 0 {
+		st.SnapshotAt = rc.snapAt
+	}
 	state, err := json.Marshal(st)
 	if err != nil {
 		return fmt.Errorf("engine: checkpoint run %s: encode state: %w", rc.runID, err)
@@ -154,48 +199,37 @@ func (rc *recorder) save(ctx context.Context, kind string, st RunState) error {
 	}
 	rc.head++
 	rc.buf = rc.buf[:0]
+	// After a snapshot the recorder keeps what ended as references to the
+	// checkpoints written, and holds only the events of the runs that go
+	// on.
+	if grouped != nil {
+		rc.items = grouped
+	} else if len(rec.infos) > 0 {
+		rc.items = append(rc.items, rec)
+	}
+	if periodic {
+		rc.compactAt = max(len(rc.items)*2, compactItems)
+	}
+	if len(st.Answers) > 0 {
+		rc.answers = rc.answersWith(st.Answers)
+	}
+	if st.Snapshot != nil {
+		rc.snapAt = rc.head
+	}
 	return nil
 }
 
-// saved is what a run's checkpoints hold, read back.
-type saved struct {
-	head    checkpoint.Checkpoint
-	start   RunState
-	events  []agent.Event
-	answers map[string]json.RawMessage
-}
-
-// load reads run runID's checkpoints.
-func (e *Engine) load(ctx context.Context, runID string) (*saved, error) {
-	if e.store == nil {
-		return nil, fmt.Errorf("%w: engine: the engine has no checkpoint store: create it with engine.WithCheckpoints", ErrNoCheckpoints)
+// answersWith returns every answer given so far with more added.
+func (rc *recorder) answersWith(more map[string]json.RawMessage) map[string]json.RawMessage {
+	if len(more) == 0 {
+		return rc.answers
 	}
-	cps, err := e.store.List(ctx, runID)
-	if err != nil {
-		if errors.Is(err, checkpoint.ErrNotFound) {
-			return nil, fmt.Errorf("%w: engine: run %q has no checkpoints in the engine's store: %w", ErrNoCheckpoints, runID, err)
-		}
-		return nil, fmt.Errorf("engine: read run %s: %w", runID, err)
+	all := maps.Clone(rc.answers)
+	if all == nil {
+		all = map[string]json.RawMessage{}
 	}
-	s := &saved{head: cps[len(cps)-1], answers: map[string]json.RawMessage{}}
-	for i, cp := range cps {
-		var st RunState
-		if err := json.Unmarshal(cp.State, &st); err != nil || st.Format != RunFormat {
-			return nil, fmt.Errorf("%w: engine: run %s checkpoint %d is not a %s checkpoint", checkpoint.ErrCorrupt, runID, cp.Seq, RunFormat)
-		}
-		if i == 0 {
-			s.start = st
-		}
-		maps.Copy(s.answers, st.Answers)
-		if len(cp.Events) > 0 {
-			var evs []agent.Event
-			if err := json.Unmarshal(cp.Events, &evs); err != nil {
-				return nil, fmt.Errorf("%w: engine: run %s checkpoint %d: events: %w", checkpoint.ErrCorrupt, runID, cp.Seq, err)
-			}
-			s.events = append(s.events, evs...)
-		}
-	}
-	return s, nil
+	maps.Copy(all, more)
+	return all
 }
 
 // Pending returns the questions run runID waits for, from the engine's
@@ -283,12 +317,14 @@ func (e *Engine) claimRun(ctx context.Context, a agent.Agent, runID string, answ
 		}
 	}
 	for id, ans := range answers {
+		// Answered questions come first: the asking run may have ended,
+		// and a snapshot holds an ended run's events apart.
+		if _, done := s.answers[id]; done {
+			return nil, nil, nil, fmt.Errorf("%w: engine: question %q of run %s was answered before", ErrAlreadyResumed, id, runID)
+		}
 		q, ok := asked[id]
 		if !ok {
 			return nil, nil, nil, fmt.Errorf("%w: engine: run %s asked no question %q (it asked %s)", ErrUnknownQuestion, runID, id, questionIDs(asked))
-		}
-		if _, done := s.answers[id]; done {
-			return nil, nil, nil, fmt.Errorf("%w: engine: question %q of run %s was answered before", ErrAlreadyResumed, id, runID)
 		}
 		if err := agent.CheckAnswer(q, ans); err != nil {
 			return nil, nil, nil, err
@@ -296,7 +332,8 @@ func (e *Engine) claimRun(ctx context.Context, a agent.Agent, runID string, answ
 	}
 	all := maps.Clone(s.answers)
 	maps.Copy(all, answers)
-	rc := &recorder{store: e.store, runID: runID, agent: a.Name(), input: s.start.Input, head: s.head.Seq, meta: map[string]string{}}
+	rc := &recorder{store: e.store, runID: runID, agent: a.Name(), input: s.start.Input, head: s.head.Seq, meta: map[string]string{},
+		items: s.recorded(), answers: maps.Clone(s.answers), snapAt: s.snapAt, finish: s.finish}
 	for k, v := range s.head.Meta {
 		if k != "agent" && k != "status" {
 			rc.meta[k] = v // the run's labels and session
@@ -305,7 +342,9 @@ func (e *Engine) claimRun(ctx context.Context, a agent.Agent, runID string, answ
 	if err := rc.save(ctx, CheckpointResume, RunState{Status: "running", Answers: answers}); err != nil {
 		return nil, nil, nil, err
 	}
-	return rc, agent.NewJournal(s.events, all), s.start.Input, nil
+	j := agent.NewJournal(s.events, all)
+	j.AddEnded(s.ended...)
+	return rc, j, s.start.Input, nil
 }
 
 func questionIDs(qs map[string]agent.Question) string {

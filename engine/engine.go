@@ -233,6 +233,9 @@ func (e *Engine) run(ctx context.Context, a agent.Agent, input any, res *Result,
 		log := e.log
 		var root string
 		var finish model.FinishReason // see Result.FinishReason
+		if rc != nil {
+			finish = rc.finish // a resumed run may skip the events that set it
+		}
 		var end agent.Event
 		var runErr error
 		stopped := false

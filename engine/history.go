@@ -67,19 +67,16 @@ func (e *Engine) list(ctx context.Context, runID string) ([]checkpoint.Checkpoin
 	}
 	cps, err := e.store.List(ctx, runID)
 	if err != nil {
-		if errors.Is(err, checkpoint.ErrNotFound) {
-			return nil, fmt.Errorf("%w: engine: run %q has no checkpoints in the engine's store: %w", ErrNoCheckpoints, runID, err)
-		}
-		return nil, fmt.Errorf("engine: read run %s: %w", runID, err)
+		return nil, readErr(runID, err)
 	}
 	return cps, nil
 }
 
 // decodeCheckpoint decodes a checkpoint's state and events.
 func decodeCheckpoint(runID string, cp checkpoint.Checkpoint) (RunState, []agent.Event, error) {
-	var st RunState
-	if err := json.Unmarshal(cp.State, &st); err != nil || st.Format != RunFormat {
-		return st, nil, fmt.Errorf("%w: engine: run %s checkpoint %d is not a %s checkpoint", checkpoint.ErrCorrupt, runID, cp.Seq, RunFormat)
+	st, err := decodeState(runID, cp)
+	if err != nil {
+		return st, nil, err
 	}
 	var evs []agent.Event
 	if len(cp.Events) > 0 {
@@ -159,6 +156,9 @@ func (e *Engine) Fork(ctx context.Context, runID string, seq int64, opts ...Fork
 		for k := range evs {
 			rn.event(&evs[k])
 		}
+		// The fork's record is its checkpoints' events: the original's
+		// snapshots name the original's ids and may cover steps past seq.
+		st.Snapshot, st.SnapshotAt = nil, 0
 		for k := range st.Questions {
 			rn.question(&st.Questions[k])
 		}

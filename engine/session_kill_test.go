@@ -110,6 +110,9 @@ func TestSessionApprovalChild(t *testing.T) {
 	ctx := context.Background()
 	runs, sessions := openDurable(t, os.Getenv("LOOM_SA_STORE"), os.Getenv("LOOM_SA_DB"))
 	effects := os.Getenv("LOOM_SA_EFFECTS")
+	if when := os.Getenv("LOOM_SA_KILL"); when != "" && phase == "ask" {
+		runs = killAtSnapshot{runs, when}
+	}
 	e := engine.New(engine.WithCheckpoints(runs), engine.WithSessions(sessions))
 	var m *modeltest.Scripted
 	switch phase {
@@ -143,34 +146,70 @@ func TestSessionApprovalChild(t *testing.T) {
 	}
 }
 
+// killAtSnapshot prints the run's id and blocks, to be killed, just
+// before or just after it saves a checkpoint holding the engine's snapshot
+// of the run (the one an interrupt saves).
+type killAtSnapshot struct {
+	checkpoint.Store
+	when string
+}
+
+func (k killAtSnapshot) Put(ctx context.Context, cp checkpoint.Checkpoint) error {
+	if !strings.Contains(string(cp.State), `"snapshot":`) {
+		return k.Store.Put(ctx, cp)
+	}
+	if k.when == "after" {
+		if err := k.Store.Put(ctx, cp); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("RUN %s\n", cp.RunID)
+	select {}
+}
+
 // TestSessionApprovalInASecondProcess: a session's turn stops for an
-// approval in one process (which stays alive); a second process approves
-// it through the session, the model after the approval sees the whole
-// conversation, the turn is recorded once, and the next turn sees every
-// message. On SQLite and PostgreSQL.
+// approval in one process, which stays alive, or is killed just before or
+// just after it saves the snapshot of the waiting run; a second process
+// approves it through the session, the model after the approval sees the
+// whole conversation, the turn is recorded once, and the next turn sees
+// every message. On SQLite and PostgreSQL.
 func TestSessionApprovalInASecondProcess(t *testing.T) {
 	for _, st := range durableStores(t) {
-		t.Run(st.kind, func(t *testing.T) {
-			dir := t.TempDir()
-			session := fmt.Sprintf("approval-%x", rand.Uint64())
-			env := []string{"LOOM_SA_STORE=" + st.kind, "LOOM_SA_DB=" + st.where, "LOOM_SA_SESSION=" + session, "LOOM_SA_EFFECTS=" + filepath.Join(dir, "effects")}
-			first := testkit.Child("TestSessionApprovalChild", append(env, "LOOM_SA_PHASE=ask")...)
-			out, err := first.StdoutPipe()
-			require.NoError(t, err)
-			require.NoError(t, first.Start())
-			defer func() { _ = first.Process.Kill(); _ = first.Wait() }()
-			runID := strings.TrimPrefix(testkit.LineWith(t, out, "RUN "), "RUN ")
-
-			res, err := testkit.Child("TestSessionApprovalChild", append(env, "LOOM_SA_PHASE=approve", "LOOM_SA_RUN="+runID)...).Output()
-			require.NoError(t, err, string(res))
-			require.Contains(t, string(res), "ANSWER Deployed, Ada. | I deployed to prod. | calls=2", "each model call saw the whole conversation (else it answers \"wrong history\")")
-			require.Equal(t, 1, countLines(t, filepath.Join(dir, "effects"), "deploy"))
-			_, sessions := openDurable(t, st.kind, st.where)
-			turns := storedTurns(t, sessions, session)
-			require.Len(t, turns, 3)
-			require.Equal(t, runID, turns[1], "the approved turn is recorded once, as itself")
-		})
+		for _, kill := range []string{"", "before", "after"} {
+			name := st.kind
+			if kill != "" {
+				name += "/killed " + kill + " the snapshot"
+			}
+			t.Run(name, func(t *testing.T) {
+				testSessionApproval(t, st.kind, st.where, kill)
+			})
+		}
 	}
+}
+
+func testSessionApproval(t *testing.T, kind, where, kill string) {
+	dir := t.TempDir()
+	session := fmt.Sprintf("approval-%x", rand.Uint64())
+	env := []string{"LOOM_SA_STORE=" + kind, "LOOM_SA_DB=" + where, "LOOM_SA_SESSION=" + session, "LOOM_SA_EFFECTS=" + filepath.Join(dir, "effects")}
+	first := testkit.Child("TestSessionApprovalChild", append(env, "LOOM_SA_PHASE=ask", "LOOM_SA_KILL="+kill)...)
+	out, err := first.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, first.Start())
+	defer func() { _ = first.Process.Kill(); _ = first.Wait() }()
+	runID := strings.TrimPrefix(testkit.LineWith(t, out, "RUN "), "RUN ")
+	if kill != "" {
+		require.NoError(t, first.Process.Signal(syscall.SIGKILL))
+		_ = first.Wait()
+	}
+
+	res, err := testkit.Child("TestSessionApprovalChild", append(env, "LOOM_SA_PHASE=approve", "LOOM_SA_RUN="+runID)...).Output()
+	require.NoError(t, err, string(res))
+	require.Contains(t, string(res), "ANSWER Deployed, Ada. | I deployed to prod. | calls=2", "each model call saw the whole conversation (else it answers \"wrong history\")")
+	require.Equal(t, 1, countLines(t, filepath.Join(dir, "effects"), "deploy"))
+	_, sessions := openDurable(t, kind, where)
+	turns := storedTurns(t, sessions, session)
+	require.Len(t, turns, 3)
+	require.Equal(t, runID, turns[1], "the approved turn is recorded once, as itself")
 }
 
 // workResponder answers the conversation of TestSessionKilledTurnContinues

@@ -38,7 +38,31 @@ const (
 	envRun     = "LOOM_GRAPH_RUN"      // the run id
 	envAnswers = "LOOM_GRAPH_ANSWERS"  // a JSON object of answers
 	envBlock   = "LOOM_GRAPH_BLOCK"    // a node that blocks after its effect
+	envKill    = "LOOM_GRAPH_KILL"     // "before" or "after": block around the write of a snapshot
 )
+
+// killAtSnapshot blocks, to be killed, just before or just after it saves
+// a checkpoint that holds the engine's snapshot of the run (the one an
+// interrupt saves).
+type killAtSnapshot struct {
+	checkpoint.Store
+	when string
+}
+
+func (k killAtSnapshot) Put(ctx context.Context, cp checkpoint.Checkpoint) error {
+	if k.when == "" || !strings.Contains(string(cp.State), `"snapshot":`) {
+		return k.Store.Put(ctx, cp)
+	}
+	if k.when == "before" {
+		fmt.Println("BLOCKED before the snapshot")
+		select {}
+	}
+	if err := k.Store.Put(ctx, cp); err != nil {
+		return err
+	}
+	fmt.Println("BLOCKED after the snapshot")
+	select {}
+}
 
 // logLine appends line to the file name in dir: effects that must add up
 // over processes.
@@ -175,7 +199,7 @@ func TestGraphDurableChild(t *testing.T) {
 	}
 	ctx := context.Background()
 	dir, runID := os.Getenv(envDir), os.Getenv(envRun)
-	e := engine.New(engine.WithCheckpoints(openStore(t, os.Getenv(envStore), os.Getenv(envWhere))))
+	e := engine.New(engine.WithCheckpoints(killAtSnapshot{openStore(t, os.Getenv(envStore), os.Getenv(envWhere)), os.Getenv(envKill)}))
 	if phase == "pending" {
 		qs, err := e.Pending(ctx, runID)
 		require.NoError(t, err)
@@ -241,13 +265,15 @@ type step struct {
 	phase   string
 	answers map[int]string
 	block   string
+	kill    string // "before" or "after": killed around the write of a snapshot
 	want    string // the prefix of the line it prints: WAIT, BLOCKED, DONE or PENDING
 	check   func(t *testing.T, line string, asked []string)
 }
 
 // TestGraphSurvivesKills runs graphs under a durable engine in child
-// processes killed with SIGKILL while waiting for an answer and inside a
-// node, each resumed in a new process: Engine.Pending lists what the run
+// processes killed with SIGKILL while waiting for an answer, inside a
+// node, and just before or after the engine saves a snapshot of the run
+// (with the interrupt checkpoint), each resumed in a new process: Engine.Pending lists what the run
 // waits for after each answer (and nothing when it waits for none), the
 // final answer is right, and no effect, model call or sandbox run is
 // repeated.
@@ -294,6 +320,69 @@ func TestGraphSurvivesKills(t *testing.T) {
 			check: func(t *testing.T, dir, out string) {
 				require.JSONEq(t, `{"topic":"Calculate 15!","log":["charge","first=true","second=true","ship"],"count":0}`, out)
 				require.Equal(t, "charge\nship\n", readLog(t, dir, "effects"), "the effect done before the kill was not repeated")
+			},
+		},
+		{
+			name: "killed just before the snapshot at the first question", workload: "approvals",
+			steps: []step{
+				{phase: "start", kill: "before", want: "BLOCKED"},
+				{phase: "pending", want: "PENDING", check: pending(0)},
+				{phase: "resume", answers: map[int]string{0: `{"ok":true}`}, want: "WAIT"},
+				{phase: "resume", answers: map[int]string{1: `{"ok":true}`}, want: "DONE"},
+			},
+			check: func(t *testing.T, dir, out string) {
+				require.JSONEq(t, `{"topic":"Calculate 15!","log":["charge","first=true","second=true","ship"],"count":0}`, out)
+				require.Equal(t, "charge\nship\n", readLog(t, dir, "effects"))
+			},
+		},
+		{
+			name: "killed just before the snapshot at the second question", workload: "approvals",
+			steps: []step{
+				{phase: "start", want: "WAIT"},
+				{phase: "resume", answers: map[int]string{0: `{"ok":true}`}, kill: "before", want: "BLOCKED"},
+				{phase: "pending", want: "PENDING", check: pending(1)},
+				{phase: "resume", want: "WAIT", check: func(t *testing.T, line string, asked []string) {
+					require.Equal(t, "WAIT "+asked[1], line, "resumed without an answer, the run asks the same question again")
+				}},
+				{phase: "pending", want: "PENDING", check: pending(1)},
+				{phase: "resume", answers: map[int]string{1: `{"ok":false}`}, want: "DONE"},
+			},
+			check: func(t *testing.T, dir, out string) {
+				require.JSONEq(t, `{"topic":"Calculate 15!","log":["charge","first=true","second=false","ship"],"count":0}`, out)
+				require.Equal(t, "charge\nship\n", readLog(t, dir, "effects"))
+			},
+		},
+		{
+			name: "killed just after the snapshot at each question", workload: "approvals",
+			steps: []step{
+				{phase: "start", kill: "after", want: "BLOCKED"},
+				{phase: "pending", want: "PENDING", check: pending(0)},
+				{phase: "resume", answers: map[int]string{0: `{"ok":true}`}, kill: "after", want: "BLOCKED"},
+				{phase: "pending", want: "PENDING", check: pending(1)},
+				{phase: "resume", answers: map[int]string{1: `{"ok":true}`}, want: "DONE"},
+				{phase: "pending", want: "PENDING", check: pending()},
+			},
+			check: func(t *testing.T, dir, out string) {
+				require.JSONEq(t, `{"topic":"Calculate 15!","log":["charge","first=true","second=true","ship"],"count":0}`, out)
+				require.Equal(t, "charge\nship\n", readLog(t, dir, "effects"))
+			},
+		},
+		{
+			name: "a Coder→Sandbox node killed just after the snapshot of its approval", workload: "coder",
+			steps: []step{
+				{phase: "start", kill: "after", want: "BLOCKED"},
+				{phase: "pending", want: "PENDING", check: func(t *testing.T, line string, asked []string) {
+					require.True(t, strings.HasPrefix(line, "PENDING "+codeexec.ApprovalKind+"="), line)
+				}},
+				{phase: "resume", answers: map[int]string{0: `{"approved":true}`}, want: "DONE"},
+			},
+			check: func(t *testing.T, dir, out string) {
+				var s st
+				require.NoError(t, json.Unmarshal([]byte(out), &s))
+				require.Equal(t, "15! = 1307674368000", s.Out)
+				require.Equal(t, "call\ncall\n", readLog(t, dir, "model"), "none repeated")
+				require.Equal(t, "run\n", readLog(t, dir, "sandbox"), "the approved code ran once")
+				require.Equal(t, "report\n", readLog(t, dir, "effects"))
 			},
 		},
 		{
@@ -348,12 +437,12 @@ func TestGraphSurvivesKills(t *testing.T) {
 						answers[strings.SplitN(asked[n], "=", 2)[1]] = json.RawMessage(a)
 					}
 					raw, _ := json.Marshal(answers)
-					cmd := testkit.Child("TestGraphDurableChild", append(env, envPhase+"="+s.phase, envAnswers+"="+string(raw), envBlock+"="+s.block)...)
+					cmd := testkit.Child("TestGraphDurableChild", append(env, envPhase+"="+s.phase, envAnswers+"="+string(raw), envBlock+"="+s.block, envKill+"="+s.kill)...)
 					line := runChild(t, cmd, s.want)
 					switch s.want {
-					case "WAIT":
-						for _, q := range strings.Split(strings.TrimPrefix(line, "WAIT "), ",") {
-							if !contains(asked, q) {
+					case "WAIT", "PENDING":
+						for _, q := range strings.Split(strings.TrimPrefix(strings.TrimPrefix(line, "WAIT "), "PENDING "), ",") {
+							if q != "" && q != "PENDING" && !contains(asked, q) {
 								asked = append(asked, q)
 							}
 						}

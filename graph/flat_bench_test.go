@@ -72,27 +72,29 @@ func BenchmarkFlatSteps(b *testing.B) {
 	}
 }
 
-// BenchmarkResume resumes a chain of 50 nodes waiting at a human node:
-// the time from the engine's Resume to the run's end.
+// BenchmarkResume resumes a chain of 10, 50 and 200 nodes waiting at a
+// human node: the time from the engine's Resume to the run's end.
 func BenchmarkResume(b *testing.B) {
 	ctx := context.Background()
 	names, stores := benchStores(b)
 	for _, store := range names {
-		b.Run("store="+store+"/chain=50", func(b *testing.B) {
-			e := engine.New(engine.WithCheckpoints(stores[store](b)))
-			c := chainN(b, 50, true)
-			for b.Loop() {
-				b.StopTimer()
-				_, err := e.Invoke(ctx, c, benchState{N: 1})
-				ie := agent.Interrupts(err)
-				if ie == nil {
-					b.Fatal(err)
+		for _, n := range []int{10, 50, 200} {
+			b.Run(fmt.Sprintf("store=%s/chain=%d", store, n), func(b *testing.B) {
+				e := engine.New(engine.WithCheckpoints(stores[store](b)))
+				c := chainN(b, n, true)
+				for b.Loop() {
+					b.StopTimer()
+					_, err := e.Invoke(ctx, c, benchState{N: 1})
+					ie := agent.Interrupts(err)
+					if ie == nil {
+						b.Fatal(err)
+					}
+					b.StartTimer()
+					if _, err := e.ResumeInvoke(ctx, c, ie.Questions[0].RootID, map[string]json.RawMessage{ie.Questions[0].ID: json.RawMessage(`1`)}); err != nil {
+						b.Fatal(err)
+					}
 				}
-				b.StartTimer()
-				if _, err := e.ResumeInvoke(ctx, c, ie.Questions[0].RootID, map[string]json.RawMessage{ie.Questions[0].ID: json.RawMessage(`1`)}); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+			})
+		}
 	}
 }

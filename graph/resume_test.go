@@ -45,6 +45,18 @@ func counted(n *atomic.Int32, name string) func(context.Context, st) (st, error)
 	}
 }
 
+// sendEach dispatches one task of node for each of the state's Items,
+// with the item as its Topic.
+func sendEach(node string) func(context.Context, st) ([]graph.Send[st], error) {
+	return func(_ context.Context, s st) ([]graph.Send[st], error) {
+		var out []graph.Send[st]
+		for _, it := range s.Items {
+			out = append(out, graph.Send[st]{Node: node, State: st{Topic: it}})
+		}
+		return out, nil
+	}
+}
+
 func yes() json.RawMessage { return json.RawMessage(`{"ok":true}`) }
 
 func interrupted(t *testing.T, err error) *agent.InterruptedError {
@@ -265,13 +277,7 @@ func TestDynamicInterruptsAreCheckpointed(t *testing.T) {
 		Node("side", counted(&side, "side"))
 	askNode(g, "approve")
 	g.Edge(graph.START, "plan").Edge("plan", "side").
-		Dispatch("plan", func(_ context.Context, s st) ([]graph.Send[st], error) {
-			var out []graph.Send[st]
-			for _, it := range s.Items {
-				out = append(out, graph.Send[st]{Node: "approve", State: st{Topic: it}})
-			}
-			return out, nil
-		}, "approve").
+		Dispatch("plan", sendEach("approve"), "approve").
 		Edge("approve", graph.END).Edge("side", graph.END)
 	c := compile(t, g)
 	e := durable(nil)

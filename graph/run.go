@@ -92,8 +92,22 @@ func (c *Compiled[S]) start(ctx context.Context, r *agent.Run, input json.RawMes
 // loop runs steps from p until the graph ends, asks or fails. Each step is
 // a nested run whose output is the progress after it; a step an engine's
 // journal holds is replayed, and its recorded output read back.
+//
+// A resumed run starts from the output of the last step that had ended
+// ([agent.Run.SkipEnded]): each step's output is the whole progress, so
+// the steps before it are neither run nor replayed, and a resume costs the
+// same after 10 steps as after 10,000.
 func (c *Compiled[S]) loop(ctx context.Context, r *agent.Run, p *progress) (json.RawMessage, error) {
-	runs := map[string]int{} // node runs in this run, for the step limit's report
+	if end, ok := r.SkipEnded(ctx); ok {
+		if end.Err != nil {
+			return nil, end.Err
+		}
+		var err error
+		if p, err = readProgress(c.name, end.Output); err != nil {
+			return nil, err
+		}
+	}
+	runs := map[string]int{} // node runs in this process, for the step limit's report
 	for len(p.Next) > 0 {
 		if p.Step >= c.maxSteps {
 			return nil, c.stepLimit(p, runs)

@@ -31,6 +31,7 @@ func Run(t *testing.T, open func(t *testing.T) checkpoint.Store, opts ...Option)
 	t.Run("CompareAndSwap", func(t *testing.T) { testCAS(t, open(t)) })
 	t.Run("ConcurrentWriters", func(t *testing.T) { testConcurrentPut(t, open(t), cfg.writers, cfg.rounds) })
 	t.Run("NotFound", func(t *testing.T) { testNotFound(t, open(t)) })
+	t.Run("ListFrom", func(t *testing.T) { testListFrom(t, open(t)) })
 	t.Run("Isolation", func(t *testing.T) { testIsolation(t, open(t)) })
 	t.Run("Runs", func(t *testing.T) { testRuns(t, open(t)) })
 	t.Run("Prune", func(t *testing.T) { testPrune(t, open(t)) })
@@ -120,6 +121,42 @@ func testRoundTrip(t *testing.T, s checkpoint.Store) {
 	// Opaque JSON is kept byte for byte, whitespace included.
 	require.Equal(t, string(cps[1].State), string(all[1].State))
 }
+
+// testListFrom checks the tail read: the store's own ListFrom when it
+// has one, and checkpoint.ListFrom's fallback over List (the same
+// answers).
+func testListFrom(t *testing.T, s checkpoint.Store) {
+	ctx := context.Background()
+	want := line(t, s, "tail", 5, 0, map[string]string{"k": "v"})
+	line(t, s, "other", 3, 0, nil)
+	_, own := s.(checkpoint.TailReader)
+	require.True(t, own, "%T reads a run's tail in one call (checkpoint.TailReader)", s)
+	for name, st := range map[string]checkpoint.Store{"own": s, "fallback": listOnly{s}} {
+		t.Run(name, func(t *testing.T) {
+			for from := int64(1); from <= 5; from++ {
+				got, err := checkpoint.ListFrom(ctx, st, "tail", from)
+				require.NoError(t, err)
+				require.Equal(t, want[from-1:], got, "from %d", from)
+			}
+			for _, c := range []struct {
+				run  string
+				from int64
+				want error
+			}{
+				{"tail", 6, checkpoint.ErrNotFound},
+				{"missing", 1, checkpoint.ErrNotFound},
+				{"tail", 0, checkpoint.ErrInvalid},
+				{"tail", -1, checkpoint.ErrInvalid},
+			} {
+				_, err := checkpoint.ListFrom(ctx, st, c.run, c.from)
+				require.ErrorIs(t, err, c.want, "run %s from %d", c.run, c.from)
+			}
+		})
+	}
+}
+
+// listOnly hides a store's ListFrom, for checkpoint.ListFrom's fallback.
+type listOnly struct{ checkpoint.Store }
 
 func testCopies(t *testing.T, s checkpoint.Store) {
 	ctx := context.Background()

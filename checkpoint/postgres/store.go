@@ -16,7 +16,10 @@ import (
 // use, and any number of processes may share the database.
 type Store struct{ db *db }
 
-var _ checkpoint.Store = (*Store)(nil)
+var (
+	_ checkpoint.Store      = (*Store)(nil)
+	_ checkpoint.TailReader = (*Store)(nil)
+)
 
 // Open connects to the database at dsn (a postgres:// URL or key=value
 // string, as pgx reads it) and opens the checkpoint store there, creating
@@ -129,6 +132,19 @@ func (s *Store) Get(ctx context.Context, runID string, seq int64) (checkpoint.Ch
 // [checkpoint.Store.List].
 func (s *Store) List(ctx context.Context, runID string) ([]checkpoint.Checkpoint, error) {
 	return s.query(ctx, "List", runID, selectCheckpoint+`WHERE run_id = $1 ORDER BY seq`, runID)
+}
+
+// ListFrom returns the run's checkpoints from Seq from on, oldest first;
+// see [checkpoint.TailReader].
+func (s *Store) ListFrom(ctx context.Context, runID string, from int64) ([]checkpoint.Checkpoint, error) {
+	if err := checkpoint.ValidateSeq(runID, from); err != nil {
+		return nil, s.db.fail(ctx, "ListFrom", "", "", err)
+	}
+	cps, err := s.query(ctx, "ListFrom", runID, selectCheckpoint+`WHERE run_id = $1 AND seq >= $2 ORDER BY seq`, runID, from)
+	if errors.Is(err, checkpoint.ErrNotFound) && from > 1 {
+		return nil, s.db.fail(ctx, "ListFrom", "", "", &checkpoint.NotFoundError{RunID: runID, Seq: from})
+	}
+	return cps, err
 }
 
 // query reads checkpoint rows of one run; no rows is a NotFoundError.
