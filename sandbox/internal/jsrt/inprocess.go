@@ -12,8 +12,9 @@ import (
 // run, with every limit of [Limits] and the hardening described in the
 // package documentation. It is fast (tens of microseconds per run) and
 // contains accidental faults, but it cannot stop a built-in that ignores
-// interrupts, nor a single huge allocation: use [Isolated] for untrusted
-// code. It is safe for concurrent use.
+// interrupts, nor a single huge allocation: use
+// [github.com/loomwork/loom/sandbox.Isolated] for untrusted code. It is safe for
+// concurrent use.
 type InProcess struct {
 	cfg    *Config
 	slots  chan struct{}
