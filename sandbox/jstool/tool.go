@@ -218,7 +218,7 @@ func (t *tool) execute(ctx context.Context, in Input, runCode func(ctx context.C
 func (t *tool) record(ctx context.Context, span trace.Span, code string, res *sandbox.Result, err error, d time.Duration) {
 	outcome, kind := "ok", ""
 	if err != nil {
-		outcome, kind = "error", string(sandbox.KindOf(err))
+		outcome, kind = "error", string(sandbox.ErrorKind(err))
 		if kind == "" {
 			kind = "other"
 		}
