@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/sandbox"
 )
 
@@ -20,6 +21,35 @@ func BenchmarkToolFact(b *testing.B) {
 	}
 	ctx := context.Background()
 	in := []byte(`{"code":"function f(n){return n<=1?1:n*f(n-1)} f(15)"}`)
+	for b.Loop() {
+		for _, err := range tool.Run(ctx, in) {
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// BenchmarkCodeModeCalls is one code-mode snippet that calls a host tool
+// twice in turn and four times at once, each call a nested run.
+func BenchmarkCodeModeCalls(b *testing.B) {
+	e, err := sandbox.NewInProcess()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	sum, err := agent.NewFunc("get-sum", "Adds two numbers.", func(_ context.Context, in struct{ A, B int }) (int, error) {
+		return in.A + in.B, nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	tool, err := New(e, WithToolsets(agent.ToolsetFunc(func(context.Context) ([]agent.Agent, error) { return []agent.Agent{sum}, nil })))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	in := []byte(`{"code":"const a = await tools.get_sum({A: 1, B: 2}); const b = await tools.get_sum({A: a, B: 3}); (await Promise.all([1, 2, 3, 4].map(x => tools.get_sum({A: x, B: b})))).reduce((s, x) => s + x, 0)"}`)
 	for b.Loop() {
 		for _, err := range tool.Run(ctx, in) {
 			if err != nil {
