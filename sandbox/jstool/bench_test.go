@@ -19,15 +19,7 @@ func BenchmarkToolFact(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ctx := context.Background()
-	in := []byte(`{"code":"function f(n){return n<=1?1:n*f(n-1)} f(15)"}`)
-	for b.Loop() {
-		for _, err := range tool.Run(ctx, in) {
-			if err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
+	benchRuns(b, tool, `{"code":"function f(n){return n<=1?1:n*f(n-1)} f(15)"}`)
 }
 
 // BenchmarkCodeModeCalls is one code-mode snippet that calls a host tool
@@ -48,10 +40,14 @@ func BenchmarkCodeModeCalls(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ctx := context.Background()
-	in := []byte(`{"code":"const a = await tools.get_sum({A: 1, B: 2}); const b = await tools.get_sum({A: a, B: 3}); (await Promise.all([1, 2, 3, 4].map(x => tools.get_sum({A: x, B: b})))).reduce((s, x) => s + x, 0)"}`)
+	benchRuns(b, tool, `{"code":"const a = await tools.get_sum({A: 1, B: 2}); const b = await tools.get_sum({A: a, B: 3}); (await Promise.all([1, 2, 3, 4].map(x => tools.get_sum({A: x, B: b})))).reduce((s, x) => s + x, 0)"}`)
+}
+
+// benchRuns runs tool on the JSON input in, once per b.Loop.
+func benchRuns(b *testing.B, tool agent.Agent, in string) {
+	ctx, input := context.Background(), []byte(in)
 	for b.Loop() {
-		for _, err := range tool.Run(ctx, in) {
+		for _, err := range tool.Run(ctx, input) {
 			if err != nil {
 				b.Fatal(err)
 			}
