@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/loomwork/loom/internal/taskrun"
 )
 
 // Job is one task of a fan-out: an agent run on an input.
@@ -96,7 +98,7 @@ func (r *Run) fan(ctx context.Context, n int, opt FanOptions, task func(ctx cont
 		return nil
 	}
 	runner := taskRunner(ctx)
-	if _, ok := runner.(goRunner); ok {
+	if _, ok := runner.(taskrun.GoRunner); ok {
 		return r.fanPooled(ctx, ids, limit, opt.Collect, task, skipped)
 	}
 	return r.fanMailbox(ctx, runner, ids, limit, opt.Collect, task, skipped)

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/loomwork/loom/internal/taskrun"
 	"github.com/loomwork/loom/internal/telemetry"
 )
 
@@ -31,10 +32,7 @@ type systemClock struct{}
 
 func (systemClock) Now() time.Time { return time.Now() }
 
-type (
-	clockKey  struct{}
-	runnerKey struct{}
-)
+type clockKey struct{}
 
 // WithClock returns ctx whose runs read the time from c: event times,
 // durations and the timeout limit's elapsed figure.
@@ -79,44 +77,19 @@ func newRootID(ctx context.Context) string {
 // goroutine, and return without waiting for it. A durable engine supplies
 // its own (Temporal's workflow.Go and a queue it can await); the default
 // uses a go statement and a channel.
-type TaskRunner interface {
-	Go(task func())
-	// NewMailbox returns a mailbox for a fan-out's messages.
-	NewMailbox() Mailbox
-}
+type TaskRunner = taskrun.Runner
 
 // Mailbox carries a fan-out's messages from its tasks to the run's
 // goroutine. Send never blocks for good: the run's goroutine receives every
-// message until all tasks ended.
-type Mailbox interface {
-	Send(msg any)
-	// Receive blocks until a message arrives.
-	Receive() any
-}
-
-type goRunner struct{}
-
-func (goRunner) Go(task func()) { go task() }
-
-func (goRunner) NewMailbox() Mailbox { return chanMailbox(make(chan any, 16)) }
-
-// chanMailbox is the default mailbox, a buffered channel.
-type chanMailbox chan any
-
-func (m chanMailbox) Send(msg any) { m <- msg }
-func (m chanMailbox) Receive() any { return <-m }
+// message until all tasks ended; Receive blocks until a message arrives.
+type Mailbox = taskrun.Mailbox
 
 // WithTaskRunner returns ctx whose fan-outs start their tasks through tr.
 func WithTaskRunner(ctx context.Context, tr TaskRunner) context.Context {
-	return context.WithValue(ctx, runnerKey{}, tr)
+	return taskrun.With(ctx, tr)
 }
 
-func taskRunner(ctx context.Context) TaskRunner {
-	if tr, ok := ctx.Value(runnerKey{}).(TaskRunner); ok && tr != nil {
-		return tr
-	}
-	return goRunner{}
-}
+func taskRunner(ctx context.Context) TaskRunner { return taskrun.From(ctx) }
 
 // WithTelemetry returns ctx under which runs record spans and metrics (on,
 // the default) or not (off), as a durable engine does while it replays.

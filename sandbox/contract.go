@@ -166,9 +166,9 @@ var (
 // crash.
 type Error = jsrt.Error
 
-// KindOf returns the Kind of the *Error in err's chain, or "" when there is
-// none.
-func KindOf(err error) Kind { return jsrt.KindOf(err) }
+// ErrorKind returns the Kind of the *Error in err's chain, or "" when there
+// is none: how a run failed, such as [KindTimeout].
+func ErrorKind(err error) Kind { return jsrt.KindOf(err) }
 
 // Check admits and compiles code under lim without running it, and
 // returns the *[Error] a run of it would fail with before it starts (a

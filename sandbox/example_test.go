@@ -38,7 +38,7 @@ func ExampleNewIsolated() {
 	}
 	defer exec.Close()
 	_, err = exec.Run(context.Background(), `for (;;) {}`)
-	fmt.Println(sandbox.KindOf(err), errors.Is(err, sandbox.ErrTimeout))
+	fmt.Println(sandbox.ErrorKind(err), errors.Is(err, sandbox.ErrTimeout))
 	res, err := exec.Run(context.Background(), `[1, 2, 3].map(x => x * x)`)
 	fmt.Println(string(res.Value), err)
 	// Output:

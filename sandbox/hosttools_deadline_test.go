@@ -51,7 +51,7 @@ func TestHostToolCallEndsWithSnippetDeadline(t *testing.T) {
 			require.NoError(t, err)
 			exec := ex.exec(t, WithTimeout(300*time.Millisecond))
 			_, err = exec.RunWithTools(context.Background(), `await tools.slow({}); "never"`, box)
-			require.Equal(t, KindTimeout, KindOf(err), "%v", err)
+			require.Equal(t, KindTimeout, ErrorKind(err), "%v", err)
 			select {
 			case c := <-seen:
 				require.True(t, c.deadline, "the tool's context carries the snippet's deadline")
@@ -79,7 +79,7 @@ func TestHostToolCallCancelledWhenSnippetIsStopped(t *testing.T) {
 			require.NoError(t, err)
 			exec := ex.exec(t, WithTimeout(time.Minute))
 			_, err = exec.RunWithTools(ctx, `await tools.slow({}); "never"`, box)
-			require.Equal(t, KindCanceled, KindOf(err), "%v", err)
+			require.Equal(t, KindCanceled, ErrorKind(err), "%v", err)
 			select {
 			case c := <-seen:
 				require.ErrorIs(t, c.err, context.Canceled, "cancelled, long before its deadline")

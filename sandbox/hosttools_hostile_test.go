@@ -78,7 +78,7 @@ func TestHostileWorkerCalls(t *testing.T) {
 				_, err = e.RunWithTools(context.Background(), `1`, box)
 			}
 			require.Error(t, err)
-			require.Equal(t, KindInternal, KindOf(err), err.Error())
+			require.Equal(t, KindInternal, ErrorKind(err), err.Error())
 			require.Contains(t, err.Error(), "tool call that was not allowed")
 			allowed := int64(0)
 			if mode == "flood" {

@@ -162,7 +162,7 @@ func TestHostToolsConform(t *testing.T) {
 				res, err := e.RunWithTools(context.Background(), tc.code, box)
 				if tc.kind != "" {
 					require.Error(t, err)
-					require.Equal(t, tc.kind, KindOf(err), err.Error())
+					require.Equal(t, tc.kind, ErrorKind(err), err.Error())
 					require.Contains(t, err.Error(), tc.msg)
 				} else {
 					require.NoError(t, err)

@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +18,7 @@ import (
 // replays).
 var allowed = map[string]bool{
 	"agent/seams.go":                  true,
+	"internal/taskrun/taskrun.go":     true,
 	"agent/metrics.go":                true,
 	"internal/telemetry/telemetry.go": true,
 	"agent/trace.go":                  true,
@@ -78,10 +80,99 @@ func violations(name, src string) ([]string, error) {
 	return out, nil
 }
 
+// runPath are the packages whose code runs on a run's path: the agent
+// loop and its engine, the compositions, spec's functions and graphs, the
+// sandbox's contract, and the evaluateJs tool, whose code mode serves a
+// snippet's tool calls as nested runs. The sandbox's runtime and worker
+// pool are not on it: like a model call, a snippet's execution is one
+// step that a durable engine records, not replays.
+var runPath = []string{"agent", "engine", "compose", "codeexec", "graph", "internal/flow", "internal/taskrun", "sandbox", "sandbox/jstool", "spec"}
+
+// boundaries are packages with run bodies that are not checked, and why.
+var boundaries = map[string]string{
+	"mcp": "an MCP tool's body is a network call: one step a durable engine records (temporal.ActivityTool), with the client's own goroutines and timers",
+}
+
+// TestRunPathCoversEveryRunBody: every package of the module that writes
+// a run's body (a function taking an *agent.Run) is checked, or named as
+// a boundary with its reason, so that a new one cannot slip past the
+// check.
+func TestRunPathCoversEveryRunBody(t *testing.T) {
+	root := filepath.Join("..", "..")
+	checked := map[string]bool{}
+	for _, p := range runPath {
+		checked[p] = true
+	}
+	var missing []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(root, path)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			name := d.Name()
+			if rel != "." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules") {
+				return filepath.SkipDir
+			}
+			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil && rel != "." {
+				return filepath.SkipDir // a nested module (temporal, vector/*): its own boundary
+			}
+			return nil
+		}
+		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
+			return nil
+		}
+		pkg := filepath.ToSlash(filepath.Dir(rel))
+		if checked[pkg] || boundaries[pkg] != "" {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if takesRun(t, rel, string(src)) {
+			missing = append(missing, rel)
+			checked[pkg] = true // one report per package
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	require.Empty(t, missing, "these files write run bodies: add their packages to runPath, or to boundaries with the reason")
+}
+
+// takesRun reports whether the Go source src declares a function with a
+// parameter of type *agent.Run.
+func takesRun(t *testing.T, name, src string) bool {
+	f, err := parser.ParseFile(token.NewFileSet(), name, src, 0)
+	require.NoError(t, err)
+	found := false
+	ast.Inspect(f, func(n ast.Node) bool {
+		ft, ok := n.(*ast.FuncType)
+		if !ok || ft.Params == nil {
+			return !found
+		}
+		for _, p := range ft.Params.List {
+			if star, ok := p.Type.(*ast.StarExpr); ok {
+				if sel, ok := star.X.(*ast.SelectorExpr); ok && sel.Sel.Name == "Run" {
+					if x, ok := sel.X.(*ast.Ident); ok && x.Name == "agent" {
+						found = true
+					}
+				}
+			}
+		}
+		return !found
+	})
+	return found
+}
+
 func TestRunPathUsesOnlyTheSeams(t *testing.T) {
 	root := filepath.Join("..", "..")
 	var all []string
-	for _, pkg := range []string{"agent", "engine", "compose", "codeexec", "graph", "internal/flow"} {
+	for _, pkg := range runPath {
 		files, err := filepath.Glob(filepath.Join(root, pkg, "*.go"))
 		require.NoError(t, err)
 		require.NotEmpty(t, files)

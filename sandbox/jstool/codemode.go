@@ -6,12 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"sync"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/internal/taskrun"
 	"github.com/loomwork/loom/internal/telemetry"
 	"github.com/loomwork/loom/sandbox"
 	"github.com/loomwork/loom/sandbox/internal/jsrt"
@@ -38,7 +41,7 @@ type toolOptions struct {
 // outlasts the snippet; it is one level deeper in [CallDepth], and past
 // [MaxCallDepth] calls are refused, so code mode cannot recurse without
 // bound (the mcp package carries the depth and deadline to the servers it
-// calls). The executor must be a [ToolRunner]. The tool's description says how to
+// calls). The executor must be a [sandbox.ToolRunner]. The tool's description says how to
 // call the functions, not which there are: list them for the model with
 // [ResolveHostTools] and [Declarations], as codeexec does in the coder's
 // instructions.
@@ -74,7 +77,7 @@ func (t *tool) codeMode() error {
 // runCodeMode runs the input's code with the toolsets' tools offered to
 // it, serving its calls as nested runs of r.
 func (t *tool) runCodeMode(ctx context.Context, r *agent.Run, in Input) (Output, error) {
-	q := &callQueue{reqs: make(chan *agentCall), ended: make(chan struct{})}
+	q := &callQueue{box: taskrun.From(ctx).NewMailbox()}
 	tools, err := ResolveHostTools(ctx, t.opts.toolsets, q.caller)
 	if err != nil {
 		return Output{}, err
@@ -120,10 +123,18 @@ func directCall(a agent.Agent) sandbox.HostFunc {
 }
 
 // callQueue carries the code's calls from the executor's goroutines to
-// the evaluateJs run's goroutine, which alone may start nested runs.
+// the evaluateJs run's goroutine, which alone may start nested runs. The
+// calls wait in a list; a message in the run's mailbox (the task runner's,
+// agent.WithTaskRunner) wakes the run's goroutine to take them, so that
+// the calls made together start together. The executor's end comes
+// through the same mailbox. An executor ends every call before its
+// RunWithTools returns, so every message of a call reaches the run's
+// goroutine before the executor's end does.
 type callQueue struct {
-	reqs  chan *agentCall
-	ended chan struct{} // closed when the run stops serving calls
+	box     taskrun.Mailbox
+	mu      sync.Mutex
+	waiting []*agentCall // arrived, not taken by the run's goroutine yet
+	ended   bool         // the run stopped serving calls
 }
 
 type agentCall struct {
@@ -136,17 +147,59 @@ type agentCall struct {
 	done  chan struct{}
 }
 
+// callsArrived is the mailbox message that tells the run's goroutine
+// calls are waiting.
+type callsArrived struct{}
+
+// executorEnded is the mailbox message of the executor's end.
+type executorEnded struct {
+	res *sandbox.Result
+	err error
+}
+
+// put hands c to the run's goroutine; false when the run no longer serves
+// calls.
+func (q *callQueue) put(c *agentCall) bool {
+	q.mu.Lock()
+	if q.ended {
+		q.mu.Unlock()
+		return false
+	}
+	q.waiting = append(q.waiting, c)
+	q.mu.Unlock()
+	q.box.Send(callsArrived{})
+	return true
+}
+
+// take returns the calls waiting, in the order they arrived.
+func (q *callQueue) take() []*agentCall {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	w := q.waiting
+	q.waiting = nil
+	return w
+}
+
+// end stops serving calls and returns those that arrived unserved.
+func (q *callQueue) end() []*agentCall {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.ended = true
+	w := q.waiting
+	q.waiting = nil
+	return w
+}
+
 // caller is the HostFunc of tool a: it hands the call to the run and waits
 // for its end.
 func (q *callQueue) caller(a agent.Agent) sandbox.HostFunc {
 	return func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		c := &agentCall{index: sandbox.CallIndex(ctx), agent: a, ctx: ctx, args: args, done: make(chan struct{})}
-		select {
-		case q.reqs <- c:
-		case <-q.ended:
+		if !q.put(c) {
 			return nil, sandbox.ErrRunEnded
-		case <-ctx.Done():
-			return nil, ctx.Err()
 		}
 		select {
 		case <-c.done:
@@ -159,12 +212,8 @@ func (q *callQueue) caller(a agent.Agent) sandbox.HostFunc {
 
 // skip tells the run that call index will not come, so that the calls
 // after it need not wait for it.
-func (q *callQueue) skip(ctx context.Context, index int) {
-	select {
-	case q.reqs <- &agentCall{index: index}:
-	case <-q.ended:
-	case <-ctx.Done():
-	}
+func (q *callQueue) skip(_ context.Context, index int) {
+	q.put(&agentCall{index: index})
 }
 
 // inOrder keeps the calls that arrived until they can start in the order
@@ -197,44 +246,36 @@ func (o *inOrder) add(c *agentCall, ready []*agentCall) []*agentCall {
 
 // serve runs code with box and, meanwhile, the calls it makes, in the
 // order the code made them: the calls ready together run as nested runs of
-// r, at once. A call
+// r, at once. The executor runs as a task of the run's task runner. A call
 // that must end the run as it is (the consumer stopped, a limit, a
 // question for a person, a halt) stops the code and is the run's error.
 func (t *tool) serve(ctx context.Context, r *agent.Run, code string, box *sandbox.Toolbox, q *callQueue) (*sandbox.Result, error) {
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	type outcome struct {
-		res *sandbox.Result
-		err error
-	}
-	done := make(chan outcome, 1)
-	go func() {
+	taskrun.From(ctx).Go(func() {
 		res, err := t.runner.RunWithTools(runCtx, code, box)
-		done <- outcome{res, err}
-	}()
+		q.box.Send(executorEnded{res, err})
+	})
 	var stop error
 	order := &inOrder{waiting: map[int]*agentCall{}}
 	calls := 0
 	for {
-		select {
-		case o := <-done:
-			close(q.ended)
+		switch m := q.box.Receive().(type) {
+		case executorEnded:
+			// An executor that broke its promise and left a call
+			// running gets a refusal for it.
+			refuse(q.end())
 			if span := trace.SpanFromContext(ctx); span.IsRecording() {
 				span.SetAttributes(attribute.Int("loom.sandbox.tool_calls", calls))
 			}
 			if stop != nil {
-				return o.res, stop
+				return m.res, stop
 			}
-			return o.res, o.err
-		case first := <-q.reqs:
-			batch := order.add(first, nil)
-			for more := true; more; {
-				select {
-				case x := <-q.reqs:
-					batch = order.add(x, batch)
-				default:
-					more = false
-				}
+			return m.res, m.err
+		case callsArrived:
+			var batch []*agentCall
+			for _, c := range q.take() {
+				batch = order.add(c, batch)
 			}
 			if len(batch) == 0 {
 				continue
@@ -252,8 +293,13 @@ func (t *tool) serve(ctx context.Context, r *agent.Run, code string, box *sandbo
 	}
 }
 
+// refuse ends the calls in batch with [sandbox.ErrRunEnded]; skipped
+// calls' markers have no caller to tell.
 func refuse(batch []*agentCall) {
 	for _, c := range batch {
+		if c.done == nil {
+			continue
+		}
 		c.err = sandbox.ErrRunEnded
 		close(c.done)
 	}
@@ -262,22 +308,34 @@ func refuse(batch []*agentCall) {
 // callContext is the context the batch's nested runs get: ctx's values,
 // ending with ctx and with the snippet that made the calls (at its
 // deadline, which the tools see, or when it ends), one code-mode level
-// deeper ([CallDepth]).
+// deeper ([CallDepth]). It starts no timer of its own: the executor's time
+// limit ends the snippet, and with it the calls.
 func callContext(ctx context.Context, batch []*agentCall) (context.Context, context.CancelFunc) {
-	cctx, cancel := context.WithCancel(WithCallDepth(ctx, CallDepth(ctx)+1))
+	cctx, cancel := context.WithCancelCause(WithCallDepth(ctx, CallDepth(ctx)+1))
 	snippet := batch[0].ctx // the calls of a batch are one snippet's
 	if snippet == nil {
-		return cctx, cancel
+		return cctx, func() { cancel(context.Canceled) }
 	}
+	stop := context.AfterFunc(snippet, func() { cancel(context.Cause(snippet)) })
+	end := func() { stop(); cancel(context.Canceled) }
 	if d, ok := snippet.Deadline(); ok {
-		var cancelDeadline context.CancelFunc
-		cctx, cancelDeadline = context.WithDeadline(cctx, d)
-		prev := cancel
-		cancel = func() { cancelDeadline(); prev() }
+		if outer, ok := ctx.Deadline(); !ok || d.Before(outer) {
+			return snippetDeadline{cctx, d}, end
+		}
 	}
-	stop := context.AfterFunc(snippet, cancel)
-	return cctx, func() { stop(); cancel() }
+	return cctx, end
 }
+
+// snippetDeadline is a context that reports the deadline of the snippet
+// whose end cancels it, so that the tools it reaches (an MCP server, a
+// nested snippet) see how long they have.
+type snippetDeadline struct {
+	context.Context
+	deadline time.Time
+}
+
+// Deadline returns the snippet's deadline.
+func (c snippetDeadline) Deadline() (time.Time, bool) { return c.deadline, true }
 
 // runBatch runs the calls as nested runs of r, under the snippet's
 // deadline; it returns the error of one that ends the run. Past

@@ -60,7 +60,7 @@ func TestCodeModeToolEndsWithSnippetDeadline(t *testing.T) {
 			require.NoError(t, err)
 			in, _ := json.Marshal(Input{Code: `await tools.slow({}); "never"`})
 			_, err = agent.Invoke(context.Background(), tool, in)
-			require.Equal(t, sandbox.KindTimeout, sandbox.KindOf(err), "%v", err)
+			require.Equal(t, sandbox.KindTimeout, sandbox.ErrorKind(err), "%v", err)
 			select {
 			case c := <-seen:
 				require.True(t, c.deadline, "the nested run's context carries the snippet's deadline")

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/internal/taskrun"
 	"github.com/loomwork/loom/sandbox"
 )
 
@@ -139,8 +141,8 @@ func TestCodeToolCallSpans(t *testing.T) {
 // serving calls, a call that still comes (from a run given up at its
 // deadline) is refused without running the tool.
 func TestCodeToolRefusesCallsAfterItsRun(t *testing.T) {
-	q := &callQueue{reqs: make(chan *agentCall), ended: make(chan struct{})}
-	close(q.ended)
+	q := &callQueue{box: taskrun.GoRunner{}.NewMailbox()}
+	q.end()
 	ran := false
 	a, err := agent.NewFunc("x", "x", func(context.Context, struct{}) (struct{}, error) { ran = true; return struct{}{}, nil })
 	require.NoError(t, err)
@@ -176,6 +178,70 @@ func TestCodeToolCallsStartInCodeOrder(t *testing.T) {
 				}
 				require.Equal(t, []string{`{"a":0,"b":0}`, `{"a":1,"b":0}`, `{"a":3,"b":0}`, `{"a":4,"b":0}`, `{"a":5,"b":0}`, `{"a":6,"b":0}`, `{"a":7,"b":0}`}, order)
 			}
+		})
+	}
+}
+
+// recordingRunner is a task runner that starts its tasks as the default
+// does and records what went through it.
+type recordingRunner struct {
+	mu      sync.Mutex
+	tasks   int
+	ended   int // executorEnded messages received
+	arrived int // callsArrived messages received
+}
+
+func (r *recordingRunner) Go(task func()) {
+	r.mu.Lock()
+	r.tasks++
+	r.mu.Unlock()
+	taskrun.GoRunner{}.Go(task)
+}
+
+func (r *recordingRunner) NewMailbox() agent.Mailbox {
+	return recordingMailbox{r, taskrun.GoRunner{}.NewMailbox()}
+}
+
+type recordingMailbox struct {
+	r *recordingRunner
+	agent.Mailbox
+}
+
+func (m recordingMailbox) Receive() any {
+	msg := m.Mailbox.Receive()
+	m.r.mu.Lock()
+	defer m.r.mu.Unlock()
+	switch msg.(type) {
+	case executorEnded:
+		m.r.ended++
+	case callsArrived:
+		m.r.arrived++
+	}
+	return msg
+}
+
+// TestCodeModeGoesThroughTheTaskRunner: code mode starts the executor as
+// a task of the run's task runner (agent.WithTaskRunner) and hears of its
+// calls and its end through the runner's mailbox, so that a durable
+// engine's runner schedules it.
+func TestCodeModeGoesThroughTheTaskRunner(t *testing.T) {
+	for _, ex := range toolRunners {
+		t.Run(ex.name, func(t *testing.T) {
+			tool, err := New(ex.exec(t), WithToolsets(testToolset(t)))
+			require.NoError(t, err)
+			rec := &recordingRunner{}
+			ctx := agent.WithTaskRunner(t.Context(), rec)
+			in, _ := json.Marshal(Input{Code: `(await tools.get_sum({a: 1, b: 10})).sum + (await tools.get_sum({a: 2, b: 10})).sum`})
+			out, err := agent.Invoke(ctx, tool, in)
+			require.NoError(t, err)
+			var res Output
+			require.NoError(t, json.Unmarshal(out, &res))
+			require.JSONEq(t, `23`, string(res.Result))
+			rec.mu.Lock()
+			defer rec.mu.Unlock()
+			require.Equal(t, 1, rec.ended, "the executor's end comes through the runner's mailbox")
+			require.GreaterOrEqual(t, rec.arrived, 2, "the calls come through the runner's mailbox")
+			require.Equal(t, 1, rec.tasks, "the executor is the runner's one task (a lone call runs on the run's goroutine)")
 		})
 	}
 }

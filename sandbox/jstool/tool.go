@@ -198,9 +198,9 @@ func (t *tool) execute(ctx context.Context, in Input, runCode func(ctx context.C
 	}
 	ctx, span := telemetry.Tracer(ctx).Start(ctx, "sandbox.run", trace.WithSpanKind(trace.SpanKindInternal))
 	defer span.End()
-	start := time.Now()
+	start := agent.Now(ctx)
 	res, err := runCode(ctx, code)
-	t.record(ctx, span, code, res, err, time.Since(start))
+	t.record(ctx, span, code, res, err, agent.Since(ctx, start))
 	if err != nil {
 		if res != nil && len(res.Logs) > 0 {
 			return Output{}, &toolError{err: err, logs: logTexts(res.Logs)}
@@ -218,7 +218,7 @@ func (t *tool) execute(ctx context.Context, in Input, runCode func(ctx context.C
 func (t *tool) record(ctx context.Context, span trace.Span, code string, res *sandbox.Result, err error, d time.Duration) {
 	outcome, kind := "ok", ""
 	if err != nil {
-		outcome, kind = "error", string(sandbox.KindOf(err))
+		outcome, kind = "error", string(sandbox.ErrorKind(err))
 		if kind == "" {
 			kind = "other"
 		}

@@ -147,8 +147,9 @@ func (b *Toolbox) jsNames() []string {
 }
 
 // ToolRunner is an [Executor] that can offer host tools to the code it runs.
-// [InProcess] and [Isolated] are ToolRunners: in a worker process, each
-// call goes to the parent over the worker's pipe and runs there.
+// [InProcess] and [github.com/loomwork/loom/sandbox.Isolated] are ToolRunners: in
+// a worker process, each call goes to the parent over the worker's pipe
+// and runs there.
 type ToolRunner interface {
 	Executor
 	// RunWithTools runs code as Run does, with the global object tools

@@ -202,7 +202,7 @@ func (j *job) settle(c *jsCall) error {
 	if c.err != nil {
 		err = c.reject(j.callErrorValue(AsCallError(c.name, c.err)))
 	} else if v, derr := j.jsonValue(c.out); derr != nil {
-		err = c.reject(j.callErrorValue(CallErr(c.name, CallLimit, "%v", derr)))
+		err = c.reject(j.callErrorValue(CallErr(c.name, CallLimit, "%s", derr.msg)))
 	} else {
 		err = c.resolve(v)
 	}
@@ -225,54 +225,73 @@ func (j *job) callErrorValue(e *CallError) *goja.Object {
 	return o
 }
 
+// resultError is why a call's JSON result could not become a JS value. It
+// holds text only, never a goja value or error: formatting it runs no
+// script code, on the run's goroutine or any other.
+type resultError struct{ msg string }
+
+func (e *resultError) Error() string { return e.msg }
+
+// notJSON is the resultError of a decoder's error, a Go error.
+func notJSON(err error) *resultError {
+	return &resultError{"the result is not valid JSON: " + err.Error()}
+}
+
 // jsonValue builds the JS value of a call's JSON result, nested at most
 // as deep as JSON.parse allows. Properties are defined, not set, so no
 // setter the code put on Object.prototype runs.
-func (j *job) jsonValue(raw json.RawMessage) (goja.Value, error) {
+func (j *job) jsonValue(raw json.RawMessage) (goja.Value, *resultError) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	return j.decodeJSON(dec, 0)
 }
 
-func (j *job) decodeJSON(dec *json.Decoder, depth int) (goja.Value, error) {
+func (j *job) decodeJSON(dec *json.Decoder, depth int) (goja.Value, *resultError) {
 	tok, err := dec.Token()
 	if err != nil {
-		return nil, fmt.Errorf("the result is not valid JSON: %w", err)
+		return nil, notJSON(err)
 	}
 	rt := j.rt
 	switch v := tok.(type) {
 	case json.Delim:
 		if depth >= j.lim.Nesting {
-			return nil, fmt.Errorf("the result is nested more than %d levels deep, the sandbox's limit", j.lim.Nesting)
+			return nil, &resultError{fmt.Sprintf("the result is nested more than %d levels deep, the sandbox's limit", j.lim.Nesting)}
 		}
 		if v == '[' {
 			var items []any
 			for dec.More() {
-				x, err := j.decodeJSON(dec, depth+1)
-				if err != nil {
-					return nil, err
+				x, rerr := j.decodeJSON(dec, depth+1)
+				if rerr != nil {
+					return nil, rerr
 				}
 				items = append(items, x)
 			}
-			_, err = dec.Token()
-			return rt.NewArray(items...), err
+			if _, err := dec.Token(); err != nil {
+				return nil, notJSON(err)
+			}
+			return rt.NewArray(items...), nil
 		}
 		o := rt.NewObject()
 		for dec.More() {
 			kt, err := dec.Token()
 			if err != nil {
-				return nil, err
+				return nil, notJSON(err)
 			}
 			key, _ := kt.(string)
-			x, err := j.decodeJSON(dec, depth+1)
-			if err != nil {
-				return nil, err
+			x, rerr := j.decodeJSON(dec, depth+1)
+			if rerr != nil {
+				return nil, rerr
 			}
+			// A fresh extensible object takes any own data property; the
+			// error, a goja exception, is never formatted, since its text
+			// could run script code.
 			if err := o.DefineDataProperty(key, x, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE); err != nil {
-				return nil, err
+				return nil, &resultError{fmt.Sprintf("the result's property %q could not be defined", TruncateUTF8(key, 100))}
 			}
 		}
-		_, err = dec.Token()
-		return o, err
+		if _, err := dec.Token(); err != nil {
+			return nil, notJSON(err)
+		}
+		return o, nil
 	case nil:
 		return goja.Null(), nil
 	default: // string, float64, bool

@@ -12,7 +12,7 @@ import (
 // run (set up ahead, between runs: spare.go), with every limit of [Limits]
 // and the hardening described in the package documentation. It contains
 // accidental faults, but it cannot stop a built-in that ignores interrupts,
-// nor a single huge allocation: use [Isolated] for untrusted code. It is
+// nor a single huge allocation: use [github.com/loomwork/loom/sandbox.Isolated] for untrusted code. It is
 // safe for concurrent use.
 type InProcess struct {
 	cfg    *Config

@@ -37,15 +37,17 @@ const (
 )
 
 // Isolated runs code in a pool of worker processes, each running the same
-// hardened runner as [InProcess] under operating-system limits: a cgroup v2
-// memory.max where one is delegated (see [WithCgroupParent]), otherwise
+// hardened runner as [jsrt.InProcess] under operating-system limits: a
+// cgroup v2 memory.max where one is delegated (see
+// [github.com/loomwork/loom/sandbox.WithCgroupParent]), otherwise
 // RLIMIT_AS set to the worker's measured address space plus a budget; plus
 // GOMEMLIMIT, a lowered Go stack limit, and a SIGKILL from the parent when a
 // run passes its time limit plus grace. A worker that dies or is killed is
 // replaced, and the run gets an error (KindWorkerCrashed or KindTimeout).
 //
 // Isolated re-executes the program's own binary, so main must call
-// [ServeWorkerIfChild] first, or [WithWorkerCommand] must name a worker
+// [ServeWorkerIfChild] first, or
+// [github.com/loomwork/loom/sandbox.WithWorkerCommand] must name a worker
 // binary. It is safe for concurrent use; Close kills the workers.
 type Isolated struct {
 	cfg      *jsrt.Config
@@ -85,7 +87,7 @@ type Isolated struct {
 var _ jsrt.Executor = (*Isolated)(nil)
 
 // NewIsolated starts a pool of worker processes (one per concurrency slot,
-// see [WithConcurrency]). It waits for the first worker to be ready, so a
+// see [github.com/loomwork/loom/sandbox.WithConcurrency]). It waits for the first worker to be ready, so a
 // misconfiguration fails here; the others start in the background. With
 // Config.BackgroundStart it returns at once and the first worker starts in
 // the background too; the first run waits for it, and fails if it could

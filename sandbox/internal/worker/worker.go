@@ -35,8 +35,8 @@ var hookInstalled atomic.Bool
 // (os.Executable) with LOOM_SANDBOX_WORKER=1 in an otherwise empty
 // environment; in that process ServeWorkerIfChild serves runs on
 // stdin/stdout and exits when its parent goes away, so the rest of main
-// never runs. Use [WithWorkerCommand] to run a dedicated worker binary
-// instead.
+// never runs. Use [github.com/loomwork/loom/sandbox.WithWorkerCommand] to run a
+// dedicated worker binary instead.
 func ServeWorkerIfChild() {
 	hookInstalled.Store(true)
 	if os.Getenv(workerEnvKey) != workerEnvValue {
