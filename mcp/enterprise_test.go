@@ -6,12 +6,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 )
 
@@ -67,23 +65,11 @@ func newEnterpriseServers(t *testing.T, authMethods ...string) *enterpriseServer
 	t.Cleanup(idpSrv.Close)
 	e.idpURL = idpSrv.URL
 
-	srv := sdk.NewServer(&sdk.Implementation{Name: "protected", Version: "1"}, nil)
-	srv.AddTool(&sdk.Tool{Name: "whoami", InputSchema: map[string]any{"type": "object"}}, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "a logged-in user"}}}, nil
-	})
-	mcpH := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
 	mux := http.NewServeMux()
-	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
-		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	closeSessions := whoamiBehindBearer(mux, func() string { return e.asURL }, func(tok string) bool {
 		e.mu.Lock()
-		good := ok && e.valid[tok]
-		e.mu.Unlock()
-		if !good {
-			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+e.asURL+`/.well-known/oauth-protected-resource/mcp"`)
-			http.Error(w, "unauthorized", http.StatusUnauthorized)
-			return
-		}
-		mcpH.ServeHTTP(w, r)
+		defer e.mu.Unlock()
+		return e.valid[tok]
 	})
 	mux.HandleFunc("/.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, map[string]any{"resource": e.mcpURL, "authorization_servers": []string{e.asURL}, "scopes_supported": []string{"mcp:tools"}})
@@ -125,11 +111,7 @@ func newEnterpriseServers(t *testing.T, authMethods ...string) *enterpriseServer
 	})
 	hs := httptest.NewServer(mux)
 	t.Cleanup(hs.Close)
-	t.Cleanup(func() {
-		for ss := range srv.Sessions() {
-			_ = ss.Close()
-		}
-	})
+	t.Cleanup(closeSessions)
 	e.asURL = hs.URL
 	e.mcpURL = hs.URL + "/mcp"
 	return e
