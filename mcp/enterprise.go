@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,8 +10,12 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
+	"sync"
+	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth/extauth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
 )
@@ -41,8 +46,15 @@ type Enterprise struct {
 	IdPClientSecret string
 	// IDToken returns the person's OpenID Connect ID token from the IdP,
 	// for IdPClientID. It is called on each authorization, so it should
-	// return a cached token while that is valid.
+	// return a cached token while that is valid. Nil means loom signs the
+	// person in to the IdP (IdPIssuer) itself: OpenID Connect's
+	// authorization code flow with PKCE, the URL shown as [OAuth].OpenURL
+	// says and the code arriving at a listener on 127.0.0.1 (the IdP must
+	// accept http://127.0.0.1:PORT/callback for IdPClientID); the ID token
+	// is held in memory until it expires.
 	IDToken func(ctx context.Context) (string, error)
+	// IdPScopes are the scopes of that sign-in; nil means "openid".
+	IdPScopes []string
 }
 
 // Sentinels of the enterprise flow, wrapped with [ErrAuthorization].
@@ -71,8 +83,10 @@ func (e *Enterprise) validate(o OAuth) error {
 		return fmt.Errorf("%w: OAuth.Enterprise needs exactly one of IdPIssuer (discovered) and IdPTokenURL", ErrInvalidConfig)
 	case e.IdPClientID == "":
 		return fmt.Errorf("%w: OAuth.Enterprise needs IdPClientID, the client registered with the identity provider", ErrInvalidConfig)
-	case e.IDToken == nil:
-		return fmt.Errorf("%w: OAuth.Enterprise needs IDToken, which returns the person's ID token from the identity provider", ErrInvalidConfig)
+	case e.IDToken == nil && e.IdPIssuer == "":
+		return fmt.Errorf("%w: OAuth.Enterprise without IDToken signs the person in to the identity provider, found by IdPIssuer: set IdPIssuer, or IDToken", ErrInvalidConfig)
+	case e.IDToken == nil && len(e.IdPScopes) > 0 && !slices.Contains(e.IdPScopes, "openid"):
+		return fmt.Errorf("%w: OAuth.Enterprise.IdPScopes %v: add \"openid\", which an ID token needs", ErrInvalidConfig, e.IdPScopes)
 	}
 	for _, u := range []struct{ name, v string }{{"IdPIssuer", e.IdPIssuer}, {"IdPTokenURL", e.IdPTokenURL}} {
 		if u.v != "" && !strings.HasPrefix(u.v, "https://") && !strings.HasPrefix(u.v, "http://") {
@@ -108,7 +122,7 @@ func (h *oauthHandler) enterpriseLogIn(ctx context.Context, req *http.Request, r
 // names.
 func (h *oauthHandler) enterpriseToken(ctx context.Context, d *discovery) (*oauth2.Token, error) {
 	e := h.o.Enterprise
-	idToken, err := e.IDToken(ctx)
+	idToken, err := h.idToken(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("%w: no ID token from the identity provider: %w", ErrAuthorization, err)
 	}
@@ -246,4 +260,69 @@ func secureURL(u string) bool {
 	}
 	ip := net.ParseIP(h)
 	return ip != nil && ip.IsLoopback()
+}
+
+// idSession is the ID token of loom's own sign-in to the IdP.
+type idSession struct {
+	mu      sync.Mutex
+	token   string
+	expires time.Time
+}
+
+// idToken returns the person's ID token: from Enterprise.IDToken, or from
+// loom's sign-in, made again when the last one's token has expired.
+func (h *oauthHandler) idToken(ctx context.Context) (string, error) {
+	e := h.o.Enterprise
+	if e.IDToken != nil {
+		return e.IDToken(ctx)
+	}
+	s := &h.idp
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.token != "" && time.Now().Add(time.Minute).Before(s.expires) {
+		return s.token, nil
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("listen for the identity provider's redirect: %w", err)
+	}
+	defer l.Close()
+	creds := &oauthex.ClientCredentials{ClientID: e.IdPClientID}
+	if e.IdPClientSecret != "" {
+		creds.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: e.IdPClientSecret}
+	}
+	scopes := e.IdPScopes
+	if len(scopes) == 0 {
+		scopes = []string{"openid"}
+	}
+	t, err := extauth.PerformOIDCLogin(ctx, &extauth.OIDCLoginConfig{
+		IssuerURL:   e.IdPIssuer,
+		Credentials: creds,
+		RedirectURL: fmt.Sprintf("http://127.0.0.1:%d/callback", l.Addr().(*net.TCPAddr).Port),
+		Scopes:      scopes,
+		HTTPClient:  h.client,
+	}, h.fetchListening(l))
+	if err != nil {
+		return "", fmt.Errorf("signing in to %s: %s", e.IdPIssuer, maskTokens(err))
+	}
+	id, _ := t.Extra("id_token").(string)
+	s.token, s.expires = id, idTokenExpiry(id, t.Expiry)
+	return id, nil
+}
+
+// idTokenExpiry is the exp claim of the ID token (a JWT, whose signature
+// the IdP checks when it takes the token back), else fallback.
+func idTokenExpiry(idToken string, fallback time.Time) time.Time {
+	parts := strings.Split(idToken, ".")
+	if len(parts) == 3 {
+		if b, err := base64.RawURLEncoding.DecodeString(parts[1]); err == nil {
+			var c struct {
+				Exp int64 `json:"exp"`
+			}
+			if json.Unmarshal(b, &c) == nil && c.Exp > 0 {
+				return time.Unix(c.Exp, 0)
+			}
+		}
+	}
+	return fallback
 }

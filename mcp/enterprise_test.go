@@ -2,10 +2,12 @@ package mcp
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -23,6 +25,7 @@ type enterpriseServers struct {
 	expiresIn             int
 
 	mu        sync.Mutex
+	signIns   []url.Values // authorization requests at the IdP
 	exchanges []url.Values // token exchange requests at the IdP
 	grants    []grantSeen  // JWT-bearer grant requests at the authorization server
 	valid     map[string]bool
@@ -48,10 +51,30 @@ func newEnterpriseServers(t *testing.T, authMethods ...string) *enterpriseServer
 	idp := http.NewServeMux()
 	idp.HandleFunc("/.well-known/openid-configuration", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, map[string]any{"issuer": e.idpURL, "token_endpoint": e.idpURL + "/oauth2/token",
-			"grant_types_supported": []string{"urn:ietf:params:oauth:grant-type:token-exchange"}})
+			"authorization_endpoint": e.idpURL + "/oauth2/authorize", "response_types_supported": []string{"code"},
+			"code_challenge_methods_supported": []string{"S256"},
+			"grant_types_supported":            []string{"authorization_code", "urn:ietf:params:oauth:grant-type:token-exchange"}})
+	})
+	idp.HandleFunc("/oauth2/authorize", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		e.mu.Lock()
+		e.signIns = append(e.signIns, q)
+		e.mu.Unlock()
+		u, err := url.Parse(q.Get("redirect_uri"))
+		require.NoError(t, err)
+		u.RawQuery = url.Values{"code": {"idp-code"}, "state": {q.Get("state")}}.Encode()
+		http.Redirect(w, r, u.String(), http.StatusFound)
 	})
 	idp.HandleFunc("/oauth2/token", func(w http.ResponseWriter, r *http.Request) {
 		require.NoError(t, r.ParseForm())
+		if r.PostForm.Get("grant_type") == "authorization_code" {
+			if r.PostForm.Get("code") != "idp-code" || r.PostForm.Get("code_verifier") == "" {
+				oauthError(w, http.StatusBadRequest, "invalid_grant")
+				return
+			}
+			writeJSON(w, map[string]any{"access_token": "idp-access", "token_type": "Bearer", "expires_in": 3600, "id_token": goodIDToken})
+			return
+		}
 		e.mu.Lock()
 		e.exchanges = append(e.exchanges, r.PostForm)
 		e.mu.Unlock()
@@ -204,6 +227,45 @@ func TestEnterpriseRunsAgainWhenTokenExpires(t *testing.T) {
 	require.GreaterOrEqual(t, calls, 2)
 }
 
+func TestEnterpriseSignsInToIdP(t *testing.T) {
+	// Without IDToken, loom signs the person in to the IdP in a browser
+	// (OpenID Connect, PKCE, redirect to 127.0.0.1) and keeps the ID token:
+	// a new access token does not ask the person again.
+	e := newEnterpriseServers(t, "client_secret_basic")
+	e.expiresIn = 1
+	var opened []string
+	o := enterpriseOAuth(e, "mcp-secret", "", nil)
+	o.Enterprise.IDToken = nil
+	o.OpenURL = browser(t, &opened)
+	ts := connect(t, Config{URL: e.mcpURL, OAuth: o})
+	callWhoami(t, ts)
+	callWhoami(t, ts)
+
+	require.Len(t, opened, 1, "one sign-in for both tokens")
+	e.mu.Lock()
+	signIns := append([]url.Values(nil), e.signIns...)
+	e.mu.Unlock()
+	require.Len(t, signIns, 1)
+	q := signIns[0]
+	require.Equal(t, "idp-client", q.Get("client_id"))
+	require.Equal(t, "openid", q.Get("scope"))
+	require.Equal(t, "S256", q.Get("code_challenge_method"))
+	require.True(t, strings.HasPrefix(q.Get("redirect_uri"), "http://127.0.0.1:"), q.Get("redirect_uri"))
+	exchanges, grants := e.seen()
+	require.GreaterOrEqual(t, len(grants), 2, "the expired token was replaced")
+	for _, x := range exchanges {
+		require.Equal(t, goodIDToken, x.Get("subject_token"), "the signed-in ID token is exchanged")
+	}
+}
+
+func TestIDTokenExpiry(t *testing.T) {
+	enc := base64.RawURLEncoding.EncodeToString
+	fallback := time.Unix(100, 0)
+	require.Equal(t, time.Unix(1796653822, 0), idTokenExpiry(enc([]byte(`{"alg":"ES256"}`))+"."+enc([]byte(`{"exp":1796653822}`))+".sig", fallback))
+	require.Equal(t, fallback, idTokenExpiry("opaque", fallback))
+	require.Equal(t, fallback, idTokenExpiry("a.!!.c", fallback))
+}
+
 func TestEnterpriseErrors(t *testing.T) {
 	e := newEnterpriseServers(t, "client_secret_basic")
 	cases := []struct {
@@ -253,7 +315,10 @@ func TestEnterpriseConfigErrors(t *testing.T) {
 		{"no IdP", func(o *OAuth) { o.Enterprise.IdPIssuer = "" }, "exactly one of IdPIssuer"},
 		{"both IdP URLs", func(o *OAuth) { o.Enterprise.IdPTokenURL = "https://idp.example/token" }, "exactly one of IdPIssuer"},
 		{"no IdP client", func(o *OAuth) { o.Enterprise.IdPClientID = "" }, "IdPClientID"},
-		{"no ID token", func(o *OAuth) { o.Enterprise.IDToken = nil }, "IDToken"},
+		{"no ID token nor issuer", func(o *OAuth) {
+			o.Enterprise.IDToken, o.Enterprise.IdPIssuer, o.Enterprise.IdPTokenURL = nil, "", "https://idp.example/token"
+		}, "set IdPIssuer, or IDToken"},
+		{"sign-in without openid", func(o *OAuth) { o.Enterprise.IDToken, o.Enterprise.IdPScopes = nil, []string{"email"} }, `add "openid"`},
 		{"not a URL", func(o *OAuth) { o.Enterprise.IdPIssuer = "idp.example" }, "https:// URL"},
 	}
 	for _, c := range cases {

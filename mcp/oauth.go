@@ -188,6 +188,8 @@ type oauthHandler struct {
 	mu    sync.Mutex
 	login *Login
 	src   oauth2.TokenSource
+
+	idp idSession // the enterprise sign-in, when loom makes it
 }
 
 var _ auth.OAuthHandler = (*oauthHandler)(nil)
