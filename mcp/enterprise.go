@@ -67,6 +67,10 @@ var (
 	ErrJWTBearerGrant = errors.New("the authorization server refused the identity assertion grant")
 )
 
+// enterpriseRenewal bounds the flow that replaces an expired token, a
+// sign-in at the IdP included.
+const enterpriseRenewal = 5 * time.Minute
+
 // grantJWTBearer is the grant type of RFC 7523.
 const grantJWTBearer = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 
@@ -106,10 +110,13 @@ func (h *oauthHandler) enterpriseLogIn(ctx context.Context, req *http.Request, r
 	if err != nil {
 		return err
 	}
-	// An expired token is replaced by running the flow again; a refused
-	// one comes back here through Authorize.
+	// An expired token is replaced by running the flow again, bounded as
+	// the token source gets no context; a refused one comes back here
+	// through Authorize.
 	src := oauth2.ReuseTokenSource(first, tokenFunc(func() (*oauth2.Token, error) {
-		return h.enterpriseToken(context.Background(), d)
+		ctx, cancel := context.WithTimeout(context.Background(), enterpriseRenewal)
+		defer cancel()
+		return h.enterpriseToken(ctx, d)
 	}))
 	h.mu.Lock()
 	h.src = src
@@ -148,6 +155,7 @@ func (h *oauthHandler) enterpriseToken(ctx context.Context, d *discovery) (*oaut
 		SubjectTokenType:   oauthex.TokenTypeIDToken,
 	}, idp, h.client)
 	if err != nil {
+		h.idp.forget(idToken) // the IdP may have ended the session: sign in again next time
 		return nil, fmt.Errorf("%w: %w at %s: %s", ErrAuthorization, ErrTokenExchange, tokenURL, maskTokens(err))
 	}
 	if typ, _ := jag.Extra("issued_token_type").(string); typ != oauthex.TokenTypeIDJAG {
@@ -308,6 +316,15 @@ func (h *oauthHandler) idToken(ctx context.Context) (string, error) {
 	id, _ := t.Extra("id_token").(string)
 	s.token, s.expires = id, idTokenExpiry(id, t.Expiry)
 	return id, nil
+}
+
+// forget drops the kept ID token if it is idToken.
+func (s *idSession) forget(idToken string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.token == idToken {
+		s.token = ""
+	}
 }
 
 // idTokenExpiry is the exp claim of the ID token (a JWT, whose signature

@@ -30,6 +30,7 @@ type enterpriseServers struct {
 	grants    []grantSeen  // JWT-bearer grant requests at the authorization server
 	valid     map[string]bool
 	seq       int
+	refuse    int // token exchanges to refuse next, as an IdP whose session ended
 }
 
 // grantSeen is one token request at the authorization server.
@@ -78,7 +79,11 @@ func newEnterpriseServers(t *testing.T, authMethods ...string) *enterpriseServer
 		e.mu.Lock()
 		e.exchanges = append(e.exchanges, r.PostForm)
 		e.mu.Unlock()
-		if r.PostForm.Get("subject_token") != goodIDToken {
+		e.mu.Lock()
+		refuse := e.refuse > 0
+		e.refuse--
+		e.mu.Unlock()
+		if refuse || r.PostForm.Get("subject_token") != goodIDToken {
 			oauthError(w, http.StatusBadRequest, "invalid_grant")
 			return
 		}
@@ -256,6 +261,28 @@ func TestEnterpriseSignsInToIdP(t *testing.T) {
 	for _, x := range exchanges {
 		require.Equal(t, goodIDToken, x.Get("subject_token"), "the signed-in ID token is exchanged")
 	}
+}
+
+func TestEnterpriseSignsInAgainWhenIdPRefuses(t *testing.T) {
+	// An ID token the IdP no longer takes is dropped: the call fails with
+	// the IdP's answer, and the next one signs the person in again.
+	e := newEnterpriseServers(t, "client_secret_basic")
+	e.expiresIn = 1
+	var opened []string
+	o := enterpriseOAuth(e, "mcp-secret", "", nil)
+	o.Enterprise.IDToken = nil
+	o.OpenURL = browser(t, &opened)
+	ts := connect(t, Config{URL: e.mcpURL, OAuth: o})
+	callWhoami(t, ts)
+	require.Len(t, opened, 1)
+
+	e.mu.Lock()
+	e.refuse = 1
+	e.mu.Unlock()
+	_, _, err := runTool(t, toolNamed(t, ts, "whoami"), `{}`)
+	require.ErrorContains(t, err, "invalid_grant")
+	callWhoami(t, ts)
+	require.Len(t, opened, 2, "signed in again")
 }
 
 func TestIDTokenExpiry(t *testing.T) {
