@@ -232,21 +232,28 @@ func TestEnterpriseRunsAgainWhenTokenExpires(t *testing.T) {
 	require.GreaterOrEqual(t, calls, 2)
 }
 
+// signingIn connects to new enterprise servers whose access tokens expire
+// at once, loom signing the person in to the IdP; opened collects the
+// URLs shown to the person.
+func signingIn(t *testing.T) (e *enterpriseServers, ts *Toolset, opened *[]string) {
+	e = newEnterpriseServers(t, "client_secret_basic")
+	e.expiresIn = 1
+	opened = new([]string)
+	o := enterpriseOAuth(e, "mcp-secret", "", nil)
+	o.Enterprise.IDToken = nil
+	o.OpenURL = browser(t, opened)
+	return e, connect(t, Config{URL: e.mcpURL, OAuth: o}), opened
+}
+
 func TestEnterpriseSignsInToIdP(t *testing.T) {
 	// Without IDToken, loom signs the person in to the IdP in a browser
 	// (OpenID Connect, PKCE, redirect to 127.0.0.1) and keeps the ID token:
 	// a new access token does not ask the person again.
-	e := newEnterpriseServers(t, "client_secret_basic")
-	e.expiresIn = 1
-	var opened []string
-	o := enterpriseOAuth(e, "mcp-secret", "", nil)
-	o.Enterprise.IDToken = nil
-	o.OpenURL = browser(t, &opened)
-	ts := connect(t, Config{URL: e.mcpURL, OAuth: o})
+	e, ts, opened := signingIn(t)
 	callWhoami(t, ts)
 	callWhoami(t, ts)
 
-	require.Len(t, opened, 1, "one sign-in for both tokens")
+	require.Len(t, *opened, 1, "one sign-in for both tokens")
 	e.mu.Lock()
 	signIns := append([]url.Values(nil), e.signIns...)
 	e.mu.Unlock()
@@ -266,15 +273,9 @@ func TestEnterpriseSignsInToIdP(t *testing.T) {
 func TestEnterpriseSignsInAgainWhenIdPRefuses(t *testing.T) {
 	// An ID token the IdP no longer takes is dropped: the call fails with
 	// the IdP's answer, and the next one signs the person in again.
-	e := newEnterpriseServers(t, "client_secret_basic")
-	e.expiresIn = 1
-	var opened []string
-	o := enterpriseOAuth(e, "mcp-secret", "", nil)
-	o.Enterprise.IDToken = nil
-	o.OpenURL = browser(t, &opened)
-	ts := connect(t, Config{URL: e.mcpURL, OAuth: o})
+	e, ts, opened := signingIn(t)
 	callWhoami(t, ts)
-	require.Len(t, opened, 1)
+	require.Len(t, *opened, 1)
 
 	e.mu.Lock()
 	e.refuse = 1
@@ -282,7 +283,7 @@ func TestEnterpriseSignsInAgainWhenIdPRefuses(t *testing.T) {
 	_, _, err := runTool(t, toolNamed(t, ts, "whoami"), `{}`)
 	require.ErrorContains(t, err, "invalid_grant")
 	callWhoami(t, ts)
-	require.Len(t, opened, 2, "signed in again")
+	require.Len(t, *opened, 2, "signed in again")
 }
 
 func TestIDTokenExpiry(t *testing.T) {
