@@ -29,8 +29,9 @@
 //     is set (opt-in);
 //   - HTTP servers that require OAuth are logged in to (Config.OAuth: PKCE,
 //     dynamic registration, a loopback redirect, tokens kept in the user's
-//     config directory and refreshed), or given a caller's tokens
-//     (Config.TokenSource);
+//     config directory and refreshed), given a caller's tokens
+//     (Config.TokenSource), as a machine client (OAuth.ClientCredentials),
+//     or through the organisation's identity provider ([Enterprise]);
 //   - sessions use protocol version [ProtocolVersion], opening with
 //     initialize.
 //

@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"context"
 	"fmt"
+	"os"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -24,6 +25,27 @@ func ExampleConnect() {
 	}
 	defer tools.Close()
 	_ = agent.AIConfig{Name: "helper", Toolsets: []agent.Toolset{tools}}
+}
+
+// Reach a server through the organisation's identity provider
+// (enterprise-managed authorization): loom signs the person in to the IdP
+// in a browser, and trades the ID token for the server's access token.
+// The secrets come from the environment.
+func ExampleEnterprise() {
+	ctx := context.Background()
+	tools, err := mcp.Connect(ctx, mcp.Config{
+		URL: "https://mcp.example.com/mcp",
+		OAuth: &mcp.OAuth{
+			ClientID:     "mcp-client",
+			ClientSecret: os.Getenv("MCP_CLIENT_SECRET"),
+			Enterprise:   &mcp.Enterprise{IdPIssuer: "https://acme.okta.com", IdPClientID: "loom"},
+		},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer tools.Close()
 }
 
 // Serve a typed Go function as an MCP tool, and call it with the go-sdk

@@ -70,6 +70,11 @@ type OAuth struct {
 	// supports) or by a JWT signed with ClientKey. The tokens are held in
 	// memory only, renewed when they expire.
 	ClientCredentials bool
+	// Enterprise, when set, logs in through the organisation's identity
+	// provider instead of a browser (enterprise-managed authorization); see
+	// [Enterprise]. ClientID, with ClientSecret or ClientKey, is then the
+	// client registered with the MCP server's authorization server.
+	Enterprise *Enterprise
 	// ClientKey signs the client's assertions (private_key_jwt, RFC 7523)
 	// with ES256: an ECDSA P-256 key.
 	ClientKey *ecdsa.PrivateKey
@@ -183,6 +188,8 @@ type oauthHandler struct {
 	mu    sync.Mutex
 	login *Login
 	src   oauth2.TokenSource
+
+	idp idSession // the enterprise sign-in, when loom makes it
 }
 
 var _ auth.OAuthHandler = (*oauthHandler)(nil)
@@ -205,6 +212,11 @@ func newOAuthHandler(o OAuth, server string) (*oauthHandler, error) {
 	if o.ClientCredentials && (o.ClientID == "" || (o.ClientSecret == "") == (o.ClientKey == nil)) {
 		return nil, fmt.Errorf("%w: OAuth.ClientCredentials needs OAuth.ClientID and one of OAuth.ClientSecret and OAuth.ClientKey", ErrInvalidConfig)
 	}
+	if o.Enterprise != nil {
+		if err := o.Enterprise.validate(o); err != nil {
+			return nil, err
+		}
+	}
 	if o.ClientKey != nil && o.ClientKey.Curve != elliptic.P256() {
 		return nil, fmt.Errorf("%w: OAuth.ClientKey must be an ECDSA P-256 key (ES256)", ErrInvalidConfig)
 	}
@@ -223,7 +235,7 @@ func newOAuthHandler(o OAuth, server string) (*oauthHandler, error) {
 func (h *oauthHandler) TokenSource(context.Context) (oauth2.TokenSource, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.src != nil || h.o.ClientCredentials {
+	if h.src != nil || h.o.ClientCredentials || h.o.Enterprise != nil {
 		return h.src, nil
 	}
 	l, err := h.o.Store.Load(h.server)
@@ -276,8 +288,11 @@ func (s *savingSource) Token() (*oauth2.Token, error) {
 // it first tries a new token; otherwise, or when that fails, a person logs
 // in.
 func (h *oauthHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
-	if h.o.ClientCredentials {
+	switch {
+	case h.o.ClientCredentials:
 		return h.machineLogIn(ctx, req, resp)
+	case h.o.Enterprise != nil:
+		return h.enterpriseLogIn(ctx, req, resp)
 	}
 	if resp.StatusCode == http.StatusUnauthorized && h.refresh(ctx) {
 		_, _ = io.Copy(io.Discard, resp.Body)
@@ -524,6 +539,51 @@ func (s staticTokens) Authorize(_ context.Context, _ *http.Request, resp *http.R
 // machineLogIn gets a token with the client_credentials grant, from the
 // authorization server the server's protected-resource metadata names.
 func (h *oauthHandler) machineLogIn(ctx context.Context, req *http.Request, resp *http.Response) error {
+	d, err := h.discover(ctx, req, resp)
+	if err != nil {
+		return err
+	}
+	cctx := context.WithValue(context.Background(), oauth2.HTTPClient, h.client)
+	newConfig := func() (*clientcredentials.Config, error) {
+		style, params, err := h.clientAuth(d.asm)
+		if err != nil {
+			return nil, err
+		}
+		params.Set("resource", d.prm.Resource)
+		return &clientcredentials.Config{ClientID: h.o.ClientID, ClientSecret: h.o.ClientSecret, TokenURL: d.asm.TokenEndpoint, Scopes: d.scopes,
+			AuthStyle: style, EndpointParams: params}, nil
+	}
+	// Each new token is asked for with a fresh assertion.
+	src := oauth2.ReuseTokenSource(nil, tokenFunc(func() (*oauth2.Token, error) {
+		cfg, err := newConfig()
+		if err != nil {
+			return nil, err
+		}
+		return cfg.Token(cctx)
+	}))
+	if _, err := src.Token(); err != nil {
+		return fmt.Errorf("%w: client_credentials grant at %s: %s", ErrAuthorization, d.asm.TokenEndpoint, maskTokens(err))
+	}
+	h.mu.Lock()
+	h.src = src
+	h.mu.Unlock()
+	return nil
+}
+
+// discovery is what a server's 401 leads to: its protected-resource
+// metadata, its authorization server's metadata and the scopes to ask for.
+type discovery struct {
+	prm    *oauthex.ProtectedResourceMetadata
+	asm    *oauthex.AuthServerMeta
+	scopes []string
+}
+
+// discover finds the authorization server of the server that answered
+// req with resp, as the MCP authorization specification describes: the
+// challenge's resource_metadata or the well-known URIs (RFC 9728), then
+// the authorization server's metadata (RFC 8414 or OpenID Connect). The
+// scopes are the challenge's, else those the resource supports.
+func (h *oauthHandler) discover(ctx context.Context, req *http.Request, resp *http.Response) (*discovery, error) {
 	challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
 	_, _ = io.Copy(io.Discard, resp.Body)
 	_ = resp.Body.Close()
@@ -536,15 +596,11 @@ func (h *oauthHandler) machineLogIn(ctx context.Context, req *http.Request, resp
 		}
 	}
 	if prm == nil {
-		return fmt.Errorf("%w: %s publishes no protected-resource metadata naming its authorization server", ErrAuthorization, server)
+		return nil, fmt.Errorf("%w: %s publishes no protected-resource metadata naming its authorization server", ErrAuthorization, server)
 	}
 	asm, err := auth.GetAuthServerMetadata(ctx, prm.AuthorizationServers[0], h.client)
 	if err != nil || asm == nil {
-		return fmt.Errorf("%w: no metadata for the authorization server %s: %v", ErrAuthorization, prm.AuthorizationServers[0], err)
-	}
-	style := oauth2.AuthStyleInHeader
-	if m := asm.TokenEndpointAuthMethodsSupported; len(m) > 0 && !slices.Contains(m, "client_secret_basic") && slices.Contains(m, "client_secret_post") {
-		style = oauth2.AuthStyleInParams
+		return nil, fmt.Errorf("%w: no metadata for the authorization server %s: %v", ErrAuthorization, prm.AuthorizationServers[0], err)
 	}
 	var scopes []string
 	for _, c := range challenges {
@@ -555,36 +611,30 @@ func (h *oauthHandler) machineLogIn(ctx context.Context, req *http.Request, resp
 	if len(scopes) == 0 {
 		scopes = prm.ScopesSupported
 	}
-	cctx := context.WithValue(context.Background(), oauth2.HTTPClient, h.client)
-	newConfig := func() (*clientcredentials.Config, error) {
-		cfg := &clientcredentials.Config{ClientID: h.o.ClientID, ClientSecret: h.o.ClientSecret, TokenURL: asm.TokenEndpoint, Scopes: scopes,
-			AuthStyle: style, EndpointParams: url.Values{"resource": {prm.Resource}}}
-		if h.o.ClientKey != nil {
-			jwt, err := clientAssertion(h.o.ClientKey, h.o.ClientID, asm.Issuer)
-			if err != nil {
-				return nil, err
-			}
-			cfg.AuthStyle = oauth2.AuthStyleInParams
-			cfg.EndpointParams.Set("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer")
-			cfg.EndpointParams.Set("client_assertion", jwt)
-		}
-		return cfg, nil
-	}
-	// Each new token is asked for with a fresh assertion.
-	src := oauth2.ReuseTokenSource(nil, tokenFunc(func() (*oauth2.Token, error) {
-		cfg, err := newConfig()
+	return &discovery{prm: prm, asm: asm, scopes: scopes}, nil
+}
+
+// clientAuth says how the client authenticates at the token endpoint of
+// the authorization server asm describes: by a JWT signed with ClientKey
+// (private_key_jwt, in the returned parameters), else with ClientSecret
+// in an Authorization header (client_secret_basic) unless the server
+// supports only client_secret_post.
+func (h *oauthHandler) clientAuth(asm *oauthex.AuthServerMeta) (oauth2.AuthStyle, url.Values, error) {
+	params := url.Values{}
+	if h.o.ClientKey != nil {
+		jwt, err := clientAssertion(h.o.ClientKey, h.o.ClientID, asm.Issuer)
 		if err != nil {
-			return nil, err
+			return 0, nil, err
 		}
-		return cfg.Token(cctx)
-	}))
-	if _, err := src.Token(); err != nil {
-		return fmt.Errorf("%w: client_credentials grant at %s: %s", ErrAuthorization, asm.TokenEndpoint, maskTokens(err))
+		params.Set("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer")
+		params.Set("client_assertion", jwt)
+		return oauth2.AuthStyleInParams, params, nil
 	}
-	h.mu.Lock()
-	h.src = src
-	h.mu.Unlock()
-	return nil
+	style := oauth2.AuthStyleInHeader
+	if m := asm.TokenEndpointAuthMethodsSupported; len(m) > 0 && !slices.Contains(m, "client_secret_basic") && slices.Contains(m, "client_secret_post") {
+		style = oauth2.AuthStyleInParams
+	}
+	return style, params, nil
 }
 
 // metadataURLs are where a server's protected-resource metadata may be,

@@ -52,24 +52,12 @@ type codeGrant struct {
 
 func newProtectedServer(t *testing.T) *protectedServer {
 	p := &protectedServer{t: t, clients: map[string][]string{}, codes: map[string]codeGrant{}, valid: map[string]bool{}, refresh: map[string]bool{}, expiresIn: 3600}
-	srv := sdk.NewServer(&sdk.Implementation{Name: "protected", Version: "1"}, nil)
-	srv.AddTool(&sdk.Tool{Name: "whoami", InputSchema: map[string]any{"type": "object"}}, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "a logged-in user"}}}, nil
-	})
-	mcpH := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
 	mux := http.NewServeMux()
 	var base string
-	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
-		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	closeSessions := whoamiBehindBearer(mux, func() string { return base }, func(tok string) bool {
 		p.mu.Lock()
-		good := ok && p.valid[tok]
-		p.mu.Unlock()
-		if !good {
-			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+base+`/.well-known/oauth-protected-resource/mcp"`)
-			http.Error(w, "unauthorized", http.StatusUnauthorized)
-			return
-		}
-		mcpH.ServeHTTP(w, r)
+		defer p.mu.Unlock()
+		return p.valid[tok]
 	})
 	mux.HandleFunc("/.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, map[string]any{"resource": base + "/mcp", "authorization_servers": []string{base}})
@@ -149,14 +137,38 @@ func newProtectedServer(t *testing.T) *protectedServer {
 	})
 	hs := httptest.NewServer(mux)
 	t.Cleanup(hs.Close)
-	t.Cleanup(func() { // sessions whose end was refused with their token
-		for ss := range srv.Sessions() {
-			_ = ss.Close()
-		}
-	})
+	t.Cleanup(closeSessions)
 	base = hs.URL
 	p.url = hs.URL + "/mcp"
 	return p
+}
+
+// whoamiBehindBearer serves at /mcp of mux an MCP server with the tool
+// whoami, to requests whose bearer token valid accepts; any other gets a
+// 401 naming the protected-resource metadata at base()'s
+// /.well-known/oauth-protected-resource/mcp. The function it returns
+// closes the server's sessions (those whose end was refused with their
+// token), to call before the HTTP server closes.
+func whoamiBehindBearer(mux *http.ServeMux, base func() string, valid func(token string) bool) func() {
+	srv := sdk.NewServer(&sdk.Implementation{Name: "protected", Version: "1"}, nil)
+	srv.AddTool(&sdk.Tool{Name: "whoami", InputSchema: map[string]any{"type": "object"}}, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "a logged-in user"}}}, nil
+	})
+	mcpH := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
+	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok || !valid(tok) {
+			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+base()+`/.well-known/oauth-protected-resource/mcp"`)
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		mcpH.ServeHTTP(w, r)
+	})
+	return func() {
+		for ss := range srv.Sessions() {
+			_ = ss.Close()
+		}
+	}
 }
 
 // oauthError answers as a token endpoint does when it refuses.

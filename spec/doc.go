@@ -30,7 +30,9 @@
 // never while a file is loaded or validated; header values come from the
 // environment only ("Bearer ${env:API_TOKEN}", or headers_env), and
 // auth: oauth logs in with OAuth 2.1, its tokens kept in the user's config
-// directory.
+// directory; auth: client_credentials (a machine client) and auth:
+// enterprise (through the organisation's identity provider, idp) use
+// client_id and the secret client_secret_env names.
 //
 // A graph entry builds a graph (package graph) over a state that is a JSON
 // object: the run's input, then each node's output under its name (or its

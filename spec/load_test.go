@@ -189,6 +189,36 @@ var loaderCases = []struct {
 		beyondSchema: true,
 	},
 	{
+		name:         "mcp enterprise without client or idp",
+		yaml:         "version: loom/v1\nagents:\n  fs:\n    type: mcp\n    url: https://mcp.example.com/mcp\n    auth: enterprise\n",
+		want:         []string{`6:11: agents.fs.auth: auth: enterprise needs client_id; set client_id, the client registered with the server's authorization server`, `6:11: agents.fs.auth: auth: enterprise needs idp; add idp: {issuer: https://…, client_id: …}, the organisation's identity provider`},
+		beyondSchema: true,
+	},
+	{
+		name:         "mcp idp without enterprise",
+		yaml:         "version: loom/v1\nagents:\n  fs:\n    type: mcp\n    url: https://mcp.example.com/mcp\n    auth: oauth\n    idp: {issuer: https://idp.example.com, client_id: loom}\n",
+		want:         []string{`7:10: agents.fs.idp: idp is for auth: enterprise; set auth: enterprise, or drop idp`},
+		beyondSchema: true,
+	},
+	{
+		name:         "mcp client credentials without a secret",
+		yaml:         "version: loom/v1\nagents:\n  fs:\n    type: mcp\n    url: https://mcp.example.com/mcp\n    auth: client_credentials\n    client_id: bot\n",
+		want:         []string{`6:11: agents.fs.auth: auth: client_credentials needs client_secret_env; set client_secret_env, the environment variable that holds the client's secret`},
+		beyondSchema: true,
+	},
+	{
+		name:         "mcp client without auth",
+		yaml:         "version: loom/v1\nagents:\n  fs:\n    type: mcp\n    url: https://mcp.example.com/mcp\n    client_id: bot\n    client_secret_env: BOT_SECRET\n",
+		want:         []string{`6:16: agents.fs.client_id: client_id without auth; set auth (oauth, client_credentials or enterprise), or drop client_id`, `7:24: agents.fs.client_secret_env: client_secret_env without auth; set auth (oauth, client_credentials or enterprise), or drop client_secret_env`},
+		beyondSchema: true,
+	},
+	{
+		name:         "mcp idp scopes without openid",
+		yaml:         "version: loom/v1\nagents:\n  fs:\n    type: mcp\n    url: https://mcp.example.com/mcp\n    auth: enterprise\n    client_id: mcp\n    idp:\n      issuer: https://idp.example.com\n      client_id: loom\n      scopes: [email]\n",
+		want:         []string{`11:15: agents.fs.idp.scopes: idp scopes lack openid; add openid, which an ID token needs`},
+		beyondSchema: true,
+	},
+	{
 		name:         "mcp bad timeout",
 		yaml:         "version: loom/v1\nagents:\n  fs:\n    type: mcp\n    command: server\n    timeout: soon\n",
 		want:         []string{`6:14: agents.fs.timeout: timeout "soon" is not a duration; want a positive duration such as 30s`},

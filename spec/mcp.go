@@ -38,11 +38,25 @@ type MCP struct {
 	// HeadersEnv names, for each header, the environment variable that
 	// holds its whole value.
 	HeadersEnv map[string]string `yaml:"headers_env,omitempty" json:"headers_env,omitempty"`
-	// Auth "oauth" logs in to the server with OAuth 2.1 when it asks: the
-	// authorization URL is printed (and opened in a browser on a
-	// terminal), and the tokens are kept in the user's config directory,
-	// never in the project.
-	Auth string `yaml:"auth,omitempty" json:"auth,omitempty" jsonschema:"enum=oauth"`
+	// Auth says how loom gets the server's tokens when it asks (url only):
+	//   - oauth logs in with OAuth 2.1: the authorization URL is printed
+	//     (and opened in a browser on a terminal), and the tokens are kept
+	//     in the user's config directory, never in the project;
+	//   - client_credentials makes loom a machine client (client_id and
+	//     client_secret_env), no person involved;
+	//   - enterprise is enterprise-managed authorization: the person signs
+	//     in to the organisation's identity provider (idp) in a browser,
+	//     and loom trades the ID token for the server's token as client_id.
+	Auth string `yaml:"auth,omitempty" json:"auth,omitempty" jsonschema:"enum=oauth,enum=client_credentials,enum=enterprise"`
+	// ClientID names the client registered beforehand with the server's
+	// authorization server: optional for oauth (loom registers itself),
+	// required for client_credentials and enterprise.
+	ClientID string `yaml:"client_id,omitempty" json:"client_id,omitempty"`
+	// ClientSecretEnv names the environment variable that holds the
+	// client's secret (secrets are never written in the file).
+	ClientSecretEnv string `yaml:"client_secret_env,omitempty" json:"client_secret_env,omitempty" jsonschema:"pattern=^[A-Za-z_][A-Za-z0-9_]*$"`
+	// IdP is the identity provider of auth: enterprise.
+	IdP *MCPIdP `yaml:"idp,omitempty" json:"idp,omitempty"`
 	// Prefix goes in front of every tool's name ("prefix_name"), so the
 	// tools of several servers do not clash.
 	Prefix string `yaml:"prefix,omitempty" json:"prefix,omitempty" jsonschema:"pattern=^[a-zA-Z_][a-zA-Z0-9_-]*$"`
@@ -51,6 +65,21 @@ type MCP struct {
 	// Timeout bounds each tool call, as a Go duration ("30s"); the
 	// default is mcp.DefaultTimeout.
 	Timeout string `yaml:"timeout,omitempty" json:"timeout,omitempty"`
+}
+
+// MCPIdP is an organisation's identity provider, for auth: enterprise.
+type MCPIdP struct {
+	// Issuer is its issuer URL, as "https://acme.okta.com"; its endpoints
+	// are found by OpenID Connect discovery.
+	Issuer string `yaml:"issuer" json:"issuer" jsonschema:"pattern=^https?://"`
+	// ClientID names loom's client registered with it; the person's
+	// sign-in redirects to http://127.0.0.1:PORT/callback.
+	ClientID string `yaml:"client_id" json:"client_id"`
+	// ClientSecretEnv names the environment variable that holds that
+	// client's secret, for a confidential client.
+	ClientSecretEnv string `yaml:"client_secret_env,omitempty" json:"client_secret_env,omitempty" jsonschema:"pattern=^[A-Za-z_][A-Za-z0-9_]*$"`
+	// Scopes of the sign-in; the default is [openid].
+	Scopes []string `yaml:"scopes,omitempty" json:"scopes,omitempty"`
 }
 
 // JSONSchemaExtend adds what the loader checks beyond the keys: exactly
@@ -133,15 +162,7 @@ func (d *Doc) checkMCP(c *checker, e *Entry, m *MCP) {
 			}
 		}
 	}
-	if m.Auth != "" && m.Auth != "oauth" {
-		c.fail(pos("auth"), join(at, "auth"), `write "oauth", or drop auth`, "auth %q is not known", m.Auth)
-	}
-	if m.Auth == "oauth" && m.URL == "" {
-		c.fail(pos("auth"), join(at, "auth"), "OAuth is for HTTP servers: set url, or drop auth", "auth without url")
-	}
-	if m.Auth == "oauth" && (hasKey(m.Headers, "Authorization") || hasKey(m.HeadersEnv, "Authorization")) {
-		c.fail(pos("auth"), join(at, "auth"), "OAuth sets the Authorization header: drop that header, or drop auth", "auth: oauth with an Authorization header")
-	}
+	d.checkMCPAuth(c, at, pos, m)
 	for _, k := range sortedKeys(m.HeadersEnv) {
 		if p := join(join(at, "headers_env"), k); !envName.MatchString(m.HeadersEnv[k]) {
 			c.fail(d.pos[p], p, "name the environment variable that holds the value, as API_TOKEN", "%q is not a valid environment variable name", m.HeadersEnv[k])
@@ -150,6 +171,68 @@ func (d *Doc) checkMCP(c *checker, e *Entry, m *MCP) {
 	if m.Timeout != "" {
 		if t, err := time.ParseDuration(m.Timeout); err != nil || t <= 0 {
 			c.fail(pos("timeout"), join(at, "timeout"), "want a positive duration such as 30s", "timeout %q is not a duration", m.Timeout)
+		}
+	}
+}
+
+// checkMCPAuth checks auth and the client and identity provider it uses.
+func (d *Doc) checkMCPAuth(c *checker, at string, pos func(string) *yaml.Node, m *MCP) {
+	switch m.Auth {
+	case "", "oauth", "client_credentials", "enterprise":
+	default:
+		c.fail(pos("auth"), join(at, "auth"), `write oauth, client_credentials or enterprise, or drop auth`, "auth %q is not known", m.Auth)
+		return
+	}
+	if m.Auth == "" {
+		for _, k := range []string{"client_id", "client_secret_env", "idp"} {
+			if d.pos[join(at, k)] != nil {
+				c.fail(pos(k), join(at, k), "set auth (oauth, client_credentials or enterprise), or drop "+k, "%s without auth", k)
+			}
+		}
+		return
+	}
+	if m.URL == "" {
+		c.fail(pos("auth"), join(at, "auth"), "OAuth is for HTTP servers: set url, or drop auth", "auth without url")
+	}
+	if hasKey(m.Headers, "Authorization") || hasKey(m.HeadersEnv, "Authorization") {
+		c.fail(pos("auth"), join(at, "auth"), "OAuth sets the Authorization header: drop that header, or drop auth", "auth: %s with an Authorization header", m.Auth)
+	}
+	if m.ClientSecretEnv != "" && !envName.MatchString(m.ClientSecretEnv) {
+		c.fail(pos("client_secret_env"), join(at, "client_secret_env"), "name the environment variable that holds the secret, as MCP_CLIENT_SECRET", "%q is not a valid environment variable name", m.ClientSecretEnv)
+	}
+	if m.ClientSecretEnv != "" && m.ClientID == "" {
+		c.fail(pos("client_secret_env"), join(at, "client_secret_env"), "set client_id, the client the secret belongs to", "client_secret_env without client_id")
+	}
+	if m.Auth != "oauth" && m.ClientID == "" {
+		c.fail(pos("auth"), join(at, "auth"), "set client_id, the client registered with the server's authorization server", "auth: %s needs client_id", m.Auth)
+	}
+	if m.Auth == "client_credentials" && m.ClientSecretEnv == "" {
+		c.fail(pos("auth"), join(at, "auth"), "set client_secret_env, the environment variable that holds the client's secret", "auth: client_credentials needs client_secret_env")
+	}
+	ip := join(at, "idp")
+	switch {
+	case m.Auth != "enterprise" && m.IdP != nil:
+		c.fail(pos("idp"), ip, "set auth: enterprise, or drop idp", "idp is for auth: enterprise")
+	case m.Auth == "enterprise" && m.IdP == nil:
+		c.fail(pos("auth"), join(at, "auth"), "add idp: {issuer: https://…, client_id: …}, the organisation's identity provider", "auth: enterprise needs idp")
+	case m.IdP != nil:
+		ipos := func(k string) *yaml.Node {
+			if n := d.pos[join(ip, k)]; n != nil {
+				return n
+			}
+			return pos("idp")
+		}
+		if !strings.HasPrefix(m.IdP.Issuer, "https://") && !strings.HasPrefix(m.IdP.Issuer, "http://") {
+			c.fail(ipos("issuer"), join(ip, "issuer"), "give the identity provider's issuer URL, as https://acme.okta.com", "idp issuer %q is not an HTTP URL", m.IdP.Issuer)
+		}
+		if m.IdP.ClientID == "" {
+			c.fail(ipos("client_id"), join(ip, "client_id"), "set the client registered with the identity provider", "idp needs client_id")
+		}
+		if m.IdP.ClientSecretEnv != "" && !envName.MatchString(m.IdP.ClientSecretEnv) {
+			c.fail(ipos("client_secret_env"), join(ip, "client_secret_env"), "name the environment variable that holds the secret, as IDP_CLIENT_SECRET", "%q is not a valid environment variable name", m.IdP.ClientSecretEnv)
+		}
+		if len(m.IdP.Scopes) > 0 && !slices.Contains(m.IdP.Scopes, "openid") {
+			c.fail(ipos("scopes"), join(ip, "scopes"), `add openid, which an ID token needs`, "idp scopes lack openid")
 		}
 	}
 }
@@ -192,9 +275,6 @@ type mcpTools struct {
 // the environment now.
 func (m *mcpTools) config() (mcp.Config, error) {
 	cfg := mcp.Config{Command: m.cfg.Command, URL: m.cfg.URL, Prefix: m.cfg.Prefix}
-	if m.cfg.Auth == "oauth" {
-		cfg.OAuth = &mcp.OAuth{}
-	}
 	if m.cfg.Timeout != "" {
 		cfg.Timeout, _ = time.ParseDuration(m.cfg.Timeout) // checked by Parse
 	}
@@ -221,11 +301,32 @@ func (m *mcpTools) config() (mcp.Config, error) {
 	for k, name := range m.cfg.HeadersEnv {
 		cfg.Headers[k] = lookup(name)
 	}
+	cfg.OAuth = m.oauth(lookup)
 	if len(missing) > 0 {
 		slices.Sort(missing)
 		return cfg, fmt.Errorf("%w: mcp entry %s: set %s in the environment or in .env.local (secrets are never read from the loom file)", ErrMissingEnv, m.name, strings.Join(missing, ", "))
 	}
 	return cfg, nil
+}
+
+// oauth returns the entry's authorization, its secrets read with lookup;
+// nil without auth.
+func (m *mcpTools) oauth(lookup func(string) string) *mcp.OAuth {
+	a := m.cfg
+	if a.Auth == "" {
+		return nil
+	}
+	o := &mcp.OAuth{ClientID: a.ClientID, ClientCredentials: a.Auth == "client_credentials"}
+	if a.ClientSecretEnv != "" {
+		o.ClientSecret = lookup(a.ClientSecretEnv)
+	}
+	if a.Auth == "enterprise" && a.IdP != nil {
+		o.Enterprise = &mcp.Enterprise{IdPIssuer: a.IdP.Issuer, IdPClientID: a.IdP.ClientID, IdPScopes: a.IdP.Scopes}
+		if a.IdP.ClientSecretEnv != "" {
+			o.Enterprise.IdPClientSecret = lookup(a.IdP.ClientSecretEnv)
+		}
+	}
+	return o
 }
 
 // Tools connects to the server the first time, and returns its tools.

@@ -88,30 +88,58 @@ agents:
 	}
 }
 
-func TestMCPEntryMissingVariable(t *testing.T) {
-	url, auth := mcpServer(t)
+// loadDocsProject loads a project whose helper uses the mcp entry docs at
+// url, with the lines entry adds to it, m as its model and env as the
+// environment; it closes when the test ends.
+func loadDocsProject(t *testing.T, url, entry string, m model.Model, env map[string]string) *spec.Project {
+	t.Helper()
 	path := write(t, map[string]string{"loom.yaml": `version: loom/v1
 model: scripted
 entry: helper
 agents:
   docs:
     type: mcp
-    url: ` + url + `
-    headers_env: {Authorization: DOCS_TOKEN}
+    url: ` + url + entry + `
   helper:
     type: ai
     tools: [docs]
 `})
 	p, err := spec.Load(path, spec.Registry{
-		Models: func(string) (model.Model, error) { return modeltest.New(t), nil },
-		Getenv: func(string) string { return "" },
+		Models: func(string) (model.Model, error) { return m, nil },
+		Getenv: func(k string) string { return env[k] },
 	})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, p.Close()) })
-	_, err = engine.New().Invoke(t.Context(), p.Entry, "hi")
-	require.ErrorIs(t, err, spec.ErrMissingEnv)
-	require.ErrorContains(t, err, "set DOCS_TOKEN in the environment or in .env.local")
-	require.Empty(t, auth(), "nothing is sent without the header")
+	return p
+}
+
+func TestMCPEntryMissingVariable(t *testing.T) {
+	// Secrets come from the environment only; a missing one is named
+	// before anything is sent.
+	cases := []struct {
+		name, entry, want string
+	}{
+		{"header", `
+    headers_env: {Authorization: DOCS_TOKEN}`, "set DOCS_TOKEN in the environment or in .env.local"},
+		{"enterprise secrets", `
+    auth: enterprise
+    client_id: docs-client
+    client_secret_env: DOCS_SECRET
+    idp:
+      issuer: https://idp.example.com
+      client_id: loom
+      client_secret_env: IDP_SECRET`, "set DOCS_SECRET, IDP_SECRET in the environment or in .env.local"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			url, auth := mcpServer(t)
+			p := loadDocsProject(t, url, c.entry, modeltest.New(t), nil)
+			_, err := engine.New().Invoke(t.Context(), p.Entry, "hi")
+			require.ErrorIs(t, err, spec.ErrMissingEnv)
+			require.ErrorContains(t, err, c.want)
+			require.Empty(t, auth(), "nothing is sent without the secrets")
+		})
+	}
 }
 
 func TestMCPEntryOffersToolsToCodeExecution(t *testing.T) {
@@ -206,24 +234,64 @@ func TestMCPEntryOAuth(t *testing.T) {
 		http.NotFound(w, r)
 	}))
 	t.Cleanup(hs.Close)
-	path := write(t, map[string]string{"loom.yaml": `version: loom/v1
-model: scripted
-entry: helper
-agents:
-  docs:
-    type: mcp
-    url: ` + hs.URL + `/mcp
-    auth: oauth
-  helper:
-    type: ai
-    tools: [docs]
-`})
-	p, err := spec.Load(path, spec.Registry{Models: func(string) (model.Model, error) { return modeltest.New(t), nil }})
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, p.Close()) })
-	_, err = engine.New().Invoke(t.Context(), p.Entry, "hi")
+	p := loadDocsProject(t, hs.URL+"/mcp", `
+    auth: oauth`, modeltest.New(t), nil)
+	_, err := engine.New().Invoke(t.Context(), p.Entry, "hi")
 	require.ErrorIs(t, err, mcp.ErrAuthorization)
 	mu.Lock()
 	defer mu.Unlock()
 	require.Contains(t, seen, "/.well-known/oauth-protected-resource/mcp")
+}
+
+func TestMCPEntryClientCredentials(t *testing.T) {
+	// auth: client_credentials gets the server's token as client_id with
+	// the secret client_secret_env names, from the environment.
+	srv, err := mcp.NewServer(mcp.ServerConfig{Agents: []agent.Agent{search(t)}})
+	require.NoError(t, err)
+	h := srv.Handler()
+	var (
+		mu     sync.Mutex
+		grants []string
+	)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		base := "http://" + r.Host
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/mcp":
+			if r.Header.Get("Authorization") != "Bearer granted" {
+				w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+base+`/.well-known/oauth-protected-resource/mcp"`)
+				http.Error(w, "unauthorized", http.StatusUnauthorized)
+				return
+			}
+			h.ServeHTTP(w, r)
+		case "/.well-known/oauth-protected-resource/mcp":
+			_, _ = w.Write([]byte(`{"resource":"` + base + `/mcp","authorization_servers":["` + base + `"]}`))
+		case "/.well-known/oauth-authorization-server":
+			_, _ = w.Write([]byte(`{"issuer":"` + base + `","token_endpoint":"` + base + `/token","code_challenge_methods_supported":["S256"],"response_types_supported":["code"]}`))
+		case "/token":
+			id, secret, _ := r.BasicAuth()
+			require.NoError(t, r.ParseForm())
+			mu.Lock()
+			grants = append(grants, r.PostForm.Get("grant_type")+" "+id+":"+secret)
+			mu.Unlock()
+			_, _ = w.Write([]byte(`{"access_token":"granted","token_type":"Bearer","expires_in":3600}`))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(hs.Close)
+	m := modeltest.New(t,
+		modeltest.ToolCalls(modeltest.Call("c1", "search", `{"query":"leave"}`)),
+		modeltest.Text("No hits."),
+	)
+	p := loadDocsProject(t, hs.URL+"/mcp", `
+    auth: client_credentials
+    client_id: docs-bot
+    client_secret_env: DOCS_SECRET`, m, map[string]string{"DOCS_SECRET": "s3cret"})
+	res, err := engine.New().Invoke(t.Context(), p.Entry, "How long is leave?")
+	require.NoError(t, err)
+	require.Equal(t, "No hits.", res.Text())
+	mu.Lock()
+	defer mu.Unlock()
+	require.Equal(t, []string{"client_credentials docs-bot:s3cret"}, grants)
 }

@@ -42,6 +42,11 @@ type scenarioContext struct {
 	ClientID     string `json:"client_id"`
 	ClientSecret string `json:"client_secret"`
 	PrivateKey   string `json:"private_key_pem"`
+	// The enterprise IdP of auth/cross-app-access-complete-flow.
+	IdPClientID      string `json:"idp_client_id"`
+	IdPIDToken       string `json:"idp_id_token"`
+	IdPIssuer        string `json:"idp_issuer"`
+	IdPTokenEndpoint string `json:"idp_token_endpoint"`
 }
 
 func run(ctx context.Context, url, scenario, rawCtx string) error {
@@ -82,6 +87,16 @@ func run(ctx context.Context, url, scenario, rawCtx string) error {
 			return fmt.Errorf("the scenario's private key is a %T, not ECDSA", k)
 		}
 		cfg.OAuth = &mcp.OAuth{ClientID: sc.ClientID, ClientKey: key, ClientCredentials: true}
+		calls = []call{{"test-tool", `{}`}}
+	case scenario == "auth/cross-app-access-complete-flow":
+		// The person is already signed in to the IdP: the suite gives
+		// the ID token. The IdP's token endpoint is discovered from its
+		// issuer, as a user configures it.
+		cfg.OAuth = &mcp.OAuth{ClientID: sc.ClientID, ClientSecret: sc.ClientSecret, Enterprise: &mcp.Enterprise{
+			IdPIssuer:   sc.IdPIssuer,
+			IdPClientID: sc.IdPClientID,
+			IDToken:     func(context.Context) (string, error) { return sc.IdPIDToken, nil },
+		}}
 		calls = []call{{"test-tool", `{}`}}
 	case strings.HasPrefix(scenario, "auth/"):
 		dir, err := os.MkdirTemp("", "loom-conformance-tokens-")
