@@ -154,6 +154,19 @@ func TestBatchSizeWithoutServerLimit(t *testing.T) {
 	}
 }
 
+// wrapped is a client that is not chroma-go's HTTP client: it hides the
+// method the store reads the pre-flight checks with.
+type wrapped struct{ chromago.Client }
+
+func TestBatchSizeOfAnotherClient(t *testing.T) {
+	f := startFake(t)
+	f.limit = 7
+	s, err := chroma.Open(context.Background(), chroma.Config{Client: wrapped{client(t, f)}, Dimensions: 2, BatchSize: 10000})
+	require.NoError(t, err)
+	require.Empty(t, f.calls("/pre-flight-checks"), "the store cannot send them")
+	require.Equal(t, chroma.DefaultMaxBatchSize, s.BatchSize())
+}
+
 // TestFakeRefusesOverLimit proves the fake refuses, on every operation, a
 // request carrying more than its limit, so the tests above would see a
 // store that overran it.

@@ -29,8 +29,8 @@
 // [DefaultBatchSize]) capped at the max_batch_size the server reports in
 // its pre-flight checks, read once by [Open] (5,461 on a default server).
 // A larger BatchSize is capped, not refused. When the pre-flight checks
-// fail or report no limit, Open still succeeds and caps at
-// [DefaultMaxBatchSize]. A call larger than one batch is several
+// fail or report no limit (or the client is not chroma-go's HTTP client),
+// Open still succeeds and caps at [DefaultMaxBatchSize]. A call larger than one batch is several
 // requests, not a transaction: a failure in a later request leaves the
 // earlier ones written or deleted. Search sends one query embedding, so
 // it is always one request.

@@ -52,8 +52,10 @@ type Config struct {
 	// an error. [Open] reads the server's max_batch_size from its
 	// pre-flight checks and caps BatchSize there (5,461 on a default
 	// server), without error, so a large BatchSize means "as large as the
-	// server takes"; a server that reports no limit caps it at
-	// [DefaultMaxBatchSize]. [Store.BatchSize] returns the result.
+	// server takes". When the limit is not known (the pre-flight checks
+	// fail or lack it, or Client is not chroma-go's HTTP client, the one
+	// that can send them) the cap is [DefaultMaxBatchSize].
+	// [Store.BatchSize] returns the result.
 	BatchSize int
 }
 
