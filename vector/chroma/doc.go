@@ -19,8 +19,21 @@
 // reports no schema (releases before schemas) gets the old way: the
 // stored metadata keys of each batch's ids are read before it is written.
 // Either way, two writers upserting one id at once may leave a key that
-// either would have removed. Upserts go in batches of [Config.BatchSize];
-// a failure in a later batch leaves the earlier ones written.
+// either would have removed.
+//
+// # Batches
+//
+// Every request that carries records or ids (upsert, delete, and the read
+// of stored metadata on a server without schemas) carries at most
+// [Store.BatchSize] of them: [Config.BatchSize] (default
+// [DefaultBatchSize]) capped at the max_batch_size the server reports in
+// its pre-flight checks, read once by [Open] (5,461 on a default server).
+// A larger BatchSize is capped, not refused. When the pre-flight checks
+// fail or report no limit (or the client is not chroma-go's HTTP client),
+// Open still succeeds and caps at [DefaultMaxBatchSize]. A call larger than one batch is several
+// requests, not a transaction: a failure in a later request leaves the
+// earlier ones written or deleted. Search sends one query embedding, so
+// it is always one request.
 //
 // # Search and filters
 //
@@ -43,13 +56,24 @@
 // of the v2 REST API (pre-flight, collections, upsert, get, query, delete)
 // that asserts the requests the store sends. The fake follows what the real
 // server was seen to do: it merges metadata on upsert and deletes a key sent
-// as null, refuses a request of more than 5,461 records (the max_batch_size
-// a default server reports), reports a collection's dimension once it holds
+// as null, refuses a request carrying more records, ids or query
+// embeddings than the max_batch_size it reports (5,461 by default, as a
+// default server; a test sets it lower to see every operation split),
+// reports a collection's dimension once it holds
 // a record, and compares ids and values exactly, white space and case
 // included. Metadata keys starting with '#' or '$', which the real server
 // refuses with an untyped 400, are refused before any request by
 // [vector.NormalizeMetadata], and an empty list, which the server drops, is
 // left out there too, so every store reads back the same.
+//
+// The local server (chromadb 3.5.0's CLI) was seen to accept larger
+// requests over REST, 20,000 records in one upsert; the limit is kept by
+// Chroma's clients, chroma-go among them, which refuses an upsert or delete
+// above it before sending. The store stays within the reported limit
+// whether or not the server enforces it. TestRealServerBatchLimit
+// checks on the real server that the reported limit is read and that
+// upsert, replacement and delete of more records than one request carries
+// succeed.
 //
 // TestRealServerSchemaListsKeys checks on the real server what Upsert
 // relies on to skip reading records: the collection's schema lists every

@@ -23,8 +23,10 @@ import (
 // (get or create, and get by name with the schema of its metadata keys),
 // upsert (which merges metadata, a null deleting a key,
 // as Chroma does), get, query (where clause before the nearest-neighbour
-// cut, cosine distance) and delete. It rejects anything else and records
-// every request.
+// cut, cosine distance) and delete. It reports its batch limit in the
+// pre-flight checks and refuses any request carrying more records, ids
+// or query embeddings. It rejects anything else and records every
+// request.
 type fake struct {
 	t   *testing.T
 	srv *httptest.Server
@@ -33,11 +35,28 @@ type fake struct {
 	collections map[string]*collection // by id
 	requests    []request
 	schemaless  bool // report no collection schema, as servers before schemas
+
+	// limit is the most records, ids or query embeddings one request may
+	// carry: the max_batch_size of the pre-flight checks. startFake sets
+	// maxBatchSize; a test may set it lower before the first request.
+	limit int
+	// preflight is how the pre-flight checks answer: preflightOK, or as a
+	// server that does not report the limit.
+	preflight preflightMode
 }
 
-// maxBatchSize is the most records one request may carry, as a default
-// Chroma server reports in its pre-flight checks.
+// maxBatchSize is the max_batch_size a default Chroma server reports in
+// its pre-flight checks.
 const maxBatchSize = 5461
+
+// preflightMode is how the fake answers GET /api/v2/pre-flight-checks.
+type preflightMode int
+
+const (
+	preflightOK      preflightMode = iota // max_batch_size = limit
+	preflightNoLimit                      // a reply without max_batch_size
+	preflightFails                        // a 500
+)
 
 type collection struct {
 	id, name      string
@@ -61,7 +80,7 @@ type request struct {
 
 func startFake(t *testing.T) *fake {
 	t.Helper()
-	f := &fake{t: t, collections: map[string]*collection{}}
+	f := &fake{t: t, collections: map[string]*collection{}, limit: maxBatchSize}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)
 	return f
@@ -89,7 +108,15 @@ func (f *fake) serve(w http.ResponseWriter, r *http.Request) {
 	var err error
 	switch {
 	case r.Method == http.MethodGet && r.URL.Path == "/api/v2/pre-flight-checks":
-		reply = map[string]any{"max_batch_size": maxBatchSize, "supports_base64_encoding": true}
+		switch f.preflight {
+		case preflightOK:
+			reply = map[string]any{"max_batch_size": f.limit, "supports_base64_encoding": true}
+		case preflightNoLimit:
+			reply = map[string]any{"supports_base64_encoding": true}
+		case preflightFails:
+			http.Error(w, `{"error":"InternalError","message":"pre-flight checks are down"}`, http.StatusInternalServerError)
+			return
+		}
 	case r.Method == http.MethodGet && len(parts) == 6 && parts[0] == "tenants" && parts[2] == "databases" && parts[4] == "collections":
 		reply, err = f.getCollection(parts[1], parts[3], parts[5])
 	case r.Method == http.MethodPost && len(parts) == 5 && parts[0] == "tenants" && parts[2] == "databases" && parts[4] == "collections":
@@ -100,8 +127,9 @@ func (f *fake) serve(w http.ResponseWriter, r *http.Request) {
 			err = fmt.Errorf("collection %s does not exist", parts[5])
 			break
 		}
-		if n := len(list(body["ids"])); n > maxBatchSize { // as the real server refuses
-			err = fmt.Errorf("Cannot submit more than %d records in one request: Maximum allowed is %d but got %d", maxBatchSize, maxBatchSize, n)
+		n := max(len(list(body["ids"])), len(list(body["embeddings"])), len(list(body["query_embeddings"])))
+		if n > f.limit {
+			err = fmt.Errorf("Cannot submit more than %d records in one request: Maximum allowed is %d but got %d", f.limit, f.limit, n)
 			break
 		}
 		switch parts[6] {

@@ -19,9 +19,13 @@ const (
 	// DefaultCollection is the collection a [Config] with no Collection
 	// uses.
 	DefaultCollection = "loom"
-	// DefaultBatchSize is the number of records per upsert or delete
-	// request when [Config.BatchSize] is zero.
+	// DefaultBatchSize is the most records or ids per request when
+	// [Config.BatchSize] is zero.
 	DefaultBatchSize = 100
+	// DefaultMaxBatchSize is the max_batch_size a default Chroma server
+	// reports; the store caps its batches there when the server reports
+	// no limit.
+	DefaultMaxBatchSize = 5461
 )
 
 // ErrConfig marks a [Config] that cannot open a store, or a collection
@@ -42,10 +46,16 @@ type Config struct {
 	// Embedder embeds documents and queries given as text. Nil: every
 	// document and query must carry a vector.
 	Embedder model.Embedder
-	// BatchSize is the number of records per upsert or delete request:
-	// zero means [DefaultBatchSize]; negative is an error. Keep it within
-	// the server's max_batch_size (5,461 on a default server), which
-	// refuses larger requests.
+	// BatchSize is the most records or ids one request carries (upsert,
+	// delete, and the read of stored metadata before an upsert on a
+	// server without schemas): zero means [DefaultBatchSize]; negative is
+	// an error. [Open] reads the server's max_batch_size from its
+	// pre-flight checks and caps BatchSize there (5,461 on a default
+	// server), without error, so a large BatchSize means "as large as the
+	// server takes". When the limit is not known (the pre-flight checks
+	// fail or lack it, or Client is not chroma-go's HTTP client, the one
+	// that can send them) the cap is [DefaultMaxBatchSize].
+	// [Store.BatchSize] returns the result.
 	BatchSize int
 }
 
@@ -64,8 +74,9 @@ type Store struct {
 
 var _ vector.Store = (*Store)(nil)
 
-// Open gets or creates the collection with cosine distance and checks an
-// existing one's space and dimension.
+// Open gets or creates the collection with cosine distance, checks an
+// existing one's space and dimension, and reads the server's
+// max_batch_size (see [Config.BatchSize]).
 func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.Client == nil {
 		return nil, fmt.Errorf("%w: Client is nil; create one with chroma.NewHTTPClient", ErrConfig)
@@ -74,11 +85,8 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case cfg.BatchSize < 0:
+	if cfg.BatchSize < 0 {
 		return nil, fmt.Errorf("%w: BatchSize is %d; use 0 for %d, or a positive count", ErrConfig, cfg.BatchSize, DefaultBatchSize)
-	case cfg.BatchSize == 0:
-		cfg.BatchSize = DefaultBatchSize
 	}
 	if cfg.Collection == "" {
 		cfg.Collection = DefaultCollection
@@ -96,7 +104,8 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if d := col.Dimension(); d != 0 && d != dims {
 		return nil, &vector.DimensionError{Want: d, Got: dims, What: fmt.Sprintf("the config opening collection %q", cfg.Collection)}
 	}
-	return &Store{client: cfg.Client, name: cfg.Collection, col: col, dims: dims, emb: cfg.Embedder, batch: cfg.BatchSize}, nil
+	batch := effectiveBatch(cfg.BatchSize, serverBatchSize(ctx, cfg.Client))
+	return &Store{client: cfg.Client, name: cfg.Collection, col: col, dims: dims, emb: cfg.Embedder, batch: batch}, nil
 }
 
 // distanceSpace returns a collection's distance: its hnsw:space metadata,
@@ -131,8 +140,8 @@ func (s *Store) Close() error {
 	return nil
 }
 
-// Upsert writes docs in batches, replacing records with the same ids,
-// metadata included.
+// Upsert writes docs in requests of [Store.BatchSize] records, replacing
+// records with the same ids, metadata included.
 func (s *Store) Upsert(ctx context.Context, docs ...vector.Document) error {
 	if err := s.gate.Enter("chroma"); err != nil {
 		return err
@@ -251,8 +260,9 @@ func metadata(md map[string]any, stale []string) chroma.DocumentMetadata {
 	return chroma.NewDocumentMetadata(attrs...)
 }
 
-// Delete removes the records with these ids, [Config.BatchSize] per
-// request; unknown ids are ignored.
+// Delete removes the records with these ids, [Store.BatchSize] per
+// request; unknown ids are ignored. A failure in a later request leaves
+// the earlier ones deleted.
 func (s *Store) Delete(ctx context.Context, ids ...string) error {
 	if err := s.gate.Enter("chroma"); err != nil {
 		return err

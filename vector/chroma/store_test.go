@@ -89,7 +89,7 @@ const ChromaURLEnv = "LOOM_TEST_CHROMA_URL"
 
 // realClient returns a client of the real server named by ChromaURLEnv, or
 // skips (fails under CI, which starts one).
-func realClient(t *testing.T) chromago.Client {
+func realClient(t testing.TB) chromago.Client {
 	t.Helper()
 	url := os.Getenv(ChromaURLEnv)
 	if url == "" {
