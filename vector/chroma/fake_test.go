@@ -43,6 +43,10 @@ type fake struct {
 	// preflight is how the pre-flight checks answer: preflightOK, or as a
 	// server that does not report the limit.
 	preflight preflightMode
+	// indexMissing is how many of the next queries fail as the real server
+	// answers a query that reaches a new collection's vector index before
+	// it is on disk.
+	indexMissing int
 }
 
 // maxBatchSize is the max_batch_size a default Chroma server reports in
@@ -138,6 +142,13 @@ func (f *fake) serve(w http.ResponseWriter, r *http.Request) {
 		case "get":
 			reply, err = c.get(body)
 		case "query":
+			if f.indexMissing > 0 {
+				f.indexMissing--
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusInternalServerError)
+				_ = json.NewEncoder(w).Encode(map[string]string{"error": "InternalError", "message": "Error executing plan: Error creating hnsw segment reader: Nothing found on disk"})
+				return
+			}
 			reply, err = c.query(body)
 		case "delete":
 			for _, id := range list(body["ids"]) {

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	chroma "github.com/amikos-tech/chroma-go/pkg/api/v2"
 	"github.com/amikos-tech/chroma-go/pkg/embeddings"
@@ -314,11 +315,48 @@ func (s *Store) Search(ctx context.Context, q vector.Query) ([]vector.Match, err
 	if w != nil {
 		opts = append(opts, chroma.WithWhere(&w))
 	}
-	res, err := s.col.Query(ctx, opts...)
+	res, err := s.query(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("chroma: query: %w", err)
 	}
 	return matches(res, q.MinScore)
+}
+
+// indexRetries is how many times a query is sent again when it meets a
+// collection whose vector index has not reached disk yet; the waits
+// double from indexRetryWait, about 1.3 s in all.
+const (
+	indexRetries   = 7
+	indexRetryWait = 10 * time.Millisecond
+)
+
+// query sends a query, and sends it again while the server answers that
+// the collection's vector index is not on disk yet: a query racing the
+// first writes to a new collection can meet the HNSW segment before the
+// server has written it (chroma-core/chroma#4212), a state the server
+// leaves on its own within moments.
+func (s *Store) query(ctx context.Context, opts []chroma.CollectionQueryOption) (chroma.QueryResult, error) {
+	wait := indexRetryWait
+	for attempt := 0; ; attempt++ {
+		res, err := s.col.Query(ctx, opts...)
+		if err == nil || attempt == indexRetries || !indexNotOnDisk(err) {
+			return res, err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, fmt.Errorf("%w (waiting for the collection's index after: %v)", ctx.Err(), err)
+		case <-t.C:
+		}
+		wait *= 2
+	}
+}
+
+// indexNotOnDisk reports whether err is the server's answer to a query
+// that reached a vector index before it was written.
+func indexNotOnDisk(err error) bool {
+	return strings.Contains(err.Error(), "Nothing found on disk")
 }
 
 // matches reads the first result group of a query.

@@ -158,3 +158,39 @@ func TestRealServerSchemaListsKeys(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, map[string]any{"s": "x"}, ms[0].Metadata, "the keys the document dropped are gone")
 }
+
+// TestSearchWaitsForTheIndex: a query that meets a collection's vector
+// index before the server has written it is sent again, a bounded number
+// of times, and a server that keeps answering so is reported.
+func TestSearchWaitsForTheIndex(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		missing int
+		wantErr bool
+	}{
+		{"ready at once", 0, false},
+		{"ready at the third query", 2, false},
+		{"never ready", 100, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := startFake(t)
+			s, err := chroma.Open(t.Context(), chroma.Config{Client: client(t, f), Collection: "c", Dimensions: vectortest.Dims, Embedder: vectortest.Embedder(vectortest.Dims)})
+			require.NoError(t, err)
+			require.NoError(t, s.Upsert(t.Context(), vector.Document{ID: "a", Text: "alpha"}))
+			f.mu.Lock()
+			f.indexMissing = tc.missing
+			f.mu.Unlock()
+			got, err := s.Search(t.Context(), vector.Query{Text: "alpha", K: 1})
+			queries := len(f.calls("/query"))
+			if tc.wantErr {
+				require.ErrorContains(t, err, "Nothing found on disk")
+				require.Equal(t, 8, queries, "the first query and 7 more")
+				return
+			}
+			require.NoError(t, err)
+			require.Len(t, got, 1)
+			require.Equal(t, "a", got[0].ID)
+			require.Equal(t, tc.missing+1, queries)
+		})
+	}
+}
