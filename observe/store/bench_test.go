@@ -184,3 +184,30 @@ func BenchmarkWriteRuns(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkOneShot is what a program that runs once costs the store: open
+// an existing trace database, write one run (6 spans, content captured)
+// in one WriteParts call, close.
+func BenchmarkOneShot(b *testing.B) {
+	ctx := context.Background()
+	path := filepath.Join(b.TempDir(), "traces.db")
+	s, err := store.Open(ctx, path)
+	require.NoError(b, err)
+	require.NoError(b, s.Close())
+	start := time.Now().Add(-time.Minute)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		s, err := store.Open(ctx, path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.WriteParts(ctx, runParts(fixture.Run{Seed: uint64(i), Start: start})); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

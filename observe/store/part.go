@@ -123,7 +123,11 @@ func (s *Store) WriteEncoded(ctx context.Context, parts []EncodedPart) error {
 // parts count in the summaries.
 func (in *inserter) insertParts(ctx context.Context, parts []*EncodedPart) error {
 	if in.parts == nil {
-		in.parts = in.tx.StmtContext(ctx, in.stmts.insertParts)
+		st, err := in.stmts.in(ctx, in.tx, stmtInsertParts)
+		if err != nil {
+			return err
+		}
+		in.parts = st
 	}
 	in.args = in.args[:0]
 	for _, p := range parts {
@@ -150,7 +154,11 @@ func (in *inserter) insertParts(ctx context.Context, parts []*EncodedPart) error
 // their trace's summary delta.
 func (in *inserter) insertPart(ctx context.Context, p *EncodedPart) error {
 	if in.part == nil {
-		in.part = in.tx.StmtContext(ctx, in.stmts.insertPart)
+		st, err := in.stmts.in(ctx, in.tx, stmtInsertPart)
+		if err != nil {
+			return err
+		}
+		in.part = st
 	}
 	res, err := in.part.ExecContext(ctx, p.traceID, p.key, p.base, p.Spans(), p.blob)
 	if err != nil {

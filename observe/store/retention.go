@@ -27,7 +27,11 @@ func (s *Store) prune(ctx context.Context, tx *sql.Tx) error {
 	// of a write that prunes nothing.
 	var traces, spans int64
 	var oldest sql.NullInt64
-	if err := tx.StmtContext(ctx, s.stmts.pruneState).QueryRowContext(ctx).Scan(&traces, &spans, &oldest); err != nil {
+	state, err := s.stmts.in(ctx, tx, stmtPruneState)
+	if err != nil {
+		return err
+	}
+	if err := state.QueryRowContext(ctx).Scan(&traces, &spans, &oldest); err != nil {
 		return fmt.Errorf("store: read counts for retention: %w", err)
 	}
 	due := func(start int64) bool {

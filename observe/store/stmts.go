@@ -5,49 +5,107 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync"
 )
 
-// stmts are the statements every write runs, prepared once on the write
-// connection; a transaction uses them through tx.StmtContext, which
-// reuses the connection's prepared statement.
+// stmtID names one of the statements writes run.
+type stmtID int
+
+const (
+	stmtNextSeq stmtID = iota
+	stmtCountSpans
+	stmtPruneState
+	stmtInsertPart
+	stmtInsertParts
+	stmtUpsert // stmtUpsert+k writes upsertSizes[k] summaries
+	numStmts   = stmtUpsert + stmtID(len(upsertSizes))
+)
+
+// stmts are the statements writes run, prepared on the write connection
+// on demand: a statement is prepared for the store (and reused by every
+// later write through tx.StmtContext) before the first write after one
+// that needed it. The write that first needs it prepares it within its
+// own transaction. So a program that writes once, as a one-shot command
+// does, prepares only what that write runs, and once; the largest
+// statements (a 64-row upsert has about 2,000 parameters) are prepared
+// only by stores that write that many traces at once.
 type stmts struct {
-	nextSeq, countSpans, pruneState, insertPart, insertParts *sql.Stmt
-	upsert                                                   [len(upsertSizes)]*sql.Stmt // upsert[k] writes upsertSizes[k] summaries
+	db *sql.DB
+
+	mu       sync.Mutex // guards prepared and wanted
+	prepared [numStmts]*sql.Stmt
+	wanted   [numStmts]bool
 }
 
-func prepareStmts(ctx context.Context, db *sql.DB) (*stmts, error) {
-	st := &stmts{}
-	type stmt struct {
-		dst *(*sql.Stmt)
-		sql string
-	}
-	all := []stmt{
-		{&st.nextSeq, `UPDATE counters SET value = value + 1 WHERE name = 'seq' RETURNING value`},
-		{&st.countSpans, `UPDATE counters SET value = value + ? WHERE name = 'spans'`},
-		{&st.pruneState, `SELECT (SELECT value FROM counters WHERE name = 'traces'),
+func newStmts(db *sql.DB) *stmts { return &stmts{db: db} }
+
+// stmtSQL is the text of statement id.
+func stmtSQL(id stmtID) string {
+	switch id {
+	case stmtNextSeq:
+		return `UPDATE counters SET value = value + 1 WHERE name = 'seq' RETURNING value`
+	case stmtCountSpans:
+		return `UPDATE counters SET value = value + ? WHERE name = 'spans'`
+	case stmtPruneState:
+		return `SELECT (SELECT value FROM counters WHERE name = 'traces'),
 			(SELECT value FROM counters WHERE name = 'spans'),
-			(SELECT start_ns FROM traces ORDER BY start_ns, trace_id LIMIT 1)`},
-		{&st.insertPart, insertPartSQL},
-		{&st.insertParts, insertPartsSQL},
+			(SELECT start_ns FROM traces ORDER BY start_ns, trace_id LIMIT 1)`
+	case stmtInsertPart:
+		return insertPartSQL
+	case stmtInsertParts:
+		return insertPartsSQL
+	default:
+		return upsertSQL(upsertSizes[id-stmtUpsert])
 	}
-	for k, n := range upsertSizes {
-		all = append(all, stmt{&st.upsert[k], upsertSQL(n)})
-	}
-	for _, p := range all {
-		s, err := db.PrepareContext(ctx, p.sql)
-		if err != nil {
-			return nil, errors.Join(fmt.Errorf("store: prepare statement: %w", err), st.close())
+}
+
+// prepareWanted prepares, outside any transaction, the statements earlier
+// writes needed and found unprepared.
+func (st *stmts) prepareWanted(ctx context.Context) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for id, want := range st.wanted {
+		if !want || st.prepared[id] != nil {
+			continue
 		}
-		*p.dst = s
+		s, err := st.db.PrepareContext(ctx, stmtSQL(stmtID(id)))
+		if err != nil {
+			return fmt.Errorf("store: prepare statement: %w", err)
+		}
+		st.prepared[id] = s
+		st.wanted[id] = false
 	}
-	return st, nil
+	return nil
+}
+
+// in returns statement id within tx: the store's prepared statement, or,
+// before it is prepared, one prepared within tx (closed when tx ends),
+// and notes that the store should prepare it.
+func (st *stmts) in(ctx context.Context, tx *sql.Tx, id stmtID) (*sql.Stmt, error) {
+	st.mu.Lock()
+	p := st.prepared[id]
+	if p == nil {
+		st.wanted[id] = true
+	}
+	st.mu.Unlock()
+	if p != nil {
+		return tx.StmtContext(ctx, p), nil
+	}
+	s, err := tx.PrepareContext(ctx, stmtSQL(id))
+	if err != nil {
+		return nil, fmt.Errorf("store: prepare statement: %w", err)
+	}
+	return s, nil
 }
 
 func (st *stmts) close() error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
 	var errs []error
-	for _, s := range append([]*sql.Stmt{st.nextSeq, st.countSpans, st.pruneState, st.insertPart, st.insertParts}, st.upsert[:]...) {
+	for i, s := range st.prepared {
 		if s != nil {
 			errs = append(errs, s.Close())
+			st.prepared[i] = nil
 		}
 	}
 	return errors.Join(errs...)

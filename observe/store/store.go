@@ -20,7 +20,7 @@ type Store struct {
 	cfg   config
 	write *sql.DB   // one connection; transactions begin IMMEDIATE
 	read  *sql.DB   // read-only connections for queries
-	stmts *stmts    // prepared on write
+	stmts *stmts    // prepared on the write pool as writes need them
 	texts textCache // shared texts stored or found
 
 	mu     sync.Mutex // guards closed and serialises writes of this process
@@ -57,12 +57,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		pools.Close()
 		return nil, fmt.Errorf("%w (database %s)", err, path)
 	}
-	st, err := prepareStmts(ctx, pools.Write)
-	if err != nil {
-		pools.Close()
-		return nil, fmt.Errorf("%w (database %s)", err, path)
-	}
-	return &Store{path: path, cfg: cfg, write: pools.Write, read: pools.Read, stmts: st, texts: textCache{ids: map[string]int64{}}}, nil
+	return &Store{path: path, cfg: cfg, write: pools.Write, read: pools.Read, stmts: newStmts(pools.Write), texts: textCache{ids: map[string]int64{}}}, nil
 }
 
 // Path returns the database file's path.

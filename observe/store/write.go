@@ -138,6 +138,9 @@ func (s *Store) inTx(ctx context.Context, n int, insert func(ins *inserter) erro
 	if s.closed {
 		return ErrClosed
 	}
+	if err := s.stmts.prepareWanted(ctx); err != nil {
+		return err
+	}
 	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store: begin write of %d spans: %w", n, err)
@@ -148,7 +151,11 @@ func (s *Store) inTx(ctx context.Context, n int, insert func(ins *inserter) erro
 		}
 	}()
 	var seq int64
-	if err := tx.StmtContext(ctx, s.stmts.nextSeq).QueryRowContext(ctx).Scan(&seq); err != nil {
+	next, err := s.stmts.in(ctx, tx, stmtNextSeq)
+	if err != nil {
+		return err
+	}
+	if err := next.QueryRowContext(ctx).Scan(&seq); err != nil {
 		return fmt.Errorf("store: next write sequence: %w", err)
 	}
 	ins := &inserter{tx: tx, deltas: make(map[string]*delta, 4), order: make([]string, 0, 4), cfg: &s.cfg, stmts: s.stmts, texts: &s.texts}
@@ -161,7 +168,11 @@ func (s *Store) inTx(ctx context.Context, n int, insert func(ins *inserter) erro
 		if err := s.upsertSummaries(ctx, tx, deltas, order, seq); err != nil {
 			return err
 		}
-		if _, err := tx.StmtContext(ctx, s.stmts.countSpans).ExecContext(ctx, inserted); err != nil {
+		count, err := s.stmts.in(ctx, tx, stmtCountSpans)
+		if err != nil {
+			return err
+		}
+		if _, err := count.ExecContext(ctx, inserted); err != nil {
 			return fmt.Errorf("store: count spans: %w", err)
 		}
 	}
@@ -189,7 +200,11 @@ func (s *Store) upsertSummaries(ctx context.Context, tx *sql.Tx, deltas map[stri
 		}
 		n, st := upsertSizes[k], &inTx[k]
 		if *st == nil {
-			*st = tx.StmtContext(ctx, s.stmts.upsert[k])
+			p, err := s.stmts.in(ctx, tx, stmtUpsert+stmtID(k))
+			if err != nil {
+				return err
+			}
+			*st = p
 		}
 		args = args[:0]
 		for _, id := range order[:n] {

@@ -298,19 +298,15 @@ func toAny(vs []goja.Value) []any {
 // real constructor).
 func (j *job) wrapConstructor(name string, target *goja.Object, traps *goja.ProxyTrapConfig) error {
 	rt := j.rt
-	fp := j.in.errorCtors["Error"].Prototype() // Function.prototype
-	ordinary, ok := goja.AssertFunction(fp.GetSymbol(goja.SymHasInstance))
-	if !ok {
-		return fmt.Errorf("lockdown: Function.prototype[Symbol.hasInstance] is not a function")
+	hasInstance, err := j.proxiedHasInstance()
+	if err != nil {
+		return err
 	}
 	pv := rt.ToValue(rt.NewProxy(target, traps)).(*goja.Object)
-	hasInstance := j.hostFunc("[Symbol.hasInstance]", func(c goja.FunctionCall) goja.Value {
-		this := c.This
-		if o, ok := this.(*goja.Object); ok && o == pv {
-			this = target
-		}
-		return must(ordinary(this, c.Argument(0)))
-	})
+	if j.proxied == nil {
+		j.proxied = make([]proxiedCtor, 0, 14) // the buffers, Date and String
+	}
+	j.proxied = append(j.proxied, proxiedCtor{pv, target})
 	if err := target.DefineDataPropertySymbol(goja.SymHasInstance, hasInstance, goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE); err != nil {
 		return err
 	}
@@ -318,4 +314,35 @@ func (j *job) wrapConstructor(name string, target *goja.Object, traps *goja.Prox
 		return err
 	}
 	return target.Get("prototype").(*goja.Object).DefineDataProperty("constructor", pv, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+}
+
+// proxiedCtor is a built-in constructor and the Proxy that stands for it.
+type proxiedCtor struct{ proxy, target *goja.Object }
+
+// proxiedHasInstance returns the Symbol.hasInstance method the wrapped
+// constructors share (made once per runtime): Function.prototype's, taken
+// before the code ran, called on the real constructor when this is one of
+// the Proxies.
+func (j *job) proxiedHasInstance() (*goja.Object, error) {
+	if j.hasInstance != nil {
+		return j.hasInstance, nil
+	}
+	fp := j.in.errorCtors["Error"].Prototype() // Function.prototype
+	ordinary, ok := goja.AssertFunction(fp.GetSymbol(goja.SymHasInstance))
+	if !ok {
+		return nil, fmt.Errorf("lockdown: Function.prototype[Symbol.hasInstance] is not a function")
+	}
+	j.hasInstance = j.hostFunc("[Symbol.hasInstance]", func(c goja.FunctionCall) goja.Value {
+		this := c.This
+		if o, ok := this.(*goja.Object); ok {
+			for _, p := range j.proxied {
+				if o == p.proxy {
+					this = p.target
+					break
+				}
+			}
+		}
+		return must(ordinary(this, c.Argument(0)))
+	})
+	return j.hasInstance, nil
 }

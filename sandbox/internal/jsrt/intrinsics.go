@@ -11,18 +11,22 @@ import (
 
 // intrinsics are built-ins the host calls from Go, taken from a fresh
 // runtime before any of the code runs, so the code cannot replace them.
-// Each reads an object's internal slot (a Symbol's description, a Map's
-// entries, a RegExp's flags...) and runs no code of the object it is given.
+// Each reads an object's internal slot (a Map's entries, a RegExp's
+// flags...) and runs no code of the object it is given. Only what goja
+// creates anyway at setup is taken here: Map, Set and RegExp (which the
+// polyfills and the named-group support extend), the error constructors.
+// A Symbol's description is read through goja's Go API instead, so that a
+// runtime whose code uses no Symbol never creates Symbol and its
+// prototype (a hundred allocations per runtime).
 type intrinsics struct {
-	symbolDescription goja.Callable // get Symbol.prototype.description
-	mapForEach        goja.Callable // Map.prototype.forEach
-	setForEach        goja.Callable // Set.prototype.forEach
-	regexpSource      goja.Callable // get RegExp.prototype.source
-	regexpFlags       []regexpFlag  // the flag getters, in the order of RegExp.prototype.flags
-	errorCtors        map[string]*goja.Object
-	objectProto       *goja.Object
-	defineProperty    goja.Value // Object.defineProperty
-	setCtor           goja.Value // Set
+	mapForEach     goja.Callable // Map.prototype.forEach
+	setForEach     goja.Callable // Set.prototype.forEach
+	regexpSource   goja.Callable // get RegExp.prototype.source
+	regexpFlags    []regexpFlag  // the flag getters, in the order of RegExp.prototype.flags
+	errorCtors     map[string]*goja.Object
+	objectProto    *goja.Object
+	defineProperty goja.Value // Object.defineProperty
+	setCtor        goja.Value // Set
 }
 
 // regexpFlag is one flag getter of RegExp.prototype.
@@ -68,9 +72,6 @@ func (j *job) captureIntrinsics() error {
 		return rt.Get(ctor).(*goja.Object).Get("prototype").(*goja.Object)
 	}
 	var err error
-	if in.symbolDescription, err = getter(proto("Symbol"), "description"); err != nil {
-		return err
-	}
 	if in.mapForEach, err = method(proto("Map"), "forEach"); err != nil {
 		return err
 	}
@@ -123,16 +124,14 @@ func (j *job) newJSError(ctor, msg string) *goja.Object {
 	return j.rt.NewTypeError(msg)
 }
 
-// symbolText returns a Symbol's description, and false when it has none.
-func (j *job) symbolText(sym *goja.Symbol) (goja.Value, bool) {
-	if j.in.symbolDescription == nil {
-		return nil, false
-	}
-	d, err := j.in.symbolDescription(sym)
-	if err != nil || d == nil || goja.IsUndefined(d) {
-		return nil, false
-	}
-	return d, true
+// symbolText returns a Symbol's description, and false when it has none
+// or it is empty (both print as Symbol(), as in Node). goja's Go API reads
+// the description slot: no code runs. It copies the whole description
+// when it is not ASCII, so the host may briefly hold a copy of the
+// longest string the code made; the memory limit bounds that string.
+func symbolText(sym *goja.Symbol) (string, bool) {
+	d := sym.String()
+	return d, d != ""
 }
 
 // regexpText returns a RegExp's /source/flags, read through the built-in

@@ -239,12 +239,17 @@ func boundedString(v goja.Value, max int) (text string, cut, ok bool) {
 
 // symbolDescription is a Symbol's description, cut to at most max bytes.
 func (j *job) symbolDescription(sym *goja.Symbol, max int) (string, bool) {
-	d, ok := j.symbolText(sym)
+	d, ok := symbolText(sym)
 	if !ok {
 		return "", false
 	}
-	text, cut, _ := boundedString(d, max)
-	return text, cut
+	if max < 0 {
+		max = 0
+	}
+	if len(d) > max {
+		return TruncateUTF8(d, max), true
+	}
+	return d, false
 }
 
 func TruncateUTF8(s string, n int) string {

@@ -33,6 +33,10 @@ type job struct {
 	console console
 	kit     kit
 	in      intrinsics // built-ins taken before the code ran
+	// proxied are the built-in constructors behind Proxies, and
+	// hasInstance their shared Symbol.hasInstance (wrapConstructor).
+	proxied     []proxiedCtor
+	hasInstance *goja.Object
 
 	groupCache map[string]regexpGroupInfo // named groups of regexp sources
 	sink       *sink
