@@ -28,6 +28,7 @@ type Run struct {
 	usage     model.Usage // own model calls plus ended child runs
 	cost      float64     // estimated USD, like usage
 	budget    *budget
+	ownBudget budget // the budget of a root run started without one
 	hooks     hookSet
 	messages  []model.Message // an AI run's additions to the conversation
 	finish    model.FinishReason
@@ -74,6 +75,7 @@ func Execute(ctx context.Context, a Agent, input json.RawMessage, body Body) ite
 		parent := runFrom(ctx)
 		id := childID(ctx, parent)
 		j := journalFrom(ctx)
+		run := body // body itself is not reassigned: the closure would then hold it on the heap
 		if j != nil {
 			rec, ok, err := j.endedRecord(ctx, id)
 			if ok && err == nil {
@@ -82,15 +84,17 @@ func Execute(ctx context.Context, a Agent, input json.RawMessage, body Body) ite
 				return
 			}
 			if err != nil {
-				body = func(context.Context, *Run) (json.RawMessage, error) { return nil, err }
+				run = func(context.Context, *Run) (json.RawMessage, error) { return nil, err }
 			}
 		}
+		r := &Run{ID: id, Agent: a, Input: input, parent: parent, yield: yield, hooks: hooksFrom(ctx), clock: clockFrom(ctx)}
 		b := budgetFrom(ctx)
 		if b == nil {
-			b = &budget{}
-			ctx = context.WithValue(ctx, budgetKey{}, b)
+			// A root run without limits keeps its budget in itself; runs
+			// beneath find it through the run (see budgetFrom).
+			b = &r.ownBudget
 		}
-		r := &Run{ID: id, Agent: a, Input: input, parent: parent, yield: yield, budget: b, hooks: hooksFrom(ctx), clock: clockFrom(ctx)}
+		r.budget = b
 		if parent != nil {
 			r.ParentID = parent.ID
 		}
@@ -115,7 +119,7 @@ func Execute(ctx context.Context, a Agent, input json.RawMessage, body Body) ite
 			err = ctx.Err()
 		}
 		if err == nil {
-			out, err = r.safely(ctx, body)
+			out, err = r.safely(ctx, run)
 		}
 		if r.stopped || errors.Is(err, ErrStopped) {
 			endAgentSpan(ctx, span, r, nil, ErrStopped)
