@@ -90,6 +90,9 @@ func (t *tool) output(res *sdk.CallToolResult, text string) (json.RawMessage, er
 		return nil, &ToolError{Tool: t.name, Message: text}
 	}
 	if t.structured && res.StructuredContent != nil {
+		if out, ok := appendDecoded(make([]byte, 0, 256), res.StructuredContent); ok {
+			return out, nil
+		}
 		out, err := json.Marshal(res.StructuredContent)
 		if err != nil {
 			return nil, fmt.Errorf("mcp tool %s: encode its structured content: %w", t.name, err)
