@@ -28,7 +28,8 @@ type Run struct {
 	usage     model.Usage // own model calls plus ended child runs
 	cost      float64     // estimated USD, like usage
 	budget    *budget
-	ownBudget budget // the budget of a root run started without one
+	ownBudget budget     // the budget of a root run started without one
+	ctx       runContext // the context of the run's body
 	hooks     hookSet
 	messages  []model.Message // an AI run's additions to the conversation
 	finish    model.FinishReason
@@ -42,6 +43,23 @@ type Run struct {
 	journal   *Journal // the journal a resumed run follows, or nil
 	clock     Clock
 	observers []func(Event)
+}
+
+// runContext is the context a run's body gets: its parent's with the run
+// on it, as context.WithValue would make it, but held in the Run rather
+// than allocated beside it.
+type runContext struct {
+	context.Context
+	r *Run
+}
+
+// Value returns the run for runKey, and what the parent context holds for
+// any other key.
+func (c *runContext) Value(key any) any {
+	if key == (runKey{}) {
+		return c.r
+	}
+	return c.Context.Value(key)
 }
 
 // ErrStopped ends a run whose consumer stopped reading the stream. A body
@@ -104,7 +122,8 @@ func Execute(ctx context.Context, a Agent, input json.RawMessage, body Body) ite
 		if h, ok := a.(interface{ hooks() *Hooks }); ok && h.hooks() != nil {
 			r.hooks = append(r.hooks[:len(r.hooks):len(r.hooks)], h.hooks())
 		}
-		ctx = context.WithValue(ctx, runKey{}, r)
+		r.ctx = runContext{Context: ctx, r: r}
+		ctx = &r.ctx
 		ctx, span := startAgentSpan(ctx, r)
 
 		he := HookEvent{Agent: a, RunID: r.ID, ParentID: r.ParentID, Input: input}
