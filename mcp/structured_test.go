@@ -81,3 +81,14 @@ func TestAppendDecodedRoundTrip(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, string(want), string(got))
 }
+
+func TestMessageJSONIsJSONMarshal(t *testing.T) {
+	type message struct {
+		Message string `json:"message"`
+	}
+	for _, text := range []string{"", "hello", `say "<hi>" & go`, "line\nbreak\ttab", "a\u2028b", "bad \xff byte", "世界 🎉"} {
+		want, err := json.Marshal(message{text})
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(messageJSON(text)), "text %q", text)
+	}
+}
