@@ -66,20 +66,39 @@ func InvokeAs[T any](ctx context.Context, a Agent, input any) (T, error) {
 // Collect drains a run's stream and returns the output of the outermost run
 // (the run whose EventRunStart came first).
 func Collect(stream iter.Seq2[Event, error]) (json.RawMessage, error) {
-	var root string
-	var out json.RawMessage
-	for ev, err := range stream {
-		if err != nil {
-			return nil, err
-		}
-		switch {
-		case ev.Kind == EventRunStart && root == "":
-			root = ev.RunID
-		case ev.Kind == EventRunEnd && ev.RunID == root:
-			out = ev.Output
-		}
+	// One collector and its method value rather than a range loop, whose
+	// variables and state the compiler moves to the heap one by one.
+	c := &collector{}
+	stream(c.yield)
+	if c.err != nil {
+		return nil, c.err
 	}
-	return out, nil
+	return c.out, nil
+}
+
+// collector is what Collect keeps while it drains a stream.
+type collector struct {
+	root string
+	out  json.RawMessage
+	err  error
+}
+
+// yield takes one event of the stream; an error ends the stream.
+func (c *collector) yield(ev Event, err error) bool {
+	if c.err != nil {
+		return false
+	}
+	if err != nil {
+		c.err = err
+		return false
+	}
+	switch {
+	case ev.Kind == EventRunStart && c.root == "":
+		c.root = ev.RunID
+	case ev.Kind == EventRunEnd && ev.RunID == c.root:
+		c.out = ev.Output
+	}
+	return true
 }
 
 // EncodeInput turns an input value into the JSON object an agent runs on.

@@ -46,9 +46,17 @@ func WithLimits(ctx context.Context, l Limits) (context.Context, context.CancelF
 	return context.WithCancel(ctx)
 }
 
+// budgetFrom returns the budget of ctx: the nearest WithLimits's, or that
+// of the run ctx belongs to (a root run without limits keeps its own), or
+// nil.
 func budgetFrom(ctx context.Context) *budget {
-	b, _ := ctx.Value(budgetKey{}).(*budget)
-	return b
+	if b, ok := ctx.Value(budgetKey{}).(*budget); ok {
+		return b
+	}
+	if r := runFrom(ctx); r != nil {
+		return r.budget
+	}
+	return nil
 }
 
 // UsageFrom returns the tokens used so far under the budget of ctx's

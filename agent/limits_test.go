@@ -92,3 +92,23 @@ func TestTimeoutErrorIsNotAPlainDeadlineWithoutLimits(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	require.False(t, errors.Is(err, agent.ErrLimit))
 }
+
+func TestUsageFromRunWithoutLimits(t *testing.T) {
+	// A root run started without WithLimits keeps its own budget; the
+	// runs beneath it share it and read it through UsageFrom.
+	var seen model.Usage
+	peek, err := agent.NewFunc("peek", "Reads the usage so far.", func(ctx context.Context, _ struct{}) (int, error) {
+		seen = agent.UsageFrom(ctx)
+		return 0, nil
+	})
+	require.NoError(t, err)
+	m := modeltest.New(t,
+		modeltest.ToolCalls(modeltest.Call("c1", "peek", `{}`)).WithUsage(200, 100),
+		modeltest.Text("done").WithUsage(10, 5),
+	)
+	a := testkit.NewAI(t, agent.AIConfig{Name: "reader", Model: m, Tools: []agent.Agent{peek}})
+	_, err = agent.Invoke(t.Context(), a, "go")
+	require.NoError(t, err)
+	require.Equal(t, model.Usage{InputTokens: 200, OutputTokens: 100}, seen)
+	require.Equal(t, model.Usage{}, agent.UsageFrom(t.Context()), "outside any run there is no budget")
+}

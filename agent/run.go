@@ -28,6 +28,8 @@ type Run struct {
 	usage     model.Usage // own model calls plus ended child runs
 	cost      float64     // estimated USD, like usage
 	budget    *budget
+	ownBudget budget     // the budget of a root run started without one
+	ctx       runContext // the context of the run's body
 	hooks     hookSet
 	messages  []model.Message // an AI run's additions to the conversation
 	finish    model.FinishReason
@@ -41,6 +43,23 @@ type Run struct {
 	journal   *Journal // the journal a resumed run follows, or nil
 	clock     Clock
 	observers []func(Event)
+}
+
+// runContext is the context a run's body gets: its parent's with the run
+// on it, as context.WithValue would make it, but held in the Run rather
+// than allocated beside it.
+type runContext struct {
+	context.Context
+	r *Run
+}
+
+// Value returns the run for runKey, and what the parent context holds for
+// any other key.
+func (c *runContext) Value(key any) any {
+	if key == (runKey{}) {
+		return c.r
+	}
+	return c.Context.Value(key)
 }
 
 // ErrStopped ends a run whose consumer stopped reading the stream. A body
@@ -74,6 +93,7 @@ func Execute(ctx context.Context, a Agent, input json.RawMessage, body Body) ite
 		parent := runFrom(ctx)
 		id := childID(ctx, parent)
 		j := journalFrom(ctx)
+		run := body // body itself is not reassigned: the closure would then hold it on the heap
 		if j != nil {
 			rec, ok, err := j.endedRecord(ctx, id)
 			if ok && err == nil {
@@ -82,15 +102,17 @@ func Execute(ctx context.Context, a Agent, input json.RawMessage, body Body) ite
 				return
 			}
 			if err != nil {
-				body = func(context.Context, *Run) (json.RawMessage, error) { return nil, err }
+				run = func(context.Context, *Run) (json.RawMessage, error) { return nil, err }
 			}
 		}
+		r := &Run{ID: id, Agent: a, Input: input, parent: parent, yield: yield, hooks: hooksFrom(ctx), clock: clockFrom(ctx)}
 		b := budgetFrom(ctx)
 		if b == nil {
-			b = &budget{}
-			ctx = context.WithValue(ctx, budgetKey{}, b)
+			// A root run without limits keeps its budget in itself; runs
+			// beneath find it through the run (see budgetFrom).
+			b = &r.ownBudget
 		}
-		r := &Run{ID: id, Agent: a, Input: input, parent: parent, yield: yield, budget: b, hooks: hooksFrom(ctx), clock: clockFrom(ctx)}
+		r.budget = b
 		if parent != nil {
 			r.ParentID = parent.ID
 		}
@@ -100,7 +122,8 @@ func Execute(ctx context.Context, a Agent, input json.RawMessage, body Body) ite
 		if h, ok := a.(interface{ hooks() *Hooks }); ok && h.hooks() != nil {
 			r.hooks = append(r.hooks[:len(r.hooks):len(r.hooks)], h.hooks())
 		}
-		ctx = context.WithValue(ctx, runKey{}, r)
+		r.ctx = runContext{Context: ctx, r: r}
+		ctx = &r.ctx
 		ctx, span := startAgentSpan(ctx, r)
 
 		he := HookEvent{Agent: a, RunID: r.ID, ParentID: r.ParentID, Input: input}
@@ -115,7 +138,7 @@ func Execute(ctx context.Context, a Agent, input json.RawMessage, body Body) ite
 			err = ctx.Err()
 		}
 		if err == nil {
-			out, err = r.safely(ctx, body)
+			out, err = r.safely(ctx, run)
 		}
 		if r.stopped || errors.Is(err, ErrStopped) {
 			endAgentSpan(ctx, span, r, nil, ErrStopped)

@@ -95,7 +95,8 @@ func serveBench(b *testing.B, serve func(ctx context.Context, t sdk.Transport) e
 	ct, st := sdk.NewInMemoryTransports()
 	done := make(chan struct{})
 	go func() { _ = serve(ctx, st); close(done) }()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, ct, nil)
+	// The protocol version loom's client asks for, as in benchRawCall.
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, ct, &sdk.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -92,7 +92,7 @@ func (ts *Toolset) onElicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.E
 	}
 	e := &elicitation{params: req.Params, reply: make(chan elicitAnswer, 1)}
 	select {
-	case c.elicit <- e:
+	case c.notes <- note{elicit: e}:
 	case <-c.returned: // the call is over: nobody waits for the answer
 		return nil, errNoAnswer
 	case <-ctx.Done():

@@ -7,18 +7,12 @@ import (
 	"github.com/loomwork/loom/agent"
 )
 
-// progress turns a run's events into progress notifications for a client
-// that sent a progress token.
-type progress struct {
-	call *servedCall
-}
-
 // report sends ev as the next progress notification, if the client asked
 // for them and ev says something a person follows: text, tool calls and
 // the ends of nested runs. A notification that cannot be sent is dropped:
 // progress never fails the call.
-func (p *progress) report(ctx context.Context, ev agent.Event) {
-	if p.call.req.Params.GetProgressToken() == nil {
+func (c *servedCall) report(ctx context.Context, ev agent.Event) {
+	if c.req.Params.GetProgressToken() == nil {
 		return
 	}
 	var msg string
@@ -40,5 +34,5 @@ func (p *progress) report(ctx context.Context, ev agent.Event) {
 	default:
 		return
 	}
-	p.call.notifyProgress(ctx, 0, 0, msg, false)
+	c.notifyProgress(ctx, 0, 0, msg, false)
 }

@@ -9,6 +9,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/internal/jsonquote"
 	"github.com/loomwork/loom/model"
 )
 
@@ -90,22 +91,27 @@ func (t *tool) output(res *sdk.CallToolResult, text string) (json.RawMessage, er
 		return nil, &ToolError{Tool: t.name, Message: text}
 	}
 	if t.structured && res.StructuredContent != nil {
+		if out, ok := appendDecoded(make([]byte, 0, 256), res.StructuredContent); ok {
+			return out, nil
+		}
 		out, err := json.Marshal(res.StructuredContent)
 		if err != nil {
 			return nil, fmt.Errorf("mcp tool %s: encode its structured content: %w", t.name, err)
 		}
 		return out, nil
 	}
-	out, err := json.Marshal(message{text})
-	if err != nil {
-		return nil, fmt.Errorf("mcp tool %s: encode its text: %w", t.name, err)
-	}
-	return out, nil
+	return messageJSON(text), nil
 }
 
-// message is the output of a tool without an output schema.
-type message struct {
-	Message string `json:"message"`
+// messageJSON is {"message": text}, the output of a tool without an
+// output schema, in the bytes json.Marshal writes for it, in one
+// allocation.
+func messageJSON(text string) json.RawMessage {
+	const prefix = `{"message":`
+	b := make([]byte, 0, len(prefix)+len(text)+8)
+	b = append(b, prefix...)
+	b = jsonquote.Append(b, text, true)
+	return append(b, '}')
 }
 
 // result maps a served run's end to the call's result. The content is the

@@ -27,6 +27,10 @@ type servedCall struct {
 	progress float64
 	sent     bool
 	own      bool
+
+	// While drain follows a run: the run's context and what it ended with.
+	drainCtx context.Context
+	ran      runResult
 }
 
 func callFrom(ctx context.Context) *servedCall {

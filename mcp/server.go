@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"net/url"
 	"strings"
 	"sync"
@@ -203,7 +204,6 @@ func (st *servedTool) handle(ctx context.Context, req *sdk.CallToolRequest) (*sd
 	defer cancel()
 	c := &servedCall{req: req}
 	ctx = context.WithValue(ctx, callKey{}, c)
-	p := &progress{call: c}
 	var r runResult
 	if req.Params.RequestState != "" {
 		// The client answers the questions of a run that waits.
@@ -219,14 +219,14 @@ func (st *servedTool) handle(ctx context.Context, req *sdk.CallToolRequest) (*sd
 		if err != nil {
 			return errorResult(fmt.Sprintf("%s: %v", st.a.Name(), err)), nil
 		}
-		r = st.run(ctx, st.s.eng.Resume(ctx, st.a, rs.Root, answers), p)
+		r = c.drain(ctx, st.s.eng.Resume(ctx, st.a, rs.Root, answers))
 		r.root = rs.Root
 	} else {
-		r = st.run(ctx, st.s.eng.Run(ctx, st.a, args), p)
+		r = c.drain(ctx, st.s.eng.Run(ctx, st.a, args))
 	}
 	for {
-		var ie *agent.InterruptedError
-		if !errors.As(r.err, &ie) || r.root == "" {
+		ie, asks := errors.AsType[*agent.InterruptedError](r.err)
+		if !asks || r.root == "" {
 			break
 		}
 		qs, err := askAll(ie.Questions)
@@ -246,7 +246,7 @@ func (st *servedTool) handle(ctx context.Context, req *sdk.CallToolRequest) (*sd
 		}
 		root := r.root
 		c.reset()
-		r = st.run(ctx, st.s.eng.Resume(ctx, st.a, root, answers), p)
+		r = c.drain(ctx, st.s.eng.Resume(ctx, st.a, root, answers))
 		r.root = root
 	}
 	st.s.forget(ctx, r.root)
@@ -300,22 +300,31 @@ type runResult struct {
 	err   error
 }
 
-// run drains a run's events, reporting them as progress, and returns its
-// output, result parts, root run id and error.
-func (st *servedTool) run(ctx context.Context, events func(func(agent.Event, error) bool), p *progress) runResult {
-	var r runResult
-	for ev, err := range events {
-		if ev.Kind == agent.EventRunStart && ev.ParentID == "" {
-			r.root = ev.RunID
-		}
-		p.report(ctx, ev)
-		if ev.Kind == agent.EventRunEnd && ev.ParentID == "" {
-			r.out, r.parts, r.err = ev.Output, ev.Parts, err
-		} else if err != nil && r.err == nil {
-			r.err = err
-		}
-	}
+// drain follows a served run to its end: its events as progress, and
+// what it ended with. The call keeps the run's state while it drains, so
+// that following a run costs one method value rather than a range loop's
+// variables moved to the heap.
+func (c *servedCall) drain(ctx context.Context, events iter.Seq2[agent.Event, error]) runResult {
+	c.drainCtx, c.ran = ctx, runResult{}
+	events(c.take)
+	r := c.ran
+	c.drainCtx, c.ran = nil, runResult{}
 	return r
+}
+
+// take is one event of the run drain follows.
+func (c *servedCall) take(ev agent.Event, err error) bool {
+	r := &c.ran
+	if ev.Kind == agent.EventRunStart && ev.ParentID == "" {
+		r.root = ev.RunID
+	}
+	c.report(c.drainCtx, ev)
+	if ev.Kind == agent.EventRunEnd && ev.ParentID == "" {
+		r.out, r.parts, r.err = ev.Output, ev.Parts, err
+	} else if err != nil && r.err == nil {
+		r.err = err
+	}
+	return true
 }
 
 // errorResult is a tool result the client shows as an error.

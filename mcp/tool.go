@@ -46,15 +46,21 @@ func (t *tool) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.E
 // call is one tool call in flight: where the server's notifications and
 // requests about it go.
 type call struct {
-	token    string
-	progress chan *sdk.ProgressNotificationParams
-	elicit   chan *elicitation
-	parked   bool // guarded by Toolset.mu: its run stopped to ask a person
-	asking   int  // guarded by Toolset.mu: its elicitations being answered
+	token    int64     // the progress token, unique in the toolset
+	notes    chan note // the server's progress and elicitations, in order
+	parked   bool      // guarded by Toolset.mu: its run stopped to ask a person
+	asking   int       // guarded by Toolset.mu: its elicitations being answered
 	cancel   context.CancelFunc
 	returned chan struct{} // closed when the request returned, with res and err set
 	res      *sdk.CallToolResult
 	err      error
+}
+
+// note is one message of the server about a call: a progress
+// notification or an elicitation request.
+type note struct {
+	progress *sdk.ProgressNotificationParams
+	elicit   *elicitation
 }
 
 // flight is a call being made and what a run needs to go on with it. When
@@ -69,6 +75,11 @@ type flight struct {
 	answered []*sdk.ElicitParams // questions answered in this call, in order
 	pending  *elicitation        // the question the run stopped for
 	timer    *time.Timer         // ends a parked flight left without an answer
+
+	// The call and its parameters live in the flight: one allocation
+	// rather than three per call.
+	rec    call
+	params sdk.CallToolParams
 }
 
 // body calls the tool, or goes on with the call parked for this run,
@@ -99,9 +110,11 @@ func (t *tool) body(ctx context.Context, r *agent.Run) (json.RawMessage, error) 
 // ends with f.cancel.
 func (t *tool) start(ctx context.Context, args json.RawMessage) *flight {
 	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	c := t.ts.begin(cancel)
-	f := &flight{tool: t.name, c: c, cancel: cancel}
-	params := &sdk.CallToolParams{Name: t.name, Arguments: args, Meta: callMeta(ctx, sdk.Meta{"progressToken": c.token})}
+	f := &flight{tool: t.name, cancel: cancel}
+	c := t.ts.begin(&f.rec, cancel)
+	f.c = c
+	f.params = sdk.CallToolParams{Name: t.name, Arguments: args, Meta: callMeta(ctx, sdk.Meta{"progressToken": c.token})}
+	params := &f.params
 	go func() {
 		c.res, c.err = t.ts.callTool(cctx, params, t.retryable)
 		close(c.returned)
@@ -162,8 +175,10 @@ func (t *tool) wait(ctx context.Context, r *agent.Run, f *flight) (json.RawMessa
 			}
 			for drained := false; !drained; { // progress that came before the result
 				select {
-				case p := <-f.c.progress:
-					if !r.Emit(agent.Event{Kind: agent.EventTextDelta, Text: progressText(p)}) {
+				case n := <-f.c.notes:
+					// An elicitation now goes unanswered: its asker sees
+					// the call returned.
+					if n.progress != nil && !r.Emit(agent.Event{Kind: agent.EventTextDelta, Text: progressText(n.progress)}) {
 						return nil, agent.ErrStopped
 					}
 				default:
@@ -171,14 +186,14 @@ func (t *tool) wait(ctx context.Context, r *agent.Run, f *flight) (json.RawMessa
 				}
 			}
 			return t.result(r, f.c.res)
-		case p := <-f.c.progress:
-			if !r.Emit(agent.Event{Kind: agent.EventTextDelta, Text: progressText(p)}) {
+		case n := <-f.c.notes:
+			if n.elicit != nil {
+				if err, done := handle(n.elicit); done {
+					return nil, err
+				}
+			} else if !r.Emit(agent.Event{Kind: agent.EventTextDelta, Text: progressText(n.progress)}) {
 				t.finish(f)
 				return nil, agent.ErrStopped
-			}
-		case e := <-f.c.elicit:
-			if err, done := handle(e); done {
-				return nil, err
 			}
 		case <-timer.C:
 			t.finish(f)
@@ -202,12 +217,14 @@ func progressText(p *sdk.ProgressNotificationParams) string {
 	return s + "\n"
 }
 
-// begin registers a call so notifications about it find it.
-func (ts *Toolset) begin(cancel context.CancelFunc) *call {
+// begin makes c a new call and registers it so notifications about it
+// find it. Its progress token is a number: a string would be one more
+// allocation per call, and the protocol takes either.
+func (ts *Toolset) begin(c *call, cancel context.CancelFunc) *call {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	ts.callSeq++
-	c := &call{token: strconv.Itoa(ts.callSeq), progress: make(chan *sdk.ProgressNotificationParams, 64), elicit: make(chan *elicitation), cancel: cancel, returned: make(chan struct{})}
+	*c = call{token: ts.callSeq, notes: make(chan note, 64), cancel: cancel, returned: make(chan struct{})}
 	ts.calls[c.token] = c
 	return c
 }
@@ -222,7 +239,10 @@ func (ts *Toolset) end(c *call) {
 // onProgress passes a progress notification to its call. A call that does
 // not keep up loses notifications rather than stalling the session.
 func (ts *Toolset) onProgress(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
-	tok := fmt.Sprint(req.Params.ProgressToken)
+	tok, ok := progressToken(req.Params.ProgressToken)
+	if !ok {
+		return
+	}
 	ts.mu.Lock()
 	c := ts.calls[tok]
 	ts.mu.Unlock()
@@ -230,9 +250,29 @@ func (ts *Toolset) onProgress(_ context.Context, req *sdk.ProgressNotificationCl
 		return
 	}
 	select {
-	case c.progress <- req.Params:
+	case c.notes <- note{progress: req.Params}:
 	default:
 	}
+}
+
+// progressToken reads a progress token of loom's calls as the server sent
+// it back: a JSON number, or the same number as a string.
+func progressToken(v any) (int64, bool) {
+	switch v := v.(type) {
+	case float64:
+		return int64(v), v == float64(int64(v))
+	case int64:
+		return v, true
+	case int:
+		return int64(v), true
+	case json.Number:
+		n, err := v.Int64()
+		return n, err == nil
+	case string:
+		n, err := strconv.ParseInt(v, 10, 64)
+		return n, err == nil
+	}
+	return 0, false
 }
 
 // callTool makes the call over the current session. When the session is

@@ -35,8 +35,8 @@ type Toolset struct {
 	byWire   map[string]string // wire name -> name on the server
 	stale    bool              // the server's tool list changed since it was read
 	lists    int               // tools/list calls made, for tests
-	calls    map[string]*call  // in-flight calls by progress token
-	callSeq  int
+	calls    map[int64]*call   // in-flight calls by progress token
+	callSeq  int64
 	parked   map[string]*flight // calls whose run stopped to ask a person, by run id
 	serving  int                // server requests being answered (elicitation, sampling)
 	sampling int                // of those, sampling requests, which name no call
@@ -77,7 +77,7 @@ func Connect(ctx context.Context, cfg Config) (*Toolset, error) {
 	if err != nil {
 		return nil, err
 	}
-	ts := &Toolset{cfg: cfg, newT: newT, timeout: cfg.Timeout, stale: true, calls: map[string]*call{}, parked: map[string]*flight{}, finished: make(chan struct{})}
+	ts := &Toolset{cfg: cfg, newT: newT, timeout: cfg.Timeout, stale: true, calls: map[int64]*call{}, parked: map[string]*flight{}, finished: make(chan struct{})}
 	ts.life, ts.endLife = context.WithCancel(context.Background())
 	if ts.timeout == 0 {
 		ts.timeout = DefaultTimeout

@@ -8,6 +8,7 @@ package telemetry
 import (
 	"context"
 	"os"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -71,6 +72,37 @@ func Tracer(ctx context.Context) trace.Tracer {
 		return t
 	}
 	return otel.GetTracerProvider().Tracer(Scope)
+}
+
+// globalDefaultPkg is where otel's default global tracer provider lives:
+// the one [otel.GetTracerProvider] returns until a program sets its own.
+const globalDefaultPkg = "go.opentelemetry.io/otel/internal/global"
+
+// Silent reports whether a span started under ctx records nothing and
+// nothing on ctx records either: telemetry is off, or ctx's tracer is a
+// no-op one, or there is none and the program never set a global tracer
+// provider (whose spans record nothing); and ctx carries no recording
+// span. Starting a span then only puts a non-recording span with the same
+// span context on ctx, which a caller may skip: every span started below
+// finds the same parent.
+func Silent(ctx context.Context) bool {
+	if trace.SpanFromContext(ctx).IsRecording() {
+		return false
+	}
+	if Off(ctx) {
+		return true
+	}
+	if t, ok := ctx.Value(tracerKey{}).(trace.Tracer); ok {
+		_, noopTracer := t.(noop.Tracer)
+		return noopTracer
+	}
+	switch tp := otel.GetTracerProvider().(type) {
+	case noop.TracerProvider:
+		return true
+	default:
+		rt := reflect.TypeOf(tp)
+		return rt != nil && rt.Kind() == reflect.Pointer && rt.Elem().PkgPath() == globalDefaultPkg
+	}
 }
 
 // CaptureContent reports whether spans under ctx record content: as set

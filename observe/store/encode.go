@@ -7,10 +7,11 @@ import (
 	"math"
 	"sort"
 	"strconv"
-	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/attribute"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
+	"github.com/loomwork/loom/internal/jsonquote"
 )
 
 // appendAttrsJSON appends attrs as one JSON object. Later duplicates of a
@@ -107,56 +108,10 @@ func appendFloatJSON(b []byte, f float64) []byte {
 	return append(b, '.', '0')
 }
 
-const hexDigits = "0123456789abcdef"
-
 // appendJSONString appends s as a JSON string, replacing invalid UTF-8 with
 // U+FFFD and escaping U+2028 and U+2029 so the text is safe inside script.
 func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return jsonquote.Append(b, s, false)
 }
 
 // appendEventsJSON appends the span's events in their stored form.
