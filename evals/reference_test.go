@@ -7,10 +7,12 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/loomwork/loom/model/modeltest"
+	"github.com/loomwork/loom/sandbox"
 )
 
 // humanEvalOrSkip loads HumanEval from ../shared/data (or $LOOM_HUMANEVAL).
@@ -75,7 +77,11 @@ func TestHumanEvalReferenceSolutions(t *testing.T) {
 	solver, m := newSolver(t, len(probs), func(prompt string) modeltest.Turn {
 		return modeltest.Text(fenced(byPrompt(prompt)))
 	})
-	rep, err := Run(context.Background(), probs, Config{Solver: solver, Executor: newExecutor(t), Concurrency: 2})
+	// The answers are checked for being right, not fast: the race
+	// detector on a loaded machine slows the interpreter several times, and
+	// the default 5 s limit then stopped fizz_buzz(100000) (HumanEval/36).
+	exec := newExecutor(t, sandbox.WithTimeout(time.Minute))
+	rep, err := Run(context.Background(), probs, Config{Solver: solver, Executor: exec, Concurrency: 2})
 	require.NoError(t, err)
 	require.Equal(t, len(probs), m.Calls())
 	var failed []string
