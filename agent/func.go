@@ -60,6 +60,12 @@ func (f *Func[In, Out]) InputSchema() json.RawMessage { return f.in }
 // OutputSchema returns the schema generated from Out.
 func (f *Func[In, Out]) OutputSchema() json.RawMessage { return f.out }
 
+// ChecksInput reports true: a run of f checks its input against
+// InputSchema before the function runs, and fails with a
+// [*ValidationError] ([ErrInvalidInput]) naming each field that does not
+// match, so a caller that runs f (an MCP server) need not check it first.
+func (f *Func[In, Out]) ChecksInput() bool { return true }
+
 // Kind returns "func".
 func (f *Func[In, Out]) Kind() string { return "func" }
 

@@ -95,6 +95,42 @@ func WithLabels(labels map[string]string) Option {
 	}
 }
 
+// CheckpointPolicy says when an engine with a checkpoint store
+// ([WithCheckpoints]) writes a run's checkpoints. Its zero value is
+// [CheckpointEveryStep].
+type CheckpointPolicy int
+
+const (
+	// CheckpointEveryStep, the default, writes a checkpoint when a run
+	// starts, after every step, and when it ends or waits: a run whose
+	// process died is resumed from its last step.
+	CheckpointEveryStep CheckpointPolicy = iota
+	// CheckpointAtInterrupts writes a run's checkpoints only when it waits
+	// for answers (the interrupt checkpoint holds every event until then),
+	// when it is resumed, and when a run that has checkpoints ends. A run
+	// that never waits writes nothing. This is for a store that dies with
+	// the process, as a server's in-memory store: there only the
+	// checkpoint of a run that waits is ever read, and a kill loses the
+	// rest anyway. A run killed mid-step cannot be resumed from its last
+	// step; a run that waits is resumed as under CheckpointEveryStep.
+	// The run holds its events in memory until it waits or ends. Session
+	// turns ([Engine.OpenSession]) write every step whatever the policy:
+	// a session finishes a turn cut by a kill from them.
+	CheckpointAtInterrupts
+)
+
+// WithCheckpointPolicy sets when runs write their checkpoints; without it,
+// or with the zero value, every step is saved ([CheckpointEveryStep]). A
+// value that is not one of the policies is taken as the default.
+func WithCheckpointPolicy(p CheckpointPolicy) Option {
+	return func(e *Engine) {
+		if p != CheckpointAtInterrupts {
+			p = CheckpointEveryStep
+		}
+		e.policy = p
+	}
+}
+
 // Checkpoints returns the engine's checkpoint store, or nil.
 func (e *Engine) Checkpoints() checkpoint.Store { return e.store }
 
@@ -119,6 +155,9 @@ type recorder struct {
 	// compactAt is the number of items at which the recorder next saves a
 	// snapshot without an interrupt (0: at compactItems).
 	compactAt int
+	// lazy saves only at an interrupt of the root, and at its end once the
+	// run has checkpoints ([CheckpointAtInterrupts]).
+	lazy bool
 }
 
 // compactItems is how many journal items (about one per checkpoint) a
@@ -134,6 +173,9 @@ func (rc *recorder) add(ctx context.Context, ev agent.Event) error {
 		rc.runID = ev.RunID
 	}
 	rc.buf = append(rc.buf, ev)
+	if rc.lazy {
+		return rc.addLazy(ctx, ev)
+	}
 	switch {
 	case ev.Kind == agent.EventRunStart && ev.ParentID == "":
 		return rc.save(ctx, CheckpointStart, RunState{Status: "running", Input: rc.input})
@@ -152,6 +194,31 @@ func (rc *recorder) add(ctx context.Context, ev agent.Event) error {
 		return rc.save(ctx, CheckpointStep, RunState{Status: "running"})
 	}
 	return nil
+}
+
+// addLazy is add under [CheckpointAtInterrupts]: ev, already buffered,
+// is saved with the events before it when it is the root's end and the
+// run waits, or the run already has checkpoints to close.
+func (rc *recorder) addLazy(ctx context.Context, ev agent.Event) error {
+	if ev.Kind != agent.EventRunEnd || ev.ParentID != "" {
+		return nil
+	}
+	var ie *agent.InterruptedError
+	switch {
+	case errors.As(ev.Err, &ie):
+		st := RunState{Status: "interrupted", Questions: ie.Questions}
+		if rc.head == 0 {
+			st.Input = rc.input // the run's first checkpoint: what it started with
+		}
+		return rc.save(ctx, CheckpointInterrupt, st)
+	case rc.head == 0:
+		rc.buf = rc.buf[:0]
+		return nil
+	case ev.Err != nil:
+		return rc.save(ctx, CheckpointEnd, RunState{Status: "failed", Error: agent.ErrorRecordOf(ev.Err)})
+	default:
+		return rc.save(ctx, CheckpointEnd, RunState{Status: "done"})
+	}
 }
 
 // save writes the next checkpoint with the buffered events.
@@ -333,7 +400,8 @@ func (e *Engine) claimRun(ctx context.Context, a agent.Agent, runID string, answ
 	all := maps.Clone(s.answers)
 	maps.Copy(all, answers)
 	rc := &recorder{store: e.store, runID: runID, agent: a.Name(), input: s.start.Input, head: s.head.Seq, meta: map[string]string{},
-		items: s.recorded(), answers: maps.Clone(s.answers), snapAt: s.snapAt, finish: s.finish}
+		items: s.recorded(), answers: maps.Clone(s.answers), snapAt: s.snapAt, finish: s.finish,
+		lazy: session == "" && e.policy == CheckpointAtInterrupts}
 	for k, v := range s.head.Meta {
 		if k != "agent" && k != "status" {
 			rc.meta[k] = v // the run's labels and session

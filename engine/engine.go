@@ -37,6 +37,7 @@ type Engine struct {
 	store    checkpoint.Store
 	sessions checkpoint.SessionStore
 	labels   map[string]string // on every checkpoint (WithLabels)
+	policy   CheckpointPolicy
 	totals   totals
 }
 
@@ -224,7 +225,7 @@ func (e *Engine) run(ctx context.Context, a agent.Agent, input any, res *Result,
 		ctx, cancel := e.prepare(ctx)
 		defer cancel()
 		if rc == nil && e.store != nil {
-			rc = &recorder{store: e.store, agent: a.Name(), input: raw, meta: e.labels}
+			rc = &recorder{store: e.store, agent: a.Name(), input: raw, meta: e.labels, lazy: e.policy == CheckpointAtInterrupts}
 		}
 		var saveErr error
 		st := &runState{engine: e, resumed: rc != nil && rc.head > 0}

@@ -38,11 +38,13 @@ type ServerConfig struct {
 	// or prompts and no agents.
 	Agents []agent.Agent
 	// Engine runs every call, so its limits, hooks, tracing and usage
-	// apply. Nil means an engine with in-memory checkpoints that the
-	// server deletes once a call ends (a run waiting for an answer is
-	// kept for SessionTimeout). Questions a run asks (an approval) can
-	// only be answered through a client's elicitation when the engine has
-	// a checkpoint store.
+	// apply. Nil means an engine with in-memory checkpoints written only
+	// when a run waits for an answer (engine.CheckpointAtInterrupts: the
+	// store dies with the process, so a checkpoint of a run that does not
+	// wait is never read), which the server deletes once the call ends (a
+	// run waiting for an answer is kept for SessionTimeout). Questions a
+	// run asks (an approval) can only be answered through a client's
+	// elicitation when the engine has a checkpoint store.
 	Engine *engine.Engine
 	// SessionTimeout ends an HTTP session idle this long; zero means
 	// [DefaultSessionTimeout].
@@ -102,7 +104,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	}
 	if s.eng == nil {
 		s.mem = checkpoint.NewMemory()
-		s.eng = engine.New(engine.WithCheckpoints(s.mem))
+		s.eng = engine.New(engine.WithCheckpoints(s.mem), engine.WithCheckpointPolicy(engine.CheckpointAtInterrupts))
 	}
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: cfg.Name, Version: cfg.Version}, &sdk.ServerOptions{
 		Instructions:       cfg.Instructions,
@@ -149,7 +151,16 @@ type servedTool struct {
 	a     agent.Agent
 	tool  *sdk.Tool
 	input *validator.Schema
+	// self says the agent's run checks its input against its input
+	// schema first (inputChecker): the server leaves the check to it
+	// rather than decoding and validating the arguments twice.
+	self bool
 }
+
+// inputChecker is an agent whose run checks its input against its input
+// schema before anything else, as [agent.Func] does, and fails with an
+// [*agent.ValidationError] of its input when it does not match.
+type inputChecker interface{ ChecksInput() bool }
 
 func newServedTool(s *Server, a agent.Agent) (*servedTool, error) {
 	in := a.InputSchema()
@@ -171,6 +182,8 @@ func newServedTool(s *Server, a agent.Agent) (*servedTool, error) {
 	if st.input, err = c.Compile("input.json"); err != nil {
 		return nil, fmt.Errorf("%w: agent %s: input schema does not compile: %w", ErrInvalidConfig, a.Name(), err)
 	}
+	ic, ok := a.(inputChecker)
+	st.self = ok && ic.ChecksInput() && len(a.InputSchema()) > 0
 	return st, nil
 }
 
@@ -193,12 +206,14 @@ func (st *servedTool) handle(ctx context.Context, req *sdk.CallToolRequest) (*sd
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage(`{}`)
 	}
-	v, err := validator.UnmarshalJSON(bytes.NewReader(args))
-	if err == nil {
-		err = st.input.Validate(v)
-	}
-	if err != nil {
-		return errorResult(fmt.Sprintf("invalid arguments for %s: %v; the arguments must match %s", st.a.Name(), err, st.tool.InputSchema)), nil
+	if !st.self {
+		v, err := validator.UnmarshalJSON(bytes.NewReader(args))
+		if err == nil {
+			err = st.input.Validate(v)
+		}
+		if err != nil {
+			return st.invalid(err.Error()), nil
+		}
 	}
 	ctx, cancel := servedContext(ctx, req.Params.Meta)
 	defer cancel()
@@ -250,11 +265,20 @@ func (st *servedTool) handle(ctx context.Context, req *sdk.CallToolRequest) (*sd
 		r.root = root
 	}
 	st.s.forget(ctx, r.root)
+	if ve, bad := errors.AsType[*agent.ValidationError](r.err); bad && st.self && ve.What == "input" && ve.Agent == st.a.Name() {
+		return st.invalid(strings.TrimPrefix(ve.Error(), "invalid input for "+ve.Agent+": ")), nil
+	}
 	if r.err != nil {
 		return errorResult(r.err.Error()), nil
 	}
 	added, set := c.added()
 	return st.result(r, added, set), nil
+}
+
+// invalid is the result of a call whose arguments do not match the input
+// schema, as why says.
+func (st *servedTool) invalid(why string) *sdk.CallToolResult {
+	return errorResult(fmt.Sprintf("invalid arguments for %s: %s; the arguments must match %s", st.a.Name(), why, st.tool.InputSchema))
 }
 
 // forget deletes a finished run from the server's own checkpoint store,
