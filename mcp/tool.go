@@ -68,6 +68,11 @@ type note struct {
 // parked in its toolset under the run's id with the question unanswered:
 // the server keeps waiting, and the run, resumed in this process, answers
 // it and the tool runs once.
+//
+// A flight that ended without a question, with nobody holding its call
+// (no elicitation handler, no progress handler: they reach a call only
+// through Toolset.calls, under Toolset.mu), goes back to the toolset's
+// pool with its notes channel and _meta map for the next call.
 type flight struct {
 	tool     string
 	c        *call
@@ -75,11 +80,14 @@ type flight struct {
 	answered []*sdk.ElicitParams // questions answered in this call, in order
 	pending  *elicitation        // the question the run stopped for
 	timer    *time.Timer         // ends a parked flight left without an answer
+	elicited bool                // the server asked a question in this call
 
-	// The call and its parameters live in the flight: one allocation
-	// rather than three per call.
+	// The call, its parameters, its notes channel and its _meta map live
+	// in the flight, which the pool reuses.
 	rec    call
 	params sdk.CallToolParams
+	notes  chan note
+	meta   sdk.Meta
 }
 
 // body calls the tool, or goes on with the call parked for this run,
@@ -110,10 +118,12 @@ func (t *tool) body(ctx context.Context, r *agent.Run) (json.RawMessage, error) 
 // ends with f.cancel.
 func (t *tool) start(ctx context.Context, args json.RawMessage) *flight {
 	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	f := &flight{tool: t.name, cancel: cancel}
-	c := t.ts.begin(&f.rec, cancel)
+	f := t.ts.flight()
+	f.tool, f.cancel = t.name, cancel
+	c := t.ts.begin(&f.rec, f.notes, cancel)
 	f.c = c
-	f.params = sdk.CallToolParams{Name: t.name, Arguments: args, Meta: callMeta(ctx, sdk.Meta{"progressToken": c.token})}
+	f.meta[progressTokenKey] = c.token
+	f.params = sdk.CallToolParams{Name: t.name, Arguments: args, Meta: callMeta(ctx, f.meta)}
 	params := &f.params
 	go func() {
 		c.res, c.err = t.ts.callTool(cctx, params, t.retryable)
@@ -123,10 +133,13 @@ func (t *tool) start(ctx context.Context, args json.RawMessage) *flight {
 }
 
 // finish ends f: the call is cancelled if still in flight, then forgotten.
-func (t *tool) finish(f *flight) {
+// It reports whether f may go back to the pool once its caller is done
+// with it (see recycle).
+func (t *tool) finish(f *flight) bool {
 	f.cancel()
 	<-f.c.returned
-	t.ts.end(f.c)
+	held := t.ts.end(f.c)
+	return !held && !f.elicited && f.timer == nil
 }
 
 // abandon fails f's unanswered question with err, ends f and returns err.
@@ -145,6 +158,7 @@ func (t *tool) wait(ctx context.Context, r *agent.Run, f *flight) (json.RawMessa
 	defer t.ts.putTimer(timer)
 	// handle answers e; done reports that the run must end with err.
 	handle := func(e *elicitation) (err error, done bool) {
+		f.elicited = true
 		res, err := t.ts.answer(ctx, t.name, e.params)
 		if err != nil {
 			if _, asking := errors.AsType[*agent.InterruptedError](err); asking {
@@ -169,40 +183,80 @@ func (t *tool) wait(ctx context.Context, r *agent.Run, f *flight) (json.RawMessa
 	for {
 		select {
 		case <-f.c.returned:
-			t.finish(f)
-			if f.c.err != nil {
-				return nil, fmt.Errorf("mcp tool %s: %w", t.name, f.c.err)
+			reuse := t.finish(f)
+			out, err := t.returned(r, f)
+			if reuse {
+				t.ts.recycle(f)
 			}
-			for drained := false; !drained; { // progress that came before the result
-				select {
-				case n := <-f.c.notes:
-					// An elicitation now goes unanswered: its asker sees
-					// the call returned.
-					if n.progress != nil && !r.Emit(agent.Event{Kind: agent.EventTextDelta, Text: progressText(n.progress)}) {
-						return nil, agent.ErrStopped
-					}
-				default:
-					drained = true
-				}
-			}
-			return t.result(r, f.c.res)
+			return out, err
 		case n := <-f.c.notes:
 			if n.elicit != nil {
 				if err, done := handle(n.elicit); done {
 					return nil, err
 				}
 			} else if !r.Emit(agent.Event{Kind: agent.EventTextDelta, Text: progressText(n.progress)}) {
-				t.finish(f)
+				t.end(f)
 				return nil, agent.ErrStopped
 			}
 		case <-timer.C:
-			t.finish(f)
+			t.end(f)
 			return nil, fmt.Errorf("mcp tool %s: no answer within %v: %w", t.name, t.ts.timeout, context.DeadlineExceeded)
 		case <-ctx.Done():
-			t.finish(f)
+			t.end(f)
 			return nil, ctx.Err()
 		}
 	}
+}
+
+// returned maps the result of f's call, which returned, after passing on
+// the progress that came before it.
+func (t *tool) returned(r *agent.Run, f *flight) (json.RawMessage, error) {
+	if f.c.err != nil {
+		return nil, fmt.Errorf("mcp tool %s: %w", t.name, f.c.err)
+	}
+	for { // progress that came before the result
+		select {
+		case n := <-f.c.notes:
+			// An elicitation now goes unanswered: its asker sees the call
+			// returned.
+			if n.progress != nil && !r.Emit(agent.Event{Kind: agent.EventTextDelta, Text: progressText(n.progress)}) {
+				return nil, agent.ErrStopped
+			}
+		default:
+			return t.result(r, f.c.res)
+		}
+	}
+}
+
+// end finishes f, which the run leaves, and recycles it when it may.
+func (t *tool) end(f *flight) {
+	if t.finish(f) {
+		t.ts.recycle(f)
+	}
+}
+
+// progressTokenKey is the _meta key of a request's progress token.
+const progressTokenKey = "progressToken"
+
+// flight returns a flight from the pool, or a new one.
+func (ts *Toolset) flight() *flight {
+	if f, ok := ts.flights.Get().(*flight); ok {
+		return f
+	}
+	return &flight{notes: make(chan note, 64), meta: sdk.Meta{}}
+}
+
+// recycle puts f, ended and held by nobody, back in the pool, emptied:
+// its notes channel drained (an elicitation left in it was failed by the
+// call's return), its _meta map cleared.
+func (ts *Toolset) recycle(f *flight) {
+	for len(f.notes) > 0 {
+		<-f.notes
+	}
+	clear(f.meta)
+	notes, meta := f.notes, f.meta
+	*f = flight{notes: notes, meta: meta}
+	ts.flights.Put(f)
 }
 
 // progressText describes one progress notification.
@@ -220,20 +274,23 @@ func progressText(p *sdk.ProgressNotificationParams) string {
 // begin makes c a new call and registers it so notifications about it
 // find it. Its progress token is a number: a string would be one more
 // allocation per call, and the protocol takes either.
-func (ts *Toolset) begin(c *call, cancel context.CancelFunc) *call {
+func (ts *Toolset) begin(c *call, notes chan note, cancel context.CancelFunc) *call {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	ts.callSeq++
-	*c = call{token: ts.callSeq, notes: make(chan note, 64), cancel: cancel, returned: make(chan struct{})}
+	*c = call{token: ts.callSeq, notes: notes, cancel: cancel, returned: make(chan struct{})}
 	ts.calls[c.token] = c
 	return c
 }
 
-// end forgets c.
-func (ts *Toolset) end(c *call) {
+// end forgets c. It reports whether c may still be held by another
+// goroutine: an elicitation handler answering for it, or Shutdown, which
+// reads the calls it waits for outside the lock.
+func (ts *Toolset) end(c *call) (held bool) {
 	ts.mu.Lock()
+	defer ts.mu.Unlock()
 	delete(ts.calls, c.token)
-	ts.mu.Unlock()
+	return c.asking > 0 || ts.closed
 }
 
 // onProgress passes a progress notification to its call. A call that does
@@ -243,15 +300,15 @@ func (ts *Toolset) onProgress(_ context.Context, req *sdk.ProgressNotificationCl
 	if !ok {
 		return
 	}
+	// The send does not block, and is made under the lock so that no
+	// progress handler holds a call once end has forgotten it.
 	ts.mu.Lock()
-	c := ts.calls[tok]
-	ts.mu.Unlock()
-	if c == nil {
-		return
-	}
-	select {
-	case c.notes <- note{progress: req.Params}:
-	default:
+	defer ts.mu.Unlock()
+	if c := ts.calls[tok]; c != nil {
+		select {
+		case c.notes <- note{progress: req.Params}:
+		default:
+		}
 	}
 }
 

@@ -25,8 +25,9 @@ type Toolset struct {
 	// answerTimeout bounds the wait of a parked call for its run's answer.
 	answerTimeout time.Duration
 
-	dialMu sync.Mutex // serialises dialling: concurrent failures dial once
-	timers sync.Pool  // of *time.Timer, the calls' timeouts
+	dialMu  sync.Mutex // serialises dialling: concurrent failures dial once
+	timers  sync.Pool  // of *time.Timer, the calls' timeouts
+	flights sync.Pool  // of *flight, ended and held by nobody
 
 	mu       sync.Mutex
 	conn     *conn
