@@ -35,15 +35,8 @@
 //   - sessions use protocol version [ProtocolVersion], opening with
 //     initialize.
 //
-// As a server, [NewServer] exposes loom agents as MCP tools, every call run
-// through an engine.Engine; serve it with [Server.ServeStdio] or
-// [Server.Handler] (streamable HTTP). A served run's result parts become
-// the call's content, or the content it sets with [SetResultContent] (in
-// its own order), with [AddContent]'s after; [ReportProgress] sends its
-// own progress (always increasing), and [LogHandler] its log lines.
-// [Server.AddResource], [Server.AddResourceTemplate] and [Server.AddPrompt]
-// offer the rest, with completions; spec's Project.AddTo offers what a
-// loom/v1 file declares.
+// The server, which exposes loom agents as MCP tools, is package
+// mcp/server; this package, the client, does not depend on the engine.
 //
 // Zero config values mean the default; negative ones are an error.
 package mcp

@@ -5,7 +5,8 @@ import (
 	"fmt"
 )
 
-// ErrInvalidConfig reports a [Config] or [ServerConfig] that cannot work;
+// ErrInvalidConfig reports a [Config] (or a server config of package
+// mcp/server) that cannot work;
 // the message names the field and how to fix it.
 var ErrInvalidConfig = errors.New("mcp: invalid config")
 

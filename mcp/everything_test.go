@@ -8,28 +8,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	conformance "github.com/loomwork/loom/internal/mcpconformance"
 )
 
 // nodeModules is where .ci/mcp.sh installs the pinned npm packages.
-func nodeModules(t testing.TB) string {
-	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	dir := filepath.Join(filepath.Dir(file), "..", ".ci", "mcp", "node_modules")
-	_, err := os.Stat(filepath.Join(dir, "@modelcontextprotocol", "server-everything", "dist", "index.js"))
-	_, nodeErr := exec.LookPath("node")
-	if err != nil || nodeErr != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("the MCP test servers are missing (%v, %v): .ci/mcp.sh runs npm ci in .ci/mcp", err, nodeErr)
-		}
-		t.Skip("MCP test servers not installed: run `npm ci --prefix .ci/mcp` to run this test")
-	}
-	return dir
-}
+func nodeModules(t testing.TB) string { return conformance.NodeModules(t) }
 
 // everythingScript is server-everything's entry point.
 func everythingScript(t testing.TB) string {

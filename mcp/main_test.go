@@ -7,7 +7,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	if serveStdioChild() || elicitChild() {
+	if elicitChild() {
 		return
 	}
 	goleak.VerifyTestMain(m)

@@ -7,7 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/loomwork/loom/agent"
-	"github.com/loomwork/loom/mcp"
+	mcpserver "github.com/loomwork/loom/mcp/server"
 	"github.com/loomwork/loom/sandbox"
 )
 
@@ -31,7 +31,7 @@ var progressTool = sandbox.HostTool{
 		if err := json.Unmarshal(args, &p); err != nil {
 			return nil, err
 		}
-		return json.Marshal(mcp.ReportProgress(ctx, p.Progress, p.Total, p.Message))
+		return json.Marshal(mcpserver.ReportProgress(ctx, p.Progress, p.Total, p.Message))
 	},
 }
 
@@ -98,7 +98,7 @@ func (f *function) contentOutput(ctx context.Context, r *agent.Run, value json.R
 	}
 	r.SetResultParts(c.parts...)
 	if r.Parent() == nil {
-		mcp.SetResultContent(ctx, c.mcp...)
+		mcpserver.SetResultContent(ctx, c.mcp...)
 	}
 	return json.Marshal(map[string]string{"result": c.text})
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/mcp"
+	mcpserver "github.com/loomwork/loom/mcp/server"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/loomwork/loom/spec"
@@ -21,7 +22,7 @@ import (
 // Authorization header of every request.
 func mcpServer(t *testing.T) (url string, auth func() []string) {
 	t.Helper()
-	srv, err := mcp.NewServer(mcp.ServerConfig{Agents: []agent.Agent{search(t)}})
+	srv, err := mcpserver.New(mcpserver.Config{Agents: []agent.Agent{search(t)}})
 	require.NoError(t, err)
 	var (
 		mu   sync.Mutex
@@ -246,7 +247,7 @@ func TestMCPEntryOAuth(t *testing.T) {
 func TestMCPEntryClientCredentials(t *testing.T) {
 	// auth: client_credentials gets the server's token as client_id with
 	// the secret client_secret_env names, from the environment.
-	srv, err := mcp.NewServer(mcp.ServerConfig{Agents: []agent.Agent{search(t)}})
+	srv, err := mcpserver.New(mcpserver.Config{Agents: []agent.Agent{search(t)}})
 	require.NoError(t, err)
 	h := srv.Handler()
 	var (

@@ -57,7 +57,7 @@ type Registry struct {
 	// the level of its console method (console.log at info, console.debug
 	// at debug), with the entry's name, when the code ends; nil drops
 	// them. loom mcp serve gives a log that reaches the MCP client
-	// (mcp.LogHandler).
+	// (mcpserver.LogHandler).
 	Log *slog.Logger
 	// Getenv reads the environment variables mcp entries name in their
 	// headers, when they connect; nil uses os.Getenv.

@@ -18,7 +18,7 @@ import (
 	"github.com/yosida95/uritemplate/v3"
 
 	"github.com/loomwork/loom/agent"
-	"github.com/loomwork/loom/mcp"
+	mcpserver "github.com/loomwork/loom/mcp/server"
 )
 
 // KnowledgeTemplate is the URI template of a project's knowledge
@@ -43,7 +43,7 @@ var ErrNoResource = errors.New("no such resource")
 // and each AI agent's instructions as a prompt whose arguments are the
 // agent's input fields. Files are read when a client asks, inside the
 // project folder and within its size limit, as the loader reads them.
-func (p *Project) AddTo(srv *mcp.Server) error {
+func (p *Project) AddTo(srv *mcpserver.Server) error {
 	d := p.Doc
 	for i := range d.File.Resources {
 		if err := d.addResource(srv, &d.File.Resources[i]); err != nil {
@@ -92,7 +92,7 @@ func fileURI(path string) string {
 
 // fileReader reads rel, a project file, as a resource's contents: text
 // for a textual type, else bytes.
-func (d *Doc) fileReader(rel, mt string) mcp.ReadFunc {
+func (d *Doc) fileReader(rel, mt string) mcpserver.ReadFunc {
 	return func(_ context.Context, uri string) ([]*sdk.ResourceContents, error) {
 		b, err := d.files.read(d.Dir, rel)
 		if err != nil {
@@ -112,7 +112,7 @@ func contents(uri, mt string, b []byte) *sdk.ResourceContents {
 	return c
 }
 
-func (d *Doc) addResource(srv *mcp.Server, r *Resource) error {
+func (d *Doc) addResource(srv *mcpserver.Server, r *Resource) error {
 	mt := r.mimeType()
 	if r.URI != "" {
 		read := d.fileReader(r.File, mt)
@@ -177,7 +177,7 @@ func (d *Doc) addResource(srv *mcp.Server, r *Resource) error {
 // them through the knowledge template, whose path completes to the
 // documents whose name starts with what was typed, then those that hold
 // it.
-func (d *Doc) addKnowledge(srv *mcp.Server) error {
+func (d *Doc) addKnowledge(srv *mcpserver.Server) error {
 	if len(d.knowledge) == 0 {
 		return nil
 	}
@@ -223,7 +223,7 @@ const RetrieverTemplate = "retriever://%s/{query}"
 // addRetrievers offers each retriever entry's store for search: reading
 // retriever://NAME/{query} runs the retriever with the query and answers
 // with its matches, as JSON.
-func (p *Project) addRetrievers(srv *mcp.Server) error {
+func (p *Project) addRetrievers(srv *mcpserver.Server) error {
 	for _, e := range p.Doc.Agents {
 		c, ok := e.Config.(*Retriever)
 		a := p.Agents[e.Name]
@@ -251,7 +251,7 @@ func (p *Project) addRetrievers(srv *mcp.Server) error {
 
 // addPrompt offers a declared prompt: its messages' text and URIs filled
 // with the arguments, its arguments completed from their values.
-func addPrompt(srv *mcp.Server, name string, pr *Prompt) error {
+func addPrompt(srv *mcpserver.Server, name string, pr *Prompt) error {
 	p := &sdk.Prompt{Name: name, Description: pr.Description}
 	values := map[string][]string{}
 	for _, a := range pr.Arguments {
@@ -382,7 +382,7 @@ func (d *Doc) namedFiles() []string {
 // addInstructionsPrompt offers an AI agent's instructions as a prompt: its
 // template filled with the arguments, which are the agent's input fields;
 // an argument whose schema is an enum completes to its values.
-func addInstructionsPrompt(srv *mcp.Server, name string, c *AI) error {
+func addInstructionsPrompt(srv *mcpserver.Server, name string, c *AI) error {
 	tmpl, err := template.New(name).Option("missingkey=zero").Parse(c.Instructions)
 	if err != nil {
 		return fmt.Errorf("%w: agent %s: its instructions are not a valid template: %w", ErrInvalid, name, err)

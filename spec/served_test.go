@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loomwork/loom/agent"
-	"github.com/loomwork/loom/mcp"
+	mcpserver "github.com/loomwork/loom/mcp/server"
 	"github.com/loomwork/loom/spec"
 	"github.com/loomwork/loom/vector"
 )
@@ -142,7 +142,7 @@ func serveProjectWith(t *testing.T, path string, reg spec.Registry) (*spec.Proje
 	for _, name := range slices.Sorted(maps.Keys(p.Agents)) {
 		agents = append(agents, p.Agents[name])
 	}
-	srv, err := mcp.NewServer(mcp.ServerConfig{Agents: agents})
+	srv, err := mcpserver.New(mcpserver.Config{Agents: agents})
 	require.NoError(t, err)
 	require.NoError(t, p.AddTo(srv))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -249,7 +249,7 @@ func TestWatchNotifiesSubscribers(t *testing.T) {
 	p, err := spec.Load(path, spec.Registry{Sandbox: inProcess(t)})
 	require.NoError(t, err)
 	defer p.Close()
-	srv, err := mcp.NewServer(mcp.ServerConfig{})
+	srv, err := mcpserver.New(mcpserver.Config{})
 	require.NoError(t, err)
 	require.NoError(t, p.AddTo(srv))
 	ctx, cancel := context.WithCancel(context.Background())

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/loomwork/loom/mcp"
+	mcpserver "github.com/loomwork/loom/mcp/server"
 )
 
 // DefaultWatchInterval is how often [Project.Watch] looks at the files it
@@ -25,7 +25,7 @@ type watched struct {
 // files the entries name) when the file changes, is removed or comes
 // back: it looks at their size and time of change every interval (zero:
 // [DefaultWatchInterval]) until ctx ends, and returns then.
-func (p *Project) Watch(ctx context.Context, srv *mcp.Server, interval time.Duration) {
+func (p *Project) Watch(ctx context.Context, srv *mcpserver.Server, interval time.Duration) {
 	if interval <= 0 {
 		interval = DefaultWatchInterval
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/loomwork/loom/codeexec"
 	"github.com/loomwork/loom/internal/command"
 	"github.com/loomwork/loom/internal/localweb"
-	"github.com/loomwork/loom/mcp"
+	mcpserver "github.com/loomwork/loom/mcp/server"
 	"github.com/loomwork/loom/model"
 	_ "github.com/loomwork/loom/model/providers" // registers every provider with model.Open
 	"github.com/loomwork/loom/sandbox"
@@ -156,7 +156,7 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer, open m
 		return 1
 	}
 	defer ce.Close()
-	srv, err := mcp.NewServer(mcp.ServerConfig{Agents: []agent.Agent{ce}})
+	srv, err := mcpserver.New(mcpserver.Config{Agents: []agent.Agent{ce}})
 	if err != nil {
 		fmt.Fprintf(stderr, "loom mcp serve: %v\n", err)
 		return 1
@@ -199,7 +199,7 @@ func serveFile(ctx context.Context, path string, rs runSettings, names, addr str
 		fmt.Fprintf(stderr, "loom mcp serve: %v\n", err)
 		return 2
 	}
-	srv, err := mcp.NewServer(mcp.ServerConfig{Name: cmp.Or(l.project.Doc.File.Name, "loom"), Instructions: l.project.Doc.File.Description, Agents: agents, Engine: l.engine})
+	srv, err := mcpserver.New(mcpserver.Config{Name: cmp.Or(l.project.Doc.File.Name, "loom"), Instructions: l.project.Doc.File.Description, Agents: agents, Engine: l.engine})
 	if err == nil {
 		err = l.project.AddTo(srv)
 	}
@@ -252,7 +252,7 @@ func served(p *spec.Project, names string) ([]agent.Agent, error) {
 }
 
 // serveMCPHTTP serves srv at http://addr/mcp until ctx ends.
-func serveMCPHTTP(ctx context.Context, srv *mcp.Server, addr string, stderr io.Writer) error {
+func serveMCPHTTP(ctx context.Context, srv *mcpserver.Server, addr string, stderr io.Writer) error {
 	host, _, _ := net.SplitHostPort(addr) // checked with the flags
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
 		fmt.Fprintf(stderr, "loom mcp serve: warning: %s is reachable from other machines; anyone who can reach it can run code through your model key\n", host)

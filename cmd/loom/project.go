@@ -21,7 +21,7 @@ import (
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/internal/command"
 	"github.com/loomwork/loom/internal/trust"
-	"github.com/loomwork/loom/mcp"
+	mcpserver "github.com/loomwork/loom/mcp/server"
 	"github.com/loomwork/loom/model"
 	_ "github.com/loomwork/loom/model/providers" // registers every provider with model.Open
 	"github.com/loomwork/loom/observe/logx"
@@ -94,7 +94,7 @@ func load(ctx context.Context, path string, rs runSettings, getenv func(string) 
 	}
 	var lh slog.Handler = slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})
 	if rs.clientLog {
-		lh = mcp.LogHandler(lh)
+		lh = mcpserver.LogHandler(lh)
 	}
 	log := slog.New(lh)
 	o := rs.options(getenv, stderr)
@@ -123,7 +123,7 @@ func load(ctx context.Context, path string, rs runSettings, getenv func(string) 
 	p, err := spec.Build(d, spec.Registry{Getenv: getenv, Checkpoints: store, TrustedCode: rs.trusted, Log: log, Models: func(ref string) (model.Model, error) {
 		if ref == spec.ClientModel {
 			// The model of the MCP client calling loom mcp serve.
-			return mcp.ClientModel(), nil
+			return mcpserver.ClientModel(), nil
 		}
 		return openModel(ref, getenv, envFiles, log)
 	}})

@@ -1,6 +1,7 @@
 // Package mcpconformance runs the official MCP conformance suite
 // (@modelcontextprotocol/conformance, installed by .ci/mcp.sh with the
-// Node 22 it needs) against a server, for the tests of mcp and cmd/loom.
+// Node 22 it needs) against a server, for the tests of mcp, mcp/server and
+// cmd/loom, and finds the npm packages those tests run ([NodeModules]).
 package mcpconformance
 
 import (
@@ -38,6 +39,24 @@ func suite(t *testing.T) (node, script string) {
 		}
 	}
 	return node, script
+}
+
+// NodeModules is where .ci/mcp.sh installs the pinned npm packages
+// (server-everything, the TypeScript SDK and client). It skips the test
+// when they or node are missing, except in CI.
+func NodeModules(t testing.TB) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	dir := filepath.Join(filepath.Dir(file), "..", "..", ".ci", "mcp", "node_modules")
+	_, err := os.Stat(filepath.Join(dir, "@modelcontextprotocol", "server-everything", "dist", "index.js"))
+	_, nodeErr := exec.LookPath("node")
+	if err != nil || nodeErr != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("the MCP test servers are missing (%v, %v): .ci/mcp.sh runs npm ci in .ci/mcp", err, nodeErr)
+		}
+		t.Skip("MCP test servers not installed: run `npm ci --prefix .ci/mcp` to run this test")
+	}
+	return dir
 }
 
 // Check is one check of a scenario, as the suite writes it.

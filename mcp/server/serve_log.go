@@ -1,6 +1,6 @@
 //lint:file-ignore SA1019 logging stays in the protocol through its deprecation window, and clients of 2025-06-18 and 2025-11-25 use it.
 
-package mcp
+package server
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package mcp
+package server
 
 import (
 	"bytes"
@@ -19,16 +19,17 @@ import (
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/checkpoint"
 	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/mcp"
 	"github.com/loomwork/loom/model"
 )
 
 // DefaultSessionTimeout is how long an HTTP session may stay idle before
 // the server ends it and frees its memory, when
-// ServerConfig.SessionTimeout is zero.
+// Config.SessionTimeout is zero.
 const DefaultSessionTimeout = 10 * time.Minute
 
-// ServerConfig says which agents a [Server] exposes and how they run.
-type ServerConfig struct {
+// Config says which agents a [Server] exposes and how they run.
+type Config struct {
 	// Name and Version identify the server to clients (defaults "loom", "1").
 	Name, Version string
 	// Instructions tell the client's model how to use the server.
@@ -77,8 +78,8 @@ type Server struct {
 	prompts   map[string]Complete // prompt name -> its completion
 }
 
-// NewServer returns a server for cfg's agents.
-func NewServer(cfg ServerConfig) (*Server, error) {
+// New returns a server for cfg's agents.
+func New(cfg Config) (*Server, error) {
 	if cfg.Name == "" {
 		cfg.Name = "loom"
 	}
@@ -87,7 +88,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	}
 	switch {
 	case cfg.SessionTimeout < 0:
-		return nil, fmt.Errorf("%w: SessionTimeout is %v: use zero for the default of %v, or a positive duration", ErrInvalidConfig, cfg.SessionTimeout, DefaultSessionTimeout)
+		return nil, fmt.Errorf("%w: SessionTimeout is %v: use zero for the default of %v, or a positive duration", mcp.ErrInvalidConfig, cfg.SessionTimeout, DefaultSessionTimeout)
 	case cfg.SessionTimeout == 0:
 		cfg.SessionTimeout = DefaultSessionTimeout
 	}
@@ -95,7 +96,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	for _, o := range cfg.AllowedOrigins {
 		u, err := url.Parse(o)
 		if err != nil || u.Scheme == "" || u.Host == "" {
-			return nil, fmt.Errorf("%w: AllowedOrigins has %q: give an origin as scheme://host[:port]", ErrInvalidConfig, o)
+			return nil, fmt.Errorf("%w: AllowedOrigins has %q: give an origin as scheme://host[:port]", mcp.ErrInvalidConfig, o)
 		}
 		s.origins[strings.ToLower(u.Scheme+"://"+u.Host)] = true
 	}
@@ -115,10 +116,10 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	seen := map[string]bool{}
 	for i, a := range cfg.Agents {
 		if a == nil {
-			return nil, fmt.Errorf("%w: ServerConfig.Agents[%d] is nil", ErrInvalidConfig, i)
+			return nil, fmt.Errorf("%w: Config.Agents[%d] is nil", mcp.ErrInvalidConfig, i)
 		}
 		if seen[a.Name()] {
-			return nil, fmt.Errorf("%w: two agents are named %q: tool names must be unique", ErrInvalidConfig, a.Name())
+			return nil, fmt.Errorf("%w: two agents are named %q: tool names must be unique", mcp.ErrInvalidConfig, a.Name())
 		}
 		seen[a.Name()] = true
 		st, err := newServedTool(s, a)
@@ -173,14 +174,14 @@ func newServedTool(s *Server, a agent.Agent) (*servedTool, error) {
 	}
 	doc, err := validator.UnmarshalJSON(bytes.NewReader(in))
 	if err != nil {
-		return nil, fmt.Errorf("%w: agent %s: its input schema is not JSON: %w", ErrInvalidConfig, a.Name(), err)
+		return nil, fmt.Errorf("%w: agent %s: its input schema is not JSON: %w", mcp.ErrInvalidConfig, a.Name(), err)
 	}
 	c := validator.NewCompiler()
 	if err := c.AddResource("input.json", doc); err != nil {
-		return nil, fmt.Errorf("%w: agent %s: input schema: %w", ErrInvalidConfig, a.Name(), err)
+		return nil, fmt.Errorf("%w: agent %s: input schema: %w", mcp.ErrInvalidConfig, a.Name(), err)
 	}
 	if st.input, err = c.Compile("input.json"); err != nil {
-		return nil, fmt.Errorf("%w: agent %s: input schema does not compile: %w", ErrInvalidConfig, a.Name(), err)
+		return nil, fmt.Errorf("%w: agent %s: input schema does not compile: %w", mcp.ErrInvalidConfig, a.Name(), err)
 	}
 	ic, ok := a.(inputChecker)
 	st.self = ok && ic.ChecksInput() && len(a.InputSchema()) > 0

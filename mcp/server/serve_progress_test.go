@@ -1,4 +1,4 @@
-package mcp
+package server
 
 import (
 	"context"
@@ -29,7 +29,7 @@ func TestReportProgressIncreases(t *testing.T) {
 		return "done", nil
 	})
 	require.NoError(t, err)
-	s, err := NewServer(ServerConfig{Agents: []agent.Agent{stepper}})
+	s, err := New(Config{Agents: []agent.Agent{stepper}})
 	require.NoError(t, err)
 	var mu sync.Mutex
 	var got []float64
@@ -64,7 +64,7 @@ func TestSetResultContent(t *testing.T) {
 		return "", nil
 	})
 	require.NoError(t, err)
-	s, err := NewServer(ServerConfig{Agents: []agent.Agent{a}})
+	s, err := New(Config{Agents: []agent.Agent{a}})
 	require.NoError(t, err)
 	cs := serveInMemory(t, s, nil)
 	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "doc"})

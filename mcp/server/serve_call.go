@@ -1,6 +1,6 @@
 //lint:file-ignore SA1019 logging stays in the protocol through its deprecation window.
 
-package mcp
+package server
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package mcp
+package server
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/loomwork/loom/mcp"
 )
 
 // ReadFunc returns the contents of the resource at uri: for a template,
@@ -25,7 +27,7 @@ const maxCompletions = 100
 // it; call [Server.ResourceUpdated] when it changes.
 func (s *Server) AddResource(r *sdk.Resource, read ReadFunc) error {
 	if r == nil || r.URI == "" || r.Name == "" || read == nil {
-		return fmt.Errorf("%w: a resource needs a URI, a name and a read function", ErrInvalidConfig)
+		return fmt.Errorf("%w: a resource needs a URI, a name and a read function", mcp.ErrInvalidConfig)
 	}
 	s.mu.Lock()
 	s.resources[r.URI] = true
@@ -39,7 +41,7 @@ func (s *Server) AddResource(r *sdk.Resource, read ReadFunc) error {
 // values for its variables.
 func (s *Server) AddResourceTemplate(t *sdk.ResourceTemplate, read ReadFunc, complete Complete) error {
 	if t == nil || t.URITemplate == "" || t.Name == "" || read == nil {
-		return fmt.Errorf("%w: a resource template needs a URI template, a name and a read function", ErrInvalidConfig)
+		return fmt.Errorf("%w: a resource template needs a URI template, a name and a read function", mcp.ErrInvalidConfig)
 	}
 	s.mu.Lock()
 	s.templates[t.URITemplate] = complete
@@ -53,7 +55,7 @@ func (s *Server) AddResourceTemplate(t *sdk.ResourceTemplate, read ReadFunc, com
 // before get runs.
 func (s *Server) AddPrompt(p *sdk.Prompt, get sdk.PromptHandler, complete Complete) error {
 	if p == nil || p.Name == "" || get == nil {
-		return fmt.Errorf("%w: a prompt needs a name and a get function", ErrInvalidConfig)
+		return fmt.Errorf("%w: a prompt needs a name and a get function", mcp.ErrInvalidConfig)
 	}
 	s.mu.Lock()
 	s.prompts[p.Name] = complete

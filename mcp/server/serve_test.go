@@ -1,6 +1,6 @@
 //lint:file-ignore SA1019 the tests exercise logging and sampling, which stay in the protocol through their deprecation window.
 
-package mcp
+package server
 
 import (
 	"context"
@@ -20,6 +20,7 @@ import (
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/checkpoint"
+	"github.com/loomwork/loom/mcp"
 	"github.com/loomwork/loom/model"
 )
 
@@ -47,7 +48,7 @@ func twoQuestions(t *testing.T) agent.Agent {
 func TestServerElicitsEveryQuestion(t *testing.T) {
 	for _, version := range []string{"2025-06-18", "2025-11-25", mrtrVersion} {
 		t.Run(version, func(t *testing.T) {
-			s, err := NewServer(ServerConfig{Agents: []agent.Agent{twoQuestions(t)}})
+			s, err := New(Config{Agents: []agent.Agent{twoQuestions(t)}})
 			require.NoError(t, err)
 			var asked []string
 			cs := serveInMemoryAt(t, s, &sdk.ClientOptions{ElicitationHandler: func(_ context.Context, r *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
@@ -73,7 +74,7 @@ func TestServerElicitsEveryQuestion(t *testing.T) {
 func TestServerQuestionWithoutElicitation(t *testing.T) {
 	for _, version := range []string{"2025-11-25", mrtrVersion} {
 		t.Run(version, func(t *testing.T) {
-			s, err := NewServer(ServerConfig{Agents: []agent.Agent{twoQuestions(t)}})
+			s, err := New(Config{Agents: []agent.Agent{twoQuestions(t)}})
 			require.NoError(t, err)
 			cs := serveInMemoryAt(t, s, nil, version)
 			res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "greet", Arguments: map[string]any{}})
@@ -89,7 +90,7 @@ func TestServerQuestionWithoutElicitation(t *testing.T) {
 }
 
 func TestServerDeclinedQuestion(t *testing.T) {
-	s, err := NewServer(ServerConfig{Agents: []agent.Agent{twoQuestions(t)}})
+	s, err := New(Config{Agents: []agent.Agent{twoQuestions(t)}})
 	require.NoError(t, err)
 	cs := serveInMemory(t, s, &sdk.ClientOptions{ElicitationHandler: func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
 		return &sdk.ElicitResult{Action: "decline"}, nil
@@ -123,7 +124,7 @@ func initBody(version string) string {
 }
 
 func TestServerHTTPChecks(t *testing.T) {
-	s, err := NewServer(ServerConfig{Agents: []agent.Agent{twoQuestions(t)}, AllowedOrigins: []string{"https://app.example"}})
+	s, err := New(Config{Agents: []agent.Agent{twoQuestions(t)}, AllowedOrigins: []string{"https://app.example"}})
 	require.NoError(t, err)
 	hs := httptest.NewServer(s.Handler())
 	defer hs.Close()
@@ -184,7 +185,7 @@ func TestServerHTTPChecks(t *testing.T) {
 }
 
 func TestServerHTTPFreesIdleSessions(t *testing.T) {
-	s, err := NewServer(ServerConfig{Agents: []agent.Agent{twoQuestions(t)}, SessionTimeout: 100 * time.Millisecond})
+	s, err := New(Config{Agents: []agent.Agent{twoQuestions(t)}, SessionTimeout: 100 * time.Millisecond})
 	require.NoError(t, err)
 	hs := httptest.NewServer(s.Handler())
 	defer hs.Close()
@@ -232,7 +233,7 @@ func TestServerResultContent(t *testing.T) {
 		return "ignored when parts are given", nil
 	})
 	require.NoError(t, err)
-	s, err := NewServer(ServerConfig{Agents: []agent.Agent{sum, media}})
+	s, err := New(Config{Agents: []agent.Agent{sum, media}})
 	require.NoError(t, err)
 	cs := serveInMemory(t, s, nil)
 	ctx := context.Background()
@@ -264,7 +265,7 @@ func TestServerLogsAtClientLevel(t *testing.T) {
 		return "done", nil
 	})
 	require.NoError(t, err)
-	s, err := NewServer(ServerConfig{Agents: []agent.Agent{logged}})
+	s, err := New(Config{Agents: []agent.Agent{logged}})
 	require.NoError(t, err)
 	got := make(chan *sdk.LoggingMessageParams, 8)
 	cs := serveInMemoryAt(t, s, &sdk.ClientOptions{LoggingMessageHandler: func(_ context.Context, r *sdk.LoggingMessageRequest) { got <- r.Params }}, "2025-11-25")
@@ -298,7 +299,7 @@ func TestClientModelSamples(t *testing.T) {
 		return resp.Message.Text(), nil
 	})
 	require.NoError(t, err)
-	s, err := NewServer(ServerConfig{Agents: []agent.Agent{asker}})
+	s, err := New(Config{Agents: []agent.Agent{asker}})
 	require.NoError(t, err)
 	var seen *sdk.CreateMessageParams
 	cs := serveInMemoryAt(t, s, &sdk.ClientOptions{CreateMessageHandler: func(_ context.Context, r *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error) {
@@ -313,7 +314,7 @@ func TestClientModelSamples(t *testing.T) {
 	require.Equal(t, "6*7?", seen.Messages[0].Content.(*sdk.TextContent).Text)
 
 	// A client without sampling: the run fails with a clear message.
-	s2, err := NewServer(ServerConfig{Agents: []agent.Agent{asker}})
+	s2, err := New(Config{Agents: []agent.Agent{asker}})
 	require.NoError(t, err)
 	res, err = serveInMemory(t, s2, nil).CallTool(context.Background(), &sdk.CallToolParams{Name: "ask_model", Arguments: map[string]any{"q": "?"}})
 	require.NoError(t, err)
@@ -322,7 +323,7 @@ func TestClientModelSamples(t *testing.T) {
 	_, err = model.Generate(context.Background(), ClientModel(), model.Request{Messages: []model.Message{model.UserMessage("hi")}})
 	require.ErrorIs(t, err, ErrNoClientModel)
 
-	s3, err := NewServer(ServerConfig{Agents: []agent.Agent{asker}})
+	s3, err := New(Config{Agents: []agent.Agent{asker}})
 	require.NoError(t, err)
 	res, err = serveInMemoryAt(t, s3, &sdk.ClientOptions{CreateMessageHandler: func(context.Context, *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error) {
 		return &sdk.CreateMessageResult{Content: &sdk.TextContent{Text: "x"}}, nil
@@ -333,7 +334,7 @@ func TestClientModelSamples(t *testing.T) {
 }
 
 func TestServerResourcesPromptsCompletions(t *testing.T) {
-	s, err := NewServer(ServerConfig{})
+	s, err := New(Config{})
 	require.NoError(t, err)
 	read := func(_ context.Context, uri string) ([]*sdk.ResourceContents, error) {
 		return []*sdk.ResourceContents{{URI: uri, MIMEType: "text/plain", Text: "doc " + uri}}, nil
@@ -345,8 +346,8 @@ func TestServerResourcesPromptsCompletions(t *testing.T) {
 	require.NoError(t, s.AddPrompt(&sdk.Prompt{Name: "greet", Arguments: []*sdk.PromptArgument{{Name: "who", Required: true}}}, func(_ context.Context, r *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
 		return &sdk.GetPromptResult{Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{Text: "Hello " + r.Params.Arguments["who"]}}}}, nil
 	}, nil))
-	require.ErrorIs(t, s.AddResource(&sdk.Resource{URI: "doc://b"}, read), ErrInvalidConfig)
-	require.ErrorIs(t, s.AddPrompt(&sdk.Prompt{Name: "x"}, nil, nil), ErrInvalidConfig)
+	require.ErrorIs(t, s.AddResource(&sdk.Resource{URI: "doc://b"}, read), mcp.ErrInvalidConfig)
+	require.ErrorIs(t, s.AddPrompt(&sdk.Prompt{Name: "x"}, nil, nil), mcp.ErrInvalidConfig)
 
 	updated := make(chan string, 1)
 	cs := serveInMemoryAt(t, s, &sdk.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, r *sdk.ResourceUpdatedNotificationRequest) { updated <- r.Params.URI }}, "2025-11-25")
@@ -374,7 +375,7 @@ func TestServerResourcesPromptsCompletions(t *testing.T) {
 }
 
 func TestServerForgetsFinishedRuns(t *testing.T) {
-	s, err := NewServer(ServerConfig{Agents: []agent.Agent{twoQuestions(t)}})
+	s, err := New(Config{Agents: []agent.Agent{twoQuestions(t)}})
 	require.NoError(t, err)
 	cs := serveInMemoryAt(t, s, &sdk.ClientOptions{ElicitationHandler: func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
 		return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"answer": "x"}}, nil

@@ -1,4 +1,4 @@
-package mcp
+package server
 
 import (
 	"context"
@@ -16,8 +16,11 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
+	conformance "github.com/loomwork/loom/internal/mcpconformance"
+
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/codeexec"
+	"github.com/loomwork/loom/mcp"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/loomwork/loom/sandbox"
@@ -45,7 +48,7 @@ func codeServer(t modeltest.TB, approver codeexec.Approver) (*Server, func(), er
 		_ = exec.Close()
 		return nil, nil, err
 	}
-	s, err := NewServer(ServerConfig{Agents: []agent.Agent{ce}})
+	s, err := New(Config{Agents: []agent.Agent{ce}})
 	if err != nil {
 		_ = ce.Close()
 		_ = exec.Close()
@@ -131,15 +134,15 @@ func TestServerApprovalByElicitation(t *testing.T) {
 
 func TestServerConfigErrors(t *testing.T) {
 	for _, tc := range []struct {
-		cfg  ServerConfig
+		cfg  Config
 		want string
 	}{
-		{ServerConfig{SessionTimeout: -1}, "SessionTimeout is -1ns"},
-		{ServerConfig{AllowedOrigins: []string{"app.example"}}, `AllowedOrigins has "app.example"`},
-		{ServerConfig{Agents: []agent.Agent{nil}}, "Agents[0] is nil"},
+		{Config{SessionTimeout: -1}, "SessionTimeout is -1ns"},
+		{Config{AllowedOrigins: []string{"app.example"}}, `AllowedOrigins has "app.example"`},
+		{Config{Agents: []agent.Agent{nil}}, "Agents[0] is nil"},
 	} {
-		_, err := NewServer(tc.cfg)
-		require.ErrorIs(t, err, ErrInvalidConfig)
+		_, err := New(tc.cfg)
+		require.ErrorIs(t, err, mcp.ErrInvalidConfig)
 		require.ErrorContains(t, err, tc.want)
 	}
 }
@@ -169,7 +172,7 @@ func serveStdioChild() bool {
 // tsClient runs .ci/mcp/client.mjs and decodes what it printed.
 func tsClient(t *testing.T, args ...string) map[string]json.RawMessage {
 	t.Helper()
-	dir := filepath.Dir(nodeModules(t))
+	dir := filepath.Dir(conformance.NodeModules(t))
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", append([]string{filepath.Join(dir, "client.mjs")}, args...)...)

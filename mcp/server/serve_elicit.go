@@ -1,4 +1,4 @@
-package mcp
+package server
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/mcp"
 )
 
 // mrtrVersion is the first protocol version whose clients answer a
@@ -46,11 +47,11 @@ type asked struct {
 
 // elicitFor puts q as an elicitation request. The message is for a person:
 // the question's prompt and what it shows, never run ids or its raw JSON.
-// An MCP elicitation a served agent's own tool received ([ElicitationKind])
+// An MCP elicitation a served agent's own tool received ([mcp.ElicitationKind])
 // is passed on as it came.
 func elicitFor(q agent.Question) (*asked, error) {
-	if q.Kind == ElicitationKind {
-		var e Elicitation
+	if q.Kind == mcp.ElicitationKind {
+		var e mcp.Elicitation
 		if err := json.Unmarshal(q.Payload, &e); err != nil {
 			return nil, fmt.Errorf("a question of kind %s has a payload that is not an elicitation: %w", q.Kind, err)
 		}
@@ -92,7 +93,7 @@ func elicitFor(q agent.Question) (*asked, error) {
 // elicitation every action is an answer; otherwise only accept is, and a
 // decline or cancel is reported as an error naming the question.
 func (a *asked) answer(res *sdk.ElicitResult) (json.RawMessage, error) {
-	if a.q.Kind == ElicitationKind {
+	if a.q.Kind == mcp.ElicitationKind {
 		return json.Marshal(map[string]any{"action": res.Action, "content": res.Content})
 	}
 	if res.Action != "accept" {

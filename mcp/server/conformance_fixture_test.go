@@ -1,4 +1,4 @@
-package mcp
+package server
 
 import (
 	"context"
@@ -122,7 +122,7 @@ func fixtureTools() ([]agent.Agent, error) {
 		return ask(ctx, in.Message, `{"type":"object","properties":{"username":{"type":"string","description":"User's response"},"email":{"type":"string","description":"User's email address"}},"required":["username","email"]}`, "User response: ")
 	}))
 	add(agent.NewFunc("test_elicitation_sep1034_defaults", "Asks with defaults", func(ctx context.Context, _ none) (string, error) {
-		return ask(ctx, "Please review your details", `{"type":"object","properties":{"name":{"type":"string","default":"John Doe"},"age":{"type":"integer","default":30},"score":{"type":"number","default":95.5},"status":{"type":"string","enum":["active","inactive","pending"],"default":"active"},"verified":{"type":"boolean","default":true}}}`, "Elicitation completed: ")
+		return ask(ctx, "Please review your details", `{"type":"object","properties":{"name":{"type":"string","default":"John Doe"},"age":{"type":"integer","default":30},"score":{"type":"number","default":95.5},"status":{"type":"string","enum":["active","inactive","pending"],"default":"active"},"verified":{"type":"boolean","default":true}}}`, "mcp.Elicitation completed: ")
 	}))
 	add(agent.NewFunc("test_elicitation_sep1330_enums", "Asks with enums", func(ctx context.Context, _ none) (string, error) {
 		return ask(ctx, "Pick options", `{"type":"object","properties":{
@@ -130,7 +130,7 @@ func fixtureTools() ([]agent.Agent, error) {
 			"titledSingle":{"type":"string","oneOf":[{"const":"value1","title":"First Option"},{"const":"value2","title":"Second Option"},{"const":"value3","title":"Third Option"}]},
 			"legacyEnum":{"type":"string","enum":["opt1","opt2","opt3"],"enumNames":["Option One","Option Two","Option Three"]},
 			"untitledMulti":{"type":"array","items":{"type":"string","enum":["option1","option2","option3"]}},
-			"titledMulti":{"type":"array","items":{"anyOf":[{"const":"value1","title":"First Choice"},{"const":"value2","title":"Second Choice"},{"const":"value3","title":"Third Choice"}]}}}}`, "Elicitation completed: ")
+			"titledMulti":{"type":"array","items":{"anyOf":[{"const":"value1","title":"First Choice"},{"const":"value2","title":"Second Choice"},{"const":"value3","title":"Third Choice"}]}}}}`, "mcp.Elicitation completed: ")
 	}))
 	out = append(out, &schemaAgent{name: "json_schema_2020_12_tool", description: "Tool with JSON Schema 2020-12 features",
 		in:   json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"}},"additionalProperties":false}`),
@@ -145,7 +145,7 @@ func conformanceServer() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := NewServer(ServerConfig{Name: "loom-conformance", Agents: tools})
+	s, err := New(Config{Name: "loom-conformance", Agents: tools})
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package mcp
+package server
 
 import (
 	"context"
@@ -50,7 +50,7 @@ func TestServedArgumentsAreChecked(t *testing.T) {
 		return map[string]int{"sum": v.A + v.B}, nil
 	})
 	require.NoError(t, err)
-	s, err := NewServer(ServerConfig{Agents: []agent.Agent{sum, rawAgent{name: "raw", ran: &ran}}})
+	s, err := New(Config{Agents: []agent.Agent{sum, rawAgent{name: "raw", ran: &ran}}})
 	require.NoError(t, err)
 	cs := serveInMemory(t, s, nil)
 	for _, tc := range []struct {

@@ -1,4 +1,4 @@
-package mcp
+package server
 
 import (
 	"bytes"
@@ -27,11 +27,11 @@ const (
 //   - DNS rebinding: a request to a loopback address whose Host header is
 //     not a loopback name gets 403 (the SDK's check);
 //   - Origin: a request whose Origin is not loopback, the server's own
-//     host, or one of ServerConfig.AllowedOrigins gets 403;
+//     host, or one of Config.AllowedOrigins gets 403;
 //   - a request other than initialize without a session id gets 400, and
 //     so does a JSON-RPC batch on a session whose protocol version removed
 //     them;
-//   - a session idle for ServerConfig.SessionTimeout is closed and its
+//   - a session idle for Config.SessionTimeout is closed and its
 //     memory freed.
 //
 // Listen on 127.0.0.1 unless the server must be reached from elsewhere.
