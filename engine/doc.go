@@ -50,6 +50,10 @@
 // runs, so Pending lists what any run waits for, nested or not, and
 // Resume continues it.
 //
+// [WithCheckpointPolicy] with [CheckpointAtInterrupts] writes a run's
+// checkpoints only when it waits (and then when it is resumed and ends):
+// for a store that dies with the process, where nothing else is read.
+//
 // A run that waits saves, with its interrupt checkpoint and in the same
 // write, a snapshot of its journal (a long run saves one as well every few
 // hundred checkpoints, so that a resume after a kill reads a bounded tail), in which each nested run that ended is
