@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -14,11 +13,11 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-	validator "github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/checkpoint"
 	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/internal/jsonschema"
 	"github.com/loomwork/loom/model"
 )
 
@@ -148,7 +147,7 @@ type servedTool struct {
 	s     *Server
 	a     agent.Agent
 	tool  *sdk.Tool
-	input *validator.Schema
+	input *jsonschema.Schema
 }
 
 func newServedTool(s *Server, a agent.Agent) (*servedTool, error) {
@@ -160,16 +159,9 @@ func newServedTool(s *Server, a agent.Agent) (*servedTool, error) {
 	if out := a.OutputSchema(); objectSchema(out) {
 		st.tool.OutputSchema = out
 	}
-	doc, err := validator.UnmarshalJSON(bytes.NewReader(in))
-	if err != nil {
-		return nil, fmt.Errorf("%w: agent %s: its input schema is not JSON: %w", ErrInvalidConfig, a.Name(), err)
-	}
-	c := validator.NewCompiler()
-	if err := c.AddResource("input.json", doc); err != nil {
-		return nil, fmt.Errorf("%w: agent %s: input schema: %w", ErrInvalidConfig, a.Name(), err)
-	}
-	if st.input, err = c.Compile("input.json"); err != nil {
-		return nil, fmt.Errorf("%w: agent %s: input schema does not compile: %w", ErrInvalidConfig, a.Name(), err)
+	var err error
+	if st.input, err = jsonschema.Compile(in); err != nil {
+		return nil, fmt.Errorf("%w: agent %s: input %w", ErrInvalidConfig, a.Name(), err)
 	}
 	return st, nil
 }
@@ -193,11 +185,7 @@ func (st *servedTool) handle(ctx context.Context, req *sdk.CallToolRequest) (*sd
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage(`{}`)
 	}
-	v, err := validator.UnmarshalJSON(bytes.NewReader(args))
-	if err == nil {
-		err = st.input.Validate(v)
-	}
-	if err != nil {
+	if err := st.input.Validate(args); err != nil {
 		return errorResult(fmt.Sprintf("invalid arguments for %s: %v; the arguments must match %s", st.a.Name(), err, st.tool.InputSchema)), nil
 	}
 	ctx, cancel := servedContext(ctx, req.Params.Meta)
