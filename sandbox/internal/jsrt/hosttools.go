@@ -93,8 +93,9 @@ type boxTool struct {
 }
 
 // NewToolbox checks tools and limits: every tool needs a name, a Call and,
-// when it has one, an input schema that compile compiles; two tools may
-// not have the same [JSName].
+// when it has one, an input schema that compile accepts (its arguments
+// are then checked with what compile returns); two tools may not have the
+// same [JSName].
 func NewToolbox(tools []HostTool, limits CallLimits, compile SchemaCompiler) (*Toolbox, error) {
 	lim, err := limits.withDefaults()
 	if err != nil {
