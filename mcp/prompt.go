@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -13,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	validator "github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/loomwork/loom/internal/jsonschema"
 )
 
 // field is one property of a requested schema, as elicitation allows
@@ -312,31 +311,13 @@ func checkContent(schema json.RawMessage, content map[string]any) error {
 	if len(schema) == 0 {
 		return nil
 	}
-	doc, err := validator.UnmarshalJSON(bytes.NewReader(schema))
+	s, err := jsonschema.Compile(schema)
 	if err != nil {
-		return fmt.Errorf("the requested schema is not JSON: %w", err)
-	}
-	c := validator.NewCompiler()
-	if err := c.AddResource("elicitation.json", doc); err != nil {
-		return err
-	}
-	s, err := c.Compile("elicitation.json")
-	if err != nil {
-		return fmt.Errorf("the requested schema does not compile: %w", err)
+		return fmt.Errorf("the requested %w", err)
 	}
 	b, err := json.Marshal(content)
 	if err != nil {
 		return err
 	}
-	inst, err := validator.UnmarshalJSON(bytes.NewReader(b))
-	if err != nil {
-		return err
-	}
-	var ve *validator.ValidationError
-	if err := s.Validate(inst); errors.As(err, &ve) {
-		return errors.New(strings.TrimSpace(ve.Error()))
-	} else if err != nil {
-		return err
-	}
-	return nil
+	return s.Validate(b)
 }

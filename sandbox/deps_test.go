@@ -4,6 +4,7 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -59,5 +60,19 @@ func TestSandboxImportsNoAgentLayer(t *testing.T) {
 		t.Run(forbidden, func(t *testing.T) {
 			require.False(t, reached[module+"/"+forbidden], "sandbox reaches %s through its imports: %v", forbidden, reached)
 		})
+	}
+}
+
+// TestWorkerBinaryLinksNoSchemaValidator: loom-jsworker starts without the
+// JSON Schema validator, whose package init compiles meta-schemas (most
+// of a worker's start-up init); host tool arguments are checked in the
+// parent.
+func TestWorkerBinaryLinksNoSchemaValidator(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "./cmd/loom-jsworker").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	deps := strings.Fields(string(out))
+	require.Contains(t, deps, "github.com/loomwork/loom/sandbox/internal/jsrt", "the listing is of the worker's dependencies")
+	for _, d := range deps {
+		require.NotContains(t, d, "jsonschema", "loom-jsworker links %s", d)
 	}
 }

@@ -81,7 +81,8 @@ var (
 
 // NewIsolated starts a pool of worker processes (one per concurrency slot,
 // see [WithConcurrency]). It waits for the first worker to be ready, so a
-// misconfiguration fails here; the others start in the background.
+// misconfiguration fails here; the others start in the background (on
+// demand with [WithBackgroundStart]).
 func NewIsolated(opts ...Option) (*Isolated, error) {
 	pool, err := worker.NewIsolated(opts...)
 	if err != nil {

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"strings"
 	"sync"
@@ -181,6 +182,50 @@ func TestIsolatedBackgroundStart(t *testing.T) {
 	wantFiltered, wantWhy := sync.Seccomp()
 	require.Equal(t, wantFiltered, filtered)
 	require.Equal(t, wantWhy, why)
+}
+
+// TestIsolatedBackgroundStartGrowsOnDemand: a background-started pool
+// starts one worker, however high its concurrency, and one more only when
+// a run finds every worker busy.
+func TestIsolatedBackgroundStartGrowsOnDemand(t *testing.T) {
+	e := newTestIsolated(t, WithConcurrency(2), WithBackgroundStart())
+	for range 3 {
+		requireWorks(t, e)
+	}
+	require.Len(t, livePIDs(e), 1, "runs one at a time need one worker")
+
+	entered, release := make(chan struct{}), make(chan struct{})
+	box, err := NewToolbox([]HostTool{{Name: "hold", Call: func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+		close(entered)
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return json.RawMessage(`1`), nil
+	}}}, CallLimits{})
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard
+	defer cancel()
+	held := make(chan error, 1)
+	go func() {
+		_, err := e.RunWithTools(ctx, `await tools.hold({})`, box)
+		held <- err
+	}()
+	select {
+	case <-entered:
+	case <-ctx.Done():
+		t.Fatal("the holding run never called its tool")
+	}
+	res, err := e.Run(ctx, `6 * 7`)
+	require.NoError(t, err, "a run beside a busy worker gets a new one")
+	require.Equal(t, "42", string(res.Value))
+	close(release)
+	require.NoError(t, <-held)
+	require.Len(t, livePIDs(e), 2)
+	for range 3 {
+		requireWorks(t, e)
+	}
+	require.Len(t, livePIDs(e), 2, "runs that find a worker idle start none")
 }
 
 // TestIsolatedBackgroundStartFailure: a worker that cannot start fails the

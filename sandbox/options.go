@@ -89,6 +89,9 @@ func WithoutNamespaces() Option {
 // run waits for the worker; when it could not start (a worker command that
 // is not a loom worker, say), the runs fail with an error that says why,
 // instead of NewIsolated. Seccomp and Namespaces wait for the first worker.
+// The other workers start on demand: a run that finds every worker busy
+// starts one more (up to the concurrency) and takes the first that is free,
+// so a program that runs one snippet at a time starts one process.
 func WithBackgroundStart() Option {
 	return func(c *jsrt.Config) { c.BackgroundStart = true }
 }

@@ -2,7 +2,9 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 
+	"github.com/loomwork/loom/internal/jsonschema"
 	"github.com/loomwork/loom/sandbox/internal/jsrt"
 )
 
@@ -38,7 +40,27 @@ type Toolbox = jsrt.Toolbox
 // when it has one, an input schema that compiles; two tools may not have
 // the same [JSName].
 func NewToolbox(tools []HostTool, limits CallLimits) (*Toolbox, error) {
-	return jsrt.NewToolbox(tools, limits)
+	return jsrt.NewToolbox(tools, limits, compileArgCheck)
+}
+
+// compileArgCheck compiles a host tool's input schema into the check of
+// its arguments: "" or what is wrong, "at /pointer: rule; ...".
+func compileArgCheck(schema []byte) (jsrt.ArgCheck, error) {
+	s, err := jsonschema.Compile(schema)
+	if err != nil {
+		return nil, err
+	}
+	return func(args []byte) string {
+		err := s.Validate(args)
+		switch {
+		case err == nil:
+			return ""
+		case errors.Is(err, jsonschema.ErrNotJSON):
+			return "the argument is not JSON data"
+		default:
+			return err.Error()
+		}
+	}, nil
 }
 
 // ToolRunner is an [Executor] that can offer host tools to the code it

@@ -11,8 +11,8 @@ import (
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/internal/flow"
+	"github.com/loomwork/loom/internal/jsonschema"
 	"github.com/loomwork/loom/sandbox"
-	validator "github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // function is a function entry: JavaScript run in loom's sandbox with the
@@ -26,7 +26,7 @@ type function struct {
 	name, description string
 	code              string
 	in, out           json.RawMessage
-	check             *validator.Schema
+	check             *jsonschema.Schema
 	exec              sandbox.Executor
 	content           bool
 	box               *sandbox.Toolbox
@@ -45,7 +45,7 @@ func newFunction(name string, c *Function, exec sandbox.Executor, log *slog.Logg
 	f.box = box
 	if c.InputSchema != nil {
 		f.in = c.InputSchema.JSON
-		s, err := compile(f.in)
+		s, err := jsonschema.Compile(f.in)
 		if err != nil {
 			return nil, fmt.Errorf("input_schema: %w", err)
 		}
@@ -53,24 +53,11 @@ func newFunction(name string, c *Function, exec sandbox.Executor, log *slog.Logg
 	}
 	if c.OutputSchema != nil {
 		f.out = c.OutputSchema.JSON
-		if _, err := compile(f.out); err != nil {
+		if _, err := jsonschema.Compile(f.out); err != nil {
 			return nil, fmt.Errorf("output_schema: %w", err)
 		}
 	}
 	return f, nil
-}
-
-func compile(raw json.RawMessage) (*validator.Schema, error) {
-	doc, err := validator.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return nil, fmt.Errorf("not valid JSON: %w", err)
-	}
-	c := validator.NewCompiler()
-	const loc = "mem:///schema.json"
-	if err := c.AddResource(loc, doc); err != nil {
-		return nil, err
-	}
-	return c.Compile(loc)
 }
 
 func (f *function) Name() string                  { return f.name }
@@ -89,11 +76,7 @@ func (f *function) body(ctx context.Context, r *agent.Run) (json.RawMessage, err
 		in = json.RawMessage(`{}`)
 	}
 	if f.check != nil {
-		v, err := validator.UnmarshalJSON(bytes.NewReader(in))
-		if err != nil {
-			return nil, fmt.Errorf("function %s: %w: %w", f.name, agent.ErrInvalidInput, err)
-		}
-		if err := f.check.Validate(v); err != nil {
+		if err := f.check.Validate(in); err != nil {
 			return nil, fmt.Errorf("function %s: %w: %w", f.name, agent.ErrInvalidInput, err)
 		}
 	}

@@ -1,37 +1,30 @@
 package spec_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"testing"
 
+	"github.com/loomwork/loom/internal/jsonschema"
 	"github.com/loomwork/loom/spec"
-	validator "github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v4"
 )
 
-func compiledSchema(t *testing.T) *validator.Schema {
+func compiledSchema(t *testing.T) *jsonschema.Schema {
 	t.Helper()
-	doc, err := validator.UnmarshalJSON(bytes.NewReader(spec.Schema()))
-	require.NoError(t, err)
-	c := validator.NewCompiler()
-	require.NoError(t, c.AddResource(spec.SchemaID, doc))
-	s, err := c.Compile(spec.SchemaID)
+	s, err := jsonschema.Compile(spec.Schema())
 	require.NoError(t, err)
 	return s
 }
 
 // schemaErr validates a YAML document against the schema.
-func schemaErr(t *testing.T, s *validator.Schema, src string) error {
+func schemaErr(t *testing.T, s *jsonschema.Schema, src string) error {
 	t.Helper()
 	var v any
 	require.NoError(t, yaml.Unmarshal([]byte(src), &v))
 	b, err := json.Marshal(v)
 	require.NoError(t, err)
-	inst, err := validator.UnmarshalJSON(bytes.NewReader(b))
-	require.NoError(t, err)
-	return s.Validate(inst)
+	return s.Validate(b)
 }
 
 // TestSchemaRejectsWhatTheLoaderRejects runs the loader's table through the

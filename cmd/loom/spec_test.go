@@ -11,8 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	validator "github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/stretchr/testify/require"
+
+	"github.com/loomwork/loom/internal/jsonschema"
 )
 
 // chatBody is what the fake endpoints read of a Chat Completions request.
@@ -191,11 +192,7 @@ func TestValidateCallsNoModel(t *testing.T) {
 func TestSchemaCommand(t *testing.T) {
 	res := call(t, false, "", "schema")
 	require.Equal(t, 0, res.code)
-	doc, err := validator.UnmarshalJSON(strings.NewReader(res.stdout))
-	require.NoError(t, err)
-	c := validator.NewCompiler()
-	require.NoError(t, c.AddResource("loom.schema.json", doc))
-	_, err = c.Compile("loom.schema.json")
+	_, err := jsonschema.Compile([]byte(res.stdout))
 	require.NoError(t, err)
 	require.Equal(t, 2, call(t, false, "", "schema", "extra").code)
 }

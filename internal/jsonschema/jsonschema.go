@@ -1,9 +1,15 @@
 // Package jsonschema compiles JSON Schemas and checks JSON data against
 // them, naming each broken rule with its place, for every part of loom
 // that validates what a model, a user or a project file sent: agents'
-// inputs and outputs, answers to questions, tool arguments. It wraps
+// inputs and outputs, answers to questions, host tool arguments in the
+// sandbox, MCP tool arguments and elicitation answers, spec functions'
+// inputs. It is the one place that does: it wraps
 // santhosh-tekuri/jsonschema (draft 2020-12 unless a schema's $schema
 // names another).
+//
+// That library compiles its meta-schemas in its package init, a few
+// milliseconds in every program that links it; the sandbox's worker
+// process does not (its host tool arguments are checked in the parent).
 package jsonschema
 
 import (

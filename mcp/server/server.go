@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -14,11 +13,11 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-	validator "github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/checkpoint"
 	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/internal/jsonschema"
 	"github.com/loomwork/loom/mcp"
 	"github.com/loomwork/loom/model"
 )
@@ -151,7 +150,7 @@ type servedTool struct {
 	s     *Server
 	a     agent.Agent
 	tool  *sdk.Tool
-	input *validator.Schema
+	input *jsonschema.Schema
 	// self says the agent's run checks its input against its input
 	// schema first (inputChecker): the server leaves the check to it
 	// rather than decoding and validating the arguments twice.
@@ -172,16 +171,9 @@ func newServedTool(s *Server, a agent.Agent) (*servedTool, error) {
 	if out := a.OutputSchema(); objectSchema(out) {
 		st.tool.OutputSchema = out
 	}
-	doc, err := validator.UnmarshalJSON(bytes.NewReader(in))
-	if err != nil {
-		return nil, fmt.Errorf("%w: agent %s: its input schema is not JSON: %w", mcp.ErrInvalidConfig, a.Name(), err)
-	}
-	c := validator.NewCompiler()
-	if err := c.AddResource("input.json", doc); err != nil {
-		return nil, fmt.Errorf("%w: agent %s: input schema: %w", mcp.ErrInvalidConfig, a.Name(), err)
-	}
-	if st.input, err = c.Compile("input.json"); err != nil {
-		return nil, fmt.Errorf("%w: agent %s: input schema does not compile: %w", mcp.ErrInvalidConfig, a.Name(), err)
+	var err error
+	if st.input, err = jsonschema.Compile(in); err != nil {
+		return nil, fmt.Errorf("%w: agent %s: input %w", mcp.ErrInvalidConfig, a.Name(), err)
 	}
 	ic, ok := a.(inputChecker)
 	st.self = ok && ic.ChecksInput() && len(a.InputSchema()) > 0
@@ -208,11 +200,7 @@ func (st *servedTool) handle(ctx context.Context, req *sdk.CallToolRequest) (*sd
 		args = json.RawMessage(`{}`)
 	}
 	if !st.self {
-		v, err := validator.UnmarshalJSON(bytes.NewReader(args))
-		if err == nil {
-			err = st.input.Validate(v)
-		}
-		if err != nil {
+		if err := st.input.Validate(args); err != nil {
 			return st.invalid(err.Error()), nil
 		}
 	}

@@ -137,6 +137,11 @@ func mainRun(ctx context.Context, app *App, args []string, sio Stdio) int {
 	// The providers log error bodies at DEBUG through the default logger.
 	defer slog.SetDefault(slog.Default())
 	slog.SetDefault(log)
+	var tracing *tracingStart
+	if !f.NoTrace {
+		tracing = startTracingAsync(ctx, log, sio.Getenv)
+		defer tracing.stop()
+	}
 	id := ModelID(f.Model, sio.Getenv)
 	m, err := OpenModel(id, envFiles)
 	if err != nil {
@@ -163,10 +168,8 @@ func mainRun(ctx context.Context, app *App, args []string, sio Stdio) int {
 		engine.WithRunLimits(agent.Limits{Timeout: f.Timeout}),
 		engine.WithLogger(log),
 	}
-	if !f.NoTrace {
-		traced, shutdown := startTracing(ctx, log, sio.Getenv)
-		defer shutdown()
-		opts = append(opts, traced...)
+	if tracing != nil {
+		opts = append(opts, tracing.wait()...)
 	}
 	engine := engine.New(opts...)
 	if f.Chat {

@@ -20,6 +20,40 @@ import (
 // content is recorded only when OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT
 // is true. A store that cannot be opened is a warning, not a failure: the
 // program runs untraced. shutdown flushes what is pending.
+// tracingStart is tracing being set up in the background (see
+// [startTracingAsync]).
+type tracingStart struct {
+	done     chan struct{}
+	opts     []engine.Option
+	shutdown func()
+}
+
+// startTracingAsync starts tracing in the background, so that opening the
+// trace store overlaps with what the program does before its first run
+// (opening the model, building the agent, the sandbox worker's start).
+// wait returns the engine options once it is set up; stop waits for the
+// setup, then flushes and closes the store.
+func startTracingAsync(ctx context.Context, log *slog.Logger, getenv func(string) string) *tracingStart {
+	t := &tracingStart{done: make(chan struct{})}
+	go func() {
+		defer close(t.done)
+		t.opts, t.shutdown = startTracing(ctx, log, getenv)
+	}()
+	return t
+}
+
+// wait returns the engine options of the tracing, once it is set up.
+func (t *tracingStart) wait() []engine.Option {
+	<-t.done
+	return t.opts
+}
+
+// stop waits for the setup, then flushes what is pending.
+func (t *tracingStart) stop() {
+	<-t.done
+	t.shutdown()
+}
+
 func startTracing(ctx context.Context, log *slog.Logger, getenv func(string) string) (opts []engine.Option, shutdown func()) {
 	tel, stop, err := observe.Setup(ctx, observe.Config{ServiceName: "loom-examples"})
 	if err != nil {

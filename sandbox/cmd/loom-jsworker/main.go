@@ -5,17 +5,21 @@
 //	exec, err := sandbox.NewIsolated(sandbox.WithWorkerCommand("/path/to/loom-jsworker"))
 //
 // It only serves as a worker: started by hand, it explains itself and exits.
+// It links the sandbox's runtime and worker loop, not the package sandbox,
+// so that it starts without what only the parent needs (the JSON Schema
+// validator of host tool arguments, whose package init compiles
+// meta-schemas).
 package main
 
 import (
 	"fmt"
 	"os"
 
-	"github.com/loomwork/loom/sandbox"
+	"github.com/loomwork/loom/sandbox/internal/worker"
 )
 
 func main() {
-	sandbox.ServeWorkerIfChild()
+	worker.ServeWorkerIfChild()
 	fmt.Fprintln(os.Stderr, "loom-jsworker is started by sandbox.NewIsolated(sandbox.WithWorkerCommand(path)); it does nothing on its own.")
 	os.Exit(2)
 }

@@ -39,7 +39,7 @@ func echoBox(t *testing.T, calls *atomic.Int64) *Toolbox {
 	box, err := NewToolbox([]HostTool{{Name: "echo", Call: func(_ context.Context, args json.RawMessage) (json.RawMessage, error) {
 		calls.Add(1)
 		return args, nil
-	}}}, CallLimits{})
+	}}}, CallLimits{}, nil)
 	require.NoError(t, err)
 	return box
 }

@@ -88,14 +88,15 @@ type Toolbox struct {
 
 type boxTool struct {
 	HostTool
-	js     string
-	schema *argSchema
+	js    string
+	check ArgCheck
 }
 
 // NewToolbox checks tools and limits: every tool needs a name, a Call and,
-// when it has one, an input schema that compiles; two tools may not have
-// the same [JSName].
-func NewToolbox(tools []HostTool, limits CallLimits) (*Toolbox, error) {
+// when it has one, an input schema that compile accepts (its arguments
+// are then checked with what compile returns); two tools may not have the
+// same [JSName].
+func NewToolbox(tools []HostTool, limits CallLimits, compile SchemaCompiler) (*Toolbox, error) {
 	lim, err := limits.withDefaults()
 	if err != nil {
 		return nil, err
@@ -114,7 +115,10 @@ func NewToolbox(tools []HostTool, limits CallLimits) (*Toolbox, error) {
 		}
 		bt := boxTool{HostTool: t, js: js}
 		if len(t.InputSchema) > 0 {
-			if bt.schema, err = compileArgSchema(t.InputSchema); err != nil {
+			if compile == nil {
+				return nil, fmt.Errorf("sandbox: host tool %q has an input schema and the toolbox no schema compiler", t.Name)
+			}
+			if bt.check, err = compile(t.InputSchema); err != nil {
 				return nil, fmt.Errorf("sandbox: host tool %q: input schema: %w", t.Name, err)
 			}
 		}

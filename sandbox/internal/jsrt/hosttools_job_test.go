@@ -23,7 +23,7 @@ func TestToolResultRefusedWithPlainText(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			box, err := NewToolbox([]HostTool{{Name: "deep", Call: func(context.Context, json.RawMessage) (json.RawMessage, error) {
 				return json.RawMessage(tc.result), nil
-			}}}, CallLimits{})
+			}}}, CallLimits{}, nil)
 			require.NoError(t, err)
 			e := newTestInProcess(t)
 			res, err := e.RunWithTools(t.Context(), `

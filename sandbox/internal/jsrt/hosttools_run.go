@@ -76,8 +76,8 @@ func (tr *ToolRun) Invoke(index int, name string, args json.RawMessage) (out jso
 	if err := tr.spend(name, len(args)); err != nil {
 		return nil, err
 	}
-	if t.schema != nil {
-		if msg := t.schema.check(args); msg != "" {
+	if t.check != nil {
+		if msg := t.check(args); msg != "" {
 			return nil, CallErr(name, CallInvalidArguments, "invalid argument %s: %s. Call it with an object that meets its signature", TruncateUTF8(string(args), 200), msg)
 		}
 	}

@@ -66,6 +66,9 @@ type Isolated struct {
 	mu       sync.Mutex
 	live     map[*worker]struct{}
 	spawnErr error
+	// slots counts the concurrency slots given a worker so far, when the
+	// pool grows on demand (Config.BackgroundStart); under mu.
+	slots int
 
 	// started is closed once the first worker has started, or failed to
 	// (startErr, set before).
@@ -91,7 +94,10 @@ var _ jsrt.Executor = (*Isolated)(nil)
 // misconfiguration fails here; the others start in the background. With
 // Config.BackgroundStart it returns at once and the first worker starts in
 // the background too; the first run waits for it, and fails if it could
-// not start.
+// not start. Such a pool also grows on demand: a run that finds every
+// worker busy starts one more, up to the concurrency, and takes the first
+// that is free, so a program that runs one snippet at a time (a one-shot
+// CLI) starts one worker, not one per core.
 func NewIsolated(opts ...jsrt.Option) (*Isolated, error) {
 	cfg, err := jsrt.NewConfig(opts)
 	if err != nil {
@@ -133,6 +139,7 @@ func NewIsolated(opts ...jsrt.Option) (*Isolated, error) {
 	e.settings.Dir = os.TempDir()
 	e.started = make(chan struct{})
 	if cfg.BackgroundStart {
+		e.slots = 1
 		e.wg.Add(1)
 		go func() {
 			defer e.wg.Done()
@@ -143,9 +150,6 @@ func NewIsolated(opts ...jsrt.Option) (*Isolated, error) {
 				return
 			}
 			e.release(w)
-			for i := 1; i < cfg.Concurrency; i++ {
-				e.replace()
-			}
 		}()
 		return e, nil
 	}
@@ -374,11 +378,16 @@ func (e *Isolated) acquire(ctx context.Context, start time.Time) (*worker, error
 	for {
 		select {
 		case w := <-e.idle:
-			select {
-			case <-w.exited: // died while idle
-				e.retire(w)
-				continue
-			default:
+			if w = e.alive(w); w != nil {
+				return w, nil
+			}
+			continue
+		default:
+		}
+		e.grow()
+		select {
+		case w := <-e.idle:
+			if w = e.alive(w); w != nil {
 				return w, nil
 			}
 		case <-ctx.Done():
@@ -392,6 +401,34 @@ func (e *Isolated) acquire(ctx context.Context, start time.Time) (*worker, error
 		case <-e.closing:
 			return nil, jsrt.ErrClosed
 		}
+	}
+}
+
+// alive returns w, or nil after retiring it when it died while idle.
+func (e *Isolated) alive(w *worker) *worker {
+	select {
+	case <-w.exited:
+		e.retire(w)
+		return nil
+	default:
+		return w
+	}
+}
+
+// grow starts one more worker when the pool grows on demand and has a
+// slot without one; a run that found no idle worker calls it.
+func (e *Isolated) grow() {
+	if !e.cfg.BackgroundStart {
+		return
+	}
+	e.mu.Lock()
+	more := e.slots < e.cfg.Concurrency
+	if more {
+		e.slots++
+	}
+	e.mu.Unlock()
+	if more {
+		e.replace()
 	}
 }
 
