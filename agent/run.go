@@ -87,10 +87,15 @@ type reservedKey struct{}
 // over nested runs, turns a deadline under a timeout limit into a
 // [LimitError], and turns a panic in body into an error wrapping [ErrPanic].
 // Under a resumed run's [Journal], a run that had ended is replayed from
-// its record instead of running body.
+// its record instead of running body. The tool of a guarded tool
+// ([GuardTool]) runs body inside the guarded tool's run.
 func Execute(ctx context.Context, a Agent, input json.RawMessage, body Body) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		parent := runFrom(ctx)
+		if c := takeInline(ctx, parent); c != nil {
+			c.out, c.err = parent.runInline(ctx, input, body)
+			return
+		}
 		id := childID(ctx, parent)
 		j := journalFrom(ctx)
 		run := body // body itself is not reassigned: the closure would then hold it on the heap
