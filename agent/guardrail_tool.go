@@ -29,6 +29,13 @@ type ToolGuards struct {
 	// inside the call's run, so the agents it calls with [CurrentRun] are
 	// nested runs of the call, replayed from the journal on resume.
 	OnError func(ctx context.Context, args json.RawMessage, err error) error
+	// OnEnd, when set, is told of each call's end: its arguments and its
+	// error, nil when it succeeded (after OnError). A call that had ended
+	// and is replayed from the journal of a resumed run is told too, so a
+	// count kept in OnEnd's closure (a retry budget) stays right across a
+	// resume. It runs on the call's goroutine, before the caller sees the
+	// end; a call whose consumer stopped reading has no end.
+	OnEnd func(args json.RawMessage, err error)
 }
 
 // GuardTool returns tool with guards around every call of it. Any agent
@@ -107,6 +114,13 @@ func (g *guardedTool) Kind() string { return KindOf(g.tool) }
 // Run checks the arguments, runs the tool, and checks its result.
 func (g *guardedTool) Run(ctx context.Context, input json.RawMessage) iter.Seq2[Event, error] {
 	return Execute(ctx, g, input, g.body)
+}
+
+// runEnded tells OnEnd of a call's end.
+func (g *guardedTool) runEnded(input json.RawMessage, err error) {
+	if g.guards.OnEnd != nil {
+		g.guards.OnEnd(input, err)
+	}
 }
 
 // hooks returns the tool's own hooks, which its body runs under.

@@ -5,25 +5,26 @@ import (
 	"encoding/json"
 )
 
-// inlineCall asks the next [Execute] beneath parent (the tool a guarded
-// tool calls) to run its body inside parent instead of as a nested run,
-// and keeps what the body returned.
+// inlineCall is a run's request that the next [Execute] beneath it (the
+// tool a guarded tool calls) run its body inside the run instead of as a
+// nested run, and what that body returned. It lives in the [Run], so the
+// request costs no allocation.
 type inlineCall struct {
-	parent *Run
-	taken  bool
-	out    json.RawMessage
-	err    error
+	pending bool // asked, not yet taken
+	taken   bool
+	out     json.RawMessage
+	err     error
 }
-
-type inlineKey struct{}
 
 // inline runs tool's work inside r with input as r's input: when tool's
 // Run is [Execute], its body runs in r (its events are r's, its nested
 // runs r's children, and no run, span or invocation is added); any other
 // tool runs as a nested run of r. It returns the output and error.
 func (r *Run) inline(ctx context.Context, tool Agent, input json.RawMessage) (json.RawMessage, error) {
-	c := &inlineCall{parent: r}
-	end, err := r.child(context.WithValue(ctx, inlineKey{}, c), tool, input, r.Emit)
+	r.inl = inlineCall{pending: true}
+	end, err := r.child(ctx, tool, input, r.Emit)
+	c := r.inl
+	r.inl = inlineCall{}
 	if c.taken {
 		return c.out, c.err
 	}
@@ -34,24 +35,33 @@ func (r *Run) inline(ctx context.Context, tool Agent, input json.RawMessage) (js
 	return end.Output, nil
 }
 
-// takeInline returns the inline call meant for a run starting beneath
-// parent, once.
-func takeInline(ctx context.Context, parent *Run) *inlineCall {
-	if parent == nil {
-		return nil
+// runInline runs body inside r with input as r's input, when r asked for
+// it and no run beneath r has taken the request yet. It reports whether it
+// ran body.
+func (r *Run) runInline(ctx context.Context, input json.RawMessage, body Body) bool {
+	if r == nil || !r.inl.pending {
+		return false
 	}
-	c, ok := ctx.Value(inlineKey{}).(*inlineCall)
-	if !ok || c.taken || c.parent != parent {
-		return nil
-	}
-	c.taken = true
-	return c
-}
-
-// runInline runs body inside r with input as r's input.
-func (r *Run) runInline(ctx context.Context, input json.RawMessage, body Body) (json.RawMessage, error) {
+	r.inl.pending, r.inl.taken = false, true
 	saved := r.Input
 	r.Input = input
 	defer func() { r.Input = saved }()
-	return body(ctx, r)
+	r.inl.out, r.inl.err = body(ctx, r)
+	return true
+}
+
+// endObserver is an agent told of each of its runs' ends, replayed ones
+// included (a guarded tool with an OnEnd guard).
+type endObserver interface {
+	runEnded(input json.RawMessage, err error)
+}
+
+// recordedErr returns the error the run id ended with in rec.
+func recordedErr(rec []Event, id string) error {
+	for i := len(rec) - 1; i >= 0; i-- {
+		if rec[i].Kind == EventRunEnd && rec[i].RunID == id {
+			return rec[i].Err
+		}
+	}
+	return nil
 }

@@ -43,6 +43,7 @@ type Run struct {
 	journal   *Journal // the journal a resumed run follows, or nil
 	clock     Clock
 	observers []func(Event)
+	inl       inlineCall // a guarded tool's request to run its tool inside it
 }
 
 // runContext is the context a run's body gets: its parent's with the run
@@ -92,8 +93,7 @@ type reservedKey struct{}
 func Execute(ctx context.Context, a Agent, input json.RawMessage, body Body) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		parent := runFrom(ctx)
-		if c := takeInline(ctx, parent); c != nil {
-			c.out, c.err = parent.runInline(ctx, input, body)
+		if parent.runInline(ctx, input, body) {
 			return
 		}
 		id := childID(ctx, parent)
@@ -103,6 +103,9 @@ func Execute(ctx context.Context, a Agent, input json.RawMessage, body Body) ite
 			rec, ok, err := j.endedRecord(ctx, id)
 			if ok && err == nil {
 				budgetFrom(ctx).addReplayed(rec)
+				if eo, ok := a.(endObserver); ok {
+					eo.runEnded(input, recordedErr(rec, id))
+				}
 				replayEnded(rec, id, yield)
 				return
 			}
@@ -162,6 +165,9 @@ func Execute(ctx context.Context, a Agent, input json.RawMessage, body Body) ite
 		endAgentSpan(ctx, span, r, out, err)
 		end.RunID, end.ParentID, end.Agent = r.ID, r.ParentID, a.Name()
 		r.stamp(&end)
+		if eo, ok := a.(endObserver); ok {
+			eo.runEnded(input, err)
+		}
 		r.inYield = true
 		yield(end, err)
 		r.inYield = false

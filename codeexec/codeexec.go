@@ -145,7 +145,8 @@ type CodeExecution struct {
 
 // CodeState is the progress of one CodeExecution run, its
 // [agent.Run.State]. The run's sandbox tool holds it: each call of the
-// tool that ends, replayed ones of a resumed run included, counts here.
+// tool that ends, replayed ones of a resumed run included, counts here
+// (see agent.ToolGuards.OnEnd).
 type CodeState struct {
 	// Task is the request being answered.
 	Task string `json:"task"`

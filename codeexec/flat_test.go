@@ -2,6 +2,8 @@ package codeexec_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -9,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/checkpoint"
 	"github.com/loomwork/loom/codeexec"
 	"github.com/loomwork/loom/compose"
 	"github.com/loomwork/loom/engine"
@@ -104,4 +107,37 @@ func kinds(evs []agent.Event) []string {
 		out[i] = ev.Agent + ":" + ev.Kind.String()
 	}
 	return out
+}
+
+// TestBudgetCountsReplayedSnippets: a resumed run counts the snippets it
+// replays against the retry budget, so a failure after the resume spends
+// what the failure before it left.
+func TestBudgetCountsReplayedSnippets(t *testing.T) {
+	ctx := t.Context()
+	sb := &fakeSandbox{errs: map[string]error{"x * 7": errors.New("ReferenceError: x is not defined"), "y * 7": errors.New("ReferenceError: y is not defined")}}
+	// The first snippet runs at once; the second waits for a person.
+	approver := codeexec.ApproverFunc(func(_ context.Context, req codeexec.ApprovalRequest) (codeexec.Approval, error) {
+		if req.Attempt == 1 {
+			return codeexec.Approval{Approved: true}, nil
+		}
+		return codeexec.Approval{}, codeexec.ErrPending
+	})
+	m := modeltest.New(t, modeltest.ToolCalls(jsCall("c1", "x * 7")), modeltest.ToolCalls(jsCall("c2", "y * 7")))
+	ce, err := codeexec.New(codeexec.Config{Model: m, Tool: sb.agent(t), Approver: approver, MaxRetries: 1})
+	require.NoError(t, err)
+	e := engine.New(engine.WithCheckpoints(checkpoint.NewMemory()))
+	_, err = e.Invoke(ctx, ce, "6*7")
+	var ie *agent.InterruptedError
+	require.ErrorAs(t, err, &ie)
+	require.Len(t, ie.Questions, 1)
+	var req codeexec.ApprovalRequest
+	require.NoError(t, json.Unmarshal(ie.Questions[0].Payload, &req))
+	require.Equal(t, 2, req.Attempt, "the failed snippet counted")
+
+	_, err = e.ResumeInvoke(ctx, ce, ie.Questions[0].RootID, map[string]json.RawMessage{ie.Questions[0].ID: json.RawMessage(`{"approved":true}`)})
+	require.ErrorIs(t, err, compose.ErrRetriesExhausted, "the replayed failure and the new one spend a budget of one retry")
+	var re *compose.RetriesError
+	require.ErrorAs(t, err, &re)
+	require.Equal(t, 2, re.Attempts)
+	require.Equal(t, []string{"x * 7", "y * 7"}, sb.ran, "the first snippet ran once, before the question")
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"iter"
 	"strings"
 
 	"github.com/loomwork/loom/agent"
@@ -29,9 +28,9 @@ type snippet struct {
 	refusal error // why a guard refused the code, as the coder reads it
 }
 
-// runGuards is the sandbox tool of one CodeExecution run, with the run's
-// reviewer, approver and error handler as its guards. Its state is the
-// run's [CodeState], which it keeps.
+// runGuards are the guards of the sandbox tool in one CodeExecution run:
+// the reviewer, the approver and the error handler, spending the retry
+// budget of the run's [CodeState].
 type runGuards struct {
 	ce *CodeExecution
 	st *CodeState
@@ -40,7 +39,8 @@ type runGuards struct {
 // sandboxTool returns the toolset that gives the coder of the run whose
 // state is st the sandbox tool, guarded: the reviewer and the approver
 // before each call, the error handler on each failure, and st's retry
-// budget over all of them.
+// budget over all of them, counted as calls end (OnEnd), replayed ones
+// included.
 func (ce *CodeExecution) sandboxTool(st *CodeState) (agent.Toolset, error) {
 	g := &runGuards{ce: ce, st: st}
 	var guards agent.ToolGuards
@@ -50,12 +50,12 @@ func (ce *CodeExecution) sandboxTool(st *CodeState) (agent.Toolset, error) {
 	if ce.cfg.Approver != nil {
 		guards.Before = append(guards.Before, agent.Guardrail{Name: approvalGuardrail, Check: g.approve})
 	}
-	guards.OnError = g.onError
+	guards.OnError, guards.OnEnd = g.onError, st.ended
 	guarded, err := agent.GuardTool(ce.cfg.Tool, guards)
 	if err != nil {
 		return nil, err
 	}
-	tools := []agent.Agent{&countedTool{Agent: guarded, st: st}}
+	tools := []agent.Agent{guarded}
 	return agent.ToolsetFunc(func(context.Context) ([]agent.Agent, error) { return tools, nil }), nil
 }
 
@@ -168,33 +168,4 @@ func (g *runGuards) onError(ctx context.Context, args json.RawMessage, err error
 		return err
 	}
 	return corrected(err, fix)
-}
-
-// countedTool is the guarded sandbox tool counting its calls in the run's
-// state as they end, from its own stream: a resumed run replays a call
-// that had ended without running it again, and counts it all the same.
-type countedTool struct {
-	agent.Agent
-	st *CodeState
-}
-
-// Kind returns the sandbox tool's kind.
-func (t *countedTool) Kind() string { return agent.KindOf(t.Agent) }
-
-// Run runs the call and counts its end.
-func (t *countedTool) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.Event, error] {
-	return func(yield func(agent.Event, error) bool) {
-		id := ""
-		for ev, err := range t.Agent.Run(ctx, input) {
-			switch {
-			case id == "" && ev.Kind == agent.EventRunStart:
-				id = ev.RunID
-			case ev.Kind == agent.EventRunEnd && ev.RunID == id:
-				t.st.ended(input, ev.Err)
-			}
-			if !yield(ev, err) {
-				return
-			}
-		}
-	}
 }
