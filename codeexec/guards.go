@@ -32,9 +32,13 @@ type snippet struct {
 // the reviewer, the approver and the error handler, spending the retry
 // budget of the run's [CodeState].
 type runGuards struct {
-	ce *CodeExecution
-	st *CodeState
+	ce    *CodeExecution
+	st    *CodeState
+	tools [1]agent.Agent // the guarded sandbox tool
 }
+
+// Tools returns the guarded sandbox tool: runGuards is the run's toolset.
+func (g *runGuards) Tools(context.Context) ([]agent.Agent, error) { return g.tools[:], nil }
 
 // sandboxTool returns the toolset that gives the coder of the run whose
 // state is st the sandbox tool, guarded: the reviewer and the approver
@@ -55,8 +59,8 @@ func (ce *CodeExecution) sandboxTool(st *CodeState) (agent.Toolset, error) {
 	if err != nil {
 		return nil, err
 	}
-	tools := []agent.Agent{guarded}
-	return agent.ToolsetFunc(func(context.Context) ([]agent.Agent, error) { return tools, nil }), nil
+	g.tools[0] = guarded
+	return g, nil
 }
 
 // snippetOf returns the call being guarded, decoding its arguments on
