@@ -43,7 +43,9 @@ type Run struct {
 	journal   *Journal // the journal a resumed run follows, or nil
 	clock     Clock
 	observers []func(Event)
-	inl       inlineCall // a guarded tool's request to run its tool inside it
+	inl       inlineCall    // a guarded tool's request to run its tool inside it
+	history   handedHistory // the conversation this run was handed
+	handOn    handedHistory // the conversation for the next child run
 }
 
 // runContext is the context a run's body gets: its parent's with the run
@@ -123,6 +125,7 @@ func Execute(ctx context.Context, a Agent, input json.RawMessage, body Body) ite
 		r.budget = b
 		if parent != nil {
 			r.ParentID = parent.ID
+			r.history, parent.handOn = parent.handOn, handedHistory{}
 		}
 		if j != nil {
 			r.replay, r.journal = j.replay(id), j

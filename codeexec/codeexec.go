@@ -313,9 +313,6 @@ func (ce *CodeExecution) body(ctx context.Context, r *agent.Run) (json.RawMessag
 	if err != nil {
 		return nil, err
 	}
-	if hist := r.History(ctx); len(hist) > 0 {
-		ctx = agent.WithHistory(ctx, hist)
-	}
 	input := r.Input
 	if ce.cfg.Knowledge != nil {
 		text, err := ce.recall(ctx, st.Task)
@@ -332,7 +329,7 @@ func (ce *CodeExecution) body(ctx context.Context, r *agent.Run) (json.RawMessag
 			return nil, err
 		}
 	}
-	end, err := r.Child(ctx, ce.coder.WithToolsets(tool), input)
+	end, err := r.ChildWithHistory(ctx, ce.coder.WithToolsets(tool), input, r.History(ctx))
 	if errors.Is(err, agent.ErrStopped) {
 		return nil, err
 	}
