@@ -125,7 +125,9 @@ func Execute(ctx context.Context, a Agent, input json.RawMessage, body Body) ite
 		r.budget = b
 		if parent != nil {
 			r.ParentID = parent.ID
-			r.history, parent.handOn = parent.handOn, handedHistory{}
+			if parent.handOn.set { // written only when set: fanned-out children start concurrently
+				r.history, parent.handOn = parent.handOn, handedHistory{}
+			}
 		}
 		if j != nil {
 			r.replay, r.journal = j.replay(id), j
