@@ -53,10 +53,12 @@ type history struct {
 	msgs   []model.Message
 }
 
-// WithHistory returns ctx carrying earlier turns of a conversation. The next
+// WithHistory returns ctx carrying earlier turns of a conversation for the
+// run started with it, as a session gives them to its root run. The next
 // AI agent run started with this ctx sends them, as real user, assistant and
 // tool messages, between its instructions and the new input. Runs nested
-// inside it do not see them.
+// inside it do not see them. Inside a run, hand a child its conversation
+// with [Run.ChildWithHistory] instead.
 func WithHistory(ctx context.Context, msgs []model.Message) context.Context {
 	return context.WithValue(ctx, historyKey{}, history{parent: runFrom(ctx), msgs: msgs})
 }

@@ -3,26 +3,48 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"iter"
 )
 
-// ToolGuards are the guardrails of a guarded tool: Before checks the
+// ToolGuards are the guards of a guarded tool: Before checks the
 // arguments before the tool runs, After its result before the caller sees
-// it. A replace verdict passes redacted arguments to the tool, or a
-// redacted result to the model; reject makes the call fail with the
-// [*TripwireError], which the model reads as the tool's error (the loop
-// goes on); halt fails the calling AI agent's run.
+// it, and OnError rewrites a failed call's error. A replace verdict passes
+// redacted arguments to the tool, or a redacted result to the model;
+// reject makes the call fail with the [*TripwireError], which the model
+// reads as the tool's error (the loop goes on); halt fails the calling AI
+// agent's run.
 type ToolGuards struct {
+	// Before checks the arguments, in order, before the tool runs.
 	Before []Guardrail
-	After  []Guardrail
+	// After checks the result, in order, before the caller sees it.
+	After []Guardrail
+	// OnError, when set, sees each failed call: a refusal of a Before or
+	// After guardrail (a [*TripwireError]) or the tool's own error, with
+	// the call's arguments as the model sent them. It returns the error
+	// the caller gets instead: err itself, an error wrapping err with
+	// advice for the model, or a [Halt] that ends the calling AI agent's
+	// run. A question, a halt or a stopped stream never reaches it. It runs
+	// inside the call's run, so the agents it calls with [CurrentRun] are
+	// nested runs of the call, replayed from the journal on resume.
+	OnError func(ctx context.Context, args json.RawMessage, err error) error
+	// OnEnd, when set, is told of each call's end: its arguments and its
+	// error, nil when it succeeded (after OnError). A call that had ended
+	// and is replayed from the journal of a resumed run is told too, so a
+	// count kept in OnEnd's closure (a retry budget) stays right across a
+	// resume. It runs on the call's goroutine, before the caller sees the
+	// end; a call whose consumer stopped reading has no end.
+	OnEnd func(args json.RawMessage, err error)
 }
 
 // GuardTool returns tool with guards around every call of it. Any agent
 // can be guarded: a [Func], the sandbox's tool, an MCP tool, a sub-agent.
-// The guarded tool has the tool's name, description and schemas; each
-// call is one run of the guarded tool with the tool's own run nested in
-// it (both count as invocations against [Limits]). The result's parts pass
+// The guarded tool has the tool's name, description, schemas and kind.
+// Each call is one run: the guardrails' agents run nested in it, and a tool
+// whose Run is [Execute] (every agent loom makes) runs its body inside that
+// same run, so one call is one run, one span and one invocation against
+// [Limits]; any other tool runs nested in it. The result's parts pass
 // through unchanged.
 //
 // The events of the tool's own run, including its unredacted output, reach
@@ -94,18 +116,40 @@ func (g *guardedTool) Run(ctx context.Context, input json.RawMessage) iter.Seq2[
 	return Execute(ctx, g, input, g.body)
 }
 
+// runEnded tells OnEnd of a call's end.
+func (g *guardedTool) runEnded(input json.RawMessage, err error) {
+	if g.guards.OnEnd != nil {
+		g.guards.OnEnd(input, err)
+	}
+}
+
+// hooks returns the tool's own hooks, which its body runs under.
+func (g *guardedTool) hooks() *Hooks {
+	if h, ok := g.tool.(interface{ hooks() *Hooks }); ok {
+		return h.hooks()
+	}
+	return nil
+}
+
 func (g *guardedTool) body(ctx context.Context, r *Run) (json.RawMessage, error) {
+	out, err := g.call(ctx, r)
+	if err == nil || g.guards.OnError == nil || errors.Is(err, ErrStopped) || isPause(err) {
+		return out, err
+	}
+	return nil, g.guards.OnError(ctx, r.Input, err)
+}
+
+// call checks the arguments, runs the tool inside r and checks its result.
+func (g *guardedTool) call(ctx context.Context, r *Run) (json.RawMessage, error) {
 	name := g.tool.Name()
 	in, err := runGuards(ctx, r, r.Emit, g.guards.Before, guardSubject{stage: StageToolInput, agent: name, content: r.Input})
 	if err != nil {
 		return nil, err
 	}
-	end, err := r.Child(ctx, g.tool, in.content)
+	out, err := r.inline(ctx, g.tool, in.content)
 	if err != nil {
 		return nil, err
 	}
-	r.SetResultParts(end.Parts...)
-	out := end.Output
 	if len(out) == 0 {
 		out = json.RawMessage("null")
 	}

@@ -43,6 +43,9 @@ type Run struct {
 	journal   *Journal // the journal a resumed run follows, or nil
 	clock     Clock
 	observers []func(Event)
+	inl       inlineCall    // a guarded tool's request to run its tool inside it
+	history   handedHistory // the conversation this run was handed
+	handOn    handedHistory // the conversation for the next child run
 }
 
 // runContext is the context a run's body gets: its parent's with the run
@@ -87,10 +90,14 @@ type reservedKey struct{}
 // over nested runs, turns a deadline under a timeout limit into a
 // [LimitError], and turns a panic in body into an error wrapping [ErrPanic].
 // Under a resumed run's [Journal], a run that had ended is replayed from
-// its record instead of running body.
+// its record instead of running body. The tool of a guarded tool
+// ([GuardTool]) runs body inside the guarded tool's run.
 func Execute(ctx context.Context, a Agent, input json.RawMessage, body Body) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		parent := runFrom(ctx)
+		if parent.runInline(ctx, input, body) {
+			return
+		}
 		id := childID(ctx, parent)
 		j := journalFrom(ctx)
 		run := body // body itself is not reassigned: the closure would then hold it on the heap
@@ -98,6 +105,9 @@ func Execute(ctx context.Context, a Agent, input json.RawMessage, body Body) ite
 			rec, ok, err := j.endedRecord(ctx, id)
 			if ok && err == nil {
 				budgetFrom(ctx).addReplayed(rec)
+				if eo, ok := a.(endObserver); ok {
+					eo.runEnded(input, recordedErr(rec, id))
+				}
 				replayEnded(rec, id, yield)
 				return
 			}
@@ -115,6 +125,9 @@ func Execute(ctx context.Context, a Agent, input json.RawMessage, body Body) ite
 		r.budget = b
 		if parent != nil {
 			r.ParentID = parent.ID
+			if parent.handOn.set { // written only when set: fanned-out children start concurrently
+				r.history, parent.handOn = parent.handOn, handedHistory{}
+			}
 		}
 		if j != nil {
 			r.replay, r.journal = j.replay(id), j
@@ -157,6 +170,9 @@ func Execute(ctx context.Context, a Agent, input json.RawMessage, body Body) ite
 		endAgentSpan(ctx, span, r, out, err)
 		end.RunID, end.ParentID, end.Agent = r.ID, r.ParentID, a.Name()
 		r.stamp(&end)
+		if eo, ok := a.(endObserver); ok {
+			eo.runEnded(input, err)
+		}
 		r.inYield = true
 		yield(end, err)
 		r.inYield = false

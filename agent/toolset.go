@@ -70,3 +70,20 @@ func (a *AI) resolveTools(ctx context.Context) (*toolTable, error) {
 	}
 	return tt, nil
 }
+
+// WithToolsets returns a copy of a that also asks ts for tools at the
+// start of each run, before a's own toolsets (nil ones are left out). The copy shares a's model,
+// instructions, tools, guardrails and hooks, and is as cheap to make as a
+// struct copy: a workflow makes one per run to give its AI step tools that
+// hold that run's state (a retry budget, say) in their closures.
+func (a *AI) WithToolsets(ts ...Toolset) *AI {
+	c := *a
+	c.cfg.Toolsets = make([]Toolset, 0, len(ts)+len(a.cfg.Toolsets))
+	for _, t := range ts {
+		if t != nil {
+			c.cfg.Toolsets = append(c.cfg.Toolsets, t)
+		}
+	}
+	c.cfg.Toolsets = append(c.cfg.Toolsets, a.cfg.Toolsets...)
+	return &c
+}

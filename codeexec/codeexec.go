@@ -122,6 +122,11 @@ type Config struct {
 //  3. the Sandbox; a failure goes through the ErrorHandler, whose
 //     correction request is appended to the error.
 //
+// The reviewer and the approver are guardrails before the call and the
+// error handler its OnError guard ([agent.GuardTool]), so one snippet is
+// one run of the sandbox tool: the reviewer's run, the approval question
+// and the sandbox's span are all inside it.
+//
 // Every refusal or failure reaches the coder as the tool's error result, so
 // it can correct itself and the run ends with an answer. Each one spends
 // one retry; when the budget is spent, the next one ends the run at once
@@ -139,8 +144,9 @@ type CodeExecution struct {
 }
 
 // CodeState is the progress of one CodeExecution run, its
-// [agent.Run.State]. It is counted from the snippets' ends as they pass
-// through the run, so a resumed run counts the snippets it replays.
+// [agent.Run.State]. The run's sandbox tool holds it: each call of the
+// tool that ends, replayed ones of a resumed run included, counts here
+// (see agent.ToolGuards.OnEnd).
 type CodeState struct {
 	// Task is the request being answered.
 	Task string `json:"task"`
@@ -151,37 +157,20 @@ type CodeState struct {
 	// LastCode is the last snippet that ran without an error.
 	LastCode string `json:"last_code,omitempty"`
 
-	mu      sync.Mutex
-	tool    string // the sandbox tool's name: the coder's other tools are not snippets
-	coderID string
-	codes   map[string]string // snippet run id -> its code
+	mu       sync.Mutex
+	keepCode bool // LastCode is read (by Knowledge)
 }
 
-// observe follows the snippets: the coder's tool runs (guards), whose
-// starts carry the code and whose ends say how each went.
-func (st *CodeState) observe(ev agent.Event) {
+// ended counts one call of the sandbox tool that ended with err.
+func (st *CodeState) ended(args json.RawMessage, err error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if st.coderID == "" {
-		if ev.Kind == agent.EventRunStart {
-			st.coderID = ev.RunID
-		}
-		return
-	}
-	if ev.ParentID != st.coderID || ev.Agent != st.tool {
-		return
-	}
-	switch ev.Kind {
-	case agent.EventRunStart:
-		if st.codes == nil {
-			st.codes = map[string]string{}
-		}
-		st.codes[ev.RunID] = codeOf(ev.Input)
-	case agent.EventRunEnd:
-		st.Tries++
-		if ev.Err != nil {
-			st.Failed++
-		} else if code := st.codes[ev.RunID]; code != "" {
+	st.Tries++
+	switch {
+	case err != nil:
+		st.Failed++
+	case st.keepCode:
+		if code := codeOf(args); code != "" {
 			st.LastCode = code
 		}
 	}
@@ -265,7 +254,6 @@ func New(cfg Config) (*CodeExecution, error) {
 		Instructions: cfg.Instructions,
 		Model:        cfg.Model,
 		Options:      cfg.Options,
-		Tools:        []agent.Agent{&guard{ce: ce, tool: cfg.Tool}},
 		Toolsets:     cfg.Toolsets,
 		MaxTurns:     cfg.MaxTurns,
 	})
@@ -309,7 +297,8 @@ func closeOwned(e sandbox.Executor) {
 	}
 }
 
-// Coder returns the coder agent.
+// Coder returns the coder agent as configured, without the sandbox tool:
+// each run gives it the tool, guarded for that run (see [agent.AI.WithToolsets]).
 func (ce *CodeExecution) Coder() *agent.AI { return ce.coder }
 
 // Run answers input.
@@ -318,12 +307,11 @@ func (ce *CodeExecution) Run(ctx context.Context, input json.RawMessage) iter.Se
 }
 
 func (ce *CodeExecution) body(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
-	st := &CodeState{Task: flow.TextOf(r.Input), tool: ce.cfg.Tool.Name()}
+	st := &CodeState{Task: flow.TextOf(r.Input), keepCode: ce.cfg.Knowledge != nil}
 	r.SetState(st)
-	stop := r.Observe(st.observe)
-	defer stop()
-	if hist := r.History(ctx); len(hist) > 0 {
-		ctx = agent.WithHistory(ctx, hist)
+	tool, err := ce.sandboxTool(st)
+	if err != nil {
+		return nil, err
 	}
 	input := r.Input
 	if ce.cfg.Knowledge != nil {
@@ -341,7 +329,7 @@ func (ce *CodeExecution) body(ctx context.Context, r *agent.Run) (json.RawMessag
 			return nil, err
 		}
 	}
-	end, err := r.Child(ctx, ce.coder, input)
+	end, err := r.ChildWithHistory(ctx, ce.coder.WithToolsets(tool), input, r.History(ctx))
 	if errors.Is(err, agent.ErrStopped) {
 		return nil, err
 	}
@@ -367,91 +355,6 @@ func (ce *CodeExecution) body(ctx context.Context, r *agent.Run) (json.RawMessag
 	return end.Output, nil
 }
 
-// guard is the sandbox tool as the coder sees it: each call passes the
-// reviewer, the approver and the retry budget before the sandbox runs it.
-type guard struct {
-	ce   *CodeExecution
-	tool agent.Agent
-}
-
-func (g *guard) Name() string                  { return g.tool.Name() }
-func (g *guard) Description() string           { return g.tool.Description() }
-func (g *guard) InputSchema() json.RawMessage  { return g.tool.InputSchema() }
-func (g *guard) OutputSchema() json.RawMessage { return g.tool.OutputSchema() }
-
-// Kind returns "guard".
-func (g *guard) Kind() string { return "guard" }
-
-func (g *guard) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.Event, error] {
-	return agent.Execute(ctx, g, input, g.body)
-}
-
-func (g *guard) body(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
-	st := g.state(r)
-	code := codeOf(r.Input)
-	tries, _ := st.counts()
-	attempt := tries + 1
-	cfg := &g.ce.cfg
-
-	var review *compose.Review
-	if cfg.Reviewer != nil && code != "" {
-		in := flow.Message(codeReviewPrompt(st.Task, code), map[string]any{"task": st.Task, "code": code})
-		out, err := r.Call(ctx, cfg.Reviewer, in)
-		if err != nil {
-			return nil, compose.RoleError("reviewer", cfg.Reviewer, err)
-		}
-		rev, err := compose.DecodeReview(cfg.Reviewer.Name(), out)
-		if err != nil {
-			return nil, err
-		}
-		if !rev.Approved {
-			return nil, g.refuse(st, fmt.Errorf("%w: %s (revise the code and call %s again)", ErrRejected, strings.TrimRight(compose.Feedback(rev), ". "), g.Name()))
-		}
-		review = &rev
-	}
-	if cfg.Approver != nil && code != "" {
-		req := ApprovalRequest{Code: code, Task: st.Task, Attempt: attempt, Review: review}
-		a, err := cfg.Approver.Approve(ctx, req)
-		if errors.Is(err, ErrPending) {
-			a, err = askApproval(ctx, req)
-			if err != nil {
-				return nil, err
-			}
-		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			a = Approval{Reason: "no approval could be obtained: " + err.Error()}
-		}
-		if !a.Approved {
-			reason := strings.TrimSpace(a.Reason)
-			if reason == "" {
-				reason = DeclinedReason
-			}
-			return nil, g.refuse(st, fmt.Errorf("%w: %s (do not run this code again: change your approach, or explain to the user why you cannot answer)", ErrDenied, strings.TrimRight(reason, ". ")))
-		}
-	}
-	out, err := r.Call(ctx, g.tool, r.Input)
-	if err == nil || flow.Ends(ctx, err) {
-		return out, err
-	}
-	failure := compose.Failure{Task: st.Task, Code: code, Error: err.Error()}
-	if exhausted := g.count(st, err); exhausted != nil {
-		return nil, exhausted
-	}
-	_, failed := st.counts()
-	failure.Attempt, failure.Remaining = failed+1, cfg.MaxRetries-failed
-	fix, herr := compose.Correct(ctx, r, cfg.ErrorHandler, failure)
-	if herr != nil {
-		if herr == agent.ErrStopped {
-			return nil, herr
-		}
-		return nil, err
-	}
-	return nil, corrected(err, fix)
-}
-
 // correctedError is a failed snippet's error as the coder reads it: the
 // error once, then the correction request with its one retry hint. It
 // matches the sandbox's error for errors.Is and errors.As.
@@ -471,35 +374,6 @@ func corrected(err error, fix string) error {
 		return &correctedError{err: err, text: fix}
 	}
 	return &correctedError{err: err, text: msg + "\n" + fix}
-}
-
-// refuse counts a refused snippet against the budget.
-func (g *guard) refuse(st *CodeState, err error) error {
-	if exhausted := g.count(st, err); exhausted != nil {
-		return exhausted
-	}
-	return err
-}
-
-// count checks the budget for one more failure; when none is left it
-// returns a RetriesError that halts the coder and ends the workflow run.
-func (g *guard) count(st *CodeState, err error) error {
-	_, failed := st.counts()
-	n := failed + 1
-	if n <= g.ce.cfg.MaxRetries {
-		return nil
-	}
-	return agent.Halt(&compose.RetriesError{Workflow: g.ce.Name(), Attempts: n, Retries: g.ce.cfg.MaxRetries, Last: err})
-}
-
-// state finds the state of the CodeExecution run the guard runs beneath.
-func (g *guard) state(r *agent.Run) *CodeState {
-	for p := r.Parent(); p != nil; p = p.Parent() {
-		if st, ok := p.State().(*CodeState); ok && p.Agent == agent.Agent(g.ce) {
-			return st
-		}
-	}
-	return &CodeState{}
 }
 
 // askApproval turns a pending approval into a question and decodes its

@@ -247,7 +247,7 @@ func TestCodeExecutionEventsNestUnderWorkflow(t *testing.T) {
 	ce, err := codeexec.New(codeexec.Config{Model: m, Tool: sb.agent(t)})
 	require.NoError(t, err)
 	evs := testkit.Events(t, engine.New().Run(t.Context(), ce, "1+1"))
-	require.Equal(t, []string{"code_execution", "coder", "evaluateJs", "evaluateJs"}, testkit.Starts(evs), "workflow, coder, guard, sandbox")
+	require.Equal(t, []string{"code_execution", "coder", "evaluateJs"}, testkit.Starts(evs), "workflow, coder, sandbox tool")
 }
 
 func TestParseApproval(t *testing.T) {

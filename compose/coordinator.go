@@ -110,6 +110,12 @@ type CoordinatorConfig struct {
 // with a [*RetriesError]. Both come wrapped in a [*SubtaskError]. The
 // output is a [CoordinatorOutput]. Every role's run is a nested run whose
 // events appear in the stream.
+//
+// The Coordinator drives its coder and reviews solutions, not tool calls.
+// For a coder that calls a sandbox itself, use package codeexec, whose
+// reviewer, approver and error handler are guards around the one sandbox
+// tool call; both use this package's [Review], [Correct] and
+// [RetriesError].
 type Coordinator struct {
 	flow.Base
 	cfg CoordinatorConfig

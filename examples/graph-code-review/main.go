@@ -3,7 +3,11 @@
 // person approves it, an executor runs it in the sandbox, and an error
 // handler sends a failure back to the coder. Every step is checkpointed in
 // a SQLite file, so the run stops at the approval, the process exits, and a
-// later process resumes it with the answer:
+// later process resumes it with the answer. It spells the loop out as nodes
+// to show a graph's branches and checkpoints; package codeexec is the loop
+// to use, with the same steps as guards around one sandbox tool call.
+//
+// Usage:
 //
 //	graph-code-review ask "What is 15!?"   # stops at the approval
 //	graph-code-review approve              # or: reject "use a loop"

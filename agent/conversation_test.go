@@ -1,0 +1,60 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/internal/testkit"
+	"github.com/loomwork/loom/model"
+	"github.com/loomwork/loom/model/modeltest"
+)
+
+// TestChildWithHistory: a composite hands its AI child the conversation as
+// an argument; the child sends it between its instructions and input, a
+// child started with Child does not get it, and neither do the runs
+// nested inside the child.
+func TestChildWithHistory(t *testing.T) {
+	hist := []model.Message{model.UserMessage("my name is Ada"), model.AssistantMessage("hello Ada")}
+	cases := []struct {
+		name   string
+		handed bool
+		roles  []model.Role
+	}{
+		{"handed", true, []model.Role{model.RoleSystem, model.RoleUser, model.RoleAssistant, model.RoleUser}},
+		{"not handed", false, []model.Role{model.RoleSystem, model.RoleUser}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			sub := modeltest.New(t, modeltest.Text("a fact"))
+			inner := testkit.NewAI(t, agent.AIConfig{Name: "inner", Instructions: "Be brief.", Model: sub})
+			m := modeltest.New(t, modeltest.ToolCalls(modeltest.Call("c1", "inner", `{"message":"a fact?"}`)), modeltest.Text("Ada"))
+			child := testkit.NewAI(t, agent.AIConfig{Name: "child", Instructions: "Be kind.", Model: m, Tools: []agent.Agent{inner}})
+			parent := testAgent{name: "parent", body: func(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
+				var end agent.Event
+				var err error
+				if tc.handed {
+					end, err = r.ChildWithHistory(ctx, child, r.Input, hist)
+				} else {
+					end, err = r.Child(ctx, child, r.Input)
+				}
+				return end.Output, err
+			}}
+			_, err := agent.Invoke(t.Context(), parent, "what is my name?")
+			require.NoError(t, err)
+			msgs := m.Request(0).Messages
+			roles := make([]model.Role, len(msgs))
+			for i, msg := range msgs {
+				roles[i] = msg.Role
+			}
+			require.Equal(t, tc.roles, roles)
+			if tc.handed {
+				require.Equal(t, "my name is Ada", msgs[1].Text())
+			}
+			require.Len(t, sub.Request(0).Messages, 2, "the tool nested in the child gets no history")
+		})
+	}
+}

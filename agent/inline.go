@@ -1,0 +1,67 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// inlineCall is a run's request that the next [Execute] beneath it (the
+// tool a guarded tool calls) run its body inside the run instead of as a
+// nested run, and what that body returned. It lives in the [Run], so the
+// request costs no allocation.
+type inlineCall struct {
+	pending bool // asked, not yet taken
+	taken   bool
+	out     json.RawMessage
+	err     error
+}
+
+// inline runs tool's work inside r with input as r's input: when tool's
+// Run is [Execute], its body runs in r (its events are r's, its nested
+// runs r's children, and no run, span or invocation is added); any other
+// tool runs as a nested run of r. It returns the output and error.
+func (r *Run) inline(ctx context.Context, tool Agent, input json.RawMessage) (json.RawMessage, error) {
+	r.inl = inlineCall{pending: true}
+	end, err := r.child(ctx, tool, input, r.Emit)
+	c := r.inl
+	r.inl = inlineCall{}
+	if c.taken {
+		return c.out, c.err
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.SetResultParts(end.Parts...)
+	return end.Output, nil
+}
+
+// runInline runs body inside r with input as r's input, when r asked for
+// it and no run beneath r has taken the request yet. It reports whether it
+// ran body.
+func (r *Run) runInline(ctx context.Context, input json.RawMessage, body Body) bool {
+	if r == nil || !r.inl.pending {
+		return false
+	}
+	r.inl.pending, r.inl.taken = false, true
+	saved := r.Input
+	r.Input = input
+	defer func() { r.Input = saved }()
+	r.inl.out, r.inl.err = body(ctx, r)
+	return true
+}
+
+// endObserver is an agent told of each of its runs' ends, replayed ones
+// included (a guarded tool with an OnEnd guard).
+type endObserver interface {
+	runEnded(input json.RawMessage, err error)
+}
+
+// recordedErr returns the error the run id ended with in rec.
+func recordedErr(rec []Event, id string) error {
+	for i := len(rec) - 1; i >= 0; i-- {
+		if rec[i].Kind == EventRunEnd && rec[i].RunID == id {
+			return rec[i].Err
+		}
+	}
+	return nil
+}
