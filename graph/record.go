@@ -3,6 +3,7 @@ package graph
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 
 	"github.com/loomwork/loom/agent"
 )
@@ -17,6 +18,11 @@ type progress struct {
 	State fields              `json:"state"`
 	Next  []task              `json:"next,omitempty"`
 	Joins map[string][]string `json:"joins,omitempty"`
+	// Runs counts the runs of each node in the steps completed, since the
+	// run started: a resumed, forked or killed-and-continued run reads it
+	// back with the rest, so the step limit's report covers every process.
+	// It grows with the graph's nodes, not with its steps.
+	Runs map[string]int `json:"runs,omitempty"`
 }
 
 // task is one node activation of a step.
@@ -33,6 +39,16 @@ func readProgress(graphName string, out json.RawMessage) (*progress, error) {
 		return nil, fmt.Errorf("%w: graph %s: a step's recorded output is not the graph's progress (%.100s); resume the run with the graph it started with", agent.ErrInvalidConfig, graphName, out)
 	}
 	return &p, nil
+}
+
+// countRuns returns runs plus one run of the node of each task.
+func countRuns(runs map[string]int, tasks []task) map[string]int {
+	out := make(map[string]int, len(runs)+len(tasks))
+	maps.Copy(out, runs)
+	for _, t := range tasks {
+		out[t.Node]++
+	}
+	return out
 }
 
 // cloneJoins copies a join table.
