@@ -78,7 +78,7 @@ type toolsThenAsk struct {
 	ai                                     *agent.AI
 }
 
-func newToolsThenAsk(t *testing.T, n int, guard bool) *toolsThenAsk {
+func newToolsThenAsk(t testing.TB, n int, guard bool) *toolsThenAsk {
 	w := &toolsThenAsk{}
 	lookup := testkit.Fn(t, "lookup", func(_ context.Context, in map[string]any) (map[string]any, error) {
 		w.lookups.Add(1)
@@ -179,5 +179,71 @@ func TestResumeSkipsEndedToolRuns(t *testing.T) {
 				require.Equal(t, wantUsage, res.Usage, "the skipped tool runs' usage counts once")
 			})
 		}
+	}
+}
+
+// putCounter counts the bytes of the checkpoints written.
+type putCounter struct {
+	checkpoint.Store
+	bytes atomic.Int64
+}
+
+func (p *putCounter) Put(ctx context.Context, cp checkpoint.Checkpoint) error {
+	p.bytes.Add(int64(len(cp.State) + len(cp.Events)))
+	return p.Store.Put(ctx, cp)
+}
+
+// asksM runs an AI that asks m times, each time through a tool, with a
+// lookup between asks, and answers each question with a new engine (a
+// process of its own). It returns the bytes written.
+func asksM(t testing.TB, store checkpoint.Store, m int) int64 {
+	ctx := context.Background()
+	lookup := testkit.Fn(t, "lookup", func(_ context.Context, in map[string]any) (map[string]any, error) {
+		return map[string]any{"found": "a line of text the lookup returns, as long as a real tool's result might be", "q": in["q"]}, nil
+	})
+	ask := testkit.Fn(t, "ask", func(ctx context.Context, _ map[string]any) (map[string]any, error) {
+		ans, err := agent.Ask(ctx, "approval", map[string]any{"what": "go on"}, nil)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"answer": json.RawMessage(ans)}, nil
+	})
+	turn := modeltest.Func(func(req model.Request) modeltest.Turn {
+		done := 0
+		for _, msg := range req.Messages {
+			done += len(msg.ToolResults())
+		}
+		switch {
+		case done < 2*m && done%2 == 0:
+			return modeltest.ToolCalls(modeltest.Call(fmt.Sprintf("c%d", done), "lookup", fmt.Sprintf(`{"q":%d}`, done)))
+		case done < 2*m:
+			return modeltest.ToolCalls(modeltest.Call(fmt.Sprintf("c%d", done), "ask", `{}`))
+		}
+		return modeltest.Text("all done")
+	})
+	a := testkit.NewAI(t, agent.AIConfig{Name: "asker", Model: modeltest.New(t, repeat(turn, 2*m+1)...), Tools: []agent.Agent{lookup, ask}, MaxTurns: 2*m + 5})
+	pc := &putCounter{Store: store}
+	id := fmt.Sprintf("asks%x", rand.Uint64())
+	_, err := engine.New(engine.WithCheckpoints(pc)).Invoke(agent.WithIDs(ctx, func() string { return id }), a, "go")
+	for range m {
+		ie := agent.Interrupts(err)
+		require.NotNil(t, ie, "the run asks: %v", err)
+		_, err = engine.New(engine.WithCheckpoints(pc)).ResumeInvoke(ctx, a, id, map[string]json.RawMessage{ie.Questions[0].ID: json.RawMessage(`true`)})
+	}
+	require.NoError(t, err)
+	return pc.bytes.Load()
+}
+
+// A run that waits M times stores O(N + M) bytes, not O(N·M): each
+// snapshot refers to the previous one for the conversation so far, and an
+// interrupted run's end is saved without its messages. The bytes written
+// per ask stay flat as M doubles (under O(N·M) they doubled).
+func TestSnapshotBytesGrowLinearly(t *testing.T) {
+	store := checkpoint.NewMemory()
+	b8, b16, b32, b64 := asksM(t, store, 8), asksM(t, store, 16), asksM(t, store, 32), asksM(t, store, 64)
+	per := []float64{float64(b16-b8) / 8, float64(b32-b16) / 16, float64(b64-b32) / 32}
+	t.Logf("bytes written: M=8 %d, M=16 %d, M=32 %d, M=64 %d; per ask %.0f, %.0f, %.0f", b8, b16, b32, b64, per[0], per[1], per[2])
+	for i := 1; i < len(per); i++ {
+		require.Less(t, per[i], per[0]*1.25, "the bytes per ask do not grow with the asks before")
 	}
 }
