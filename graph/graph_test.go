@@ -269,7 +269,7 @@ func TestRunEventsShowStepsNodesAndWrites(t *testing.T) {
 		}
 	}
 	require.Len(t, steps, 1)
-	require.JSONEq(t, `{"step":1,"state":{"topic":"q","log":["a"],"count":1},"runs":{"a":1}}`, string(steps[0].Output))
+	require.JSONEq(t, `{"step":1,"state":{"topic":"q","log":["a"],"count":1},"ran":"AQ=="}`, string(steps[0].Output))
 	require.Len(t, nodes, 1)
 	require.JSONEq(t, `{"writes":[{"field":"log","value":["a"]},{"field":"count","value":1}]}`, string(nodes[0].Output))
 	require.Equal(t, steps[0].RunID, nodes[0].ParentID)

@@ -37,10 +37,10 @@ func (a bodyAgent) Run(ctx context.Context, input json.RawMessage) iter.Seq2[age
 //
 // The events are those of a run whose children are the steps: each step is
 // a nested run named "step" whose input lists its tasks and whose output is
-// the state after it with the next tasks and the runs of each node so
-// far; each task is a nested run of the step named for its node, whose
-// output is its writes. Under an engine
-// with a checkpoint store these runs are journaled like any other, so a
+// the state after it with the next tasks and the nodes that ran so far;
+// each task is a nested run of the step named for its node, whose output
+// is its writes. Under an engine with a checkpoint store these runs are
+// journaled like any other, so a
 // run that waits at a human-input node (or asks through [agent.Ask] in any
 // node), or whose process died, is continued by the engine's Resume: the
 // steps and tasks that ended are replayed from their record, not run
@@ -139,7 +139,7 @@ func taskIDs(ts []task) []string {
 // stepLimit reports the limit reached at p, with the node runs of every
 // step since the run started (p.Runs), in this process or before a resume.
 func (c *Compiled[S]) stepLimit(p *progress) error {
-	runs := maps.Clone(p.Runs)
+	runs := p.runs(c.order)
 	var looping []string
 	for n, k := range runs {
 		if k > 1 {
@@ -213,7 +213,8 @@ func (c *Compiled[S]) step(ctx context.Context, sr *agent.Run, p *progress) (jso
 	if err != nil {
 		return nil, err
 	}
-	next := &progress{Step: stepNo, State: state, Joins: cloneJoins(p.Joins), Runs: countRuns(p.Runs, p.Next)}
+	next := &progress{Step: stepNo, State: state, Joins: cloneJoins(p.Joins)}
+	ranAfter(next, p, c.order)
 	if next.Next, err = c.successors(ctx, next, taskNodes(p.Next)); err != nil {
 		return nil, err
 	}
