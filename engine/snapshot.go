@@ -363,12 +363,30 @@ func (e *Engine) loader(runID string, g *rangeJSON) func(ctx context.Context, id
 	}
 }
 
+// pointReads is the longest span of checkpoints readSpan reads one by
+// one rather than with the rest of the line.
+const pointReads = 4
+
 // readSpan returns the events of run runID's checkpoints from to to whose
 // run keep accepts.
 func (e *Engine) readSpan(ctx context.Context, runID string, from, to int64, keep func(run string) bool) ([]agent.Event, error) {
-	cps, err := checkpoint.ListFrom(ctx, e.store, runID, from)
-	if err != nil {
-		return nil, readErr(runID, err)
+	var cps []checkpoint.Checkpoint
+	if to-from < pointReads {
+		// A short span (a graph's last step) is read checkpoint by
+		// checkpoint, so that the line after it, the head's snapshot
+		// included, is not read too.
+		for seq := from; seq <= to; seq++ {
+			cp, err := e.store.Get(ctx, runID, seq)
+			if err != nil {
+				return nil, readErr(runID, err)
+			}
+			cps = append(cps, cp)
+		}
+	} else {
+		var err error
+		if cps, err = checkpoint.ListFrom(ctx, e.store, runID, from); err != nil {
+			return nil, readErr(runID, err)
+		}
 	}
 	var out []agent.Event
 	for _, cp := range cps {
