@@ -32,8 +32,9 @@ import (
 // that ended since, come before Events, and its answers with Answers. So a
 // run that waits M times does not save its whole conversation M times: an
 // AI root's snapshots total O(N + M) bytes, not O(N·M). Chain bounds the
-// chain a resume reads: a snapshot is whole again when the chain would
-// grow past maxChain, or its new events past the last whole one's.
+// chain a resume reads: a snapshot is whole when its events are few
+// (chainFrom), and again when the chain would grow past maxChain or its
+// new events past the last whole one's.
 type snapshotJSON struct {
 	Input   json.RawMessage            `json:"input,omitempty"`
 	Events  []restJSON                 `json:"events,omitempty"`
@@ -53,6 +54,11 @@ type chainJSON struct {
 // maxChain bounds the snapshots a resume reads: the head's and those it
 // refers to.
 const maxChain = 32
+
+// chainFrom is the size of the events of unended runs below which a
+// snapshot is whole: writing them again costs less than a read more on
+// resume (a graph's are its start and its waiting step).
+const chainFrom = 4096
 
 // snapBase is the latest snapshot of a run, for the next to refer to: its
 // Seq, its place in its chain and every answer it holds.
@@ -457,7 +463,7 @@ func makeSnapshot(items []item, input json.RawMessage, answers map[string]json.R
 		}
 	}
 	chain := chainJSON{Whole: whole}
-	if base != nil && prefix && base.chain.Depth < maxChain-1 && base.chain.Delta+delta <= base.chain.Whole {
+	if base != nil && prefix && whole > chainFrom && base.chain.Depth < maxChain-1 && base.chain.Delta+delta <= base.chain.Whole {
 		chain = chainJSON{Depth: base.chain.Depth + 1, Whole: base.chain.Whole, Delta: base.chain.Delta + delta}
 	} else {
 		base = nil
