@@ -15,6 +15,11 @@ import (
 //   - a nested run whose end the journal holds is not run again: its
 //     recorded events are yielded again, marked Replayed, and its recorded
 //     output (or error) is what its caller gets;
+//   - an AI's tool run that ended, and whose result the AI's own record
+//     holds, is skipped: the AI takes the recorded result, and the tool
+//     run's events are neither read nor yielded again (its usage and cost
+//     still count), so a resume reads what came after, as a graph skips
+//     its ended steps ([Run.SkipEnded]);
 //   - a model call the journal holds is not made again: its recorded text,
 //     usage and response are replayed;
 //   - a question the answers cover is answered (see [Ask]);

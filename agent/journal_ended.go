@@ -37,6 +37,7 @@ type lazyRuns struct {
 	EndedRuns
 	mu     sync.Mutex
 	loaded map[string]loadedRun
+	skips  groupSkips // what a resumed run skipped and replayed of them
 }
 
 type loadedRun struct {

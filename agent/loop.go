@@ -13,7 +13,13 @@ import (
 
 // body is one AI run: build the conversation, then call the model and run
 // tools until it answers.
-func (a *AI) body(ctx context.Context, r *Run) (json.RawMessage, error) {
+func (a *AI) body(ctx context.Context, r *Run) (out json.RawMessage, err error) {
+	defer func() {
+		// Tool runs skipped on a resume count before the run ends.
+		if serr := r.settleSkips(ctx, true); serr != nil && err == nil {
+			out, err = nil, serr
+		}
+	}()
 	m := resolveModel(ctx, a.cfg.Model)
 	if m == nil {
 		return nil, fmt.Errorf("%w: agent %s: set AIConfig.Model, pass a model for the run with agent.WithModel, or give the engine a default model", ErrNoModel, a.cfg.Name)

@@ -35,12 +35,13 @@ type Run struct {
 	finish    model.FinishReason
 	parts     []model.Part
 	state     any
-	seq       int64    // own events emitted
-	children  int      // child run ids handed out
-	questions int      // questions asked
-	calls     int      // model calls made or replayed
-	replay    *runLog  // the record a resumed run follows
-	journal   *Journal // the journal a resumed run follows, or nil
+	seq       int64       // own events emitted
+	children  int         // child run ids handed out
+	questions int         // questions asked
+	calls     int         // model calls made or replayed
+	replay    *runLog     // the record a resumed run follows
+	journal   *Journal    // the journal a resumed run follows, or nil
+	skips     []*lazyRuns // groups of ended runs skipped in part, not counted yet
 	clock     Clock
 	observers []func(Event)
 	inl       inlineCall    // a guarded tool's request to run its tool inside it
@@ -104,6 +105,7 @@ func Execute(ctx context.Context, a Agent, input json.RawMessage, body Body) ite
 		if j != nil {
 			rec, ok, err := j.endedRecord(ctx, id)
 			if ok && err == nil {
+				j.noteReplayed(id, rec)
 				budgetFrom(ctx).addReplayed(rec)
 				if eo, ok := a.(endObserver); ok {
 					eo.runEnded(input, recordedErr(rec, id))

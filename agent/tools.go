@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/loomwork/loom/internal/telemetry"
 	"github.com/loomwork/loom/model"
@@ -24,9 +25,22 @@ func (a *AI) runTools(ctx context.Context, r *Run, tt *toolTable, calls []model.
 	}
 	results := make([]model.ToolResult, len(calls))
 	errs := make([]error, len(calls))
+	// A resumed run takes the recorded result of a tool run that ended
+	// instead of replaying it, so that its resume reads only what came
+	// after; the fan-out below numbers the tool runs from the next child.
+	recorded := r.recordedResults(calls, !a.cfg.FailOnToolError)
+	for i, res := range recorded {
+		if res != nil && !r.skipChild(r.ID+"."+strconv.Itoa(r.children+1+i)) {
+			recorded[i] = nil
+		}
+	}
 	limit := a.cfg.MaxParallelTools
 	opt := FanOptions{Limit: limit, Collect: !a.cfg.FailOnToolError}
 	err := r.fan(ctx, len(calls), opt, func(ctx context.Context, i int, emit func(Event) bool) error {
+		if recorded != nil && recorded[i] != nil {
+			results[i] = *recorded[i]
+			return nil
+		}
 		res, _, err := a.execTool(ctx, r, tt, calls[i], emit)
 		results[i], errs[i] = res, err
 		return err
@@ -35,6 +49,9 @@ func (a *AI) runTools(ctx context.Context, r *Run, tt *toolTable, calls []model.
 		errs[i] = cause
 	})
 	if err != nil {
+		return nil, err
+	}
+	if err := r.settleSkips(ctx, false); err != nil {
 		return nil, err
 	}
 	// Results are reported in call order, whatever order the calls ended

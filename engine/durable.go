@@ -151,6 +151,7 @@ type recorder struct {
 	items   []item
 	answers map[string]json.RawMessage
 	snapAt  int64
+	base    *snapBase // the snapshot at snapAt, when items mark what it holds
 	finish  model.FinishReason
 	// compactAt is the number of items at which the recorder next saves a
 	// snapshot without an interrupt (0: at compactItems).
@@ -171,6 +172,13 @@ func (rc *recorder) add(ctx context.Context, ev agent.Event) error {
 	}
 	if rc.runID == "" {
 		rc.runID = ev.RunID
+	}
+	if ev.Kind == agent.EventRunEnd && ev.Messages != nil && errors.Is(ev.Err, agent.ErrInterrupted) {
+		// A journal leaves an interrupted run's end out (the run goes on
+		// past it), and the end it reaches carries its messages: saving
+		// them at every interrupt too would make a run that waits M times
+		// store its conversation M times.
+		ev.Messages = nil
 	}
 	rc.buf = append(rc.buf, ev)
 	if rc.lazy {
@@ -238,10 +246,11 @@ func (rc *recorder) save(ctx context.Context, kind string, st RunState) error {
 	// bounded tail. It is an optimisation: when it cannot be made, the
 	// resume reads the checkpoints.
 	var grouped []item
+	var base *snapBase
 	periodic := kind != CheckpointEnd && len(rc.items)+1 >= max(rc.compactAt, compactItems)
 	if kind == CheckpointInterrupt || periodic {
-		if snap, items, err := makeSnapshot(append(rc.items[:len(rc.items):len(rc.items)], rec), rc.input, rc.answersWith(st.Answers)); err == nil {
-			st.Snapshot, grouped = snap, items
+		if snap, items, b, err := makeSnapshot(append(rc.items[:len(rc.items):len(rc.items)], rec), rc.input, rc.answersWith(st.Answers), rc.base); err == nil {
+			st.Snapshot, grouped, base = snap, items, b
 		}
 	}
 	if st.Snapshot == nil && rc.snapAt > 0 {
@@ -281,7 +290,8 @@ func (rc *recorder) save(ctx context.Context, kind string, st RunState) error {
 		rc.answers = rc.answersWith(st.Answers)
 	}
 	if st.Snapshot != nil {
-		rc.snapAt = rc.head
+		rc.snapAt, rc.base = rc.head, base
+		base.seq = rc.head
 	}
 	return nil
 }
@@ -400,7 +410,7 @@ func (e *Engine) claimRun(ctx context.Context, a agent.Agent, runID string, answ
 	all := maps.Clone(s.answers)
 	maps.Copy(all, answers)
 	rc := &recorder{store: e.store, runID: runID, agent: a.Name(), input: s.start.Input, head: s.head.Seq, meta: map[string]string{},
-		items: s.recorded(), answers: maps.Clone(s.answers), snapAt: s.snapAt, finish: s.finish,
+		items: s.recorded(), answers: maps.Clone(s.answers), snapAt: s.snapAt, base: s.base, finish: s.finish,
 		lazy: session == "" && e.policy == CheckpointAtInterrupts}
 	for k, v := range s.head.Meta {
 		if k != "agent" && k != "status" {

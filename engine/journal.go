@@ -23,6 +23,9 @@ type item struct {
 	infos []evInfo
 	evs   []agent.Event // decoded, when read back from a store
 	group *rangeJSON
+	// inSnap marks events the latest snapshot holds: the next snapshot
+	// refers to it for them instead of holding them again.
+	inSnap bool
 }
 
 // split returns items with every item of events holding one event.
@@ -44,7 +47,7 @@ func split(items []item) ([]item, error) {
 			return nil, errors.New("engine: a checkpoint's events do not match what was recorded")
 		}
 		for i, r := range raws {
-			one := item{seq: it.seq, raw: r, infos: it.infos[i : i+1]}
+			one := item{seq: it.seq, raw: r, infos: it.infos[i : i+1], inSnap: it.inSnap}
 			if it.evs != nil {
 				one.evs = it.evs[i : i+1]
 			}

@@ -26,11 +26,46 @@ import (
 // ([agent.Run.SkipEnded]), as a graph skips its ended steps; consecutive
 // ended runs of one parent are one reference, so a graph's snapshot does
 // not grow with its steps.
+//
+// A snapshot may hold only what is new since the run's previous one (Base):
+// the events of the runs that had not ended there, less those of the runs
+// that ended since, come before Events, and its answers with Answers. So a
+// run that waits M times does not save its whole conversation M times: an
+// AI root's snapshots total O(N + M) bytes, not O(N·M). Chain bounds the
+// chain a resume reads: a snapshot is whole when its events are few
+// (chainFrom), and again when the chain would grow past maxChain or its
+// new events past the last whole one's.
 type snapshotJSON struct {
 	Input   json.RawMessage            `json:"input,omitempty"`
 	Events  []restJSON                 `json:"events,omitempty"`
 	Ended   []rangeJSON                `json:"ended,omitempty"`
 	Answers map[string]json.RawMessage `json:"answers,omitempty"`
+	Base    int64                      `json:"base,omitempty"`
+	Chain   chainJSON                  `json:"chain,omitzero"`
+}
+
+// chainJSON is where a snapshot stands in its chain.
+type chainJSON struct {
+	Depth int   `json:"depth,omitempty"` // snapshots since the last whole one
+	Whole int64 `json:"whole,omitempty"` // bytes of the last whole one's events
+	Delta int64 `json:"delta,omitempty"` // bytes of the events of those since it
+}
+
+// maxChain bounds the snapshots a resume reads: the head's and those it
+// refers to.
+const maxChain = 32
+
+// chainFrom is the size of the events of unended runs below which a
+// snapshot is whole: writing them again costs less than a read more on
+// resume (a graph's are its start and its waiting step).
+const chainFrom = 4096
+
+// snapBase is the latest snapshot of a run, for the next to refer to: its
+// Seq, its place in its chain and every answer it holds.
+type snapBase struct {
+	seq     int64
+	chain   chainJSON
+	answers map[string]json.RawMessage
 }
 
 // restJSON is events of runs that had not ended, saved with checkpoint Seq.
@@ -44,8 +79,9 @@ type saved struct {
 	head    checkpoint.Checkpoint
 	start   RunState
 	answers map[string]json.RawMessage
-	items   []item // the journal in order, as read
-	snapAt  int64  // the Seq of the latest checkpoint holding a snapshot, or 0
+	items   []item    // the journal in order, as read
+	snapAt  int64     // the Seq of the latest checkpoint holding a snapshot, or 0
+	base    *snapBase // the snapshot the items' inSnap events are in, or nil
 
 	// From items, by settle: the decoded events (those of grouped runs
 	// left out), the grouped runs, and the finish reason over them all.
@@ -70,7 +106,7 @@ func (e *Engine) load(ctx context.Context, runID string) (*saved, error) {
 		return nil, err
 	}
 	if st.Snapshot != nil {
-		if s := fromSnapshot(head, st); s != nil {
+		if s := e.fromSnapshot(ctx, runID, head, st); s != nil {
 			return s, s.settle(ctx, e, runID)
 		}
 	} else if st.SnapshotAt > 0 && st.SnapshotAt < head.Seq {
@@ -78,7 +114,7 @@ func (e *Engine) load(ctx context.Context, runID string) (*saved, error) {
 		if err != nil {
 			return nil, readErr(runID, err)
 		}
-		if s := fromTail(runID, cps, st.SnapshotAt); s != nil {
+		if s := e.fromTail(ctx, runID, cps, st.SnapshotAt); s != nil {
 			return s, s.settle(ctx, e, runID)
 		}
 	}
@@ -101,7 +137,7 @@ func (e *Engine) load(ctx context.Context, runID string) (*saved, error) {
 
 // fromTail returns the journal of a snapshot at cps[0] (Seq at) and the
 // checkpoints after it, or nil when cps[0] holds no usable snapshot.
-func fromTail(runID string, cps []checkpoint.Checkpoint, at int64) *saved {
+func (e *Engine) fromTail(ctx context.Context, runID string, cps []checkpoint.Checkpoint, at int64) *saved {
 	if len(cps) == 0 || cps[0].Seq != at {
 		return nil
 	}
@@ -109,7 +145,7 @@ func fromTail(runID string, cps []checkpoint.Checkpoint, at int64) *saved {
 	if err != nil || st.Snapshot == nil {
 		return nil
 	}
-	s := fromSnapshot(cps[0], st)
+	s := e.fromSnapshot(ctx, runID, cps[0], st)
 	if s == nil {
 		return nil
 	}
@@ -121,31 +157,63 @@ func fromTail(runID string, cps []checkpoint.Checkpoint, at int64) *saved {
 	return s
 }
 
-// fromSnapshot returns the journal that cp's snapshot holds, or nil when
-// it cannot be read.
-func fromSnapshot(cp checkpoint.Checkpoint, st RunState) *saved {
+// fromSnapshot returns the journal that cp's snapshot holds (with the
+// snapshots it refers to), or nil when it cannot be read.
+func (e *Engine) fromSnapshot(ctx context.Context, runID string, cp checkpoint.Checkpoint, st RunState) *saved {
 	var sn snapshotJSON
 	if err := json.Unmarshal(st.Snapshot, &sn); err != nil {
 		return nil
 	}
-	items := make([]item, 0, len(sn.Events)+len(sn.Ended))
+	rest, answers, ok := e.chainRest(ctx, runID, sn, 0)
+	if !ok {
+		return nil
+	}
+	// The events of runs that ended since an earlier snapshot of the chain
+	// are in the references now.
+	grouped := func(run string) bool {
+		for i := range sn.Ended {
+			if sn.Ended[i].member(run) {
+				return true
+			}
+		}
+		return false
+	}
+	items := make([]item, 0, len(rest)+len(sn.Ended))
 	g, n := 0, 0
-	for i := 0; i <= len(sn.Events); i++ {
-		for ; g < len(sn.Ended) && (sn.Ended[g].At <= n || i == len(sn.Events)); g++ {
+	for i := 0; i <= len(rest); i++ {
+		for ; g < len(sn.Ended) && (sn.Ended[g].At <= n || i == len(rest)); g++ {
 			items = append(items, item{group: &sn.Ended[g]})
 		}
-		if i == len(sn.Events) {
+		if i == len(rest) {
 			break
 		}
-		r := sn.Events[i]
+		r := rest[i]
 		var evs []agent.Event
 		if err := json.Unmarshal(r.Events, &evs); err != nil {
 			return nil
 		}
-		items = append(items, item{seq: r.Seq, raw: r.Events, infos: infosOf(evs), evs: evs})
+		raw := r.Events
+		if sn.Base > 0 && len(sn.Ended) > 0 {
+			kept := evs[:0:0]
+			for _, ev := range evs {
+				if !grouped(ev.RunID) {
+					kept = append(kept, ev)
+				}
+			}
+			if len(kept) == 0 {
+				continue
+			}
+			if len(kept) < len(evs) {
+				var err error
+				if raw, err = json.Marshal(kept); err != nil {
+					return nil
+				}
+				evs = kept
+			}
+		}
+		items = append(items, item{seq: r.Seq, raw: raw, infos: infosOf(evs), evs: evs, inSnap: true})
 		n += len(evs)
 	}
-	answers := maps.Clone(sn.Answers)
 	if answers == nil {
 		answers = map[string]json.RawMessage{}
 	}
@@ -155,7 +223,41 @@ func fromSnapshot(cp checkpoint.Checkpoint, st RunState) *saved {
 		answers: answers,
 		items:   items,
 		snapAt:  cp.Seq,
+		base:    &snapBase{seq: cp.Seq, chain: sn.Chain, answers: maps.Clone(answers)},
 	}
+}
+
+// chainRest returns the events a snapshot holds of runs that had not
+// ended, those of the snapshots it refers to first, and every answer
+// they hold; false when one cannot be read.
+func (e *Engine) chainRest(ctx context.Context, runID string, sn snapshotJSON, depth int) ([]restJSON, map[string]json.RawMessage, bool) {
+	if sn.Base == 0 {
+		return sn.Events, maps.Clone(sn.Answers), true
+	}
+	if depth >= 2*maxChain {
+		return nil, nil, false
+	}
+	cp, err := e.store.Get(ctx, runID, sn.Base)
+	if err != nil {
+		return nil, nil, false
+	}
+	st, err := decodeState(runID, cp)
+	if err != nil || st.Snapshot == nil {
+		return nil, nil, false
+	}
+	var base snapshotJSON
+	if err := json.Unmarshal(st.Snapshot, &base); err != nil {
+		return nil, nil, false
+	}
+	rest, answers, ok := e.chainRest(ctx, runID, base, depth+1)
+	if !ok {
+		return nil, nil, false
+	}
+	if answers == nil {
+		answers = map[string]json.RawMessage{}
+	}
+	maps.Copy(answers, sn.Answers)
+	return append(rest, sn.Events...), answers, true
 }
 
 func infosOf(evs []agent.Event) []evInfo {
@@ -183,7 +285,9 @@ func (s *saved) add(runID string, cp checkpoint.Checkpoint) (RunState, error) {
 		}
 	}
 	if st.Snapshot != nil {
-		s.snapAt = cp.Seq
+		// Read with the checkpoints, the journal's events are not marked
+		// as the snapshot's: the next snapshot is whole.
+		s.snapAt, s.base = cp.Seq, nil
 	}
 	s.head = cp
 	return st, nil
@@ -265,12 +369,30 @@ func (e *Engine) loader(runID string, g *rangeJSON) func(ctx context.Context, id
 	}
 }
 
+// pointReads is the longest span of checkpoints readSpan reads one by
+// one rather than with the rest of the line.
+const pointReads = 4
+
 // readSpan returns the events of run runID's checkpoints from to to whose
 // run keep accepts.
 func (e *Engine) readSpan(ctx context.Context, runID string, from, to int64, keep func(run string) bool) ([]agent.Event, error) {
-	cps, err := checkpoint.ListFrom(ctx, e.store, runID, from)
-	if err != nil {
-		return nil, readErr(runID, err)
+	var cps []checkpoint.Checkpoint
+	if to-from < pointReads {
+		// A short span (a graph's last step) is read checkpoint by
+		// checkpoint, so that the line after it, the head's snapshot
+		// included, is not read too.
+		for seq := from; seq <= to; seq++ {
+			cp, err := e.store.Get(ctx, runID, seq)
+			if err != nil {
+				return nil, readErr(runID, err)
+			}
+			cps = append(cps, cp)
+		}
+	} else {
+		var err error
+		if cps, err = checkpoint.ListFrom(ctx, e.store, runID, from); err != nil {
+			return nil, readErr(runID, err)
+		}
 	}
 	var out []agent.Event
 	for _, cp := range cps {
@@ -316,12 +438,35 @@ func endedAbove(id string, finals map[string]bool) bool {
 }
 
 // makeSnapshot returns the snapshot of a journal (items, in order) with
-// the run's input and answers, and the journal's items grouped as the
-// snapshot holds them.
-func makeSnapshot(items []item, input json.RawMessage, answers map[string]json.RawMessage) (json.RawMessage, []item, error) {
+// the run's input and answers, the journal's items grouped as the
+// snapshot holds them (its events marked inSnap), and where it stands in
+// its chain. With base (the run's latest snapshot, which holds the items
+// marked inSnap) it holds only what is new since, unless the chain is
+// due to be whole again.
+func makeSnapshot(items []item, input json.RawMessage, answers map[string]json.RawMessage, base *snapBase) (json.RawMessage, []item, *snapBase, error) {
 	items, err := groupEnded(items)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
+	}
+	var whole, delta int64
+	prefix := true // the events base holds come first
+	for _, it := range items {
+		if it.group != nil {
+			continue
+		}
+		whole += int64(len(it.raw))
+		switch {
+		case !it.inSnap:
+			delta += int64(len(it.raw))
+		case delta > 0:
+			prefix = false
+		}
+	}
+	chain := chainJSON{Whole: whole}
+	if base != nil && prefix && whole > chainFrom && base.chain.Depth < maxChain-1 && base.chain.Delta+delta <= base.chain.Whole {
+		chain = chainJSON{Depth: base.chain.Depth + 1, Whole: base.chain.Whole, Delta: base.chain.Delta + delta}
+	} else {
+		base = nil
 	}
 	var rest []restJSON
 	var parts []json.RawMessage
@@ -333,7 +478,7 @@ func makeSnapshot(items []item, input json.RawMessage, answers map[string]json.R
 			parts = nil
 		}
 	}
-	for _, it := range items {
+	for i, it := range items {
 		if it.group != nil {
 			flush()
 			g := *it.group
@@ -341,19 +486,42 @@ func makeSnapshot(items []item, input json.RawMessage, answers map[string]json.R
 			ended = append(ended, g)
 			continue
 		}
+		n += len(it.infos)
+		items[i].inSnap = true
+		if base != nil && it.inSnap {
+			continue
+		}
 		if len(parts) == 0 || rest[len(rest)-1].Seq != it.seq {
 			flush()
 			rest = append(rest, restJSON{Seq: it.seq})
 		}
 		parts = append(parts, it.raw)
-		n += len(it.infos)
 	}
 	flush()
-	raw, err := json.Marshal(snapshotJSON{Input: input, Events: rest, Ended: ended, Answers: answers})
-	if err != nil {
-		return nil, nil, err
+	sn := snapshotJSON{Input: input, Events: rest, Ended: ended, Answers: answers, Chain: chain}
+	if base != nil {
+		sn.Base, sn.Answers = base.seq, newAnswers(answers, base.answers)
 	}
-	return raw, items, nil
+	raw, err := json.Marshal(sn)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return raw, items, &snapBase{chain: chain, answers: answers}, nil
+}
+
+// newAnswers returns the answers of all that old does not hold.
+func newAnswers(all, old map[string]json.RawMessage) map[string]json.RawMessage {
+	var out map[string]json.RawMessage
+	for id, a := range all {
+		if _, ok := old[id]; ok {
+			continue
+		}
+		if out == nil {
+			out = map[string]json.RawMessage{}
+		}
+		out[id] = a
+	}
+	return out
 }
 
 // decodeState decodes a checkpoint's state.

@@ -3,6 +3,7 @@ package graph_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -31,7 +32,7 @@ import (
 // The environment of a child process of TestGraphSurvivesKills.
 const (
 	envPhase   = "LOOM_GRAPH_PHASE"    // start, resume or pending
-	envFlow    = "LOOM_GRAPH_WORKLOAD" // approvals or coder
+	envFlow    = "LOOM_GRAPH_WORKLOAD" // approvals, coder or loop
 	envStore   = "LOOM_GRAPH_STORE"    // sqlite or postgres
 	envWhere   = "LOOM_GRAPH_DB"       // the SQLite file or the PostgreSQL DSN
 	envDir     = "LOOM_GRAPH_DIR"      // where effects are logged
@@ -214,6 +215,8 @@ func TestGraphDurableChild(t *testing.T) {
 	switch os.Getenv(envFlow) {
 	case "approvals":
 		a = approvalsGraph(t, dir)
+	case "loop":
+		a = askLoopGraph(t, 6, effectNode(dir, "work"))
 	case "coder":
 		m := modeltest.New(t, modeltest.ToolCalls(modeltest.Call("c1", "evaluateJs", `{"code":`+mustQuote(factorialCode)+`}`)))
 		if phase == "resume" {
@@ -238,6 +241,10 @@ func TestGraphDurableChild(t *testing.T) {
 		fmt.Println("WAIT " + strings.Join(ids, ","))
 		select {} // a server waiting for its approver: killed
 	}
+	if errors.Is(err, graph.ErrStepLimit) {
+		fmt.Println("LIMIT " + err.Error())
+		return
+	}
 	require.NoError(t, err)
 	fmt.Println("DONE " + string(res.Output))
 }
@@ -260,13 +267,14 @@ func durableStores(t *testing.T) []struct{ kind, where string } {
 }
 
 // step is one process of a scenario: its phase, its answers (question
-// number → answer), the node it blocks in, and the line it must print.
+// number → answer), the node it blocks in, and the line it must print
+// (LIMIT: the run ended at its step limit).
 type step struct {
 	phase   string
 	answers map[int]string
 	block   string
 	kill    string // "before" or "after": killed around the write of a snapshot
-	want    string // the prefix of the line it prints: WAIT, BLOCKED, DONE or PENDING
+	want    string // the prefix of the line it prints: WAIT, BLOCKED, DONE, LIMIT or PENDING
 	check   func(t *testing.T, line string, asked []string)
 }
 
@@ -419,6 +427,24 @@ func TestGraphSurvivesKills(t *testing.T) {
 				require.Equal(t, "call\ncall\n", readLog(t, dir, "model"), "the coder's calls were replayed after the kill")
 				require.Equal(t, "run\n", readLog(t, dir, "sandbox"))
 				require.Equal(t, "report\n", readLog(t, dir, "effects"), "the report's effect was done once")
+			},
+		},
+		{
+			name: "a graph that keeps asking, killed around its asks, stops at its step limit", workload: "loop",
+			steps: []step{
+				{phase: "start", want: "WAIT"},
+				{phase: "resume", answers: map[int]string{0: `{"ok":true}`}, kill: "after", want: "BLOCKED"},
+				{phase: "pending", want: "PENDING", check: pending(1)},
+				{phase: "resume", answers: map[int]string{1: `{"ok":true}`}, kill: "before", want: "BLOCKED"},
+				{phase: "pending", want: "PENDING", check: pending(2)},
+				{phase: "resume", answers: map[int]string{2: `{"ok":true}`}, want: "LIMIT", check: func(t *testing.T, line string, _ []string) {
+					require.Contains(t, line, "6 steps ran since the run started, the limit is 6", "the steps of every process count")
+					require.Contains(t, line, `looping nodes: "ask" (3 runs), "work" (3 runs)`)
+				}},
+				{phase: "pending", want: "PENDING", check: pending()},
+			},
+			check: func(t *testing.T, dir, _ string) {
+				require.Equal(t, "work\nwork\nwork\n", readLog(t, dir, "effects"), "each run of work did its effect once")
 			},
 		},
 	}

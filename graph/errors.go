@@ -52,9 +52,14 @@ func (e *WriteConflictError) Error() string {
 func (e *WriteConflictError) Unwrap() error { return ErrWriteConflict }
 
 // StepLimitError is a run that reached its step limit. It wraps
-// [ErrStepLimit].
+// [ErrStepLimit]. Its counts cover the whole run since it started, across
+// resumes, kills and forks, not only the process that reached the limit.
 type StepLimitError struct {
 	Limit int
+	// Steps are the super-steps that ran since the run started.
+	Steps int
+	// Runs counts the runs of each node in those steps.
+	Runs map[string]int
 	// Looping are the nodes that ran more than once in the run, most runs
 	// first (or the active nodes when none repeated).
 	Looping []string
@@ -62,9 +67,17 @@ type StepLimitError struct {
 	Next []string
 }
 
-// Error names the limit and the looping nodes.
+// Error states the steps that ran and the limit, the node runs of the
+// looping nodes, and how to end the loop.
 func (e *StepLimitError) Error() string {
-	return fmt.Sprintf("%v: %d steps ran and %s would run next; looping nodes: %s; end the loop with a branch to graph.END, or raise Config.MaxSteps", ErrStepLimit, e.Limit, strings.Join(quoteAll(e.Next), ", "), strings.Join(quoteAll(e.Looping), ", "))
+	looping := make([]string, len(e.Looping))
+	for i, n := range e.Looping {
+		looping[i] = fmt.Sprintf("%q", n)
+		if k := e.Runs[n]; k > 0 {
+			looping[i] += fmt.Sprintf(" (%d runs)", k)
+		}
+	}
+	return fmt.Sprintf("%v: %d steps ran since the run started, the limit is %d; %s would run next; looping nodes: %s; end the loop with a branch to graph.END, or raise Config.MaxSteps", ErrStepLimit, e.Steps, e.Limit, strings.Join(quoteAll(e.Next), ", "), strings.Join(looping, ", "))
 }
 
 // Unwrap returns [ErrStepLimit].

@@ -27,8 +27,9 @@ type Config struct {
 	Name string
 	// Description tells a model what the graph does when it is a tool.
 	Description string
-	// MaxSteps bounds the super-steps of one run (a resumed run counts the
-	// steps it replays); 0 means [DefaultMaxSteps].
+	// MaxSteps bounds the super-steps of one run, counted since the run
+	// started: the steps before a resume, a kill or a fork count too; 0
+	// means [DefaultMaxSteps].
 	MaxSteps int
 	// MaxParallel bounds how many nodes of a step run at once; 0 means
 	// [DefaultMaxParallel].

@@ -146,7 +146,10 @@ func TestStepLimitNamesLoopingNodes(t *testing.T) {
 	require.ErrorIs(t, err, graph.ErrStepLimit)
 	require.Equal(t, 6, le.Limit)
 	require.ElementsMatch(t, []string{"ping", "pong"}, le.Looping)
-	require.ErrorContains(t, err, `looping nodes: "ping", "pong"`)
+	require.Equal(t, 6, le.Steps)
+	require.Equal(t, map[string]int{"ping": 3, "pong": 3}, le.Runs)
+	require.ErrorContains(t, err, `6 steps ran since the run started, the limit is 6`)
+	require.ErrorContains(t, err, `looping nodes: "ping" (3 runs), "pong" (3 runs)`)
 }
 
 func TestCompileErrors(t *testing.T) {
@@ -266,7 +269,7 @@ func TestRunEventsShowStepsNodesAndWrites(t *testing.T) {
 		}
 	}
 	require.Len(t, steps, 1)
-	require.JSONEq(t, `{"step":1,"state":{"topic":"q","log":["a"],"count":1}}`, string(steps[0].Output))
+	require.JSONEq(t, `{"step":1,"state":{"topic":"q","log":["a"],"count":1},"ran":"AQ=="}`, string(steps[0].Output))
 	require.Len(t, nodes, 1)
 	require.JSONEq(t, `{"writes":[{"field":"log","value":["a"]},{"field":"count","value":1}]}`, string(nodes[0].Output))
 	require.Equal(t, steps[0].RunID, nodes[0].ParentID)

@@ -37,9 +37,10 @@ func (a bodyAgent) Run(ctx context.Context, input json.RawMessage) iter.Seq2[age
 //
 // The events are those of a run whose children are the steps: each step is
 // a nested run named "step" whose input lists its tasks and whose output is
-// the state after it with the next tasks; each task is a nested run of the
-// step named for its node, whose output is its writes. Under an engine
-// with a checkpoint store these runs are journaled like any other, so a
+// the state after it with the next tasks and the nodes that ran so far;
+// each task is a nested run of the step named for its node, whose output
+// is its writes. Under an engine with a checkpoint store these runs are
+// journaled like any other, so a
 // run that waits at a human-input node (or asks through [agent.Ask] in any
 // node), or whose process died, is continued by the engine's Resume: the
 // steps and tasks that ended are replayed from their record, not run
@@ -107,13 +108,9 @@ func (c *Compiled[S]) loop(ctx context.Context, r *agent.Run, p *progress) (json
 			return nil, err
 		}
 	}
-	runs := map[string]int{} // node runs in this process, for the step limit's report
 	for len(p.Next) > 0 {
 		if p.Step >= c.maxSteps {
-			return nil, c.stepLimit(p, runs)
-		}
-		for _, t := range p.Next {
-			runs[t.Node]++
+			return nil, c.stepLimit(p)
 		}
 		in, _ := json.Marshal(map[string]any{"step": p.Step + 1, "tasks": taskIDs(p.Next)})
 		cur := p
@@ -139,7 +136,10 @@ func taskIDs(ts []task) []string {
 	return ids
 }
 
-func (c *Compiled[S]) stepLimit(p *progress, runs map[string]int) error {
+// stepLimit reports the limit reached at p, with the node runs of every
+// step since the run started (p.Runs), in this process or before a resume.
+func (c *Compiled[S]) stepLimit(p *progress) error {
+	runs := p.runs(c.order)
 	var looping []string
 	for n, k := range runs {
 		if k > 1 {
@@ -153,7 +153,7 @@ func (c *Compiled[S]) stepLimit(p *progress, runs map[string]int) error {
 	if len(looping) == 0 {
 		looping = next
 	}
-	return &StepLimitError{Limit: c.maxSteps, Looping: looping, Next: next}
+	return &StepLimitError{Limit: c.maxSteps, Steps: p.Step, Runs: runs, Looping: looping, Next: next}
 }
 
 // taskOutput is a task run's output: its writes.
@@ -214,6 +214,7 @@ func (c *Compiled[S]) step(ctx context.Context, sr *agent.Run, p *progress) (jso
 		return nil, err
 	}
 	next := &progress{Step: stepNo, State: state, Joins: cloneJoins(p.Joins)}
+	ranAfter(next, p, c.order)
 	if next.Next, err = c.successors(ctx, next, taskNodes(p.Next)); err != nil {
 		return nil, err
 	}

@@ -219,7 +219,49 @@ func snapWorkloads() []snapWorkload {
 		a := testkit.NewAI(t, agent.AIConfig{Name: "planner", Model: m, Tools: []agent.Agent{compile(t, g)}})
 		return a, func() string { return fmt.Sprint(m.Calls(), wm.Calls(), tail.Load()) }
 	}
+	aiAsksOften := func(t *testing.T) (agent.Agent, func() string) {
+		const asks = 36 // past maxChain: the chain of snapshots is made whole again
+		var lookups, asked atomic.Int32
+		lookup := testkit.Fn(t, "lookup", func(_ context.Context, in map[string]any) (map[string]any, error) {
+			lookups.Add(1)
+			return map[string]any{"found": in["q"]}, nil
+		})
+		ask := testkit.Fn(t, "confirm", func(ctx context.Context, _ map[string]any) (map[string]any, error) {
+			asked.Add(1)
+			ans, err := agent.Ask(ctx, "approval", map[string]any{"step": "next"}, approvalSchema)
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"answer": json.RawMessage(ans)}, nil
+		})
+		turn := func(req model.Request) modeltest.Turn {
+			done := 0
+			for _, msg := range req.Messages {
+				done += len(msg.ToolResults())
+			}
+			switch {
+			case done < 2*asks && done%2 == 0:
+				return modeltest.ToolCalls(modeltest.Call(fmt.Sprintf("l%d", done), "lookup", fmt.Sprintf(`{"q":%d}`, done)))
+			case done < 2*asks:
+				return modeltest.ToolCalls(modeltest.Call(fmt.Sprintf("a%d", done), "confirm", `{}`))
+			}
+			return usageText("Confirmed every step.", 50, 5)
+		}
+		turns := make([]modeltest.Turn, 2*asks+1)
+		for i := range turns {
+			turns[i] = modeltest.Func(turn)
+		}
+		m := modeltest.New(t, turns...)
+		a := testkit.NewAI(t, agent.AIConfig{Name: "stepper", Model: m, Tools: []agent.Agent{lookup, ask}, MaxTurns: 2*asks + 5})
+		return a, func() string { return fmt.Sprint(m.Calls(), lookups.Load(), asked.Load()) }
+	}
 	return []snapWorkload{
+		{"AI asking 36 times through a tool, between lookups", "step through", aiAsksOften, func(t *testing.T, o snapOutcome) {
+			require.Equal(t, "73 36 72", o.Effects, "every model call and lookup once; each ask ran until it asked, then with its answer")
+			require.Equal(t, 36, o.Rounds)
+			require.Equal(t, model.Usage{InputTokens: 50, OutputTokens: 5}, o.Usage)
+			require.Equal(t, 1+2*2*36+1, o.Messages, "the answer carries the whole conversation: the input, each call and result, the answer")
+		}, ""},
 		{"AI calling a graph tool twice, killed after the first graph ended", "plan two transfers", aiGraphTool, func(t *testing.T, o snapOutcome) {
 			require.Equal(t, "4 2 2", o.Effects, "only the model call the kill cut off was made again; no node repeated")
 			require.Equal(t, model.Usage{InputTokens: 42, OutputTokens: 9}, o.Usage, "the graph runs' model calls count once each")
@@ -293,7 +335,7 @@ func runSnapWorkload(t *testing.T, w snapWorkload, store checkpoint.Store, snaps
 			continue
 		}
 		require.NotNil(t, agent.Interrupts(err), "round %d: %v", out.Rounds, err)
-		require.Less(t, out.Rounds, 10, "the run keeps asking")
+		require.Less(t, out.Rounds, 50, "the run keeps asking")
 		qs, perr := e.Pending(ctx, "r")
 		require.NoError(t, perr)
 		require.NotEmpty(t, qs, "the run waits: Pending lists its questions")
