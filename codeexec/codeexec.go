@@ -131,7 +131,7 @@ type Config struct {
 // In a [github.com/loomwork/loom/engine.Session], the earlier turns are passed to the coder, and the
 // coder's messages are the turn recorded.
 type CodeExecution struct {
-	flow.Base
+	*agent.Custom
 	cfg    Config
 	coder  *agent.AI
 	owned  sandbox.Executor // the executor the workflow started, if any
@@ -285,12 +285,12 @@ func New(cfg Config) (*CodeExecution, error) {
 		}
 		ce.keeper = keeper
 	}
-	b, err := flow.NewBase("code execution", cfg.Name, cfg.Description, coder.InputSchema(), coder.OutputSchema())
+	c, err := agent.New(agent.Info{Name: cfg.Name, Description: cfg.Description, Kind: flow.Kind, InputSchema: coder.InputSchema(), OutputSchema: coder.OutputSchema()}, ce.body)
 	if err != nil {
 		closeOwned(owned)
-		return nil, err
+		return nil, fmt.Errorf("code execution: %w", err)
 	}
-	ce.Base = b
+	ce.Custom = c
 	return ce, nil
 }
 
@@ -312,11 +312,7 @@ func closeOwned(e sandbox.Executor) {
 // Coder returns the coder agent.
 func (ce *CodeExecution) Coder() *agent.AI { return ce.coder }
 
-// Run answers input.
-func (ce *CodeExecution) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.Event, error] {
-	return agent.Execute(ctx, ce, input, ce.body)
-}
-
+// body is the run of the workflow: it answers input.
 func (ce *CodeExecution) body(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
 	st := &CodeState{Task: flow.TextOf(r.Input), tool: ce.cfg.Tool.Name()}
 	r.SetState(st)
@@ -495,7 +491,7 @@ func (g *guard) count(st *CodeState, err error) error {
 // state finds the state of the CodeExecution run the guard runs beneath.
 func (g *guard) state(r *agent.Run) *CodeState {
 	for p := r.Parent(); p != nil; p = p.Parent() {
-		if st, ok := p.State().(*CodeState); ok && p.Agent == agent.Agent(g.ce) {
+		if st, ok := p.State().(*CodeState); ok && p.Agent == agent.Agent(g.ce.Custom) {
 			return st
 		}
 	}
