@@ -12,7 +12,6 @@ import (
 type (
 	modelKey        struct{}
 	defaultModelKey struct{}
-	idKey           struct{}
 	historyKey      struct{}
 	runKey          struct{}
 	hooksKey        struct{}

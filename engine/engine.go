@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/loomwork/loom/agent"
+
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/checkpoint"
 	"github.com/loomwork/loom/internal/flow"
 	"github.com/loomwork/loom/model"
@@ -31,7 +33,7 @@ type Engine struct {
 	limits   agent.Limits
 	hooks    []agent.Hooks
 	tp       trace.TracerProvider
-	metrics  *agent.Metrics
+	metrics  *agentrt.Metrics
 	capture  *bool
 	log      *slog.Logger
 	store    checkpoint.Store
@@ -61,8 +63,8 @@ func WithHooks(h agent.Hooks) Option { return func(e *Engine) { e.hooks = append
 func WithTracerProvider(tp trace.TracerProvider) Option { return func(e *Engine) { e.tp = tp } }
 
 // WithMetrics records loom's metrics, including loom.workflow.outcomes, to
-// ms (see [agent.NewMetrics]).
-func WithMetrics(ms *agent.Metrics) Option { return func(e *Engine) { e.metrics = ms } }
+// ms (see [agentrt.NewMetrics]).
+func WithMetrics(ms *agentrt.Metrics) Option { return func(e *Engine) { e.metrics = ms } }
 
 // WithContentCapture records message content on spans (on) or not (off),
 // whatever the environment says.
@@ -305,13 +307,13 @@ func (e *Engine) prepare(ctx context.Context) (context.Context, context.CancelFu
 		ctx = agent.WithDefaultModel(ctx, e.model)
 	}
 	if e.tp != nil {
-		ctx = agent.WithTracerProvider(ctx, e.tp)
+		ctx = agentrt.WithTracerProvider(ctx, e.tp)
 	}
 	if e.metrics != nil {
-		ctx = agent.WithMetrics(ctx, e.metrics)
+		ctx = agentrt.WithMetrics(ctx, e.metrics)
 	}
 	if e.capture != nil {
-		ctx = agent.WithContentCapture(ctx, *e.capture)
+		ctx = agentrt.WithContentCapture(ctx, *e.capture)
 	}
 	for _, h := range e.hooks {
 		ctx = agent.WithHooks(ctx, h)
