@@ -45,6 +45,14 @@
 // [MaxInputSize] and [DenyList] (API-key shapes, with masking); the sandbox
 // package adds its admission checks as a tool guardrail.
 //
+// # The environment of a run
+//
+// [WithEnv] sets what the runs beneath a context share: the model of AI
+// agents without their own and the engine's default, hooks, the clock and
+// the price table, as one [Env]. Each WithEnv layers on the one above:
+// the fields it sets win, its hooks add to those above. A run reads its
+// environment once, when it starts.
+//
 // # Limits
 //
 // [WithLimits] puts a budget on a context: max agent invocations, max total

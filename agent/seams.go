@@ -32,24 +32,10 @@ type systemClock struct{}
 
 func (systemClock) Now() time.Time { return time.Now() }
 
-type clockKey struct{}
-
-// WithClock returns ctx whose runs read the time from c: event times,
-// durations and the timeout limit's elapsed figure.
-func WithClock(ctx context.Context, c Clock) context.Context {
-	return context.WithValue(ctx, clockKey{}, c)
-}
-
-// Now returns the time by the clock on ctx ([WithClock]), or the system
-// clock.
+// Now returns the time by the clock of ctx's [Env], or the system clock.
 func Now(ctx context.Context) time.Time { return clockFrom(ctx).Now() }
 
-func clockFrom(ctx context.Context) Clock {
-	if c, ok := ctx.Value(clockKey{}).(Clock); ok && c != nil {
-		return c
-	}
-	return systemClock{}
-}
+func clockFrom(ctx context.Context) Clock { return envFrom(ctx).clockOr() }
 
 // Since returns the time elapsed since t by the clock on ctx.
 func Since(ctx context.Context, t time.Time) time.Duration { return Now(ctx).Sub(t) }

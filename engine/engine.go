@@ -97,7 +97,7 @@ type Result struct {
 	// included.
 	Usage model.Usage
 	// Cost is the estimated cost of those calls in US dollars, from the
-	// price table (agent.WithPrices, or package pricing's); calls of
+	// price table (agent.Env.Prices, or package pricing's); calls of
 	// models without a price count as 0.
 	Cost float64
 	// Invocations is the number of agent runs, the root included.
@@ -230,7 +230,7 @@ func (e *Engine) run(ctx context.Context, a agent.Agent, input any, res *Result,
 		}
 		var saveErr error
 		st := &runState{engine: e, resumed: rc != nil && rc.head > 0}
-		ctx = agent.WithHooks(ctx, st.hooks())
+		ctx = agent.WithEnv(ctx, agent.Env{Hooks: st.hooks()})
 		e.totals.runs.Add(1)
 		log := e.log
 		var root string
@@ -304,7 +304,7 @@ func (e *Engine) run(ctx context.Context, a agent.Agent, input any, res *Result,
 // prepare puts the engine's settings on ctx, under a fresh limits budget.
 func (e *Engine) prepare(ctx context.Context) (context.Context, context.CancelFunc) {
 	if e.model != nil {
-		ctx = agent.WithDefaultModel(ctx, e.model)
+		ctx = agent.WithEnv(ctx, agent.Env{DefaultModel: e.model})
 	}
 	if e.tp != nil {
 		ctx = agentrt.WithTracerProvider(ctx, e.tp)
@@ -316,7 +316,7 @@ func (e *Engine) prepare(ctx context.Context) (context.Context, context.CancelFu
 		ctx = agentrt.WithContentCapture(ctx, *e.capture)
 	}
 	for _, h := range e.hooks {
-		ctx = agent.WithHooks(ctx, h)
+		ctx = agent.WithEnv(ctx, agent.Env{Hooks: h})
 	}
 	return agent.WithLimits(ctx, e.limits)
 }

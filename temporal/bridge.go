@@ -48,7 +48,7 @@ func Context(wctx workflow.Context) context.Context {
 	info := workflow.GetInfo(wctx)
 	b := &bridge{cur: wctx, id: info.WorkflowExecution.ID, runID: info.WorkflowExecution.RunID}
 	ctx := context.WithValue(context.Background(), bridgeKey{}, b)
-	ctx = agent.WithClock(ctx, clock{b})
+	ctx = agent.WithEnv(ctx, agent.Env{Clock: clock{b}})
 	ctx = agentrt.WithIDs(ctx, b.nextRootID)
 	ctx = agentrt.WithTaskRunner(ctx, runner{b})
 	ctx = withReplayGate(ctx, b)
