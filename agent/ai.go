@@ -36,7 +36,7 @@ type AIConfig struct {
 	// input object: "Answer in {{.language}}." Empty sends no system message.
 	Instructions string
 	// Model is the agent's own model. When nil, the run's model
-	// ([WithModel]) is used, then the default ([WithDefaultModel]).
+	// ([Env].Model) is used, then the default ([Env].DefaultModel).
 	Model model.Model
 	// Tools are the agents the model may call, by their names, which must
 	// be valid tool names for every provider ([model.ValidToolName]).

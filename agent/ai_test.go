@@ -355,15 +355,15 @@ func TestAIModelPrecedence(t *testing.T) {
 	own := modeltest.New(t, modeltest.Text("own"))
 	run := modeltest.New(t, modeltest.Text("run"), modeltest.Text("run"))
 	def := modeltest.New(t, modeltest.Text("default"))
-	ctx := agent.WithDefaultModel(t.Context(), def)
+	ctx := agent.WithEnv(t.Context(), agent.Env{DefaultModel: def})
 
 	withOwn := testkit.NewAI(t, agent.AIConfig{Name: "a", Model: own})
 	noOwn := testkit.NewAI(t, agent.AIConfig{Name: "b"})
 
-	out, err := agent.Invoke(agent.WithModel(ctx, run), withOwn, "x")
+	out, err := agent.Invoke(agent.WithEnv(ctx, agent.Env{Model: run}), withOwn, "x")
 	require.NoError(t, err)
 	require.Equal(t, "own", outputText(t, out))
-	out, err = agent.Invoke(agent.WithModel(ctx, run), noOwn, "x")
+	out, err = agent.Invoke(agent.WithEnv(ctx, agent.Env{Model: run}), noOwn, "x")
 	require.NoError(t, err)
 	require.Equal(t, "run", outputText(t, out))
 	out, err = agent.Invoke(ctx, noOwn, "x")
@@ -371,7 +371,7 @@ func TestAIModelPrecedence(t *testing.T) {
 	require.Equal(t, "default", outputText(t, out))
 	_, err = agent.Invoke(t.Context(), noOwn, "x")
 	require.ErrorIs(t, err, agent.ErrNoModel)
-	require.Contains(t, err.Error(), "agent.WithModel")
+	require.Contains(t, err.Error(), "agent.WithEnv(ctx, agent.Env{Model: m})")
 }
 
 func TestAIHistoryAsRealMessages(t *testing.T) {

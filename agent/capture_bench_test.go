@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/loomwork/loom/agent"
+
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/model"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -48,7 +50,7 @@ func BenchmarkCapturedTurn(b *testing.B) {
 				if mode != "off" {
 					tp := sdktrace.NewTracerProvider()
 					defer tp.Shutdown(b.Context()) //nolint:errcheck // nothing to flush
-					ctx = agent.WithContentCapture(agent.WithTracerProvider(ctx, tp), mode == "capture")
+					ctx = agentrt.WithContentCapture(agentrt.WithTracerProvider(ctx, tp), mode == "capture")
 				}
 				for b.Loop() {
 					if _, err := agent.Collect(a.Run(ctx, in)); err != nil {

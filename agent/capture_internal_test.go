@@ -37,7 +37,7 @@ func TestCapturedMessagesWorkIsBounded(t *testing.T) {
 }
 
 func TestCapturedMessagesNewestTooLongAlone(t *testing.T) {
-	huge := strings.Repeat("z", 2*MaxCapturedBytes)
+	huge := strings.Repeat("z", 2*telemetry.MaxCapturedBytes)
 	msgs := []model.Message{model.UserMessage("first"), model.AssistantMessage("second"), model.UserMessage(huge)}
 	got := capturedMessages(msgs, nil)
 	whole := capturedMessages(msgs[2:], nil)

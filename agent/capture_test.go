@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/loomwork/loom/agent"
+
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/internal/telemetry"
 	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/model"
@@ -69,7 +71,7 @@ func capturedChat(t *testing.T, instructions string, hist []model.Message, answe
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	m := modeltest.New(t, modeltest.Text(answer))
 	a := testkit.NewAI(t, agent.AIConfig{Name: "chat", Instructions: instructions, Model: m})
-	ctx := agent.WithContentCapture(agent.WithTracerProvider(agent.WithHistory(t.Context(), hist), tp), true)
+	ctx := agentrt.WithContentCapture(agentrt.WithTracerProvider(agent.WithHistory(t.Context(), hist), tp), true)
 	_, err := agent.Invoke(ctx, a, "and now?")
 	require.NoError(t, err)
 	got := map[string]string{}
@@ -115,7 +117,7 @@ func TestCaptureSmallHistoriesAsBefore(t *testing.T) {
 			{Role: model.RoleAssistant},
 		}, answer: odd},
 		{name: "just under the cap", hist: longHistory(60), answer: "ok"},
-		{name: "one long message", hist: []model.Message{model.UserMessage(strings.Repeat("é", agent.MaxCapturedBytes))}, answer: strings.Repeat("x", agent.MaxCapturedBytes+10)},
+		{name: "one long message", hist: []model.Message{model.UserMessage(strings.Repeat("é", agentrt.MaxCapturedBytes))}, answer: strings.Repeat("x", agentrt.MaxCapturedBytes+10)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, req := capturedChat(t, tc.instructions, tc.hist, tc.answer)
@@ -126,7 +128,7 @@ func TestCaptureSmallHistoriesAsBefore(t *testing.T) {
 				require.NotContains(t, got, "gen_ai.system_instructions")
 			}
 			if len(tc.hist) > 1 {
-				require.Less(t, len(referenceCapture(rest)), agent.MaxCapturedBytes, "the history fits")
+				require.Less(t, len(referenceCapture(rest)), agentrt.MaxCapturedBytes, "the history fits")
 			}
 			if len(tc.hist) == 1 {
 				// One long message and the input: the input is kept, the
@@ -154,13 +156,13 @@ func TestCaptureLongHistoryKeepsTheNewestMessages(t *testing.T) {
 		require.True(t, json.Valid([]byte(arr)), "the kept messages are a whole JSON array")
 		var kept []json.RawMessage
 		require.NoError(t, json.Unmarshal([]byte(arr), &kept))
-		require.LessOrEqual(t, len(arr), agent.MaxCapturedBytes)
+		require.LessOrEqual(t, len(arr), agentrt.MaxCapturedBytes)
 		require.Equal(t, referenceCapture(rest[len(rest)-len(kept):]), arr, "the newest messages, encoded as before")
 		require.Equal(t, "…[truncated "+strconv.Itoa(len(rest)-len(kept))+" earlier messages", marker)
 		require.Greater(t, len(kept), 10)
 		if len(kept) < len(rest) {
 			next := referenceCapture(rest[len(rest)-len(kept)-1:])
-			require.Greater(t, len(next), agent.MaxCapturedBytes, "one more message would not have fitted")
+			require.Greater(t, len(next), agentrt.MaxCapturedBytes, "one more message would not have fitted")
 		}
 	}
 }

@@ -8,28 +8,12 @@ import (
 
 // Everything a run needs from its surroundings travels on ctx: the models
 // to fall back on, limits and usage, hooks, the id source and the
-// conversation history. Each is set with a With… function.
+// conversation history. The models, hooks, clock and prices are one value,
+// the Env (see WithEnv); the limits, history and run each have their key.
 type (
-	modelKey        struct{}
-	defaultModelKey struct{}
-	idKey           struct{}
-	historyKey      struct{}
-	runKey          struct{}
-	hooksKey        struct{}
+	historyKey struct{}
+	runKey     struct{}
 )
-
-// WithModel returns ctx carrying the model for the runs beneath it. An AI
-// agent uses its own model first, then this one, then the
-// [WithDefaultModel] one.
-func WithModel(ctx context.Context, m model.Model) context.Context {
-	return context.WithValue(ctx, modelKey{}, m)
-}
-
-// WithDefaultModel returns ctx carrying the fallback model, as an engine
-// sets its default.
-func WithDefaultModel(ctx context.Context, m model.Model) context.Context {
-	return context.WithValue(ctx, defaultModelKey{}, m)
-}
 
 // resolveModel applies the precedence: the agent's own, the run's, the
 // default.
@@ -37,13 +21,14 @@ func resolveModel(ctx context.Context, own model.Model) model.Model {
 	if own != nil {
 		return own
 	}
-	if m, ok := ctx.Value(modelKey{}).(model.Model); ok && m != nil {
-		return m
+	e := runEnvOf(ctx)
+	switch {
+	case e == nil:
+		return nil
+	case e.model != nil:
+		return e.model
 	}
-	if m, ok := ctx.Value(defaultModelKey{}).(model.Model); ok && m != nil {
-		return m
-	}
-	return nil
+	return e.defaultModel
 }
 
 // history is the conversation given to the next AI run directly beneath

@@ -46,6 +46,14 @@
 // [MaxInputSize] and [DenyList] (API-key shapes, with masking); the sandbox
 // package adds its admission checks as a tool guardrail.
 //
+// # The environment of a run
+//
+// [WithEnv] sets what the runs beneath a context share: the model of AI
+// agents without their own and the engine's default, hooks, the clock and
+// the price table, as one [Env]. Each WithEnv layers on the one above:
+// the fields it sets win, its hooks add to those above. A run reads its
+// environment once, when it starts.
+//
 // # Limits
 //
 // [WithLimits] puts a budget on a context: max agent invocations, max total
@@ -57,8 +65,18 @@
 //
 // Each run is an "invoke_agent" span, each model call a "chat" span and each
 // tool call an "execute_tool" span, with OpenTelemetry GenAI attributes.
-// Spans go to the provider given with [WithTracerProvider], or otel's global
-// one, which records nothing unless the program set it. Message content is
-// recorded only when opted in with [WithContentCapture] or
+// Spans go to the provider given with
+// [github.com/loomwork/loom/agent/agentrt.WithTracerProvider], or otel's
+// global one, which records nothing unless the program set it. Message
+// content is recorded only when opted in with
+// [github.com/loomwork/loom/agent/agentrt.WithContentCapture] or
 // OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true.
+//
+// # The run-time side
+//
+// What engines and durable runners set on a run's context, rather than
+// what agents are made of, lives in package
+// [github.com/loomwork/loom/agent/agentrt]: the ids of root runs, the task
+// runner of fan-outs, and the telemetry switches (tracer and meter
+// providers, content capture, telemetry off during replay).
 package agent

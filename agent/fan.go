@@ -38,7 +38,7 @@ type FanOptions struct {
 }
 
 // Fan runs jobs as nested runs of r, concurrently through the task runner
-// on ctx ([WithTaskRunner]), and returns how each ended, in job order.
+// on ctx (agentrt.WithTaskRunner), and returns how each ended, in job order.
 // Child run ids are reserved in job order, so they do not depend on which
 // job starts first. Events of the jobs are emitted from r's goroutine as
 // they arrive. No task outlives the call. err is [ErrStopped] when the
@@ -113,7 +113,7 @@ func cancels(err error) bool {
 // fanMailbox runs the tasks through a task runner supplied on ctx: one
 // task started by the runner per job, and every event and end sent through
 // the runner's mailbox, so that a durable engine schedules each job.
-func (r *Run) fanMailbox(ctx context.Context, runner TaskRunner, ids []reservedID, limit int, collect bool, task func(ctx context.Context, i int, emit func(Event) bool) error, skipped func(i int, cause error)) error {
+func (r *Run) fanMailbox(ctx context.Context, runner taskrun.Runner, ids []reservedID, limit int, collect bool, task func(ctx context.Context, i int, emit func(Event) bool) error, skipped func(i int, cause error)) error {
 	n := len(ids)
 	fctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)

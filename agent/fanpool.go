@@ -3,6 +3,8 @@ package agent
 import (
 	"context"
 	"sync"
+
+	"github.com/loomwork/loom/internal/taskrun"
 )
 
 // fanPool runs a fan-out's jobs on the default task runner with no
@@ -17,7 +19,7 @@ import (
 type fanPool struct {
 	ctx     context.Context
 	cancel  context.CancelCauseFunc
-	runner  TaskRunner
+	runner  taskrun.Runner
 	ids     []reservedID
 	limit   int
 	collect bool

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/loomwork/loom/agent"
+
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/stretchr/testify/require"
@@ -73,7 +75,7 @@ func TestAgentGuardrailMustAnswerAVerdict(t *testing.T) {
 func TestGuardrailSpans(t *testing.T) {
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	ctx := agent.WithTracerProvider(t.Context(), tp)
+	ctx := agentrt.WithTracerProvider(t.Context(), tp)
 	tool, err := agent.GuardTool(addTool(t), agent.ToolGuards{Before: []agent.Guardrail{fixed("args_ok", agent.Allow(), nil)}})
 	require.NoError(t, err)
 	m := modeltest.New(t, modeltest.ToolCalls(modeltest.Call("c1", "add", `{"a":1,"b":2}`)), modeltest.Text("BOMB"))
@@ -186,14 +188,14 @@ func TestAgentGuardrailReplaysOnResume(t *testing.T) {
 
 func TestGuardrailChecksAreCounted(t *testing.T) {
 	reader := sdkmetric.NewManualReader()
-	ms, err := agent.NewMetrics(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)))
+	ms, err := agentrt.NewMetrics(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)))
 	require.NoError(t, err)
 	m := modeltest.New(t, modeltest.Text("BOMB"))
 	a := testkit.NewAI(t, agent.AIConfig{Name: "bot", Model: m,
 		InputGuardrails:  []agent.Guardrail{fixed("in_ok", agent.Allow(), nil)},
 		OutputGuardrails: []agent.Guardrail{denyWord("BOMB")},
 	})
-	_, err = agent.Invoke(agent.WithMetrics(t.Context(), ms), a, "go")
+	_, err = agent.Invoke(agentrt.WithMetrics(t.Context(), ms), a, "go")
 	require.ErrorIs(t, err, agent.ErrTripwire)
 	var rm metricdata.ResourceMetrics
 	require.NoError(t, reader.Collect(context.Background(), &rm))

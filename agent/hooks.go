@@ -36,20 +36,6 @@ type HookEvent struct {
 	Usage    model.Usage       // RunEnd: the run's tokens
 }
 
-// WithHooks returns ctx whose runs, nested ones included, fire h in
-// addition to any hooks already on ctx (which fire first).
-func WithHooks(ctx context.Context, h Hooks) context.Context {
-	prev := hooksFrom(ctx)
-	all := make([]*Hooks, 0, len(prev)+1)
-	all = append(append(all, prev...), &h)
-	return context.WithValue(ctx, hooksKey{}, all)
-}
-
-func hooksFrom(ctx context.Context) []*Hooks {
-	hs, _ := ctx.Value(hooksKey{}).([]*Hooks)
-	return hs
-}
-
 // hookSet is the hooks that apply to one run: ctx's, then the agent's own.
 type hookSet []*Hooks
 

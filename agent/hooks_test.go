@@ -35,7 +35,7 @@ func TestHooksFireInOrderWithPayloads(t *testing.T) {
 	hooks := agent.Hooks{RunStart: record("start"), RunEnd: record("end"), Error: record("error"), ToolStart: record("tool_start"), ToolEnd: record("tool_end")}
 	m := modeltest.New(t, modeltest.ToolCalls(modeltest.Call("c1", "add", `{"a":1,"b":2}`)), modeltest.Text("3"))
 	a := testkit.NewAI(t, agent.AIConfig{Name: "calc", Model: m, Tools: []agent.Agent{addTool(t)}})
-	_, err := agent.Invoke(agent.WithHooks(t.Context(), hooks), a, "1+2")
+	_, err := agent.Invoke(agent.WithEnv(t.Context(), agent.Env{Hooks: hooks}), a, "1+2")
 	require.NoError(t, err)
 	require.Equal(t, []string{
 		`start calc in={"message":"1+2"}`,
@@ -50,7 +50,7 @@ func TestHooksFireInOrderWithPayloads(t *testing.T) {
 	// before RunEnd on failure.
 	log = nil
 	failing := testkit.NewAI(t, agent.AIConfig{Name: "nomodel", Hooks: agent.Hooks{Error: record("own_error"), RunEnd: record("own_end")}})
-	_, err = agent.Invoke(agent.WithHooks(t.Context(), hooks), failing, "x")
+	_, err = agent.Invoke(agent.WithEnv(t.Context(), agent.Env{Hooks: hooks}), failing, "x")
 	require.ErrorIs(t, err, agent.ErrNoModel)
 	require.Len(t, log, 5)
 	require.Equal(t, `start nomodel in={"message":"x"}`, log[0])

@@ -22,7 +22,7 @@ func (a *AI) body(ctx context.Context, r *Run) (out json.RawMessage, err error) 
 	}()
 	m := resolveModel(ctx, a.cfg.Model)
 	if m == nil {
-		return nil, fmt.Errorf("%w: agent %s: set AIConfig.Model, pass a model for the run with agent.WithModel, or give the engine a default model", ErrNoModel, a.cfg.Name)
+		return nil, fmt.Errorf("%w: agent %s: set AIConfig.Model, pass a model for the run with agent.WithEnv(ctx, agent.Env{Model: m}), or give the engine a default model", ErrNoModel, a.cfg.Name)
 	}
 	if err := a.inCheck.validate(a.cfg.Name, "input", r.Input); err != nil {
 		return nil, err

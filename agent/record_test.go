@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/loomwork/loom/agent"
+
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/model"
 	"github.com/stretchr/testify/require"
 )
@@ -91,9 +93,9 @@ func TestErrorRecordKeepsSentinelsAndTypes(t *testing.T) {
 }
 
 func TestChildIDsAreDerivedAndFixedByTheSeams(t *testing.T) {
-	ctx := agent.WithIDs(t.Context(), func() string { return "root" })
+	ctx := agentrt.WithIDs(t.Context(), func() string { return "root" })
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	ctx = agent.WithClock(ctx, agent.ClockFunc(func() time.Time { return at }))
+	ctx = agent.WithEnv(ctx, agent.Env{Clock: agent.ClockFunc(func() time.Time { return at })})
 	leaf, err := agent.NewFunc("leaf", "Leaf.", func(context.Context, struct{}) (int, error) { return 1, nil })
 	require.NoError(t, err)
 	var ids []string

@@ -42,6 +42,7 @@ type Run struct {
 	replay    *runLog     // the record a resumed run follows
 	journal   *Journal    // the journal a resumed run follows, or nil
 	skips     []*lazyRuns // groups of ended runs skipped in part, not counted yet
+	env       *runEnv     // the environment the run started in (WithEnv)
 	clock     Clock
 	observers []func(Event)
 	inl       inlineCall    // a guarded tool's request to run its tool inside it
@@ -117,7 +118,8 @@ func Execute(ctx context.Context, a Agent, input json.RawMessage, body Body) ite
 				run = func(context.Context, *Run) (json.RawMessage, error) { return nil, err }
 			}
 		}
-		r := &Run{ID: id, Agent: a, Input: input, parent: parent, yield: yield, hooks: hooksFrom(ctx), clock: clockFrom(ctx)}
+		env := envFrom(ctx)
+		r := &Run{ID: id, Agent: a, Input: input, parent: parent, yield: yield, env: env, hooks: env.hookList(), clock: env.clockOr()}
 		b := budgetFrom(ctx)
 		if b == nil {
 			// A root run without limits keeps its budget in itself; runs

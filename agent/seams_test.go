@@ -27,7 +27,7 @@ func (c *deadlineClock) WithTimeout(ctx context.Context, d time.Duration) (conte
 
 func TestLimitsTimeoutUsesDeadlinerClock(t *testing.T) {
 	clock := &deadlineClock{now: time.Unix(1000, 0)}
-	ctx := agent.WithClock(context.Background(), clock)
+	ctx := agent.WithEnv(context.Background(), agent.Env{Clock: clock})
 	lctx, cancel := agent.WithLimits(ctx, agent.Limits{Timeout: time.Hour})
 	defer cancel()
 	require.Equal(t, time.Hour, clock.asked, "the timeout is kept by the clock's timers")
@@ -39,7 +39,7 @@ func TestLimitsTimeoutUsesDeadlinerClock(t *testing.T) {
 }
 
 func TestLimitsTimeoutWithoutDeadlinerUsesRealTime(t *testing.T) {
-	ctx := agent.WithClock(context.Background(), agent.ClockFunc(func() time.Time { return time.Unix(1000, 0) }))
+	ctx := agent.WithEnv(context.Background(), agent.Env{Clock: agent.ClockFunc(func() time.Time { return time.Unix(1000, 0) })})
 	lctx, cancel := agent.WithLimits(ctx, agent.Limits{Timeout: time.Hour})
 	defer cancel()
 	_, hasDeadline := lctx.Deadline()

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/loomwork/loom/agent"
+
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/stretchr/testify/require"
@@ -17,7 +19,7 @@ func TestTelemetryCanBeSwitchedOff(t *testing.T) {
 		tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 		m := modeltest.New(t, modeltest.ToolCalls(modeltest.Call("c1", "add", `{"a":1,"b":2}`)), modeltest.Text("3"))
 		a := testkit.NewAI(t, agent.AIConfig{Name: "calc", Model: m, Tools: []agent.Agent{addTool(t)}})
-		ctx := agent.WithTelemetry(agent.WithTracerProvider(t.Context(), tp), on)
+		ctx := agentrt.WithTelemetry(agentrt.WithTracerProvider(t.Context(), tp), on)
 		_, err := agent.Invoke(ctx, a, "1+2")
 		require.NoError(t, err)
 		if on {

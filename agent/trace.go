@@ -16,31 +16,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-// Scope is the OpenTelemetry instrumentation scope of loom's spans and
-// metrics.
-const Scope = telemetry.Scope
-
-// CaptureContentEnv is the standard variable that opts in to recording
-// message content (prompts, answers, code, tool results) on spans.
-const CaptureContentEnv = telemetry.CaptureContentEnv
-
-// MaxCapturedBytes bounds each captured content attribute; longer values are
-// truncated with a marker.
-const MaxCapturedBytes = telemetry.MaxCapturedBytes
-
-// WithTracerProvider returns ctx whose runs record spans to tp. Without it,
-// runs use otel's global provider, which records nothing unless the program
-// set one.
-func WithTracerProvider(ctx context.Context, tp trace.TracerProvider) context.Context {
-	return telemetry.WithTracerProvider(ctx, tp)
-}
-
-// WithContentCapture returns ctx whose spans record message content (on) or
-// not (off), whatever CaptureContentEnv says.
-func WithContentCapture(ctx context.Context, on bool) context.Context {
-	return telemetry.WithContentCapture(ctx, on)
-}
-
 // KindOf returns an agent's kind for traces ("ai", "func", "workflow", …):
 // its Kind method's answer, or "agent".
 func KindOf(a Agent) string {
@@ -246,7 +221,7 @@ func notSystem(m model.Message) bool { return m.Role != model.RoleSystem }
 
 // capturedMessages renders the messages of msgs that keep selects (all when
 // keep is nil) as a JSON array in the GenAI conventions' message form,
-// bounded by MaxCapturedBytes. When they fit, that is the whole array. When
+// bounded by telemetry.MaxCapturedBytes. When they fit, that is the whole array. When
 // they do not, it walks from the newest message back and encodes only the
 // messages that fit, after a marker counting the earlier ones left out, so
 // the work is bounded by the cap rather than by the length of the history;
@@ -276,7 +251,7 @@ func capturedMessages(msgs []model.Message, keep func(model.Message) bool) strin
 		if len(kept) > 0 {
 			add++ // the comma
 		}
-		if len(kept) > 0 && size+add > MaxCapturedBytes {
+		if len(kept) > 0 && size+add > telemetry.MaxCapturedBytes {
 			buf.Truncate(start)
 			full = true
 			omitted++
@@ -284,7 +259,7 @@ func capturedMessages(msgs []model.Message, keep func(model.Message) bool) strin
 		}
 		kept = append(kept, e)
 		size += add
-		full = size > MaxCapturedBytes
+		full = size > telemetry.MaxCapturedBytes
 	}
 	var out strings.Builder
 	if omitted > 0 {
@@ -303,7 +278,7 @@ func capturedMessages(msgs []model.Message, keep func(model.Message) bool) strin
 		}
 	}
 	out.WriteByte(']')
-	if size > MaxCapturedBytes { // one message, too long on its own
+	if size > telemetry.MaxCapturedBytes { // one message, too long on its own
 		return out.String()[:start] + telemetry.Truncate(out.String()[start:])
 	}
 	return out.String()

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/loomwork/loom/agent"
+
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/modeltest"
@@ -39,7 +41,7 @@ func tracedRun(t *testing.T, capture bool, args string) (map[string]sdktrace.Rea
 		modeltest.Text("5").WithUsage(2000, 10),
 	)}
 	a := testkit.NewAI(t, agent.AIConfig{Name: "calc", Description: "Calculates.", Model: m, Tools: []agent.Agent{addTool(t)}, Options: model.Options{Temperature: model.Ptr(0.3)}})
-	ctx := agent.WithContentCapture(agent.WithTracerProvider(t.Context(), tp), capture)
+	ctx := agentrt.WithContentCapture(agentrt.WithTracerProvider(t.Context(), tp), capture)
 	_, err := agent.Invoke(ctx, a, "2+3")
 	require.NoError(t, err)
 	spans := rec.Ended()
@@ -95,7 +97,7 @@ func TestTracingSpanTree(t *testing.T) {
 }
 
 func TestTracingContentCaptureAndErrors(t *testing.T) {
-	long := strings.Repeat("x", agent.MaxCapturedBytes+100)
+	long := strings.Repeat("x", agentrt.MaxCapturedBytes+100)
 	byName, spans := tracedRun(t, true, `{"a":2,"b":"`+long+`"}`)
 	root := attrs(byName["invoke_agent calc"])
 	require.JSONEq(t, `{"message":"2+3"}`, root["loom.agent.input"].AsString())
@@ -115,7 +117,7 @@ func TestTracingContentCaptureAndErrors(t *testing.T) {
 	ta := attrs(tool)
 	args := ta["gen_ai.tool.call.arguments"].AsString()
 	require.True(t, strings.HasSuffix(args, "…[truncated 114 bytes]"), "got %q", args[len(args)-40:])
-	require.Len(t, args, agent.MaxCapturedBytes+len("…[truncated 114 bytes]"))
+	require.Len(t, args, agentrt.MaxCapturedBytes+len("…[truncated 114 bytes]"))
 	require.True(t, ta["loom.tool.is_error"].AsBool())
 	require.Equal(t, codes.Error, tool.Status().Code)
 
@@ -128,11 +130,11 @@ func TestTracingContentCaptureAndErrors(t *testing.T) {
 func TestMetricsRecorded(t *testing.T) {
 	reader := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	ms, err := agent.NewMetrics(mp)
+	ms, err := agentrt.NewMetrics(mp)
 	require.NoError(t, err)
 	m := modeltest.New(t, modeltest.ToolCalls(modeltest.Call("c1", "add", `{"a":1,"b":2}`)).WithUsage(10, 2), modeltest.Text("3").WithUsage(20, 1))
 	a := testkit.NewAI(t, agent.AIConfig{Name: "calc", Model: m, Tools: []agent.Agent{addTool(t)}})
-	_, err = agent.Invoke(agent.WithMetrics(t.Context(), ms), a, "1+2")
+	_, err = agent.Invoke(agentrt.WithMetrics(t.Context(), ms), a, "1+2")
 	require.NoError(t, err)
 	var rm metricdata.ResourceMetrics
 	require.NoError(t, reader.Collect(context.Background(), &rm))
@@ -158,7 +160,7 @@ func TestTracingUnknownPriceLeavesCostOut(t *testing.T) {
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	a := testkit.NewAI(t, agent.AIConfig{Name: "x", Model: modeltest.New(t, modeltest.Text("hi").WithUsage(10, 2))})
-	_, err := agent.Invoke(agent.WithTracerProvider(t.Context(), tp), a, "hi")
+	_, err := agent.Invoke(agentrt.WithTracerProvider(t.Context(), tp), a, "hi")
 	require.NoError(t, err)
 	for _, s := range rec.Ended() {
 		_, has := attrs(s)["loom.cost.usd"]

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"iter"
 	"strings"
 	"sync"
 
@@ -136,7 +135,7 @@ type Config struct {
 // In a [github.com/loomwork/loom/engine.Session], the earlier turns are passed to the coder, and the
 // coder's messages are the turn recorded.
 type CodeExecution struct {
-	flow.Base
+	*agent.Custom
 	cfg    Config
 	coder  *agent.AI
 	owned  sandbox.Executor // the executor the workflow started, if any
@@ -273,12 +272,12 @@ func New(cfg Config) (*CodeExecution, error) {
 		}
 		ce.keeper = keeper
 	}
-	b, err := flow.NewBase("code execution", cfg.Name, cfg.Description, coder.InputSchema(), coder.OutputSchema())
+	c, err := agent.New(agent.Info{Name: cfg.Name, Description: cfg.Description, Kind: flow.Kind, InputSchema: coder.InputSchema(), OutputSchema: coder.OutputSchema()}, ce.body)
 	if err != nil {
 		closeOwned(owned)
-		return nil, err
+		return nil, fmt.Errorf("code execution: %w", err)
 	}
-	ce.Base = b
+	ce.Custom = c
 	return ce, nil
 }
 
@@ -301,11 +300,7 @@ func closeOwned(e sandbox.Executor) {
 // each run gives it the tool, guarded for that run (see [agent.AI.WithToolsets]).
 func (ce *CodeExecution) Coder() *agent.AI { return ce.coder }
 
-// Run answers input.
-func (ce *CodeExecution) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.Event, error] {
-	return agent.Execute(ctx, ce, input, ce.body)
-}
-
+// body is the run of the workflow: it answers input.
 func (ce *CodeExecution) body(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
 	st := &CodeState{Task: flow.TextOf(r.Input), keepCode: ce.cfg.Knowledge != nil}
 	r.SetState(st)

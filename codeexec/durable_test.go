@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/loomwork/loom/agent"
+
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/checkpoint"
 	"github.com/loomwork/loom/checkpoint/postgres"
 	"github.com/loomwork/loom/checkpoint/sqlite"
@@ -266,8 +268,8 @@ func TestInterruptResumeAdvancesOnce(t *testing.T) {
 // yields the same events (ids, sequence numbers, times, contents), and the
 // model and the tool are called only for the steps after the cut.
 func TestReplayFromEveryCheckpoint(t *testing.T) {
-	ctx := agent.WithIDs(t.Context(), func() string { return "run" })
-	ctx = agent.WithClock(ctx, agent.ClockFunc(func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }))
+	ctx := agentrt.WithIDs(t.Context(), func() string { return "run" })
+	ctx = agent.WithEnv(ctx, agent.Env{Clock: agent.ClockFunc(func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) })})
 	var toolRuns atomic.Int32
 	add, err := agent.NewFunc("add", "Adds.", func(_ context.Context, in struct{ A, B int }) (int, error) {
 		toolRuns.Add(1)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"iter"
 	"strings"
 
 	"github.com/loomwork/loom/agent"
@@ -117,7 +116,7 @@ type CoordinatorConfig struct {
 // tool call; both use this package's [Review], [Correct] and
 // [RetriesError].
 type Coordinator struct {
-	flow.Base
+	*agent.Custom
 	cfg CoordinatorConfig
 }
 
@@ -149,18 +148,16 @@ func NewCoordinator(cfg CoordinatorConfig) (*Coordinator, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := flow.NewBase("coordinator", cfg.Name, cfg.Description, agent.TextSchema(agent.DefaultTextKey, "The task, in plain language.", true), out)
+	w := &Coordinator{cfg: cfg}
+	c, err := agent.New(agent.Info{Name: cfg.Name, Description: cfg.Description, Kind: flow.Kind, InputSchema: agent.TextSchema(agent.DefaultTextKey, "The task, in plain language.", true), OutputSchema: out}, w.body)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("coordinator: %w", err)
 	}
-	return &Coordinator{Base: b, cfg: cfg}, nil
+	w.Custom = c
+	return w, nil
 }
 
-// Run plans and solves the task in input.
-func (c *Coordinator) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.Event, error] {
-	return agent.Execute(ctx, c, input, c.body)
-}
-
+// body is the run of the coordinator: it plans and solves the task in input.
 func (c *Coordinator) body(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
 	task := flow.TextOf(r.Input)
 	subtasks, err := c.plan(ctx, r, task)

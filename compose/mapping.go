@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"iter"
 	"maps"
 
 	"github.com/loomwork/loom/agent"
@@ -43,7 +42,7 @@ type MapConfig struct {
 // is {Field: [each run's output, in item order]}. Events of every run
 // appear in the stream as they happen.
 type Map struct {
-	flow.Base
+	*agent.Custom
 	cfg MapConfig
 }
 
@@ -74,18 +73,16 @@ func NewMap(cfg MapConfig) (*Map, error) {
 		"type":       "object",
 		"properties": map[string]any{cfg.Field: map[string]any{"type": "array", "items": json.RawMessage(cfg.Agent.OutputSchema())}},
 	})
-	b, err := flow.NewBase("map", cfg.Name, cfg.Description, in, out)
+	w := &Map{cfg: cfg}
+	c, err := agent.New(agent.Info{Name: cfg.Name, Description: cfg.Description, Kind: flow.Kind, InputSchema: in, OutputSchema: out}, w.body)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("map: %w", err)
 	}
-	return &Map{Base: b, cfg: cfg}, nil
+	w.Custom = c
+	return w, nil
 }
 
-// Run processes every item of the input's array field.
-func (m *Map) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.Event, error] {
-	return agent.Execute(ctx, m, input, m.body)
-}
-
+// body is the run of the map: it processes every item of the input's array field.
 func (m *Map) body(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
 	in, err := flow.Fields(r.Input)
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"iter"
 	"strings"
 
 	"github.com/loomwork/loom/agent"
@@ -33,7 +32,7 @@ type ParallelConfig struct {
 // whatever order they finished in. Events of all branches appear in the
 // stream as they happen, each branch's in order.
 type Parallel struct {
-	flow.Base
+	*agent.Custom
 	cfg ParallelConfig
 }
 
@@ -50,18 +49,16 @@ func NewParallel(cfg ParallelConfig) (*Parallel, error) {
 	if cfg.MaxConcurrency < 0 {
 		return nil, flow.ConfigError("parallel", cfg.Name, "MaxConcurrency is %d; use 0 for no cap or a positive number", cfg.MaxConcurrency)
 	}
-	b, err := flow.NewBase("parallel", cfg.Name, cfg.Description, cfg.Branches[0].InputSchema(), nil)
+	w := &Parallel{cfg: cfg}
+	c, err := agent.New(agent.Info{Name: cfg.Name, Description: cfg.Description, Kind: flow.Kind, InputSchema: cfg.Branches[0].InputSchema()}, w.body)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("parallel: %w", err)
 	}
-	return &Parallel{Base: b, cfg: cfg}, nil
+	w.Custom = c
+	return w, nil
 }
 
-// Run runs every branch on input.
-func (p *Parallel) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.Event, error] {
-	return agent.Execute(ctx, p, input, p.body)
-}
-
+// body is the run of the parallel workflow: it runs every branch on input.
 func (p *Parallel) body(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
 	jobs := make([]job, len(p.cfg.Branches))
 	for i, b := range p.cfg.Branches {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"iter"
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/internal/flow"
@@ -56,7 +55,7 @@ type ReflectConfig struct {
 // [ErrNotApproved]) that carries the last output and review, or returns
 // the last output when ReturnLast is set.
 type Reflect struct {
-	flow.Base
+	*agent.Custom
 	cfg ReflectConfig
 }
 
@@ -81,18 +80,16 @@ func NewReflect(cfg ReflectConfig) (*Reflect, error) {
 	if cfg.Revise == nil {
 		cfg.Revise = defaultRevise
 	}
-	b, err := flow.NewBase("reflect", cfg.Name, cfg.Description, cfg.Worker.InputSchema(), cfg.Worker.OutputSchema())
+	w := &Reflect{cfg: cfg}
+	c, err := agent.New(agent.Info{Name: cfg.Name, Description: cfg.Description, Kind: flow.Kind, InputSchema: cfg.Worker.InputSchema(), OutputSchema: cfg.Worker.OutputSchema()}, w.body)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reflect: %w", err)
 	}
-	return &Reflect{Base: b, cfg: cfg}, nil
+	w.Custom = c
+	return w, nil
 }
 
-// Run runs the loop on input.
-func (f *Reflect) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.Event, error] {
-	return agent.Execute(ctx, f, input, f.body)
-}
-
+// body is the run of the reflect loop on input.
 func (f *Reflect) body(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
 	workIn := r.Input
 	var out json.RawMessage

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"iter"
 	"maps"
 
 	"github.com/loomwork/loom/agent"
@@ -29,7 +28,7 @@ type SequenceConfig struct {
 // in order. Steps must return JSON objects; the first failing step fails
 // the sequence.
 type Sequence struct {
-	flow.Base
+	*agent.Custom
 	steps []agent.Agent
 }
 
@@ -43,21 +42,19 @@ func NewSequence(cfg SequenceConfig) (*Sequence, error) {
 			return nil, flow.ConfigError("sequence", cfg.Name, "step %d is nil", i)
 		}
 	}
-	b, err := flow.NewBase("sequence", cfg.Name, cfg.Description, cfg.Steps[0].InputSchema(), nil)
+	w := &Sequence{steps: cfg.Steps}
+	c, err := agent.New(agent.Info{Name: cfg.Name, Description: cfg.Description, Kind: flow.Kind, InputSchema: cfg.Steps[0].InputSchema()}, w.body)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("sequence: %w", err)
 	}
-	return &Sequence{Base: b, steps: cfg.Steps}, nil
+	w.Custom = c
+	return w, nil
 }
 
 // Steps returns the sequence's steps.
 func (s *Sequence) Steps() []agent.Agent { return s.steps }
 
-// Run runs the steps in order on input.
-func (s *Sequence) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.Event, error] {
-	return agent.Execute(ctx, s, input, s.body)
-}
-
+// body is the run of the sequence: it runs the steps in order on input.
 func (s *Sequence) body(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
 	in, err := flow.Fields(r.Input)
 	if err != nil {

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/loomwork/loom/agent"
+
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/checkpoint"
 	"github.com/loomwork/loom/internal/flow"
 	"github.com/loomwork/loom/model"
@@ -31,7 +33,7 @@ type Engine struct {
 	limits   agent.Limits
 	hooks    []agent.Hooks
 	tp       trace.TracerProvider
-	metrics  *agent.Metrics
+	metrics  *agentrt.Metrics
 	capture  *bool
 	log      *slog.Logger
 	store    checkpoint.Store
@@ -62,8 +64,8 @@ func WithHooks(h agent.Hooks) Option { return func(e *Engine) { e.hooks = append
 func WithTracerProvider(tp trace.TracerProvider) Option { return func(e *Engine) { e.tp = tp } }
 
 // WithMetrics records loom's metrics, including loom.workflow.outcomes, to
-// ms (see [agent.NewMetrics]).
-func WithMetrics(ms *agent.Metrics) Option { return func(e *Engine) { e.metrics = ms } }
+// ms (see [agentrt.NewMetrics]).
+func WithMetrics(ms *agentrt.Metrics) Option { return func(e *Engine) { e.metrics = ms } }
 
 // WithContentCapture records message content on spans (on) or not (off),
 // whatever the environment says.
@@ -96,7 +98,7 @@ type Result struct {
 	// included.
 	Usage model.Usage
 	// Cost is the estimated cost of those calls in US dollars, from the
-	// price table (agent.WithPrices, or package pricing's); calls of
+	// price table (agent.Env.Prices, or package pricing's); calls of
 	// models without a price count as 0.
 	Cost float64
 	// Invocations is the number of agent runs, the root included.
@@ -229,7 +231,7 @@ func (e *Engine) run(ctx context.Context, a agent.Agent, input any, res *Result,
 		}
 		var saveErr error
 		st := &runState{engine: e, resumed: rc != nil && rc.head > 0}
-		ctx = agent.WithHooks(ctx, st.hooks())
+		ctx = agent.WithEnv(ctx, agent.Env{Hooks: st.hooks()})
 		e.totals.runs.Add(1)
 		log := e.log
 		var root string
@@ -303,19 +305,19 @@ func (e *Engine) run(ctx context.Context, a agent.Agent, input any, res *Result,
 // prepare puts the engine's settings on ctx, under a fresh limits budget.
 func (e *Engine) prepare(ctx context.Context) (context.Context, context.CancelFunc) {
 	if e.model != nil {
-		ctx = agent.WithDefaultModel(ctx, e.model)
+		ctx = agent.WithEnv(ctx, agent.Env{DefaultModel: e.model})
 	}
 	if e.tp != nil {
-		ctx = agent.WithTracerProvider(ctx, e.tp)
+		ctx = agentrt.WithTracerProvider(ctx, e.tp)
 	}
 	if e.metrics != nil {
-		ctx = agent.WithMetrics(ctx, e.metrics)
+		ctx = agentrt.WithMetrics(ctx, e.metrics)
 	}
 	if e.capture != nil {
-		ctx = agent.WithContentCapture(ctx, *e.capture)
+		ctx = agentrt.WithContentCapture(ctx, *e.capture)
 	}
 	for _, h := range e.hooks {
-		ctx = agent.WithHooks(ctx, h)
+		ctx = agent.WithEnv(ctx, agent.Env{Hooks: h})
 	}
 	return agent.WithLimits(ctx, e.limits)
 }

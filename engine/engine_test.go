@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/loomwork/loom/agent"
+
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/compose"
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/internal/testkit"
@@ -158,7 +160,7 @@ func TestEngineTracesOutcomeOnRootSpan(t *testing.T) {
 			rec := tracetest.NewSpanRecorder()
 			tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 			reader := sdkmetric.NewManualReader()
-			ms, err := agent.NewMetrics(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)))
+			ms, err := agentrt.NewMetrics(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)))
 			require.NoError(t, err)
 			m := modeltest.New(nil, tc.turn)
 			inner := testkit.NewAI(t, agent.AIConfig{Name: "inner"})

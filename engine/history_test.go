@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/loomwork/loom/agent"
+
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/checkpoint"
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/internal/testkit"
@@ -47,7 +49,7 @@ func TestForkAIRunWithAnotherResponse(t *testing.T) {
 		return testkit.NewAI(t, agent.AIConfig{Name: "weather", Model: m, Tools: []agent.Agent{lookup}})
 	}
 	m := modeltest.New(t, modeltest.ToolCalls(modeltest.Call("c1", "lookup", `{}`)), modeltest.Text("It is 21 degrees."))
-	res, err := e.Invoke(agent.WithIDs(ctx, func() string { return "w" }), build(m), "weather?")
+	res, err := e.Invoke(agentrt.WithIDs(ctx, func() string { return "w" }), build(m), "weather?")
 	require.NoError(t, err)
 	require.Equal(t, "It is 21 degrees.", res.Text())
 
@@ -122,7 +124,7 @@ func TestForkChangesAnAnswer(t *testing.T) {
 		return testkit.NewAI(t, agent.AIConfig{Name: "deployer", Model: m, Tools: []agent.Agent{confirm}})
 	}
 	m := modeltest.New(t, modeltest.ToolCalls(modeltest.Call("c1", "confirm", `{"env":"prod"}`)), modeltest.Text("deployed"))
-	_, err := e.Invoke(agent.WithIDs(ctx, func() string { return "d" }), build(m), "deploy")
+	_, err := e.Invoke(agentrt.WithIDs(ctx, func() string { return "d" }), build(m), "deploy")
 	var ie *agent.InterruptedError
 	require.ErrorAs(t, err, &ie)
 	res, err := e.ResumeInvoke(ctx, build(m), "d", map[string]json.RawMessage{ie.Questions[0].ID: json.RawMessage(`true`)})

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/checkpoint"
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/internal/testkit"
@@ -147,7 +148,7 @@ func TestResumeSkipsEndedToolRuns(t *testing.T) {
 				rc := &readCounter{Store: store}
 				e := engine.New(engine.WithCheckpoints(rc))
 				id := fmt.Sprintf("skip%x", rand.Uint64())
-				_, err := e.Invoke(agent.WithIDs(ctx, func() string { return id }), w.ai, "ship the order")
+				_, err := e.Invoke(agentrt.WithIDs(ctx, func() string { return id }), w.ai, "ship the order")
 				ie := agent.Interrupts(err)
 				require.NotNil(t, ie, "the run waits for its approval: %v", err)
 
@@ -224,7 +225,7 @@ func asksM(t testing.TB, store checkpoint.Store, m int) int64 {
 	a := testkit.NewAI(t, agent.AIConfig{Name: "asker", Model: modeltest.New(t, repeat(turn, 2*m+1)...), Tools: []agent.Agent{lookup, ask}, MaxTurns: 2*m + 5})
 	pc := &putCounter{Store: store}
 	id := fmt.Sprintf("asks%x", rand.Uint64())
-	_, err := engine.New(engine.WithCheckpoints(pc)).Invoke(agent.WithIDs(ctx, func() string { return id }), a, "go")
+	_, err := engine.New(engine.WithCheckpoints(pc)).Invoke(agentrt.WithIDs(ctx, func() string { return id }), a, "go")
 	for range m {
 		ie := agent.Interrupts(err)
 		require.NotNil(t, ie, "the run asks: %v", err)

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 
 	"github.com/loomwork/loom/agent"
+
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/checkpoint"
 	"github.com/loomwork/loom/internal/flow"
 	"github.com/loomwork/loom/model"
@@ -369,7 +371,7 @@ func (s *Session) exec(ctx context.Context, ot *openTurn, answers map[string]jso
 				meta[MetaSession] = s.id
 				rc = &recorder{store: e.store, agent: s.agent.Name(), input: ot.input, meta: meta}
 			}
-			stream = e.run(agent.WithIDs(ctx, firstID(ot.runID)), s.agent, ot.input, &r, rc)
+			stream = e.run(agentrt.WithIDs(ctx, firstID(ot.runID)), s.agent, ot.input, &r, rc)
 		} else {
 			rc, j, input, err := e.claimRun(ctx, s.agent, ot.runID, answers, s.id)
 			if err != nil {

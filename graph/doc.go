@@ -16,7 +16,7 @@
 //
 // A run is a series of super-steps. All the tasks a step activated run in
 // the next step, concurrently (at most [Config.MaxParallel] at once,
-// through the task-runner seam, [agent.WithTaskRunner]). Their writes are
+// through the task-runner seam, [github.com/loomwork/loom/agent/agentrt.WithTaskRunner]). Their writes are
 // applied when all have ended, in task order (by node name; a Send's tasks
 // are "node#0", "node#1", ...), through each field's [Reducer]: [Replace],
 // [Append], [Sum], [Merge] or [Custom]. Two writes to a field without a

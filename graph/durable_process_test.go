@@ -16,6 +16,8 @@ import (
 	"testing"
 
 	"github.com/loomwork/loom/agent"
+
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/checkpoint"
 	"github.com/loomwork/loom/checkpoint/postgres"
 	"github.com/loomwork/loom/checkpoint/sqlite"
@@ -227,7 +229,7 @@ func TestGraphDurableChild(t *testing.T) {
 	var res *engine.Result
 	var err error
 	if phase == "start" {
-		res, err = e.Invoke(agent.WithIDs(ctx, func() string { return runID }), a, st{Topic: "Calculate 15!"})
+		res, err = e.Invoke(agentrt.WithIDs(ctx, func() string { return runID }), a, st{Topic: "Calculate 15!"})
 	} else {
 		var answers map[string]json.RawMessage
 		require.NoError(t, json.Unmarshal([]byte(os.Getenv(envAnswers)), &answers))

@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/loomwork/loom/agent"
+
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/checkpoint"
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/graph"
@@ -62,7 +64,7 @@ func Example() {
 	}
 
 	e := engine.New(engine.WithCheckpoints(checkpoint.NewMemory()))
-	ctx = agent.WithIDs(ctx, func() string { return "review-1" })
+	ctx = agentrt.WithIDs(ctx, func() string { return "review-1" })
 	_, err = e.Invoke(ctx, c, Review{})
 	ie := agent.Interrupts(err)
 	if ie == nil {

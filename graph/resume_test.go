@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/loomwork/loom/agent"
+
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/checkpoint"
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/graph"
@@ -85,7 +87,7 @@ func durable(store checkpoint.Store) *engine.Engine {
 
 // runAs runs c under e as run id, returning the final state.
 func runAs[S any](ctx context.Context, e *engine.Engine, c *graph.Compiled[S], id string, in S) (S, error) {
-	ctx = agent.WithIDs(ctx, func() string { return id })
+	ctx = agentrt.WithIDs(ctx, func() string { return id })
 	return engine.InvokeAs[S](ctx, e, c, in)
 }
 

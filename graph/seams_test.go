@@ -2,14 +2,13 @@ package graph_test
 
 import (
 	"context"
-	"sync/atomic"
-	"testing"
-
-	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/graph"
 	"github.com/stretchr/testify/require"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"sync/atomic"
+	"testing"
 )
 
 func fanGraphT(t *testing.T) *graph.Compiled[st] {
@@ -21,7 +20,7 @@ func fanGraphT(t *testing.T) *graph.Compiled[st] {
 func TestSpansPerStepAndNode(t *testing.T) {
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	_, err := fanGraphT(t).Invoke(agent.WithTracerProvider(context.Background(), tp), st{})
+	_, err := fanGraphT(t).Invoke(agentrt.WithTracerProvider(context.Background(), tp), st{})
 	require.NoError(t, err)
 	byID := map[string]sdktrace.ReadOnlySpan{}
 	count := map[string]int{}
@@ -43,7 +42,7 @@ func TestSpansPerStepAndNode(t *testing.T) {
 // countingRunner is a task runner that counts the tasks it starts.
 type countingRunner struct {
 	started atomic.Int32
-	inner   agent.TaskRunner
+	inner   agentrt.TaskRunner
 }
 
 func (r *countingRunner) Go(task func()) {
@@ -51,14 +50,14 @@ func (r *countingRunner) Go(task func()) {
 	r.inner.Go(task)
 }
 
-func (r *countingRunner) NewMailbox() agent.Mailbox { return r.inner.NewMailbox() }
+func (r *countingRunner) NewMailbox() agentrt.Mailbox { return r.inner.NewMailbox() }
 
 // goRunner starts tasks on goroutines, as the default runner does.
 type goRunner struct{}
 
 func (goRunner) Go(task func()) { go task() }
 
-func (goRunner) NewMailbox() agent.Mailbox { return make(chanBox, 16) }
+func (goRunner) NewMailbox() agentrt.Mailbox { return make(chanBox, 16) }
 
 type chanBox chan any
 
@@ -67,7 +66,7 @@ func (b chanBox) Receive() any { return <-b }
 
 func TestNodesStartThroughTheTaskRunnerSeam(t *testing.T) {
 	tr := &countingRunner{inner: goRunner{}}
-	_, err := fanGraphT(t).Invoke(agent.WithTaskRunner(context.Background(), tr), st{})
+	_, err := fanGraphT(t).Invoke(agentrt.WithTaskRunner(context.Background(), tr), st{})
 	require.NoError(t, err)
 	require.Equal(t, int32(2), tr.started.Load(), "b and c start through the seam; a step of one task runs inline")
 }

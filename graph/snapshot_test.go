@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/loomwork/loom/agent"
+
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/checkpoint"
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/graph"
@@ -327,7 +329,7 @@ func runSnapWorkload(t *testing.T, w snapWorkload, store checkpoint.Store, snaps
 	}
 	e := engine.New(engine.WithCheckpoints(countLists{store, &lists}))
 	a, effects := w.build(t)
-	res, err := e.Invoke(agent.WithIDs(ctx, func() string { return "r" }), a, w.input)
+	res, err := e.Invoke(agentrt.WithIDs(ctx, func() string { return "r" }), a, w.input)
 	var out snapOutcome
 	for ; err != nil; out.Rounds++ {
 		if errors.Is(err, errCrash) {

@@ -2,9 +2,7 @@ package observe_test
 
 import (
 	"context"
-	"testing"
-
-	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/loomwork/loom/observe/internal/coderrun"
@@ -12,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"testing"
 )
 
 // The KPIs of a Coder→Sandbox run reach the meter: sandbox runs and
@@ -19,7 +18,7 @@ import (
 // call durations and tokens, and the workflow's outcome.
 func TestCoderSandboxMetrics(t *testing.T) {
 	reader := sdkmetric.NewManualReader()
-	ms, err := agent.NewMetrics(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)))
+	ms, err := agentrt.NewMetrics(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)))
 	require.NoError(t, err)
 	ce := coderrun.Workflow(t)
 	m := modeltest.New(t,

@@ -1,10 +1,7 @@
 package observe_test
 
 import (
-	"strings"
-	"testing"
-
-	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/loomwork/loom/observe/internal/coderrun"
 	"github.com/stretchr/testify/require"
@@ -13,6 +10,8 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
+	"strings"
+	"testing"
 )
 
 const factorial = coderrun.Factorial
@@ -146,7 +145,7 @@ func TestCoderSandboxSpanTree(t *testing.T) {
 func TestCoderSandboxErrorSpans(t *testing.T) {
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	long := "/*" + strings.Repeat("x", agent.MaxCapturedBytes) + "*/ "
+	long := "/*" + strings.Repeat("x", agentrt.MaxCapturedBytes) + "*/ "
 	coderRun(t, tp, true,
 		modeltest.ToolCalls(modeltest.Call("call_1", "evaluateJs", `{"code":"`+long+`throw new RangeError('bad n')"}`)),
 		modeltest.ToolCalls(modeltest.Call("call_2", "evaluateJs", `{"code":"`+factorial+`"}`)),
@@ -163,7 +162,7 @@ func TestCoderSandboxErrorSpans(t *testing.T) {
 	require.Contains(t, failed.Status().Description, "bad n")
 	code := fa["loom.sandbox.code"].AsString()
 	require.Contains(t, code, "…[truncated", "captured code is bounded")
-	require.LessOrEqual(t, len(code), agent.MaxCapturedBytes+64)
+	require.LessOrEqual(t, len(code), agentrt.MaxCapturedBytes+64)
 
 	tools := st.named("execute_tool evaluateJs")
 	require.Len(t, tools, 2)

@@ -14,7 +14,7 @@
 //	tel, shutdown, err := observe.Setup(ctx, observe.Config{})
 //	if err != nil { … }
 //	defer shutdown(context.WithoutCancel(ctx))
-//	ctx = agent.WithTracerProvider(ctx, tel.TracerProvider)
+//	ctx = agentrt.WithTracerProvider(ctx, tel.TracerProvider)
 //
 // For the store, Setup's tracer provider is loom's own [TracerProvider]:
 // its spans are small records kept with the rest of their trace, and when

@@ -29,7 +29,7 @@ func ExampleSetup() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	// In a real program: ctx = agent.WithTracerProvider(ctx, tel.TracerProvider)
+	// In a real program: ctx = agentrt.WithTracerProvider(ctx, tel.TracerProvider)
 	_, span := tel.TracerProvider.Tracer("github.com/loomwork/loom").Start(ctx, "invoke_agent coder")
 	span.SetAttributes(attribute.String("gen_ai.operation.name", "invoke_agent"), attribute.String("gen_ai.agent.name", "coder"))
 	span.End()
@@ -67,7 +67,7 @@ func ExampleNewTracerProvider() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	// In a real program: ctx = agent.WithTracerProvider(ctx, tp)
+	// In a real program: ctx = agentrt.WithTracerProvider(ctx, tp)
 	tr := tp.Tracer("github.com/loomwork/loom")
 	rctx, run := tr.Start(ctx, "invoke_agent coder")
 	run.SetAttributes(attribute.String("gen_ai.operation.name", "invoke_agent"), attribute.String("gen_ai.agent.name", "coder"))

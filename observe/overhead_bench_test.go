@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/loomwork/loom/agent"
+
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/codeexec"
 	"github.com/loomwork/loom/internal/cputime"
 	"github.com/loomwork/loom/model"
@@ -75,7 +77,7 @@ func BenchmarkTracingOverhead(b *testing.B) {
 	}
 	in := json.RawMessage(`{"message":"Calculate 15!"}`)
 	run := func(b *testing.B, tp trace.TracerProvider) {
-		ctx := agent.WithTracerProvider(agent.WithModel(b.Context(), &instantModel{}), tp)
+		ctx := agentrt.WithTracerProvider(agent.WithEnv(b.Context(), agent.Env{Model: &instantModel{}}), tp)
 		cpu0 := cputime.Process()
 		for b.Loop() {
 			if _, err := agent.Collect(ce.Run(ctx, in)); err != nil {
@@ -156,7 +158,7 @@ func BenchmarkTracingOverhead(b *testing.B) {
 			if err != nil {
 				return nil, err
 			}
-			ctx := agent.WithTracerProvider(agent.WithModel(context.Background(), &instantModel{}), warm)
+			ctx := agentrt.WithTracerProvider(agent.WithEnv(context.Background(), agent.Env{Model: &instantModel{}}), warm)
 			if _, err := agent.Collect(ce.Run(ctx, in)); err != nil {
 				return nil, err
 			}

@@ -91,8 +91,8 @@ type Config struct {
 }
 
 // Telemetry holds the providers [Setup] built. Nothing is global: give them
-// to loom on the context (agent.WithTracerProvider(ctx, TracerProvider), and
-// agent.WithMetrics(ctx, ms) with ms from agent.NewMetrics(MeterProvider)),
+// to loom on the context (agentrt.WithTracerProvider(ctx, TracerProvider), and
+// agentrt.WithMetrics(ctx, ms) with ms from agentrt.NewMetrics(MeterProvider)),
 // or to a workflow.Engine with its options, or set them as otel's globals
 // yourself.
 type Telemetry struct {

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/loomwork/loom/agent"
+
+	"github.com/loomwork/loom/agent/agentrt"
 	"go.temporal.io/sdk/workflow"
 )
 
@@ -38,7 +40,7 @@ type bridgeKey struct{}
 // map items) start on workflow.Go and report through a queue awaited with
 // workflow.Await, and spans go to the global tracer provider only while the
 // workflow runs live, never while it replays (a tracer provider set on the
-// returned context with agent.WithTracerProvider replaces that gate). [Model] and [ActivityTool] need a ctx from Context.
+// returned context with agentrt.WithTracerProvider replaces that gate). [Model] and [ActivityTool] need a ctx from Context.
 //
 // The context is not cancelled with the workflow: cancelling a workflow
 // cancels the activities it waits for, whose errors end the run.
@@ -46,11 +48,11 @@ func Context(wctx workflow.Context) context.Context {
 	info := workflow.GetInfo(wctx)
 	b := &bridge{cur: wctx, id: info.WorkflowExecution.ID, runID: info.WorkflowExecution.RunID}
 	ctx := context.WithValue(context.Background(), bridgeKey{}, b)
-	ctx = agent.WithClock(ctx, clock{b})
-	ctx = agent.WithIDs(ctx, b.nextRootID)
-	ctx = agent.WithTaskRunner(ctx, runner{b})
+	ctx = agent.WithEnv(ctx, agent.Env{Clock: clock{b}})
+	ctx = agentrt.WithIDs(ctx, b.nextRootID)
+	ctx = agentrt.WithTaskRunner(ctx, runner{b})
 	ctx = withReplayGate(ctx, b)
-	return agent.WithTelemetry(ctx, !workflow.IsReplaying(wctx))
+	return agentrt.WithTelemetry(ctx, !workflow.IsReplaying(wctx))
 }
 
 func bridgeFrom(ctx context.Context) (*bridge, error) {
@@ -108,7 +110,7 @@ func (r runner) Go(task func()) {
 	})
 }
 
-func (r runner) NewMailbox() agent.Mailbox { return &mailbox{b: r.b} }
+func (r runner) NewMailbox() agentrt.Mailbox { return &mailbox{b: r.b} }
 
 // mailbox is a queue the run's coroutine awaits with workflow.Await.
 type mailbox struct {

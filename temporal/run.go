@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/loomwork/loom/agent"
+
+	"github.com/loomwork/loom/agent/agentrt"
 	"go.temporal.io/sdk/workflow"
 )
 
@@ -65,7 +67,7 @@ func Run(wctx workflow.Context, a agent.Agent, input json.RawMessage) (json.RawM
 	ctx := Context(wctx)
 	b, _ := bridgeFrom(ctx)
 	rootID := b.nextRootID()
-	ctx = agent.WithIDs(ctx, func() string { return rootID })
+	ctx = agentrt.WithIDs(ctx, func() string { return rootID })
 	for {
 		rctx := ctx
 		if len(r.record) > 0 {

@@ -2,8 +2,7 @@ package temporal
 
 import (
 	"context"
-
-	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/embedded"
@@ -41,5 +40,5 @@ func (t gatedTracer) Start(ctx context.Context, span string, opts ...trace.SpanS
 
 // withReplayGate installs the gate on ctx.
 func withReplayGate(ctx context.Context, b *bridge) context.Context {
-	return agent.WithTracerProvider(ctx, replayGate{b: b})
+	return agentrt.WithTracerProvider(ctx, replayGate{b: b})
 }

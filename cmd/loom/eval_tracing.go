@@ -8,13 +8,12 @@ import (
 	"strings"
 	"time"
 
-	"go.opentelemetry.io/otel/metric"
-	"go.opentelemetry.io/otel/trace"
-
-	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/observe"
 	"github.com/loomwork/loom/observe/store"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // evalTracing is where an eval run is recorded.
@@ -36,7 +35,7 @@ func startEvalTracing(ctx context.Context, stderr io.Writer) (tr *evalTracing, s
 	}
 	tr = &evalTracing{tp: tel.TracerProvider, mp: tel.MeterProvider,
 		engine: []engine.Option{engine.WithTracerProvider(tel.TracerProvider), engine.WithContentCapture(captureContent(tel.Exporter))}}
-	if ms, err := agent.NewMetrics(tel.MeterProvider); err == nil {
+	if ms, err := agentrt.NewMetrics(tel.MeterProvider); err == nil {
 		tr.engine = append(tr.engine, engine.WithMetrics(ms))
 	}
 	if tel.Store != nil {
@@ -56,7 +55,7 @@ func startEvalTracing(ctx context.Context, stderr io.Writer) (tr *evalTracing, s
 // developer reads, else only when $OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT
 // says so; the variable overrides either way.
 func captureContent(exp observe.Exporter) bool {
-	if v := strings.ToLower(os.Getenv(agent.CaptureContentEnv)); v != "" {
+	if v := strings.ToLower(os.Getenv(agentrt.CaptureContentEnv)); v != "" {
 		return v == "true" || v == "1"
 	}
 	return exp == observe.ExporterStore

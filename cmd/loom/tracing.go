@@ -3,13 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"time"
-
-	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/observe"
 	"github.com/loomwork/loom/observe/store"
+	"io"
+	"time"
 )
 
 // fileLabel is the checkpoint label naming the loom file a run came from
@@ -30,7 +29,7 @@ func startTracing(ctx context.Context, cmd string, stderr io.Writer) (opts []eng
 		return nil, func() {}
 	}
 	opts = []engine.Option{engine.WithTracerProvider(tel.TracerProvider), engine.WithContentCapture(captureContent(tel.Exporter))}
-	if ms, err := agent.NewMetrics(tel.MeterProvider); err == nil {
+	if ms, err := agentrt.NewMetrics(tel.MeterProvider); err == nil {
 		opts = append(opts, engine.WithMetrics(ms))
 	}
 	return opts, func() {

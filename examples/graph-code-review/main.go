@@ -24,6 +24,8 @@ import (
 	"strings"
 
 	"github.com/loomwork/loom/agent"
+
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/checkpoint/sqlite"
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/graph"
@@ -225,7 +227,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var res *engine.Result
 	switch cmd := fs.Arg(0); cmd {
 	case "ask":
-		ctx := agent.WithIDs(ctx, func() string { return *thread })
+		ctx := agentrt.WithIDs(ctx, func() string { return *thread })
 		res, err = e.Invoke(ctx, c, Job{Question: strings.Join(fs.Args()[1:], " ")})
 	case "approve", "reject":
 		qs, perr := e.Pending(ctx, *thread)

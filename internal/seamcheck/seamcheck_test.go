@@ -55,7 +55,7 @@ func violations(name, src string) ([]string, error) {
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.GoStmt:
-			out = append(out, fset.Position(n.Pos()).String()+": go statement (use the task runner seam, agent.WithTaskRunner)")
+			out = append(out, fset.Position(n.Pos()).String()+": go statement (use the task runner seam, agentrt.WithTaskRunner)")
 		case *ast.CallExpr:
 			sel, ok := n.Fun.(*ast.SelectorExpr)
 			if !ok {
@@ -67,7 +67,7 @@ func violations(name, src string) ([]string, error) {
 				case path == "time" && timeCalls[sel.Sel.Name]:
 					out = append(out, fset.Position(n.Pos()).String()+": time."+sel.Sel.Name+" (use agent.Now or agent.Since)")
 				case path == "math/rand" || path == "math/rand/v2":
-					out = append(out, fset.Position(n.Pos()).String()+": rand."+sel.Sel.Name+" (ids come from agent.WithIDs)")
+					out = append(out, fset.Position(n.Pos()).String()+": rand."+sel.Sel.Name+" (ids come from agentrt.WithIDs)")
 				case path == "context" && (sel.Sel.Name == "WithTimeout" || sel.Sel.Name == "WithDeadline"):
 					out = append(out, fset.Position(n.Pos()).String()+": context."+sel.Sel.Name+" (timeouts go through the limits)")
 				}

@@ -1,7 +1,7 @@
 // Package taskrun is the task-runner seam: the one place where a run's
-// concurrent tasks start and report back. Package agent publishes its
-// types as agent.TaskRunner and agent.Mailbox and sets the runner with
-// agent.WithTaskRunner; run-path code outside agent (the evaluateJs
+// concurrent tasks start and report back. Package agent/agentrt publishes its
+// types as agentrt.TaskRunner and agentrt.Mailbox and sets the runner with
+// agentrt.WithTaskRunner; run-path code outside agent (the evaluateJs
 // tool's code mode) reaches the runner through [From], so that a durable
 // engine that supplies its own runner schedules that code's tasks too.
 // internal/seamcheck allows a go statement in this file only.

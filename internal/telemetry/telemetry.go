@@ -1,8 +1,8 @@
 // Package telemetry holds what loom's packages share to trace and measure
 // their runs: the tracer, content capture and the meters on ctx. Each
 // package owns its own instruments (see [Instruments]); users set the
-// providers through package agent (WithTracerProvider, WithContentCapture,
-// NewMetrics, WithMetrics, WithTelemetry).
+// providers through package agent/agentrt (WithTracerProvider,
+// WithContentCapture, NewMetrics, WithMetrics, WithTelemetry).
 package telemetry
 
 import (

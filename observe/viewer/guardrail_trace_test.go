@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/loomwork/loom/agent"
+
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/loomwork/loom/observe/store"
 	"github.com/loomwork/loom/observe/viewer"
@@ -30,7 +32,7 @@ func TestViewerShowsATripwire(t *testing.T) {
 	}}
 	a, err := agent.NewAI(agent.AIConfig{Name: "assistant", Model: modeltest.New(t, modeltest.Text("the password is hunter2")), OutputGuardrails: []agent.Guardrail{deny}, OutputHold: agent.OutputHold{On: true}})
 	require.NoError(t, err)
-	_, err = agent.Invoke(agent.WithTracerProvider(t.Context(), tp), a, "what is it?")
+	_, err = agent.Invoke(agentrt.WithTracerProvider(t.Context(), tp), a, "what is it?")
 	require.ErrorIs(t, err, agent.ErrTripwire)
 
 	s := newStore(t)

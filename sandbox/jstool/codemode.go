@@ -125,7 +125,7 @@ func directCall(a agent.Agent) sandbox.HostFunc {
 // callQueue carries the code's calls from the executor's goroutines to
 // the evaluateJs run's goroutine, which alone may start nested runs. The
 // calls wait in a list; a message in the run's mailbox (the task runner's,
-// agent.WithTaskRunner) wakes the run's goroutine to take them, so that
+// agentrt.WithTaskRunner) wakes the run's goroutine to take them, so that
 // the calls made together start together. The executor's end comes
 // through the same mailbox. An executor ends every call before its
 // RunWithTools returns, so every message of a call reaches the run's

@@ -14,6 +14,8 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/loomwork/loom/agent"
+
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/internal/taskrun"
 	"github.com/loomwork/loom/sandbox"
 )
@@ -118,7 +120,7 @@ func TestCodeToolCallSpans(t *testing.T) {
 	tool, err := New(newTestInProcess(t), WithToolsets(testToolset(t)))
 	require.NoError(t, err)
 	in, _ := json.Marshal(Input{Code: `(await tools.get_sum({a: 1, b: 2})).sum`})
-	_, err = agent.Invoke(agent.WithTracerProvider(t.Context(), tp), tool, in)
+	_, err = agent.Invoke(agentrt.WithTracerProvider(t.Context(), tp), tool, in)
 	require.NoError(t, err)
 	byName := map[string]sdktrace.ReadOnlySpan{}
 	for _, s := range rec.Ended() {
@@ -198,13 +200,13 @@ func (r *recordingRunner) Go(task func()) {
 	taskrun.GoRunner{}.Go(task)
 }
 
-func (r *recordingRunner) NewMailbox() agent.Mailbox {
+func (r *recordingRunner) NewMailbox() agentrt.Mailbox {
 	return recordingMailbox{r, taskrun.GoRunner{}.NewMailbox()}
 }
 
 type recordingMailbox struct {
 	r *recordingRunner
-	agent.Mailbox
+	agentrt.Mailbox
 }
 
 func (m recordingMailbox) Receive() any {
@@ -221,7 +223,7 @@ func (m recordingMailbox) Receive() any {
 }
 
 // TestCodeModeGoesThroughTheTaskRunner: code mode starts the executor as
-// a task of the run's task runner (agent.WithTaskRunner) and hears of its
+// a task of the run's task runner (agentrt.WithTaskRunner) and hears of its
 // calls and its end through the runner's mailbox, so that a durable
 // engine's runner schedules it.
 func TestCodeModeGoesThroughTheTaskRunner(t *testing.T) {
@@ -230,7 +232,7 @@ func TestCodeModeGoesThroughTheTaskRunner(t *testing.T) {
 			tool, err := New(ex.exec(t), WithToolsets(testToolset(t)))
 			require.NoError(t, err)
 			rec := &recordingRunner{}
-			ctx := agent.WithTaskRunner(t.Context(), rec)
+			ctx := agentrt.WithTaskRunner(t.Context(), rec)
 			in, _ := json.Marshal(Input{Code: `(await tools.get_sum({a: 1, b: 10})).sum + (await tools.get_sum({a: 2, b: 10})).sum`})
 			out, err := agent.Invoke(ctx, tool, in)
 			require.NoError(t, err)

@@ -12,7 +12,7 @@ import (
 
 // instruments are the metrics the evaluateJs tool records: loom.sandbox.runs (by
 // executor, outcome and error kind) and loom.sandbox.duration, recorded to
-// the metrics on the run's ctx (agent.WithMetrics).
+// the metrics on the run's ctx (agentrt.WithMetrics).
 type instruments struct {
 	runs     metric.Int64Counter
 	duration metric.Float64Histogram

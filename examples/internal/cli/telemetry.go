@@ -2,14 +2,13 @@ package cli
 
 import (
 	"context"
-	"log/slog"
-	"strings"
-	"time"
-
-	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/observe"
 	"github.com/loomwork/loom/observe/store"
+	"log/slog"
+	"strings"
+	"time"
 )
 
 // startTracing records the program's runs with OpenTelemetry, by default to
@@ -64,11 +63,11 @@ func startTracing(ctx context.Context, log *slog.Logger, getenv func(string) str
 		return nil, func() {}
 	}
 	opts = []engine.Option{engine.WithTracerProvider(tel.TracerProvider)}
-	if ms, err := agent.NewMetrics(tel.MeterProvider); err == nil {
+	if ms, err := agentrt.NewMetrics(tel.MeterProvider); err == nil {
 		opts = append(opts, engine.WithMetrics(ms))
 	}
 	capture := tel.Exporter == observe.ExporterStore
-	if v := strings.ToLower(getenv(agent.CaptureContentEnv)); v != "" {
+	if v := strings.ToLower(getenv(agentrt.CaptureContentEnv)); v != "" {
 		capture = v == "true" || v == "1"
 	}
 	opts = append(opts, engine.WithContentCapture(capture))

@@ -15,7 +15,7 @@ import (
 	"github.com/loomwork/loom/model"
 )
 
-// scope is the instrumentation scope of loom's spans (agent.Scope).
+// scope is the instrumentation scope of loom's spans (agentrt.Scope).
 const scope = "github.com/loomwork/loom"
 
 // tracer returns the tracer of the span in ctx, so an embedding call inside

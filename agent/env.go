@@ -1,0 +1,105 @@
+package agent
+
+import (
+	"context"
+
+	"github.com/loomwork/loom/model"
+	"github.com/loomwork/loom/model/pricing"
+)
+
+// Env is the environment of the runs started beneath a context: the
+// models AI agents fall back on, the hooks every run fires, the clock and
+// the price table. Set it with [WithEnv]; every field may be left zero.
+// The limits of a run tree have their own setter, [WithLimits], which also
+// returns the cancel function of its timeout.
+type Env struct {
+	// Model is the model of AI agents that have none of their own.
+	Model model.Model
+	// DefaultModel is the model of AI agents that have none of their own
+	// when Model is not set either, as an engine sets its default.
+	DefaultModel model.Model
+	// Hooks fire for every run beneath, nested ones included, after the
+	// hooks set higher up.
+	Hooks Hooks
+	// Clock tells the time of runs: event times, durations and the timeout
+	// limit's elapsed figure. Nil means the system clock.
+	Clock Clock
+	// Prices estimates the cost of model calls. Nil means the built-in
+	// table of package pricing.
+	Prices *pricing.Table
+}
+
+// runEnv is the environment a context carries: one value, so that a run
+// reads all of it with one lookup.
+type runEnv struct {
+	model, defaultModel model.Model
+	hooks               []*Hooks
+	clock               Clock
+	prices              *pricing.Table
+}
+
+type envKey struct{}
+
+// WithEnv returns ctx whose runs use env on top of the environment ctx
+// already carries: each field env sets replaces the one set higher up
+// (an AI agent's own model still comes first), and env's Hooks fire in
+// addition to the hooks set higher up, which fire first.
+func WithEnv(ctx context.Context, env Env) context.Context {
+	next := runEnv{}
+	if prev := envFrom(ctx); prev != nil {
+		next = *prev
+	}
+	if env.Model != nil {
+		next.model = env.Model
+	}
+	if env.DefaultModel != nil {
+		next.defaultModel = env.DefaultModel
+	}
+	if env.Hooks.any() {
+		h := env.Hooks
+		next.hooks = append(next.hooks[:len(next.hooks):len(next.hooks)], &h)
+	}
+	if env.Clock != nil {
+		next.clock = env.Clock
+	}
+	if env.Prices != nil {
+		next.prices = env.Prices
+	}
+	return context.WithValue(ctx, envKey{}, &next)
+}
+
+// envFrom returns the environment on ctx, or nil.
+func envFrom(ctx context.Context) *runEnv {
+	e, _ := ctx.Value(envKey{}).(*runEnv)
+	return e
+}
+
+// runEnvOf returns the environment of the run ctx belongs to (read once
+// when the run started), or the one on ctx outside a run.
+func runEnvOf(ctx context.Context) *runEnv {
+	if r := runFrom(ctx); r != nil {
+		return r.env
+	}
+	return envFrom(ctx)
+}
+
+// hookList returns the hooks of the environment; nil-safe.
+func (e *runEnv) hookList() []*Hooks {
+	if e == nil {
+		return nil
+	}
+	return e.hooks
+}
+
+// clockOr returns the environment's clock or the system clock; nil-safe.
+func (e *runEnv) clockOr() Clock {
+	if e == nil || e.clock == nil {
+		return systemClock{}
+	}
+	return e.clock
+}
+
+// any reports whether h has a hook set.
+func (h *Hooks) any() bool {
+	return h.RunStart != nil || h.RunEnd != nil || h.Error != nil || h.ToolStart != nil || h.ToolEnd != nil
+}
