@@ -30,7 +30,7 @@
 //
 // # Durable runs
 //
-// [WithCheckpoints] saves each run to a checkpoint store (package
+// [Config.Checkpoints] saves each run to a checkpoint store (package
 // checkpoint: memory, SQLite, PostgreSQL): a checkpoint when it starts,
 // after every step (a model call, a nested run's end, a question) holding
 // the events since the previous one, and when it ends or waits. A step that
@@ -112,6 +112,6 @@
 //
 // # Logging
 //
-// [WithLogger] logs each run's start and end at DEBUG and every event at
+// [Config.Logger] logs each run's start and end at DEBUG and every event at
 // [LevelTrace], a level below DEBUG.
 package engine

@@ -40,7 +40,7 @@ func TestGuardrailAgentsReplayOnResume(t *testing.T) {
 		OutputGuardrails: []agent.Guardrail{{Name: "output", Agent: outJudge}},
 		OutputHold:       agent.OutputHold{On: true},
 	})
-	e := engine.New(engine.WithCheckpoints(checkpoint.NewMemory()))
+	e := engine.New(engine.Config{Checkpoints: checkpoint.NewMemory()})
 	_, err = e.Invoke(ctx, a, "deploy to prod")
 	var ie *agent.InterruptedError
 	require.ErrorAs(t, err, &ie)

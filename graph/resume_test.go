@@ -80,7 +80,7 @@ func durable(store checkpoint.Store) *engine.Engine {
 	if store == nil {
 		store = checkpoint.NewMemory()
 	}
-	return engine.New(engine.WithCheckpoints(store))
+	return engine.New(engine.Config{Checkpoints: store})
 }
 
 // runAs runs c under e as run id, returning the final state.

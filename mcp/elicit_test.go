@@ -137,7 +137,7 @@ func TestElicitationRunsTheToolOnce(t *testing.T) {
 	b := newBookingServer(t)
 	ts := connect(t, Config{URL: b.url})
 	tl := toolNamed(t, ts, "book")
-	e := engine.New(engine.WithCheckpoints(checkpoint.NewMemory()))
+	e := engine.New(engine.Config{Checkpoints: checkpoint.NewMemory()})
 	q := askBook(t, e, tl)
 	require.Zero(t, b.booked.Load(), "the tool went on before the person answered")
 
@@ -158,7 +158,7 @@ func TestElicitationTwoQuestionsInOneCall(t *testing.T) {
 	b := newBookingServer(t)
 	ts := connect(t, Config{URL: b.url})
 	tl := toolNamed(t, ts, "book-twice")
-	e := engine.New(engine.WithCheckpoints(checkpoint.NewMemory()))
+	e := engine.New(engine.Config{Checkpoints: checkpoint.NewMemory()})
 	ctx := context.Background()
 	q1 := askBook(t, e, tl)
 	_, err := e.ResumeInvoke(ctx, tl, q1.RunID, map[string]json.RawMessage{q1.ID: json.RawMessage(`{"action":"accept","content":{"v":"Ada"}}`)})
@@ -184,7 +184,7 @@ func TestElicitationUnansweredInTimeCallsAgain(t *testing.T) {
 	b := newBookingServer(t)
 	ts := connect(t, Config{URL: b.url, AnswerTimeout: time.Nanosecond})
 	tl := toolNamed(t, ts, "book")
-	e := engine.New(engine.WithCheckpoints(checkpoint.NewMemory()))
+	e := engine.New(engine.Config{Checkpoints: checkpoint.NewMemory()})
 	q := askBook(t, e, tl)
 	require.Error(t, <-b.failed, "the server's request failed")
 
@@ -197,7 +197,7 @@ func TestElicitationUnansweredInTimeCallsAgain(t *testing.T) {
 func TestElicitationCloseFailsParkedRequest(t *testing.T) {
 	b := newBookingServer(t)
 	ts := connect(t, Config{URL: b.url})
-	e := engine.New(engine.WithCheckpoints(checkpoint.NewMemory()))
+	e := engine.New(engine.Config{Checkpoints: checkpoint.NewMemory()})
 	askBook(t, e, toolNamed(t, ts, "book"))
 	require.NoError(t, ts.Close())
 	require.Error(t, <-b.failed)
@@ -258,7 +258,7 @@ func runElicitChild(mode string) error {
 	if len(tools) != 1 {
 		return fmt.Errorf("want the one tool %s, got %d tools", name, len(tools))
 	}
-	e := engine.New(engine.WithCheckpoints(store))
+	e := engine.New(engine.Config{Checkpoints: store})
 	if mode == "ask" {
 		_, err := e.Invoke(ctx, tools[0], `{}`)
 		var ie *agent.InterruptedError

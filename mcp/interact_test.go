@@ -42,7 +42,7 @@ func TestEverythingElicitationResumes(t *testing.T) {
 	transports(t, func(t *testing.T, cfg Config) {
 		ts := connect(t, cfg)
 		tl := waitForTool(t, ts, "trigger-elicitation-request")
-		e := engine.New(engine.WithCheckpoints(checkpoint.NewMemory()))
+		e := engine.New(engine.Config{Checkpoints: checkpoint.NewMemory()})
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
 

@@ -102,7 +102,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	}
 	if s.eng == nil {
 		s.mem = checkpoint.NewMemory()
-		s.eng = engine.New(engine.WithCheckpoints(s.mem))
+		s.eng = engine.New(engine.Config{Checkpoints: s.mem})
 	}
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: cfg.Name, Version: cfg.Version}, &sdk.ServerOptions{
 		Instructions:       cfg.Instructions,

@@ -31,7 +31,7 @@ type Config struct {
 	// Registry lends the file its models, tools and sandbox.
 	Registry spec.Registry
 	// Engine runs the agents; it needs a checkpoint store
-	// (engine.WithCheckpoints) so runs can wait for approvals.
+	// (engine.Config.Checkpoints) so runs can wait for approvals.
 	Engine *engine.Engine
 	// Token is the session token; empty makes a random one.
 	Token string
@@ -46,7 +46,7 @@ type Config struct {
 	// lists beside the ones this server started: runs another server (or
 	// this one before a restart) or loom run left waiting, finished or
 	// stopped. loom serve passes the labels its engine puts on every run
-	// (engine.WithLabels), so the page lists the runs of its file. Nil
+	// (engine.Config.Labels), so the page lists the runs of its file. Nil
 	// lists every stored run of an agent the file declares.
 	Labels map[string]string
 }
@@ -74,7 +74,7 @@ type Server struct {
 
 // ErrNoCheckpoints is returned by [New] for an engine without a checkpoint
 // store: runs could not wait for approvals.
-var ErrNoCheckpoints = errors.New("playground: the engine has no checkpoint store: use engine.WithCheckpoints")
+var ErrNoCheckpoints = errors.New("playground: the engine has no checkpoint store: use engine.Config.Checkpoints")
 
 // New loads the file and returns the server. An invalid file is an error:
 // the page edits a file that loaded once.

@@ -61,7 +61,7 @@ func TestGraphEntryAsksAndResumesFromItsCheckpoint(t *testing.T) {
 	var runID string
 	var nodes []string
 	var runErr error
-	for ev, err := range engine.New(engine.WithCheckpoints(store)).Run(t.Context(), p.Entry, json.RawMessage(`{"message":"otters"}`)) {
+	for ev, err := range engine.New(engine.Config{Checkpoints: store}).Run(t.Context(), p.Entry, json.RawMessage(`{"message":"otters"}`)) {
 		if ev.Kind == agent.EventRunStart && runID == "" {
 			runID = ev.RunID
 		}
@@ -87,7 +87,7 @@ func TestGraphEntryAsksAndResumesFromItsCheckpoint(t *testing.T) {
 	p2, err := spec.Load(path, spec.Registry{Sandbox: reg.Sandbox, Checkpoints: store, Models: func(string) (model.Model, error) { return modeltest.New(t), nil }})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, p2.Close()) })
-	e2 := engine.New(engine.WithCheckpoints(store))
+	e2 := engine.New(engine.Config{Checkpoints: store})
 	pending, err := e2.Pending(t.Context(), runID)
 	require.NoError(t, err)
 	require.Len(t, pending, 1)
@@ -200,7 +200,7 @@ agents:
 			p, err := spec.Load(path, spec.Registry{Checkpoints: store, Sandbox: &sb})
 			require.NoError(t, err)
 			t.Cleanup(func() { require.NoError(t, p.Close()) })
-			e := engine.New(engine.WithCheckpoints(store))
+			e := engine.New(engine.Config{Checkpoints: store})
 			ctx := t.Context()
 
 			_, err = e.Invoke(ctx, p.Entry, map[string]any{})
@@ -254,7 +254,7 @@ agents:
 	p, err := spec.Load(path, spec.Registry{Checkpoints: store})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, p.Close()) })
-	e := engine.New(engine.WithCheckpoints(store))
+	e := engine.New(engine.Config{Checkpoints: store})
 	_, err = e.Invoke(t.Context(), p.Entry, map[string]any{})
 	var ie *agent.InterruptedError
 	require.ErrorAs(t, err, &ie)

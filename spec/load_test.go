@@ -472,7 +472,7 @@ agents:
 		return m, nil
 	}})
 	require.NoError(t, err)
-	res, err := engine.New().Invoke(t.Context(), p.Entry, map[string]string{"message": "what is 2 + 3?"})
+	res, err := engine.New(engine.Config{}).Invoke(t.Context(), p.Entry, map[string]string{"message": "what is 2 + 3?"})
 	require.NoError(t, err)
 	var out map[string]any
 	require.NoError(t, res.Decode(&out))
@@ -521,7 +521,7 @@ agents:
 		Models: func(string) (model.Model, error) { return m, nil },
 	})
 	require.NoError(t, err)
-	res, err := engine.New().Invoke(t.Context(), p.Entry, "How long is annual leave?")
+	res, err := engine.New(engine.Config{}).Invoke(t.Context(), p.Entry, "How long is annual leave?")
 	require.NoError(t, err)
 	require.Equal(t, "25 days.", res.Text())
 	tools := m.Request(0).Tools

@@ -43,7 +43,7 @@ func TestBrowserWaitingRun(t *testing.T) {
 		return map[string]any{"deployed": true}, nil
 	})
 	ops := testkit.NewAI(t, agent.AIConfig{Name: "ops", Model: modeltest.New(t, modeltest.ToolCalls(modeltest.Call("c1", "deploy", `{"env":"prod"}`))), Tools: []agent.Agent{deploy}})
-	e := engine.New(engine.WithCheckpoints(checkpoint.NewMemory()), engine.WithTracerProvider(tp))
+	e := engine.New(engine.Config{Checkpoints: checkpoint.NewMemory(), TracerProvider: tp})
 	_, err = e.Invoke(t.Context(), ops, "Deploy to prod.")
 	var ie *agent.InterruptedError
 	require.ErrorAs(t, err, &ie)
@@ -107,7 +107,7 @@ func TestBrowserResumedRunIsOneRun(t *testing.T) {
 	record := func(f func(e *engine.Engine)) {
 		tp, err := observe.NewTracerProvider(s, observe.BatchConfig{}, false)
 		require.NoError(t, err)
-		f(engine.New(engine.WithCheckpoints(runs), engine.WithTracerProvider(tp)))
+		f(engine.New(engine.Config{Checkpoints: runs, TracerProvider: tp}))
 		require.NoError(t, tp.Shutdown(context.Background()))
 	}
 	deploy := testkit.Fn(t, "deploy", func(ctx context.Context, in map[string]any) (map[string]any, error) {

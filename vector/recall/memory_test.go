@@ -171,7 +171,7 @@ func TestRecallMemoryInEngineSession(t *testing.T) {
 	m := modeltest.New(t, turns...)
 	a, err := agent.NewAI(agent.AIConfig{Name: "assistant"})
 	require.NoError(t, err)
-	s := engine.New(engine.WithModel(m)).NewSession(a, mem)
+	s := engine.New(engine.Config{Model: m}).NewSession(a, mem)
 	for _, q := range questions {
 		_, err := s.Invoke(t.Context(), q)
 		require.NoError(t, err)
