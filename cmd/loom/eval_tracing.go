@@ -22,7 +22,7 @@ type evalTracing struct {
 	tp     trace.TracerProvider
 	mp     metric.MeterProvider
 	engine engine.Config // the tracing fields of the engine's config
-	path   string // the trace store's file, when that is the exporter
+	path   string        // the trace store's file, when that is the exporter
 }
 
 // startEvalTracing sets up OpenTelemetry as observe.Setup chooses (the
