@@ -102,7 +102,7 @@ type Config struct {
 	// Recall, scoring at least MinRecallScore) are added to its input, and
 	// after a run that answered, the last snippet that ran is kept there
 	// for the task (documents of kind [SnippetKind]). The store needs an
-	// embedder for text (vector.Options.Embedder).
+	// embedder for text (vector.MemoryConfig.Embedder).
 	Knowledge vector.Store
 	// Recall is how many earlier snippets are recalled (default
 	// DefaultRecall).

@@ -19,7 +19,7 @@ import (
 func TestKnowledgeRecallsEarlierSnippets(t *testing.T) {
 	emb, err := vector.NewHashEmbedder(0)
 	require.NoError(t, err)
-	store, err := vector.NewMemory(vector.Options{Embedder: emb})
+	store, err := vector.NewMemory(vector.MemoryConfig{Embedder: emb})
 	require.NoError(t, err)
 	inproc, err := sandbox.NewInProcess()
 	require.NoError(t, err)

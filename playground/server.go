@@ -130,7 +130,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/runs/{id}", s.getRun)
 	mux.HandleFunc("POST /api/runs/{id}/answers", s.postAnswers)
 	mux.HandleFunc("POST /api/trust", s.postTrust)
-	guarded := localweb.Guard(mux, localweb.Options{Token: s.token,
+	guarded := localweb.Guard(mux, localweb.Config{Token: s.token,
 		TokenHint: "open the URL loom serve printed, with its token", OpenHint: "open the URL loom serve printed"})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")

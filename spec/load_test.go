@@ -488,7 +488,7 @@ func handbook(t *testing.T) vector.Store {
 	t.Helper()
 	emb, err := vector.NewHashEmbedder(0)
 	require.NoError(t, err)
-	s, err := vector.NewMemory(vector.Options{Embedder: emb})
+	s, err := vector.NewMemory(vector.MemoryConfig{Embedder: emb})
 	require.NoError(t, err)
 	require.NoError(t, s.Upsert(t.Context(),
 		vector.Document{ID: "leave", Text: "Annual leave is 25 days a year."},

@@ -8,9 +8,9 @@ import (
 	"github.com/loomwork/loom/agent"
 )
 
-// SearchToolOptions configure [NewSearchTool]. Zero values mean defaults;
+// SearchToolConfig configures [NewSearchTool]. Zero values mean defaults;
 // negative numbers are errors.
-type SearchToolOptions struct {
+type SearchToolConfig struct {
 	// Name is the tool's name, as the model calls it: "" means
 	// "search_knowledge".
 	Name string
@@ -54,7 +54,7 @@ type SearchMatch struct {
 // (and optionally a number of matches), which answers with the matching
 // documents' ids, texts, scores and metadata, best first. The store must
 // have an embedder, since the model sends text.
-func NewSearchTool(store Store, opts SearchToolOptions) (agent.Agent, error) {
+func NewSearchTool(store Store, opts SearchToolConfig) (agent.Agent, error) {
 	if store == nil {
 		return nil, fmt.Errorf("%w: NewSearchTool was given a nil store", agent.ErrInvalidConfig)
 	}

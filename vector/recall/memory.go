@@ -84,7 +84,7 @@ var _ engine.Memory = (*Memory)(nil)
 func New(cfg Config) (*Memory, error) {
 	switch {
 	case cfg.Store == nil:
-		return nil, errors.New("vector/recall: Store is nil; give a store with an embedder, as vector.NewMemory(vector.Options{Embedder: e})")
+		return nil, errors.New("vector/recall: Store is nil; give a store with an embedder, as vector.NewMemory(vector.MemoryConfig{Embedder: e})")
 	case cfg.SessionID == "":
 		return nil, errors.New("vector/recall: SessionID is empty; name the conversation")
 	case cfg.Recent < 0 || cfg.Recall < 0 || cfg.MaxTokens < 0:
