@@ -241,7 +241,7 @@ const ok = await tools.confirm({value: x + y});
 	m.Append(modeltest.Func(func(req model.Request) modeltest.Turn {
 		return modeltest.Text(string(req.Messages[len(req.Messages)-1].ToolResults()[0].Content))
 	}))
-	res, err := e.ResumeInvoke(t.Context(), ce, q.RootID, map[string]json.RawMessage{q.ID: json.RawMessage(`"yes"`)})
+	res, err := e.ResumeInvoke(t.Context(), ce, q.Run, map[string]json.RawMessage{q.ID: json.RawMessage(`"yes"`)})
 	require.NoError(t, err)
 	require.JSONEq(t, `{"result":{"total":10,"ok":"yes"},"logs":[]}`, res.Text())
 	require.EqualValues(t, 2, sums.Load(), "the calls made before the question were replayed, not run again")

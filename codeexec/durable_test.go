@@ -209,7 +209,7 @@ func TestInterruptResumeAdvancesOnce(t *testing.T) {
 	var req codeexec.ApprovalRequest
 	require.NoError(t, json.Unmarshal(q.Payload, &req))
 	require.Equal(t, factorialCode, req.Code)
-	runID := q.RootID
+	runID := q.Run
 
 	t.Run("bad answers are refused and nothing is written", func(t *testing.T) {
 		head, err := store.Head(ctx, runID)
@@ -381,7 +381,7 @@ func BenchmarkResume(b *testing.B) {
 				m.Append(modeltest.Func(answerFromToolResult))
 				q := ie.Questions[0]
 				b.StartTimer()
-				res, err := e.ResumeInvoke(ctx, ce, q.RootID, map[string]json.RawMessage{q.ID: approve})
+				res, err := e.ResumeInvoke(ctx, ce, q.Run, map[string]json.RawMessage{q.ID: approve})
 				require.NoError(b, err)
 				require.Equal(b, "15! = 1307674368000", res.Text())
 			}

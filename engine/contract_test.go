@@ -106,7 +106,7 @@ func TestParallelQuestionsAreOnePause(t *testing.T) {
 			answers[q.ID] = json.RawMessage([]string{`"yes"`, `"no"`}[i])
 		}
 		m.Append(modeltest.Text("done"))
-		res, err := e.ResumeInvoke(ctx, a, ie.Questions[0].RootID, answers)
+		res, err := e.ResumeInvoke(ctx, a, ie.Questions[0].Run, answers)
 		require.NoError(t, err)
 		require.Equal(t, "done", res.Text())
 		require.Equal(t, 2, m.Calls(), "the first call was not repeated")
@@ -131,10 +131,10 @@ func TestParallelQuestionsAreOnePause(t *testing.T) {
 		var ie *agent.InterruptedError
 		require.ErrorAs(t, err, &ie)
 		require.Len(t, ie.Questions, 2)
-		pending, err := e.Pending(ctx, ie.Questions[0].RootID)
+		pending, err := e.Pending(ctx, ie.Questions[0].Run)
 		require.NoError(t, err)
 		require.Len(t, pending, 2)
-		res, err := e.ResumeInvoke(ctx, p, ie.Questions[0].RootID, map[string]json.RawMessage{
+		res, err := e.ResumeInvoke(ctx, p, ie.Questions[0].Run, map[string]json.RawMessage{
 			ie.Questions[0].ID: json.RawMessage(`"ok"`), ie.Questions[1].ID: json.RawMessage(`42`),
 		})
 		require.NoError(t, err)
@@ -159,15 +159,15 @@ func TestResumeWithoutTheAnswerAsksAgain(t *testing.T) {
 	require.ErrorAs(t, err, &ie)
 	q := ie.Questions[0]
 	for range 2 {
-		_, err = e.ResumeInvoke(ctx, ask, q.RootID, nil)
+		_, err = e.ResumeInvoke(ctx, ask, q.Run, nil)
 		var again *agent.InterruptedError
 		require.ErrorAs(t, err, &again)
 		require.Equal(t, q.ID, again.Questions[0].ID)
 	}
-	pending, err := e.Pending(ctx, q.RootID)
+	pending, err := e.Pending(ctx, q.Run)
 	require.NoError(t, err)
 	require.Len(t, pending, 1, "asked three times, listed once")
-	res, err := e.ResumeInvoke(ctx, ask, q.RootID, map[string]json.RawMessage{q.ID: json.RawMessage(`"Ada"`)})
+	res, err := e.ResumeInvoke(ctx, ask, q.Run, map[string]json.RawMessage{q.ID: json.RawMessage(`"Ada"`)})
 	require.NoError(t, err)
 	require.JSONEq(t, `{"name":"Ada"}`, string(res.Output))
 }

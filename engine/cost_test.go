@@ -82,7 +82,7 @@ func TestStatsCountReplayedCallsOnce(t *testing.T) {
 			var ie *agent.InterruptedError
 			require.ErrorAs(t, err, &ie)
 			r := tc.resumer(e, store)
-			res, err := r.ResumeInvoke(ctx, a, ie.Questions[0].RootID, map[string]json.RawMessage{ie.Questions[0].ID: json.RawMessage(`true`)})
+			res, err := r.ResumeInvoke(ctx, a, ie.Questions[0].Run, map[string]json.RawMessage{ie.Questions[0].ID: json.RawMessage(`true`)})
 			require.NoError(t, err)
 			require.Equal(t, "done", res.Text())
 			require.Equal(t, 2, m.Calls(), "the first call was not repeated")

@@ -72,7 +72,7 @@ func ExampleEngine_Resume() {
 	fmt.Println("asks:", q.Kind, string(q.Payload))
 
 	// Later, in this process or another one with the same store:
-	res, err := e.ResumeInvoke(ctx, transfer, q.RootID, map[string]json.RawMessage{q.ID: json.RawMessage(`true`)})
+	res, err := e.ResumeInvoke(ctx, transfer, q.Run, map[string]json.RawMessage{q.ID: json.RawMessage(`true`)})
 	fmt.Println(string(res.Output), err)
 	// Output:
 	// asks: approval {"amount":5}

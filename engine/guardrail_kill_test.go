@@ -73,7 +73,7 @@ func TestGuardrailKillChild(t *testing.T) {
 		_, err := e.Invoke(ctx, guardedDeployer(t, main, judge), "deploy to prod")
 		var ie *agent.InterruptedError
 		require.ErrorAs(t, err, &ie)
-		fmt.Printf("RUN %s\n", ie.Questions[0].RootID)
+		fmt.Printf("RUN %s\n", ie.Questions[0].Run)
 		select {} // wait to be killed
 	case "resume":
 		judge := loggedModel{modeltest.New(t), judgeLog} // any call fails the test

@@ -282,7 +282,7 @@ func (rn renamer) id(id string) string {
 }
 
 func (rn renamer) question(q *agent.Question) {
-	q.ID, q.RunID, q.RootID = rn.id(q.ID), rn.id(q.RunID), rn.id(q.RootID)
+	q.ID, q.Run = rn.id(q.ID), rn.id(q.Run)
 }
 
 func (rn renamer) event(ev *agent.Event) {

@@ -151,7 +151,7 @@ func TestForkChangesAnAnswer(t *testing.T) {
 	qs, err := e.Pending(ctx, fork)
 	require.NoError(t, err)
 	require.Len(t, qs, 1)
-	require.Equal(t, "d2", qs[0].RootID)
+	require.Equal(t, "d2", qs[0].Run)
 	require.Equal(t, "approval", qs[0].Kind)
 	m2 := modeltest.New(t, modeltest.Text("not deployed"))
 	res, err = e.ResumeInvoke(ctx, build(m2), fork, map[string]json.RawMessage{qs[0].ID: json.RawMessage(`false`)})

@@ -35,9 +35,9 @@ func TestLabelsFindRunsAcrossResume(t *testing.T) {
 	require.Equal(t, "interrupted", runs[0].Meta["status"], "a label cannot overwrite the status")
 
 	other := engine.New(engine.Config{Checkpoints: store}) // no labels of its own
-	_, err = other.ResumeInvoke(ctx, ask, ie.Questions[0].RootID, map[string]json.RawMessage{ie.Questions[0].ID: json.RawMessage(`"Ada"`)})
+	_, err = other.ResumeInvoke(ctx, ask, ie.Questions[0].Run, map[string]json.RawMessage{ie.Questions[0].ID: json.RawMessage(`"Ada"`)})
 	require.NoError(t, err)
-	head, err := store.Head(ctx, ie.Questions[0].RootID)
+	head, err := store.Head(ctx, ie.Questions[0].Run)
 	require.NoError(t, err)
 	require.Equal(t, "/p/a.yaml", head.Meta["loom.file"], "the resumed run keeps its labels")
 	require.Equal(t, "done", head.Meta["status"])

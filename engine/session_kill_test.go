@@ -131,7 +131,7 @@ func TestSessionApprovalChild(t *testing.T) {
 		_, err = s.Invoke(ctx, "Deploy to prod.")
 		var ie *agent.InterruptedError
 		require.ErrorAs(t, err, &ie)
-		fmt.Printf("RUN %s\n", ie.Questions[0].RootID)
+		fmt.Printf("RUN %s\n", ie.Questions[0].Run)
 		select {} // alive and paused until killed
 	case "approve":
 		runID := os.Getenv("LOOM_SA_RUN")

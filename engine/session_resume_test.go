@@ -109,7 +109,7 @@ func TestSessionResumeSeesTheConversation(t *testing.T) {
 			_, err = s.Invoke(ctx, "Deploy to prod.")
 			var ie *agent.InterruptedError
 			require.ErrorAs(t, err, &ie)
-			runID := ie.Questions[0].RootID
+			runID := ie.Questions[0].Run
 
 			_, err = s.Invoke(ctx, "Something else.")
 			var open *engine.OpenTurnError

@@ -55,7 +55,7 @@ func TestEngineResumeContinuesTheGraph(t *testing.T) {
 			_, err := e.Invoke(ctx, a, map[string]any{"topic": "order 7"})
 			first := interrupted(t, err)
 			require.Len(t, first.Questions, 1)
-			runID := first.Questions[0].RootID
+			runID := first.Questions[0].Run
 			require.Equal(t, []string{first.Questions[0].ID}, pendingIDs(t, e, runID))
 
 			_, err = e.ResumeInvoke(ctx, a, runID, nil)

@@ -90,7 +90,7 @@ func BenchmarkResume(b *testing.B) {
 						b.Fatal(err)
 					}
 					b.StartTimer()
-					if _, err := e.ResumeInvoke(ctx, c, ie.Questions[0].RootID, map[string]json.RawMessage{ie.Questions[0].ID: json.RawMessage(`1`)}); err != nil {
+					if _, err := e.ResumeInvoke(ctx, c, ie.Questions[0].Run, map[string]json.RawMessage{ie.Questions[0].ID: json.RawMessage(`1`)}); err != nil {
 						b.Fatal(err)
 					}
 				}

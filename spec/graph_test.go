@@ -207,7 +207,7 @@ agents:
 			var ie *agent.InterruptedError
 			require.ErrorAs(t, err, &ie)
 			require.Len(t, ie.Questions, 1)
-			runID := ie.Questions[0].RootID
+			runID := ie.Questions[0].Run
 			ran := sb.runs.Load()
 			require.Positive(t, ran)
 
@@ -216,7 +216,7 @@ agents:
 			require.ErrorAs(t, err, &again, "the graph asks its second question")
 			require.Len(t, again.Questions, 1)
 			require.NotEqual(t, ie.Questions[0].ID, again.Questions[0].ID)
-			require.Equal(t, runID, again.Questions[0].RootID, "the same run goes on")
+			require.Equal(t, runID, again.Questions[0].Run, "the same run goes on")
 
 			_, err = e.ResumeInvoke(ctx, p.Entry, runID, map[string]json.RawMessage{ie.Questions[0].ID: json.RawMessage(`"Bob"`)})
 			require.ErrorIs(t, err, engine.ErrAlreadyResumed)
@@ -259,16 +259,16 @@ agents:
 	var ie *agent.InterruptedError
 	require.ErrorAs(t, err, &ie)
 	q := ie.Questions[0]
-	_, err = e.ResumeInvoke(t.Context(), p.Entry, q.RootID, nil)
+	_, err = e.ResumeInvoke(t.Context(), p.Entry, q.Run, nil)
 	var again *agent.InterruptedError
 	require.ErrorAs(t, err, &again)
 	require.Equal(t, []string{q.ID}, []string{again.Questions[0].ID}, "it asks the same question again")
-	pending, err := e.Pending(t.Context(), q.RootID)
+	pending, err := e.Pending(t.Context(), q.Run)
 	require.NoError(t, err)
 	require.Len(t, pending, 1)
 	require.Equal(t, q.ID, pending[0].ID)
 
-	res, err := e.ResumeInvoke(t.Context(), p.Entry, q.RootID, map[string]json.RawMessage{q.ID: json.RawMessage(`"Ada"`)})
+	res, err := e.ResumeInvoke(t.Context(), p.Entry, q.Run, map[string]json.RawMessage{q.ID: json.RawMessage(`"Ada"`)})
 	require.NoError(t, err)
 	require.JSONEq(t, `{"ask":"Ada"}`, string(res.Output))
 }

@@ -124,7 +124,7 @@ func TestBrowserResumedRunIsOneRun(t *testing.T) {
 		require.ErrorAs(t, err, &ie)
 	})
 	record(func(e *engine.Engine) {
-		res, err := e.ResumeInvoke(t.Context(), ops, ie.Questions[0].RootID, map[string]json.RawMessage{ie.Questions[0].ID: json.RawMessage(`true`)})
+		res, err := e.ResumeInvoke(t.Context(), ops, ie.Questions[0].Run, map[string]json.RawMessage{ie.Questions[0].ID: json.RawMessage(`true`)})
 		require.NoError(t, err)
 		require.Equal(t, "Deployed.", res.Text())
 	})
@@ -133,7 +133,7 @@ func TestBrowserResumedRunIsOneRun(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, page.Traces, 2)
 	second, first := page.Traces[0], page.Traces[1] // newest first
-	require.Equal(t, ie.Questions[0].RootID, first.RunID)
+	require.Equal(t, ie.Questions[0].Run, first.RunID)
 	require.Equal(t, first.RunID, second.RunID, "one run")
 	require.Equal(t, store.StatusContinued, first.Status, "the paused part went on elsewhere: it no longer waits")
 	require.False(t, first.Resumed)
