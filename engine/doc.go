@@ -108,7 +108,10 @@
 //
 // In every config struct of loom, a zero value means the documented
 // default and a negative value is an error, unless a field's comment says
-// otherwise (a negative retry budget, for example, means none).
+// otherwise (a negative retry budget, for example, means none); such a
+// field carries the struct tag `config:"negative"`. A constructor refuses
+// a negative value with an error that names the field; an [Engine] built
+// from such a [Config] fails each run at once.
 //
 // # Logging
 //

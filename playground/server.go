@@ -16,6 +16,7 @@ import (
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/internal/config"
 	"github.com/loomwork/loom/internal/localweb"
 	"github.com/loomwork/loom/spec"
 )
@@ -79,6 +80,9 @@ var ErrNoCheckpoints = errors.New("playground: the engine has no checkpoint stor
 // New loads the file and returns the server. An invalid file is an error:
 // the page edits a file that loaded once.
 func New(cfg Config) (*Server, error) {
+	if err := config.Check("playground.Config", cfg); err != nil {
+		return nil, fmt.Errorf("%w: playground: %w", agent.ErrInvalidConfig, err)
+	}
 	if cfg.Engine == nil || cfg.Engine.Checkpoints() == nil {
 		return nil, ErrNoCheckpoints
 	}

@@ -22,8 +22,9 @@ type SearchToolConfig struct {
 	K int
 	// MaxK caps the number of matches the model may ask for: 0 means 20.
 	MaxK int
-	// MinScore leaves out weak matches, as [Query.MinScore].
-	MinScore float32
+	// MinScore leaves out weak matches, as [Query.MinScore] (cosine scores
+	// can be negative, and so can this bound).
+	MinScore float32 `config:"negative"`
 	// Filter restricts every search, as a tenant or a source; nil: none.
 	Filter *Filter
 	// MaxTextBytes cuts each match's text to this many bytes, so a few

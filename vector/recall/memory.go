@@ -48,8 +48,9 @@ type Config struct {
 	// input: 0 means 3.
 	Recall int
 	// MinScore leaves out recalled turns scoring below it, as
-	// [vector.Query.MinScore].
-	MinScore float32
+	// [vector.Query.MinScore] (cosine scores can be negative, and so can
+	// this bound).
+	MinScore float32 `config:"negative"`
 	// MaxTokens is the budget of all the turns sent: 0 means 2000.
 	MaxTokens int
 	// Estimate counts a turn's tokens; nil means engine.EstimateTokens.
