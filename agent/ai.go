@@ -66,11 +66,11 @@ type AIConfig struct {
 	// MaxTurns bounds the model calls of one run (default 10).
 	MaxTurns int
 	// MaxParallelTools caps the tool calls of one turn run at once
-	// (default 4; 1 runs them one by one).
+	// (0 means the default, 4; 1 runs them one by one).
 	MaxParallelTools int
 	// RepairTurns is the number of extra model calls allowed to fix invalid
 	// structured output (0 means the default, 1; negative means none).
-	RepairTurns int
+	RepairTurns int `config:"negative"`
 	// FailOnToolError makes a failing tool fail the run with a [ToolError],
 	// instead of sending the error back to the model. Mistakes of the model
 	// itself (an unknown tool, arguments that are not JSON or fail the
@@ -130,7 +130,10 @@ func NewAI(cfg AIConfig) (*AI, error) {
 	if cfg.MaxTurns < 0 {
 		return fail("MaxTurns is %d; it must be positive", cfg.MaxTurns)
 	}
-	if cfg.MaxParallelTools <= 0 {
+	switch {
+	case cfg.MaxParallelTools < 0:
+		return fail("MaxParallelTools is %d; use 0 for the default of %d, or a positive number", cfg.MaxParallelTools, DefaultMaxParallelTools)
+	case cfg.MaxParallelTools == 0:
 		cfg.MaxParallelTools = DefaultMaxParallelTools
 	}
 	switch {

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,16 +20,16 @@ var ErrInterrupted = errors.New("run interrupted: waiting for an answer")
 // schema.
 var ErrInvalidAnswer = errors.New("invalid answer")
 
-// Question is what an interrupted step waits for.
+// Question is what an interrupted step waits for. A user needs two of its
+// fields: ID, to answer it, and Run, to resume the run that waits.
 type Question struct {
-	// ID identifies the question within its root run; answers are keyed by
-	// it. It is derived from the asking run's id, so a replay asks the same
-	// question under the same id.
+	// ID identifies the question within its run; answers are keyed by it.
+	// It is derived from the id of the run that asked (see [Question.AskedBy]),
+	// so a replay asks the same question under the same id.
 	ID string `json:"id"`
-	// RunID is the run that asked.
-	RunID string `json:"run_id"`
-	// RootID is the root run of the run that asked: the run to resume.
-	RootID string `json:"root_id,omitempty"`
+	// Run is the run to resume with the answer: the root run of the run
+	// that asked.
+	Run string `json:"run"`
 	// Kind says what is asked, such as "approval" or "input".
 	Kind string `json:"kind"`
 	// Payload is what the person needs to answer: the code to approve, the
@@ -37,6 +38,35 @@ type Question struct {
 	// Schema is the JSON schema the answer must match; empty accepts any
 	// JSON value.
 	Schema json.RawMessage `json:"schema,omitempty"`
+}
+
+// AskedBy returns the id of the run that asked q (Run itself or a run
+// nested in it), from the question's id.
+func (q Question) AskedBy() string {
+	if i := strings.LastIndexByte(q.ID, '?'); i >= 0 {
+		return q.ID[:i]
+	}
+	return ""
+}
+
+// UnmarshalJSON decodes a question, also in the form saved before Run
+// existed ("run_id", the run that asked, and "root_id", the run to
+// resume), so runs saved then still resume.
+func (q *Question) UnmarshalJSON(b []byte) error {
+	type plain Question
+	var w struct {
+		plain
+		RunID  string `json:"run_id"`
+		RootID string `json:"root_id"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*q = Question(w.plain)
+	if q.Run == "" {
+		q.Run = cmp.Or(w.RootID, w.RunID)
+	}
+	return nil
 }
 
 // InterruptedError ends a run that waits for answers. Parallel steps that
@@ -103,7 +133,7 @@ func Ask(ctx context.Context, kind string, payload any, schema json.RawMessage) 
 	for root.parent != nil {
 		root = root.parent
 	}
-	q := Question{ID: r.ID + "?" + strconv.Itoa(r.questions), RunID: r.ID, RootID: root.ID, Kind: kind, Payload: raw, Schema: schema}
+	q := Question{ID: r.ID + "?" + strconv.Itoa(r.questions), Run: root.ID, Kind: kind, Payload: raw, Schema: schema}
 	if !r.Emit(Event{Kind: EventInterrupt, Question: &q}) {
 		return nil, ErrStopped
 	}

@@ -26,7 +26,7 @@ func TestEventJSONRoundTrip(t *testing.T) {
 		{Kind: agent.EventToolResult, RunID: "r", Agent: "a", Seq: 4, Time: at, ToolResult: &model.ToolResult{CallID: "c", Name: "t", Content: json.RawMessage(`2`), IsError: true}},
 		{Kind: agent.EventUsage, RunID: "r", Agent: "a", Seq: 5, Time: at, Usage: model.Usage{InputTokens: 3}, Cost: 0.5},
 		{Kind: agent.EventModelResponse, RunID: "r", Agent: "a", Seq: 6, Time: at, Response: resp, FinishReason: model.FinishLength},
-		{Kind: agent.EventInterrupt, RunID: "r.1", ParentID: "r", Agent: "b", Seq: 2, Time: at, Question: &agent.Question{ID: "r.1?1", RunID: "r.1", Kind: "approval", Payload: json.RawMessage(`{"code":"1"}`), Schema: json.RawMessage(`{"type":"object"}`)}},
+		{Kind: agent.EventInterrupt, RunID: "r.1", ParentID: "r", Agent: "b", Seq: 2, Time: at, Question: &agent.Question{ID: "r.1?1", Run: "r", Kind: "approval", Payload: json.RawMessage(`{"code":"1"}`), Schema: json.RawMessage(`{"type":"object"}`)}},
 		{Kind: agent.EventRunEnd, RunID: "r", Agent: "a", Seq: 7, Time: at, Replayed: true, Output: json.RawMessage(`{"message":"hi"}`), Messages: []model.Message{model.UserMessage("x")}},
 	} {
 		t.Run(ev.Kind.String(), func(t *testing.T) {
@@ -128,4 +128,27 @@ func (a testAgent) InputSchema() json.RawMessage  { return json.RawMessage(`{"ty
 func (a testAgent) OutputSchema() json.RawMessage { return json.RawMessage(`{}`) }
 func (a testAgent) Run(ctx context.Context, in json.RawMessage) iter.Seq2[agent.Event, error] {
 	return agent.Execute(ctx, a, in, a.body)
+}
+
+// Questions saved before Question had one Run decode with Run set to the
+// run to resume: root_id, else run_id.
+func TestQuestionDecodesOldFields(t *testing.T) {
+	cases := []struct {
+		name, in string
+		want     agent.Question
+	}{
+		{"current", `{"id":"r.1?1","run":"r","kind":"input"}`, agent.Question{ID: "r.1?1", Run: "r", Kind: "input"}},
+		{"run_id and root_id", `{"id":"r.1?1","run_id":"r.1","root_id":"r","kind":"input"}`, agent.Question{ID: "r.1?1", Run: "r", Kind: "input"}},
+		{"run_id only", `{"id":"r?2","run_id":"r","kind":"approval"}`, agent.Question{ID: "r?2", Run: "r", Kind: "approval"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var q agent.Question
+			require.NoError(t, json.Unmarshal([]byte(c.in), &q))
+			require.Equal(t, c.want, q)
+		})
+	}
+	require.Equal(t, "r.1", agent.Question{ID: "r.1?1"}.AskedBy())
+	var q agent.Question
+	require.Error(t, json.Unmarshal([]byte(`{"id":1}`), &q))
 }

@@ -79,7 +79,7 @@ func benchWorkflow(b *testing.B, sandbox agent.Agent) (*engine.Engine, *codeexec
 	if err != nil {
 		b.Fatal(err)
 	}
-	return engine.New(engine.WithModel(m)), ce
+	return engine.New(engine.Config{Model: m}), ce
 }
 
 // BenchmarkCodeExecution is one whole Coder→Sandbox→Coder workflow: two

@@ -10,6 +10,7 @@ import (
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/compose"
+	"github.com/loomwork/loom/internal/config"
 	"github.com/loomwork/loom/internal/flow"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/sandbox"
@@ -71,7 +72,7 @@ type Config struct {
 	// snippets the coder may follow with another one (default
 	// DefaultMaxRetries; negative means none). The next failure ends the
 	// run with a [*compose.RetriesError].
-	MaxRetries int
+	MaxRetries int `config:"negative"`
 	// MaxTurns bounds the coder's model calls (default
 	// agent.DefaultMaxTurns).
 	MaxTurns int
@@ -101,14 +102,14 @@ type Config struct {
 	// Recall, scoring at least MinRecallScore) are added to its input, and
 	// after a run that answered, the last snippet that ran is kept there
 	// for the task (documents of kind [SnippetKind]). The store needs an
-	// embedder for text (vector.Options.Embedder).
+	// embedder for text (vector.MemoryConfig.Embedder).
 	Knowledge vector.Store
 	// Recall is how many earlier snippets are recalled (default
 	// DefaultRecall).
 	Recall int
 	// MinRecallScore is the least similarity a recalled snippet must have
 	// (default 0: any).
-	MinRecallScore float32
+	MinRecallScore float32 `config:"negative"`
 }
 
 // CodeExecution is the Coder→Sandbox workflow: a coder (an AI agent taught
@@ -194,6 +195,9 @@ func New(cfg Config) (*CodeExecution, error) {
 	}
 	if cfg.Description == "" {
 		cfg.Description = "Answers a question by writing JavaScript, running it in a sandbox and reporting the computed result."
+	}
+	if err := config.Check("codeexec.Config", cfg); err != nil {
+		return nil, fmt.Errorf("%w: code execution %s: %w", agent.ErrInvalidConfig, cfg.Name, err)
 	}
 	switch {
 	case cfg.Recall == 0:

@@ -107,7 +107,7 @@ const p = await tools.multiply({a: s.sum, b: 3});
 				if err != nil {
 					b.Fatal(err)
 				}
-				res, err := engine.New().Invoke(b.Context(), ce, "What is (2 + 40) × 3? Format the result.")
+				res, err := engine.New(engine.Config{}).Invoke(b.Context(), ce, "What is (2 + 40) × 3? Format the result.")
 				if err != nil || res.Text() != "The answer is 126." {
 					b.Fatal(err, res.Text())
 				}

@@ -94,7 +94,7 @@ func TestDurableChild(t *testing.T) {
 	case "start":
 		m := modeltest.New(t, modeltest.ToolCalls(modeltest.Call("c1", "evaluateJs", mustJSON(map[string]string{"code": factorialCode}))))
 		ce := newDurableCoder(t, m, sandboxLog)
-		e := engine.New(engine.WithModel(m), engine.WithCheckpoints(store))
+		e := engine.New(engine.Config{Model: m, Checkpoints: store})
 		var runID string
 		for ev, err := range e.Run(ctx, ce, "Calculate 15!") {
 			if ev.Kind == agent.EventRunStart && runID == "" {
@@ -109,7 +109,7 @@ func TestDurableChild(t *testing.T) {
 	case "resume":
 		m := modeltest.New(t, modeltest.Func(answerFromToolResult))
 		ce := newDurableCoder(t, m, sandboxLog)
-		e := engine.New(engine.WithModel(m), engine.WithCheckpoints(store))
+		e := engine.New(engine.Config{Model: m, Checkpoints: store})
 		runID := os.Getenv("LOOM_DURABLE_RUN")
 		pending, err := e.Pending(ctx, runID)
 		require.NoError(t, err)
@@ -201,7 +201,7 @@ func TestInterruptResumeAdvancesOnce(t *testing.T) {
 	log := filepath.Join(dir, "sandbox.log")
 	m := modeltest.New(t, modeltest.ToolCalls(modeltest.Call("c1", "evaluateJs", mustJSON(map[string]string{"code": factorialCode}))))
 	ce := newDurableCoder(t, m, log)
-	e := engine.New(engine.WithModel(m), engine.WithCheckpoints(store))
+	e := engine.New(engine.Config{Model: m, Checkpoints: store})
 	_, err := e.Invoke(ctx, ce, "Calculate 15!")
 	var ie *agent.InterruptedError
 	require.ErrorAs(t, err, &ie)
@@ -211,7 +211,7 @@ func TestInterruptResumeAdvancesOnce(t *testing.T) {
 	var req codeexec.ApprovalRequest
 	require.NoError(t, json.Unmarshal(q.Payload, &req))
 	require.Equal(t, factorialCode, req.Code)
-	runID := q.RootID
+	runID := q.Run
 
 	t.Run("bad answers are refused and nothing is written", func(t *testing.T) {
 		head, err := store.Head(ctx, runID)
@@ -287,7 +287,7 @@ func TestReplayFromEveryCheckpoint(t *testing.T) {
 	calc, err := agent.NewAI(agent.AIConfig{Name: "calc", Model: m, Tools: []agent.Agent{add}})
 	require.NoError(t, err)
 	store := checkpoint.NewMemory()
-	e := engine.New(engine.WithCheckpoints(store))
+	e := engine.New(engine.Config{Checkpoints: store})
 	var want []agent.Event
 	for ev, err := range e.Run(ctx, calc, "sum things") {
 		require.NoError(t, err)
@@ -321,7 +321,7 @@ func TestReplayFromEveryCheckpoint(t *testing.T) {
 			m2 := modeltest.New(t, turns()[3-wantCalls:]...)
 			calc2, err := agent.NewAI(agent.AIConfig{Name: "calc", Model: m2, Tools: []agent.Agent{add}})
 			require.NoError(t, err)
-			e2 := engine.New(engine.WithCheckpoints(copyStore))
+			e2 := engine.New(engine.Config{Checkpoints: copyStore})
 			var got []agent.Event
 			for ev, err := range e2.Resume(ctx, calc2, "run", nil) {
 				require.NoError(t, err)
@@ -410,7 +410,7 @@ func BenchmarkResume(b *testing.B) {
 			log := filepath.Join(b.TempDir(), "sandbox.log")
 			m := modeltest.New(b)
 			ce := newDurableCoder(b, m, log)
-			e := engine.New(engine.WithModel(m), engine.WithCheckpoints(store))
+			e := engine.New(engine.Config{Model: m, Checkpoints: store})
 			approve := json.RawMessage(`{"approved":true}`)
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -423,7 +423,7 @@ func BenchmarkResume(b *testing.B) {
 				m.Append(modeltest.Func(answerFromToolResult))
 				q := ie.Questions[0]
 				b.StartTimer()
-				res, err := e.ResumeInvoke(ctx, ce, q.RootID, map[string]json.RawMessage{q.ID: approve})
+				res, err := e.ResumeInvoke(ctx, ce, q.Run, map[string]json.RawMessage{q.ID: approve})
 				require.NoError(b, err)
 				require.Equal(b, "15! = 1307674368000", res.Text())
 			}

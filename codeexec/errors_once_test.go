@@ -28,7 +28,7 @@ func TestFailedSnippetErrorOnce(t *testing.T) {
 	)
 	ce, err := codeexec.New(codeexec.Config{Model: m, Tool: sb.agent(t)})
 	require.NoError(t, err)
-	_, err = engine.New().Invoke(t.Context(), ce, "6*7")
+	_, err = engine.New(engine.Config{}).Invoke(t.Context(), ce, "6*7")
 	require.NoError(t, err)
 	fb := errorText(t, toolResult(t, m, 1))
 	require.Equal(t, 1, strings.Count(fb, msg), "the error appears once: %q", fb)
@@ -47,7 +47,7 @@ func TestReviewerErrorNamedOnce(t *testing.T) {
 			m := modeltest.New(t, modeltest.ToolCalls(jsCall("c1", "1+1")), modeltest.Text("gave up"))
 			ce, err := codeexec.New(codeexec.Config{Model: m, Tool: (&fakeSandbox{}).agent(t), Reviewer: rev})
 			require.NoError(t, err)
-			_, runErr := engine.New().Invoke(t.Context(), ce, "1+1")
+			_, runErr := engine.New(engine.Config{}).Invoke(t.Context(), ce, "1+1")
 			var text string
 			if runErr != nil {
 				text = runErr.Error()

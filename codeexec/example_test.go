@@ -33,7 +33,7 @@ func ExampleNew() {
 		fmt.Println(err)
 		return
 	}
-	res, err := engine.New().Invoke(context.Background(), ce, "Sum of the squares of 1, 2 and 3?")
+	res, err := engine.New(engine.Config{}).Invoke(context.Background(), ce, "Sum of the squares of 1, 2 and 3?")
 	fmt.Println(res.Text(), err)
 	// Output: Sandbox said {"result":14,"logs":[]} <nil>
 }
@@ -71,7 +71,7 @@ func ExampleConfig_sandboxTools() {
 		fmt.Println(err)
 		return
 	}
-	res, err := engine.New().Invoke(context.Background(), ce, "(2 + 40) × 3?")
+	res, err := engine.New(engine.Config{}).Invoke(context.Background(), ce, "(2 + 40) × 3?")
 	fmt.Println(res.Text(), err)
 	// Output: Sandbox said {"result":126,"logs":[]} <nil>
 }

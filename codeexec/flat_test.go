@@ -70,7 +70,7 @@ func TestOneSnippetIsOneToolRun(t *testing.T) {
 			rec := tracetest.NewSpanRecorder()
 			tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 			m := modeltest.New(t, modeltest.ToolCalls(jsCall("c1", "6*7")), modeltest.Text("42"))
-			e := engine.New(engine.WithModel(m), engine.WithTracerProvider(tp))
+			e := engine.New(engine.Config{Model: m, TracerProvider: tp})
 			evs := testkit.Events(t, e.Run(t.Context(), ce, "6*7"))
 			require.Equal(t, tc.starts, testkit.Starts(evs))
 			require.Len(t, kinds(evs), tc.events)
@@ -125,7 +125,7 @@ func TestBudgetCountsReplayedSnippets(t *testing.T) {
 	m := modeltest.New(t, modeltest.ToolCalls(jsCall("c1", "x * 7")), modeltest.ToolCalls(jsCall("c2", "y * 7")))
 	ce, err := codeexec.New(codeexec.Config{Model: m, Tool: sb.agent(t), Approver: approver, MaxRetries: 1})
 	require.NoError(t, err)
-	e := engine.New(engine.WithCheckpoints(checkpoint.NewMemory()))
+	e := engine.New(engine.Config{Checkpoints: checkpoint.NewMemory()})
 	_, err = e.Invoke(ctx, ce, "6*7")
 	var ie *agent.InterruptedError
 	require.ErrorAs(t, err, &ie)
@@ -134,7 +134,7 @@ func TestBudgetCountsReplayedSnippets(t *testing.T) {
 	require.NoError(t, json.Unmarshal(ie.Questions[0].Payload, &req))
 	require.Equal(t, 2, req.Attempt, "the failed snippet counted")
 
-	_, err = e.ResumeInvoke(ctx, ce, ie.Questions[0].RootID, map[string]json.RawMessage{ie.Questions[0].ID: json.RawMessage(`{"approved":true}`)})
+	_, err = e.ResumeInvoke(ctx, ce, ie.Questions[0].Run, map[string]json.RawMessage{ie.Questions[0].ID: json.RawMessage(`{"approved":true}`)})
 	require.ErrorIs(t, err, compose.ErrRetriesExhausted, "the replayed failure and the new one spend a budget of one retry")
 	var re *compose.RetriesError
 	require.ErrorAs(t, err, &re)

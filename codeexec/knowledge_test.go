@@ -19,7 +19,7 @@ import (
 func TestKnowledgeRecallsEarlierSnippets(t *testing.T) {
 	emb, err := vector.NewHashEmbedder(0)
 	require.NoError(t, err)
-	store, err := vector.NewMemory(vector.Options{Embedder: emb})
+	store, err := vector.NewMemory(vector.MemoryConfig{Embedder: emb})
 	require.NoError(t, err)
 	inproc, err := sandbox.NewInProcess()
 	require.NoError(t, err)
@@ -33,7 +33,7 @@ func TestKnowledgeRecallsEarlierSnippets(t *testing.T) {
 	)
 	ce, err := codeexec.New(codeexec.Config{Model: m, Sandbox: inproc, Knowledge: store})
 	require.NoError(t, err)
-	e := engine.New()
+	e := engine.New(engine.Config{})
 	_, err = e.Invoke(t.Context(), ce, "Calculate the factorial of 15")
 	require.NoError(t, err)
 	require.NotContains(t, m.Request(0).Messages[len(m.Request(0).Messages)-1].Text(), "Snippets that worked", "nothing kept yet")

@@ -28,7 +28,7 @@ func TestCodeExecutionToolsetsOfferedToTheCoder(t *testing.T) {
 		return []agent.Agent{sum}, nil
 	})}})
 	require.NoError(t, err)
-	res, err := engine.New().Invoke(t.Context(), ce, "2 + 40?")
+	res, err := engine.New(engine.Config{}).Invoke(t.Context(), ce, "2 + 40?")
 	require.NoError(t, err)
 	require.Equal(t, "42", res.Text())
 	var names []string
@@ -57,7 +57,7 @@ func TestToolsetFailuresDoNotSpendTheSnippetBudget(t *testing.T) {
 	ce, err := codeexec.New(codeexec.Config{Model: m, Tool: sb.agent(t), MaxRetries: 1,
 		Toolsets: []agent.Toolset{agent.ToolsetFunc(func(context.Context) ([]agent.Agent, error) { return []agent.Agent{flaky}, nil })}})
 	require.NoError(t, err)
-	res, err := engine.New().Invoke(t.Context(), ce, "look it up")
+	res, err := engine.New(engine.Config{}).Invoke(t.Context(), ce, "look it up")
 	require.NoError(t, err, "two failed lookups and one failed snippet are within a budget of one retry")
 	require.Equal(t, "no lookup today, but 42", res.Text())
 }

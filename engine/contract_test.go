@@ -19,12 +19,12 @@ import (
 // including one that cannot start, is a run: one root EventRunStart, one
 // root EventRunEnd last, and no event without a kind.
 func TestStreamsEndWithOneRunEnd(t *testing.T) {
-	e := engine.New(engine.WithModel(modeltest.New(t)))
+	e := engine.New(engine.Config{Model: modeltest.New(t)})
 	ok := testkit.Fn(t, "ok", func(context.Context, map[string]any) (map[string]any, error) { return map[string]any{"a": 1}, nil })
-	busy := engine.New().NewSession(ok, nil)
+	busy := engine.New(engine.Config{}).NewSession(ok, nil)
 	block := make(chan struct{})
 	slow := testkit.Fn(t, "slow", func(context.Context, map[string]any) (map[string]any, error) { <-block; return nil, nil })
-	slowSession := engine.New().NewSession(slow, nil)
+	slowSession := engine.New(engine.Config{}).NewSession(slow, nil)
 	started := make(chan struct{})
 	go func() {
 		for ev := range slowSession.Run(t.Context(), "hi") {
@@ -44,7 +44,7 @@ func TestStreamsEndWithOneRunEnd(t *testing.T) {
 		{"a nil agent", e.Run(t.Context(), nil, "x"), agent.ErrInvalidConfig},
 		{"input that is not JSON", e.Run(t.Context(), ok, json.RawMessage(`{`)), agent.ErrInvalidInput},
 		{"a resume with no store", e.Resume(t.Context(), ok, "r", nil), engine.ErrNoCheckpoints},
-		{"a resume of an unknown run", engine.New(engine.WithCheckpoints(checkpoint.NewMemory())).Resume(t.Context(), ok, "nope", nil), engine.ErrNoCheckpoints},
+		{"a resume of an unknown run", engine.New(engine.Config{Checkpoints: checkpoint.NewMemory()}).Resume(t.Context(), ok, "nope", nil), engine.ErrNoCheckpoints},
 		{"a busy session", slowSession.Run(t.Context(), "again"), engine.ErrSessionBusy},
 		{"a session turn", busy.Run(t.Context(), "x"), nil},
 	} {
@@ -96,7 +96,7 @@ func TestParallelQuestionsAreOnePause(t *testing.T) {
 	t.Run("tool calls", func(t *testing.T) {
 		m := modeltest.New(t, modeltest.ToolCalls(modeltest.Call("c1", "confirm", `{"q":"a"}`), modeltest.Call("c2", "confirm", `{"q":"b"}`)))
 		a := testkit.NewAI(t, agent.AIConfig{Name: "asker", Model: m, Tools: []agent.Agent{confirm}})
-		e := engine.New(engine.WithCheckpoints(checkpoint.NewMemory()))
+		e := engine.New(engine.Config{Checkpoints: checkpoint.NewMemory()})
 		_, err := e.Invoke(ctx, a, "go")
 		var ie *agent.InterruptedError
 		require.ErrorAs(t, err, &ie)
@@ -106,7 +106,7 @@ func TestParallelQuestionsAreOnePause(t *testing.T) {
 			answers[q.ID] = json.RawMessage([]string{`"yes"`, `"no"`}[i])
 		}
 		m.Append(modeltest.Text("done"))
-		res, err := e.ResumeInvoke(ctx, a, ie.Questions[0].RootID, answers)
+		res, err := e.ResumeInvoke(ctx, a, ie.Questions[0].Run, answers)
 		require.NoError(t, err)
 		require.Equal(t, "done", res.Text())
 		require.Equal(t, 2, m.Calls(), "the first call was not repeated")
@@ -126,15 +126,15 @@ func TestParallelQuestionsAreOnePause(t *testing.T) {
 			}),
 		}})
 		require.NoError(t, err)
-		e := engine.New(engine.WithCheckpoints(checkpoint.NewMemory()))
+		e := engine.New(engine.Config{Checkpoints: checkpoint.NewMemory()})
 		_, err = e.Invoke(ctx, p, map[string]any{"q": "c"})
 		var ie *agent.InterruptedError
 		require.ErrorAs(t, err, &ie)
 		require.Len(t, ie.Questions, 2)
-		pending, err := e.Pending(ctx, ie.Questions[0].RootID)
+		pending, err := e.Pending(ctx, ie.Questions[0].Run)
 		require.NoError(t, err)
 		require.Len(t, pending, 2)
-		res, err := e.ResumeInvoke(ctx, p, ie.Questions[0].RootID, map[string]json.RawMessage{
+		res, err := e.ResumeInvoke(ctx, p, ie.Questions[0].Run, map[string]json.RawMessage{
 			ie.Questions[0].ID: json.RawMessage(`"ok"`), ie.Questions[1].ID: json.RawMessage(`42`),
 		})
 		require.NoError(t, err)
@@ -153,21 +153,21 @@ func TestResumeWithoutTheAnswerAsksAgain(t *testing.T) {
 		}
 		return map[string]any{"name": json.RawMessage(ans)}, nil
 	})
-	e := engine.New(engine.WithCheckpoints(checkpoint.NewMemory()))
+	e := engine.New(engine.Config{Checkpoints: checkpoint.NewMemory()})
 	_, err := e.Invoke(ctx, ask, "go")
 	var ie *agent.InterruptedError
 	require.ErrorAs(t, err, &ie)
 	q := ie.Questions[0]
 	for range 2 {
-		_, err = e.ResumeInvoke(ctx, ask, q.RootID, nil)
+		_, err = e.ResumeInvoke(ctx, ask, q.Run, nil)
 		var again *agent.InterruptedError
 		require.ErrorAs(t, err, &again)
 		require.Equal(t, q.ID, again.Questions[0].ID)
 	}
-	pending, err := e.Pending(ctx, q.RootID)
+	pending, err := e.Pending(ctx, q.Run)
 	require.NoError(t, err)
 	require.Len(t, pending, 1, "asked three times, listed once")
-	res, err := e.ResumeInvoke(ctx, ask, q.RootID, map[string]json.RawMessage{q.ID: json.RawMessage(`"Ada"`)})
+	res, err := e.ResumeInvoke(ctx, ask, q.Run, map[string]json.RawMessage{q.ID: json.RawMessage(`"Ada"`)})
 	require.NoError(t, err)
 	require.JSONEq(t, `{"name":"Ada"}`, string(res.Output))
 }

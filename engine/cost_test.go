@@ -29,7 +29,7 @@ func TestEngineCostPerRunAndTotal(t *testing.T) {
 	)}
 	a, err := agent.NewAI(agent.AIConfig{Name: "a", Model: m})
 	require.NoError(t, err)
-	eng := engine.New()
+	eng := engine.New(engine.Config{})
 
 	price, ok := pricing.Default().Lookup("openai", "gpt-5.4-mini")
 	require.True(t, ok)
@@ -67,7 +67,7 @@ func TestStatsCountReplayedCallsOnce(t *testing.T) {
 			Runs: 2, Failed: 1, Usage: model.Usage{InputTokens: 1_000_000, OutputTokens: 1_000_000},
 		}},
 		{"another engine (a new process) resumes", func(_ *engine.Engine, store checkpoint.Store) *engine.Engine {
-			return engine.New(engine.WithCheckpoints(store))
+			return engine.New(engine.Config{Checkpoints: store})
 		}, engine.Stats{Runs: 1, Usage: model.Usage{OutputTokens: 1_000_000}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -77,12 +77,12 @@ func TestStatsCountReplayedCallsOnce(t *testing.T) {
 			)}
 			a := testkit.NewAI(t, agent.AIConfig{Name: "asker", Model: m, Tools: []agent.Agent{confirm}})
 			store := checkpoint.NewMemory()
-			e := engine.New(engine.WithCheckpoints(store))
+			e := engine.New(engine.Config{Checkpoints: store})
 			_, err := e.Invoke(ctx, a, "go")
 			var ie *agent.InterruptedError
 			require.ErrorAs(t, err, &ie)
 			r := tc.resumer(e, store)
-			res, err := r.ResumeInvoke(ctx, a, ie.Questions[0].RootID, map[string]json.RawMessage{ie.Questions[0].ID: json.RawMessage(`true`)})
+			res, err := r.ResumeInvoke(ctx, a, ie.Questions[0].Run, map[string]json.RawMessage{ie.Questions[0].ID: json.RawMessage(`true`)})
 			require.NoError(t, err)
 			require.Equal(t, "done", res.Text())
 			require.Equal(t, 2, m.Calls(), "the first call was not repeated")

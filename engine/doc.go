@@ -30,7 +30,7 @@
 //
 // # Durable runs
 //
-// [WithCheckpoints] saves each run to a checkpoint store (package
+// [Config.Checkpoints] saves each run to a checkpoint store (package
 // checkpoint: memory, SQLite, PostgreSQL): a checkpoint when it starts,
 // after every step (a model call, a nested run's end, a question) holding
 // the events since the previous one, and when it ends or waits. A step that
@@ -50,7 +50,7 @@
 // runs, so Pending lists what any run waits for, nested or not, and
 // Resume continues it.
 //
-// [WithCheckpointPolicy] with [CheckpointAtInterrupts] writes a run's
+// [Config.CheckpointPolicy] set to [CheckpointAtInterrupts] writes a run's
 // checkpoints only when it waits (and then when it is resumed and ends):
 // for a store that dies with the process, where nothing else is read.
 //
@@ -112,10 +112,13 @@
 //
 // In every config struct of loom, a zero value means the documented
 // default and a negative value is an error, unless a field's comment says
-// otherwise (a negative retry budget, for example, means none).
+// otherwise (a negative retry budget, for example, means none); such a
+// field carries the struct tag `config:"negative"`. A constructor refuses
+// a negative value with an error that names the field; an [Engine] built
+// from such a [Config] fails each run at once.
 //
 // # Logging
 //
-// [WithLogger] logs each run's start and end at DEBUG and every event at
+// [Config.Logger] logs each run's start and end at DEBUG and every event at
 // [LevelTrace], a level below DEBUG.
 package engine

@@ -71,32 +71,8 @@ type RunState struct {
 	SnapshotAt int64 `json:"snapshot_at,omitempty"`
 }
 
-// WithCheckpoints saves every run of the engine to s: a checkpoint when
-// it starts, after every step (a model call, a nested run's end, a
-// question) with the events since the previous one, and when it ends or
-// waits for answers. A run that waits, or whose process died, is continued
-// with [Engine.Resume].
-func WithCheckpoints(s checkpoint.Store) Option { return func(e *Engine) { e.store = s } }
-
-// WithLabels puts labels on every checkpoint of the engine's runs (in
-// [checkpoint.Checkpoint.Meta], beside "agent" and "status"), so that runs
-// can be found with [checkpoint.RunFilter]: the loom CLI and playground
-// label runs with the file they came from. A resumed run keeps the labels
-// it started with. The keys "agent", "status" and [MetaSession] are
-// loom's own and cannot be set.
-func WithLabels(labels map[string]string) Option {
-	return func(e *Engine) {
-		e.labels = map[string]string{}
-		for k, v := range labels {
-			if k != "agent" && k != "status" && k != MetaSession {
-				e.labels[k] = v
-			}
-		}
-	}
-}
-
 // CheckpointPolicy says when an engine with a checkpoint store
-// ([WithCheckpoints]) writes a run's checkpoints. Its zero value is
+// ([Config.Checkpoints]) writes a run's checkpoints. Its zero value is
 // [CheckpointEveryStep].
 type CheckpointPolicy int
 
@@ -118,18 +94,6 @@ const (
 	// a session finishes a turn cut by a kill from them.
 	CheckpointAtInterrupts
 )
-
-// WithCheckpointPolicy sets when runs write their checkpoints; without it,
-// or with the zero value, every step is saved ([CheckpointEveryStep]). A
-// value that is not one of the policies is taken as the default.
-func WithCheckpointPolicy(p CheckpointPolicy) Option {
-	return func(e *Engine) {
-		if p != CheckpointAtInterrupts {
-			p = CheckpointEveryStep
-		}
-		e.policy = p
-	}
-}
 
 // Checkpoints returns the engine's checkpoint store, or nil.
 func (e *Engine) Checkpoints() checkpoint.Store { return e.store }

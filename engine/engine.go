@@ -8,6 +8,7 @@ import (
 	"iter"
 	"log/slog"
 	"math"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 
 	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/checkpoint"
+	"github.com/loomwork/loom/internal/config"
 	"github.com/loomwork/loom/internal/flow"
 	"github.com/loomwork/loom/model"
 	"go.opentelemetry.io/otel/trace"
@@ -38,48 +40,114 @@ type Engine struct {
 	log      *slog.Logger
 	store    checkpoint.Store
 	sessions checkpoint.SessionStore
-	labels   map[string]string // on every checkpoint (WithLabels)
+	labels   map[string]string // on every checkpoint (Config.Labels)
 	policy   CheckpointPolicy
+	cfgErr   error // a Config that breaks the zero/negative rule
 	totals   totals
 }
 
-// Option configures an [Engine].
-type Option func(*Engine)
+// Config is what every run of an [Engine] shares. The zero Config is an
+// engine with no default model, no limits, no checkpoints and no logging.
+type Config struct {
+	// Model is the default model, used by AI agents that have none of
+	// their own.
+	Model model.Model
+	// Limits bound each run: max agent invocations, max tokens and a
+	// timeout (see [agent.Limits]; zero means no limit, a negative value
+	// fails every run with [agent.ErrInvalidConfig]). A breach fails the
+	// run with an [*agent.LimitError].
+	Limits agent.Limits
+	// Hooks fire, in order, for every run and tool call beneath the
+	// engine's runs.
+	Hooks []agent.Hooks
+	// TracerProvider records the runs' spans; when nil, runs use the
+	// provider on the run's ctx, then otel's global one.
+	TracerProvider trace.TracerProvider
+	// Metrics records loom's metrics, including loom.workflow.outcomes
+	// (see [agentrt.NewMetrics]).
+	Metrics *agentrt.Metrics
+	// ContentCapture records message content on spans ([CaptureOn]) or
+	// not ([CaptureOff]); the zero value leaves it to the environment
+	// (see [agentrt.CaptureContentEnv]).
+	ContentCapture Capture
+	// Logger logs each run's start and end at DEBUG and every event at
+	// [LevelTrace]. When nil the engine logs nothing.
+	Logger *slog.Logger
+	// Checkpoints saves every run of the engine: a checkpoint when it
+	// starts, after every step (a model call, a nested run's end, a
+	// question) with the events since the previous one, and when it ends
+	// or waits for answers. A run that waits, or whose process died, is
+	// continued with [Engine.Resume].
+	Checkpoints checkpoint.Store
+	// Labels go on every checkpoint of the engine's runs (in
+	// [checkpoint.Checkpoint.Meta], beside "agent" and "status"), so that
+	// runs can be found with [checkpoint.RunFilter]: the loom CLI and
+	// playground label runs with the file they came from. A resumed run
+	// keeps the labels it started with. The keys "agent", "status" and
+	// [MetaSession] are loom's own and are ignored here.
+	Labels map[string]string
+	// Sessions keeps the engine's sessions opened by id
+	// ([Engine.OpenSession]).
+	Sessions checkpoint.SessionStore
+	// CheckpointPolicy says when runs write their checkpoints; the zero
+	// value saves every step ([CheckpointEveryStep]).
+	CheckpointPolicy CheckpointPolicy
+}
 
-// WithModel sets the default model, used by AI agents that have none of
-// their own.
-func WithModel(m model.Model) Option { return func(e *Engine) { e.model = m } }
+// Capture says whether spans record message content.
+type Capture int
 
-// WithRunLimits bounds each run: max agent invocations, max tokens and a
-// timeout (see [agent.Limits]). A breach fails the run with an
-// [*agent.LimitError].
-func WithRunLimits(l agent.Limits) Option { return func(e *Engine) { e.limits = l } }
+const (
+	// CaptureFromEnv leaves content capture to the environment
+	// (see [agentrt.CaptureContentEnv]); it is the zero value.
+	CaptureFromEnv Capture = iota
+	// CaptureOn records message content on spans.
+	CaptureOn
+	// CaptureOff never records message content.
+	CaptureOff
+)
 
-// WithHooks adds hooks that fire for every run and tool call beneath the
-// engine's runs. It may be given more than once; hooks fire in order.
-func WithHooks(h agent.Hooks) Option { return func(e *Engine) { e.hooks = append(e.hooks, h) } }
+// CaptureIf is [CaptureOn] when on is true, else [CaptureOff].
+func CaptureIf(on bool) Capture {
+	if on {
+		return CaptureOn
+	}
+	return CaptureOff
+}
 
-// WithTracerProvider records the runs' spans to tp; without it, runs use
-// the provider on the run's ctx, then otel's global one.
-func WithTracerProvider(tp trace.TracerProvider) Option { return func(e *Engine) { e.tp = tp } }
-
-// WithMetrics records loom's metrics, including loom.workflow.outcomes, to
-// ms (see [agentrt.NewMetrics]).
-func WithMetrics(ms *agentrt.Metrics) Option { return func(e *Engine) { e.metrics = ms } }
-
-// WithContentCapture records message content on spans (on) or not (off),
-// whatever the environment says.
-func WithContentCapture(on bool) Option { return func(e *Engine) { e.capture = &on } }
-
-// WithLogger logs each run's start and end at DEBUG and every event at
-// [LevelTrace] to l. By default the engine logs nothing.
-func WithLogger(l *slog.Logger) Option { return func(e *Engine) { e.log = l } }
-
-// New returns an engine with the options applied.
-func New(opts ...Option) *Engine {
-	e := &Engine{}
-	for _, o := range opts {
-		o(e)
+// New returns an engine built from cfg. A Config that breaks the
+// zero/negative rule (see the package doc) does not panic: every run of
+// the engine then fails at once with an error wrapping
+// [agent.ErrInvalidConfig] that names the field.
+func New(cfg Config) *Engine {
+	e := &Engine{model: cfg.Model, limits: cfg.Limits, tp: cfg.TracerProvider, metrics: cfg.Metrics, log: cfg.Logger,
+		store: cfg.Checkpoints, sessions: cfg.Sessions, hooks: slices.Clone(cfg.Hooks)}
+	switch cfg.ContentCapture {
+	case CaptureFromEnv:
+	case CaptureOn, CaptureOff:
+		on := cfg.ContentCapture == CaptureOn
+		e.capture = &on
+	default:
+		e.cfgErr = fmt.Errorf("%w: engine: engine.Config.ContentCapture is %d: use engine.CaptureFromEnv, CaptureOn or CaptureOff", agent.ErrInvalidConfig, cfg.ContentCapture)
+	}
+	switch cfg.CheckpointPolicy {
+	case CheckpointEveryStep, CheckpointAtInterrupts:
+		e.policy = cfg.CheckpointPolicy
+	default:
+		if e.cfgErr == nil {
+			e.cfgErr = fmt.Errorf("%w: engine: engine.Config.CheckpointPolicy is %d: use engine.CheckpointEveryStep or CheckpointAtInterrupts", agent.ErrInvalidConfig, cfg.CheckpointPolicy)
+		}
+	}
+	if e.cfgErr == nil {
+		e.cfgErr = cfg.check()
+	}
+	if cfg.Labels != nil {
+		e.labels = map[string]string{}
+		for k, v := range cfg.Labels {
+			if k != "agent" && k != "status" && k != MetaSession {
+				e.labels[k] = v
+			}
+		}
 	}
 	return e
 }
@@ -218,6 +286,10 @@ func (e *Engine) run(ctx context.Context, a agent.Agent, input any, res *Result,
 			failedRun(ctx, nil, fmt.Errorf("%w: engine: the agent to run is nil", agent.ErrInvalidConfig), yield)
 			return
 		}
+		if e.cfgErr != nil {
+			failedRun(ctx, a, e.cfgErr, yield)
+			return
+		}
 		raw, err := agent.EncodeInput(input)
 		if err != nil {
 			failedRun(ctx, a, fmt.Errorf("engine: run %s: %w", a.Name(), err), yield)
@@ -343,4 +415,12 @@ func logEvent(ctx context.Context, log *slog.Logger, ev agent.Event) {
 		}
 	}
 	log.LogAttrs(ctx, LevelTrace, "event", attrs...)
+}
+
+// check applies the zero/negative rule to c.
+func (c Config) check() error {
+	if err := config.Check("engine.Config", c); err != nil {
+		return fmt.Errorf("%w: engine: %w", agent.ErrInvalidConfig, err)
+	}
+	return nil
 }

@@ -33,7 +33,7 @@ func TestEngineDefaultModelAndUsage(t *testing.T) {
 		return map[string]any{"n": in["n"].(float64) * 2}, nil
 	})
 	coder := testkit.NewAI(t, agent.AIConfig{Name: "coder", Tools: []agent.Agent{double}})
-	e := engine.New(engine.WithModel(m))
+	e := engine.New(engine.Config{Model: m})
 	res, err := e.Invoke(t.Context(), coder, "double 21")
 	require.NoError(t, err)
 	require.Equal(t, "42", res.Text())
@@ -46,7 +46,7 @@ func TestEngineDefaultModelAndUsage(t *testing.T) {
 
 func TestEngineNoModelIsClear(t *testing.T) {
 	coder := testkit.NewAI(t, agent.AIConfig{Name: "coder"})
-	_, err := engine.New().Invoke(t.Context(), coder, "hi")
+	_, err := engine.New(engine.Config{}).Invoke(t.Context(), coder, "hi")
 	require.ErrorIs(t, err, agent.ErrNoModel)
 	require.Contains(t, err.Error(), "default model")
 }
@@ -59,7 +59,7 @@ func TestEngineUsageTotalsUnderConcurrentRuns(t *testing.T) {
 	}
 	m := modeltest.New(t, turns...)
 	a := testkit.NewAI(t, agent.AIConfig{Name: "a"})
-	e := engine.New(engine.WithModel(m))
+	e := engine.New(engine.Config{Model: m})
 	var wg sync.WaitGroup
 	for range runs {
 		wg.Go(func() {
@@ -78,7 +78,7 @@ func TestEngineLimits(t *testing.T) {
 		step := testkit.Constant(t, "step", map[string]any{})
 		seq, err := compose.NewSequence(compose.SequenceConfig{Name: "three", Steps: []agent.Agent{step, step, step}})
 		require.NoError(t, err)
-		e := engine.New(engine.WithRunLimits(agent.Limits{MaxInvocations: 3}))
+		e := engine.New(engine.Config{Limits: agent.Limits{MaxInvocations: 3}})
 		_, err = e.Invoke(t.Context(), seq, map[string]any{})
 		var le *agent.LimitError
 		require.ErrorAs(t, err, &le)
@@ -90,7 +90,7 @@ func TestEngineLimits(t *testing.T) {
 			modeltest.ToolCalls(modeltest.Call("c1", "step", `{}`)).WithUsage(250, 50),
 		)
 		a := testkit.NewAI(t, agent.AIConfig{Name: "a", Tools: []agent.Agent{testkit.Constant(t, "step", map[string]any{})}})
-		e := engine.New(engine.WithModel(m), engine.WithRunLimits(agent.Limits{MaxTokens: 200}))
+		e := engine.New(engine.Config{Model: m, Limits: agent.Limits{MaxTokens: 200}})
 		_, err := e.Invoke(t.Context(), a, "go")
 		require.ErrorIs(t, err, agent.ErrLimit)
 		require.EqualError(t, err, "max tokens exceeded: 300 used, limit 200")
@@ -101,7 +101,7 @@ func TestEngineLimits(t *testing.T) {
 			<-ctx.Done()
 			return nil, ctx.Err()
 		})
-		e := engine.New(engine.WithRunLimits(agent.Limits{Timeout: 50 * time.Millisecond}))
+		e := engine.New(engine.Config{Limits: agent.Limits{Timeout: 50 * time.Millisecond}})
 		start := time.Now()
 		_, err := e.Invoke(t.Context(), slow, map[string]any{})
 		var le *agent.LimitError
@@ -121,7 +121,7 @@ func TestEngineRunStreamsEventsAndHooks(t *testing.T) {
 		defer mu.Unlock()
 		seen = append(seen, e.Agent.Name())
 	}}
-	e := engine.New(engine.WithModel(m), engine.WithHooks(hooks))
+	e := engine.New(engine.Config{Model: m, Hooks: []agent.Hooks{hooks}})
 	var kinds []agent.EventKind
 	var text string
 	for ev, err := range e.Run(t.Context(), a, "6*7") {
@@ -138,7 +138,7 @@ func TestEngineInvokeAs(t *testing.T) {
 	type answer struct {
 		Message string `json:"message"`
 	}
-	e := engine.New(engine.WithModel(modeltest.New(t, modeltest.Text("hello"))))
+	e := engine.New(engine.Config{Model: modeltest.New(t, modeltest.Text("hello"))})
 	got, err := engine.InvokeAs[answer](t.Context(), e, testkit.NewAI(t, agent.AIConfig{Name: "a"}), "hi")
 	require.NoError(t, err)
 	require.Equal(t, answer{Message: "hello"}, got)
@@ -166,7 +166,7 @@ func TestEngineTracesOutcomeOnRootSpan(t *testing.T) {
 			inner := testkit.NewAI(t, agent.AIConfig{Name: "inner"})
 			seq, err := compose.NewSequence(compose.SequenceConfig{Name: "flow", Steps: []agent.Agent{inner}})
 			require.NoError(t, err)
-			e := engine.New(engine.WithModel(m), engine.WithTracerProvider(tp), engine.WithMetrics(ms), engine.WithRunLimits(tc.limits))
+			e := engine.New(engine.Config{Model: m, TracerProvider: tp, Metrics: ms, Limits: tc.limits})
 			_, _ = e.Invoke(t.Context(), seq, "hi")
 			var root sdktrace.ReadOnlySpan
 			for _, s := range rec.Ended() {
@@ -210,7 +210,7 @@ func TestEngineTracesOutcomeOnRootSpan(t *testing.T) {
 
 func TestEngineStopReadingEarly(t *testing.T) {
 	m := modeltest.New(t, modeltest.TextDeltas("a", "b", "c"))
-	e := engine.New(engine.WithModel(m))
+	e := engine.New(engine.Config{Model: m})
 	n := 0
 	for range e.Run(t.Context(), testkit.NewAI(t, agent.AIConfig{Name: "a"}), "hi") {
 		n++
@@ -223,7 +223,7 @@ func TestEngineStopReadingEarly(t *testing.T) {
 }
 
 func TestEngineRejectsNilAgentAndBadInput(t *testing.T) {
-	e := engine.New()
+	e := engine.New(engine.Config{})
 	_, err := e.Invoke(t.Context(), nil, "x")
 	require.ErrorIs(t, err, agent.ErrInvalidConfig)
 	_, err = e.Invoke(t.Context(), testkit.Constant(t, "a", nil), json.RawMessage(`{`))

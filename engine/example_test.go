@@ -16,7 +16,7 @@ import (
 func ExampleEngine_Invoke() {
 	m := modeltest.New(nil, modeltest.Text("Paris").WithUsage(12, 1))
 	geo, _ := agent.NewAI(agent.AIConfig{Name: "geo", Instructions: "Answer with one word."})
-	e := engine.New(engine.WithModel(m), engine.WithRunLimits(agent.Limits{MaxTokens: 10_000}))
+	e := engine.New(engine.Config{Model: m, Limits: agent.Limits{MaxTokens: 10_000}})
 	res, err := e.Invoke(context.Background(), geo, "Capital of France?")
 	if err != nil {
 		fmt.Println(err)
@@ -33,7 +33,7 @@ func ExampleEngine_NewSession() {
 	}))
 	a, _ := agent.NewAI(agent.AIConfig{Name: "chat"})
 	mem, _ := engine.NewWindow(engine.WindowConfig{MaxTurns: 10, MaxTokens: 4000})
-	s := engine.New(engine.WithModel(m)).NewSession(a, mem)
+	s := engine.New(engine.Config{Model: m}).NewSession(a, mem)
 	for _, q := range []string{"I am Ada.", "Who am I?"} {
 		res, err := s.Invoke(context.Background(), q)
 		if err != nil {
@@ -61,7 +61,7 @@ func ExampleEngine_Resume() {
 		}
 		return fmt.Sprintf("moved %d", in.Amount), nil
 	})
-	e := engine.New(engine.WithCheckpoints(checkpoint.NewMemory())) // or checkpoint/sqlite, checkpoint/postgres
+	e := engine.New(engine.Config{Checkpoints: checkpoint.NewMemory()}) // or checkpoint/sqlite, checkpoint/postgres
 	_, err := e.Invoke(ctx, transfer, map[string]int{"amount": 5})
 	var waiting *agent.InterruptedError
 	if !errors.As(err, &waiting) {
@@ -72,7 +72,7 @@ func ExampleEngine_Resume() {
 	fmt.Println("asks:", q.Kind, string(q.Payload))
 
 	// Later, in this process or another one with the same store:
-	res, err := e.ResumeInvoke(ctx, transfer, q.RootID, map[string]json.RawMessage{q.ID: json.RawMessage(`true`)})
+	res, err := e.ResumeInvoke(ctx, transfer, q.Run, map[string]json.RawMessage{q.ID: json.RawMessage(`true`)})
 	fmt.Println(string(res.Output), err)
 	// Output:
 	// asks: approval {"amount":5}

@@ -26,7 +26,7 @@ func TestResultFinishReason(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			e := engine.New(engine.WithModel(modeltest.New(t, c.turns...)))
+			e := engine.New(engine.Config{Model: modeltest.New(t, c.turns...)})
 			var root agent.Agent = testkit.NewAI(t, agent.AIConfig{Name: "writer"})
 			if c.steps > 1 {
 				seq, err := compose.NewSequence(compose.SequenceConfig{Name: "pipeline", Steps: []agent.Agent{root, testkit.NewAI(t, agent.AIConfig{Name: "editor"})}})

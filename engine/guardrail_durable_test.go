@@ -40,7 +40,7 @@ func TestGuardrailAgentsReplayOnResume(t *testing.T) {
 		OutputGuardrails: []agent.Guardrail{{Name: "output", Agent: outJudge}},
 		OutputHold:       agent.OutputHold{On: true},
 	})
-	e := engine.New(engine.WithCheckpoints(checkpoint.NewMemory()))
+	e := engine.New(engine.Config{Checkpoints: checkpoint.NewMemory()})
 	_, err = e.Invoke(ctx, a, "deploy to prod")
 	var ie *agent.InterruptedError
 	require.ErrorAs(t, err, &ie)
@@ -49,7 +49,7 @@ func TestGuardrailAgentsReplayOnResume(t *testing.T) {
 	require.Zero(t, outModel.Calls())
 
 	m.Append(modeltest.Text("deployed").WithUsage(200, 20))
-	res, err := e.ResumeInvoke(ctx, a, ie.Questions[0].RootID, map[string]json.RawMessage{ie.Questions[0].ID: json.RawMessage(`true`)})
+	res, err := e.ResumeInvoke(ctx, a, ie.Questions[0].Run, map[string]json.RawMessage{ie.Questions[0].ID: json.RawMessage(`true`)})
 	require.NoError(t, err)
 	require.Equal(t, "deployed", res.Text())
 	require.Equal(t, 1, inModel.Calls(), "the input guardrail was replayed, not called again")

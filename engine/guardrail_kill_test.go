@@ -69,16 +69,16 @@ func TestGuardrailKillChild(t *testing.T) {
 	case "start":
 		judge := loggedModel{modeltest.New(t, modeltest.JSON(agent.Allow())), judgeLog}
 		main := modeltest.New(t, modeltest.ToolCalls(modeltest.Call("c1", "confirm", `{"env":"prod"}`)))
-		e := engine.New(engine.WithCheckpoints(store))
+		e := engine.New(engine.Config{Checkpoints: store})
 		_, err := e.Invoke(ctx, guardedDeployer(t, main, judge), "deploy to prod")
 		var ie *agent.InterruptedError
 		require.ErrorAs(t, err, &ie)
-		fmt.Printf("RUN %s\n", ie.Questions[0].RootID)
+		fmt.Printf("RUN %s\n", ie.Questions[0].Run)
 		select {} // wait to be killed
 	case "resume":
 		judge := loggedModel{modeltest.New(t), judgeLog} // any call fails the test
 		main := modeltest.New(t, modeltest.Text("deployed"))
-		e := engine.New(engine.WithCheckpoints(store))
+		e := engine.New(engine.Config{Checkpoints: store})
 		runID := os.Getenv("LOOM_GUARD_RUN")
 		pending, err := e.Pending(ctx, runID)
 		require.NoError(t, err)

@@ -63,7 +63,7 @@ func (e *Engine) History(ctx context.Context, runID string) ([]Step, error) {
 // list reads run runID's checkpoints.
 func (e *Engine) list(ctx context.Context, runID string) ([]checkpoint.Checkpoint, error) {
 	if e.store == nil {
-		return nil, fmt.Errorf("%w: engine: the engine has no checkpoint store: create it with engine.WithCheckpoints", ErrNoCheckpoints)
+		return nil, fmt.Errorf("%w: engine: the engine has no checkpoint store: create it with engine.Config.Checkpoints", ErrNoCheckpoints)
 	}
 	cps, err := e.store.List(ctx, runID)
 	if err != nil {
@@ -282,7 +282,7 @@ func (rn renamer) id(id string) string {
 }
 
 func (rn renamer) question(q *agent.Question) {
-	q.ID, q.RunID, q.RootID = rn.id(q.ID), rn.id(q.RunID), rn.id(q.RootID)
+	q.ID, q.Run = rn.id(q.ID), rn.id(q.Run)
 }
 
 func (rn renamer) event(ev *agent.Event) {

@@ -39,7 +39,7 @@ func stepWith(t *testing.T, hist []engine.Step, ok func(agent.Event) bool) int64
 func TestForkAIRunWithAnotherResponse(t *testing.T) {
 	ctx := context.Background()
 	store := checkpoint.NewMemory()
-	e := engine.New(engine.WithCheckpoints(store))
+	e := engine.New(engine.Config{Checkpoints: store})
 	var lookups atomic.Int32
 	lookup := testkit.Fn(t, "lookup", func(context.Context, map[string]any) (map[string]any, error) {
 		lookups.Add(1)
@@ -106,7 +106,7 @@ func TestForkAIRunWithAnotherResponse(t *testing.T) {
 // the answer: the model call before the question is not made again.
 func TestForkChangesAnAnswer(t *testing.T) {
 	ctx := context.Background()
-	e := engine.New(engine.WithCheckpoints(checkpoint.NewMemory()))
+	e := engine.New(engine.Config{Checkpoints: checkpoint.NewMemory()})
 	var deployed atomic.Int32
 	confirm := testkit.Fn(t, "confirm", func(ctx context.Context, in map[string]any) (map[string]any, error) {
 		ans, err := agent.Ask(ctx, "approval", in, nil)
@@ -153,7 +153,7 @@ func TestForkChangesAnAnswer(t *testing.T) {
 	qs, err := e.Pending(ctx, fork)
 	require.NoError(t, err)
 	require.Len(t, qs, 1)
-	require.Equal(t, "d2", qs[0].RootID)
+	require.Equal(t, "d2", qs[0].Run)
 	require.Equal(t, "approval", qs[0].Kind)
 	m2 := modeltest.New(t, modeltest.Text("not deployed"))
 	res, err = e.ResumeInvoke(ctx, build(m2), fork, map[string]json.RawMessage{qs[0].ID: json.RawMessage(`false`)})

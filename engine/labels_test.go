@@ -25,7 +25,7 @@ func TestLabelsFindRunsAcrossResume(t *testing.T) {
 		}
 		return map[string]any{"name": json.RawMessage(ans)}, nil
 	})
-	e := engine.New(engine.WithCheckpoints(store), engine.WithLabels(map[string]string{"loom.file": "/p/a.yaml", "status": "forged"}))
+	e := engine.New(engine.Config{Checkpoints: store, Labels: map[string]string{"loom.file": "/p/a.yaml", "status": "forged"}})
 	_, err := e.Invoke(ctx, ask, "x")
 	var ie *agent.InterruptedError
 	require.ErrorAs(t, err, &ie)
@@ -34,10 +34,10 @@ func TestLabelsFindRunsAcrossResume(t *testing.T) {
 	require.Len(t, runs, 1)
 	require.Equal(t, "interrupted", runs[0].Meta["status"], "a label cannot overwrite the status")
 
-	other := engine.New(engine.WithCheckpoints(store)) // no labels of its own
-	_, err = other.ResumeInvoke(ctx, ask, ie.Questions[0].RootID, map[string]json.RawMessage{ie.Questions[0].ID: json.RawMessage(`"Ada"`)})
+	other := engine.New(engine.Config{Checkpoints: store}) // no labels of its own
+	_, err = other.ResumeInvoke(ctx, ask, ie.Questions[0].Run, map[string]json.RawMessage{ie.Questions[0].ID: json.RawMessage(`"Ada"`)})
 	require.NoError(t, err)
-	head, err := store.Head(ctx, ie.Questions[0].RootID)
+	head, err := store.Head(ctx, ie.Questions[0].Run)
 	require.NoError(t, err)
 	require.Equal(t, "/p/a.yaml", head.Meta["loom.file"], "the resumed run keeps its labels")
 	require.Equal(t, "done", head.Meta["status"])

@@ -24,7 +24,7 @@ func TestSessionSecondTurnCarriesFirstAsRealMessages(t *testing.T) {
 		return map[string]any{"n": in["n"].(float64) * 2}, nil
 	})
 	coder := testkit.NewAI(t, agent.AIConfig{Name: "coder", Instructions: "Be brief.", Tools: []agent.Agent{double}})
-	s := engine.New(engine.WithModel(m)).NewSession(coder, nil)
+	s := engine.New(engine.Config{Model: m}).NewSession(coder, nil)
 
 	_, err := s.Invoke(t.Context(), "double 21")
 	require.NoError(t, err)
@@ -51,7 +51,7 @@ func TestSessionSecondTurnCarriesFirstAsRealMessages(t *testing.T) {
 
 func TestSessionFailedTurnIsNotRemembered(t *testing.T) {
 	m := modeltest.New(t, modeltest.Error(model.ErrServer), modeltest.Text("ok"))
-	s := engine.New(engine.WithModel(m)).NewSession(testkit.NewAI(t, agent.AIConfig{Name: "a"}), nil)
+	s := engine.New(engine.Config{Model: m}).NewSession(testkit.NewAI(t, agent.AIConfig{Name: "a"}), nil)
 	_, err := s.Invoke(t.Context(), "first")
 	require.ErrorIs(t, err, model.ErrServer)
 	_, err = s.Invoke(t.Context(), "second")
@@ -62,7 +62,7 @@ func TestSessionFailedTurnIsNotRemembered(t *testing.T) {
 func TestSessionWithNonAIAgentRemembersTextTurn(t *testing.T) {
 	echo := testkit.Constant(t, "echo", map[string]any{"message": "pong"})
 	mem := engine.NewBuffer()
-	s := engine.New().NewSession(echo, mem)
+	s := engine.New(engine.Config{}).NewSession(echo, mem)
 	_, err := s.Invoke(t.Context(), "ping")
 	require.NoError(t, err)
 	turns := mem.Turns()
@@ -73,7 +73,7 @@ func TestSessionWithNonAIAgentRemembersTextTurn(t *testing.T) {
 
 func TestSessionBusy(t *testing.T) {
 	m := modeltest.New(t, modeltest.TextDeltas("a", "b"))
-	s := engine.New(engine.WithModel(m)).NewSession(testkit.NewAI(t, agent.AIConfig{Name: "a"}), nil)
+	s := engine.New(engine.Config{Model: m}).NewSession(testkit.NewAI(t, agent.AIConfig{Name: "a"}), nil)
 	for _, err := range s.Run(t.Context(), "one") {
 		require.NoError(t, err)
 		_, err := s.Invoke(t.Context(), "two")
@@ -138,7 +138,7 @@ func TestWindowInSession(t *testing.T) {
 	m := modeltest.New(t, modeltest.Text("1"), modeltest.Text("2"), modeltest.Text("3"))
 	w, err := engine.NewWindow(engine.WindowConfig{MaxTurns: 1})
 	require.NoError(t, err)
-	s := engine.New(engine.WithModel(m)).NewSession(testkit.NewAI(t, agent.AIConfig{Name: "a"}), w)
+	s := engine.New(engine.Config{Model: m}).NewSession(testkit.NewAI(t, agent.AIConfig{Name: "a"}), w)
 	for _, q := range []string{"one", "two", "three"} {
 		_, err := s.Invoke(t.Context(), q)
 		require.NoError(t, err)

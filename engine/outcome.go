@@ -22,9 +22,9 @@ const (
 	OutcomeWaiting  = "waiting"  // the run paused for answers (agent.Ask)
 )
 
-// Outcome classifies how a run ended, as loom.workflow.outcome does. A run
+// OutcomeOf classifies how a run ended, as loom.workflow.outcome does. A run
 // that paused for answers is "waiting", not failed: it is resumed later.
-func Outcome(err error) string {
+func OutcomeOf(err error) string {
 	switch {
 	case err == nil:
 		return OutcomeAnswered
@@ -82,7 +82,7 @@ func (s *runState) hooks() agent.Hooks {
 			if e.RunID != root {
 				return
 			}
-			oc := Outcome(e.Err)
+			oc := OutcomeOf(e.Err)
 			attr := attribute.String("loom.workflow.outcome", oc)
 			trace.SpanFromContext(ctx).SetAttributes(attr)
 			if ms, ok := instrumentsFrom(ctx); ok {

@@ -60,7 +60,7 @@ func TestCheckpointAtInterruptsWritesOnlyWhenARunWaits(t *testing.T) {
 	ok := testkit.Fn(t, "ok", func(context.Context, map[string]any) (map[string]any, error) { return map[string]any{"a": 1}, nil })
 	for _, tc := range []struct {
 		name                 string
-		opts                 []engine.Option
+		policy               engine.CheckpointPolicy
 		done, waits, resumed []string
 		failed               []string
 		failing              bool
@@ -72,15 +72,8 @@ func TestCheckpointAtInterruptsWritesOnlyWhenARunWaits(t *testing.T) {
 			resumed: []string{"start", "step", "step", "step", "interrupt", "resume", "step", "end"},
 		},
 		{
-			name:    "a value that is not a policy is the default",
-			opts:    []engine.Option{engine.WithCheckpointPolicy(engine.CheckpointPolicy(-1))},
-			done:    []string{"start", "end"},
-			waits:   []string{"start", "step", "step", "step", "interrupt"},
-			resumed: []string{"start", "step", "step", "step", "interrupt", "resume", "step", "end"},
-		},
-		{
 			name:    "at interrupts",
-			opts:    []engine.Option{engine.WithCheckpointPolicy(engine.CheckpointAtInterrupts)},
+			policy:  engine.CheckpointAtInterrupts,
 			done:    nil,
 			waits:   []string{"interrupt"},
 			resumed: []string{"interrupt", "resume", "end"},
@@ -89,7 +82,7 @@ func TestCheckpointAtInterruptsWritesOnlyWhenARunWaits(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := t.Context()
 			store := checkpoint.NewMemory()
-			e := engine.New(append([]engine.Option{engine.WithCheckpoints(store)}, tc.opts...)...)
+			e := engine.New(engine.Config{Checkpoints: store, CheckpointPolicy: tc.policy})
 
 			var root string
 			for ev, err := range e.Run(ctx, ok, "x") {
@@ -106,18 +99,18 @@ func TestCheckpointAtInterruptsWritesOnlyWhenARunWaits(t *testing.T) {
 			var ie *agent.InterruptedError
 			require.ErrorAs(t, err, &ie)
 			q := ie.Questions[0]
-			require.Equal(t, tc.waits, kinds(t, store, q.RootID), "a run that waits")
-			pending, err := e.Pending(ctx, q.RootID)
+			require.Equal(t, tc.waits, kinds(t, store, q.Run), "a run that waits")
+			pending, err := e.Pending(ctx, q.Run)
 			require.NoError(t, err)
 			require.Len(t, pending, 1)
 			require.Equal(t, q.ID, pending[0].ID)
 
-			res, err := e.ResumeInvoke(ctx, seq, q.RootID, map[string]json.RawMessage{q.ID: json.RawMessage(`"Ada"`)})
+			res, err := e.ResumeInvoke(ctx, seq, q.Run, map[string]json.RawMessage{q.ID: json.RawMessage(`"Ada"`)})
 			require.NoError(t, err)
 			require.JSONEq(t, `{"effect":true,"name":"Ada"}`, string(res.Output))
 			require.EqualValues(t, 1, ran.Load(), "the step before the question is replayed, not run again")
-			require.Equal(t, tc.resumed, kinds(t, store, q.RootID), "the resumed run's line")
-			_, err = e.ResumeInvoke(ctx, seq, q.RootID, nil)
+			require.Equal(t, tc.resumed, kinds(t, store, q.Run), "the resumed run's line")
+			_, err = e.ResumeInvoke(ctx, seq, q.Run, nil)
 			require.ErrorIs(t, err, engine.ErrRunEnded, "the ended line says so")
 		})
 	}
@@ -129,7 +122,7 @@ func TestCheckpointAtInterruptsWritesOnlyWhenARunWaits(t *testing.T) {
 func TestCheckpointAtInterruptsResumesAcrossQuestions(t *testing.T) {
 	ctx := t.Context()
 	store := checkpoint.NewMemory()
-	e := engine.New(engine.WithCheckpoints(store), engine.WithCheckpointPolicy(engine.CheckpointAtInterrupts))
+	e := engine.New(engine.Config{Checkpoints: store, CheckpointPolicy: engine.CheckpointAtInterrupts})
 	var asked atomic.Int32
 	twice := testkit.Fn(t, "twice", func(ctx context.Context, _ map[string]any) (map[string]any, error) {
 		asked.Add(1)
@@ -146,7 +139,7 @@ func TestCheckpointAtInterruptsResumesAcrossQuestions(t *testing.T) {
 	_, err := e.Invoke(ctx, twice, "go")
 	var ie *agent.InterruptedError
 	require.ErrorAs(t, err, &ie)
-	root := ie.Questions[0].RootID
+	root := ie.Questions[0].Run
 	_, err = e.ResumeInvoke(ctx, twice, root, map[string]json.RawMessage{ie.Questions[0].ID: json.RawMessage(`"a"`)})
 	var again *agent.InterruptedError
 	require.ErrorAs(t, err, &again)
@@ -162,7 +155,7 @@ func TestCheckpointAtInterruptsResumesAcrossQuestions(t *testing.T) {
 // before it ever waits writes nothing under CheckpointAtInterrupts.
 func TestCheckpointAtInterruptsLeavesFailedRunsUnwritten(t *testing.T) {
 	store := checkpoint.NewMemory()
-	e := engine.New(engine.WithCheckpoints(store), engine.WithCheckpointPolicy(engine.CheckpointAtInterrupts))
+	e := engine.New(engine.Config{Checkpoints: store, CheckpointPolicy: engine.CheckpointAtInterrupts})
 	boom := errors.New("boom")
 	fail := testkit.Fn(t, "fail", func(context.Context, map[string]any) (map[string]any, error) { return nil, boom })
 	var root string
@@ -178,4 +171,16 @@ func TestCheckpointAtInterruptsLeavesFailedRunsUnwritten(t *testing.T) {
 	runs, err := store.Runs(t.Context(), checkpoint.RunFilter{})
 	require.NoError(t, err)
 	require.Empty(t, runs)
+}
+
+// A CheckpointPolicy that is none of the policies is refused: every run of
+// the engine fails at once, naming the field.
+func TestCheckpointPolicyOutOfRangeIsRefused(t *testing.T) {
+	ok := testkit.Fn(t, "ok", func(context.Context, map[string]any) (map[string]any, error) { return map[string]any{"a": 1}, nil })
+	for _, p := range []engine.CheckpointPolicy{-1, 7} {
+		e := engine.New(engine.Config{Checkpoints: checkpoint.NewMemory(), CheckpointPolicy: p})
+		_, err := e.Invoke(t.Context(), ok, "x")
+		require.ErrorIs(t, err, agent.ErrInvalidConfig)
+		require.ErrorContains(t, err, "CheckpointPolicy")
+	}
 }

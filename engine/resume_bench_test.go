@@ -21,7 +21,7 @@ func BenchmarkResumeAfterTools(b *testing.B) {
 		b.Run(fmt.Sprintf("tools=%d", n), func(b *testing.B) {
 			ctx := context.Background()
 			rc := &readCounter{Store: checkpoint.NewMemory()}
-			e := engine.New(engine.WithCheckpoints(rc))
+			e := engine.New(engine.Config{Checkpoints: rc})
 			var read int64
 			b.ReportAllocs()
 			b.ResetTimer()

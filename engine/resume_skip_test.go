@@ -146,7 +146,7 @@ func TestResumeSkipsEndedToolRuns(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/guard=%v", kind, guard), func(t *testing.T) {
 				w := newToolsThenAsk(t, n, guard)
 				rc := &readCounter{Store: store}
-				e := engine.New(engine.WithCheckpoints(rc))
+				e := engine.New(engine.Config{Checkpoints: rc})
 				id := fmt.Sprintf("skip%x", rand.Uint64())
 				_, err := e.Invoke(agentrt.WithIDs(ctx, func() string { return id }), w.ai, "ship the order")
 				ie := agent.Interrupts(err)
@@ -225,11 +225,11 @@ func asksM(t testing.TB, store checkpoint.Store, m int) int64 {
 	a := testkit.NewAI(t, agent.AIConfig{Name: "asker", Model: modeltest.New(t, repeat(turn, 2*m+1)...), Tools: []agent.Agent{lookup, ask}, MaxTurns: 2*m + 5})
 	pc := &putCounter{Store: store}
 	id := fmt.Sprintf("asks%x", rand.Uint64())
-	_, err := engine.New(engine.WithCheckpoints(pc)).Invoke(agentrt.WithIDs(ctx, func() string { return id }), a, "go")
+	_, err := engine.New(engine.Config{Checkpoints: pc}).Invoke(agentrt.WithIDs(ctx, func() string { return id }), a, "go")
 	for range m {
 		ie := agent.Interrupts(err)
 		require.NotNil(t, ie, "the run asks: %v", err)
-		_, err = engine.New(engine.WithCheckpoints(pc)).ResumeInvoke(ctx, a, id, map[string]json.RawMessage{ie.Questions[0].ID: json.RawMessage(`true`)})
+		_, err = engine.New(engine.Config{Checkpoints: pc}).ResumeInvoke(ctx, a, id, map[string]json.RawMessage{ie.Questions[0].ID: json.RawMessage(`true`)})
 	}
 	require.NoError(t, err)
 	return pc.bytes.Load()

@@ -62,7 +62,7 @@ func (e *OpenTurnError) Unwrap() error { return ErrTurnOpen }
 //
 // # Durable turns
 //
-// On an engine with checkpoints ([WithCheckpoints]) each turn is a durable
+// On an engine with checkpoints ([Config.Checkpoints]) each turn is a durable
 // run whose checkpoints name the session (Meta [MetaSession]). A turn is
 // recorded once, keyed by its run id: the run's end is saved first, then
 // the turn is added to the memory, and a turn whose run ended but was not
@@ -250,7 +250,7 @@ func (s *Session) resume(ctx context.Context, runID string, answers map[string]j
 		}
 		defer s.busy.Store(false)
 		if s.engine.store == nil {
-			failedRun(ctx, s.agent, fmt.Errorf("%w: engine: session %s: Resume needs an engine with checkpoints (engine.WithCheckpoints)", ErrNoCheckpoints, s.id), yield)
+			failedRun(ctx, s.agent, fmt.Errorf("%w: engine: session %s: Resume needs an engine with checkpoints (engine.Config.Checkpoints)", ErrNoCheckpoints, s.id), yield)
 			return
 		}
 		ot, done, err := s.settle(ctx)

@@ -48,7 +48,7 @@ func TestSessionChild(t *testing.T) {
 	}
 	a, err := agent.NewAI(agent.AIConfig{Name: "chat", Instructions: "Be brief.", Model: m})
 	require.NoError(t, err)
-	e := engine.New(engine.WithSessions(store))
+	e := engine.New(engine.Config{Sessions: store})
 	s, err := e.OpenSession("s-42", a)
 	require.NoError(t, err)
 	input := map[string]string{"1": "My name is Ada.", "2": "What is my name?"}[turn]

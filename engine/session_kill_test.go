@@ -113,7 +113,7 @@ func TestSessionApprovalChild(t *testing.T) {
 	if when := os.Getenv("LOOM_SA_KILL"); when != "" && phase == "ask" {
 		runs = killAtSnapshot{runs, when}
 	}
-	e := engine.New(engine.WithCheckpoints(runs), engine.WithSessions(sessions))
+	e := engine.New(engine.Config{Checkpoints: runs, Sessions: sessions})
 	var m *modeltest.Scripted
 	switch phase {
 	case "ask":
@@ -131,7 +131,7 @@ func TestSessionApprovalChild(t *testing.T) {
 		_, err = s.Invoke(ctx, "Deploy to prod.")
 		var ie *agent.InterruptedError
 		require.ErrorAs(t, err, &ie)
-		fmt.Printf("RUN %s\n", ie.Questions[0].RootID)
+		fmt.Printf("RUN %s\n", ie.Questions[0].Run)
 		select {} // alive and paused until killed
 	case "approve":
 		runID := os.Getenv("LOOM_SA_RUN")
@@ -254,7 +254,7 @@ func TestSessionKillChild(t *testing.T) {
 		appendLine(log, "work")
 		return map[string]any{"done": true}, nil
 	})
-	e := engine.New(engine.WithCheckpoints(runs), engine.WithSessions(sessions))
+	e := engine.New(engine.Config{Checkpoints: runs, Sessions: sessions})
 	s, err := e.OpenSession(os.Getenv("LOOM_SK_SESSION"), testkit.NewAI(t, agent.AIConfig{Name: "worker", Instructions: "Be brief.", Model: m, Tools: []agent.Agent{work}}))
 	require.NoError(t, err)
 	switch phase {

@@ -99,7 +99,7 @@ func TestSessionResumeSeesTheConversation(t *testing.T) {
 				expect(after, "Deployed, Ada."),
 				expect(turn3, "I deployed to prod."))
 			var effects atomic.Int64
-			e := engine.New(engine.WithCheckpoints(checkpoint.NewMemory()))
+			e := engine.New(engine.Config{Checkpoints: checkpoint.NewMemory()})
 			memory := mem.new()
 			s := e.NewSession(deployer(t, m, &effects), memory)
 			res, err := s.Invoke(ctx, "My name is Ada.")
@@ -109,7 +109,7 @@ func TestSessionResumeSeesTheConversation(t *testing.T) {
 			_, err = s.Invoke(ctx, "Deploy to prod.")
 			var ie *agent.InterruptedError
 			require.ErrorAs(t, err, &ie)
-			runID := ie.Questions[0].RootID
+			runID := ie.Questions[0].Run
 
 			_, err = s.Invoke(ctx, "Something else.")
 			var open *engine.OpenTurnError
@@ -164,7 +164,7 @@ func TestSessionRecordsATurnWhoseAppendWasLost(t *testing.T) {
 	sessions := &flakySessions{SessionStore: checkpoint.NewMemorySessions()}
 	m := modeltest.New(t, expect(turn1, "Hello Ada."), modeltest.Text("Hi again."))
 	var effects atomic.Int64
-	e := engine.New(engine.WithCheckpoints(checkpoint.NewMemory()), engine.WithSessions(sessions))
+	e := engine.New(engine.Config{Checkpoints: checkpoint.NewMemory(), Sessions: sessions})
 	s, err := e.OpenSession("s-lost", deployer(t, m, &effects))
 	require.NoError(t, err)
 	sessions.fail.Store(true)

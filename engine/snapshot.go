@@ -95,7 +95,7 @@ type saved struct {
 // checkpoint does, else from every checkpoint.
 func (e *Engine) load(ctx context.Context, runID string) (*saved, error) {
 	if e.store == nil {
-		return nil, fmt.Errorf("%w: engine: the engine has no checkpoint store: create it with engine.WithCheckpoints", ErrNoCheckpoints)
+		return nil, fmt.Errorf("%w: engine: the engine has no checkpoint store: create it with engine.Config.Checkpoints", ErrNoCheckpoints)
 	}
 	head, err := e.store.Head(ctx, runID)
 	if err != nil {

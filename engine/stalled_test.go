@@ -49,7 +49,7 @@ func TestStalledProcessCannotAdvanceAResumedRun(t *testing.T) {
 	}
 	stalled := &stalledModel{Model: modeltest.New(t, script()...), entered: make(chan struct{}), release: make(chan struct{})}
 	slow := testkit.NewAI(t, agent.AIConfig{Name: "worker", Model: stalled, Tools: []agent.Agent{tool}})
-	first := engine.New(engine.WithCheckpoints(store))
+	first := engine.New(engine.Config{Checkpoints: store})
 
 	type outcome struct {
 		err error
@@ -72,7 +72,7 @@ func TestStalledProcessCannotAdvanceAResumedRun(t *testing.T) {
 
 	// Another process takes the run over and finishes it.
 	fresh := modeltest.New(t, script()...)
-	second := engine.New(engine.WithCheckpoints(store))
+	second := engine.New(engine.Config{Checkpoints: store})
 	res, err := second.ResumeInvoke(ctx, testkit.NewAI(t, agent.AIConfig{Name: "worker", Model: fresh, Tools: []agent.Agent{tool}}), runID.Load().(string), nil)
 	require.NoError(t, err)
 	require.Equal(t, "done", res.Text())

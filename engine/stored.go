@@ -188,19 +188,13 @@ func (s *Stored) Clear(ctx context.Context) error {
 	return nil
 }
 
-// WithSessions keeps the engine's sessions opened by id ([Engine.OpenSession])
-// in store.
-func WithSessions(store checkpoint.SessionStore) Option {
-	return func(e *Engine) { e.sessions = store }
-}
-
 // OpenSession returns the conversation with a whose id is id, reopened from
-// the engine's session store ([WithSessions]) with the turns it holds: the
+// the engine's session store ([Config.Sessions]) with the turns it holds: the
 // earlier turns reach the model as real messages, whatever process added
 // them.
 func (e *Engine) OpenSession(id string, a agent.Agent) (*Session, error) {
 	if e.sessions == nil {
-		return nil, fmt.Errorf("%w: engine: OpenSession needs a session store: create the engine with engine.WithSessions", agent.ErrInvalidConfig)
+		return nil, fmt.Errorf("%w: engine: OpenSession needs a session store: create the engine with engine.Config.Sessions", agent.ErrInvalidConfig)
 	}
 	mem, err := NewStored(e.sessions, id)
 	if err != nil {

@@ -169,11 +169,7 @@ func run(ctx context.Context, items []item, cfg Config) (*Report, error) {
 	}
 	eng := cfg.Engine
 	if eng == nil {
-		var opts []engine.Option
-		if cfg.TracerProvider != nil {
-			opts = append(opts, engine.WithTracerProvider(cfg.TracerProvider))
-		}
-		eng = engine.New(opts...)
+		eng = engine.New(engine.Config{TracerProvider: cfg.TracerProvider})
 	}
 	tel, err := newTelemetry(cfg)
 	if err != nil {

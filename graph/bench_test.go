@@ -87,7 +87,7 @@ func BenchmarkGraph(b *testing.B) {
 	for _, store := range names {
 		for _, shape := range []string{"chain10", "fanout3"} {
 			b.Run(fmt.Sprintf("store=%s/graph=%s", store, shape), func(b *testing.B) {
-				e := engine.New(engine.WithCheckpoints(stores[store](b)))
+				e := engine.New(engine.Config{Checkpoints: stores[store](b)})
 				c := chainGraph(b)
 				if shape == "fanout3" {
 					c = fanGraph(b)

@@ -31,7 +31,7 @@
 // A graph keeps no checkpoints of its own. Each step is a nested run named
 // "step" whose output is the state after it and the next tasks, and each
 // task a nested run of the step; under an engine with a checkpoint store
-// (engine.WithCheckpoints) these runs are saved in the engine's journal as
+// (engine.Config.Checkpoints) these runs are saved in the engine's journal as
 // they end, like an AI's model calls and tool runs. A step's record holds
 // the state and the next tasks, never the path taken, so its cost does not
 // grow with the steps before it.

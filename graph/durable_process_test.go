@@ -202,7 +202,7 @@ func TestGraphDurableChild(t *testing.T) {
 	}
 	ctx := context.Background()
 	dir, runID := os.Getenv(envDir), os.Getenv(envRun)
-	e := engine.New(engine.WithCheckpoints(killAtSnapshot{openStore(t, os.Getenv(envStore), os.Getenv(envWhere)), os.Getenv(envKill)}))
+	e := engine.New(engine.Config{Checkpoints: killAtSnapshot{openStore(t, os.Getenv(envStore), os.Getenv(envWhere)), os.Getenv(envKill)}})
 	if phase == "pending" {
 		qs, err := e.Pending(ctx, runID)
 		require.NoError(t, err)

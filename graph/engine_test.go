@@ -50,12 +50,12 @@ func TestEngineResumeContinuesTheGraph(t *testing.T) {
 				require.NoError(t, err)
 				a = seq
 			}
-			e := engine.New(engine.WithCheckpoints(store))
+			e := engine.New(engine.Config{Checkpoints: store})
 
 			_, err := e.Invoke(ctx, a, map[string]any{"topic": "order 7"})
 			first := interrupted(t, err)
 			require.Len(t, first.Questions, 1)
-			runID := first.Questions[0].RootID
+			runID := first.Questions[0].Run
 			require.Equal(t, []string{first.Questions[0].ID}, pendingIDs(t, e, runID))
 
 			_, err = e.ResumeInvoke(ctx, a, runID, nil)
@@ -115,11 +115,11 @@ func TestEngineResumeOfAGraphThatHadEnded(t *testing.T) {
 		Node("charge", counted(&charged, "charge")).
 		Edge(graph.START, "charge").Edge("charge", graph.END)
 	c := compile(t, g)
-	_, err := runAs(ctx, engine.New(engine.WithCheckpoints(store)), c, "o", st{})
+	_, err := runAs(ctx, engine.New(engine.Config{Checkpoints: store}), c, "o", st{})
 	require.ErrorContains(t, err, "the process died")
 	require.Equal(t, int32(1), charged.Load())
 
-	out, err := resumeAs(ctx, engine.New(engine.WithCheckpoints(mem)), c, "o", nil)
+	out, err := resumeAs(ctx, engine.New(engine.Config{Checkpoints: mem}), c, "o", nil)
 	require.NoError(t, err)
 	require.Equal(t, []string{"charge"}, out.Log)
 	require.Equal(t, int32(1), charged.Load(), "charge did not run again")

@@ -63,7 +63,7 @@ func Example() {
 		return
 	}
 
-	e := engine.New(engine.WithCheckpoints(checkpoint.NewMemory()))
+	e := engine.New(engine.Config{Checkpoints: checkpoint.NewMemory()})
 	ctx = agentrt.WithIDs(ctx, func() string { return "review-1" })
 	_, err = e.Invoke(ctx, c, Review{})
 	ie := agent.Interrupts(err)

@@ -59,7 +59,7 @@ func BenchmarkFlatSteps(b *testing.B) {
 	for _, store := range names {
 		for _, n := range []int{10, 50, 200} {
 			b.Run(fmt.Sprintf("store=%s/chain=%d", store, n), func(b *testing.B) {
-				e := engine.New(engine.WithCheckpoints(stores[store](b)))
+				e := engine.New(engine.Config{Checkpoints: stores[store](b)})
 				c := chainN(b, n, false)
 				for b.Loop() {
 					if _, err := e.Invoke(ctx, c, benchState{N: 1}); err != nil {
@@ -80,7 +80,7 @@ func BenchmarkResume(b *testing.B) {
 	for _, store := range names {
 		for _, n := range []int{10, 50, 200} {
 			b.Run(fmt.Sprintf("store=%s/chain=%d", store, n), func(b *testing.B) {
-				e := engine.New(engine.WithCheckpoints(stores[store](b)))
+				e := engine.New(engine.Config{Checkpoints: stores[store](b)})
 				c := chainN(b, n, true)
 				for b.Loop() {
 					b.StopTimer()
@@ -90,7 +90,7 @@ func BenchmarkResume(b *testing.B) {
 						b.Fatal(err)
 					}
 					b.StartTimer()
-					if _, err := e.ResumeInvoke(ctx, c, ie.Questions[0].RootID, map[string]json.RawMessage{ie.Questions[0].ID: json.RawMessage(`1`)}); err != nil {
+					if _, err := e.ResumeInvoke(ctx, c, ie.Questions[0].Run, map[string]json.RawMessage{ie.Questions[0].ID: json.RawMessage(`1`)}); err != nil {
 						b.Fatal(err)
 					}
 				}

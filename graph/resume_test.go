@@ -82,7 +82,7 @@ func durable(store checkpoint.Store) *engine.Engine {
 	if store == nil {
 		store = checkpoint.NewMemory()
 	}
-	return engine.New(engine.WithCheckpoints(store))
+	return engine.New(engine.Config{Checkpoints: store})
 }
 
 // runAs runs c under e as run id, returning the final state.
@@ -133,7 +133,7 @@ func TestTwoAsksInARowDoNotRerunAnything(t *testing.T) {
 	ie := interrupted(t, err)
 	require.Len(t, ie.Questions, 1)
 	require.Equal(t, "t.2.1?1", ie.Questions[0].ID, "step 2's first task asked")
-	require.Equal(t, "t", ie.Questions[0].RootID)
+	require.Equal(t, "t", ie.Questions[0].Run)
 	require.JSONEq(t, `{"node":"first","count":0}`, string(ie.Questions[0].Payload))
 	require.Equal(t, []string{"t.2.1?1"}, pendingIDs(t, e, "t"))
 
@@ -257,8 +257,8 @@ func TestSubGraphResumesFromTheMiddle(t *testing.T) {
 	qs, err := e.Pending(ctx, "p")
 	require.NoError(t, err)
 	require.Len(t, qs, 1)
-	require.Equal(t, "p.2.1.1.2.1", qs[0].RunID, "the sub-graph's second step's task asked")
-	require.Equal(t, "p", qs[0].RootID)
+	require.Equal(t, "p.2.1.1.2.1", qs[0].AskedBy(), "the sub-graph's second step's task asked")
+	require.Equal(t, "p", qs[0].Run)
 
 	out, err := resumeAs(ctx, e, c, "p", answer(ie, yes()))
 	require.NoError(t, err)

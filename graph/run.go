@@ -54,7 +54,7 @@ func (c *Compiled[S]) Run(ctx context.Context, input json.RawMessage) iter.Seq2[
 // Invoke runs the graph with every field of input as a write (see
 // [Compiled.Run]) and returns the final state. A run that asks ends with
 // an [*agent.InterruptedError]; run the graph under a durable engine
-// (engine.WithCheckpoints) to resume it.
+// (engine.Config.Checkpoints) to resume it.
 func (c *Compiled[S]) Invoke(ctx context.Context, input S) (S, error) {
 	var zero S
 	raw, err := json.Marshal(input)

@@ -327,7 +327,7 @@ func runSnapWorkload(t *testing.T, w snapWorkload, store checkpoint.Store, snaps
 	if w.crashAfter != "" {
 		store = crashStore{store, w.crashAfter, &primed, &crashed}
 	}
-	e := engine.New(engine.WithCheckpoints(countLists{store, &lists}))
+	e := engine.New(engine.Config{Checkpoints: countLists{store, &lists}})
 	a, effects := w.build(t)
 	res, err := e.Invoke(agentrt.WithIDs(ctx, func() string { return "r" }), a, w.input)
 	var out snapOutcome

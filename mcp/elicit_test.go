@@ -137,11 +137,11 @@ func TestElicitationRunsTheToolOnce(t *testing.T) {
 	b := newBookingServer(t)
 	ts := connect(t, Config{URL: b.url})
 	tl := toolNamed(t, ts, "book")
-	e := engine.New(engine.WithCheckpoints(checkpoint.NewMemory()))
+	e := engine.New(engine.Config{Checkpoints: checkpoint.NewMemory()})
 	q := askBook(t, e, tl)
 	require.Zero(t, b.booked.Load(), "the tool went on before the person answered")
 
-	res, err := e.ResumeInvoke(context.Background(), tl, q.RunID, map[string]json.RawMessage{q.ID: json.RawMessage(`{"action":"accept","content":{"name":"Ada"}}`)})
+	res, err := e.ResumeInvoke(context.Background(), tl, q.Run, map[string]json.RawMessage{q.ID: json.RawMessage(`{"action":"accept","content":{"name":"Ada"}}`)})
 	require.NoError(t, err)
 	require.JSONEq(t, `{"message":"booking 1: accept for Ada"}`, string(res.Output))
 	require.Equal(t, int32(1), b.booked.Load())
@@ -158,10 +158,10 @@ func TestElicitationTwoQuestionsInOneCall(t *testing.T) {
 	b := newBookingServer(t)
 	ts := connect(t, Config{URL: b.url})
 	tl := toolNamed(t, ts, "book-twice")
-	e := engine.New(engine.WithCheckpoints(checkpoint.NewMemory()))
+	e := engine.New(engine.Config{Checkpoints: checkpoint.NewMemory()})
 	ctx := context.Background()
 	q1 := askBook(t, e, tl)
-	_, err := e.ResumeInvoke(ctx, tl, q1.RunID, map[string]json.RawMessage{q1.ID: json.RawMessage(`{"action":"accept","content":{"v":"Ada"}}`)})
+	_, err := e.ResumeInvoke(ctx, tl, q1.Run, map[string]json.RawMessage{q1.ID: json.RawMessage(`{"action":"accept","content":{"v":"Ada"}}`)})
 	var ie *agent.InterruptedError
 	require.ErrorAs(t, err, &ie)
 	q2 := ie.Questions[0]
@@ -171,7 +171,7 @@ func TestElicitationTwoQuestionsInOneCall(t *testing.T) {
 	require.Equal(t, "Which day?", p.Message)
 	require.Zero(t, b.booked.Load())
 
-	res, err := e.ResumeInvoke(ctx, tl, q2.RunID, map[string]json.RawMessage{q2.ID: json.RawMessage(`{"action":"accept","content":{"v":"Monday"}}`)})
+	res, err := e.ResumeInvoke(ctx, tl, q2.Run, map[string]json.RawMessage{q2.ID: json.RawMessage(`{"action":"accept","content":{"v":"Monday"}}`)})
 	require.NoError(t, err)
 	require.JSONEq(t, `{"message":"booking 1: accept Ada, accept Monday"}`, string(res.Output))
 	require.Equal(t, int32(1), b.booked.Load())
@@ -184,11 +184,11 @@ func TestElicitationUnansweredInTimeCallsAgain(t *testing.T) {
 	b := newBookingServer(t)
 	ts := connect(t, Config{URL: b.url, AnswerTimeout: time.Nanosecond})
 	tl := toolNamed(t, ts, "book")
-	e := engine.New(engine.WithCheckpoints(checkpoint.NewMemory()))
+	e := engine.New(engine.Config{Checkpoints: checkpoint.NewMemory()})
 	q := askBook(t, e, tl)
 	require.Error(t, <-b.failed, "the server's request failed")
 
-	res, err := e.ResumeInvoke(context.Background(), tl, q.RunID, map[string]json.RawMessage{q.ID: json.RawMessage(`{"action":"accept","content":{"name":"Ada"}}`)})
+	res, err := e.ResumeInvoke(context.Background(), tl, q.Run, map[string]json.RawMessage{q.ID: json.RawMessage(`{"action":"accept","content":{"name":"Ada"}}`)})
 	require.NoError(t, err)
 	require.JSONEq(t, `{"message":"booking 1: accept for Ada"}`, string(res.Output))
 	require.Equal(t, int32(1), b.booked.Load())
@@ -197,7 +197,7 @@ func TestElicitationUnansweredInTimeCallsAgain(t *testing.T) {
 func TestElicitationCloseFailsParkedRequest(t *testing.T) {
 	b := newBookingServer(t)
 	ts := connect(t, Config{URL: b.url})
-	e := engine.New(engine.WithCheckpoints(checkpoint.NewMemory()))
+	e := engine.New(engine.Config{Checkpoints: checkpoint.NewMemory()})
 	askBook(t, e, toolNamed(t, ts, "book"))
 	require.NoError(t, ts.Close())
 	require.Error(t, <-b.failed)
@@ -258,7 +258,7 @@ func runElicitChild(mode string) error {
 	if len(tools) != 1 {
 		return fmt.Errorf("want the one tool %s, got %d tools", name, len(tools))
 	}
-	e := engine.New(engine.WithCheckpoints(store))
+	e := engine.New(engine.Config{Checkpoints: store})
 	if mode == "ask" {
 		_, err := e.Invoke(ctx, tools[0], `{}`)
 		var ie *agent.InterruptedError
@@ -302,7 +302,7 @@ func killAndResume(t *testing.T, url, tool, answer string) string {
 	_ = asker.Wait()
 
 	resumer := exec.Command(os.Args[0], "-test.run=^$")
-	resumer.Env = append(env, elicitChildEnv+"=resume", elicitRunEnv+"="+q.RunID, elicitQEnv+"="+q.ID)
+	resumer.Env = append(env, elicitChildEnv+"=resume", elicitRunEnv+"="+q.Run, elicitQEnv+"="+q.ID)
 	resumer.Stderr = os.Stderr
 	out, err := resumer.Output()
 	require.NoError(t, err)

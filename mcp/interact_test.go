@@ -42,7 +42,7 @@ func TestEverythingElicitationResumes(t *testing.T) {
 	transports(t, func(t *testing.T, cfg Config) {
 		ts := connect(t, cfg)
 		tl := waitForTool(t, ts, "trigger-elicitation-request")
-		e := engine.New(engine.WithCheckpoints(checkpoint.NewMemory()))
+		e := engine.New(engine.Config{Checkpoints: checkpoint.NewMemory()})
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
 
@@ -59,7 +59,7 @@ func TestEverythingElicitationResumes(t *testing.T) {
 		require.Contains(t, string(p.Schema), `"name"`)
 
 		answer := json.RawMessage(`{"action":"accept","content":{"name":"Ada Lovelace","check":true}}`)
-		res, err := e.ResumeInvoke(ctx, tl, q.RunID, map[string]json.RawMessage{q.ID: answer})
+		res, err := e.ResumeInvoke(ctx, tl, q.Run, map[string]json.RawMessage{q.ID: answer})
 		require.NoError(t, err)
 		require.Contains(t, string(res.Output), "Name: Ada Lovelace")
 		require.Contains(t, string(res.Output), "Agreed to terms: true")

@@ -27,7 +27,7 @@ func TestEngineLogsCarryTraceIDs(t *testing.T) {
 		modeltest.ToolCalls(modeltest.Call("c1", "evaluateJs", `{"code":"`+factorial+`"}`)),
 		modeltest.Text("15! = 1307674368000"),
 	)
-	eng := engine.New(engine.WithModel(m), engine.WithTracerProvider(tp), engine.WithLogger(log))
+	eng := engine.New(engine.Config{Model: m, TracerProvider: tp, Logger: log})
 	_, err := eng.Invoke(t.Context(), ce, "Calculate 15!")
 	require.NoError(t, err)
 

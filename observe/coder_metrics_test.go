@@ -27,7 +27,7 @@ func TestCoderSandboxMetrics(t *testing.T) {
 		modeltest.ToolCalls(modeltest.Call("c3", "evaluateJs", `{"code":"`+factorial+`"}`)).WithUsage(100, 10),
 		modeltest.Text("15! = 1307674368000").WithUsage(100, 10),
 	)
-	eng := engine.New(engine.WithModel(m), engine.WithMetrics(ms))
+	eng := engine.New(engine.Config{Model: m, Metrics: ms})
 	_, err = eng.Invoke(t.Context(), ce, "Calculate 15!")
 	require.NoError(t, err)
 

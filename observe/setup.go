@@ -147,6 +147,10 @@ func (t *Telemetry) Dropped() uint64 {
 // know.
 var ErrUnknownExporter = errors.New("observe: unknown exporter")
 
+// ErrInvalidConfig marks a [Config] that [Setup] refuses, such as a
+// negative MetricInterval.
+var ErrInvalidConfig = errors.New("observe: invalid config")
+
 // Setup builds a tracer provider and a meter provider that export as cfg
 // says, and returns them with a shutdown function that flushes and stops
 // both (and closes the store). Call shutdown before the program exits, or
@@ -161,7 +165,10 @@ func Setup(ctx context.Context, cfg Config) (tel *Telemetry, shutdown func(conte
 		return nil, nil, err
 	}
 	interval := cfg.MetricInterval
-	if interval <= 0 {
+	switch {
+	case interval < 0:
+		return nil, nil, fmt.Errorf("%w: MetricInterval is %v: use 0 for the default of a minute, or a positive duration", ErrInvalidConfig, interval)
+	case interval == 0:
 		interval = time.Minute
 	}
 	batch, err := batchFromEnv(cfg.Batch)

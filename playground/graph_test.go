@@ -37,7 +37,7 @@ agents:
 	exec, err := sandbox.NewInProcess()
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, exec.Close()) })
-	pg, err := playground.New(playground.Config{Path: path, Engine: engine.New(engine.WithCheckpoints(checkpoint.NewMemory())), Registry: spec.Registry{Sandbox: exec}})
+	pg, err := playground.New(playground.Config{Path: path, Engine: engine.New(engine.Config{Checkpoints: checkpoint.NewMemory()}), Registry: spec.Registry{Sandbox: exec}})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, pg.Close()) })
 	web := httptest.NewServer(pg.Handler())
@@ -80,7 +80,7 @@ agents:
     nodes:
       name: {human: {prompt: Your name?, answer_schema: {type: string}}}
 `), 0o644))
-	pg, err := playground.New(playground.Config{Path: path, Engine: engine.New(engine.WithCheckpoints(checkpoint.NewMemory()))})
+	pg, err := playground.New(playground.Config{Path: path, Engine: engine.New(engine.Config{Checkpoints: checkpoint.NewMemory()})})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, pg.Close()) })
 	web := httptest.NewServer(pg.Handler())

@@ -28,7 +28,7 @@ func TestSaveKeepsAWaitingRunsSandbox(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte(src), 0o644))
 	m := modeltest.New(t, modeltest.ToolCalls(modeltest.Call("c1", "evaluateJs", `{"code":"6*7"}`)), modeltest.Text("It is 42."))
 	pg, err := playground.New(playground.Config{
-		Path: path, Engine: engine.New(engine.WithCheckpoints(checkpoint.NewMemory())),
+		Path: path, Engine: engine.New(engine.Config{Checkpoints: checkpoint.NewMemory()}),
 		Registry: spec.Registry{Models: func(string) (model.Model, error) { return m, nil }},
 	})
 	require.NoError(t, err)

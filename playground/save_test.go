@@ -47,7 +47,7 @@ func TestSavesKeepResourcesFlat(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte(twoSandboxes), 0o644))
 	m := modeltest.New(t)
 	pg, err := playground.New(playground.Config{
-		Path: path, Engine: engine.New(engine.WithCheckpoints(checkpoint.NewMemory())),
+		Path: path, Engine: engine.New(engine.Config{Checkpoints: checkpoint.NewMemory()}),
 		Registry: spec.Registry{Models: func(string) (model.Model, error) { return m, nil }},
 	})
 	require.NoError(t, err)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/internal/config"
 	"github.com/loomwork/loom/internal/localweb"
 	"github.com/loomwork/loom/spec"
 )
@@ -31,7 +32,7 @@ type Config struct {
 	// Registry lends the file its models, tools and sandbox.
 	Registry spec.Registry
 	// Engine runs the agents; it needs a checkpoint store
-	// (engine.WithCheckpoints) so runs can wait for approvals.
+	// (engine.Config.Checkpoints) so runs can wait for approvals.
 	Engine *engine.Engine
 	// Token is the session token; empty makes a random one.
 	Token string
@@ -46,7 +47,7 @@ type Config struct {
 	// lists beside the ones this server started: runs another server (or
 	// this one before a restart) or loom run left waiting, finished or
 	// stopped. loom serve passes the labels its engine puts on every run
-	// (engine.WithLabels), so the page lists the runs of its file. Nil
+	// (engine.Config.Labels), so the page lists the runs of its file. Nil
 	// lists every stored run of an agent the file declares.
 	Labels map[string]string
 }
@@ -74,11 +75,14 @@ type Server struct {
 
 // ErrNoCheckpoints is returned by [New] for an engine without a checkpoint
 // store: runs could not wait for approvals.
-var ErrNoCheckpoints = errors.New("playground: the engine has no checkpoint store: use engine.WithCheckpoints")
+var ErrNoCheckpoints = errors.New("playground: the engine has no checkpoint store: use engine.Config.Checkpoints")
 
 // New loads the file and returns the server. An invalid file is an error:
 // the page edits a file that loaded once.
 func New(cfg Config) (*Server, error) {
+	if err := config.Check("playground.Config", cfg); err != nil {
+		return nil, fmt.Errorf("%w: playground: %w", agent.ErrInvalidConfig, err)
+	}
 	if cfg.Engine == nil || cfg.Engine.Checkpoints() == nil {
 		return nil, ErrNoCheckpoints
 	}
@@ -130,7 +134,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/runs/{id}", s.getRun)
 	mux.HandleFunc("POST /api/runs/{id}/answers", s.postAnswers)
 	mux.HandleFunc("POST /api/trust", s.postTrust)
-	guarded := localweb.Guard(mux, localweb.Options{Token: s.token,
+	guarded := localweb.Guard(mux, localweb.Config{Token: s.token,
 		TokenHint: "open the URL loom serve printed, with its token", OpenHint: "open the URL loom serve printed"})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")

@@ -27,7 +27,7 @@ func newServer(t *testing.T, m model.Model) (*playground.Server, *httptest.Serve
 	path := filepath.Join(t.TempDir(), "loom.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(file), 0o644))
 	pg, err := playground.New(playground.Config{
-		Path: path, Engine: engine.New(engine.WithCheckpoints(checkpoint.NewMemory())),
+		Path: path, Engine: engine.New(engine.Config{Checkpoints: checkpoint.NewMemory()}),
 		Registry: spec.Registry{Models: func(string) (model.Model, error) { return m, nil }},
 	})
 	require.NoError(t, err)
@@ -121,6 +121,6 @@ func TestRunFromTheAPI(t *testing.T) {
 }
 
 func TestNeedsCheckpoints(t *testing.T) {
-	_, err := playground.New(playground.Config{Path: "loom.yaml", Engine: engine.New()})
+	_, err := playground.New(playground.Config{Path: "loom.yaml", Engine: engine.New(engine.Config{})})
 	require.ErrorIs(t, err, playground.ErrNoCheckpoints)
 }

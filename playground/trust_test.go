@@ -34,7 +34,7 @@ func trustServer(t *testing.T, src string) (*httptest.Server, string, *trust.Sto
 	grants := trust.At(filepath.Join(dir, "config", "trust"))
 	m := modeltest.New(t, modeltest.Text("done"))
 	pg, err := playground.New(playground.Config{
-		Path: path, Engine: engine.New(engine.WithCheckpoints(checkpoint.NewMemory())), Grants: grants,
+		Path: path, Engine: engine.New(engine.Config{Checkpoints: checkpoint.NewMemory()}), Grants: grants,
 		Registry: spec.Registry{Models: func(string) (model.Model, error) { return m, nil }},
 	})
 	require.NoError(t, err)

@@ -62,7 +62,7 @@ func TestLoadAIGNERuns(t *testing.T) {
 	}})
 	require.NoError(t, err)
 	require.Equal(t, []string{"openai:gpt-4o-mini"}, refs)
-	res, err := engine.New().Invoke(t.Context(), p.Entry, "My internet is down.")
+	res, err := engine.New(engine.Config{}).Invoke(t.Context(), p.Entry, "My internet is down.")
 	require.NoError(t, err)
 	require.Equal(t, "Redémarrez le routeur.", res.Text())
 	require.Equal(t, "You are a helpdesk assistant. Answer briefly.\n", m.Request(0).Messages[0].Text())

@@ -298,7 +298,7 @@ func (b *builder) build(e *Entry) (agent.Agent, error) {
 	case *Coordinator:
 		return b.coordinator(e.Name, c)
 	case *Retriever:
-		return vector.NewSearchTool(b.reg.Stores[c.Store], vector.SearchToolOptions{
+		return vector.NewSearchTool(b.reg.Stores[c.Store], vector.SearchToolConfig{
 			Name: e.Name, Description: c.Description, K: c.K, MaxK: c.MaxK, MinScore: float32(c.MinScore),
 		})
 	case *Graph:

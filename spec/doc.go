@@ -42,7 +42,7 @@
 // among its targets with a JavaScript expression over state, run in
 // loom's sandbox, or with a Go function of [Registry].Branches. Every step
 // is a nested run that the engine running the graph checkpoints
-// (engine.WithCheckpoints); a run that stops at a human node, or at an
+// (engine.Config.Checkpoints); a run that stops at a human node, or at an
 // agent's approval, is continued from there by the engine's resume of the
 // run (the graph may be the entry or nested in it), and no node that
 // ended runs again. The loader checks the graph's names and paths (unknown

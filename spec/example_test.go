@@ -66,7 +66,7 @@ agents:
 		return
 	}
 	defer p.Close()
-	res, err := engine.New().Invoke(context.Background(), p.Entry, map[string]int{"w": 3, "h": 4})
+	res, err := engine.New(engine.Config{}).Invoke(context.Background(), p.Entry, map[string]int{"w": 3, "h": 4})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -110,7 +110,7 @@ agents:
 	}
 	defer p.Close()
 	ctx := context.Background()
-	e := engine.New(engine.WithCheckpoints(checkpoint.NewMemory()))
+	e := engine.New(engine.Config{Checkpoints: checkpoint.NewMemory()})
 	var runID string
 	var asked *agent.InterruptedError
 	for ev, err := range e.Run(ctx, p.Entry, json.RawMessage(`{"qty": 5}`)) {

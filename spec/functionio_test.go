@@ -21,7 +21,7 @@ func runEnd(t *testing.T, a agent.Agent, input string) (agent.Event, error) {
 	t.Helper()
 	var end agent.Event
 	var runErr error
-	for ev, err := range engine.New().Run(context.Background(), a, json.RawMessage(input)) {
+	for ev, err := range engine.New(engine.Config{}).Run(context.Background(), a, json.RawMessage(input)) {
 		if ev.Kind == agent.EventRunEnd && ev.ParentID == "" {
 			end, runErr = ev, err
 		}

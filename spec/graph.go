@@ -21,7 +21,7 @@ const (
 // output key. Branches are JavaScript expressions over the state, run in
 // loom's sandbox, or Go functions the registry names ([Registry].Branches).
 // Each step is a nested run, checkpointed by the engine that runs the
-// graph (engine.WithCheckpoints); a human node stops the run with a
+// graph (engine.Config.Checkpoints); a human node stops the run with a
 // question, and the engine's resume of the run continues it without
 // running any node that ended again.
 type Graph struct {

@@ -61,7 +61,7 @@ func TestGraphEntryAsksAndResumesFromItsCheckpoint(t *testing.T) {
 	var runID string
 	var nodes []string
 	var runErr error
-	for ev, err := range engine.New(engine.WithCheckpoints(store)).Run(t.Context(), p.Entry, json.RawMessage(`{"message":"otters"}`)) {
+	for ev, err := range engine.New(engine.Config{Checkpoints: store}).Run(t.Context(), p.Entry, json.RawMessage(`{"message":"otters"}`)) {
 		if ev.Kind == agent.EventRunStart && runID == "" {
 			runID = ev.RunID
 		}
@@ -87,7 +87,7 @@ func TestGraphEntryAsksAndResumesFromItsCheckpoint(t *testing.T) {
 	p2, err := spec.Load(path, spec.Registry{Sandbox: reg.Sandbox, Checkpoints: store, Models: func(string) (model.Model, error) { return modeltest.New(t), nil }})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, p2.Close()) })
-	e2 := engine.New(engine.WithCheckpoints(store))
+	e2 := engine.New(engine.Config{Checkpoints: store})
 	pending, err := e2.Pending(t.Context(), runID)
 	require.NoError(t, err)
 	require.Len(t, pending, 1)
@@ -200,14 +200,14 @@ agents:
 			p, err := spec.Load(path, spec.Registry{Checkpoints: store, Sandbox: &sb})
 			require.NoError(t, err)
 			t.Cleanup(func() { require.NoError(t, p.Close()) })
-			e := engine.New(engine.WithCheckpoints(store))
+			e := engine.New(engine.Config{Checkpoints: store})
 			ctx := t.Context()
 
 			_, err = e.Invoke(ctx, p.Entry, map[string]any{})
 			var ie *agent.InterruptedError
 			require.ErrorAs(t, err, &ie)
 			require.Len(t, ie.Questions, 1)
-			runID := ie.Questions[0].RootID
+			runID := ie.Questions[0].Run
 			ran := sb.runs.Load()
 			require.Positive(t, ran)
 
@@ -216,7 +216,7 @@ agents:
 			require.ErrorAs(t, err, &again, "the graph asks its second question")
 			require.Len(t, again.Questions, 1)
 			require.NotEqual(t, ie.Questions[0].ID, again.Questions[0].ID)
-			require.Equal(t, runID, again.Questions[0].RootID, "the same run goes on")
+			require.Equal(t, runID, again.Questions[0].Run, "the same run goes on")
 
 			_, err = e.ResumeInvoke(ctx, p.Entry, runID, map[string]json.RawMessage{ie.Questions[0].ID: json.RawMessage(`"Bob"`)})
 			require.ErrorIs(t, err, engine.ErrAlreadyResumed)
@@ -254,21 +254,21 @@ agents:
 	p, err := spec.Load(path, spec.Registry{Checkpoints: store})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, p.Close()) })
-	e := engine.New(engine.WithCheckpoints(store))
+	e := engine.New(engine.Config{Checkpoints: store})
 	_, err = e.Invoke(t.Context(), p.Entry, map[string]any{})
 	var ie *agent.InterruptedError
 	require.ErrorAs(t, err, &ie)
 	q := ie.Questions[0]
-	_, err = e.ResumeInvoke(t.Context(), p.Entry, q.RootID, nil)
+	_, err = e.ResumeInvoke(t.Context(), p.Entry, q.Run, nil)
 	var again *agent.InterruptedError
 	require.ErrorAs(t, err, &again)
 	require.Equal(t, []string{q.ID}, []string{again.Questions[0].ID}, "it asks the same question again")
-	pending, err := e.Pending(t.Context(), q.RootID)
+	pending, err := e.Pending(t.Context(), q.Run)
 	require.NoError(t, err)
 	require.Len(t, pending, 1)
 	require.Equal(t, q.ID, pending[0].ID)
 
-	res, err := e.ResumeInvoke(t.Context(), p.Entry, q.RootID, map[string]json.RawMessage{q.ID: json.RawMessage(`"Ada"`)})
+	res, err := e.ResumeInvoke(t.Context(), p.Entry, q.Run, map[string]json.RawMessage{q.ID: json.RawMessage(`"Ada"`)})
 	require.NoError(t, err)
 	require.JSONEq(t, `{"ask":"Ada"}`, string(res.Output))
 }

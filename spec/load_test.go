@@ -472,7 +472,7 @@ agents:
 		return m, nil
 	}})
 	require.NoError(t, err)
-	res, err := engine.New().Invoke(t.Context(), p.Entry, map[string]string{"message": "what is 2 + 3?"})
+	res, err := engine.New(engine.Config{}).Invoke(t.Context(), p.Entry, map[string]string{"message": "what is 2 + 3?"})
 	require.NoError(t, err)
 	var out map[string]any
 	require.NoError(t, res.Decode(&out))
@@ -488,7 +488,7 @@ func handbook(t *testing.T) vector.Store {
 	t.Helper()
 	emb, err := vector.NewHashEmbedder(0)
 	require.NoError(t, err)
-	s, err := vector.NewMemory(vector.Options{Embedder: emb})
+	s, err := vector.NewMemory(vector.MemoryConfig{Embedder: emb})
 	require.NoError(t, err)
 	require.NoError(t, s.Upsert(t.Context(),
 		vector.Document{ID: "leave", Text: "Annual leave is 25 days a year."},
@@ -521,7 +521,7 @@ agents:
 		Models: func(string) (model.Model, error) { return m, nil },
 	})
 	require.NoError(t, err)
-	res, err := engine.New().Invoke(t.Context(), p.Entry, "How long is annual leave?")
+	res, err := engine.New(engine.Config{}).Invoke(t.Context(), p.Entry, "How long is annual leave?")
 	require.NoError(t, err)
 	require.Equal(t, "25 days.", res.Text())
 	tools := m.Request(0).Tools

@@ -75,7 +75,7 @@ agents:
 	require.Contains(t, p.Toolsets, "docs")
 	require.Nil(t, p.Agent("docs"), "an mcp entry is a set of tools, not an agent")
 
-	res, err := engine.New().Invoke(t.Context(), p.Entry, "How long is leave?")
+	res, err := engine.New(engine.Config{}).Invoke(t.Context(), p.Entry, "How long is leave?")
 	require.NoError(t, err)
 	require.Equal(t, "No hits.", res.Text())
 	tools := m.Request(0).Tools
@@ -135,7 +135,7 @@ func TestMCPEntryMissingVariable(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			url, auth := mcpServer(t)
 			p := loadDocsProject(t, url, c.entry, modeltest.New(t), nil)
-			_, err := engine.New().Invoke(t.Context(), p.Entry, "hi")
+			_, err := engine.New(engine.Config{}).Invoke(t.Context(), p.Entry, "hi")
 			require.ErrorIs(t, err, spec.ErrMissingEnv)
 			require.ErrorContains(t, err, c.want)
 			require.Empty(t, auth(), "nothing is sent without the secrets")
@@ -162,7 +162,7 @@ agents:
 	p, err := spec.Load(path, spec.Registry{Sandbox: exec, Models: func(string) (model.Model, error) { return m, nil }})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, p.Close()) })
-	res, err := engine.New().Invoke(context.Background(), p.Entry, "find x")
+	res, err := engine.New(engine.Config{}).Invoke(context.Background(), p.Entry, "find x")
 	require.NoError(t, err)
 	require.Equal(t, "done", res.Text())
 	var names []string
@@ -197,7 +197,7 @@ agents:
 	p, err := spec.Load(path, spec.Registry{Sandbox: inProcess(t), Models: func(string) (model.Model, error) { return m, nil }})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, p.Close()) })
-	res, err := engine.New().Invoke(t.Context(), p.Entry, "add 2 and 3, then search")
+	res, err := engine.New(engine.Config{}).Invoke(t.Context(), p.Entry, "add 2 and 3, then search")
 	require.NoError(t, err)
 	require.Equal(t, "done", res.Text())
 	var told strings.Builder
@@ -237,7 +237,7 @@ func TestMCPEntryOAuth(t *testing.T) {
 	t.Cleanup(hs.Close)
 	p := loadDocsProject(t, hs.URL+"/mcp", `
     auth: oauth`, modeltest.New(t), nil)
-	_, err := engine.New().Invoke(t.Context(), p.Entry, "hi")
+	_, err := engine.New(engine.Config{}).Invoke(t.Context(), p.Entry, "hi")
 	require.ErrorIs(t, err, mcp.ErrAuthorization)
 	mu.Lock()
 	defer mu.Unlock()
@@ -289,7 +289,7 @@ func TestMCPEntryClientCredentials(t *testing.T) {
     auth: client_credentials
     client_id: docs-bot
     client_secret_env: DOCS_SECRET`, m, map[string]string{"DOCS_SECRET": "s3cret"})
-	res, err := engine.New().Invoke(t.Context(), p.Entry, "How long is leave?")
+	res, err := engine.New(engine.Config{}).Invoke(t.Context(), p.Entry, "How long is leave?")
 	require.NoError(t, err)
 	require.Equal(t, "No hits.", res.Text())
 	mu.Lock()

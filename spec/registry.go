@@ -49,7 +49,7 @@ type Registry struct {
 	Branches map[string]BranchFunc
 	// Checkpoints is the store the project's runs are saved in, for the
 	// tools that load a project and run it (the CLI and the playground
-	// give it to their engine with engine.WithCheckpoints). The loader
+	// give it to their engine with engine.Config.Checkpoints). The loader
 	// itself does not use it: graph entries are saved by the engine that
 	// runs them, like any agent.
 	Checkpoints checkpoint.Store

@@ -13,7 +13,7 @@
 // [Persister] can do the same through [NewPersistentMemory]. Both keep
 // unit vectors in contiguous float32 blocks scanned with an AVX2/FMA kernel
 // (a portable Go loop elsewhere), in parallel for large stores, and apply
-// filters before the top-K cut. [Options.Int8] keeps int8 codes instead: a
+// filters before the top-K cut. [MemoryConfig.Int8] keeps int8 codes instead: a
 // quarter of the memory and of the bytes scanned, with approximate scores
 // and a measured recall@10 of about 0.99 (bench/README.md). Exact search
 // suits up to a few hundred thousand vectors; beyond that use an adapter

@@ -11,7 +11,7 @@ import (
 func ExampleNewMemory() {
 	ctx := context.Background()
 	emb, _ := vector.NewHashEmbedder(256) // lexical and offline; use a provider's embedder for meaning
-	store, err := vector.NewMemory(vector.Options{Embedder: emb})
+	store, err := vector.NewMemory(vector.MemoryConfig{Embedder: emb})
 	if err != nil {
 		panic(err)
 	}
@@ -34,13 +34,13 @@ func ExampleNewMemory() {
 func ExampleNewSearchTool() {
 	ctx := context.Background()
 	emb, _ := vector.NewHashEmbedder(256)
-	store, _ := vector.NewMemory(vector.Options{Embedder: emb})
+	store, _ := vector.NewMemory(vector.MemoryConfig{Embedder: emb})
 	defer store.Close()
-	ing, _ := vector.NewIngester(store, vector.IngestOptions{ChunkSize: 200})
+	ing, _ := vector.NewIngester(store, vector.IngestConfig{ChunkSize: 200})
 	_, _ = ing.Ingest(ctx, "handbook.md", "Deploys happen on Tuesdays.\n\nThe on-call engineer approves every deploy.", nil)
 
 	// The tool is an agent: give it to an agent.AI as one of its tools.
-	tool, _ := vector.NewSearchTool(store, vector.SearchToolOptions{Description: "Searches the team handbook."})
+	tool, _ := vector.NewSearchTool(store, vector.SearchToolConfig{Description: "Searches the team handbook."})
 	out, _ := agent.InvokeAs[vector.SearchOutput](ctx, tool, map[string]any{"query": "who approves a deploy", "k": 1})
 	fmt.Println(out.Matches[0].ID, out.Matches[0].Metadata["source"])
 	// Output: handbook.md#0 handbook.md

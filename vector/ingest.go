@@ -17,9 +17,9 @@ const (
 	MetaChunk  = "chunk"  // the chunk's index within its source, from 0
 )
 
-// IngestOptions configure an [Ingester]. Zero values mean defaults;
+// IngestConfig configures an [Ingester]. Zero values mean defaults;
 // negative numbers are errors.
-type IngestOptions struct {
+type IngestConfig struct {
 	// ChunkSize is the most units in a chunk: 0 means 1000 characters or
 	// 250 tokens.
 	ChunkSize int
@@ -57,14 +57,14 @@ type Progress struct {
 // its embedder, one call per batch.
 //
 // Ingesting a source again overwrites its chunks by id; when the new text
-// has fewer chunks, [IngestOptions.Replace] deletes the extra old ones.
+// has fewer chunks, [IngestConfig.Replace] deletes the extra old ones.
 type Ingester struct {
 	store Store
-	o     IngestOptions
+	o     IngestConfig
 }
 
 // NewIngester returns an ingester into store.
-func NewIngester(store Store, opts IngestOptions) (*Ingester, error) {
+func NewIngester(store Store, opts IngestConfig) (*Ingester, error) {
 	if store == nil {
 		return nil, errors.New("vector: NewIngester was given a nil store")
 	}

@@ -29,7 +29,7 @@ func TestIngestFS(t *testing.T) {
 	ctx := context.Background()
 	s := hashMemory(t)
 	var progress []vector.Progress
-	g, err := vector.NewIngester(s, vector.IngestOptions{
+	g, err := vector.NewIngester(s, vector.IngestConfig{
 		ChunkSize: 300, Overlap: 50, BatchSize: 3,
 		Metadata: map[string]any{"corpus": "docs"},
 		Progress: func(p vector.Progress) { progress = append(progress, p) },
@@ -60,7 +60,7 @@ func TestIngestFS(t *testing.T) {
 
 	// Only matching files.
 	s2 := hashMemory(t)
-	g2, err := vector.NewIngester(s2, vector.IngestOptions{})
+	g2, err := vector.NewIngester(s2, vector.IngestConfig{})
 	require.NoError(t, err)
 	res, err = g2.IngestFS(ctx, docsFS, func(p string) bool { return strings.HasPrefix(p, "go/") })
 	require.NoError(t, err)
@@ -70,7 +70,7 @@ func TestIngestFS(t *testing.T) {
 func TestIngestReplacesChunks(t *testing.T) {
 	ctx := context.Background()
 	s := hashMemory(t)
-	g, err := vector.NewIngester(s, vector.IngestOptions{ChunkSize: 50, Unit: vector.Tokens})
+	g, err := vector.NewIngester(s, vector.IngestConfig{ChunkSize: 50, Unit: vector.Tokens})
 	require.NoError(t, err)
 	n, err := g.Ingest(ctx, "a.txt", "old text about parsing", map[string]any{"v": 1})
 	require.NoError(t, err)
@@ -87,7 +87,7 @@ func TestIngestReplaceDeletesOldChunks(t *testing.T) {
 	ctx := context.Background()
 	s := hashMemory(t)
 	for _, replace := range []bool{false, true} {
-		g, err := vector.NewIngester(s, vector.IngestOptions{ChunkSize: 40, Overlap: 5, Replace: replace})
+		g, err := vector.NewIngester(s, vector.IngestConfig{ChunkSize: 40, Overlap: 5, Replace: replace})
 		require.NoError(t, err)
 		src := fmt.Sprint("doc-", replace)
 		n, err := g.Ingest(ctx, src, strings.Repeat("a long text about many things. ", 20), nil)
@@ -123,7 +123,7 @@ func (f *failingStore) Upsert(ctx context.Context, docs ...vector.Document) erro
 func TestIngestErrors(t *testing.T) {
 	ctx := context.Background()
 	fs := &failingStore{Store: hashMemory(t)}
-	g, err := vector.NewIngester(fs, vector.IngestOptions{ChunkSize: 20, Overlap: 1, BatchSize: 1})
+	g, err := vector.NewIngester(fs, vector.IngestConfig{ChunkSize: 20, Overlap: 1, BatchSize: 1})
 	require.NoError(t, err)
 	n, err := g.Ingest(ctx, "x", "one two three four five six seven eight nine ten eleven twelve", nil)
 	require.ErrorContains(t, err, "ingest x: chunks 1 to 1: disk full")
@@ -133,29 +133,29 @@ func TestIngestErrors(t *testing.T) {
 	require.ErrorContains(t, err, "source name is empty")
 
 	for _, tc := range []struct {
-		o   vector.IngestOptions
+		o   vector.IngestConfig
 		msg string
 	}{
-		{vector.IngestOptions{ChunkSize: -1}, "must not be negative"},
-		{vector.IngestOptions{ChunkSize: 10, Overlap: 10}, "Overlap 10 must be less than ChunkSize 10"},
-		{vector.IngestOptions{Metadata: map[string]any{"x": struct{}{}}}, `metadata "x"`},
+		{vector.IngestConfig{ChunkSize: -1}, "must not be negative"},
+		{vector.IngestConfig{ChunkSize: 10, Overlap: 10}, "Overlap 10 must be less than ChunkSize 10"},
+		{vector.IngestConfig{Metadata: map[string]any{"x": struct{}{}}}, `metadata "x"`},
 	} {
 		_, err := vector.NewIngester(fs, tc.o)
 		require.ErrorContains(t, err, tc.msg)
 	}
-	_, err = vector.NewIngester(nil, vector.IngestOptions{})
+	_, err = vector.NewIngester(nil, vector.IngestConfig{})
 	require.ErrorContains(t, err, "nil store")
 }
 
 func TestSearchTool(t *testing.T) {
 	ctx := context.Background()
 	s := hashMemory(t)
-	g, err := vector.NewIngester(s, vector.IngestOptions{})
+	g, err := vector.NewIngester(s, vector.IngestConfig{})
 	require.NoError(t, err)
 	_, err = g.IngestFS(ctx, docsFS, nil)
 	require.NoError(t, err)
 
-	tool, err := vector.NewSearchTool(s, vector.SearchToolOptions{Description: "Go and cooking notes.", MaxTextBytes: 40, MaxK: 2})
+	tool, err := vector.NewSearchTool(s, vector.SearchToolConfig{Description: "Go and cooking notes.", MaxTextBytes: 40, MaxK: 2})
 	require.NoError(t, err)
 	require.Equal(t, "search_knowledge", tool.Name())
 	require.Equal(t, "Go and cooking notes.", tool.Description())
@@ -180,17 +180,17 @@ func TestSearchTool(t *testing.T) {
 	require.Error(t, err, "an empty query fails validation")
 
 	// A fixed filter applies to every search.
-	only, err := vector.NewSearchTool(s, vector.SearchToolOptions{Name: "go_docs", Filter: vector.In("source", "go/errors.md")})
+	only, err := vector.NewSearchTool(s, vector.SearchToolConfig{Name: "go_docs", Filter: vector.In("source", "go/errors.md")})
 	require.NoError(t, err)
 	out, err = agent.InvokeAs[vector.SearchOutput](ctx, only, map[string]any{"query": "bake bread dough"})
 	require.NoError(t, err)
 	require.Len(t, out.Matches, 1)
 	require.Equal(t, "go/errors.md#0", out.Matches[0].ID)
 
-	_, err = vector.NewSearchTool(s, vector.SearchToolOptions{K: -1})
+	_, err = vector.NewSearchTool(s, vector.SearchToolConfig{K: -1})
 	require.ErrorIs(t, err, agent.ErrInvalidConfig)
-	_, err = vector.NewSearchTool(s, vector.SearchToolOptions{Filter: vector.Eq("", 1)})
+	_, err = vector.NewSearchTool(s, vector.SearchToolConfig{Filter: vector.Eq("", 1)})
 	require.ErrorIs(t, err, agent.ErrInvalidConfig)
-	_, err = vector.NewSearchTool(nil, vector.SearchToolOptions{})
+	_, err = vector.NewSearchTool(nil, vector.SearchToolConfig{})
 	require.ErrorIs(t, err, agent.ErrInvalidConfig)
 }

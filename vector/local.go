@@ -31,7 +31,7 @@ type row struct {
 	inv float32
 }
 
-func newLocal(o Options) *local {
+func newLocal(o MemoryConfig) *local {
 	return &local{dims: o.Dimensions, idx: newIndex(o.Dimensions, o.Int8, o.Parallelism), emb: o.Embedder}
 }
 
@@ -87,7 +87,7 @@ func (s *local) prepare(ctx context.Context, docs []Document) ([]row, error) {
 // embed embeds texts and checks the embedder kept its promises.
 func (s *local) embed(ctx context.Context, texts []string) ([][]float32, error) {
 	if s.emb == nil {
-		return nil, fmt.Errorf("%w: give each document and query a Vector, or set Options.Embedder", ErrNoEmbedder)
+		return nil, fmt.Errorf("%w: give each document and query a Vector, or set MemoryConfig.Embedder", ErrNoEmbedder)
 	}
 	vs, err := s.emb.Embed(ctx, texts)
 	if err != nil {

@@ -7,7 +7,7 @@ import "fmt"
 // each change through a [Persister] (vector/sqlite keeps a SQLite file).
 //
 // Vectors are held normalised to unit length in one contiguous float32
-// array (or int8 codes with [Options.Int8]), and every search scans all of
+// array (or int8 codes with [MemoryConfig.Int8]), and every search scans all of
 // them with an unrolled dot product, in parallel for large stores. That
 // is exact and fast up to a few hundred thousand vectors; see
 // bench/README.md for figures.
@@ -25,7 +25,7 @@ var _ Store = (*Memory)(nil)
 // NewMemory returns an empty in-memory store. Its dimensions come from
 // opts.Dimensions or, when that is zero, from opts.Embedder; one of the
 // two is required.
-func NewMemory(opts Options) (*Memory, error) {
+func NewMemory(opts MemoryConfig) (*Memory, error) {
 	o, err := opts.resolve("NewMemory")
 	if err != nil {
 		return nil, err
@@ -37,5 +37,5 @@ func NewMemory(opts Options) (*Memory, error) {
 }
 
 func errNoDimensions(who string) error {
-	return fmt.Errorf("vector: %s: no dimensions: set Options.Dimensions or Options.Embedder", who)
+	return fmt.Errorf("vector: %s: no dimensions: set MemoryConfig.Dimensions or MemoryConfig.Embedder", who)
 }

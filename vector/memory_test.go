@@ -17,7 +17,7 @@ import (
 
 func TestMemoryConformance(t *testing.T) {
 	vectortest.Run(t, func(t *testing.T, dims int) vector.Store {
-		s, err := vector.NewMemory(vector.Options{Dimensions: dims, Embedder: vectortest.Embedder(dims)})
+		s, err := vector.NewMemory(vector.MemoryConfig{Dimensions: dims, Embedder: vectortest.Embedder(dims)})
 		require.NoError(t, err)
 		return s
 	}, vectortest.Options{})
@@ -25,7 +25,7 @@ func TestMemoryConformance(t *testing.T) {
 
 func TestMemoryInt8Conformance(t *testing.T) {
 	vectortest.Run(t, func(t *testing.T, dims int) vector.Store {
-		s, err := vector.NewMemory(vector.Options{Embedder: vectortest.Embedder(dims), Int8: true})
+		s, err := vector.NewMemory(vector.MemoryConfig{Embedder: vectortest.Embedder(dims), Int8: true})
 		require.NoError(t, err)
 		return s
 	}, vectortest.Options{ScoreTolerance: 0.02})
@@ -35,7 +35,7 @@ func TestMemoryParallelConformance(t *testing.T) {
 	// Parallelism with a tiny work threshold is covered by the index
 	// tests; here the suite runs with one goroutine per search.
 	vectortest.Run(t, func(t *testing.T, dims int) vector.Store {
-		s, err := vector.NewMemory(vector.Options{Embedder: vectortest.Embedder(dims), Parallelism: 1})
+		s, err := vector.NewMemory(vector.MemoryConfig{Embedder: vectortest.Embedder(dims), Parallelism: 1})
 		require.NoError(t, err)
 		return s
 	}, vectortest.Options{})
@@ -45,20 +45,20 @@ func TestNewMemoryOptions(t *testing.T) {
 	e := vectortest.Embedder(16)
 	for _, tc := range []struct {
 		name string
-		o    vector.Options
+		o    vector.MemoryConfig
 		msg  string
 	}{
-		{"no dimensions", vector.Options{}, "no dimensions: set Options.Dimensions or Options.Embedder"},
-		{"negative dimensions", vector.Options{Dimensions: -3}, "Dimensions is -3"},
-		{"negative parallelism", vector.Options{Dimensions: 3, Parallelism: -1}, "Parallelism is -1"},
-		{"embedder disagrees", vector.Options{Dimensions: 8, Embedder: e}, "embedder hash:16 has 16 dimensions, the store has 8"},
+		{"no dimensions", vector.MemoryConfig{}, "no dimensions: set MemoryConfig.Dimensions or MemoryConfig.Embedder"},
+		{"negative dimensions", vector.MemoryConfig{Dimensions: -3}, "Dimensions is -3"},
+		{"negative parallelism", vector.MemoryConfig{Dimensions: 3, Parallelism: -1}, "Parallelism is -1"},
+		{"embedder disagrees", vector.MemoryConfig{Dimensions: 8, Embedder: e}, "embedder hash:16 has 16 dimensions, the store has 8"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := vector.NewMemory(tc.o)
 			require.ErrorContains(t, err, tc.msg)
 		})
 	}
-	s, err := vector.NewMemory(vector.Options{Embedder: e})
+	s, err := vector.NewMemory(vector.MemoryConfig{Embedder: e})
 	require.NoError(t, err)
 	require.Equal(t, 16, s.Dimensions())
 	require.NoError(t, s.Close())
@@ -77,11 +77,11 @@ func (b badEmbedder) Name() string                                         { ret
 
 func TestMemoryEmbedderErrors(t *testing.T) {
 	ctx := context.Background()
-	s, err := vector.NewMemory(vector.Options{Dimensions: 2})
+	s, err := vector.NewMemory(vector.MemoryConfig{Dimensions: 2})
 	require.NoError(t, err)
 	err = s.Upsert(ctx, vector.Document{ID: "a", Text: "hello"})
 	require.ErrorIs(t, err, vector.ErrNoEmbedder)
-	require.ErrorContains(t, err, "Options.Embedder")
+	require.ErrorContains(t, err, "MemoryConfig.Embedder")
 	_, err = s.Search(ctx, vector.Query{Text: "hello"})
 	require.ErrorIs(t, err, vector.ErrNoEmbedder)
 
@@ -98,7 +98,7 @@ func TestMemoryEmbedderErrors(t *testing.T) {
 		{"zero", badEmbedder{dims: 2, out: [][]float32{{0, 0}}}, vector.ErrInvalidDocument, "all zeros"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := vector.NewMemory(vector.Options{Embedder: tc.e})
+			s, err := vector.NewMemory(vector.MemoryConfig{Embedder: tc.e})
 			require.NoError(t, err)
 			err = s.Upsert(ctx, vector.Document{ID: "a", Text: "hello"})
 			if tc.is != nil {
@@ -125,7 +125,7 @@ func TestMemoryParallelSearch(t *testing.T) {
 		docs[i] = vector.Document{ID: fmt.Sprint(i), Vector: v, Metadata: map[string]any{"odd": i%2 == 1}}
 	}
 	open := func(p int, int8 bool) *vector.Memory {
-		s, err := vector.NewMemory(vector.Options{Dimensions: dims, Parallelism: p, Int8: int8})
+		s, err := vector.NewMemory(vector.MemoryConfig{Dimensions: dims, Parallelism: p, Int8: int8})
 		require.NoError(t, err)
 		require.NoError(t, s.Upsert(ctx, docs...))
 		require.Equal(t, n, s.Len())
@@ -149,7 +149,7 @@ func TestMemoryParallelSearch(t *testing.T) {
 // either finish or fail with ErrClosed, and the race detector sees no race.
 func TestMemoryCloseWhileInUse(t *testing.T) {
 	ctx := context.Background()
-	s, err := vector.NewMemory(vector.Options{Dimensions: 2})
+	s, err := vector.NewMemory(vector.MemoryConfig{Dimensions: 2})
 	require.NoError(t, err)
 	var wg sync.WaitGroup
 	for i := range 4 {
@@ -174,7 +174,7 @@ func TestMemoryCloseWhileInUse(t *testing.T) {
 }
 
 func TestMemoryHugeK(t *testing.T) {
-	s, err := vector.NewMemory(vector.Options{Dimensions: 2})
+	s, err := vector.NewMemory(vector.MemoryConfig{Dimensions: 2})
 	require.NoError(t, err)
 	require.NoError(t, s.Upsert(context.Background(), vector.Document{ID: "a", Vector: []float32{1, 0}}))
 	ms, err := s.Search(context.Background(), vector.Query{Vector: []float32{1, 1}, K: 1 << 40})

@@ -6,10 +6,10 @@ import (
 	"github.com/loomwork/loom/model"
 )
 
-// Options configure the embedded stores: [NewMemory],
+// MemoryConfig configures the embedded stores: [NewMemory],
 // [NewPersistentMemory] and the stores built on it (vector/sqlite). Zero
 // values mean defaults; negative numbers are errors.
-type Options struct {
+type MemoryConfig struct {
 	// Dimensions is the length of every vector: 0 means the embedder's (or,
 	// for a persistent store, the stored collection's).
 	Dimensions int
@@ -33,11 +33,11 @@ type Options struct {
 // dimensions from the embedder when zero, and the parallelism. A store
 // built on [NewPersistentMemory] calls it before it opens what it keeps,
 // to learn the dimensions and refuse bad options early.
-func (o Options) Resolve() (Options, error) { return o.resolve("Options") }
+func (o MemoryConfig) Resolve() (MemoryConfig, error) { return o.resolve("MemoryConfig") }
 
 // resolve checks o and fills in its defaults; who names the caller in
 // errors.
-func (o Options) resolve(who string) (Options, error) {
+func (o MemoryConfig) resolve(who string) (MemoryConfig, error) {
 	if o.Dimensions < 0 {
 		return o, fmt.Errorf("vector: %s: Dimensions is %d; use 0 for the embedder's or a positive size", who, o.Dimensions)
 	}

@@ -50,7 +50,7 @@ type Persistence struct {
 // come from opts as for [NewMemory]; each stored document must match them
 // and have a finite, non-zero vector, which is scaled to unit length.
 // The persister is not closed when loading fails.
-func NewPersistentMemory(opts Options, p Persistence) (*Memory, error) {
+func NewPersistentMemory(opts MemoryConfig, p Persistence) (*Memory, error) {
 	o, err := opts.resolve("NewPersistentMemory")
 	if err != nil {
 		return nil, err

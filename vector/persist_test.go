@@ -65,7 +65,7 @@ func (p *mapPersister) stored() iter.Seq2[vector.StoredDocument, error] {
 	}
 }
 
-func openPersistent(t *testing.T, p *mapPersister, o vector.Options) *vector.Memory {
+func openPersistent(t *testing.T, p *mapPersister, o vector.MemoryConfig) *vector.Memory {
 	t.Helper()
 	m, err := vector.NewPersistentMemory(o, vector.Persistence{Persister: p, Count: len(p.docs), Stored: p.stored()})
 	require.NoError(t, err)
@@ -76,7 +76,7 @@ func TestPersistentMemoryConformance(t *testing.T) {
 	persisters := map[vector.Store]*mapPersister{}
 	vectortest.Run(t, func(t *testing.T, dims int) vector.Store {
 		p := &mapPersister{docs: map[string]vector.StoredDocument{}}
-		s := openPersistent(t, p, vector.Options{Embedder: vectortest.Embedder(dims)})
+		s := openPersistent(t, p, vector.MemoryConfig{Embedder: vectortest.Embedder(dims)})
 		persisters[s] = p
 		return s
 	}, vectortest.Options{
@@ -84,7 +84,7 @@ func TestPersistentMemoryConformance(t *testing.T) {
 			p := persisters[s]
 			require.NoError(t, s.Close())
 			require.Equal(t, 1, p.closed, "Close closes the persister once")
-			re := openPersistent(t, p, vector.Options{Embedder: vectortest.Embedder(s.Dimensions())})
+			re := openPersistent(t, p, vector.MemoryConfig{Embedder: vectortest.Embedder(s.Dimensions())})
 			persisters[re] = p
 			return re
 		},
@@ -94,7 +94,7 @@ func TestPersistentMemoryConformance(t *testing.T) {
 func TestPersistentMemoryWritesUnitVectorsFirst(t *testing.T) {
 	ctx := context.Background()
 	p := &mapPersister{docs: map[string]vector.StoredDocument{}}
-	s := openPersistent(t, p, vector.Options{Dimensions: 2})
+	s := openPersistent(t, p, vector.MemoryConfig{Dimensions: 2})
 	defer s.Close()
 	require.NoError(t, s.Upsert(ctx, vector.Document{ID: "a", Vector: []float32{3, 4}, Metadata: map[string]any{"n": 1}}))
 	require.Equal(t, vector.StoredDocument{ID: "a", Vector: []float32{0.6, 0.8}, Metadata: map[string]any{"n": 1.0}}, p.docs["a"])
@@ -121,22 +121,22 @@ func TestNewPersistentMemoryErrors(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		opts vector.Options
+		opts vector.MemoryConfig
 		p    vector.Persistence
 		want string
 		is   error
 	}{
-		{"no persister", vector.Options{Dimensions: 2}, vector.Persistence{}, "Persistence.Persister is nil", nil},
-		{"no dimensions", vector.Options{}, vector.Persistence{Persister: p}, "no dimensions", nil},
-		{"negative count", vector.Options{Dimensions: 2}, vector.Persistence{Persister: p, Count: -1}, "Persistence.Count is -1", nil},
-		{"load error", vector.Options{Dimensions: 2}, vector.Persistence{Persister: p, Stored: loadErr}, "bad page", nil},
-		{"wrong dimensions", vector.Options{Dimensions: 2}, vector.Persistence{Persister: p,
+		{"no persister", vector.MemoryConfig{Dimensions: 2}, vector.Persistence{}, "Persistence.Persister is nil", nil},
+		{"no dimensions", vector.MemoryConfig{}, vector.Persistence{Persister: p}, "no dimensions", nil},
+		{"negative count", vector.MemoryConfig{Dimensions: 2}, vector.Persistence{Persister: p, Count: -1}, "Persistence.Count is -1", nil},
+		{"load error", vector.MemoryConfig{Dimensions: 2}, vector.Persistence{Persister: p, Stored: loadErr}, "bad page", nil},
+		{"wrong dimensions", vector.MemoryConfig{Dimensions: 2}, vector.Persistence{Persister: p,
 			Stored: docs(vector.StoredDocument{ID: "a", Vector: []float32{1, 0, 0}})}, `stored document "a"`, vector.ErrDimension},
-		{"zero vector", vector.Options{Dimensions: 2}, vector.Persistence{Persister: p,
+		{"zero vector", vector.MemoryConfig{Dimensions: 2}, vector.Persistence{Persister: p,
 			Stored: docs(vector.StoredDocument{ID: "a", Vector: []float32{0, 0}})}, `stored document "a"`, vector.ErrInvalidDocument},
-		{"empty id", vector.Options{Dimensions: 2}, vector.Persistence{Persister: p,
+		{"empty id", vector.MemoryConfig{Dimensions: 2}, vector.Persistence{Persister: p,
 			Stored: docs(vector.StoredDocument{Vector: []float32{1, 0}})}, "empty ID", vector.ErrInvalidDocument},
-		{"bad metadata", vector.Options{Dimensions: 2}, vector.Persistence{Persister: p,
+		{"bad metadata", vector.MemoryConfig{Dimensions: 2}, vector.Persistence{Persister: p,
 			Stored: docs(vector.StoredDocument{ID: "a", Vector: []float32{1, 0}, Metadata: map[string]any{"x": struct{}{}}})}, `stored document "a"`, vector.ErrInvalidDocument},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -151,7 +151,7 @@ func TestNewPersistentMemoryErrors(t *testing.T) {
 
 func TestPersistentMemoryScalesStoredVectors(t *testing.T) {
 	p := &mapPersister{docs: map[string]vector.StoredDocument{"a": {ID: "a", Text: "t", Vector: []float32{0, 2}}}}
-	s := openPersistent(t, p, vector.Options{Dimensions: 2})
+	s := openPersistent(t, p, vector.MemoryConfig{Dimensions: 2})
 	defer s.Close()
 	ms, err := s.Search(context.Background(), vector.Query{Vector: []float32{0, 1}, K: 1, WithVectors: true})
 	require.NoError(t, err)
@@ -160,10 +160,10 @@ func TestPersistentMemoryScalesStoredVectors(t *testing.T) {
 }
 
 func TestOptionsResolve(t *testing.T) {
-	o, err := vector.Options{Embedder: vectortest.Embedder(8)}.Resolve()
+	o, err := vector.MemoryConfig{Embedder: vectortest.Embedder(8)}.Resolve()
 	require.NoError(t, err)
 	require.Equal(t, 8, o.Dimensions)
 	require.Positive(t, o.Parallelism)
-	_, err = vector.Options{Dimensions: -1}.Resolve()
+	_, err = vector.MemoryConfig{Dimensions: -1}.Resolve()
 	require.ErrorContains(t, err, "Dimensions is -1")
 }

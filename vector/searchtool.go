@@ -8,9 +8,9 @@ import (
 	"github.com/loomwork/loom/agent"
 )
 
-// SearchToolOptions configure [NewSearchTool]. Zero values mean defaults;
+// SearchToolConfig configures [NewSearchTool]. Zero values mean defaults;
 // negative numbers are errors.
-type SearchToolOptions struct {
+type SearchToolConfig struct {
 	// Name is the tool's name, as the model calls it: "" means
 	// "search_knowledge".
 	Name string
@@ -22,8 +22,9 @@ type SearchToolOptions struct {
 	K int
 	// MaxK caps the number of matches the model may ask for: 0 means 20.
 	MaxK int
-	// MinScore leaves out weak matches, as [Query.MinScore].
-	MinScore float32
+	// MinScore leaves out weak matches, as [Query.MinScore] (cosine scores
+	// can be negative, and so can this bound).
+	MinScore float32 `config:"negative"`
 	// Filter restricts every search, as a tenant or a source; nil: none.
 	Filter *Filter
 	// MaxTextBytes cuts each match's text to this many bytes, so a few
@@ -54,7 +55,7 @@ type SearchMatch struct {
 // (and optionally a number of matches), which answers with the matching
 // documents' ids, texts, scores and metadata, best first. The store must
 // have an embedder, since the model sends text.
-func NewSearchTool(store Store, opts SearchToolOptions) (agent.Agent, error) {
+func NewSearchTool(store Store, opts SearchToolConfig) (agent.Agent, error) {
 	if store == nil {
 		return nil, fmt.Errorf("%w: NewSearchTool was given a nil store", agent.ErrInvalidConfig)
 	}

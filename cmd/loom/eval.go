@@ -133,17 +133,17 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer, open 
 
 	cfg := evals.Config{Solver: solver, Executor: exec, Samples: o.samples, Concurrency: o.concurrency,
 		Model: id, SolverName: o.solver}
-	engOpts := []engine.Option{engine.WithRunLimits(agent.Limits{Timeout: cmp.Or(o.timeout, defaultEvalTimeout)})}
+	engCfg := engine.Config{Limits: agent.Limits{Timeout: cmp.Or(o.timeout, defaultEvalTimeout)}}
 	traced := ""
 	if !o.noTrace {
 		tr, stop := startEvalTracing(ctx, stderr)
 		defer stop()
 		if tr != nil {
 			cfg.TracerProvider, cfg.MeterProvider, traced = tr.tp, tr.mp, tr.path
-			engOpts = append(engOpts, tr.engine...)
+			tr.apply(&engCfg)
 		}
 	}
-	cfg.Engine = engine.New(engOpts...)
+	cfg.Engine = engine.New(engCfg)
 	if command.IsTerminal(stderr) {
 		bar := newProgressBar(stderr)
 		cfg.Progress = bar.update

@@ -20,8 +20,8 @@ import (
 type evalTracing struct {
 	tp     trace.TracerProvider
 	mp     metric.MeterProvider
-	engine []engine.Option
-	path   string // the trace store's file, when that is the exporter
+	engine engine.Config // the tracing fields of the engine's config
+	path   string        // the trace store's file, when that is the exporter
 }
 
 // startEvalTracing sets up OpenTelemetry as observe.Setup chooses (the
@@ -34,9 +34,9 @@ func startEvalTracing(ctx context.Context, stderr io.Writer) (tr *evalTracing, s
 		return nil, func() {}
 	}
 	tr = &evalTracing{tp: tel.TracerProvider, mp: tel.MeterProvider,
-		engine: []engine.Option{engine.WithTracerProvider(tel.TracerProvider), engine.WithContentCapture(captureContent(tel.Exporter))}}
+		engine: engine.Config{TracerProvider: tel.TracerProvider, ContentCapture: engine.CaptureIf(captureContent(tel.Exporter))}}
 	if ms, err := agentrt.NewMetrics(tel.MeterProvider); err == nil {
-		tr.engine = append(tr.engine, engine.WithMetrics(ms))
+		tr.engine.Metrics = ms
 	}
 	if tel.Store != nil {
 		tr.path = tel.Store.Path()
@@ -48,6 +48,11 @@ func startEvalTracing(ctx context.Context, stderr io.Writer) (tr *evalTracing, s
 			fmt.Fprintf(stderr, "loom eval: warning: flushing the trace: %v\n", err)
 		}
 	}
+}
+
+// apply sets the tracing fields of cfg.
+func (tr *evalTracing) apply(cfg *engine.Config) {
+	cfg.TracerProvider, cfg.ContentCapture, cfg.Metrics = tr.engine.TracerProvider, tr.engine.ContentCapture, tr.engine.Metrics
 }
 
 // captureContent reports whether the traced runs include their content

@@ -268,7 +268,7 @@ func serveMCPHTTP(ctx context.Context, srv *mcpserver.Server, addr string, stder
 	if host != "" {
 		hosts = append(hosts, host)
 	}
-	mux.Handle("/mcp", localweb.Guard(srv.Handler(), localweb.Options{Hosts: hosts}))
+	mux.Handle("/mcp", localweb.Guard(srv.Handler(), localweb.Config{Hosts: hosts}))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(stderr, "loom mcp serve: serving MCP at http://%s/mcp\n", l.Addr())
 	done := make(chan error, 1)

@@ -131,15 +131,13 @@ func load(ctx context.Context, path string, rs runSettings, getenv func(string) 
 		_ = store.Close()
 		return nil, err
 	}
-	opts := []engine.Option{engine.WithCheckpoints(store), engine.WithRunLimits(agent.Limits{Timeout: rs.timeout}), engine.WithLogger(log),
-		engine.WithLabels(map[string]string{fileLabel: absPath(path)})}
+	cfg := engine.Config{Checkpoints: store, Limits: agent.Limits{Timeout: rs.timeout}, Logger: log,
+		Labels: map[string]string{fileLabel: absPath(path)}}
 	var untrace func()
 	if rs.trace != "" {
-		var traced []engine.Option
-		traced, untrace = startTracing(ctx, rs.trace, stderr)
-		opts = append(opts, traced...)
+		untrace = startTracing(ctx, rs.trace, stderr, &cfg)
 	}
-	return &loaded{project: p, engine: engine.New(opts...), store: store, dbPath: dbPath, log: log, untrace: untrace, envFiles: envFiles}, nil
+	return &loaded{project: p, engine: engine.New(cfg), store: store, dbPath: dbPath, log: log, untrace: untrace, envFiles: envFiles}, nil
 }
 
 // checkTrust refuses a file whose sandboxes run code in this process

@@ -97,11 +97,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, con 
 	// lists the runs of the file whoever started them, and loom resume
 	// continues the page's runs.
 	labels := map[string]string{fileLabel: absPath(pos[0])}
-	traced, untrace := startTracing(ctx, "serve", stderr)
+	cfg := engine.Config{Model: m, Checkpoints: store, Limits: agent.Limits{Timeout: rs.timeout}, Logger: l.log, Labels: labels}
+	untrace := startTracing(ctx, "serve", stderr, &cfg)
 	defer untrace()
-	opts := append([]engine.Option{engine.WithModel(m), engine.WithCheckpoints(store), engine.WithRunLimits(agent.Limits{Timeout: rs.timeout}),
-		engine.WithLogger(l.log), engine.WithLabels(labels)}, traced...)
-	pg, err := playground.New(playground.Config{Path: pos[0], Engine: engine.New(opts...), Labels: labels,
+	pg, err := playground.New(playground.Config{Path: pos[0], Engine: engine.New(cfg), Labels: labels,
 		Registry: spec.Registry{Models: open, Getenv: con.getenv, Checkpoints: store, TrustedCode: rs.trusted},
 		Options:  spec.Options{Root: rs.root}, Grants: grants})
 	if err != nil {

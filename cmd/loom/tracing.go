@@ -20,19 +20,19 @@ const fileLabel = "loom.file"
 // examples do: in the local trace store that loom observe shows
 // ($LOOM_TRACE_DB, else the user cache directory), or wherever
 // $OTEL_TRACES_EXPORTER says, with content in the local store. A store that
-// cannot be opened is a warning: the runs go on untraced. stop flushes
-// what is pending.
-func startTracing(ctx context.Context, cmd string, stderr io.Writer) (opts []engine.Option, stop func()) {
+// cannot be opened is a warning: the runs go on untraced. It sets the
+// tracing fields of cfg; stop flushes what is pending.
+func startTracing(ctx context.Context, cmd string, stderr io.Writer, cfg *engine.Config) (stop func()) {
 	tel, shutdown, err := observe.Setup(ctx, observe.Config{ServiceName: "loom", Stdout: stderr})
 	if err != nil {
 		fmt.Fprintf(stderr, "loom %s: warning: the run is not traced: %v (set $%s to a writable file, or OTEL_TRACES_EXPORTER=none)\n", cmd, err, store.PathEnv)
-		return nil, func() {}
+		return func() {}
 	}
-	opts = []engine.Option{engine.WithTracerProvider(tel.TracerProvider), engine.WithContentCapture(captureContent(tel.Exporter))}
+	cfg.TracerProvider, cfg.ContentCapture = tel.TracerProvider, engine.CaptureIf(captureContent(tel.Exporter))
 	if ms, err := agentrt.NewMetrics(tel.MeterProvider); err == nil {
-		opts = append(opts, engine.WithMetrics(ms))
+		cfg.Metrics = ms
 	}
-	return opts, func() {
+	return func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		if err := shutdown(sctx); err != nil {

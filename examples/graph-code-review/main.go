@@ -223,7 +223,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	// The engine saves the run, its steps and its questions in the store:
 	// the one way a run is saved and resumed.
-	e := engine.New(engine.WithCheckpoints(store))
+	e := engine.New(engine.Config{Checkpoints: store})
 	var res *engine.Result
 	switch cmd := fs.Arg(0); cmd {
 	case "ask":

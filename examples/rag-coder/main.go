@@ -66,7 +66,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer store.Close()
 
-	ing, err := vector.NewIngester(store, vector.IngestOptions{
+	ing, err := vector.NewIngester(store, vector.IngestConfig{
 		ChunkSize: 600,
 		Progress: func(p vector.Progress) {
 			fmt.Fprintf(stderr, "ingest: %s (%d/%d chunks, file %d of %d)\n", p.Source, p.Chunks, p.TotalChunks, p.Files+1, p.TotalFiles)
@@ -99,7 +99,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	search, err := vector.NewSearchTool(store, vector.SearchToolOptions{Description: "Searches the team's notes (leave, on-call, deploys) and returns the most relevant passages."})
+	search, err := vector.NewSearchTool(store, vector.SearchToolConfig{Description: "Searches the team's notes (leave, on-call, deploys) and returns the most relevant passages."})
 	if err != nil {
 		return err
 	}
@@ -123,11 +123,11 @@ func newEmbedder(name string) (model.Embedder, error) {
 	case "hash":
 		return vector.NewHashEmbedder(0)
 	case "openai":
-		return openai.NewEmbedder("", openai.EmbedOptions{})
+		return openai.NewEmbedder("", openai.EmbedConfig{})
 	case "ollama":
-		return openai.NewEmbedderFor(openai.OllamaPreset(), "", openai.EmbedOptions{})
+		return openai.NewEmbedderFor(openai.OllamaPreset(), "", openai.EmbedConfig{})
 	case "gemini":
-		return gemini.NewEmbedder("", gemini.EmbedOptions{Dimensions: 768})
+		return gemini.NewEmbedder("", gemini.EmbedConfig{Dimensions: 768})
 	}
 	return nil, fmt.Errorf("-embedder %q: use hash, openai, ollama or gemini", name)
 }
@@ -136,7 +136,7 @@ func newEmbedder(name string) (model.Embedder, error) {
 // empty.
 func openStore(ctx context.Context, path string, emb model.Embedder) (vector.Store, error) {
 	if path == "" {
-		return vector.NewMemory(vector.Options{Embedder: emb})
+		return vector.NewMemory(vector.MemoryConfig{Embedder: emb})
 	}
-	return sqlite.Open(ctx, sqlite.Config{Path: path, Options: vector.Options{Embedder: emb}})
+	return sqlite.Open(ctx, sqlite.Config{Path: path, MemoryConfig: vector.MemoryConfig{Embedder: emb}})
 }

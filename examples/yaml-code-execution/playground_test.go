@@ -33,7 +33,7 @@ func TestPlaygroundInTheBrowser(t *testing.T) {
 	store, err := sqlite.Open(t.Context(), filepath.Join(dir, "checkpoints.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, store.Close()) })
-	pg, err := playground.New(playground.Config{Path: path, Engine: engine.New(engine.WithCheckpoints(store))})
+	pg, err := playground.New(playground.Config{Path: path, Engine: engine.New(engine.Config{Checkpoints: store})})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, pg.Close()) })
 	web := httptest.NewServer(pg.Handler())

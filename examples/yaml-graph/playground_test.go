@@ -51,7 +51,7 @@ func TestGraphInThePlayground(t *testing.T) {
 	store, err := sqlite.Open(t.Context(), filepath.Join(dir, "checkpoints.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, store.Close()) })
-	pg, err := playground.New(playground.Config{Path: path, Engine: engine.New(engine.WithCheckpoints(store)), Registry: spec.Registry{Checkpoints: store, TrustedCode: true}})
+	pg, err := playground.New(playground.Config{Path: path, Engine: engine.New(engine.Config{Checkpoints: store}), Registry: spec.Registry{Checkpoints: store, TrustedCode: true}})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, pg.Close()) })
 	web := httptest.NewServer(pg.Handler())

@@ -27,8 +27,8 @@ import (
 	"strings"
 )
 
-// Options configure [Guard].
-type Options struct {
+// Config configures [Guard].
+type Config struct {
 	// Hosts are names accepted in the Host header besides the loopback
 	// names always accepted (localhost, 127.0.0.1, ::1).
 	Hosts []string
@@ -50,7 +50,7 @@ const TokenHeader = "X-Loom-Token"
 // Guard returns h behind the checks the package documentation lists. It
 // also sets headers every answer of a local server should carry: no
 // sniffing, no referrer, no framing.
-func Guard(h http.Handler, o Options) http.Handler {
+func Guard(h http.Handler, o Config) http.Handler {
 	hosts := map[string]bool{"localhost": true, "127.0.0.1": true, "::1": true}
 	for _, host := range o.Hosts {
 		hosts[strings.ToLower(host)] = true

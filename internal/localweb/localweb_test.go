@@ -13,7 +13,7 @@ import (
 func TestGuard(t *testing.T) {
 	reached := 0
 	h := localweb.Guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { reached++ }),
-		localweb.Options{Hosts: []string{"traces.internal"}, Token: "s3cret", TokenHint: "open the printed URL"})
+		localweb.Config{Hosts: []string{"traces.internal"}, Token: "s3cret", TokenHint: "open the printed URL"})
 	tests := []struct {
 		name        string
 		method      string

@@ -42,7 +42,7 @@ func TestCallDepthAndDeadlineCrossMCP(t *testing.T) {
 		return probeOut{Depth: jstool.CallDepth(ctx), Deadline: ok}, nil
 	})
 	require.NoError(t, err)
-	s, err := New(Config{Agents: []agent.Agent{probe}, Engine: engine.New()})
+	s, err := New(Config{Agents: []agent.Agent{probe}, Engine: engine.New(engine.Config{})})
 	require.NoError(t, err)
 	cs := serveInMemory(t, s, nil)
 	for _, tc := range []struct {

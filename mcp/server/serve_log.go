@@ -14,7 +14,7 @@ import (
 // notifications/message at or above the level the client set with
 // logging/setLevel (none before it sets one), and passes every record to
 // next as well (nil: to nothing else). Give it to the server's engine
-// (engine.WithLogger) so a run's log lines reach the client, or log with
+// (engine.Config.Logger) so a run's log lines reach the client, or log with
 // it from a served agent.
 func LogHandler(next slog.Handler) slog.Handler {
 	if next == nil {

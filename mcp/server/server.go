@@ -104,7 +104,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	if s.eng == nil {
 		s.mem = checkpoint.NewMemory()
-		s.eng = engine.New(engine.WithCheckpoints(s.mem), engine.WithCheckpointPolicy(engine.CheckpointAtInterrupts))
+		s.eng = engine.New(engine.Config{Checkpoints: s.mem, CheckpointPolicy: engine.CheckpointAtInterrupts})
 	}
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: cfg.Name, Version: cfg.Version}, &sdk.ServerOptions{
 		Instructions:       cfg.Instructions,

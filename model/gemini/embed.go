@@ -30,9 +30,9 @@ var embeddingPrices = map[string]float64{
 	"gemini-embedding-001": 0.15,
 }
 
-// EmbedOptions configure an [Embedder]. Zero values mean defaults; negative
+// EmbedConfig configures an [Embedder]. Zero values mean defaults; negative
 // numbers are errors.
-type EmbedOptions struct {
+type EmbedConfig struct {
 	// Dimensions is the size of the vectors. 0 means the model's own (3072
 	// for gemini-embedding-001); another size is sent as
 	// outputDimensionality, which gemini-embedding-001 honours (768 and
@@ -69,10 +69,10 @@ type Embedder struct {
 var _ model.Embedder = (*Embedder)(nil)
 
 // NewEmbedder returns a Gemini embedder, as
-// NewEmbedder("gemini-embedding-001", EmbedOptions{Dimensions: 768}); an
+// NewEmbedder("gemini-embedding-001", EmbedConfig{Dimensions: 768}); an
 // empty name means [DefaultEmbeddingModel]. Options are the chat model's
 // (key, base URL, retries, HTTP client). It makes no network call.
-func NewEmbedder(name string, eo EmbedOptions, opts ...Option) (*Embedder, error) {
+func NewEmbedder(name string, eo EmbedConfig, opts ...Option) (*Embedder, error) {
 	if name == "" {
 		name = DefaultEmbeddingModel
 	}
@@ -91,7 +91,7 @@ func NewEmbedder(name string, eo EmbedOptions, opts ...Option) (*Embedder, error
 		dims = native
 	}
 	if dims == 0 {
-		return nil, fmt.Errorf("%s: %w: the size of %s's vectors is not known: set EmbedOptions.Dimensions", ProviderID, model.ErrInvalidRequest, name)
+		return nil, fmt.Errorf("%s: %w: the size of %s's vectors is not known: set EmbedConfig.Dimensions", ProviderID, model.ErrInvalidRequest, name)
 	}
 	m, err := New(name, opts...)
 	if err != nil {
@@ -149,7 +149,7 @@ func (e *Embedder) embedBatch(ctx context.Context, texts []string) ([][]float32,
 			if emb != nil {
 				got = len(emb.Values)
 			}
-			return nil, model.Usage{}, fmt.Errorf("%s: %w: %s returned a vector of %d dimensions, not %d: set EmbedOptions.Dimensions to a size the model supports",
+			return nil, model.Usage{}, fmt.Errorf("%s: %w: %s returned a vector of %d dimensions, not %d: set EmbedConfig.Dimensions to a size the model supports",
 				ProviderID, model.ErrInvalidRequest, e.m.name, got, e.dims)
 		}
 		out[i] = emb.Values

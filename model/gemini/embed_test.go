@@ -65,7 +65,7 @@ func (f *fakeEmbed) answer(w http.ResponseWriter, body map[string]any) {
 	fmt.Fprintf(w, `{"embeddings":[%s]}`, strings.Join(embs, ","))
 }
 
-func (f *fakeEmbed) embedder(t testing.TB, name string, eo gemini.EmbedOptions) *gemini.Embedder {
+func (f *fakeEmbed) embedder(t testing.TB, name string, eo gemini.EmbedConfig) *gemini.Embedder {
 	t.Helper()
 	e, err := gemini.NewEmbedder(name, eo,
 		gemini.WithAPIKey(modeltest.TestKey),
@@ -90,7 +90,7 @@ func textsOf(t *testing.T, body map[string]any) []string {
 
 func TestEmbedBatches(t *testing.T) {
 	f := newEmbedFake(t, "gemini-embedding-001", 3072, nil)
-	e := f.embedder(t, "", gemini.EmbedOptions{BatchSize: 2, TaskType: "RETRIEVAL_DOCUMENT"})
+	e := f.embedder(t, "", gemini.EmbedConfig{BatchSize: 2, TaskType: "RETRIEVAL_DOCUMENT"})
 	require.Equal(t, "gemini:gemini-embedding-001", e.Name())
 	require.Equal(t, 3072, e.Dimensions())
 
@@ -114,7 +114,7 @@ func TestEmbedBatches(t *testing.T) {
 
 func TestEmbedDimensions(t *testing.T) {
 	f := newEmbedFake(t, "gemini-embedding-001", 3072, nil)
-	e := f.embedder(t, "models/gemini-embedding-001", gemini.EmbedOptions{Dimensions: 768})
+	e := f.embedder(t, "models/gemini-embedding-001", gemini.EmbedConfig{Dimensions: 768})
 	vs, err := e.Embed(context.Background(), []string{"hello"})
 	require.NoError(t, err)
 	require.Len(t, vs[0], 768)
@@ -128,7 +128,7 @@ func TestEmbedWrongSize(t *testing.T) {
 		fmt.Fprint(w, `{"embeddings":[{"values":[1,2,3]}]}`)
 		return true
 	})
-	e := f.embedder(t, "text-embedding-004", gemini.EmbedOptions{})
+	e := f.embedder(t, "text-embedding-004", gemini.EmbedConfig{})
 	_, err := e.Embed(context.Background(), []string{"x"})
 	require.ErrorIs(t, err, model.ErrInvalidRequest)
 	require.ErrorContains(t, err, "text-embedding-004 returned a vector of 3 dimensions, not 768")
@@ -142,7 +142,7 @@ func TestEmbedRetriesRateLimit(t *testing.T) {
 		}
 		return false
 	})
-	e := f.embedder(t, "", gemini.EmbedOptions{})
+	e := f.embedder(t, "", gemini.EmbedConfig{})
 	vs, err := e.Embed(context.Background(), []string{"retry me"})
 	require.NoError(t, err)
 	require.Len(t, vs, 1)
@@ -155,7 +155,7 @@ func TestEmbedRateLimitExhausted(t *testing.T) {
 		errorBody(w, http.StatusTooManyRequests, "RESOURCE_EXHAUSTED", "Resource has been exhausted (e.g. check quota).")
 		return true
 	})
-	e := f.embedder(t, "", gemini.EmbedOptions{})
+	e := f.embedder(t, "", gemini.EmbedConfig{})
 	_, err := e.Embed(context.Background(), []string{"x"})
 	require.ErrorIs(t, err, model.ErrRateLimited)
 	var ae *model.APIError
@@ -170,14 +170,14 @@ func TestNewEmbedderErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		mdl  string
-		eo   gemini.EmbedOptions
+		eo   gemini.EmbedConfig
 		is   error
 		msg  string
 	}{
-		{"unknown size", "my-embedder", gemini.EmbedOptions{}, model.ErrInvalidRequest, "set EmbedOptions.Dimensions"},
-		{"negative dimensions", "", gemini.EmbedOptions{Dimensions: -1}, model.ErrInvalidOption, "Dimensions=-1"},
-		{"negative batch", "", gemini.EmbedOptions{BatchSize: -1}, model.ErrInvalidOption, "BatchSize=-1"},
-		{"missing key", "", gemini.EmbedOptions{}, model.ErrMissingKey, "GOOGLE_API_KEY"},
+		{"unknown size", "my-embedder", gemini.EmbedConfig{}, model.ErrInvalidRequest, "set EmbedConfig.Dimensions"},
+		{"negative dimensions", "", gemini.EmbedConfig{Dimensions: -1}, model.ErrInvalidOption, "Dimensions=-1"},
+		{"negative batch", "", gemini.EmbedConfig{BatchSize: -1}, model.ErrInvalidOption, "BatchSize=-1"},
+		{"missing key", "", gemini.EmbedConfig{}, model.ErrMissingKey, "GOOGLE_API_KEY"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := gemini.NewEmbedder(tc.mdl, tc.eo)
@@ -193,7 +193,7 @@ func TestEmbedSpan(t *testing.T) {
 	defer tp.Shutdown(context.Background()) //nolint:errcheck // test cleanup
 	ctx, parent := tp.Tracer("test").Start(context.Background(), "run")
 	f := newEmbedFake(t, "gemini-embedding-001", 3072, nil)
-	e := f.embedder(t, "", gemini.EmbedOptions{Dimensions: 768})
+	e := f.embedder(t, "", gemini.EmbedConfig{Dimensions: 768})
 	_, err := e.Embed(ctx, []string{"one"})
 	require.NoError(t, err)
 	parent.End()

@@ -53,9 +53,9 @@ var embeddingPrices = map[string]float64{
 	"text-embedding-ada-002": 0.10,
 }
 
-// EmbedOptions configure an [Embedder]. Zero values mean defaults; negative
+// EmbedConfig configures an [Embedder]. Zero values mean defaults; negative
 // numbers are errors.
-type EmbedOptions struct {
+type EmbedConfig struct {
 	// Dimensions is the size of the vectors. 0 means the model's own size,
 	// known for OpenAI's models and the common Ollama and LM Studio ones;
 	// other models must give it. A size other than the model's own is sent
@@ -91,18 +91,18 @@ type Embedder struct {
 var _ model.Embedder = (*Embedder)(nil)
 
 // NewEmbedder returns an OpenAI embedder, as
-// NewEmbedder("text-embedding-3-small", EmbedOptions{Dimensions: 512}); an
+// NewEmbedder("text-embedding-3-small", EmbedConfig{Dimensions: 512}); an
 // empty name means text-embedding-3-small. Options are the chat model's
 // (key, base URL, retries, HTTP client).
-func NewEmbedder(name string, eo EmbedOptions, opts ...Option) (*Embedder, error) {
+func NewEmbedder(name string, eo EmbedConfig, opts ...Option) (*Embedder, error) {
 	return NewEmbedderFor(OpenAIPreset(), name, eo, opts...)
 }
 
 // NewEmbedderFor returns an embedder of the provider p describes, as
-// NewEmbedderFor(OllamaPreset(), "nomic-embed-text", EmbedOptions{}). An
+// NewEmbedderFor(OllamaPreset(), "nomic-embed-text", EmbedConfig{}). An
 // empty name means the preset's embedding model (OpenAI, Ollama and LM
 // Studio have one). It makes no network call.
-func NewEmbedderFor(p Preset, name string, eo EmbedOptions, opts ...Option) (*Embedder, error) {
+func NewEmbedderFor(p Preset, name string, eo EmbedConfig, opts ...Option) (*Embedder, error) {
 	if name == "" {
 		name = defaultEmbeddingModels[p.ID]
 	}
@@ -123,7 +123,7 @@ func NewEmbedderFor(p Preset, name string, eo EmbedOptions, opts ...Option) (*Em
 		dims = native
 	}
 	if dims == 0 {
-		return nil, fmt.Errorf("%s: %w: the size of %s's vectors is not known: set EmbedOptions.Dimensions", p.ID, model.ErrInvalidRequest, name)
+		return nil, fmt.Errorf("%s: %w: the size of %s's vectors is not known: set EmbedConfig.Dimensions", p.ID, model.ErrInvalidRequest, name)
 	}
 	m, err := NewFor(p, name, opts...)
 	if err != nil {
@@ -159,7 +159,7 @@ func (e *Embedder) Usage() model.Usage { return e.totals.Usage() }
 func (e *Embedder) Cost() float64 { return e.totals.Cost() }
 
 // Embed returns one vector per text, in order, sending batches of at most
-// EmbedOptions.BatchSize texts one after another. An empty texts makes no
+// EmbedConfig.BatchSize texts one after another. An empty texts makes no
 // call. A failed batch fails the call (after the SDK's retries) with the
 // chat model's errors: a *model.APIError for an HTTP error, ctx's error
 // when cancelled.
@@ -196,7 +196,7 @@ func (e *Embedder) embedBatch(ctx context.Context, texts []string) ([][]float32,
 			return nil, u, fmt.Errorf("%s: %w: embedding index %d is out of range or repeated", e.m.preset.ID, model.ErrServer, d.Index)
 		}
 		if len(d.Embedding) != e.dims {
-			return nil, u, fmt.Errorf("%s: %w: %s returned vectors of %d dimensions, not %d: set EmbedOptions.Dimensions to %d, or use a model that shortens its vectors",
+			return nil, u, fmt.Errorf("%s: %w: %s returned vectors of %d dimensions, not %d: set EmbedConfig.Dimensions to %d, or use a model that shortens its vectors",
 				e.m.preset.ID, model.ErrInvalidRequest, e.m.name, len(d.Embedding), e.dims, len(d.Embedding))
 		}
 		v := make([]float32, len(d.Embedding))

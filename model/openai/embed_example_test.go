@@ -20,7 +20,7 @@ func ExampleNewEmbedder() {
 	}))
 	defer srv.Close()
 
-	e, err := openai.NewEmbedder("text-embedding-3-small", openai.EmbedOptions{Dimensions: 3},
+	e, err := openai.NewEmbedder("text-embedding-3-small", openai.EmbedConfig{Dimensions: 3},
 		openai.WithAPIKey("sk-example"), openai.WithBaseURL(srv.URL+"/v1"))
 	if err != nil {
 		panic(err)

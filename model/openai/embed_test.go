@@ -76,7 +76,7 @@ func rateLimited(w http.ResponseWriter) {
 	fmt.Fprint(w, `{"error":{"message":"Rate limit reached for text-embedding-3-small","type":"requests","param":null,"code":"rate_limit_exceeded"}}`)
 }
 
-func (f *fakeEmbeddings) embedder(t testing.TB, p openai.Preset, name string, eo openai.EmbedOptions) *openai.Embedder {
+func (f *fakeEmbeddings) embedder(t testing.TB, p openai.Preset, name string, eo openai.EmbedConfig) *openai.Embedder {
 	t.Helper()
 	e, err := openai.NewEmbedderFor(p, name, eo,
 		openai.WithAPIKey(modeltest.TestKey),
@@ -90,7 +90,7 @@ func (f *fakeEmbeddings) embedder(t testing.TB, p openai.Preset, name string, eo
 
 func TestEmbedBatches(t *testing.T) {
 	f := newEmbedFake(t, 1536, nil)
-	e := f.embedder(t, openai.OpenAIPreset(), "", openai.EmbedOptions{BatchSize: 2})
+	e := f.embedder(t, openai.OpenAIPreset(), "", openai.EmbedConfig{BatchSize: 2})
 	require.Equal(t, "openai:text-embedding-3-small", e.Name())
 	require.Equal(t, 1536, e.Dimensions())
 
@@ -123,7 +123,7 @@ func TestEmbedBatches(t *testing.T) {
 
 func TestEmbedDimensions(t *testing.T) {
 	f := newEmbedFake(t, 0, nil)
-	e := f.embedder(t, openai.OpenAIPreset(), "text-embedding-3-large", openai.EmbedOptions{Dimensions: 256})
+	e := f.embedder(t, openai.OpenAIPreset(), "text-embedding-3-large", openai.EmbedConfig{Dimensions: 256})
 	require.Equal(t, 256, e.Dimensions())
 	vs, err := e.Embed(context.Background(), []string{"hello"})
 	require.NoError(t, err)
@@ -134,7 +134,7 @@ func TestEmbedDimensions(t *testing.T) {
 
 func TestEmbedServerIgnoresDimensions(t *testing.T) {
 	f := newEmbedFake(t, 768, nil)
-	e := f.embedder(t, openai.OllamaPreset(), "nomic-embed-text", openai.EmbedOptions{Dimensions: 256})
+	e := f.embedder(t, openai.OllamaPreset(), "nomic-embed-text", openai.EmbedConfig{Dimensions: 256})
 	_, err := e.Embed(context.Background(), []string{"hello"})
 	require.ErrorIs(t, err, model.ErrInvalidRequest)
 	require.ErrorContains(t, err, "nomic-embed-text returned vectors of 768 dimensions, not 256")
@@ -148,7 +148,7 @@ func TestEmbedRetriesRateLimit(t *testing.T) {
 		}
 		return false
 	})
-	e := f.embedder(t, openai.OpenAIPreset(), "", openai.EmbedOptions{})
+	e := f.embedder(t, openai.OpenAIPreset(), "", openai.EmbedConfig{})
 	vs, err := e.Embed(context.Background(), []string{"retry me"})
 	require.NoError(t, err)
 	require.Len(t, vs, 1)
@@ -158,7 +158,7 @@ func TestEmbedRetriesRateLimit(t *testing.T) {
 
 func TestEmbedRateLimitExhausted(t *testing.T) {
 	f := newEmbedFake(t, 1536, func(w http.ResponseWriter, _ int) bool { rateLimited(w); return true })
-	e := f.embedder(t, openai.OpenAIPreset(), "", openai.EmbedOptions{})
+	e := f.embedder(t, openai.OpenAIPreset(), "", openai.EmbedConfig{})
 	_, err := e.Embed(context.Background(), []string{"x"})
 	require.ErrorIs(t, err, model.ErrRateLimited)
 	var ae *model.APIError
@@ -175,7 +175,7 @@ func TestEmbedAuthError(t *testing.T) {
 		fmt.Fprintf(w, `{"error":{"message":"Incorrect API key provided: %s.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`, modeltest.TestKey)
 		return true
 	})
-	e := f.embedder(t, openai.OpenAIPreset(), "", openai.EmbedOptions{})
+	e := f.embedder(t, openai.OpenAIPreset(), "", openai.EmbedConfig{})
 	_, err := e.Embed(context.Background(), []string{"x"})
 	require.ErrorIs(t, err, model.ErrAuth)
 	require.NotContains(t, err.Error(), modeltest.TestKey, "the key is redacted")
@@ -184,7 +184,7 @@ func TestEmbedAuthError(t *testing.T) {
 
 func TestEmbedCancelled(t *testing.T) {
 	f := newEmbedFake(t, 1536, nil)
-	e := f.embedder(t, openai.OpenAIPreset(), "", openai.EmbedOptions{})
+	e := f.embedder(t, openai.OpenAIPreset(), "", openai.EmbedConfig{})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err := e.Embed(ctx, []string{"x"})
@@ -193,13 +193,13 @@ func TestEmbedCancelled(t *testing.T) {
 
 func TestEmbedOllamaPreset(t *testing.T) {
 	f := newEmbedFake(t, 768, nil)
-	e := f.embedder(t, openai.OllamaPreset(), "", openai.EmbedOptions{})
+	e := f.embedder(t, openai.OllamaPreset(), "", openai.EmbedConfig{})
 	require.Equal(t, "ollama:nomic-embed-text", e.Name())
 	require.Equal(t, 768, e.Dimensions())
 	_, err := e.Embed(context.Background(), []string{"local"})
 	require.NoError(t, err)
 	require.Zero(t, e.Cost(), "local models are free")
-	tagged := f.embedder(t, openai.OllamaPreset(), "mxbai-embed-large:latest", openai.EmbedOptions{})
+	tagged := f.embedder(t, openai.OllamaPreset(), "mxbai-embed-large:latest", openai.EmbedConfig{})
 	require.Equal(t, 1024, tagged.Dimensions(), "a tag does not hide the model's size")
 }
 
@@ -209,15 +209,15 @@ func TestNewEmbedderErrors(t *testing.T) {
 		name string
 		p    openai.Preset
 		mdl  string
-		eo   openai.EmbedOptions
+		eo   openai.EmbedConfig
 		is   error
 		msg  string
 	}{
-		{"unknown size", openai.OllamaPreset(), "my-embedder", openai.EmbedOptions{}, model.ErrInvalidRequest, "set EmbedOptions.Dimensions"},
-		{"no default model", openai.CompatiblePreset(), "", openai.EmbedOptions{}, model.ErrInvalidRequest, "name the embedding model"},
-		{"negative dimensions", openai.OllamaPreset(), "", openai.EmbedOptions{Dimensions: -1}, model.ErrInvalidOption, "Dimensions=-1"},
-		{"negative batch", openai.OllamaPreset(), "", openai.EmbedOptions{BatchSize: -5}, model.ErrInvalidOption, "BatchSize=-5"},
-		{"missing key", openai.OpenAIPreset(), "", openai.EmbedOptions{}, model.ErrMissingKey, "OPENAI_API_KEY"},
+		{"unknown size", openai.OllamaPreset(), "my-embedder", openai.EmbedConfig{}, model.ErrInvalidRequest, "set EmbedConfig.Dimensions"},
+		{"no default model", openai.CompatiblePreset(), "", openai.EmbedConfig{}, model.ErrInvalidRequest, "name the embedding model"},
+		{"negative dimensions", openai.OllamaPreset(), "", openai.EmbedConfig{Dimensions: -1}, model.ErrInvalidOption, "Dimensions=-1"},
+		{"negative batch", openai.OllamaPreset(), "", openai.EmbedConfig{BatchSize: -5}, model.ErrInvalidOption, "BatchSize=-5"},
+		{"missing key", openai.OpenAIPreset(), "", openai.EmbedConfig{}, model.ErrMissingKey, "OPENAI_API_KEY"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := openai.NewEmbedderFor(tc.p, tc.mdl, tc.eo)
@@ -234,7 +234,7 @@ func TestEmbedSpan(t *testing.T) {
 	ctx, parent := tp.Tracer("test").Start(context.Background(), "run")
 
 	f := newEmbedFake(t, 1536, nil)
-	e := f.embedder(t, openai.OpenAIPreset(), "", openai.EmbedOptions{BatchSize: 1})
+	e := f.embedder(t, openai.OpenAIPreset(), "", openai.EmbedConfig{BatchSize: 1})
 	_, err := e.Embed(ctx, []string{"one", "two"})
 	require.NoError(t, err)
 	parent.End()

@@ -50,7 +50,7 @@ func NewHandler(s *store.Store, cfg HandlerConfig) http.Handler {
 		writeError(w, http.StatusNotFound, "no such API: see GET /api/traces, /api/traces/{id}, /api/agents, /api/stats, /api/info")
 	})
 	mux.Handle("GET /", uiHandler())
-	h.mux = localweb.Guard(mux, localweb.Options{Hosts: h.hosts, OpenHint: "open the viewer at http://127.0.0.1 or http://localhost"})
+	h.mux = localweb.Guard(mux, localweb.Config{Hosts: h.hosts, OpenHint: "open the viewer at http://127.0.0.1 or http://localhost"})
 	return h
 }
 

@@ -24,7 +24,7 @@ type Config struct {
 	Host string
 	// Port to listen on: 0 means DefaultPort, a negative port picks a
 	// free one (see Ready for the address).
-	Port int
+	Port int `config:"negative"`
 	// DBPath is the trace database; empty means store.DefaultPath.
 	DBPath string
 	// StoreOptions configure the store (the viewer only reads, but opening

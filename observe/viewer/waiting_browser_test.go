@@ -43,7 +43,7 @@ func TestBrowserWaitingRun(t *testing.T) {
 		return map[string]any{"deployed": true}, nil
 	})
 	ops := testkit.NewAI(t, agent.AIConfig{Name: "ops", Model: modeltest.New(t, modeltest.ToolCalls(modeltest.Call("c1", "deploy", `{"env":"prod"}`))), Tools: []agent.Agent{deploy}})
-	e := engine.New(engine.WithCheckpoints(checkpoint.NewMemory()), engine.WithTracerProvider(tp))
+	e := engine.New(engine.Config{Checkpoints: checkpoint.NewMemory(), TracerProvider: tp})
 	_, err = e.Invoke(t.Context(), ops, "Deploy to prod.")
 	var ie *agent.InterruptedError
 	require.ErrorAs(t, err, &ie)
@@ -107,7 +107,7 @@ func TestBrowserResumedRunIsOneRun(t *testing.T) {
 	record := func(f func(e *engine.Engine)) {
 		tp, err := observe.NewTracerProvider(s, observe.BatchConfig{}, false)
 		require.NoError(t, err)
-		f(engine.New(engine.WithCheckpoints(runs), engine.WithTracerProvider(tp)))
+		f(engine.New(engine.Config{Checkpoints: runs, TracerProvider: tp}))
 		require.NoError(t, tp.Shutdown(context.Background()))
 	}
 	deploy := testkit.Fn(t, "deploy", func(ctx context.Context, in map[string]any) (map[string]any, error) {
@@ -124,7 +124,7 @@ func TestBrowserResumedRunIsOneRun(t *testing.T) {
 		require.ErrorAs(t, err, &ie)
 	})
 	record(func(e *engine.Engine) {
-		res, err := e.ResumeInvoke(t.Context(), ops, ie.Questions[0].RootID, map[string]json.RawMessage{ie.Questions[0].ID: json.RawMessage(`true`)})
+		res, err := e.ResumeInvoke(t.Context(), ops, ie.Questions[0].Run, map[string]json.RawMessage{ie.Questions[0].ID: json.RawMessage(`true`)})
 		require.NoError(t, err)
 		require.Equal(t, "Deployed.", res.Text())
 	})
@@ -133,7 +133,7 @@ func TestBrowserResumedRunIsOneRun(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, page.Traces, 2)
 	second, first := page.Traces[0], page.Traces[1] // newest first
-	require.Equal(t, ie.Questions[0].RootID, first.RunID)
+	require.Equal(t, ie.Questions[0].Run, first.RunID)
 	require.Equal(t, first.RunID, second.RunID, "one run")
 	require.Equal(t, store.StatusContinued, first.Status, "the paused part went on elsewhere: it no longer waits")
 	require.False(t, first.Resumed)

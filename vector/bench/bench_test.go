@@ -93,7 +93,7 @@ func BenchmarkSQLiteOpen(b *testing.B) {
 	for _, n := range sizes() {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			path := filepath.Join(b.TempDir(), "v.db")
-			opts := sqlite.Config{Path: path, Options: vector.Options{Dimensions: dims}}
+			opts := sqlite.Config{Path: path, MemoryConfig: vector.MemoryConfig{Dimensions: dims}}
 			s, err := sqlite.Open(ctx, opts)
 			if err != nil {
 				b.Fatal(err)

@@ -39,7 +39,7 @@ func contenders() []contender {
 type loomStore struct{ s vector.Store }
 
 func openLoom(tb testing.TB, int8 bool) store {
-	s, err := vector.NewMemory(vector.Options{Dimensions: dims, Int8: int8})
+	s, err := vector.NewMemory(vector.MemoryConfig{Dimensions: dims, Int8: int8})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func openLoom(tb testing.TB, int8 bool) store {
 
 func openLoomSQLite(tb testing.TB) store {
 	s, err := sqlite.Open(context.Background(), sqlite.Config{
-		Path: filepath.Join(tb.TempDir(), "v.db"), Options: vector.Options{Dimensions: dims},
+		Path: filepath.Join(tb.TempDir(), "v.db"), MemoryConfig: vector.MemoryConfig{Dimensions: dims},
 	})
 	if err != nil {
 		tb.Fatal(err)

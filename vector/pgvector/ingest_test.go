@@ -20,7 +20,7 @@ func TestIngestThenSearch(t *testing.T) {
 	s, err := pgvector.Open(ctx, pgvector.Config{Pool: pool, Table: newTable(t, pool), Embedder: vectortest.Embedder(64)})
 	require.NoError(t, err)
 	defer s.Close()
-	in, err := vector.NewIngester(s, vector.IngestOptions{ChunkSize: 80, BatchSize: 3})
+	in, err := vector.NewIngester(s, vector.IngestConfig{ChunkSize: 80, BatchSize: 3})
 	require.NoError(t, err)
 	var text strings.Builder
 	for _, line := range []string{

@@ -14,7 +14,7 @@ import (
 func ExampleNew() {
 	ctx := context.Background()
 	emb, _ := vector.NewHashEmbedder(256)
-	index, _ := vector.NewMemory(vector.Options{Embedder: emb})
+	index, _ := vector.NewMemory(vector.MemoryConfig{Embedder: emb})
 	defer index.Close()
 	// Add Sessions (checkpoint/sqlite.OpenSessions) to keep the turns
 	// across processes.

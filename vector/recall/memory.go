@@ -48,8 +48,9 @@ type Config struct {
 	// input: 0 means 3.
 	Recall int
 	// MinScore leaves out recalled turns scoring below it, as
-	// [vector.Query.MinScore].
-	MinScore float32
+	// [vector.Query.MinScore] (cosine scores can be negative, and so can
+	// this bound).
+	MinScore float32 `config:"negative"`
 	// MaxTokens is the budget of all the turns sent: 0 means 2000.
 	MaxTokens int
 	// Estimate counts a turn's tokens; nil means engine.EstimateTokens.
@@ -84,7 +85,7 @@ var _ engine.Memory = (*Memory)(nil)
 func New(cfg Config) (*Memory, error) {
 	switch {
 	case cfg.Store == nil:
-		return nil, errors.New("vector/recall: Store is nil; give a store with an embedder, as vector.NewMemory(vector.Options{Embedder: e})")
+		return nil, errors.New("vector/recall: Store is nil; give a store with an embedder, as vector.NewMemory(vector.MemoryConfig{Embedder: e})")
 	case cfg.SessionID == "":
 		return nil, errors.New("vector/recall: SessionID is empty; name the conversation")
 	case cfg.Recent < 0 || cfg.Recall < 0 || cfg.MaxTokens < 0:

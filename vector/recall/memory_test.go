@@ -68,7 +68,7 @@ func TestRecallMemoryLongSession(t *testing.T) {
 	defer sessions.Close()
 	e, err := vector.NewHashEmbedder(512)
 	require.NoError(t, err)
-	index, err := vsqlite.Open(ctx, vsqlite.Config{Path: filepath.Join(dir, "vectors.db"), Options: vector.Options{Embedder: e}})
+	index, err := vsqlite.Open(ctx, vsqlite.Config{Path: filepath.Join(dir, "vectors.db"), MemoryConfig: vector.MemoryConfig{Embedder: e}})
 	require.NoError(t, err)
 	defer index.Close()
 
@@ -104,7 +104,7 @@ func TestRecallMemoryLongSession(t *testing.T) {
 	check(t, again)
 
 	// A new process whose index was in memory: the turns are indexed anew.
-	fresh, err := vector.NewMemory(vector.Options{Embedder: e})
+	fresh, err := vector.NewMemory(vector.MemoryConfig{Embedder: e})
 	require.NoError(t, err)
 	defer fresh.Close()
 	cfg.Store = fresh
@@ -171,7 +171,7 @@ func TestRecallMemoryInEngineSession(t *testing.T) {
 	m := modeltest.New(t, turns...)
 	a, err := agent.NewAI(agent.AIConfig{Name: "assistant"})
 	require.NoError(t, err)
-	s := engine.New(engine.WithModel(m)).NewSession(a, mem)
+	s := engine.New(engine.Config{Model: m}).NewSession(a, mem)
 	for _, q := range questions {
 		_, err := s.Invoke(t.Context(), q)
 		require.NoError(t, err)

@@ -24,7 +24,7 @@ func openRecallStores(ctx context.Context, dir string) (*sqlite.Sessions, *vsqli
 		return nil, nil, err
 	}
 	e, _ := vector.NewHashEmbedder(512)
-	index, err := vsqlite.Open(ctx, vsqlite.Config{Path: filepath.Join(dir, "vectors.db"), Options: vector.Options{Embedder: e}})
+	index, err := vsqlite.Open(ctx, vsqlite.Config{Path: filepath.Join(dir, "vectors.db"), MemoryConfig: vector.MemoryConfig{Embedder: e}})
 	if err != nil {
 		sessions.Close()
 		return nil, nil, err

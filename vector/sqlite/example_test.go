@@ -15,7 +15,7 @@ func ExampleOpen() {
 	dir, _ := os.MkdirTemp("", "vectors")
 	defer os.RemoveAll(dir)
 	emb, _ := vector.NewHashEmbedder(64)
-	opts := sqlite.Config{Path: filepath.Join(dir, "v.db"), Options: vector.Options{Embedder: emb}}
+	opts := sqlite.Config{Path: filepath.Join(dir, "v.db"), MemoryConfig: vector.MemoryConfig{Embedder: emb}}
 
 	s, _ := sqlite.Open(ctx, opts)
 	_ = s.Upsert(ctx, vector.Document{ID: "a", Text: "kept across restarts"})

@@ -26,7 +26,7 @@ func TestSQLiteChildWriter(t *testing.T) {
 		t.Skip("runs as the child of TestSQLiteSurvivesProcessExit")
 	}
 	ctx := context.Background()
-	s, err := sqlite.Open(ctx, sqlite.Config{Path: path, Options: vector.Options{Embedder: vectortest.Embedder(64)}})
+	s, err := sqlite.Open(ctx, sqlite.Config{Path: path, MemoryConfig: vector.MemoryConfig{Embedder: vectortest.Embedder(64)}})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(3)
@@ -55,7 +55,7 @@ func TestSQLiteSurvivesProcessExit(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "child: %s", out)
 
-	s := openStore(t, sqlite.Config{Path: path, Options: vector.Options{Embedder: vectortest.Embedder(64)}})
+	s := openStore(t, sqlite.Config{Path: path, MemoryConfig: vector.MemoryConfig{Embedder: vectortest.Embedder(64)}})
 	defer s.Close()
 	require.Equal(t, 49, s.Len())
 	ms, err := s.Search(context.Background(), vector.Query{Text: "note 12 about topic 2", K: 3, Filter: vector.Gte("i", 10)})

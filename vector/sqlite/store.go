@@ -22,7 +22,7 @@ const DefaultCollection = "default"
 
 // Config configures [Open].
 type Config struct {
-	vector.Options
+	vector.MemoryConfig
 	// Path is the database file: "" means [DefaultPath]. The file and its
 	// folder are created when missing.
 	Path string
@@ -58,7 +58,7 @@ var _ vector.Store = (*Store)(nil)
 // embedder fails with [vector.ErrEmbedderMismatch], since their vectors do
 // not compare.
 func Open(ctx context.Context, cfg Config) (*Store, error) {
-	o, err := cfg.Options.Resolve()
+	o, err := cfg.MemoryConfig.Resolve()
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +112,7 @@ var _ vector.Persister = (*db)(nil)
 
 // open migrates the schema, creates or checks the collection and loads it
 // into a persistent memory store.
-func (d *db) open(ctx context.Context, o vector.Options) (*vector.Memory, error) {
+func (d *db) open(ctx context.Context, o vector.MemoryConfig) (*vector.Memory, error) {
 	if err := migrate(ctx, d.db); err != nil {
 		return nil, err
 	}
@@ -131,7 +131,7 @@ func (d *db) open(ctx context.Context, o vector.Options) (*vector.Memory, error)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		if o.Dimensions == 0 {
-			return nil, errors.New("a new collection needs dimensions: set Options.Dimensions or Options.Embedder")
+			return nil, errors.New("a new collection needs dimensions: set MemoryConfig.Dimensions or MemoryConfig.Embedder")
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO vector_collections (name, dims, embedder) VALUES (?, ?, ?)`, d.collection, o.Dimensions, embName); err != nil {
 			return nil, err

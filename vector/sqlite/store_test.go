@@ -29,8 +29,8 @@ func TestSQLiteConformance(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			vectortest.Run(t, func(t *testing.T, dims int) vector.Store {
 				return openStore(t, sqlite.Config{
-					Path:    filepath.Join(t.TempDir(), "v.db"),
-					Options: vector.Options{Embedder: vectortest.Embedder(dims), Int8: int8},
+					Path:         filepath.Join(t.TempDir(), "v.db"),
+					MemoryConfig: vector.MemoryConfig{Embedder: vectortest.Embedder(dims), Int8: int8},
 				})
 			}, vectortest.Options{
 				ScoreTolerance: tol,
@@ -38,8 +38,8 @@ func TestSQLiteConformance(t *testing.T) {
 					old := s.(*sqlite.Store)
 					require.NoError(t, old.Close())
 					return openStore(t, sqlite.Config{
-						Path:    old.Path(),
-						Options: vector.Options{Embedder: vectortest.Embedder(old.Dimensions()), Int8: int8},
+						Path:         old.Path(),
+						MemoryConfig: vector.MemoryConfig{Embedder: vectortest.Embedder(old.Dimensions()), Int8: int8},
 					})
 				},
 			})
@@ -50,12 +50,12 @@ func TestSQLiteConformance(t *testing.T) {
 func TestSQLiteCollections(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "sub", "dir", "v.db")
-	a := openStore(t, sqlite.Config{Path: path, Options: vector.Options{Dimensions: 2}})
+	a := openStore(t, sqlite.Config{Path: path, MemoryConfig: vector.MemoryConfig{Dimensions: 2}})
 	require.Equal(t, sqlite.DefaultCollection, a.Collection())
 	require.NoError(t, a.Upsert(ctx, vector.Document{ID: "x", Vector: []float32{1, 0}, Text: "in default"}))
 	require.NoError(t, a.Close())
 
-	b := openStore(t, sqlite.Config{Path: path, Collection: "other", Options: vector.Options{Dimensions: 3}})
+	b := openStore(t, sqlite.Config{Path: path, Collection: "other", MemoryConfig: vector.MemoryConfig{Dimensions: 3}})
 	require.Zero(t, b.Len(), "collections are separate")
 	require.NoError(t, b.Upsert(ctx, vector.Document{ID: "x", Vector: []float32{0, 0, 1}}))
 	require.NoError(t, b.Close())
@@ -66,7 +66,7 @@ func TestSQLiteCollections(t *testing.T) {
 	require.Equal(t, 1, a.Len())
 	require.NoError(t, a.Close())
 
-	_, err := sqlite.Open(ctx, sqlite.Config{Path: path, Options: vector.Options{Dimensions: 5}})
+	_, err := sqlite.Open(ctx, sqlite.Config{Path: path, MemoryConfig: vector.MemoryConfig{Dimensions: 5}})
 	require.ErrorIs(t, err, vector.ErrDimension)
 	require.ErrorContains(t, err, `collection "default"`)
 	require.ErrorContains(t, err, "the options has 5 dimensions, the store has 2")
@@ -78,11 +78,11 @@ func TestSQLiteCollections(t *testing.T) {
 func TestSQLiteEmbedderMismatch(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "v.db")
-	s := openStore(t, sqlite.Config{Path: path, Options: vector.Options{Embedder: vectortest.Embedder(8)}})
+	s := openStore(t, sqlite.Config{Path: path, MemoryConfig: vector.MemoryConfig{Embedder: vectortest.Embedder(8)}})
 	require.NoError(t, s.Upsert(ctx, vector.Document{ID: "a", Text: "hello"}))
 	require.NoError(t, s.Close())
 
-	_, err := sqlite.Open(ctx, sqlite.Config{Path: path, Options: vector.Options{Embedder: renamed{Embedder: vectortest.Embedder(8), name: "other:8"}}})
+	_, err := sqlite.Open(ctx, sqlite.Config{Path: path, MemoryConfig: vector.MemoryConfig{Embedder: renamed{Embedder: vectortest.Embedder(8), name: "other:8"}}})
 	require.ErrorIs(t, err, vector.ErrEmbedderMismatch)
 	require.ErrorContains(t, err, "embedded with hash:8, not other:8")
 
@@ -95,7 +95,7 @@ func TestSQLiteEmbedderMismatch(t *testing.T) {
 func TestSQLiteDamagedVector(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "v.db")
-	s := openStore(t, sqlite.Config{Path: path, Options: vector.Options{Dimensions: 2}})
+	s := openStore(t, sqlite.Config{Path: path, MemoryConfig: vector.MemoryConfig{Dimensions: 2}})
 	require.NoError(t, s.Upsert(ctx, vector.Document{ID: "a", Vector: []float32{1, 1}}))
 	require.NoError(t, s.Close())
 
@@ -124,7 +124,7 @@ func TestDefaultPath(t *testing.T) {
 
 func TestSQLiteFailedWriteKeepsMemory(t *testing.T) {
 	ctx := context.Background()
-	s := openStore(t, sqlite.Config{Path: filepath.Join(t.TempDir(), "v.db"), Options: vector.Options{Dimensions: 2}})
+	s := openStore(t, sqlite.Config{Path: filepath.Join(t.TempDir(), "v.db"), MemoryConfig: vector.MemoryConfig{Dimensions: 2}})
 	defer s.Close()
 	require.NoError(t, s.Upsert(ctx, vector.Document{ID: "a", Vector: []float32{1, 0}}))
 	cancelled, cancel := context.WithCancel(ctx)

@@ -48,7 +48,7 @@ func Embedder(dims int) *vector.HashEmbedder {
 // when the test ends.
 func Memory(t testing.TB, dims int) *vector.Memory {
 	t.Helper()
-	s, err := vector.NewMemory(vector.Options{Embedder: Embedder(dims)})
+	s, err := vector.NewMemory(vector.MemoryConfig{Embedder: Embedder(dims)})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = s.Close() })
 	return s

@@ -163,15 +163,11 @@ func mainRun(ctx context.Context, app *App, args []string, sio Stdio) int {
 	if err != nil {
 		return fail(ExitConfig, err)
 	}
-	opts := []engine.Option{
-		engine.WithModel(m),
-		engine.WithRunLimits(agent.Limits{Timeout: f.Timeout}),
-		engine.WithLogger(log),
-	}
+	cfg := engine.Config{Model: m, Limits: agent.Limits{Timeout: f.Timeout}, Logger: log}
 	if tracing != nil {
-		opts = append(opts, tracing.wait()...)
+		tracing.apply(&cfg)
 	}
-	engine := engine.New(opts...)
+	engine := engine.New(cfg)
 	if f.Chat {
 		return chat(ctx, env, engine, a, lines)
 	}

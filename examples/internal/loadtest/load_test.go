@@ -65,7 +65,7 @@ func TestConcurrentWorkflows(t *testing.T) {
 			m, err := openai.New("gpt-5.4-mini", openai.WithAPIKey("sk-load-0123456789"), openai.WithBaseURL(srv.BaseURL()),
 				openai.WithHTTPClient(&http.Client{Transport: transport}))
 			require.NoError(t, err)
-			e := engine.New(engine.WithModel(m))
+			e := engine.New(engine.Config{Model: m})
 
 			var failed atomic.Int64
 			var firstErr atomic.Value

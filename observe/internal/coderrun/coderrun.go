@@ -35,7 +35,7 @@ func Workflow(t *testing.T) *codeexec.CodeExecution {
 // recording spans to tp, with content capture when capture is set.
 func Run(t *testing.T, tp trace.TracerProvider, capture bool, turns ...modeltest.Turn) *engine.Result {
 	t.Helper()
-	eng := engine.New(engine.WithModel(modeltest.New(t, turns...)), engine.WithTracerProvider(tp), engine.WithContentCapture(capture))
+	eng := engine.New(engine.Config{Model: modeltest.New(t, turns...), TracerProvider: tp, ContentCapture: engine.CaptureIf(capture)})
 	res, err := eng.Invoke(t.Context(), Workflow(t), "Calculate 15!")
 	require.NoError(t, err)
 	return res
