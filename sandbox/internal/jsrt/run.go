@@ -42,8 +42,10 @@ type job struct {
 	sink       *sink
 	pos        posMap
 	rejected   []*goja.Promise
-	tools      *jsTools // the host tools offered to the code, or nil
-	ready      bool     // setup is done (a spare set up ahead)
+	tools      *jsTools     // the host tools offered to the code, or nil
+	thrower    *goja.Object // what eval, Function and the locked constructors are
+	locked     funcKinds    // the kinds whose constructor is locked (lockFunctionKinds)
+	ready      bool         // setup is done (a spare set up ahead)
 }
 
 func newJob(cfg *Config, code string, timeout time.Duration) *job {
@@ -76,15 +78,16 @@ func (j *job) execute() (res *Result, err error) {
 			res, err = j.partial(), panicError(x, j.lim.Memory)
 		}
 	}()
-	prog, pm, err := compileCode(j.code, j.lim)
+	c, err := compileCode(j.code, j.lim)
 	if err != nil {
 		return j.partial(), err
 	}
-	j.pos = pm
+	prog := c.prog
+	j.pos = c.pos
 	if j.reason.Load() != nil { // stopped while compiling
 		return j.partial(), j.stoppedError()
 	}
-	if err := j.prepare(); err != nil {
+	if err := j.prepare(c.kinds); err != nil {
 		return j.partial(), &Error{Kind: KindInternal, Message: fmt.Sprintf(
 			"Internal sandbox error while preparing the runtime: %s. This is not caused by your code; run it again.", goErrorText(err))}
 	}
@@ -206,14 +209,18 @@ func (j *job) setup() error {
 	return j.newKit()
 }
 
-// prepare sets up the runtime unless it was set up ahead, and defines the
-// run's host tools.
-func (j *job) prepare() error {
+// prepare sets up the runtime unless it was set up ahead, locks the
+// constructors the code's kinds of function lead to, and defines the run's
+// host tools.
+func (j *job) prepare(kinds funcKinds) error {
 	if !j.ready {
 		if err := j.setup(); err != nil {
 			return err
 		}
 		j.ready = true
+	}
+	if err := j.lockFunctionKinds(kinds); err != nil {
+		return err
 	}
 	if j.tools != nil {
 		return j.installTools()
