@@ -68,6 +68,13 @@ func boundaryCases() []boundaryCase {
 		{class: 9, name: "split into characters", code: `'x'.repeat(2e7).split('').length`, want: ErrMemoryLimit},
 		{class: 9, name: "huge typed array", code: `new Float64Array(2 ** 30).length`, want: ErrMemoryLimit, only: inProcess},
 		{class: 9, name: "huge ArrayBuffer", code: `new ArrayBuffer(2 ** 32).byteLength`, want: ErrMemoryLimit, only: inProcess},
+		// The buffer constructors are wrapped before a run whose code may
+		// reach them (jsrt's reachesGlobal): every indirect way must count.
+		{class: 9, name: "huge typed array through globalThis", code: `new globalThis["Float64Arr" + "ay"](2 ** 30).length`, want: ErrMemoryLimit, only: inProcess},
+		{class: 9, name: "huge typed array through a sloppy function's this", code: `const g = (function () { return this })(); new g["Float64Arr" + "ay"](2 ** 30).length`, want: ErrMemoryLimit, only: inProcess},
+		{class: 9, name: "huge ArrayBuffer through a getter on Object.prototype", code: `Object.defineProperty(Object.prototype, "g", {get: Object.prototype.valueOf}); new g["ArrayBuf" + "fer"](2 ** 32).byteLength`, want: ErrMemoryLimit, only: inProcess},
+		{class: 9, name: "huge ArrayBuffer through the global object's new prototype", code: `__proto__ = Object.create(null, {g: {get: Object.prototype.valueOf}}); new g["ArrayBuf" + "fer"](2 ** 32).byteLength`, want: ErrMemoryLimit, only: inProcess},
+		{class: 9, name: "huge typed array through an escaped name", code: `new Float64\u0041rray(2 ** 30).length`, want: ErrMemoryLimit, only: inProcess},
 		{class: 9, name: "typed array subclass and instanceof still work", code: `class B extends Uint8Array {}; const b = new B(2); [b instanceof Uint8Array, b instanceof B, Uint8Array.BYTES_PER_ELEMENT, new Uint8Array([1, 2]).map(x => x * 2).constructor === Uint8Array]`, wantValue: `[true,true,1,true]`},
 		{class: 8, name: "wrapped constructors still behave", code: `[new Date(0) instanceof Date, 'x' instanceof String, new String('x') instanceof String, String(5), typeof String.prototype.at, String.name, Date.name, new Date(0).constructor === Date, ''.constructor === String, Object.getPrototypeOf(new Uint8Array(1)).constructor === Uint8Array]`, wantValue: `[true,false,true,"5","function","String","Date",true,true,true]`},
 		{class: 9, name: "concat of a huge sparse array", code: `const a = []; a.length = 2 ** 31; [].concat(a, a).length`, want: ErrMemoryLimit},

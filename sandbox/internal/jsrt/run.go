@@ -38,14 +38,17 @@ type job struct {
 	proxied     []proxiedCtor
 	hasInstance *goja.Object
 
-	groupCache map[string]regexpGroupInfo // named groups of regexp sources
-	sink       *sink
-	pos        posMap
-	rejected   []*goja.Promise
-	tools      *jsTools     // the host tools offered to the code, or nil
-	thrower    *goja.Object // what eval, Function and the locked constructors are
-	locked     funcKinds    // the kinds whose constructor is locked (lockFunctionKinds)
-	ready      bool         // setup is done (a spare set up ahead)
+	groupCache     map[string]regexpGroupInfo // named groups of regexp sources
+	sink           *sink
+	pos            posMap
+	rejected       []*goja.Promise
+	tools          *jsTools     // the host tools offered to the code, or nil
+	thrower        *goja.Object // what eval, Function and the locked constructors are
+	locked         funcKinds    // the kinds whose constructor is locked (lockFunctionKinds)
+	collections    bool         // Map's and Set's built-ins are taken and polyfilled (installCollections)
+	apply          *goja.Object // the polyfills' apply (applyFunc)
+	buffersGuarded bool         // the buffer constructors are wrapped (guardBuffersIfReached)
+	ready          bool         // setup is done (a spare set up ahead)
 }
 
 func newJob(cfg *Config, code string, timeout time.Duration) *job {
@@ -220,6 +223,14 @@ func (j *job) prepare(kinds funcKinds) error {
 		j.ready = true
 	}
 	if err := j.lockFunctionKinds(kinds); err != nil {
+		return err
+	}
+	if reachesCollections(j.code) {
+		if err := j.installCollections(); err != nil {
+			return err
+		}
+	}
+	if err := j.guardBuffersIfReached(); err != nil {
 		return err
 	}
 	if j.tools != nil {
