@@ -15,7 +15,8 @@
 //     ([WithCgroupParent]), otherwise RLIMIT_AS set to the worker's measured
 //     address space plus a budget (an idle Go process already maps about a
 //     gigabyte it never uses, so a bare RLIMIT_AS would kill it); GOMEMLIMIT;
-//     a Go stack limit lowered to 32 MiB; RLIMIT_NOFILE and RLIMIT_CORE;
+//     a GOGC that follows the memory budget (400 at the default, fewer
+//     collections of each run's garbage); a Go stack limit lowered to 32 MiB; RLIMIT_NOFILE and RLIMIT_CORE;
 //     RLIMIT_CPU set before each run to the CPU time used so far plus the
 //     run's time limit and grace; an empty environment (no API key reaches
 //     a worker). A worker closes every file descriptor above 2 it
@@ -191,7 +192,8 @@
 // and its slot stay taken. Native recursion (above) kills the process.
 // repeat, padStart/padEnd, split, String and Array concat, join (its
 // separators), fill, and in process the ArrayBuffer and typed array
-// constructors (in a worker, the process's memory limit bounds those) are
+// constructors (in a worker, the process's memory limit bounds those;
+// in process they are wrapped before a run whose code can reach them) are
 // wrapped at setup to check the size they were asked for against the
 // memory limit before the built-in runs (a catchable RangeError; an
 // uncaught refusal is a [KindMemory] error); other single huge allocations
