@@ -133,15 +133,25 @@ func TestBoundary(t *testing.T) {
 }
 
 // TestHostTimeZoneHidden runs a Date in a child process whose zone is not
-// UTC: the code still sees UTC.
+// UTC: the code still sees UTC, however it reaches Date (Date is made UTC
+// before a run whose code can reach it).
 func TestHostTimeZoneHidden(t *testing.T) {
 	if os.Getenv("LOOM_SANDBOX_TEST_TZ") != "" {
 		require.NotEqual(t, "UTC", time.Now().Location().String())
 		e, err := NewInProcess()
 		require.NoError(t, err)
-		res, err := e.Run(context.Background(), `[new Date(2020, 6, 1).getTimezoneOffset(), String(new Date(0)), new Date(2020, 6, 1, 12).getHours(), new Date(0) instanceof Date]`)
-		require.NoError(t, err)
-		require.JSONEq(t, `[0,"Thu Jan 01 1970 00:00:00 GMT+0000 (Coordinated Universal Time)",12,true]`, string(res.Value))
+		const probe = `[new D(2020, 6, 1).getTimezoneOffset(), String(new D(0)), new D(2020, 6, 1, 12).getHours(), new D(0) instanceof D]`
+		for _, c := range []struct{ name, get string }{
+			{"named", `const D = Date;`},
+			{"through globalThis", `const D = globalThis["Da" + "te"];`},
+			{"through a getter on Object.prototype", `Object.defineProperty(Object.prototype, "g", {get: Object.prototype.valueOf}); const D = g["Da" + "te"];`},
+			{"through the global object's new prototype", `__proto__ = Object.create(null, {g: {get: Object.prototype.valueOf}}); const D = g["Da" + "te"];`},
+			{"through an escaped name", `const D = \u0044ate;`},
+		} {
+			res, err := e.Run(context.Background(), c.get+probe)
+			require.NoError(t, err, c.name)
+			require.JSONEq(t, `[0,"Thu Jan 01 1970 00:00:00 GMT+0000 (Coordinated Universal Time)",12,true]`, string(res.Value), c.name)
+		}
 		return
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHostTimeZoneHidden$", "-test.count=1", "-test.v")

@@ -233,10 +233,11 @@
 // exports or logs, Number.prototype.toLocaleString and Date's string forms
 // as Node writes them in en-US and UTC, the ES2025 Set methods,
 // Object.groupBy and Map.groupBy, String.prototype.isWellFormed and
-// toWellFormed, and Error.isError. The Set methods and Map.groupBy are
-// installed before a run whose code can reach Map or Set (it names them,
-// or it can reach the global object's properties by a computed name), so
-// that other runs do not pay for creating them. TestNodeConformance compares the sandbox with Node on
+// toWellFormed, and Error.isError. The Set methods and Map.groupBy, and
+// Date's string forms and UTC local time, are installed before a run whose
+// code can reach Map or Set, or Date (it names them, or it can reach the
+// global object's properties by a computed name), so that other runs do
+// not pay for creating them. TestNodeConformance compares the sandbox with Node on
 // about 250 snippets; what still differs:
 //
 //	Feature                                 What the sandbox does

@@ -48,6 +48,7 @@ type job struct {
 	collections    bool         // Map's and Set's built-ins are taken and polyfilled (installCollections)
 	apply          *goja.Object // the polyfills' apply (applyFunc)
 	buffersGuarded bool         // the buffer constructors are wrapped (guardBuffersIfReached)
+	dateInstalled  bool         // Date's string forms and local time are UTC (installDate)
 	ready          bool         // setup is done (a spare set up ahead)
 }
 
@@ -194,9 +195,6 @@ func (j *job) setup() error {
 	if err := j.guardAllocations(); err != nil {
 		return err
 	}
-	if err := j.installDate(); err != nil {
-		return err
-	}
 	if err := j.installNumberFormat(); err != nil {
 		return err
 	}
@@ -232,6 +230,12 @@ func (j *job) prepare(kinds funcKinds) error {
 	}
 	if err := j.guardBuffersIfReached(); err != nil {
 		return err
+	}
+	if !j.dateInstalled && reachesGlobal(j.code, "Date") {
+		j.dateInstalled = true
+		if err := j.installDate(); err != nil {
+			return err
+		}
 	}
 	if j.tools != nil {
 		return j.installTools()
