@@ -192,8 +192,7 @@
 // and its slot stay taken. Native recursion (above) kills the process.
 // repeat, padStart/padEnd, split, String and Array concat, join (its
 // separators), fill, and in process the ArrayBuffer and typed array
-// constructors (in a worker, the process's memory limit bounds those;
-// in process they are wrapped before a run whose code can reach them) are
+// constructors (in a worker, the process's memory limit bounds those) are
 // wrapped at setup to check the size they were asked for against the
 // memory limit before the built-in runs (a catchable RangeError; an
 // uncaught refusal is a [KindMemory] error); other single huge allocations
@@ -233,11 +232,13 @@
 // exports or logs, Number.prototype.toLocaleString and Date's string forms
 // as Node writes them in en-US and UTC, the ES2025 Set methods,
 // Object.groupBy and Map.groupBy, String.prototype.isWellFormed and
-// toWellFormed, and Error.isError. The Set methods and Map.groupBy, and
-// Date's string forms and UTC local time, are installed before a run whose
-// code can reach Map or Set, or Date (it names them, or it can reach the
-// global object's properties by a computed name), so that other runs do
-// not pay for creating them. TestNodeConformance compares the sandbox with Node on
+// toWellFormed, and Error.isError. The Set methods and Map.groupBy, and on
+// a host in UTC (a worker always is) Date's string forms, are installed
+// before a run whose code's text shows it can reach Map or Set, or Date,
+// so that other runs do not pay for creating them; code that reaches them
+// in ways its text does not show (({}).constructor and computed names)
+// finds goja's own forms, and a Map or Set it returns is refused with an
+// error. TestNodeConformance compares the sandbox with Node on
 // about 250 snippets; what still differs:
 //
 //	Feature                                 What the sandbox does

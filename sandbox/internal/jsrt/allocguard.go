@@ -195,23 +195,15 @@ func (j *job) guardAllocations() error {
 	if err != nil {
 		return err
 	}
-	return nil
-}
-
-// guardBuffersIfReached puts the buffer constructors behind their guards
-// (guardBufferConstructors) before a run whose code may reach them, in
-// process. Creating and wrapping the twelve constructors is about 600
-// allocations, a quarter of a runtime's setup, so runs whose code cannot
-// reach them do without: they are reached only through the globals, whose
-// names all contain "Array" (reachesGlobal), and no built-in, kit or host
-// function makes a buffer or typed array for the code. In a worker a huge
-// buffer meets the process's own memory limit, so they are never wrapped
-// there.
-func (j *job) guardBuffersIfReached() error {
-	if j.cfg.OSMemoryLimit || j.buffersGuarded || !reachesGlobal(j.code, "Array") {
+	if j.cfg.OSMemoryLimit {
+		// In a worker a huge buffer meets the process's own memory limit;
+		// wrapping the twelve constructors would cost every run their
+		// creation.
 		return nil
 	}
-	j.buffersGuarded = true
+	// In process they are wrapped in every runtime: code can reach them
+	// without naming them (through ({}).constructor and computed names),
+	// so no reading of the source can tell it does not.
 	return j.guardBufferConstructors()
 }
 

@@ -75,3 +75,23 @@ func TestCollectionsOnlyWhenReached(t *testing.T) {
 		require.Equal(t, c.want, j.collections, c.code)
 	}
 }
+
+// TestCollectionsMissIsRefused: code can reach Map without its text
+// showing it (reachesGlobal is a heuristic); the host then refuses to
+// export the Map, with an error, rather than read it through the code's
+// replacements.
+func TestCollectionsMissIsRefused(t *testing.T) {
+	e, err := NewInProcess(func(c *Config) { c.Concurrency = 1 })
+	require.NoError(t, err)
+	defer e.Close()
+	const code = `const O = ({})["const" + "ructor"];
+O["def" + "ineProperty"](O.prototype, "g", {get: O.prototype.valueOf});
+const M = g["Ma" + "p"];
+M.prototype.forEach = function () { throw new Error("ran") };
+new M([["a", 1]])`
+	require.False(t, reachesCollections(code), "the case this test is about")
+	_, err = e.Run(context.Background(), code)
+	require.Error(t, err)
+	require.NotContains(t, err.Error(), "ran")
+	require.Contains(t, err.Error(), "could not be converted to JSON")
+}

@@ -56,10 +56,10 @@ func hostInUTC() bool {
 }
 
 // installDate writes Date's string forms in UTC, and makes local time UTC
-// when the process's is not. It runs before a run whose code can reach
-// Date (reachesGlobal), after setup: no built-in, kit or host function
-// makes a Date for the code, and creating and wrapping Date costs about
-// 160 allocations.
+// when the process's is not. On a host in UTC (a worker always is) it runs
+// before a run whose code can reach Date (reachesGlobal), after setup:
+// creating and wrapping Date costs about 160 allocations; elsewhere it is
+// part of every runtime's setup.
 func (j *job) installDate() error {
 	rt := j.rt
 	ctor := rt.Get("Date").(*goja.Object)

@@ -209,9 +209,9 @@ func (j *job) installPolyfills() error {
 // use, about 275 allocations, and then these another 300, so a run does
 // this only when its code can reach them (reachesCollections), after setup
 // and before the code runs. No built-in, kit or host function makes a Map
-// or a Set for the code. A miss would leave a Map the code made without
-// the Set methods, and its export would fail with an error, never read it
-// through the code's replacements.
+// or a Set for the code. A miss (see reachesGlobal) leaves a Map the code
+// made without the Set methods, and its export fails with an error; the
+// host never reads it through the code's replacements.
 func (j *job) installCollections() error {
 	if j.collections {
 		return nil
@@ -261,15 +261,18 @@ func reachesCollections(code string) bool {
 }
 
 // reachesGlobal reports whether code may reach a global whose name
-// contains one of names: it names one (in an identifier or a string; an
-// escape in an identifier needs a backslash), or it may read the global
-// object's properties by a computed name. That takes the global object,
-// which code gets through this or globalThis (eval and Function are
-// locked), or as the receiver of an accessor found on its prototype chain
-// by a free name: one defined on Object.prototype (defineProperty,
-// defineProperties, Reflect's), or one on a prototype given to the global
-// object by assigning __proto__. A false positive only costs the run an
-// install.
+// contains one of names, as far as its text tells: it names one (in an
+// identifier or a string; an escape in an identifier needs a backslash),
+// or it may read the global object's properties by a computed name through
+// this or globalThis (eval and Function are locked), or as the receiver of
+// an accessor on the global object's prototype chain, defined by name
+// (defineProperty, defineProperties) or on a prototype given to the global
+// object by assigning __proto__. It is a heuristic: code can also reach
+// Object.defineProperty as ({}).constructor["def" + "ineProperty"] and
+// name nothing. So it only decides what a miss costs no guarantee: the Set
+// methods and Map.groupBy, Map's and Set's export (refused with an error
+// on a miss, never read through the code's replacements), and Date's
+// string forms on a host in UTC. A false positive only costs an install.
 func reachesGlobal(code string, names ...string) bool {
 	for _, s := range []string{"this", "globalThis", "define", "__proto__", `\`} {
 		if strings.Contains(code, s) {

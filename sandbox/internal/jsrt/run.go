@@ -38,18 +38,17 @@ type job struct {
 	proxied     []proxiedCtor
 	hasInstance *goja.Object
 
-	groupCache     map[string]regexpGroupInfo // named groups of regexp sources
-	sink           *sink
-	pos            posMap
-	rejected       []*goja.Promise
-	tools          *jsTools     // the host tools offered to the code, or nil
-	thrower        *goja.Object // what eval, Function and the locked constructors are
-	locked         funcKinds    // the kinds whose constructor is locked (lockFunctionKinds)
-	collections    bool         // Map's and Set's built-ins are taken and polyfilled (installCollections)
-	apply          *goja.Object // the polyfills' apply (applyFunc)
-	buffersGuarded bool         // the buffer constructors are wrapped (guardBuffersIfReached)
-	dateInstalled  bool         // Date's string forms and local time are UTC (installDate)
-	ready          bool         // setup is done (a spare set up ahead)
+	groupCache    map[string]regexpGroupInfo // named groups of regexp sources
+	sink          *sink
+	pos           posMap
+	rejected      []*goja.Promise
+	tools         *jsTools     // the host tools offered to the code, or nil
+	thrower       *goja.Object // what eval, Function and the locked constructors are
+	locked        funcKinds    // the kinds whose constructor is locked (lockFunctionKinds)
+	collections   bool         // Map's and Set's built-ins are taken and polyfilled (installCollections)
+	apply         *goja.Object // the polyfills' apply (applyFunc)
+	dateInstalled bool         // Date's string forms and local time are UTC (installDate)
+	ready         bool         // setup is done (a spare set up ahead)
 }
 
 func newJob(cfg *Config, code string, timeout time.Duration) *job {
@@ -195,6 +194,16 @@ func (j *job) setup() error {
 	if err := j.guardAllocations(); err != nil {
 		return err
 	}
+	if !hostInUTC() {
+		// Hiding the host's zone is a guarantee, which no reading of the
+		// source could keep (reachesGlobal): Date is made UTC in every
+		// runtime. In UTC, only its string forms would differ from Node's,
+		// so it waits for code that can reach it.
+		j.dateInstalled = true
+		if err := j.installDate(); err != nil {
+			return err
+		}
+	}
 	if err := j.installNumberFormat(); err != nil {
 		return err
 	}
@@ -227,9 +236,6 @@ func (j *job) prepare(kinds funcKinds) error {
 		if err := j.installCollections(); err != nil {
 			return err
 		}
-	}
-	if err := j.guardBuffersIfReached(); err != nil {
-		return err
 	}
 	if !j.dateInstalled && reachesGlobal(j.code, "Date") {
 		j.dateInstalled = true
