@@ -15,7 +15,8 @@
 //     ([WithCgroupParent]), otherwise RLIMIT_AS set to the worker's measured
 //     address space plus a budget (an idle Go process already maps about a
 //     gigabyte it never uses, so a bare RLIMIT_AS would kill it); GOMEMLIMIT;
-//     a Go stack limit lowered to 32 MiB; RLIMIT_NOFILE and RLIMIT_CORE;
+//     a GOGC that follows the memory budget (400 at the default, fewer
+//     collections of each run's garbage); a Go stack limit lowered to 32 MiB; RLIMIT_NOFILE and RLIMIT_CORE;
 //     RLIMIT_CPU set before each run to the CPU time used so far plus the
 //     run's time limit and grace; an empty environment (no API key reaches
 //     a worker). A worker closes every file descriptor above 2 it
@@ -231,7 +232,13 @@
 // exports or logs, Number.prototype.toLocaleString and Date's string forms
 // as Node writes them in en-US and UTC, the ES2025 Set methods,
 // Object.groupBy and Map.groupBy, String.prototype.isWellFormed and
-// toWellFormed, and Error.isError. TestNodeConformance compares the sandbox with Node on
+// toWellFormed, and Error.isError. The Set methods and Map.groupBy, and on
+// a host in UTC (a worker always is) Date's string forms, are installed
+// before a run whose code's text shows it can reach Map or Set, or Date,
+// so that other runs do not pay for creating them; code that reaches them
+// in ways its text does not show (({}).constructor and computed names)
+// finds goja's own forms, and a Map or Set it returns is refused with an
+// error. TestNodeConformance compares the sandbox with Node on
 // about 250 snippets; what still differs:
 //
 //	Feature                                 What the sandbox does

@@ -88,6 +88,16 @@ func hostileCases() []hostileCase {
 		{row: 9, name: "function constructor route", exec: inProcess, code: `(()=>0).constructor('return 1')()`, want: []error{ErrException}, wantText: "EvalError"},
 		{row: 9, name: "async function constructor route", exec: inProcess, code: `(async()=>0).constructor('return 1')()`, want: []error{ErrException}, wantText: "EvalError"},
 		{row: 9, name: "generator function constructor route", exec: inProcess, code: `(function*(){}).constructor('yield 1')().next()`, want: []error{ErrException}, wantText: "EvalError"},
+		// AsyncFunction and GeneratorFunction are locked before the run when
+		// the code defines a function of their kind (jsrt's funcKinds): every
+		// way of defining one must count.
+		{row: 9, name: "generator method constructor route", exec: inProcess, code: `({*g(){}}).g.constructor('yield 1')`, want: []error{ErrException}, wantText: "EvalError"},
+		{row: 9, name: "class generator method constructor route", exec: inProcess, code: `class C { static *[Symbol.iterator](){} }; Object.getPrototypeOf(C[Symbol.iterator]).constructor('yield 1')`, want: []error{ErrException}, wantText: "EvalError"},
+		{row: 9, name: "generator object's constructor route", exec: inProcess, code: `function* g(){}; Object.getPrototypeOf(Object.getPrototypeOf(g())).constructor.constructor('yield 1')`, want: []error{ErrException}, wantText: "EvalError"},
+		{row: 9, name: "async method constructor route", exec: inProcess, code: `class C { async m(){} }; new C().m.constructor('return 1')`, want: []error{ErrException}, wantText: "EvalError"},
+		{row: 9, name: "nested async function constructor route", exec: inProcess, code: `function outer(){ return async function(){} }; outer().constructor('return 1')`, want: []error{ErrException}, wantText: "EvalError"},
+		{row: 9, name: "top-level await's wrapper constructor route", exec: inProcess, code: `await 1; (async () => 0).constructor('return 1')`, want: []error{ErrException}, wantText: "EvalError"},
+		{row: 9, name: "async arrow in a default parameter", exec: inProcess, code: `function f(a = async () => 0){ return a }; f().constructor('return 1')`, want: []error{ErrException}, wantText: "EvalError"},
 		{row: 9, name: "Reflect.construct route", exec: inProcess, code: `Reflect.construct(Object.getPrototypeOf(function(){}).constructor, ['return 1'])()`, want: []error{ErrException}},
 		{row: 9, name: "indirect eval", exec: inProcess, code: `(0, globalThis['ev'+'al'])('1')`, want: []error{ErrException}, wantText: "EvalError"},
 		{row: 10, name: "String of deep data", exec: inProcess, code: deep + `String(a)`, want: []error{ErrStackOverflow}},

@@ -201,6 +201,9 @@ func (j *job) guardAllocations() error {
 		// creation.
 		return nil
 	}
+	// In process they are wrapped in every runtime: code can reach them
+	// without naming them (through ({}).constructor and computed names),
+	// so no reading of the source can tell it does not.
 	return j.guardBufferConstructors()
 }
 
@@ -238,16 +241,15 @@ func (j *job) joinSize(this, sep goja.Value) goja.Value {
 // subclasses and the static members work through the Proxy.
 func (j *job) guardBufferConstructors() error {
 	rt := j.rt
-	reflect := rt.Get("Reflect").(*goja.Object)
-	construct, ok := goja.AssertFunction(reflect.Get("construct"))
-	if !ok {
-		return fmt.Errorf("lockdown: Reflect.construct is not a function")
-	}
 	for _, name := range []string{"ArrayBuffer", "Int8Array", "Uint8Array", "Uint8ClampedArray", "Int16Array", "Uint16Array",
 		"Int32Array", "Uint32Array", "Float32Array", "Float64Array", "BigInt64Array", "BigUint64Array"} {
 		target, ok := rt.Get(name).(*goja.Object)
 		if !ok {
 			continue
+		}
+		construct, ok := goja.AssertConstructor(target)
+		if !ok {
+			return fmt.Errorf("lockdown: %s is not a constructor", name)
 		}
 		elem := 1.0
 		if name != "ArrayBuffer" {
@@ -271,8 +273,7 @@ func (j *job) guardBufferConstructors() error {
 						}
 					}
 				}
-				v := must(construct(goja.Undefined(), target, rt.NewArray(toAny(args)...), newTarget))
-				return v.(*goja.Object)
+				return mustObject(construct(newTarget, args...))
 			},
 		})
 		if err != nil {
@@ -282,12 +283,14 @@ func (j *job) guardBufferConstructors() error {
 	return nil
 }
 
-func toAny(vs []goja.Value) []any {
-	out := make([]any, len(vs))
-	for i, v := range vs {
-		out[i] = v
+// mustObject is must for a constructor's result. The constructors are
+// called directly (goja.AssertConstructor) rather than through
+// Reflect.construct, which would cost every runtime Reflect's creation.
+func mustObject(o *goja.Object, err error) *goja.Object {
+	if err != nil {
+		panic(err)
 	}
-	return out
+	return o
 }
 
 // wrapConstructor replaces the global constructor name with a Proxy of it

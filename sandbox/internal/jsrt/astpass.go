@@ -34,18 +34,35 @@ import (
 //
 // The AST's depth is bounded by the prescan's nesting limit and the source
 // size limit.
-func prepare(prg *ast.Program, pm posMap) *Error {
+//
+// It also reports which kinds of function the program defines (funcKinds),
+// so that the constructors only those kinds lead to are locked before the
+// code runs, and only for code that can reach them.
+func prepare(prg *ast.Program, pm posMap) (funcKinds, *Error) {
 	p := pass{file: prg, pm: pm}
 	walkAST(reflect.ValueOf(prg), p.visit)
-	return p.err
+	return p.kinds, p.err
 }
 
 type pass struct {
 	file    *ast.Program
 	pm      posMap
 	regexps float64 // estimated instructions of the regexp literals so far
+	kinds   funcKinds
 	err     *Error
 }
+
+// funcKinds are the kinds of function a program defines whose prototype
+// chain leads to a constructor of its own: AsyncFunction and
+// GeneratorFunction, each of which compiles source text. Code can only
+// reach them through a function of that kind, and no built-in, kit or
+// host function is one, so a program that defines none cannot.
+type funcKinds uint8
+
+const (
+	asyncFuncs funcKinds = 1 << iota
+	generatorFuncs
+)
 
 // maxRegexpInsts bounds the estimated size of all of a program's regexp
 // literals, in Go regexp instructions (about 40 bytes each when compiled).
@@ -53,6 +70,17 @@ const maxRegexpInsts = 1 << 18
 
 func (p *pass) visit(v reflect.Value) bool {
 	switch n := v.Interface().(type) {
+	case *ast.FunctionLiteral: // declarations, expressions, methods, accessors
+		if n.Async {
+			p.kinds |= asyncFuncs
+		}
+		if n.Generator {
+			p.kinds |= generatorFuncs
+		}
+	case *ast.ArrowFunctionLiteral:
+		if n.Async {
+			p.kinds |= asyncFuncs
+		}
 	case *ast.BinaryExpression:
 		if _, private := n.Left.(*ast.PrivateIdentifier); !private { // #x in obj
 			n.Left = &ast.SequenceExpression{Sequence: []ast.Expression{n.Left}}

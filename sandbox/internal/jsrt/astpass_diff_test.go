@@ -28,7 +28,7 @@ func diffOutcome(src string, withPass bool) (out string) {
 		return "parse error: " + err.Error()
 	}
 	if withPass {
-		if e := prepare(prg, posMap{}); e != nil {
+		if _, e := prepare(prg, posMap{}); e != nil {
 			return "prepare error: " + e.Error()
 		}
 	}

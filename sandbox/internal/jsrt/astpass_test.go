@@ -28,7 +28,7 @@ func TestNothingIsFoldedWhileCompiling(t *testing.T) {
 	}
 	for name, code := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, _, err := compileCode(code, DefaultLimits())
+			_, err := compileCode(code, DefaultLimits())
 			require.NoError(t, err)
 		})
 	}
@@ -126,7 +126,7 @@ func BenchmarkCompile(b *testing.B) {
 	b.Run("admitted", func(b *testing.B) {
 		lim := DefaultLimits()
 		for b.Loop() {
-			if _, _, err := compileCode(code, lim); err != nil {
+			if _, err := compileCode(code, lim); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -152,4 +152,35 @@ func cjkEveryOther(n int) string {
 		b.WriteRune(rune(0x4E00 + 2*i))
 	}
 	return b.String()
+}
+
+// TestCompileReportsFunctionKinds: the run locks AsyncFunction's and
+// GeneratorFunction's constructors from what compile reports, so every way
+// of defining such a function must be reported.
+func TestCompileReportsFunctionKinds(t *testing.T) {
+	cases := []struct {
+		name string
+		code string
+		want funcKinds
+	}{
+		{"plain functions", `function f(n){return n<=1?1:n*f(n-1)} [f(15), (() => 1)(), {m(){ return 2 }}.m()]`, 0},
+		{"a class with accessors", `class C { get x(){ return 1 } set x(v){} static m(){} }; new C().x`, 0},
+		{"generator declaration", `function* g(){ yield 1 }; 1`, generatorFuncs},
+		{"generator expression", `const g = function*(){}; 1`, generatorFuncs},
+		{"generator method", `({*g(){}}); 1`, generatorFuncs},
+		{"class generator method", `class C { *[Symbol.iterator](){} }; 1`, generatorFuncs},
+		{"async declaration", `async function f(){}; 1`, asyncFuncs},
+		{"async arrow", `const f = async x => x; 1`, asyncFuncs},
+		{"async method", `class C { static async m(){} }; 1`, asyncFuncs},
+		{"async arrow in a parameter default", `function f(a = async () => 0){}; 1`, asyncFuncs},
+		{"top-level await (the wrapper is an async arrow)", `await 1`, asyncFuncs},
+		{"both, nested", `function f(){ return function*(){ return async () => 0 } }; 1`, asyncFuncs | generatorFuncs},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := compileCode(c.code, DefaultLimits())
+			require.NoError(t, err)
+			require.Equal(t, c.want, got.kinds)
+		})
+	}
 }

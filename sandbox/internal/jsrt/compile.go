@@ -68,43 +68,54 @@ func Check(code string, lim Limits) error {
 	if err != nil {
 		return err
 	}
-	_, _, err = compileCode(code, lim)
+	_, err = compileCode(code, lim)
 	return err
+}
+
+// compiled is a program ready to run, with what the run needs to know of
+// it: how its positions map to the code's, and the kinds of function it
+// defines.
+type compiled struct {
+	prog  *goja.Program
+	pos   posMap
+	kinds funcKinds
 }
 
 // compileCode admits and compiles code: admit (size, UTF-8, nesting
 // prescan), goja's parser, loom's pass over the AST (see prepare), then
 // goja's compiler. Code that uses top-level await
 // is wrapped in an async function that returns its final expression.
-func compileCode(code string, lim Limits) (*goja.Program, posMap, error) {
+func compileCode(code string, lim Limits) (compiled, error) {
 	var pm posMap
 	rep, err := Admit(code, lim)
 	if err != nil {
-		return nil, pm, err
+		return compiled{pos: pm}, err
 	}
 	if rep.Await {
 		if prg, m, ok := wrapAwait(code); ok {
-			if e := prepare(prg, m); e != nil {
-				return nil, m, e
+			kinds, e := prepare(prg, m)
+			if e != nil {
+				return compiled{pos: m}, e
 			}
 			p, err := goja.CompileAST(prg, false)
 			if err == nil {
-				return p, m, nil
+				return compiled{p, m, kinds}, nil
 			}
 		}
 	}
 	prg, err := parser.ParseFile(nil, sourceName, code, 0)
 	if err != nil {
-		return nil, pm, syntaxError(err, code)
+		return compiled{pos: pm}, syntaxError(err, code)
 	}
-	if e := prepare(prg, pm); e != nil {
-		return nil, pm, e
+	kinds, e := prepare(prg, pm)
+	if e != nil {
+		return compiled{pos: pm}, e
 	}
 	p, err := goja.CompileAST(prg, false)
 	if err != nil {
-		return nil, pm, syntaxError(err, code)
+		return compiled{pos: pm}, syntaxError(err, code)
 	}
-	return p, pm, nil
+	return compiled{p, pm, kinds}, nil
 }
 
 // wrapAwait wraps code in an async arrow function whose last statement, if

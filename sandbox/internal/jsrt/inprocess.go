@@ -3,6 +3,7 @@ package jsrt
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -97,7 +98,11 @@ func (e *InProcess) RunFor(ctx context.Context, code string, limit time.Duration
 			}
 			done <- outcome{res, err}
 		}()
-		e.spares.prepare(e.cfg) // for the next run, after this one's reply
+		// The reply made the caller runnable on this P, next in line: yield
+		// so it runs now instead of after the next runtime's setup (or on
+		// another P only once one steals it), then set that runtime up.
+		runtime.Gosched()
+		e.spares.prepare(e.cfg)
 	}()
 	if !byCtx {
 		t := time.AfterFunc(timeout, func() { j.stop(KindTimeout, nil) })

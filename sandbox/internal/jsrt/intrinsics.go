@@ -13,20 +13,21 @@ import (
 // runtime before any of the code runs, so the code cannot replace them.
 // Each reads an object's internal slot (a Map's entries, a RegExp's
 // flags...) and runs no code of the object it is given. Only what goja
-// creates anyway at setup is taken here: Map, Set and RegExp (which the
-// polyfills and the named-group support extend), the error constructors.
+// creates anyway at setup is taken here: RegExp (which the named-group
+// support extends) and the error constructors; Map's and Set's are taken
+// with their polyfills, before the code runs, when it can reach them
+// (installCollections).
 // A Symbol's description is read through goja's Go API instead, so that a
 // runtime whose code uses no Symbol never creates Symbol and its
 // prototype (a hundred allocations per runtime).
 type intrinsics struct {
-	mapForEach     goja.Callable // Map.prototype.forEach
-	setForEach     goja.Callable // Set.prototype.forEach
+	mapForEach     goja.Callable // Map.prototype.forEach, when the code can reach Map (installCollections)
+	setForEach     goja.Callable // Set.prototype.forEach, likewise
 	regexpSource   goja.Callable // get RegExp.prototype.source
 	regexpFlags    []regexpFlag  // the flag getters, in the order of RegExp.prototype.flags
 	errorCtors     map[string]*goja.Object
 	objectProto    *goja.Object
 	defineProperty goja.Value // Object.defineProperty
-	setCtor        goja.Value // Set
 }
 
 // regexpFlag is one flag getter of RegExp.prototype.
@@ -62,22 +63,10 @@ func (j *job) captureIntrinsics() error {
 		}
 		return nil, fmt.Errorf("intrinsics: no getter %s", name)
 	}
-	method := func(o *goja.Object, name string) (goja.Callable, error) {
-		if fn, ok := goja.AssertFunction(o.Get(name)); ok {
-			return fn, nil
-		}
-		return nil, fmt.Errorf("intrinsics: %s is not a function", name)
-	}
 	proto := func(ctor string) *goja.Object {
 		return rt.Get(ctor).(*goja.Object).Get("prototype").(*goja.Object)
 	}
 	var err error
-	if in.mapForEach, err = method(proto("Map"), "forEach"); err != nil {
-		return err
-	}
-	if in.setForEach, err = method(proto("Set"), "forEach"); err != nil {
-		return err
-	}
 	rp := proto("RegExp")
 	if in.regexpSource, err = getter(rp, "source"); err != nil {
 		return err
@@ -103,7 +92,6 @@ func (j *job) captureIntrinsics() error {
 	}
 	in.objectProto = proto("Object")
 	in.defineProperty = rt.Get("Object").(*goja.Object).Get("defineProperty")
-	in.setCtor = rt.Get("Set")
 	return nil
 }
 

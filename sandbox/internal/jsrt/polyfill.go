@@ -1,19 +1,19 @@
 package jsrt
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/dop251/goja"
 )
 
-// polyfillProgram defines built-ins newer than the goja version loom runs
-// on: the Set methods of ES2025 (union, intersection, difference,
-// symmetricDifference, isSubsetOf, isSupersetOf, isDisjointFrom),
-// Object.groupBy and Map.groupBy, String.prototype.isWellFormed and
-// toWellFormed; Error.isError is a host function. It gets the built-ins it uses as arguments, taken before
-// the code runs.
-var polyfillProgram = lazyProgram("loom-sandbox-polyfill.js", `(function (host, apply, defineProperty, SetCtor, TypeError, ObjectCtor, MapCtor, StringProto) {
+// collectionsProgram defines the Set methods of ES2025 (union,
+// intersection, difference, symmetricDifference, isSubsetOf, isSupersetOf,
+// isDisjointFrom) and Map.groupBy, which goja lacks. It gets the built-ins
+// it uses as arguments, taken before the code runs.
+var collectionsProgram = lazyProgram("loom-sandbox-polyfill.js", `(function (host, apply, defineProperty, SetCtor, TypeError, MapCtor) {
   "use strict";
   const SP = SetCtor.prototype;
   const has = SP.has, add = SP.add, del = SP.delete, forEach = SP.forEach;
@@ -123,22 +123,12 @@ var polyfillProgram = lazyProgram("loom-sandbox-polyfill.js", `(function (host, 
     }
     return ok;
   });
-  const create = ObjectCtor.create, mapGet = MapCtor.prototype.get, mapSet = MapCtor.prototype.set, mapHas = MapCtor.prototype.has;
+  const mapGet = MapCtor.prototype.get, mapSet = MapCtor.prototype.set, mapHas = MapCtor.prototype.has;
   function groups(items, callback, add) {
     if (typeof callback !== "function") throw new TypeError("The callback must be a function");
     let k = 0;
     for (const v of items) add(callback(v, k++), v);
   }
-  define(ObjectCtor, "groupBy", function groupBy(items, callback) {
-    const out = create(null);
-    groups(items, callback, (key, v) => {
-      key = typeof key === "symbol" ? key : String(key);
-      if (!apply(ObjectCtor.prototype.hasOwnProperty, out, [key])) defineProperty(out, key, {value: [], writable: true, enumerable: true, configurable: true});
-      const g = out[key];
-      defineProperty(g, g.length, {value: v, writable: true, enumerable: true, configurable: true});
-    });
-    return out;
-  });
   define(MapCtor, "groupBy", function groupBy(items, callback) {
     const out = new MapCtor();
     groups(items, callback, (key, v) => {
@@ -147,6 +137,29 @@ var polyfillProgram = lazyProgram("loom-sandbox-polyfill.js", `(function (host, 
       const g = apply(mapGet, out, [key]);
       defineProperty(g, g.length, {value: v, writable: true, enumerable: true, configurable: true});
     });
+    return out;
+  });
+})`, true)
+
+// polyfillProgram defines Object.groupBy, String.prototype.isWellFormed
+// and toWellFormed, which goja lacks, from the built-ins it is given.
+var polyfillProgram = lazyProgram("loom-sandbox-polyfill.js", `(function (apply, defineProperty, TypeError, ObjectCtor, StringProto) {
+  "use strict";
+  function define(o, name, fn) {
+    defineProperty(o, name, {value: fn, writable: true, enumerable: false, configurable: true});
+  }
+  const create = ObjectCtor.create;
+  define(ObjectCtor, "groupBy", function groupBy(items, callback) {
+    if (typeof callback !== "function") throw new TypeError("The callback must be a function");
+    const out = create(null);
+    let k = 0;
+    for (const v of items) {
+      let key = callback(v, k++);
+      key = typeof key === "symbol" ? key : String(key);
+      if (!apply(ObjectCtor.prototype.hasOwnProperty, out, [key])) defineProperty(out, key, {value: [], writable: true, enumerable: true, configurable: true});
+      const g = out[key];
+      defineProperty(g, g.length, {value: v, writable: true, enumerable: true, configurable: true});
+    }
     return out;
   });
   function wellFormed(s) {
@@ -173,9 +186,47 @@ var polyfillProgram = lazyProgram("loom-sandbox-polyfill.js", `(function (host, 
   });
 })`, true)
 
-// installPolyfills defines the built-ins goja lacks.
+// installPolyfills defines the built-ins goja lacks but the Set methods
+// and Map.groupBy (installCollections).
 func (j *job) installPolyfills() error {
 	rt := j.rt
+	err := j.callProgram(polyfillProgram(), j.applyFunc(), j.in.defineProperty, j.in.errorCtors["TypeError"],
+		rt.Get("Object"), rt.Get("String").(*goja.Object).Get("prototype"))
+	if err != nil {
+		return err
+	}
+	// Error.isError: an object with an Error's internal slot, read without
+	// running any code (a Proxy of an Error is not one).
+	isError := j.hostFunc("isError", func(c goja.FunctionCall) goja.Value {
+		o, ok := c.Argument(0).(*goja.Object)
+		return rt.ToValue(ok && classOf(o) == "Error")
+	})
+	return j.in.errorCtors["Error"].DefineDataProperty("isError", isError, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+}
+
+// installCollections takes Map's and Set's built-ins the exporter uses and
+// defines the Set methods and Map.groupBy. Map and Set are made on first
+// use, about 275 allocations, and then these another 300, so a run does
+// this only when its code can reach them (reachesCollections), after setup
+// and before the code runs. No built-in, kit or host function makes a Map
+// or a Set for the code. A miss (see reachesGlobal) leaves a Map the code
+// made without the Set methods, and its export fails with an error; the
+// host never reads it through the code's replacements.
+func (j *job) installCollections() error {
+	if j.collections {
+		return nil
+	}
+	rt := j.rt
+	proto := func(ctor string) *goja.Object {
+		return rt.Get(ctor).(*goja.Object).Get("prototype").(*goja.Object)
+	}
+	var ok bool
+	if j.in.mapForEach, ok = goja.AssertFunction(proto("Map").Get("forEach")); !ok {
+		return fmt.Errorf("intrinsics: Map.prototype.forEach is not a function")
+	}
+	if j.in.setForEach, ok = goja.AssertFunction(proto("Set").Get("forEach")); !ok {
+		return fmt.Errorf("intrinsics: Set.prototype.forEach is not a function")
+	}
 	host := rt.NewObject()
 	isSet := func(v goja.Value) bool {
 		o, ok := v.(*goja.Object)
@@ -195,32 +246,70 @@ func (j *job) installPolyfills() error {
 			return err
 		}
 	}
-	if err := j.runPolyfill(host); err != nil {
-		return err
-	}
-	// Error.isError: an object with an Error's internal slot, read without
-	// running any code (a Proxy of an Error is not one).
-	isError := j.hostFunc("isError", func(c goja.FunctionCall) goja.Value {
-		o, ok := c.Argument(0).(*goja.Object)
-		return rt.ToValue(ok && classOf(o) == "Error")
-	})
-	return j.in.errorCtors["Error"].DefineDataProperty("isError", isError, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
-}
-
-// runPolyfill defines the Set methods.
-func (j *job) runPolyfill(host *goja.Object) error {
-	rt := j.rt
-	mk, err := rt.RunProgram(polyfillProgram())
+	err = j.callProgram(collectionsProgram(), host, j.applyFunc(), j.in.defineProperty, rt.Get("Set"), j.in.errorCtors["TypeError"], rt.Get("Map"))
 	if err != nil {
 		return err
 	}
-	fn, ok := goja.AssertFunction(mk)
-	if !ok {
-		return fmt.Errorf("polyfill program is not a function")
+	j.collections = true
+	return nil
+}
+
+// reachesCollections reports whether code may reach Map or Set
+// (reachesGlobal).
+func reachesCollections(code string) bool {
+	return reachesGlobal(code, "Map", "Set")
+}
+
+// reachesGlobal reports whether code may reach a global whose name
+// contains one of names, as far as its text tells: it names one (in an
+// identifier or a string; an escape in an identifier needs a backslash),
+// or it may read the global object's properties by a computed name through
+// this or globalThis (eval and Function are locked), or as the receiver of
+// an accessor on the global object's prototype chain, defined by name
+// (defineProperty, defineProperties) or on a prototype given to the global
+// object by assigning __proto__. It is a heuristic: code can also reach
+// Object.defineProperty as ({}).constructor["def" + "ineProperty"] and
+// name nothing. So it only decides what a miss costs no guarantee: the Set
+// methods and Map.groupBy, Map's and Set's export (refused with an error
+// on a miss, never read through the code's replacements), and Date's
+// string forms on a host in UTC. A false positive only costs an install.
+func reachesGlobal(code string, names ...string) bool {
+	for _, s := range []string{"this", "globalThis", "define", "__proto__", `\`} {
+		if strings.Contains(code, s) {
+			return true
+		}
 	}
-	// apply(f, this, args) calls f from Go: Function.prototype.call can be
-	// replaced by the code, and Reflect would cost every run its creation.
-	apply := j.hostFunc("apply", func(c goja.FunctionCall) goja.Value {
+	for _, s := range names {
+		if strings.Contains(code, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// callProgram runs one of the sandbox's programs, whose value is a
+// function, and calls that function with args.
+func (j *job) callProgram(p *goja.Program, args ...goja.Value) error {
+	v, err := j.rt.RunProgram(p)
+	if err != nil {
+		return err
+	}
+	fn, ok := goja.AssertFunction(v)
+	if !ok {
+		return errors.New("a sandbox program's value is not a function")
+	}
+	_, err = fn(goja.Undefined(), args...)
+	return err
+}
+
+// applyFunc is apply(f, this, args) for the polyfills, made once per
+// runtime: it calls f from Go, since Function.prototype.call can be
+// replaced by the code, and Reflect would cost every run its creation.
+func (j *job) applyFunc() *goja.Object {
+	if j.apply != nil {
+		return j.apply
+	}
+	j.apply = j.hostFunc("apply", func(c goja.FunctionCall) goja.Value {
 		f, ok := goja.AssertFunction(c.Argument(0))
 		if !ok {
 			panic(j.newJSError("TypeError", "not a function"))
@@ -234,9 +323,7 @@ func (j *job) runPolyfill(host *goja.Object) error {
 		}
 		return must(f(c.Argument(1), args...))
 	})
-	_, err = fn(goja.Undefined(), host, apply, j.in.defineProperty, j.in.setCtor, j.in.errorCtors["TypeError"],
-		rt.Get("Object"), rt.Get("Map"), rt.Get("String").(*goja.Object).Get("prototype"))
-	return err
+	return j.apply
 }
 
 // sizeGetter is the size getter of Map.prototype or Set.prototype.

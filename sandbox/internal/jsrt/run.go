@@ -38,12 +38,17 @@ type job struct {
 	proxied     []proxiedCtor
 	hasInstance *goja.Object
 
-	groupCache map[string]regexpGroupInfo // named groups of regexp sources
-	sink       *sink
-	pos        posMap
-	rejected   []*goja.Promise
-	tools      *jsTools // the host tools offered to the code, or nil
-	ready      bool     // setup is done (a spare set up ahead)
+	groupCache    map[string]regexpGroupInfo // named groups of regexp sources
+	sink          *sink
+	pos           posMap
+	rejected      []*goja.Promise
+	tools         *jsTools     // the host tools offered to the code, or nil
+	thrower       *goja.Object // what eval, Function and the locked constructors are
+	locked        funcKinds    // the kinds whose constructor is locked (lockFunctionKinds)
+	collections   bool         // Map's and Set's built-ins are taken and polyfilled (installCollections)
+	apply         *goja.Object // the polyfills' apply (applyFunc)
+	dateInstalled bool         // Date's string forms and local time are UTC (installDate)
+	ready         bool         // setup is done (a spare set up ahead)
 }
 
 func newJob(cfg *Config, code string, timeout time.Duration) *job {
@@ -76,15 +81,16 @@ func (j *job) execute() (res *Result, err error) {
 			res, err = j.partial(), panicError(x, j.lim.Memory)
 		}
 	}()
-	prog, pm, err := compileCode(j.code, j.lim)
+	c, err := compileCode(j.code, j.lim)
 	if err != nil {
 		return j.partial(), err
 	}
-	j.pos = pm
+	prog := c.prog
+	j.pos = c.pos
 	if j.reason.Load() != nil { // stopped while compiling
 		return j.partial(), j.stoppedError()
 	}
-	if err := j.prepare(); err != nil {
+	if err := j.prepare(c.kinds); err != nil {
 		return j.partial(), &Error{Kind: KindInternal, Message: fmt.Sprintf(
 			"Internal sandbox error while preparing the runtime: %s. This is not caused by your code; run it again.", goErrorText(err))}
 	}
@@ -188,8 +194,15 @@ func (j *job) setup() error {
 	if err := j.guardAllocations(); err != nil {
 		return err
 	}
-	if err := j.installDate(); err != nil {
-		return err
+	if !hostInUTC() {
+		// Hiding the host's zone is a guarantee, which no reading of the
+		// source could keep (reachesGlobal): Date is made UTC in every
+		// runtime. In UTC, only its string forms would differ from Node's,
+		// so it waits for code that can reach it.
+		j.dateInstalled = true
+		if err := j.installDate(); err != nil {
+			return err
+		}
 	}
 	if err := j.installNumberFormat(); err != nil {
 		return err
@@ -206,14 +219,29 @@ func (j *job) setup() error {
 	return j.newKit()
 }
 
-// prepare sets up the runtime unless it was set up ahead, and defines the
-// run's host tools.
-func (j *job) prepare() error {
+// prepare sets up the runtime unless it was set up ahead, locks the
+// constructors the code's kinds of function lead to, and defines the run's
+// host tools.
+func (j *job) prepare(kinds funcKinds) error {
 	if !j.ready {
 		if err := j.setup(); err != nil {
 			return err
 		}
 		j.ready = true
+	}
+	if err := j.lockFunctionKinds(kinds); err != nil {
+		return err
+	}
+	if reachesCollections(j.code) {
+		if err := j.installCollections(); err != nil {
+			return err
+		}
+	}
+	if !j.dateInstalled && reachesGlobal(j.code, "Date") {
+		j.dateInstalled = true
+		if err := j.installDate(); err != nil {
+			return err
+		}
 	}
 	if j.tools != nil {
 		return j.installTools()

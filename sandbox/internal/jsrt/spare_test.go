@@ -2,6 +2,7 @@ package jsrt
 
 import (
 	"context"
+	"runtime"
 	"testing"
 	"time"
 
@@ -87,4 +88,29 @@ func TestCloseDropsSpares(t *testing.T) {
 	require.Zero(t, len(e.spares.ready), "a closed executor sets up no spare")
 	_, err = e.Run(context.Background(), `1`)
 	require.ErrorIs(t, err, ErrClosed)
+}
+
+// TestReplyComesBeforeTheNextSetup: on one P (as in a worker, which runs
+// with GOMAXPROCS=1) a run's caller gets its reply before the goroutine
+// that ran it sets up the next spare, not after. Without the yield the
+// setup (hundreds of microseconds) ran first, every time.
+func TestReplyComesBeforeTheNextSetup(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	e, err := NewInProcess(func(c *Config) { c.Concurrency = 1 })
+	require.NoError(t, err)
+	defer e.Close()
+	const runs = 20
+	first := 0 // replies that came before the next spare was set up
+	for range runs {
+		waitSpare(t, e)
+		res, err := e.Run(context.Background(), `function f(n){return n<=1?1:n*f(n-1)} f(15)`)
+		require.NoError(t, err)
+		require.Equal(t, "1307674368000", string(res.Value))
+		if len(e.spares.ready) == 0 {
+			first++
+		}
+	}
+	// A goroutine can still be preempted between the yield and the
+	// caller's check; most replies must come first.
+	require.GreaterOrEqual(t, first, runs/2, "the caller got its reply after the next runtime's setup")
 }

@@ -297,5 +297,26 @@ func applyWorkerLimits(ws workerSettings) error {
 	if ws.Memory > 0 && os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(ws.Memory)
 	}
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(gcPercent(ws.Memory))
+	}
 	return setProcessLimits(ws)
+}
+
+// gcPercent is the worker's GOGC for a per-run memory budget. Every run
+// leaves a runtime's worth of garbage (about 250 kB), and with Go's
+// default of 100 the worker collected every 4 MB, a tenth of its CPU.
+// The worker is single-purpose and its garbage is bounded elsewhere:
+// collectAfterGrowth collects once the heap has grown a sixteenth of the
+// budget, and the heap watchdog and the OS limits guard each run. So the
+// smallest heap goal (4 MB × GOGC/100) is raised to that sixteenth, at
+// most 400 (a goal of 16 MB, at the default budget of 256 MB): past it
+// collectAfterGrowth, which also returns memory to the OS, would do the
+// collecting at a higher cost.
+func gcPercent(memory int64) int {
+	if memory <= 0 {
+		memory = jsrt.DefaultMemory
+	}
+	const minHeapGoal = 4 << 20 // Go's at GOGC=100
+	return int(min(max(memory/16*100/minHeapGoal, 100), 400))
 }
