@@ -49,7 +49,9 @@ func TestHostToolCallEndsWithSnippetDeadline(t *testing.T) {
 				return nil, wait(ctx)
 			}}}, CallLimits{})
 			require.NoError(t, err)
-			exec := ex.exec(t, WithTimeout(300*time.Millisecond))
+			// The deadline must cover the runtime's setup on a loaded
+			// machine, so that it ends the tool call, not the setup.
+			exec := ex.exec(t, WithTimeout(3*time.Second))
 			_, err = exec.RunWithTools(context.Background(), `await tools.slow({}); "never"`, box)
 			require.Equal(t, KindTimeout, ErrorKind(err), "%v", err)
 			select {

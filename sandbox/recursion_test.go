@@ -42,7 +42,9 @@ var nativeRecursionCases = []struct {
 // replaced, and the next run is clean.
 func TestNativeRecursion(t *testing.T) {
 	if os.Getenv("LOOM_SANDBOX_TEST_RECURSION") != "" {
-		iso, err := NewIsolated(WithLimits(Limits{Timeout: 20 * time.Second}), WithConcurrency(1))
+		// The budget is a hang guard: building a 3e5-long Proxy chain under
+		// -race on a loaded machine takes tens of seconds.
+		iso, err := NewIsolated(WithLimits(Limits{Timeout: 2 * time.Minute}), WithConcurrency(1))
 		require.NoError(t, err)
 		defer iso.Close()
 		for _, tc := range nativeRecursionCases {

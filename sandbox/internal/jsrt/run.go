@@ -91,6 +91,9 @@ func (j *job) execute() (res *Result, err error) {
 		return j.partial(), j.stoppedError()
 	}
 	if err := j.prepare(c.kinds); err != nil {
+		if j.reason.Load() != nil { // stopped while the runtime was prepared for the code
+			return j.partial(), j.stoppedError()
+		}
 		return j.partial(), &Error{Kind: KindInternal, Message: fmt.Sprintf(
 			"Internal sandbox error while preparing the runtime: %s. This is not caused by your code; run it again.", goErrorText(err))}
 	}
