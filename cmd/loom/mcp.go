@@ -15,7 +15,7 @@ import (
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/codeexec"
-	"github.com/loomwork/loom/internal/command"
+	"github.com/loomwork/loom/internal/cli"
 	"github.com/loomwork/loom/internal/localweb"
 	"github.com/loomwork/loom/mcp"
 	"github.com/loomwork/loom/model"
@@ -128,15 +128,15 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer, open m
 	if len(pos) == 1 {
 		return serveFile(ctx, pos[0], rs, *names, *addr, stderr)
 	}
-	envFiles := command.DotEnvFiles()
-	if err := command.LoadDotEnv(envFiles); err != nil {
+	envFiles := cli.DotEnvFiles()
+	if err := cli.LoadDotEnv(envFiles); err != nil {
 		fmt.Fprintf(stderr, "loom mcp serve: %v\n", err)
 		return 1
 	}
 	id := modelOrDefault(rs.model)
 	m, err := open(id)
 	if err != nil {
-		fmt.Fprintf(stderr, "loom mcp serve: --model %s: %v\n", id, command.MissingKey(err, envFiles))
+		fmt.Fprintf(stderr, "loom mcp serve: --model %s: %v\n", id, cli.MissingKey(err, envFiles))
 		return 2
 	}
 	var exec sandbox.Executor

@@ -20,7 +20,7 @@ import (
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/codeexec"
 	"github.com/loomwork/loom/engine"
-	"github.com/loomwork/loom/internal/command"
+	"github.com/loomwork/loom/internal/cli"
 	"github.com/loomwork/loom/internal/flow"
 	"github.com/loomwork/loom/mcp"
 	"github.com/loomwork/loom/model"
@@ -62,7 +62,7 @@ Flags:
 Keys come from the environment or .env.local, never from the file; see
 'loom help' for where .env.local is looked for.
 
-` + command.ExitTable
+` + cli.ExitTable
 
 // console is where people answer: stdin, and whether it is a terminal.
 type console struct {
@@ -449,9 +449,9 @@ func (r *runner) chat(ctx context.Context) int {
 		}
 		line, err := read("> ")
 		if errors.Is(err, readline.ErrInterrupt) {
-			if time.Since(lastInterrupt) <= command.TurnGrace {
+			if time.Since(lastInterrupt) <= cli.TurnGrace {
 				fmt.Fprintf(r.errOut, "%s: interrupted by Ctrl-C\n", r.name)
-				return command.ExitInterrupted
+				return cli.ExitInterrupted
 			}
 			lastInterrupt = time.Now()
 			fmt.Fprintln(r.errOut, "(Ctrl-C again to leave, or type /exit)")
@@ -461,19 +461,19 @@ func (r *runner) chat(ctx context.Context) int {
 			return exitOK
 		}
 		line = strings.TrimSpace(line)
-		switch command.ParseChatLine(line) {
-		case command.ChatEmpty:
+		switch cli.ParseChatLine(line) {
+		case cli.ChatEmpty:
 			continue
-		case command.ChatExit:
+		case cli.ChatExit:
 			return exitOK
-		case command.ChatHelpCmd:
-			fmt.Fprintln(r.errOut, strings.ReplaceAll(command.ChatHelp, "NAME", "loom-run"))
+		case cli.ChatHelpCmd:
+			fmt.Fprintln(r.errOut, strings.ReplaceAll(cli.ChatHelp, "NAME", "loom-run"))
 			continue
-		case command.ChatClear:
+		case cli.ChatClear:
 			mem = engine.NewBuffer()
 			fmt.Fprintln(r.errOut, "(conversation cleared)")
 			continue
-		case command.ChatUnknown:
+		case cli.ChatUnknown:
 			fmt.Fprintf(r.errOut, "unknown command %s; type /help\n", line)
 			continue
 		}
@@ -483,7 +483,7 @@ func (r *runner) chat(ctx context.Context) int {
 			fmt.Fprintf(r.errOut, "%s: %v\n", r.name, err)
 			return exitFailed
 		}
-		tctx, endTurn := command.Turn(ctx, func() {
+		tctx, endTurn := cli.Turn(ctx, func() {
 			fmt.Fprintln(r.errOut, "\n(answer cancelled: Ctrl-C again within two seconds leaves)")
 		})
 		end, code := r.drive(tctx, hist, r.l.engine.Run(agent.WithHistory(tctx, hist), r.a, in), "")

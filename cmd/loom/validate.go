@@ -8,17 +8,17 @@ import (
 	"os"
 	"strings"
 
-	"github.com/loomwork/loom/internal/command"
+	"github.com/loomwork/loom/internal/cli"
 	"github.com/loomwork/loom/internal/trust"
 	"github.com/loomwork/loom/spec"
 )
 
 // Exit statuses of the spec commands.
 const (
-	exitOK      = command.ExitOK      // the run answered; the file is valid
-	exitFailed  = command.ExitFailed  // the run failed
-	exitInvalid = command.ExitUsage   // a bad command line, an invalid file, a missing key
-	exitWaiting = command.ExitWaiting // the run waits for an answer: loom resume ID
+	exitOK      = cli.ExitOK      // the run answered; the file is valid
+	exitFailed  = cli.ExitFailed  // the run failed
+	exitInvalid = cli.ExitUsage   // a bad command line, an invalid file, a missing key
+	exitWaiting = cli.ExitWaiting // the run waits for an answer: loom resume ID
 )
 
 const validateUsage = `Usage: loom validate FILE|AIGNE-FOLDER [--root DIR]

@@ -15,7 +15,6 @@ import (
 	"github.com/chzyer/readline"
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/engine"
-	"github.com/loomwork/loom/internal/command"
 )
 
 // Chat memory: the last turns kept and the token budget they may take.
@@ -157,7 +156,7 @@ func chat(ctx context.Context, env *Env, eng *engine.Engine, a agent.Agent, line
 	mem, err := engine.NewWindow(engine.WindowConfig{MaxTurns: chatTurns, MaxTokens: chatTokens})
 	if err != nil {
 		fmt.Fprintf(sio.Err, "%s: error: %v\n", env.App.Name, err)
-		return ExitConfig
+		return ExitUsage
 	}
 	session := eng.NewSession(a, mem)
 	if sio.InTerminal {
@@ -174,7 +173,7 @@ func chat(ctx context.Context, env *Env, eng *engine.Engine, a agent.Agent, line
 		}
 		line, err := lines.ReadLine("you> ")
 		if errors.Is(err, errInterrupt) {
-			if time.Since(lastInterrupt) <= command.TurnGrace {
+			if time.Since(lastInterrupt) <= TurnGrace {
 				fmt.Fprintf(sio.Err, "%s: interrupted by Ctrl-C\n", env.App.Name)
 				return ExitInterrupted
 			}
@@ -190,23 +189,23 @@ func chat(ctx context.Context, env *Env, eng *engine.Engine, a agent.Agent, line
 			return status
 		}
 		line = strings.TrimSpace(line)
-		switch command.ParseChatLine(line) {
-		case command.ChatEmpty:
+		switch ParseChatLine(line) {
+		case ChatEmpty:
 			continue
-		case command.ChatExit:
+		case ChatExit:
 			return status
-		case command.ChatHelpCmd:
-			fmt.Fprintln(sio.Out, strings.ReplaceAll(command.ChatHelp, "NAME", env.App.Name))
+		case ChatHelpCmd:
+			fmt.Fprintln(sio.Out, strings.ReplaceAll(ChatHelp, "NAME", env.App.Name))
 			continue
-		case command.ChatClear:
+		case ChatClear:
 			_ = mem.Clear(ctx)
 			fmt.Fprintln(sio.Out, "(conversation cleared)")
 			continue
-		case command.ChatUnknown:
+		case ChatUnknown:
 			fmt.Fprintf(sio.Out, "unknown command %s; type /help\n", line)
 			continue
 		}
-		tctx, end := command.Turn(ctx, func() {
+		tctx, end := Turn(ctx, func() {
 			fmt.Fprintln(sio.Err, "\n(answer cancelled: Ctrl-C again within two seconds leaves)")
 		})
 		code, err := runOnce(tctx, env, session.Run(tctx, line))

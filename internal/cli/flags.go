@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loomwork/loom/internal/command"
 	"github.com/loomwork/loom/model"
 )
 
@@ -145,7 +144,7 @@ func printUsage(app *App, fs *flag.FlagSet, w io.Writer) {
 	for _, r := range rows {
 		fmt.Fprintf(w, "  %-*s  %s\n", width, r.left, r.usage)
 	}
-	fmt.Fprintf(w, "\n%s\n(.env.local.example beside each example lists its variables.)\n\n%s", command.DotEnvOrder, command.ExitTable)
+	fmt.Fprintf(w, "\n%s\n(.env.local.example beside each example lists its variables.)\n\n%s", DotEnvOrder, ExitTable)
 }
 
 // placeholder returns the value a flag takes, as "DURATION", from a
