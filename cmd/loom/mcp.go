@@ -83,7 +83,7 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer, open m
 	kind := fs.String("sandbox", "isolated", "isolated or inprocess")
 	trusted := &rs.trusted // --trusted-code, registered by settingsFlags
 	names := fs.String("agents", "", "the agents to serve")
-	pos, err := parseInterleaved(fs, args[1:])
+	pos, err := cli.ParseInterleaved(fs, args[1:])
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, mcpUsage)

@@ -24,7 +24,6 @@ import (
 	"github.com/loomwork/loom/mcp"
 	"github.com/loomwork/loom/model"
 	_ "github.com/loomwork/loom/model/providers" // registers every provider with model.Open
-	"github.com/loomwork/loom/observe/logx"
 	"github.com/loomwork/loom/spec"
 )
 
@@ -88,11 +87,11 @@ func load(ctx context.Context, path string, rs runSettings, getenv func(string) 
 	if err := cli.LoadDotEnv(envFiles); err != nil {
 		return nil, err
 	}
-	level, err := parseLevel(rs.logLevel)
+	level, err := cli.ParseLevel(rs.logLevel)
 	if err != nil {
 		return nil, err
 	}
-	var lh slog.Handler = slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})
+	lh := cli.NewHandler(stderr, level)
 	if rs.clientLog {
 		lh = mcp.LogHandler(lh)
 	}
@@ -173,16 +172,6 @@ func openModel(ref string, getenv func(string) string, envFiles []string, log *s
 	}
 	log.Debug("model", "ref", ref, "key", cli.KeyLine(m.Provider(), getenv))
 	return m, nil
-}
-
-// parseLevel reads a --log-level value as logx.ParseLevel does, naming the
-// flag when it is wrong.
-func parseLevel(s string) (slog.Level, error) {
-	lvl, err := logx.ParseLevel(s)
-	if err != nil {
-		return 0, fmt.Errorf("--log-level %q: use ERROR, WARN, INFO, DEBUG or TRACE", s)
-	}
-	return lvl, nil
 }
 
 // pick returns the agent to run: name, else the file's entry, else its

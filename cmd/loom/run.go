@@ -94,22 +94,6 @@ func settingsFlags(fs *flag.FlagSet, rs *runSettings) {
 	fs.BoolVar(&rs.trusted, "trusted-code", false, "accept that the file's in_process sandboxes run the model's code with this program's privileges")
 }
 
-// parseInterleaved parses flags and positional arguments in any order.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
-}
-
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer, con console) int {
 	fs := flag.NewFlagSet("loom run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -125,7 +109,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer, con co
 		fmt.Fprintf(stderr, "loom run: "+format+": run 'loom help run'\n", a...)
 		return exitInvalid
 	}
-	pos, err := parseInterleaved(fs, args)
+	pos, err := cli.ParseInterleaved(fs, args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
 		fmt.Fprint(stdout, runUsage)

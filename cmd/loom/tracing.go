@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
-	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/engine"
-	"github.com/loomwork/loom/observe"
+	"github.com/loomwork/loom/internal/cli"
 	"github.com/loomwork/loom/observe/store"
 )
 
@@ -17,26 +17,23 @@ import (
 // each other's runs in the checkpoint store.
 const fileLabel = "loom.file"
 
+// flushWait bounds how long loom waits for pending traces at the end.
+const flushWait = 10 * time.Second
+
 // startTracing records the runs of loom run, serve and resume as the
-// examples do: in the local trace store that loom observe shows
-// ($LOOM_TRACE_DB, else the user cache directory), or wherever
-// $OTEL_TRACES_EXPORTER says, with content in the local store. A store that
-// cannot be opened is a warning: the runs go on untraced. stop flushes
-// what is pending.
+// examples do (cli.StartTracing): in the local trace store that loom
+// observe shows, or wherever $OTEL_TRACES_EXPORTER says, with content in
+// the local store; console output goes to stderr. A store that cannot be
+// opened is a warning: the runs go on untraced. stop flushes what is
+// pending.
 func startTracing(ctx context.Context, cmd string, stderr io.Writer) (opts []engine.Option, stop func()) {
-	tel, shutdown, err := observe.Setup(ctx, observe.Config{ServiceName: "loom", Stdout: stderr})
+	tr, err := cli.StartTracing(ctx, "loom", stderr, os.Getenv)
 	if err != nil {
 		fmt.Fprintf(stderr, "loom %s: warning: the run is not traced: %v (set $%s to a writable file, or OTEL_TRACES_EXPORTER=none)\n", cmd, err, store.PathEnv)
 		return nil, func() {}
 	}
-	opts = []engine.Option{engine.WithTracerProvider(tel.TracerProvider), engine.WithContentCapture(captureContent(tel.Exporter))}
-	if ms, err := agent.NewMetrics(tel.MeterProvider); err == nil {
-		opts = append(opts, engine.WithMetrics(ms))
-	}
-	return opts, func() {
-		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := shutdown(sctx); err != nil {
+	return tr.Engine, func() {
+		if err := tr.Flush(flushWait); err != nil {
 			fmt.Fprintf(stderr, "loom %s: warning: flushing the trace: %v\n", cmd, err)
 		}
 	}

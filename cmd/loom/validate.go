@@ -55,7 +55,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	var rs runSettings
 	fs.StringVar(&rs.root, "root", "", "the folder the file's paths may reach")
-	pos, err := parseInterleaved(fs, args)
+	pos, err := cli.ParseInterleaved(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, validateUsage)

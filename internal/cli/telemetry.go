@@ -2,9 +2,13 @@ package cli
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"strings"
 	"time"
+
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/engine"
@@ -12,16 +16,72 @@ import (
 	"github.com/loomwork/loom/observe/store"
 )
 
-// startTracing records the program's runs with OpenTelemetry, by default to
-// the local trace store that `loom observe` shows ($LOOM_TRACE_DB, or the
-// user cache directory); OTEL_TRACES_EXPORTER=otlp or console sends them
-// elsewhere. Runs in the local store include their content (prompts, code,
-// results), since that is what a developer looks at; for other exporters
-// content is recorded only when OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT
-// is true. A store that cannot be opened is a warning, not a failure: the
-// program runs untraced. shutdown flushes what is pending.
+// Tracing is how a command records its runs with OpenTelemetry: what
+// [StartTracing] set up.
+type Tracing struct {
+	// Engine holds the engine options that trace runs: the tracer, the
+	// metrics and whether spans carry content.
+	Engine []engine.Option
+	// TracerProvider and MeterProvider are the providers set up, for
+	// what is traced outside an engine.
+	TracerProvider trace.TracerProvider
+	MeterProvider  metric.MeterProvider
+	// StorePath is the local trace store's file, that `loom observe`
+	// shows; "" when traces go to another exporter.
+	StorePath string
+
+	shutdown func(context.Context) error
+}
+
+// StartTracing records a command's runs: by default in the local trace
+// store ($LOOM_TRACE_DB, else the user cache directory), or wherever
+// $OTEL_TRACES_EXPORTER says (otlp, console: to console, or stdout when
+// nil). Runs in the local store include their content (prompts, code,
+// results), since that is what a developer looks at there; for other
+// exporters content is recorded only when
+// $OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT is true, and the
+// variable, read with getenv, overrides either way. service is the
+// service.name. An error means the trace store could not be opened: the
+// caller warns and runs untraced. Call [Tracing.Flush] at the end.
+func StartTracing(ctx context.Context, service string, console io.Writer, getenv func(string) string) (*Tracing, error) {
+	tel, shutdown, err := observe.Setup(ctx, observe.Config{ServiceName: service, Stdout: console})
+	if err != nil {
+		return nil, err
+	}
+	t := &Tracing{TracerProvider: tel.TracerProvider, MeterProvider: tel.MeterProvider, shutdown: shutdown}
+	t.Engine = []engine.Option{engine.WithTracerProvider(tel.TracerProvider), engine.WithContentCapture(captureContent(tel.Exporter, getenv))}
+	if ms, err := agent.NewMetrics(tel.MeterProvider); err == nil {
+		t.Engine = append(t.Engine, engine.WithMetrics(ms))
+	}
+	if tel.Store != nil {
+		t.StorePath = tel.Store.Path()
+	}
+	return t, nil
+}
+
+// Flush sends what is pending and stops tracing, waiting at most timeout.
+func (t *Tracing) Flush(timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	return t.shutdown(ctx)
+}
+
+// captureContent reports whether the traced runs include their content:
+// yes in the local trace store, which is what a developer reads, else
+// only when $OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT says so;
+// the variable overrides either way.
+func captureContent(exp observe.Exporter, getenv func(string) string) bool {
+	if v := strings.ToLower(getenv(agent.CaptureContentEnv)); v != "" {
+		return v == "true" || v == "1"
+	}
+	return exp == observe.ExporterStore
+}
+
+// startTracing traces an example's runs (see [StartTracing]). A store that
+// cannot be opened is a warning, not a failure: the program runs
+// untraced. shutdown flushes what is pending.
 func startTracing(ctx context.Context, log *slog.Logger, getenv func(string) string) (opts []engine.Option, shutdown func()) {
-	tel, stop, err := observe.Setup(ctx, observe.Config{ServiceName: "loom-examples"})
+	tr, err := StartTracing(ctx, "loom-examples", nil, getenv)
 	if err != nil {
 		// The store's advice names `loom observe --db`, a flag this program
 		// does not have; here the variable is what works.
@@ -29,22 +89,11 @@ func startTracing(ctx context.Context, log *slog.Logger, getenv func(string) str
 		log.Warn("tracing is off: the trace store could not be opened; set "+store.PathEnv+" to a writable file, or pass --no-trace to run untraced and silence this", "err", msg)
 		return nil, func() {}
 	}
-	opts = []engine.Option{engine.WithTracerProvider(tel.TracerProvider)}
-	if ms, err := agent.NewMetrics(tel.MeterProvider); err == nil {
-		opts = append(opts, engine.WithMetrics(ms))
+	if tr.StorePath != "" {
+		log.Debug("recording runs", "store", tr.StorePath, "view", "loom observe")
 	}
-	capture := tel.Exporter == observe.ExporterStore
-	if v := strings.ToLower(getenv(agent.CaptureContentEnv)); v != "" {
-		capture = v == "true" || v == "1"
-	}
-	opts = append(opts, engine.WithContentCapture(capture))
-	if tel.Store != nil {
-		log.Debug("recording runs", "store", tel.Store.Path(), "view", "loom observe")
-	}
-	return opts, func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := stop(ctx); err != nil {
+	return tr.Engine, func() {
+		if err := tr.Flush(5 * time.Second); err != nil {
 			log.Warn("flushing traces", "err", err)
 		}
 	}
