@@ -426,69 +426,43 @@ func (r *runner) chat(ctx context.Context) int {
 		}
 		fmt.Fprintln(r.errOut, "Type /help for commands, /exit to leave.")
 	}
-	var lastInterrupt time.Time
-	for {
-		if ctx.Err() != nil {
-			return exitOK // a signal: runRun reports it
-		}
-		line, err := read("> ")
-		if errors.Is(err, readline.ErrInterrupt) {
-			if time.Since(lastInterrupt) <= cli.TurnGrace {
-				fmt.Fprintf(r.errOut, "%s: interrupted by Ctrl-C\n", r.name)
-				return cli.ExitInterrupted
+	loop := cli.ChatLoop{
+		Name: r.name, HistoryName: "loom-run", Prompt: "> ",
+		Read: func(prompt string) (string, error) {
+			line, err := read(prompt)
+			if errors.Is(err, readline.ErrInterrupt) {
+				return "", cli.ErrInterrupt
 			}
-			lastInterrupt = time.Now()
-			fmt.Fprintln(r.errOut, "(Ctrl-C again to leave, or type /exit)")
-			continue
-		}
-		if err != nil {
-			return exitOK
-		}
-		line = strings.TrimSpace(line)
-		switch cli.ParseChatLine(line) {
-		case cli.ChatEmpty:
-			continue
-		case cli.ChatExit:
-			return exitOK
-		case cli.ChatHelpCmd:
-			fmt.Fprintln(r.errOut, strings.ReplaceAll(cli.ChatHelp, "NAME", "loom-run"))
-			continue
-		case cli.ChatClear:
-			mem = engine.NewBuffer()
-			fmt.Fprintln(r.errOut, "(conversation cleared)")
-			continue
-		case cli.ChatUnknown:
-			fmt.Fprintf(r.errOut, "unknown command %s; type /help\n", line)
-			continue
-		}
-		in := inputOf(line)
-		hist, err := mem.Messages(ctx, in)
-		if err != nil {
-			fmt.Fprintf(r.errOut, "%s: %v\n", r.name, err)
-			return exitFailed
-		}
-		tctx, endTurn := cli.Turn(ctx, func() {
-			fmt.Fprintln(r.errOut, "\n(answer cancelled: Ctrl-C again within two seconds leaves)")
-		})
-		end, code := r.drive(tctx, hist, r.l.engine.Run(agent.WithHistory(tctx, hist), r.a, in), "")
-		cancelled := tctx.Err() != nil && ctx.Err() == nil
-		endTurn()
-		switch {
-		case cancelled:
-			lastInterrupt = time.Now()
-			continue // the question was withdrawn: the conversation goes on
-		case code != exitOK:
-			return code
-		}
-		msgs := end.Messages
-		if len(msgs) == 0 {
-			msgs = []model.Message{model.UserMessage(flow.TextOf(in)), model.AssistantMessage(flow.TextOf(end.Output))}
-		}
-		if err := mem.Add(ctx, engine.Turn{Messages: msgs}); err != nil {
-			fmt.Fprintf(r.errOut, "%s: %v\n", r.name, err)
-			return exitFailed
-		}
+			return line, err
+		},
+		Out: r.errOut, Err: r.errOut,
+		Clear: func(context.Context) { mem = engine.NewBuffer() },
+		Turn: func(tctx context.Context, line string) (int, bool) {
+			in := inputOf(line)
+			hist, err := mem.Messages(ctx, in)
+			if err != nil {
+				fmt.Fprintf(r.errOut, "%s: %v\n", r.name, err)
+				return exitFailed, true
+			}
+			end, code := r.drive(tctx, hist, r.l.engine.Run(agent.WithHistory(tctx, hist), r.a, in), "")
+			switch {
+			case tctx.Err() != nil:
+				return code, false // the question was withdrawn, or a signal: runRun reports it
+			case code != exitOK:
+				return code, true
+			}
+			msgs := end.Messages
+			if len(msgs) == 0 {
+				msgs = []model.Message{model.UserMessage(flow.TextOf(in)), model.AssistantMessage(flow.TextOf(end.Output))}
+			}
+			if err := mem.Add(ctx, engine.Turn{Messages: msgs}); err != nil {
+				fmt.Fprintf(r.errOut, "%s: %v\n", r.name, err)
+				return exitFailed, true
+			}
+			return exitOK, false
+		},
 	}
+	return loop.Run(ctx)
 }
 
 // newChatReadline opens the terminal's line editor for --chat, its history
