@@ -1,13 +1,12 @@
 package mcp
 
 import (
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/loomwork/loom/internal/mcpconformance"
+	"github.com/loomwork/loom/internal/testkit"
 )
 
 // clientKnownFailures are the client scenarios loom does not pass, each
@@ -53,11 +52,10 @@ var clientScenarios = []string{
 func TestClientConformance(t *testing.T) {
 	// Every client scenario of the suite, auth included (the suite runs its
 	// own authorization servers), against mcp/internal/conformanceclient.
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "conformanceclient")
-	build := exec.Command("go", "build", "-o", bin, "./internal/conformanceclient")
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "build the conformance client: %s", out)
+	// The go command's cache keeps the client's executable, so it is
+	// linked once, not on every run of the test.
+	bin, err := testkit.Binary("github.com/loomwork/loom/mcp/internal/conformanceclient")
+	require.NoError(t, err)
 	results := mcpconformance.RunClient(t, bin)
 	ran := make([]string, 0, len(results))
 	for s := range results {

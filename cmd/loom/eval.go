@@ -16,7 +16,7 @@ import (
 	"github.com/loomwork/loom/codeexec"
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/evals"
-	"github.com/loomwork/loom/internal/command"
+	"github.com/loomwork/loom/internal/cli"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/sandbox"
 )
@@ -102,8 +102,8 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer, open 
 	if err != nil {
 		return exitWith(stderr, err)
 	}
-	envFiles := command.DotEnvFiles()
-	if err := command.LoadDotEnv(envFiles); err != nil {
+	envFiles := cli.DotEnvFiles()
+	if err := cli.LoadDotEnv(envFiles); err != nil {
 		return exitWith(stderr, &exitError{1, err.Error()})
 	}
 	set, err := loadEvalSet(o)
@@ -113,7 +113,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer, open 
 	id := modelOrDefault(o.modelID)
 	m, err := open(id)
 	if err != nil {
-		return exitWith(stderr, &exitError{2, fmt.Sprintf("--model %s: %v", id, command.MissingKey(err, envFiles))})
+		return exitWith(stderr, &exitError{2, fmt.Sprintf("--model %s: %v", id, cli.MissingKey(err, envFiles))})
 	}
 	var exec sandbox.Executor
 	if o.sandbox == "isolated" {
@@ -144,7 +144,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer, open 
 		}
 	}
 	cfg.Engine = engine.New(engCfg)
-	if command.IsTerminal(stderr) {
+	if cli.IsTerminal(stderr) {
 		bar := newProgressBar(stderr)
 		cfg.Progress = bar.update
 		defer bar.finish()
@@ -338,7 +338,7 @@ func writeReport(path string, rep *evals.Report) error {
 // interruptedEval returns the exit status and message for a ctx a signal
 // cancelled; out is the --out file.
 func interruptedEval(ctx context.Context, out string) (code int, msg string, ok bool) {
-	s := command.Interrupted(ctx)
+	s := cli.Interrupted(ctx)
 	if s == nil {
 		return 0, "", false
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loomwork/loom/evals"
-	"github.com/loomwork/loom/internal/command"
+	"github.com/loomwork/loom/internal/cli"
 )
 
 func TestProgressBar(t *testing.T) {
@@ -30,14 +30,14 @@ func TestProgressBar(t *testing.T) {
 }
 
 func TestIsTerminal(t *testing.T) {
-	require.False(t, command.IsTerminal(&bytes.Buffer{}))
+	require.False(t, cli.IsTerminal(&bytes.Buffer{}))
 	f, err := os.CreateTemp(t.TempDir(), "out")
 	require.NoError(t, err)
 	defer f.Close()
-	require.False(t, command.IsTerminal(f), "a file is not a terminal")
+	require.False(t, cli.IsTerminal(f), "a file is not a terminal")
 	r, w, err := os.Pipe()
 	require.NoError(t, err)
 	defer r.Close()
 	defer w.Close()
-	require.False(t, command.IsTerminal(w), "a pipe is not a terminal")
+	require.False(t, cli.IsTerminal(w), "a pipe is not a terminal")
 }

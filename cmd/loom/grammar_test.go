@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loomwork/loom/internal/command"
+	"github.com/loomwork/loom/internal/cli"
 	"github.com/stretchr/testify/require"
 )
 
@@ -39,8 +39,8 @@ func TestCommandsHelp(t *testing.T) {
 	}
 	var out, errs bytes.Buffer
 	require.Equal(t, 0, run(t.Context(), []string{"help"}, &out, &errs))
-	require.Contains(t, out.String(), command.ExitTable, "the top-level help lists every exit status")
-	require.Contains(t, out.String(), command.DotEnvOrder)
+	require.Contains(t, out.String(), cli.ExitTable, "the top-level help lists every exit status")
+	require.Contains(t, out.String(), cli.DotEnvOrder)
 }
 
 // TestCommandsExitStatus is the table of what each command exits with on

@@ -28,7 +28,7 @@ import (
 
 	"github.com/loomwork/loom/evals"
 	"github.com/loomwork/loom/internal/buildinfo"
-	"github.com/loomwork/loom/internal/command"
+	"github.com/loomwork/loom/internal/cli"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/observe/store"
 	"github.com/loomwork/loom/observe/viewer"
@@ -37,7 +37,7 @@ import (
 
 func main() {
 	sandbox.ServeWorkerIfChild() // this binary is also the isolated sandbox's worker
-	ctx, stop := command.NotifyContext(context.Background())
+	ctx, stop := cli.NotifyContext(context.Background())
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
@@ -61,9 +61,9 @@ Usage:
 
 Run 'loom help COMMAND' (or 'loom COMMAND --help') for a command's options.
 
-` + command.DotEnvOrder + `
+` + cli.DotEnvOrder + `
 
-` + command.ExitTable
+` + cli.ExitTable
 
 const observeUsage = `Usage: loom observe [--port N] [--db PATH]
 
@@ -139,7 +139,7 @@ func commandHelp(cmd string) (string, bool) {
 // suggestion is " (did you mean "X"?)" for the command nearest to name,
 // or "".
 func suggestion(name string) string {
-	if n := command.Nearest(name, commands); n != "" {
+	if n := cli.Nearest(name, commands); n != "" {
 		return fmt.Sprintf(" (did you mean %q?)", n)
 	}
 	return ""

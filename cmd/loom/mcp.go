@@ -15,7 +15,7 @@ import (
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/codeexec"
-	"github.com/loomwork/loom/internal/command"
+	"github.com/loomwork/loom/internal/cli"
 	"github.com/loomwork/loom/internal/localweb"
 	mcpserver "github.com/loomwork/loom/mcp/server"
 	"github.com/loomwork/loom/model"
@@ -83,7 +83,7 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer, open m
 	kind := fs.String("sandbox", "isolated", "isolated or inprocess")
 	trusted := &rs.trusted // --trusted-code, registered by settingsFlags
 	names := fs.String("agents", "", "the agents to serve")
-	pos, err := parseInterleaved(fs, args[1:])
+	pos, err := cli.ParseInterleaved(fs, args[1:])
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, mcpUsage)
@@ -128,15 +128,15 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer, open m
 	if len(pos) == 1 {
 		return serveFile(ctx, pos[0], rs, *names, *addr, stderr)
 	}
-	envFiles := command.DotEnvFiles()
-	if err := command.LoadDotEnv(envFiles); err != nil {
+	envFiles := cli.DotEnvFiles()
+	if err := cli.LoadDotEnv(envFiles); err != nil {
 		fmt.Fprintf(stderr, "loom mcp serve: %v\n", err)
 		return 1
 	}
 	id := modelOrDefault(rs.model)
 	m, err := open(id)
 	if err != nil {
-		fmt.Fprintf(stderr, "loom mcp serve: --model %s: %v\n", id, command.MissingKey(err, envFiles))
+		fmt.Fprintf(stderr, "loom mcp serve: --model %s: %v\n", id, cli.MissingKey(err, envFiles))
 		return 2
 	}
 	var exec sandbox.Executor

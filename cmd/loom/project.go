@@ -19,12 +19,11 @@ import (
 	"github.com/loomwork/loom/checkpoint/postgres"
 	"github.com/loomwork/loom/checkpoint/sqlite"
 	"github.com/loomwork/loom/engine"
-	"github.com/loomwork/loom/internal/command"
+	"github.com/loomwork/loom/internal/cli"
 	"github.com/loomwork/loom/internal/trust"
 	mcpserver "github.com/loomwork/loom/mcp/server"
 	"github.com/loomwork/loom/model"
 	_ "github.com/loomwork/loom/model/providers" // registers every provider with model.Open
-	"github.com/loomwork/loom/observe/logx"
 	"github.com/loomwork/loom/spec"
 )
 
@@ -75,7 +74,7 @@ func (l *loaded) close() {
 }
 
 // load reads .env.local in the order every command uses
-// (command.DotEnvFiles: the working folder's, the file's folder's, the
+// (cli.DotEnvFiles: the working folder's, the file's folder's, the
 // user config folder's; variables already set win), loads the file and
 // opens the checkpoint store. Keys come only from the environment.
 func load(ctx context.Context, path string, rs runSettings, getenv func(string) string, stderr io.Writer) (*loaded, error) {
@@ -84,15 +83,15 @@ func load(ctx context.Context, path string, rs runSettings, getenv func(string) 
 	if err != nil && !rs.pageAsks {
 		return nil, err
 	}
-	envFiles := command.DotEnvFiles(filepath.Dir(path))
-	if err := command.LoadDotEnv(envFiles); err != nil {
+	envFiles := cli.DotEnvFiles(filepath.Dir(path))
+	if err := cli.LoadDotEnv(envFiles); err != nil {
 		return nil, err
 	}
-	level, err := parseLevel(rs.logLevel)
+	level, err := cli.ParseLevel(rs.logLevel)
 	if err != nil {
 		return nil, err
 	}
-	var lh slog.Handler = slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})
+	lh := cli.NewHandler(stderr, level)
 	if rs.clientLog {
 		lh = mcpserver.LogHandler(lh)
 	}
@@ -163,24 +162,14 @@ func (l *loaded) pending(ctx context.Context, a agent.Agent, runID string) ([]ag
 }
 
 // openModel opens ref; a missing key gets the message every command
-// gives (command.MissingKey): the variable and the files looked in.
+// gives (cli.MissingKey): the variable and the files looked in.
 func openModel(ref string, getenv func(string) string, envFiles []string, log *slog.Logger) (model.Model, error) {
 	m, err := model.Open(ref)
 	if err != nil {
-		return nil, command.MissingKey(err, envFiles)
+		return nil, cli.MissingKey(err, envFiles)
 	}
-	log.Debug("model", "ref", ref, "key", command.KeyLine(m.Provider(), getenv))
+	log.Debug("model", "ref", ref, "key", cli.KeyLine(m.Provider(), getenv))
 	return m, nil
-}
-
-// parseLevel reads a --log-level value as logx.ParseLevel does, naming the
-// flag when it is wrong.
-func parseLevel(s string) (slog.Level, error) {
-	lvl, err := logx.ParseLevel(s)
-	if err != nil {
-		return 0, fmt.Errorf("--log-level %q: use ERROR, WARN, INFO, DEBUG or TRACE", s)
-	}
-	return lvl, nil
 }
 
 // pick returns the agent to run: name, else the file's entry, else its

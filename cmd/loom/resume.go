@@ -11,6 +11,7 @@ import (
 	"regexp"
 
 	"github.com/loomwork/loom/codeexec"
+	"github.com/loomwork/loom/internal/cli"
 )
 
 const resumeUsage = `Usage: loom resume ID (--approve | --deny [--reason TEXT] | --answer JSON) [flags]
@@ -46,7 +47,7 @@ func runResume(ctx context.Context, args []string, stdout, stderr io.Writer, con
 		fmt.Fprintf(stderr, "loom resume: "+format+": run 'loom help resume'\n", a...)
 		return exitInvalid
 	}
-	pos, err := parseInterleaved(fs, args)
+	pos, err := cli.ParseInterleaved(fs, args)
 	given := 0
 	for _, b := range []bool{approve, deny, answer != ""} {
 		if b {

@@ -20,7 +20,7 @@ import (
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/codeexec"
 	"github.com/loomwork/loom/engine"
-	"github.com/loomwork/loom/internal/command"
+	"github.com/loomwork/loom/internal/cli"
 	"github.com/loomwork/loom/internal/flow"
 	"github.com/loomwork/loom/mcp"
 	"github.com/loomwork/loom/model"
@@ -62,7 +62,7 @@ Flags:
 Keys come from the environment or .env.local, never from the file; see
 'loom help' for where .env.local is looked for.
 
-` + command.ExitTable
+` + cli.ExitTable
 
 // console is where people answer: stdin, and whether it is a terminal.
 type console struct {
@@ -94,22 +94,6 @@ func settingsFlags(fs *flag.FlagSet, rs *runSettings) {
 	fs.BoolVar(&rs.trusted, "trusted-code", false, "accept that the file's in_process sandboxes run the model's code with this program's privileges")
 }
 
-// parseInterleaved parses flags and positional arguments in any order.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
-}
-
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer, con console) int {
 	fs := flag.NewFlagSet("loom run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -125,7 +109,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer, con co
 		fmt.Fprintf(stderr, "loom run: "+format+": run 'loom help run'\n", a...)
 		return exitInvalid
 	}
-	pos, err := parseInterleaved(fs, args)
+	pos, err := cli.ParseInterleaved(fs, args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
 		fmt.Fprint(stdout, runUsage)
@@ -442,69 +426,43 @@ func (r *runner) chat(ctx context.Context) int {
 		}
 		fmt.Fprintln(r.errOut, "Type /help for commands, /exit to leave.")
 	}
-	var lastInterrupt time.Time
-	for {
-		if ctx.Err() != nil {
-			return exitOK // a signal: runRun reports it
-		}
-		line, err := read("> ")
-		if errors.Is(err, readline.ErrInterrupt) {
-			if time.Since(lastInterrupt) <= command.TurnGrace {
-				fmt.Fprintf(r.errOut, "%s: interrupted by Ctrl-C\n", r.name)
-				return command.ExitInterrupted
+	loop := cli.ChatLoop{
+		Name: r.name, HistoryName: "loom-run", Prompt: "> ",
+		Read: func(prompt string) (string, error) {
+			line, err := read(prompt)
+			if errors.Is(err, readline.ErrInterrupt) {
+				return "", cli.ErrInterrupt
 			}
-			lastInterrupt = time.Now()
-			fmt.Fprintln(r.errOut, "(Ctrl-C again to leave, or type /exit)")
-			continue
-		}
-		if err != nil {
-			return exitOK
-		}
-		line = strings.TrimSpace(line)
-		switch command.ParseChatLine(line) {
-		case command.ChatEmpty:
-			continue
-		case command.ChatExit:
-			return exitOK
-		case command.ChatHelpCmd:
-			fmt.Fprintln(r.errOut, strings.ReplaceAll(command.ChatHelp, "NAME", "loom-run"))
-			continue
-		case command.ChatClear:
-			mem = engine.NewBuffer()
-			fmt.Fprintln(r.errOut, "(conversation cleared)")
-			continue
-		case command.ChatUnknown:
-			fmt.Fprintf(r.errOut, "unknown command %s; type /help\n", line)
-			continue
-		}
-		in := inputOf(line)
-		hist, err := mem.Messages(ctx, in)
-		if err != nil {
-			fmt.Fprintf(r.errOut, "%s: %v\n", r.name, err)
-			return exitFailed
-		}
-		tctx, endTurn := command.Turn(ctx, func() {
-			fmt.Fprintln(r.errOut, "\n(answer cancelled: Ctrl-C again within two seconds leaves)")
-		})
-		end, code := r.drive(tctx, hist, r.l.engine.Run(agent.WithHistory(tctx, hist), r.a, in), "")
-		cancelled := tctx.Err() != nil && ctx.Err() == nil
-		endTurn()
-		switch {
-		case cancelled:
-			lastInterrupt = time.Now()
-			continue // the question was withdrawn: the conversation goes on
-		case code != exitOK:
-			return code
-		}
-		msgs := end.Messages
-		if len(msgs) == 0 {
-			msgs = []model.Message{model.UserMessage(flow.TextOf(in)), model.AssistantMessage(flow.TextOf(end.Output))}
-		}
-		if err := mem.Add(ctx, engine.Turn{Messages: msgs}); err != nil {
-			fmt.Fprintf(r.errOut, "%s: %v\n", r.name, err)
-			return exitFailed
-		}
+			return line, err
+		},
+		Out: r.errOut, Err: r.errOut,
+		Clear: func(context.Context) { mem = engine.NewBuffer() },
+		Turn: func(tctx context.Context, line string) (int, bool) {
+			in := inputOf(line)
+			hist, err := mem.Messages(ctx, in)
+			if err != nil {
+				fmt.Fprintf(r.errOut, "%s: %v\n", r.name, err)
+				return exitFailed, true
+			}
+			end, code := r.drive(tctx, hist, r.l.engine.Run(agent.WithHistory(tctx, hist), r.a, in), "")
+			switch {
+			case tctx.Err() != nil:
+				return code, false // the question was withdrawn, or a signal: runRun reports it
+			case code != exitOK:
+				return code, true
+			}
+			msgs := end.Messages
+			if len(msgs) == 0 {
+				msgs = []model.Message{model.UserMessage(flow.TextOf(in)), model.AssistantMessage(flow.TextOf(end.Output))}
+			}
+			if err := mem.Add(ctx, engine.Turn{Messages: msgs}); err != nil {
+				fmt.Fprintf(r.errOut, "%s: %v\n", r.name, err)
+				return exitFailed, true
+			}
+			return exitOK, false
+		},
 	}
+	return loop.Run(ctx)
 }
 
 // newChatReadline opens the terminal's line editor for --chat, its history

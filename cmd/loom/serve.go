@@ -14,6 +14,7 @@ import (
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/internal/cli"
 	"github.com/loomwork/loom/internal/trust"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/playground"
@@ -53,7 +54,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, con 
 		fmt.Fprintf(stderr, "loom serve: "+format+": run 'loom help serve'\n", a...)
 		return exitInvalid
 	}
-	pos, err := parseInterleaved(fs, args)
+	pos, err := cli.ParseInterleaved(fs, args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
 		fmt.Fprint(stdout, serveUsage)

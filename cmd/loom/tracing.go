@@ -3,12 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/loomwork/loom/agent/agentrt"
-	"github.com/loomwork/loom/engine"
-	"github.com/loomwork/loom/observe"
-	"github.com/loomwork/loom/observe/store"
 	"io"
+	"os"
 	"time"
+
+	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/internal/cli"
+	"github.com/loomwork/loom/observe/store"
 )
 
 // fileLabel is the checkpoint label naming the loom file a run came from
@@ -16,26 +17,24 @@ import (
 // each other's runs in the checkpoint store.
 const fileLabel = "loom.file"
 
+// flushWait bounds how long loom waits for pending traces at the end.
+const flushWait = 10 * time.Second
+
 // startTracing records the runs of loom run, serve and resume as the
-// examples do: in the local trace store that loom observe shows
-// ($LOOM_TRACE_DB, else the user cache directory), or wherever
-// $OTEL_TRACES_EXPORTER says, with content in the local store. A store that
-// cannot be opened is a warning: the runs go on untraced. It sets the
-// tracing fields of cfg; stop flushes what is pending.
+// examples do (cli.StartTracing): in the local trace store that loom
+// observe shows, or wherever $OTEL_TRACES_EXPORTER says, with content in
+// the local store; console output goes to stderr. A store that cannot be
+// opened is a warning: the runs go on untraced. It sets the tracing fields
+// of cfg; stop flushes what is pending.
 func startTracing(ctx context.Context, cmd string, stderr io.Writer, cfg *engine.Config) (stop func()) {
-	tel, shutdown, err := observe.Setup(ctx, observe.Config{ServiceName: "loom", Stdout: stderr})
+	tr, err := cli.StartTracing(ctx, "loom", stderr, os.Getenv)
 	if err != nil {
 		fmt.Fprintf(stderr, "loom %s: warning: the run is not traced: %v (set $%s to a writable file, or OTEL_TRACES_EXPORTER=none)\n", cmd, err, store.PathEnv)
 		return func() {}
 	}
-	cfg.TracerProvider, cfg.ContentCapture = tel.TracerProvider, engine.CaptureIf(captureContent(tel.Exporter))
-	if ms, err := agentrt.NewMetrics(tel.MeterProvider); err == nil {
-		cfg.Metrics = ms
-	}
+	tr.Apply(cfg)
 	return func() {
-		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := shutdown(sctx); err != nil {
+		if err := tr.Flush(flushWait); err != nil {
 			fmt.Fprintf(stderr, "loom %s: warning: flushing the trace: %v\n", cmd, err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/loomwork/loom/internal/cli"
 	"github.com/loomwork/loom/internal/trust"
 	"github.com/loomwork/loom/spec"
 )
@@ -35,7 +36,7 @@ func runTrust(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	var rs runSettings
 	fs.StringVar(&rs.root, "root", "", "the folder the file's paths may reach")
-	pos, err := parseInterleaved(fs, args)
+	pos, err := cli.ParseInterleaved(fs, args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
 		fmt.Fprint(stdout, trustUsage)

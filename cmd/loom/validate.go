@@ -8,17 +8,17 @@ import (
 	"os"
 	"strings"
 
-	"github.com/loomwork/loom/internal/command"
+	"github.com/loomwork/loom/internal/cli"
 	"github.com/loomwork/loom/internal/trust"
 	"github.com/loomwork/loom/spec"
 )
 
 // Exit statuses of the spec commands.
 const (
-	exitOK      = command.ExitOK      // the run answered; the file is valid
-	exitFailed  = command.ExitFailed  // the run failed
-	exitInvalid = command.ExitUsage   // a bad command line, an invalid file, a missing key
-	exitWaiting = command.ExitWaiting // the run waits for an answer: loom resume ID
+	exitOK      = cli.ExitOK      // the run answered; the file is valid
+	exitFailed  = cli.ExitFailed  // the run failed
+	exitInvalid = cli.ExitUsage   // a bad command line, an invalid file, a missing key
+	exitWaiting = cli.ExitWaiting // the run waits for an answer: loom resume ID
 )
 
 const validateUsage = `Usage: loom validate FILE|AIGNE-FOLDER [--root DIR]
@@ -55,7 +55,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	var rs runSettings
 	fs.StringVar(&rs.root, "root", "", "the folder the file's paths may reach")
-	pos, err := parseInterleaved(fs, args)
+	pos, err := cli.ParseInterleaved(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, validateUsage)

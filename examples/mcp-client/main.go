@@ -12,7 +12,7 @@ import (
 	"os"
 
 	"github.com/loomwork/loom/agent"
-	"github.com/loomwork/loom/examples/internal/cli"
+	"github.com/loomwork/loom/internal/cli"
 	_ "github.com/loomwork/loom/model/providers"
 )
 

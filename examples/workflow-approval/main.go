@@ -17,7 +17,7 @@ import (
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/codeexec"
-	"github.com/loomwork/loom/examples/internal/cli"
+	"github.com/loomwork/loom/internal/cli"
 	_ "github.com/loomwork/loom/model/providers"
 )
 

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loomwork/loom/examples/internal/cli"
 	"github.com/loomwork/loom/examples/internal/exampletest"
 	"github.com/loomwork/loom/examples/internal/fakeopenai"
+	"github.com/loomwork/loom/internal/cli"
 	"github.com/loomwork/loom/model/providers"
 	"github.com/stretchr/testify/require"
 )
@@ -111,7 +111,7 @@ func TestUnsupportedOptionIsAConfigurationError(t *testing.T) {
 	// sending anything, and that is a configuration error like any other.
 	env := []string{"ANTHROPIC_API_KEY=sk-ant-test-0123456789", "ANTHROPIC_BASE_URL=http://127.0.0.1:1"}
 	res := exampletest.Run(t, bin, env, "", "--model", "anthropic", "--temperature", "0.5", "-i", "Calculate 15!")
-	require.Equal(t, cli.ExitConfig, res.Code, "stderr: %s", res.Stderr)
+	require.Equal(t, cli.ExitUsage, res.Code, "stderr: %s", res.Stderr)
 	require.Contains(t, res.Stderr, "unsupported")
 }
 

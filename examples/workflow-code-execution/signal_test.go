@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loomwork/loom/examples/internal/cli"
 	"github.com/loomwork/loom/examples/internal/exampletest"
 	"github.com/loomwork/loom/examples/internal/fakeopenai"
+	"github.com/loomwork/loom/internal/cli"
 	"github.com/loomwork/loom/observe/store"
 	"github.com/stretchr/testify/require"
 )

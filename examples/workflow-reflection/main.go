@@ -11,7 +11,7 @@ import (
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/compose"
-	"github.com/loomwork/loom/examples/internal/cli"
+	"github.com/loomwork/loom/internal/cli"
 	_ "github.com/loomwork/loom/model/providers"
 )
 

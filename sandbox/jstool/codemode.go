@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/internal/flow"
 	"github.com/loomwork/loom/internal/taskrun"
 	"github.com/loomwork/loom/internal/telemetry"
 	"github.com/loomwork/loom/sandbox"
@@ -354,7 +355,7 @@ func runBatch(outer context.Context, r *agent.Run, batch []*agentCall) error {
 	finish := func(c *agentCall, out json.RawMessage, err error) {
 		// A call that failed because its snippet ended (its time limit, an
 		// error) leaves the snippet's own error to the run.
-		if ends(outer, err) && (outer.Err() != nil || ctx.Err() == nil) && stop == nil {
+		if flow.Ends(outer, err) && (outer.Err() != nil || ctx.Err() == nil) && stop == nil {
 			stop = err
 		}
 		c.out, c.err = out, err
@@ -380,14 +381,6 @@ func runBatch(outer context.Context, r *agent.Run, batch []*agentCall) error {
 		finish(batch[i], o.End.Output, o.Err)
 	}
 	return stop
-}
-
-// ends reports whether a call's error must end the run rather than go
-// back to the code.
-func ends(ctx context.Context, err error) bool {
-	var he *agent.HaltError
-	return errors.Is(err, agent.ErrStopped) || errors.Is(err, agent.ErrLimit) || errors.Is(err, agent.ErrInterrupted) ||
-		errors.As(err, &he) || ctx.Err() != nil
 }
 
 // tracedTool runs a tool under an "execute_tool" span, as a model's direct

@@ -1,4 +1,4 @@
-package command
+package cli
 
 // Exit statuses of loom and the example programs: one table, the same
 // number meaning the same thing in every command.

@@ -10,12 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/chzyer/readline"
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/engine"
-	"github.com/loomwork/loom/internal/command"
 )
 
 // Chat memory: the last turns kept and the token budget they may take.
@@ -63,10 +61,6 @@ func newLineReader(app *App, sio Stdio) (lineReader, error) {
 	return &termReader{rl: rl}, nil
 }
 
-// errInterrupt is Ctrl-C typed at the prompt (the terminal is in raw mode
-// then, so it is a key, not a signal).
-var errInterrupt = errors.New("interrupted at the prompt")
-
 type scanReader struct{ sc *bufio.Scanner }
 
 func (s *scanReader) ReadLine(string) (string, error) {
@@ -87,7 +81,7 @@ func (t *termReader) ReadLine(prompt string) (string, error) {
 	t.rl.SetPrompt(prompt)
 	line, err := t.rl.Readline()
 	if errors.Is(err, readline.ErrInterrupt) {
-		return "", errInterrupt
+		return "", ErrInterrupt
 	}
 	return line, err
 }
@@ -157,7 +151,7 @@ func chat(ctx context.Context, env *Env, eng *engine.Engine, a agent.Agent, line
 	mem, err := engine.NewWindow(engine.WindowConfig{MaxTurns: chatTurns, MaxTokens: chatTokens})
 	if err != nil {
 		fmt.Fprintf(sio.Err, "%s: error: %v\n", env.App.Name, err)
-		return ExitConfig
+		return ExitUsage
 	}
 	session := eng.NewSession(a, mem)
 	if sio.InTerminal {
@@ -166,67 +160,24 @@ func chat(ctx context.Context, env *Env, eng *engine.Engine, a agent.Agent, line
 		}
 		fmt.Fprintln(sio.Out, "Type /help for commands, /exit to leave.")
 	}
-	status := ExitOK
-	var lastInterrupt time.Time // the last Ctrl-C that cancelled a turn or was typed at the prompt
-	for {
-		if ctx.Err() != nil {
-			return status
-		}
-		line, err := lines.ReadLine("you> ")
-		if errors.Is(err, errInterrupt) {
-			if time.Since(lastInterrupt) <= command.TurnGrace {
-				fmt.Fprintf(sio.Err, "%s: interrupted by Ctrl-C\n", env.App.Name)
-				return ExitInterrupted
+	loop := ChatLoop{
+		Name: env.App.Name, HistoryName: env.App.Name, Prompt: "you> ",
+		Read: lines.ReadLine, Out: sio.Out, Err: sio.Err,
+		Clear: func(ctx context.Context) { _ = mem.Clear(ctx) },
+		Turn: func(tctx context.Context, line string) (int, bool) {
+			code, err := runOnce(tctx, env, session.Run(tctx, line))
+			switch {
+			case tctx.Err() != nil:
+				// Cancelled, or a signal: Main reports it.
+			case err != nil:
+				fmt.Fprintf(sio.Err, "%s: error: %v\n", env.App.Name, err)
+			case statusMessage(code) != "":
+				fmt.Fprintf(sio.Err, "%s: %s\n", env.App.Name, statusMessage(code))
 			}
-			lastInterrupt = time.Now()
-			fmt.Fprintln(sio.Err, "(Ctrl-C again to leave, or type /exit)")
-			continue
-		}
-		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				fmt.Fprintf(sio.Err, "%s: error: reading input: %v\n", env.App.Name, err)
-				return ExitFailed
-			}
-			return status
-		}
-		line = strings.TrimSpace(line)
-		switch command.ParseChatLine(line) {
-		case command.ChatEmpty:
-			continue
-		case command.ChatExit:
-			return status
-		case command.ChatHelpCmd:
-			fmt.Fprintln(sio.Out, strings.ReplaceAll(command.ChatHelp, "NAME", env.App.Name))
-			continue
-		case command.ChatClear:
-			_ = mem.Clear(ctx)
-			fmt.Fprintln(sio.Out, "(conversation cleared)")
-			continue
-		case command.ChatUnknown:
-			fmt.Fprintf(sio.Out, "unknown command %s; type /help\n", line)
-			continue
-		}
-		tctx, end := command.Turn(ctx, func() {
-			fmt.Fprintln(sio.Err, "\n(answer cancelled: Ctrl-C again within two seconds leaves)")
-		})
-		code, err := runOnce(tctx, env, session.Run(tctx, line))
-		turnCancelled := tctx.Err() != nil && ctx.Err() == nil
-		end()
-		switch {
-		case turnCancelled:
-			lastInterrupt = time.Now()
-			continue // the question was withdrawn: the conversation goes on
-		case err != nil && ctx.Err() != nil:
-			return status // a signal: Main reports it
-		case err != nil:
-			fmt.Fprintf(sio.Err, "%s: error: %v\n", env.App.Name, err)
-		case statusMessage(code) != "":
-			fmt.Fprintf(sio.Err, "%s: %s\n", env.App.Name, statusMessage(code))
-		}
-		if code != ExitOK {
-			status = code // the conversation's status is its last failed turn's
-		}
+			return code, false
+		},
 	}
+	return loop.Run(ctx)
 }
 
 // canOpen reports whether the controlling terminal can be opened.

@@ -90,13 +90,16 @@ func (e *Env) cleanup() {
 	}
 }
 
+// runCancelled is what a signal did to an example's run.
+const runCancelled = "the run was cancelled, the sandbox workers stopped and the traces flushed"
+
 // Main runs the program with args and returns its exit status. A ctx
 // cancelled by [NotifyContext]'s signal ends the run, stops the sandbox
 // workers, flushes the traces and returns 130 (SIGINT) or 143 (SIGTERM).
 func Main(ctx context.Context, app *App, args []string, sio Stdio) int {
 	code := mainRun(ctx, app, args, sio)
 	if s := Interrupted(ctx); s != nil {
-		fmt.Fprint(sio.Err, interruptedMessage(app.Name, s))
+		fmt.Fprint(sio.Err, InterruptedMessage(app.Name, s, runCancelled))
 		return s.ExitCode()
 	}
 	return code
@@ -118,15 +121,15 @@ func mainRun(ctx context.Context, app *App, args []string, sio Stdio) int {
 		return code
 	}
 	envFiles := DotEnvFiles(app.SourceDir)
-	if err := loadDotEnv(envFiles); err != nil {
-		return fail(ExitConfig, err)
+	if err := LoadDotEnv(envFiles); err != nil {
+		return fail(ExitUsage, err)
 	}
 	f, err := Parse(app, args, sio.Out)
 	switch {
 	case errors.Is(err, errHelp):
 		return ExitOK
 	case err != nil:
-		return fail(ExitConfig, err)
+		return fail(ExitUsage, err)
 	}
 	if f.Version {
 		fmt.Fprintln(sio.Out, Version(app.Name))
@@ -145,7 +148,7 @@ func mainRun(ctx context.Context, app *App, args []string, sio Stdio) int {
 	id := ModelID(f.Model, sio.Getenv)
 	m, err := OpenModel(id, envFiles)
 	if err != nil {
-		return fail(ExitConfig, err)
+		return fail(ExitUsage, err)
 	}
 	log.Debug("model", "provider", m.Provider(), "name", m.Name(), "key", KeyLine(m.Provider(), sio.Getenv))
 
@@ -153,7 +156,7 @@ func mainRun(ctx context.Context, app *App, args []string, sio Stdio) int {
 	var lines lineReader
 	if f.Chat {
 		if lines, err = newLineReader(app, sio); err != nil {
-			return fail(ExitConfig, err)
+			return fail(ExitUsage, err)
 		}
 		defer lines.Close()
 	}
@@ -161,7 +164,7 @@ func mainRun(ctx context.Context, app *App, args []string, sio Stdio) int {
 	defer env.cleanup()
 	a, err := app.Build(ctx, env)
 	if err != nil {
-		return fail(ExitConfig, err)
+		return fail(ExitUsage, err)
 	}
 	cfg := engine.Config{Model: m, Limits: agent.Limits{Timeout: f.Timeout}, Logger: log}
 	if tracing != nil {
@@ -173,7 +176,7 @@ func mainRun(ctx context.Context, app *App, args []string, sio Stdio) int {
 	}
 	input, err := ReadInput(f, sio, app.DefaultQuestion)
 	if err != nil {
-		return fail(ExitConfig, err)
+		return fail(ExitUsage, err)
 	}
 	code, err := runOnce(ctx, env, engine.Run(ctx, a, input))
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/loomwork/loom/internal/command"
 	"github.com/loomwork/loom/model"
 )
 
@@ -41,18 +40,9 @@ func OpenModel(id string, envFiles []string) (model.Model, error) {
 	var mk *model.MissingKeyError
 	switch {
 	case errors.As(err, &mk):
-		return nil, &ConfigError{Err: command.MissingKey(err, envFiles)}
+		return nil, &ConfigError{Err: MissingKey(err, envFiles)}
 	case errors.Is(err, model.ErrUnknownProvider):
 		return nil, &ConfigError{Err: fmt.Errorf("--model %s: %w", id, err)}
 	}
 	return nil, &ConfigError{Err: fmt.Errorf("--model %s: %w", id, err)}
 }
-
-// KeyLine describes the key a provider will use, masked, for a DEBUG log
-// line: "OPENAI_API_KEY=sk-…7890", or "no key" when none is set.
-func KeyLine(providerID string, getenv func(string) string) string {
-	return command.KeyLine(providerID, getenv)
-}
-
-// Mask hides all of a secret but a short prefix and suffix.
-func Mask(s string) string { return command.Mask(s) }

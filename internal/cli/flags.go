@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loomwork/loom/internal/command"
 	"github.com/loomwork/loom/model"
 )
 
@@ -71,20 +70,9 @@ func Parse(app *App, args []string, usageOut io.Writer) (*Flags, error) {
 	if app.Flags != nil {
 		app.Flags(fs)
 	}
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, &UsageError{Msg: strings.TrimSpace(err.Error()) + " (see --help)"}
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			break
-		}
-		if len(args) > 0 && len(rest) < len(args) && args[len(args)-len(rest)-1] == "--" {
-			f.Args = append(f.Args, rest...)
-			break
-		}
-		f.Args = append(f.Args, rest[0])
-		args = rest[1:]
+	var err error
+	if f.Args, err = ParseInterleaved(fs, args); err != nil {
+		return nil, &UsageError{Msg: strings.TrimSpace(err.Error()) + " (see --help)"}
 	}
 	if f.Help {
 		printUsage(app, fs, usageOut)
@@ -107,6 +95,27 @@ func Parse(app *App, args []string, usageOut io.Writer) (*Flags, error) {
 		return nil, &UsageError{Msg: "--chat reads its questions from the prompt: drop --input and the arguments, or drop --chat for one question"}
 	}
 	return f, nil
+}
+
+// ParseInterleaved parses args with fs, flags and positional arguments in
+// any order, as every loom command and example reads its command line, and
+// returns the positional arguments; "--" ends the flags.
+func ParseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if len(rest) < len(args) && args[len(args)-len(rest)-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
 }
 
 // floatFlag defines a float flag that stays nil unless given.
@@ -145,7 +154,7 @@ func printUsage(app *App, fs *flag.FlagSet, w io.Writer) {
 	for _, r := range rows {
 		fmt.Fprintf(w, "  %-*s  %s\n", width, r.left, r.usage)
 	}
-	fmt.Fprintf(w, "\n%s\n(.env.local.example beside each example lists its variables.)\n\n%s", command.DotEnvOrder, command.ExitTable)
+	fmt.Fprintf(w, "\n%s\n(.env.local.example beside each example lists its variables.)\n\n%s", DotEnvOrder, ExitTable)
 }
 
 // placeholder returns the value a flag takes, as "DURATION", from a

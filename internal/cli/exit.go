@@ -6,23 +6,7 @@ import (
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/codeexec"
 	"github.com/loomwork/loom/compose"
-	"github.com/loomwork/loom/internal/command"
 	"github.com/loomwork/loom/model"
-)
-
-// Exit statuses: the table loom's commands share (internal/command).
-const (
-	ExitOK             = command.ExitOK             // an answer
-	ExitFailed         = command.ExitFailed         // a run failed: a model, provider or workflow error
-	ExitConfig         = command.ExitUsage          // a configuration error: a bad flag, a missing or rejected key, an option the provider lacks
-	ExitSnippetFailed  = command.ExitSnippetFailed  // no computed answer: the last snippet failed in the sandbox
-	ExitDeclined       = command.ExitDeclined       // no computed answer: the last snippet was declined at the approval prompt
-	ExitRejected       = command.ExitRejected       // no computed answer: the reviewer rejected the last snippet
-	ExitReviewerFailed = command.ExitReviewerFailed // no computed answer: the reviewer itself failed
-	ExitRetriesSpent   = command.ExitRetriesSpent   // the retry budget for failed, rejected or declined snippets ran out
-	ExitTruncated      = command.ExitTruncated      // the answer was cut at the model's output token limit (--allow-truncated accepts it)
-	ExitInterrupted    = command.ExitInterrupted    // SIGINT (Ctrl-C): the run was cancelled
-	ExitTerminated     = command.ExitTerminated     // SIGTERM: the run was cancelled
 )
 
 // verdict follows a run's events to decide its exit status: whether the
@@ -77,7 +61,7 @@ func (v *verdict) status(runErr error, allowTruncated bool) int {
 	case runErr != nil && errors.Is(runErr, compose.ErrRetriesExhausted):
 		return ExitRetriesSpent
 	case runErr != nil && isConfigError(runErr):
-		return ExitConfig
+		return ExitUsage
 	case runErr != nil:
 		return ExitFailed
 	case v.finish == model.FinishLength && !allowTruncated:

@@ -42,8 +42,8 @@ func TestExitStatuses(t *testing.T) {
 		{"cut answer", []agent.Event{cut}, nil, false, ExitTruncated},
 		{"cut answer allowed", []agent.Event{cut}, nil, true, ExitOK},
 		{"model error", nil, &model.APIError{Provider: "openai", StatusCode: 500}, false, ExitFailed},
-		{"rejected key", nil, &model.APIError{Provider: "openai", StatusCode: 401}, false, ExitConfig},
-		{"unsupported option", nil, fmt.Errorf("anthropic: %w: temperature with top_p", model.ErrUnsupported), false, ExitConfig},
+		{"rejected key", nil, &model.APIError{Provider: "openai", StatusCode: 401}, false, ExitUsage},
+		{"unsupported option", nil, fmt.Errorf("anthropic: %w: temperature with top_p", model.ErrUnsupported), false, ExitUsage},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -64,7 +64,7 @@ func TestSignaled(t *testing.T) {
 	require.NotNil(t, s)
 	require.Equal(t, ExitTerminated, s.ExitCode())
 	require.Equal(t, ExitInterrupted, (&Signaled{Signal: syscall.SIGINT}).ExitCode())
-	require.Contains(t, interruptedMessage("ex", s), "ex: interrupted by SIGTERM: the run was cancelled")
+	require.Contains(t, InterruptedMessage("ex", s, runCancelled), "ex: interrupted by SIGTERM: the run was cancelled")
 }
 
 func TestDotEnvSearchOrder(t *testing.T) {
@@ -84,7 +84,7 @@ func TestDotEnvSearchOrder(t *testing.T) {
 	t.Setenv("LOOM_T_B", "")
 	os.Unsetenv("LOOM_T_A")
 	os.Unsetenv("LOOM_T_B")
-	require.NoError(t, loadDotEnv(files))
+	require.NoError(t, LoadDotEnv(files))
 	require.Equal(t, "wd", os.Getenv("LOOM_T_A"), "the working directory wins")
 	require.Equal(t, "src", os.Getenv("LOOM_T_B"), "the file beside the sources is read too")
 

@@ -20,9 +20,12 @@ func ParseLevel(s string) (slog.Level, error) {
 
 // NewLogger returns a text logger to w at level, naming the TRACE level;
 // records logged inside a traced run carry its trace_id and span_id.
-func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
-	return slog.New(logx.NewHandler(slog.NewTextHandler(w, &slog.HandlerOptions{
+func NewLogger(w io.Writer, level slog.Level) *slog.Logger { return slog.New(NewHandler(w, level)) }
+
+// NewHandler is [NewLogger]'s handler, for a command that wraps it.
+func NewHandler(w io.Writer, level slog.Level) slog.Handler {
+	return logx.NewHandler(slog.NewTextHandler(w, &slog.HandlerOptions{
 		Level:       level,
 		ReplaceAttr: logx.ReplaceLevelNames,
-	})))
+	}))
 }
