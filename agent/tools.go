@@ -33,6 +33,14 @@ func (a *AI) runTools(ctx context.Context, r *Run, tt *toolTable, calls []model.
 		if res != nil && !r.skipChild(r.ID+"."+strconv.Itoa(r.children+1+i)) {
 			recorded[i] = nil
 		}
+		if recorded[i] != nil {
+			// A tool told of its runs' ends (a guarded tool counting a
+			// budget) is told of a skipped run's end too, as of a
+			// replayed one's.
+			if eo, ok := tt.byName[calls[i].Name].(endObserver); ok {
+				eo.runEnded(calls[i].Arguments, recordedToolErr(res))
+			}
+		}
 	}
 	limit := a.cfg.MaxParallelTools
 	opt := FanOptions{Limit: limit, Collect: !a.cfg.FailOnToolError}
@@ -140,4 +148,17 @@ func (a *AI) execTool(ctx context.Context, r *Run, tt *toolTable, call model.Too
 func errorResult(call model.ToolCall, err error) model.ToolResult {
 	b, _ := json.Marshal(map[string]string{"error": err.Error()})
 	return model.ToolResult{CallID: call.ID, Name: call.Name, Content: b, IsError: true}
+}
+
+// recordedToolErr is the error a recorded tool result stands for: nil for
+// a result, the result's text for an error result.
+func recordedToolErr(res *model.ToolResult) error {
+	if !res.IsError {
+		return nil
+	}
+	var text string
+	if json.Unmarshal(res.Content, &text) != nil {
+		text = string(res.Content)
+	}
+	return errors.New(text)
 }
