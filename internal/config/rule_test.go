@@ -131,7 +131,7 @@ func cases(t *testing.T) map[string]ruleCase {
 			closeIt(ts)
 			return err
 		}, "an MCP server"},
-		"mcp.ServerConfig": {mcpserver.Config{Agents: []agent.Agent{constant("a")}, Engine: engine.New(engine.Config{})}, ctor(mcpserver.New), ""},
+		"mcp/server.Config": {mcpserver.Config{Agents: []agent.Agent{constant("a")}, Engine: engine.New(engine.Config{})}, ctor(mcpserver.New), ""},
 		"evals.Config": {evals.Config{Executor: exec, Solver: constant("solver")}, func(t *testing.T, c any) error {
 			_, err := evals.Run(t.Context(), nil, c.(evals.Config))
 			return err
