@@ -439,7 +439,7 @@ func (b *builder) sandbox(s Sandbox) (sandbox.Executor, error) {
 		}
 		exec, err = sandbox.NewInProcess(sandbox.WithLimits(lim))
 	} else {
-		exec, err = sandbox.NewIsolated(sandbox.WithLimits(lim))
+		exec, err = sandbox.NewIsolated(append([]sandbox.Option{sandbox.WithLimits(lim)}, b.reg.Isolated...)...)
 	}
 	if err != nil {
 		return nil, err

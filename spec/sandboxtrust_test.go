@@ -2,9 +2,11 @@ package spec_test
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"testing"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/sandbox"
 	"github.com/loomwork/loom/spec"
 	"github.com/stretchr/testify/require"
 )
@@ -74,4 +76,36 @@ agents:
 // The loom/v1 schema has the trusted key on a sandbox.
 func TestSchemaHasTrusted(t *testing.T) {
 	require.Contains(t, string(spec.Schema()), `"trusted"`)
+}
+
+// Registry.Isolated reaches every isolated executor an entry starts: a
+// worker command that does not exist makes the entry's sandbox fail,
+// naming it, and an in-process entry is unaffected.
+func TestRegistryIsolatedOptionsReachTheExecutor(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no-such-worker")
+	reg := spec.Registry{TrustedCode: true, Isolated: []sandbox.Option{sandbox.WithWorkerCommand(missing)}}
+	for _, tc := range []struct {
+		name, sandbox string
+		fails         bool
+	}{
+		{"isolated", "", true},
+		{"in_process", "    sandbox: {kind: in_process, trusted: true}\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := write(t, map[string]string{"loom.yaml": "version: loom/v1\nentry: add\nagents:\n  add:\n    type: function\n    code: \"input.a + input.b\"\n" + tc.sandbox})
+			d, err := spec.Parse(path)
+			require.NoError(t, err)
+			p, err := spec.Build(d, reg)
+			if err == nil {
+				t.Cleanup(func() { _ = p.Close() })
+				_, err = agent.Invoke(t.Context(), p.Entry, json.RawMessage(`{"a":2,"b":3}`))
+			}
+			if tc.fails {
+				require.Error(t, err)
+				require.ErrorContains(t, err, "no-such-worker")
+				return
+			}
+			require.NoError(t, err)
+		})
+	}
 }
