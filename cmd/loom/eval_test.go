@@ -157,7 +157,7 @@ func TestEvalEndToEnd(t *testing.T) {
 		}
 	}
 	require.NotNil(t, evalTrace, "no eval trace among %d", len(page.Traces))
-	require.Equal(t, "solver", evalTrace.Agent)
+	require.Equal(t, "solver", evalTrace.Agent, "the eval trace: %+v", *evalTrace)
 	require.EqualValues(t, 2, evalTrace.Errors, "the two failed samples")
 	require.Equal(t, store.StatusEval, evalTrace.Status, "listed as an eval, not as a run of its solver")
 	require.NotNil(t, evalTrace.Eval)
