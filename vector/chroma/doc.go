@@ -39,9 +39,11 @@
 //
 // Search sends one query with n_results = K and the filter as Chroma's
 // where clause, which Chroma applies before the nearest-neighbour cut.
-// A query that reaches a new collection's vector index before the server
-// has written it to disk ("Nothing found on disk", chroma-core/chroma#4212)
-// is sent again, up to 7 times over about 1.3 s.
+// A query that reaches a collection's vector index before the server has
+// written it to disk ("Nothing found on disk", chroma-core/chroma#4212), or
+// meets an id the index lists before its record can be read ("Error
+// finding id", seen under concurrent writes), is sent again, up to 7 times
+// over about 1.3 s.
 // Scores are 1 − Chroma's cosine distance. The filter maps onto where:
 // Eq of a string is $or of $eq (a string field) and $contains (a list
 // field), Eq of a bool or number is $eq, In is $or of those, ranges are

@@ -2,6 +2,7 @@ package chroma_test
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
@@ -47,6 +48,9 @@ type fake struct {
 	// answers a query that reaches a new collection's vector index before
 	// it is on disk.
 	indexMissing int
+	// indexMessage is the message of those failures; "" is the one of an
+	// index not on disk yet.
+	indexMessage string
 }
 
 // maxBatchSize is the max_batch_size a default Chroma server reports in
@@ -146,7 +150,8 @@ func (f *fake) serve(w http.ResponseWriter, r *http.Request) {
 				f.indexMissing--
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(http.StatusInternalServerError)
-				_ = json.NewEncoder(w).Encode(map[string]string{"error": "InternalError", "message": "Error executing plan: Error creating hnsw segment reader: Nothing found on disk"})
+				msg := cmp.Or(f.indexMessage, "Error executing plan: Error creating hnsw segment reader: Nothing found on disk")
+				_ = json.NewEncoder(w).Encode(map[string]string{"error": "InternalError", "message": msg})
 				return
 			}
 			reply, err = c.query(body)

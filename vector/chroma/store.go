@@ -331,15 +331,17 @@ const (
 )
 
 // query sends a query, and sends it again while the server answers that
-// the collection's vector index is not on disk yet: a query racing the
-// first writes to a new collection can meet the HNSW segment before the
-// server has written it (chroma-core/chroma#4212), a state the server
-// leaves on its own within moments.
+// the collection's vector index is not ready: a query racing writes to a
+// collection can meet the HNSW segment before the server has written it
+// ("Nothing found on disk", chroma-core/chroma#4212), or an id the index
+// lists before its record is readable ("Error finding id"), states the
+// server leaves on its own within moments. A query changes nothing, so
+// sending it again is safe.
 func (s *Store) query(ctx context.Context, opts []chroma.CollectionQueryOption) (chroma.QueryResult, error) {
 	wait := indexRetryWait
 	for attempt := 0; ; attempt++ {
 		res, err := s.col.Query(ctx, opts...)
-		if err == nil || attempt == indexRetries || !indexNotOnDisk(err) {
+		if err == nil || attempt == indexRetries || !indexNotReady(err) {
 			return res, err
 		}
 		t := time.NewTimer(wait)
@@ -353,10 +355,12 @@ func (s *Store) query(ctx context.Context, opts []chroma.CollectionQueryOption) 
 	}
 }
 
-// indexNotOnDisk reports whether err is the server's answer to a query
-// that reached a vector index before it was written.
-func indexNotOnDisk(err error) bool {
-	return strings.Contains(err.Error(), "Nothing found on disk")
+// indexNotReady reports whether err is the server's answer to a query
+// that reached a vector index before it was written, or before a record
+// it lists could be read.
+func indexNotReady(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "Nothing found on disk") || strings.Contains(msg, "Error finding id")
 }
 
 // matches reads the first result group of a query.

@@ -1,6 +1,7 @@
 package chroma_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -166,11 +167,14 @@ func TestSearchWaitsForTheIndex(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		missing int
+		message string // the server's error; "" for an index not on disk
 		wantErr bool
 	}{
-		{"ready at once", 0, false},
-		{"ready at the third query", 2, false},
-		{"never ready", 100, true},
+		{"ready at once", 0, "", false},
+		{"ready at the third query", 2, "", false},
+		{"never ready", 100, "", true},
+		{"an id the index lists is not readable yet", 2, "Error executing plan: Internal error: Error finding id", false},
+		{"an id stays unreadable", 100, "Error executing plan: Internal error: Error finding id", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := startFake(t)
@@ -178,12 +182,12 @@ func TestSearchWaitsForTheIndex(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, s.Upsert(t.Context(), vector.Document{ID: "a", Text: "alpha"}))
 			f.mu.Lock()
-			f.indexMissing = tc.missing
+			f.indexMissing, f.indexMessage = tc.missing, tc.message
 			f.mu.Unlock()
 			got, err := s.Search(t.Context(), vector.Query{Text: "alpha", K: 1})
 			queries := len(f.calls("/query"))
 			if tc.wantErr {
-				require.ErrorContains(t, err, "Nothing found on disk")
+				require.ErrorContains(t, err, cmp.Or(tc.message, "Nothing found on disk"))
 				require.Equal(t, 8, queries, "the first query and 7 more")
 				return
 			}
