@@ -8,12 +8,10 @@ import (
 
 // Everything a run needs from its surroundings travels on ctx: the models
 // to fall back on, limits and usage, hooks, the id source and the
-// conversation history. The models, hooks, clock and prices are one value,
-// the Env (see WithEnv); the limits, history and run each have their key.
-type (
-	historyKey struct{}
-	runKey     struct{}
-)
+// history of a root run. The models, hooks, clock, prices and a root run's
+// history are one value, the Env (see WithEnv); the limits and the run each
+// have their key.
+type runKey struct{}
 
 // resolveModel applies the precedence: the agent's own, the run's, the
 // default.
@@ -31,30 +29,10 @@ func resolveModel(ctx context.Context, own model.Model) model.Model {
 	return e.defaultModel
 }
 
-// history is the conversation given to the next AI run directly beneath
-// the run that set it.
-type history struct {
-	parent *Run
-	msgs   []model.Message
-}
-
-// WithHistory returns ctx carrying earlier turns of a conversation for the
-// run started with it, as a session gives them to its root run. The next
-// AI agent run started with this ctx sends them, as real user, assistant and
-// tool messages, between its instructions and the new input. Runs nested
-// inside it do not see them. Inside a run, hand a child its conversation
-// with [Run.ChildWithHistory] instead.
+// WithHistory returns ctx whose root run is handed msgs: the same as
+// WithEnv(ctx, Env{History: msgs}).
 func WithHistory(ctx context.Context, msgs []model.Message) context.Context {
-	return context.WithValue(ctx, historyKey{}, history{parent: runFrom(ctx), msgs: msgs})
-}
-
-// historyFor returns the history meant for a run whose parent is parent.
-func historyFor(ctx context.Context, parent *Run) []model.Message {
-	h, ok := ctx.Value(historyKey{}).(history)
-	if !ok || h.parent != parent {
-		return nil
-	}
-	return h.msgs
+	return WithEnv(ctx, Env{History: msgs})
 }
 
 // CurrentRun returns the run whose body received ctx (or a ctx derived

@@ -8,16 +8,11 @@ import (
 )
 
 // History returns the earlier turns of a conversation handed to this run:
-// by its parent with [Run.ChildWithHistory], or for a root run with
-// [WithHistory]. An AI agent sends them itself; a composite agent that
+// by its parent with [Run.ChildWithHistory], or for a root run in
+// [Env.History]. An AI agent sends them itself; a composite agent that
 // hands the conversation to one of its children passes them on with
 // r.ChildWithHistory(ctx, child, input, r.History(ctx)).
-func (r *Run) History(ctx context.Context) []model.Message {
-	if r.history.set {
-		return r.history.msgs
-	}
-	return historyFor(ctx, r.parent)
-}
+func (r *Run) History(_ context.Context) []model.Message { return r.history.msgs }
 
 // handedHistory is a conversation handed from a run to its child.
 type handedHistory struct {

@@ -58,3 +58,41 @@ func TestChildWithHistory(t *testing.T) {
 		})
 	}
 }
+
+// TestEnvHistoryIsTheRootRuns: Env.History is handed to the root run
+// started beneath the context, not to the runs nested in it; an empty
+// History set lower down hands none, nil keeps the one set higher up.
+func TestEnvHistoryIsTheRootRuns(t *testing.T) {
+	hist := []model.Message{model.UserMessage("my name is Ada"), model.AssistantMessage("hello Ada")}
+	cases := []struct {
+		name  string
+		envs  []agent.Env
+		roles []model.Role
+	}{
+		{"set", []agent.Env{{History: hist}}, []model.Role{model.RoleSystem, model.RoleUser, model.RoleAssistant, model.RoleUser}},
+		{"nil keeps it", []agent.Env{{History: hist}, {History: nil}}, []model.Role{model.RoleSystem, model.RoleUser, model.RoleAssistant, model.RoleUser}},
+		{"empty hands none", []agent.Env{{History: hist}, {History: []model.Message{}}}, []model.Role{model.RoleSystem, model.RoleUser}},
+		{"none", nil, []model.Role{model.RoleSystem, model.RoleUser}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			sub := modeltest.New(t, modeltest.Text("a fact"))
+			inner := testkit.NewAI(t, agent.AIConfig{Name: "inner", Instructions: "Be brief.", Model: sub})
+			m := modeltest.New(t, modeltest.ToolCalls(modeltest.Call("c1", "inner", `{"message":"a fact?"}`)), modeltest.Text("Ada"))
+			root := testkit.NewAI(t, agent.AIConfig{Name: "root", Instructions: "Be kind.", Model: m, Tools: []agent.Agent{inner}})
+			ctx := t.Context()
+			for _, env := range tc.envs {
+				ctx = agent.WithEnv(ctx, env)
+			}
+			_, err := agent.Invoke(ctx, root, "what is my name?")
+			require.NoError(t, err)
+			msgs := m.Request(0).Messages
+			roles := make([]model.Role, len(msgs))
+			for i, msg := range msgs {
+				roles[i] = msg.Role
+			}
+			require.Equal(t, tc.roles, roles)
+			require.Len(t, sub.Request(0).Messages, 2, "the tool nested in the root run gets no history")
+		})
+	}
+}

@@ -25,7 +25,7 @@
 //
 // An [AI] agent sends its instructions (a text/template over the input),
 // any history handed to its run ([Run.ChildWithHistory], or
-// [WithHistory] for a root run), and the input's text to a model.
+// [Env.History] for a root run), and the input's text to a model.
 // When the model calls tools, the loop runs them (concurrently up to
 // AIConfig.MaxParallelTools), sends the results back paired by call id in
 // call order, and calls the model again, up to AIConfig.MaxTurns model

@@ -27,6 +27,14 @@ type Env struct {
 	// Prices estimates the cost of model calls. Nil means the built-in
 	// table of package pricing.
 	Prices *pricing.Table
+	// History is the earlier turns of a conversation, handed to the root
+	// run started beneath the context (a session's turn): an AI agent
+	// sends them, as real user, assistant and tool messages, between its
+	// instructions and the new input. Runs nested inside it do not see
+	// them; inside a run, hand a child its conversation as an argument
+	// with [Run.ChildWithHistory]. Nil keeps the history set higher up; an
+	// empty slice hands none.
+	History []model.Message
 }
 
 // runEnv is the environment a context carries: one value, so that a run
@@ -36,6 +44,7 @@ type runEnv struct {
 	hooks               []*Hooks
 	clock               Clock
 	prices              *pricing.Table
+	history             []model.Message // for the root run
 }
 
 type envKey struct{}
@@ -65,6 +74,9 @@ func WithEnv(ctx context.Context, env Env) context.Context {
 	if env.Prices != nil {
 		next.prices = env.Prices
 	}
+	if env.History != nil {
+		next.history = env.History
+	}
 	return context.WithValue(ctx, envKey{}, &next)
 }
 
@@ -81,6 +93,14 @@ func runEnvOf(ctx context.Context) *runEnv {
 		return r.env
 	}
 	return envFrom(ctx)
+}
+
+// rootHistory returns the history handed to a root run; nil-safe.
+func (e *runEnv) rootHistory() handedHistory {
+	if e == nil || e.history == nil {
+		return handedHistory{}
+	}
+	return handedHistory{set: true, msgs: e.history}
 }
 
 // hookList returns the hooks of the environment; nil-safe.

@@ -132,6 +132,8 @@ func Execute(ctx context.Context, a Agent, input json.RawMessage, body Body) ite
 			if parent.handOn.set { // written only when set: fanned-out children start concurrently
 				r.history, parent.handOn = parent.handOn, handedHistory{}
 			}
+		} else {
+			r.history = env.rootHistory()
 		}
 		if j != nil {
 			r.replay, r.journal = j.replay(id), j
