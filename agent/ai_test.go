@@ -378,7 +378,7 @@ func TestAIHistoryAsRealMessages(t *testing.T) {
 	m := modeltest.New(t, modeltest.Text("You said hi."))
 	a := testkit.NewAI(t, agent.AIConfig{Name: "chat", Model: m, Instructions: "Be kind."})
 	hist := []model.Message{model.UserMessage("hi"), model.AssistantMessage("hello")}
-	_, err := agent.Invoke(agent.WithHistory(t.Context(), hist), a, "what did I say?")
+	_, err := agent.Invoke(agent.WithEnv(t.Context(), agent.Env{History: hist}), a, "what did I say?")
 	require.NoError(t, err)
 	msgs := m.Request(0).Messages
 	require.Len(t, msgs, 4)

@@ -46,7 +46,7 @@ func BenchmarkCapturedTurn(b *testing.B) {
 		for _, mode := range []string{"off", "spans", "capture"} {
 			b.Run("history="+strconv.Itoa(n)+"/tracing="+mode, func(b *testing.B) {
 				a := testkit.NewAI(b, agent.AIConfig{Name: "bench", Instructions: "You are terse.", Model: newCycle(textTurn)})
-				ctx := agent.WithHistory(b.Context(), hist)
+				ctx := agent.WithEnv(b.Context(), agent.Env{History: hist})
 				if mode != "off" {
 					tp := sdktrace.NewTracerProvider()
 					defer tp.Shutdown(b.Context()) //nolint:errcheck // nothing to flush

@@ -71,7 +71,7 @@ func capturedChat(t *testing.T, instructions string, hist []model.Message, answe
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	m := modeltest.New(t, modeltest.Text(answer))
 	a := testkit.NewAI(t, agent.AIConfig{Name: "chat", Instructions: instructions, Model: m})
-	ctx := agentrt.WithContentCapture(agentrt.WithTracerProvider(agent.WithHistory(t.Context(), hist), tp), true)
+	ctx := agentrt.WithContentCapture(agentrt.WithTracerProvider(agent.WithEnv(t.Context(), agent.Env{History: hist}), tp), true)
 	_, err := agent.Invoke(ctx, a, "and now?")
 	require.NoError(t, err)
 	got := map[string]string{}

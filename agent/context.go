@@ -29,12 +29,6 @@ func resolveModel(ctx context.Context, own model.Model) model.Model {
 	return e.defaultModel
 }
 
-// WithHistory returns ctx whose root run is handed msgs: the same as
-// WithEnv(ctx, Env{History: msgs}).
-func WithHistory(ctx context.Context, msgs []model.Message) context.Context {
-	return WithEnv(ctx, Env{History: msgs})
-}
-
 // CurrentRun returns the run whose body received ctx (or a ctx derived
 // from it), or nil outside a run. A tool uses it to read the run that
 // called it.

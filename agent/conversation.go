@@ -12,7 +12,7 @@ import (
 // [Env.History]. An AI agent sends them itself; a composite agent that
 // hands the conversation to one of its children passes them on with
 // r.ChildWithHistory(ctx, child, input, r.History(ctx)).
-func (r *Run) History(_ context.Context) []model.Message { return r.history.msgs }
+func (r *Run) History() []model.Message { return r.history.msgs }
 
 // handedHistory is a conversation handed from a run to its child.
 type handedHistory struct {

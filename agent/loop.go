@@ -134,7 +134,7 @@ func (a *AI) conversation(ctx context.Context, r *Run, input json.RawMessage) (m
 	if err := json.Unmarshal(input, &fields); err != nil {
 		return nil, 0, &ValidationError{Agent: a.cfg.Name, What: "input", Issues: []Issue{{Rule: "expected a JSON object: " + err.Error()}}, kind: ErrInvalidInput}
 	}
-	hist := r.History(ctx)
+	hist := r.History()
 	msgs = make([]model.Message, 0, len(hist)+4)
 	if a.cfg.Instructions != "" {
 		sys := a.cfg.Instructions

@@ -328,7 +328,7 @@ func (ce *CodeExecution) body(ctx context.Context, r *agent.Run) (json.RawMessag
 			return nil, err
 		}
 	}
-	end, err := r.ChildWithHistory(ctx, ce.coder.WithToolsets(tool), input, r.History(ctx))
+	end, err := r.ChildWithHistory(ctx, ce.coder.WithToolsets(tool), input, r.History())
 	if errors.Is(err, agent.ErrStopped) {
 		return nil, err
 	}

@@ -57,7 +57,7 @@ func (e *OpenTurnError) Unwrap() error { return ErrTurnOpen }
 
 // Session is a multi-turn conversation with one agent on an engine. Each
 // turn sends the earlier turns kept by its [Memory] to the model as real
-// user, assistant and tool messages (through [agent.WithHistory]), and
+// user, assistant and tool messages (through [agent.Env].History), and
 // records the turn when it succeeds. Turns run one at a time.
 //
 // # Durable turns
@@ -357,7 +357,7 @@ func (s *Session) exec(ctx context.Context, ot *openTurn, answers map[string]jso
 			failedRun(ctx, s.agent, fmt.Errorf("engine: session memory: %w", err), yield)
 			return
 		}
-		ctx := agent.WithHistory(ctx, hist)
+		ctx := agent.WithEnv(ctx, agent.Env{History: hist})
 		e := s.engine
 		var stream iter.Seq2[agent.Event, error]
 		var r Result

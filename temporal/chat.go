@@ -56,7 +56,7 @@ type ChatView struct {
 
 // Chat runs a long conversation with a as the workflow code of wctx: each
 // [MessageSignal] is one turn, a run of a with the conversation so far as
-// its history (agent.WithHistory). When Temporal suggests it (or after
+// its history (agent.Env.History). When Temporal suggests it (or after
 // opts.TurnsPerRun turns), the chat continues as new with the session
 // snapshot, so its history stays small; the workflow must be registered
 // under the name it runs as. The chat ends after [EndSignal], returning its
@@ -112,7 +112,7 @@ func Chat(wctx workflow.Context, a agent.Agent, st ChatState, opts ChatOptions) 
 		st.Turns++
 		run++
 		view.Turns = st.Turns
-		reply, added, err := chatTurn(agent.WithHistory(ctx, st.History), a, text)
+		reply, added, err := chatTurn(agent.WithEnv(ctx, agent.Env{History: st.History}), a, text)
 		if err != nil {
 			if view.Errors == nil {
 				view.Errors = map[int]string{}

@@ -222,7 +222,7 @@ func (r *runner) drive(ctx context.Context, hist []model.Message, stream iter.Se
 			fmt.Fprintf(r.errOut, "%s: %v\n", r.name, err)
 			return end, r.stop(runID, ie.Questions)
 		}
-		stream = r.l.resume(agent.WithHistory(ctx, hist), r.a, runID, answers)
+		stream = r.l.resume(agent.WithEnv(ctx, agent.Env{History: hist}), r.a, runID, answers)
 	}
 }
 
@@ -444,7 +444,7 @@ func (r *runner) chat(ctx context.Context) int {
 				fmt.Fprintf(r.errOut, "%s: %v\n", r.name, err)
 				return exitFailed, true
 			}
-			end, code := r.drive(tctx, hist, r.l.engine.Run(agent.WithHistory(tctx, hist), r.a, in), "")
+			end, code := r.drive(tctx, hist, r.l.engine.Run(agent.WithEnv(tctx, agent.Env{History: hist}), r.a, in), "")
 			switch {
 			case tctx.Err() != nil:
 				return code, false // the question was withdrawn, or a signal: runRun reports it
