@@ -22,7 +22,7 @@
 // [Engine.NewSession] holds a multi-turn conversation. Before each turn the
 // session's [Memory] returns the earlier turns, which reach the model as
 // real user, assistant and tool messages, tool calls included (through
-// [agent.Env].History); they are never flattened into the system prompt.
+// the root run's history, [agent.Env] History); they are never flattened into the system prompt.
 // [Buffer] keeps every turn; [Window] keeps the last N turns and sends the
 // newest that fit a token budget, estimated by [EstimateTokens] (about four
 // bytes per token) or a tokenizer of your choice. Memory is an interface so

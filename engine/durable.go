@@ -305,7 +305,7 @@ func (e *Engine) Resume(ctx context.Context, a agent.Agent, runID string, answer
 			failedRun(ctx, a, err, yield)
 			return
 		}
-		e.run(agent.WithJournal(ctx, j), a, input, nil, rc)(yield)
+		e.run(agent.WithJournal(ctx, j), a, input, nil, rc, nil)(yield)
 	}
 }
 
@@ -316,7 +316,7 @@ func (e *Engine) ResumeInvoke(ctx context.Context, a agent.Agent, runID string, 
 		return nil, err
 	}
 	var res Result
-	if _, err := collect(e.run(agent.WithJournal(ctx, j), a, input, &res, rc)); err != nil {
+	if _, err := collect(e.run(agent.WithJournal(ctx, j), a, input, &res, rc, nil)); err != nil {
 		return nil, err
 	}
 	return &res, nil

@@ -240,13 +240,13 @@ func (e *Engine) Usage() model.Usage { return e.Stats().Usage }
 // stream ends with exactly one EventRunEnd of the root run: a nil agent or
 // an input that cannot be encoded is a run that fails at once.
 func (e *Engine) Run(ctx context.Context, a agent.Agent, input any) iter.Seq2[agent.Event, error] {
-	return e.run(ctx, a, input, nil, nil)
+	return e.run(ctx, a, input, nil, nil, nil)
 }
 
 // Invoke runs a on input and returns its output with the run's usage.
 func (e *Engine) Invoke(ctx context.Context, a agent.Agent, input any) (*Result, error) {
 	var res Result
-	_, err := collect(e.run(ctx, a, input, &res, nil))
+	_, err := collect(e.run(ctx, a, input, &res, nil, nil))
 	if err != nil {
 		return nil, err
 	}
@@ -279,8 +279,10 @@ func collect(stream iter.Seq2[agent.Event, error]) (int, error) {
 }
 
 // run is Run, filling res (when not nil) as the run ends, and saving the
-// run through rc (a new recorder when nil and the engine has a store).
-func (e *Engine) run(ctx context.Context, a agent.Agent, input any, res *Result, rc *recorder) iter.Seq2[agent.Event, error] {
+// run through rc (a new recorder when nil and the engine has a store). A
+// session hands the root run the conversation so far in hist (nil: none,
+// or the history ctx's Env carries).
+func (e *Engine) run(ctx context.Context, a agent.Agent, input any, res *Result, rc *recorder, hist []model.Message) iter.Seq2[agent.Event, error] {
 	return func(yield func(agent.Event, error) bool) {
 		if a == nil {
 			failedRun(ctx, nil, fmt.Errorf("%w: engine: the agent to run is nil", agent.ErrInvalidConfig), yield)
@@ -303,7 +305,7 @@ func (e *Engine) run(ctx context.Context, a agent.Agent, input any, res *Result,
 		}
 		var saveErr error
 		st := &runState{engine: e, resumed: rc != nil && rc.head > 0}
-		ctx = agent.WithEnv(ctx, agent.Env{Hooks: st.hooks()})
+		ctx = agent.WithEnv(ctx, agent.Env{Hooks: st.hooks(), History: hist})
 		e.totals.runs.Add(1)
 		log := e.log
 		var root string

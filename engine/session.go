@@ -57,7 +57,7 @@ func (e *OpenTurnError) Unwrap() error { return ErrTurnOpen }
 
 // Session is a multi-turn conversation with one agent on an engine. Each
 // turn sends the earlier turns kept by its [Memory] to the model as real
-// user, assistant and tool messages (through [agent.Env].History), and
+// user, assistant and tool messages (handed to the turn's root run as its history), and
 // records the turn when it succeeds. Turns run one at a time.
 //
 // # Durable turns
@@ -357,7 +357,6 @@ func (s *Session) exec(ctx context.Context, ot *openTurn, answers map[string]jso
 			failedRun(ctx, s.agent, fmt.Errorf("engine: session memory: %w", err), yield)
 			return
 		}
-		ctx := agent.WithEnv(ctx, agent.Env{History: hist})
 		e := s.engine
 		var stream iter.Seq2[agent.Event, error]
 		var r Result
@@ -371,14 +370,14 @@ func (s *Session) exec(ctx context.Context, ot *openTurn, answers map[string]jso
 				meta[MetaSession] = s.id
 				rc = &recorder{store: e.store, agent: s.agent.Name(), input: ot.input, meta: meta}
 			}
-			stream = e.run(agentrt.WithIDs(ctx, firstID(ot.runID)), s.agent, ot.input, &r, rc)
+			stream = e.run(agentrt.WithIDs(ctx, firstID(ot.runID)), s.agent, ot.input, &r, rc, hist)
 		} else {
 			rc, j, input, err := e.claimRun(ctx, s.agent, ot.runID, answers, s.id)
 			if err != nil {
 				failedRun(ctx, s.agent, err, yield)
 				return
 			}
-			stream = e.run(agent.WithJournal(ctx, j), s.agent, input, &r, rc)
+			stream = e.run(agent.WithJournal(ctx, j), s.agent, input, &r, rc, hist)
 		}
 		for ev, err := range stream {
 			if ev.Kind == agent.EventRunEnd && ev.RunID == ot.runID {
