@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"reflect"
 )
 
 // Func is a typed function agent: a Go function from In to Out, with both
@@ -17,6 +18,7 @@ type Func[In, Out any] struct {
 	fn                func(context.Context, In) (Out, error)
 	in, out           json.RawMessage
 	check             *compiledSchema
+	set               valueSetter // sets an In from the parsed input; nil: decode the text
 }
 
 // NewFunc returns a function agent. name must be a valid tool name (letters,
@@ -45,7 +47,7 @@ func NewFunc[In, Out any](name, description string, fn func(ctx context.Context,
 	if err != nil {
 		return nil, fmt.Errorf("func agent %q: input: %w", name, err)
 	}
-	return &Func[In, Out]{name: name, description: description, fn: fn, in: in, out: out, check: check}, nil
+	return &Func[In, Out]{name: name, description: description, fn: fn, in: in, out: out, check: check, set: setterFor(reflect.TypeFor[In]())}, nil
 }
 
 // Name returns the agent's name.
@@ -76,7 +78,7 @@ func (f *Func[In, Out]) Run(ctx context.Context, input json.RawMessage) iter.Seq
 }
 
 func (f *Func[In, Out]) body(ctx context.Context, r *Run) (json.RawMessage, error) {
-	in, err := f.Decode(r.Input)
+	in, err := f.Input(r)
 	if err != nil {
 		return nil, err
 	}
@@ -91,12 +93,49 @@ func (f *Func[In, Out]) body(ctx context.Context, r *Run) (json.RawMessage, erro
 	return b, nil
 }
 
-// Decode validates raw against the input schema and decodes it.
-func (f *Func[In, Out]) Decode(raw json.RawMessage) (In, error) {
+// Input returns r's input checked against the input schema and decoded
+// into an In; its error is a [*ValidationError] ([ErrInvalidInput]) naming
+// each field that does not match. The input is parsed once: the schema
+// check and the In share the parsed value, and in a run of a guarded
+// tool ([GuardTool]) the guardrails see the same In as [GuardInput] Args.
+// A body that runs f's work itself (a tool built on a Func) calls it in
+// place of decoding r.Input.
+func (f *Func[In, Out]) Input(r *Run) (In, error) {
+	if v, err, ok := r.args.of(r.Input); ok {
+		in, isIn := v.(In)
+		if err != nil || isIn {
+			return in, err
+		}
+	}
+	return f.decode(r.Input)
+}
+
+// decodeArgs decodes a guarded call's arguments for its guardrails and
+// its body (see [argsDecoder]).
+func (f *Func[In, Out]) decodeArgs(raw json.RawMessage) (any, error) {
+	in, err := f.decode(raw)
+	if err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// decode parses raw once, checks it against the input schema and sets an
+// In from the parsed value; a type the setter cannot promise to decode as
+// encoding/json does is decoded from the text.
+func (f *Func[In, Out]) decode(raw json.RawMessage) (In, error) {
 	var in In
-	if err := f.check.validate(f.name, "input", raw); err != nil {
+	v, err := parseInput(f.name, raw)
+	if err != nil {
 		return in, err
 	}
+	if err := f.check.validateInput(f.name, v); err != nil {
+		return in, err
+	}
+	if f.set != nil && f.set(v, reflect.ValueOf(&in).Elem()) {
+		return in, nil
+	}
+	in = *new(In) // the setter may have set part of it
 	if err := json.Unmarshal(raw, &in); err != nil {
 		return in, &ValidationError{Agent: f.name, What: "input", Issues: []Issue{{Rule: err.Error()}}, kind: ErrInvalidInput}
 	}

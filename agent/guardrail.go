@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -101,6 +102,14 @@ type GuardInput struct {
 	// Partial marks a check of an answer still streaming (see
 	// [OutputHold]); only the guardrails with a Check function see it.
 	Partial bool `json:"partial,omitempty"`
+	// Args is, before a call of a tool that checks its arguments against
+	// its input schema ([Func], and tools built on one such as the
+	// sandbox's), the arguments in Content as the tool decodes them: for
+	// a Func[In, Out] an In. The tool runs on this same value, so a Check
+	// function reads it instead of decoding Content again, and must not
+	// change it. It is nil at other stages, for other tools, and when the
+	// arguments fail the schema (the tool then refuses them).
+	Args any `json:"-"`
 }
 
 // Guardrail checks content at one [Stage] and returns a [Verdict]. It is
@@ -149,6 +158,7 @@ type guardSubject struct {
 	agent   string
 	key     string // the text field of an input or output object
 	content json.RawMessage
+	args    argsDecoder // decodes a tool's arguments for GuardInput.Args; nil: none
 }
 
 // guardResult is the content that passed and the guardrail that last
@@ -165,8 +175,17 @@ type guardResult struct {
 // their events passed to emit.
 func runGuards(ctx context.Context, r *Run, emit func(Event) bool, gs []Guardrail, s guardSubject) (guardResult, error) {
 	res := guardResult{content: s.content}
+	var in GuardInput
+	fresh := true
 	for _, g := range gs {
-		in := GuardInput{Stage: s.stage, Agent: s.agent, Message: textOf(res.content, s.key), Content: res.content}
+		if fresh {
+			// The text and the decoded arguments of new content.
+			fresh = false
+			in = GuardInput{Stage: s.stage, Agent: s.agent, Message: textOf(res.content, s.key), Content: res.content}
+			if s.args != nil {
+				in.Args = r.argsFor(s.args, res.content)
+			}
+		}
 		v, err := runGuard(ctx, r, emit, g, in)
 		if err != nil {
 			return res, err
@@ -174,6 +193,7 @@ func runGuards(ctx context.Context, r *Run, emit func(Event) bool, gs []Guardrai
 		switch v.Action {
 		case ActionReplace:
 			res.content, res.replacedBy = v.Content, g.Name
+			fresh = true
 		case ActionReject, ActionHalt:
 			trip := &TripwireError{Guardrail: g.Name, Stage: s.stage, Agent: s.agent, Reason: v.Reason}
 			if v.Action == ActionHalt && (s.stage == StageToolInput || s.stage == StageToolOutput) {
@@ -249,7 +269,7 @@ func (v Verdict) check(name string) error {
 // is a string, a JSON string's value, or the JSON itself.
 func textOf(content json.RawMessage, key string) string {
 	var s string
-	if json.Unmarshal(content, &s) == nil {
+	if t := bytes.TrimLeft(content, " \t\r\n"); len(t) > 0 && t[0] == '"' && json.Unmarshal(content, &s) == nil {
 		return s
 	}
 	if key != "" {

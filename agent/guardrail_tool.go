@@ -116,6 +116,16 @@ func (g *guardedTool) Run(ctx context.Context, input json.RawMessage) iter.Seq2[
 	return Execute(ctx, g, input, g.body)
 }
 
+// decodeArgs decodes the arguments as the guarded tool does, when it
+// does (a guarded tool guarded again).
+func (g *guardedTool) decodeArgs(raw json.RawMessage) (any, error) {
+	dec, ok := g.tool.(argsDecoder)
+	if !ok {
+		return nil, nil
+	}
+	return dec.decodeArgs(raw)
+}
+
 // runEnded tells OnEnd of a call's end.
 func (g *guardedTool) runEnded(input json.RawMessage, err error) {
 	if g.guards.OnEnd != nil {
@@ -142,7 +152,11 @@ func (g *guardedTool) body(ctx context.Context, r *Run) (json.RawMessage, error)
 // call checks the arguments, runs the tool inside r and checks its result.
 func (g *guardedTool) call(ctx context.Context, r *Run) (json.RawMessage, error) {
 	name := g.tool.Name()
-	in, err := runGuards(ctx, r, r.Emit, g.guards.Before, guardSubject{stage: StageToolInput, agent: name, content: r.Input})
+	before := guardSubject{stage: StageToolInput, agent: name, content: r.Input}
+	if len(g.guards.Before) > 0 {
+		before.args, _ = g.tool.(argsDecoder)
+	}
+	in, err := runGuards(ctx, r, r.Emit, g.guards.Before, before)
 	if err != nil {
 		return nil, err
 	}

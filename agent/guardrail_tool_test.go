@@ -147,3 +147,72 @@ func TestGuardToolOnError(t *testing.T) {
 		})
 	}
 }
+
+type snippetArgs struct {
+	Code string `json:"code"`
+}
+
+// TestGuardedToolDecodesArgumentsOnce: the guardrails of a guarded Func
+// read the arguments as the Func decodes them (GuardInput.Args), and the
+// Func runs on that same value: one decode per call. Arguments a
+// guardrail replaces are decoded anew; arguments that fail the schema
+// reach the guardrails undecoded and fail the call with the field named.
+func TestGuardedToolDecodesArgumentsOnce(t *testing.T) {
+	cases := []struct {
+		name     string
+		args     string
+		replace  string // the first guardrail's replacement, if any
+		seen     []string
+		ran      string
+		errField string
+	}{
+		{name: "shared", args: `{"code":"a"}`, seen: []string{"a", "a"}, ran: "a"},
+		{name: "replaced", args: `{"code":"a"}`, replace: `{"code":"b"}`, seen: []string{"a", "b"}, ran: "b"},
+		{name: "fails the schema", args: `{"code":1}`, seen: []string{"<nil>", "<nil>"}, errField: "code: expected string, got number"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var ranOn *snippetArgs
+			fn, err := agent.NewFunc("run", "Runs code.", func(_ context.Context, in *snippetArgs) (string, error) {
+				ranOn = in
+				return in.Code, nil
+			})
+			require.NoError(t, err)
+			var seen []*snippetArgs
+			var seenCode []string
+			check := func(name, replace string) agent.Guardrail {
+				return agent.Guardrail{Name: name, Check: func(_ context.Context, in agent.GuardInput) (agent.Verdict, error) {
+					a, _ := in.Args.(*snippetArgs)
+					seen = append(seen, a)
+					if a == nil {
+						seenCode = append(seenCode, "<nil>")
+					} else {
+						seenCode = append(seenCode, a.Code)
+					}
+					if replace != "" {
+						return agent.Replace(json.RawMessage(replace), "rewritten"), nil
+					}
+					return agent.Allow(), nil
+				}}
+			}
+			guarded, err := agent.GuardTool(fn, agent.ToolGuards{Before: []agent.Guardrail{check("first", tc.replace), check("second", "")}})
+			require.NoError(t, err)
+			out, err := agent.Invoke(t.Context(), guarded, json.RawMessage(tc.args))
+			require.Equal(t, tc.seen, seenCode)
+			if tc.errField != "" {
+				require.ErrorIs(t, err, agent.ErrInvalidInput)
+				require.ErrorContains(t, err, tc.errField)
+				require.Nil(t, ranOn)
+				return
+			}
+			require.NoError(t, err)
+			require.JSONEq(t, `"`+tc.ran+`"`, string(out))
+			require.Same(t, seen[len(seen)-1], ranOn, "the Func runs on the value its last guardrail read")
+			if tc.replace == "" {
+				require.Same(t, seen[0], seen[1], "the guardrails share one decode")
+			} else {
+				require.NotSame(t, seen[0], seen[1], "replaced arguments are decoded anew")
+			}
+		})
+	}
+}

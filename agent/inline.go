@@ -65,3 +65,46 @@ func recordedErr(rec []Event, id string) error {
 	}
 	return nil
 }
+
+// argsDecoder is a tool that checks its arguments against its input schema
+// and decodes them into its input type ([Func], and a tool that embeds
+// one). A guarded tool decodes the arguments of a call once, for its
+// guardrails ([GuardInput] Args) and for the tool's body, which runs in
+// the same run.
+type argsDecoder interface {
+	decodeArgs(raw json.RawMessage) (any, error)
+}
+
+// decodedArgs is a run's arguments as its tool decoded them.
+type decodedArgs struct {
+	raw json.RawMessage
+	v   any
+	err error
+}
+
+// of returns the decoded arguments when they were decoded from raw itself
+// (the same bytes, not equal ones: a guardrail that replaced the
+// arguments made new ones).
+func (d *decodedArgs) of(raw json.RawMessage) (any, error, bool) {
+	if d.raw == nil || len(d.raw) != len(raw) || len(raw) == 0 || &d.raw[0] != &raw[0] {
+		return nil, nil, false
+	}
+	return d.v, d.err, true
+}
+
+// argsFor returns raw decoded by dec, decoding it unless r holds it; nil
+// when dec is nil or raw does not decode.
+func (r *Run) argsFor(dec argsDecoder, raw json.RawMessage) any {
+	if dec == nil {
+		return nil
+	}
+	v, err, ok := r.args.of(raw)
+	if !ok {
+		v, err = dec.decodeArgs(raw)
+		r.args = decodedArgs{raw: raw, v: v, err: err}
+	}
+	if err != nil {
+		return nil
+	}
+	return v
+}

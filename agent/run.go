@@ -48,6 +48,7 @@ type Run struct {
 	inl       inlineCall    // a guarded tool's request to run its tool inside it
 	history   handedHistory // the conversation this run was handed
 	handOn    handedHistory // the conversation for the next child run
+	args      decodedArgs   // the input as a guarded tool decoded it, for its tool's body
 }
 
 // runContext is the context a run's body gets: its parent's with the run

@@ -71,6 +71,27 @@ func (s *compiledSchema) validate(agentName, what string, data json.RawMessage) 
 	if err != nil {
 		return &ValidationError{Agent: agentName, What: what, Issues: []Issue{{Rule: err.Error()}}, kind: kindErr}
 	}
+	return s.issues(agentName, what, found, kindErr)
+}
+
+// parseInput decodes data for validateInput; its error is the
+// *ValidationError validate returns for data that is not JSON.
+func parseInput(agentName string, data json.RawMessage) (any, error) {
+	v, err := ischema.Parse(data)
+	if err != nil {
+		return nil, &ValidationError{Agent: agentName, What: "input", Issues: []Issue{{Rule: err.Error()}}, kind: ErrInvalidInput}
+	}
+	return v, nil
+}
+
+// validateInput checks an input parsed by parseInput against s, as
+// validate checks its text.
+func (s *compiledSchema) validateInput(agentName string, v any) error {
+	return s.issues(agentName, "input", s.v.CheckValue(v), ErrInvalidInput)
+}
+
+// issues is the *ValidationError of the rules found broken, nil for none.
+func (s *compiledSchema) issues(agentName, what string, found []ischema.Issue, kindErr error) error {
 	if found == nil {
 		return nil
 	}

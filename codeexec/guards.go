@@ -1,6 +1,7 @@
 package codeexec
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/compose"
 	"github.com/loomwork/loom/internal/flow"
+	"github.com/loomwork/loom/sandbox/jstool"
 )
 
 // The names of the guardrails a snippet passes before it runs, as traces
@@ -63,24 +65,32 @@ func (ce *CodeExecution) sandboxTool(st *CodeState) (agent.Toolset, error) {
 	return g, nil
 }
 
-// snippetOf returns the call being guarded, decoding its arguments on
-// first use.
-func snippetOf(ctx context.Context, args json.RawMessage) *snippet {
+// snippetOf returns the call being guarded, reading its code on first
+// use: from the arguments as the sandbox tool decoded them (args, when the
+// tool is one built on an agent.Func, such as jstool's), else from their
+// JSON.
+func snippetOf(ctx context.Context, raw json.RawMessage, args any) *snippet {
 	r := agent.CurrentRun(ctx)
-	if r == nil {
-		return &snippet{code: codeOf(args)}
+	if r != nil {
+		if s, ok := r.State().(*snippet); ok {
+			return s
+		}
 	}
-	if s, ok := r.State().(*snippet); ok {
-		return s
+	var s *snippet
+	if in, ok := args.(jstool.Input); ok {
+		s = &snippet{code: cmp.Or(in.Code, in.JSCode)}
+	} else {
+		s = &snippet{code: codeOf(raw)}
 	}
-	s := &snippet{code: codeOf(args)}
-	r.SetState(s)
+	if r != nil {
+		r.SetState(s)
+	}
 	return s
 }
 
 // review asks the reviewer about the snippet.
 func (g *runGuards) review(ctx context.Context, in agent.GuardInput) (agent.Verdict, error) {
-	s := snippetOf(ctx, in.Content)
+	s := snippetOf(ctx, in.Content, in.Args)
 	if s.code == "" {
 		return agent.Allow(), nil // the tool refuses it with its own message
 	}
@@ -104,7 +114,7 @@ func (g *runGuards) review(ctx context.Context, in agent.GuardInput) (agent.Verd
 
 // approve asks the approver whether the snippet may run.
 func (g *runGuards) approve(ctx context.Context, in agent.GuardInput) (agent.Verdict, error) {
-	s := snippetOf(ctx, in.Content)
+	s := snippetOf(ctx, in.Content, in.Args)
 	if s.code == "" {
 		return agent.Allow(), nil
 	}
@@ -152,7 +162,7 @@ func (g *runGuards) onError(ctx context.Context, args json.RawMessage, err error
 	if errors.As(err, &ge) {
 		return ge.err
 	}
-	s := snippetOf(ctx, args)
+	s := snippetOf(ctx, args, nil)
 	if s.refusal != nil {
 		err = s.refusal
 	}

@@ -65,21 +65,41 @@ type Issue struct {
 // missing required field and an unknown field are each an issue at the
 // field's own path. Its error wraps [ErrNotJSON] when data is not JSON.
 func (s *Schema) Check(data []byte) ([]Issue, error) {
+	inst, err := Parse(data)
+	if err != nil {
+		return nil, err
+	}
+	return s.CheckValue(inst), nil
+}
+
+// Parse decodes the JSON data into the value [Schema.CheckValue] checks:
+// objects as map[string]any, arrays as []any, numbers as json.Number
+// (exact), strings, booleans and nil; where an object repeats a key, the
+// last value wins. Its error wraps [ErrNotJSON]. A caller that also needs
+// the data as a Go value converts this one instead of decoding the text
+// again.
+func Parse(data []byte) (any, error) {
 	inst, err := validator.UnmarshalJSON(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNotJSON, err)
 	}
-	err = s.v.Validate(inst)
+	return inst, nil
+}
+
+// CheckValue returns the rules v breaks, nil when it meets the schema. v
+// is a value as [Parse] returns it.
+func (s *Schema) CheckValue(v any) []Issue {
+	err := s.v.Validate(v)
 	if err == nil {
-		return nil, nil
+		return nil
 	}
 	var ve *validator.ValidationError
 	if !errors.As(err, &ve) {
-		return []Issue{{Rule: err.Error()}}, nil
+		return []Issue{{Rule: err.Error()}}
 	}
 	var issues []Issue
 	collect(ve, &issues)
-	return issues, nil
+	return issues
 }
 
 var english = message.NewPrinter(language.English)

@@ -34,9 +34,11 @@ func AdmissionGuardrail(lim sandbox.Limits) (agent.Guardrail, error) {
 		return agent.Guardrail{}, fmt.Errorf("%w: sandbox admission guardrail: %w", agent.ErrInvalidConfig, err)
 	}
 	return agent.Guardrail{Name: AdmissionGuardrailName, Check: func(_ context.Context, in agent.GuardInput) (agent.Verdict, error) {
-		var args Input
-		if err := json.Unmarshal(in.Content, &args); err != nil {
-			return agent.Reject(fmt.Sprintf("the arguments are not a JSON object with a code field (%v): send {\"code\": \"…\"}", err)), nil
+		args, ok := in.Args.(Input) // decoded once, by the tool New returns
+		if !ok {
+			if err := json.Unmarshal(in.Content, &args); err != nil {
+				return agent.Reject(fmt.Sprintf("the arguments are not a JSON object with a code field (%v): send {\"code\": \"…\"}", err)), nil
+			}
 		}
 		code := args.Code
 		if code == "" {

@@ -2,6 +2,7 @@ package jstool
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -68,4 +69,42 @@ func TestAdmissionGuardrailRejectsBeforeTheExecutor(t *testing.T) {
 func TestAdmissionGuardrailRefusesNegativeLimits(t *testing.T) {
 	_, err := AdmissionGuardrail(sandbox.Limits{SourceBytes: -1})
 	require.ErrorIs(t, err, agent.ErrInvalidConfig)
+}
+
+// TestGuardrailsReadTheDecodedInput: a guardrail around the tool reads the
+// arguments as the tool decoded them (an Input, with the alias field kept
+// apart), so the code is not parsed again for the guardrails; arguments
+// that fail the schema reach it undecoded.
+func TestGuardrailsReadTheDecodedInput(t *testing.T) {
+	cases := []struct {
+		name, args string
+		want       any
+	}{
+		{"code", `{"code":"1 + 1"}`, Input{Code: "1 + 1"}},
+		{"alias", `{"jsCode":"2"}`, Input{JSCode: "2"}},
+		{"unknown field", `{"code":"1","lang":"js"}`, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tool, err := New(newTestInProcess(t))
+			require.NoError(t, err)
+			var seen []any
+			look := agent.Guardrail{Name: "look", Check: func(_ context.Context, in agent.GuardInput) (agent.Verdict, error) {
+				seen = append(seen, in.Args)
+				return agent.Allow(), nil
+			}}
+			adm, err := AdmissionGuardrail(sandbox.Limits{})
+			require.NoError(t, err)
+			guarded, err := agent.GuardTool(tool, agent.ToolGuards{Before: []agent.Guardrail{adm, look}})
+			require.NoError(t, err)
+			_, err = agent.Invoke(t.Context(), guarded, json.RawMessage(tc.args))
+			require.Equal(t, []any{tc.want}, seen)
+			if tc.want == nil {
+				require.ErrorIs(t, err, agent.ErrInvalidInput)
+				require.ErrorContains(t, err, "lang: unknown field")
+				return
+			}
+			require.NoError(t, err)
+		})
+	}
 }

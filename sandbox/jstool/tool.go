@@ -100,7 +100,7 @@ func New(exec sandbox.Executor, opts ...Option) (agent.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.spec = spec
+	t.Func = spec
 	return t, nil
 }
 
@@ -133,29 +133,17 @@ func executorKind(e sandbox.Executor) string {
 }
 
 // tool is the evaluateJs tool, with or without code mode. Its input is
-// validated against its schema before any code runs.
+// validated against its schema before any code runs. The Func gives it
+// its name, description, schemas and input checking, and lets a guarded
+// tool's guardrails read the decoded [Input] (agent.GuardInput Args); its
+// Run is the tool's own, which runs code mode's host tools too.
 type tool struct {
-	spec   *agent.Func[Input, Output] // name, description, schemas and input validation; runs without host tools
+	*agent.Func[Input, Output]
 	exec   sandbox.Executor
 	kind   string
 	opts   toolOptions
 	runner sandbox.ToolRunner // set in code mode
 }
-
-// Name returns [Name].
-func (t *tool) Name() string { return t.spec.Name() }
-
-// Description returns the tool's description for its executor's limits.
-func (t *tool) Description() string { return t.spec.Description() }
-
-// InputSchema returns the schema of [Input].
-func (t *tool) InputSchema() json.RawMessage { return t.spec.InputSchema() }
-
-// OutputSchema returns the schema of [Output].
-func (t *tool) OutputSchema() json.RawMessage { return t.spec.OutputSchema() }
-
-// Kind returns "func".
-func (t *tool) Kind() string { return "func" }
 
 // Run validates the input against the input schema, runs its code and
 // returns the tool's output; in code mode the code's calls of the
@@ -165,7 +153,7 @@ func (t *tool) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.E
 }
 
 func (t *tool) body(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
-	in, err := t.spec.Decode(r.Input)
+	in, err := t.Input(r)
 	if err != nil {
 		return nil, err
 	}
