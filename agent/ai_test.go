@@ -435,3 +435,38 @@ func TestAIStopReadingDuringParallelTools(t *testing.T) {
 	require.Equal(t, 2, nested)
 	// goleak in TestMain fails the package if a tool goroutine outlived the run.
 }
+
+// TestAIInputMessage: the user message is the input's text field, the
+// JSON of a text field that is not a string, or the input's JSON when it
+// has no text field; an input guardrail's replacement is what is sent.
+// The input is parsed once for its schema check and its text.
+func TestAIInputMessage(t *testing.T) {
+	anyObject := json.RawMessage(`{"type":"object"}`)
+	cases := []struct {
+		name    string
+		input   string
+		replace string
+		want    string
+	}{
+		{"text field", `{"message":"hi","n":1}`, "", "hi"},
+		{"text field not a string", `{"message":{"a":1}}`, "", `{"a":1}`},
+		{"no text field", `{"task":"x"}`, "", `{"task":"x"}`},
+		{"replaced", `{"message":"my key is sk-1"}`, `{"message":"my key is [redacted]"}`, "my key is [redacted]"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m := modeltest.New(t, modeltest.Text("ok"))
+			cfg := agent.AIConfig{Name: "a", Model: m, InputSchema: anyObject}
+			if tc.replace != "" {
+				cfg.InputGuardrails = []agent.Guardrail{{Name: "redact", Check: func(context.Context, agent.GuardInput) (agent.Verdict, error) {
+					return agent.Replace(json.RawMessage(tc.replace), "a key"), nil
+				}}}
+			}
+			a := testkit.NewAI(t, cfg)
+			_, err := agent.Invoke(t.Context(), a, json.RawMessage(tc.input))
+			require.NoError(t, err)
+			msgs := m.Request(0).Messages
+			require.Equal(t, tc.want, msgs[len(msgs)-1].Text())
+		})
+	}
+}

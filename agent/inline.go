@@ -86,10 +86,16 @@ type decodedArgs struct {
 // (the same bytes, not equal ones: a guardrail that replaced the
 // arguments made new ones).
 func (d *decodedArgs) of(raw json.RawMessage) (any, error, bool) {
-	if d.raw == nil || len(d.raw) != len(raw) || len(raw) == 0 || &d.raw[0] != &raw[0] {
+	if d.raw == nil || !sameBytes(d.raw, raw) {
 		return nil, nil, false
 	}
 	return d.v, d.err, true
+}
+
+// sameBytes reports whether a and b are the same bytes in memory, not
+// only equal ones.
+func sameBytes(a, b []byte) bool {
+	return len(a) == len(b) && len(a) > 0 && &a[0] == &b[0]
 }
 
 // argsFor returns raw decoded by dec, decoding it unless r holds it; nil

@@ -24,14 +24,21 @@ func (a *AI) body(ctx context.Context, r *Run) (out json.RawMessage, err error) 
 	if m == nil {
 		return nil, fmt.Errorf("%w: agent %s: set AIConfig.Model, pass a model for the run with agent.WithEnv(ctx, agent.Env{Model: m}), or give the engine a default model", ErrNoModel, a.cfg.Name)
 	}
-	if err := a.inCheck.validate(a.cfg.Name, "input", r.Input); err != nil {
+	parsed, err := parseInput(a.cfg.Name, r.Input)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.inCheck.validateInput(a.cfg.Name, parsed); err != nil {
 		return nil, err
 	}
 	input, err := a.guardInput(ctx, r)
 	if err != nil {
 		return nil, err
 	}
-	msgs, start, err := a.conversation(ctx, r, input)
+	if !sameBytes(input, r.Input) {
+		parsed = nil // a guardrail replaced it
+	}
+	msgs, start, err := a.conversation(ctx, r, input, parsed)
 	if err != nil {
 		return nil, err
 	}
@@ -127,12 +134,13 @@ func (a *AI) body(ctx context.Context, r *Run) (out json.RawMessage, err error) 
 
 // conversation builds the messages of the first call: the instructions,
 // the history meant for this run, and the input (the run's input as the
-// input guardrails let it through). start is where this run's own messages
-// begin.
-func (a *AI) conversation(ctx context.Context, r *Run, input json.RawMessage) (msgs []model.Message, start int, err error) {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(input, &fields); err != nil {
-		return nil, 0, &ValidationError{Agent: a.cfg.Name, What: "input", Issues: []Issue{{Rule: "expected a JSON object: " + err.Error()}}, kind: ErrInvalidInput}
+// input guardrails let it through; parsed is it as its schema check
+// parsed it, nil when a guardrail replaced it). start is where this run's
+// own messages begin.
+func (a *AI) conversation(ctx context.Context, r *Run, input json.RawMessage, parsed any) (msgs []model.Message, start int, err error) {
+	text, hasText, hasFields, err := a.inputText(input, parsed)
+	if err != nil {
+		return nil, 0, err
 	}
 	hist := r.History()
 	msgs = make([]model.Message, 0, len(hist)+4)
@@ -151,15 +159,34 @@ func (a *AI) conversation(ctx context.Context, r *Run, input json.RawMessage) (m
 	}
 	msgs = append(msgs, hist...)
 	start = len(msgs)
-	if text, ok := textField(fields, a.cfg.InputKey); ok {
+	if hasText {
 		msgs = append(msgs, model.UserMessage(text))
-	} else if len(fields) > 0 {
+	} else if hasFields {
 		msgs = append(msgs, model.UserMessage(string(input)))
 	}
 	if len(msgs) == start && len(hist) == 0 {
 		return nil, 0, &ValidationError{Agent: a.cfg.Name, What: "input", Issues: []Issue{{Path: a.cfg.InputKey, Rule: "required"}}, kind: ErrInvalidInput}
 	}
 	return msgs, start, nil
+}
+
+// inputText returns the input's text field, whether it has one, and
+// whether the input has any field. It reads the parsed input when it can
+// and decodes the text when the field is not a string (whose JSON text is
+// the message) or there is no parsed input.
+func (a *AI) inputText(input json.RawMessage, parsed any) (text string, hasText, hasFields bool, err error) {
+	if m, ok := parsed.(map[string]any); ok {
+		v, has := m[a.cfg.InputKey]
+		if s, isText := v.(string); isText || !has {
+			return s, has, len(m) > 0, nil
+		}
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(input, &fields); err != nil {
+		return "", false, false, &ValidationError{Agent: a.cfg.Name, What: "input", Issues: []Issue{{Rule: "expected a JSON object: " + err.Error()}}, kind: ErrInvalidInput}
+	}
+	text, hasText = textField(fields, a.cfg.InputKey)
+	return text, hasText, len(fields) > 0, nil
 }
 
 func textField(fields map[string]json.RawMessage, key string) (string, bool) {

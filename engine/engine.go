@@ -305,7 +305,7 @@ func (e *Engine) run(ctx context.Context, a agent.Agent, input any, res *Result,
 		}
 		var saveErr error
 		st := &runState{engine: e, resumed: rc != nil && rc.head > 0}
-		ctx = agent.WithEnv(ctx, agent.Env{Hooks: st.hooks(), History: hist})
+		ctx = agent.WithEnv(ctx, agent.Env{DefaultModel: e.model, Hooks: st.hooks(), History: hist})
 		e.totals.runs.Add(1)
 		log := e.log
 		var root string
@@ -376,11 +376,9 @@ func (e *Engine) run(ctx context.Context, a agent.Agent, input any, res *Result,
 	}
 }
 
-// prepare puts the engine's settings on ctx, under a fresh limits budget.
+// prepare puts the engine's settings on ctx, under a fresh limits budget;
+// run puts its default model in the Env it sets for the run.
 func (e *Engine) prepare(ctx context.Context) (context.Context, context.CancelFunc) {
-	if e.model != nil {
-		ctx = agent.WithEnv(ctx, agent.Env{DefaultModel: e.model})
-	}
 	if e.tp != nil {
 		ctx = agentrt.WithTracerProvider(ctx, e.tp)
 	}
