@@ -140,38 +140,39 @@ func Execute(ctx context.Context, a Agent, input json.RawMessage, body Body) ite
 			r.hooks = append(r.hooks[:len(r.hooks):len(r.hooks)], h.hooks())
 		}
 		r.ctx = runContext{Context: ctx, r: r}
-		ctx = &r.ctx
-		ctx, span := startAgentSpan(ctx, r)
+		// The body's context is a new variable: reassigning ctx, which the
+		// closure captures, would move ctx to the heap on every run.
+		rctx, span := startAgentSpan(&r.ctx, r)
 
 		he := HookEvent{Agent: a, RunID: r.ID, ParentID: r.ParentID, Input: input}
-		r.hooks.fire(ctx, pickRunStart, he)
+		r.hooks.fire(rctx, pickRunStart, he)
 		if !r.Emit(Event{Kind: EventRunStart, Input: input}) {
-			endAgentSpan(ctx, span, r, nil, ErrStopped)
+			endAgentSpan(rctx, span, r, nil, ErrStopped)
 			return
 		}
 		var out json.RawMessage
 		err := b.invoke()
 		if err == nil {
-			err = ctx.Err()
+			err = rctx.Err()
 		}
 		if err == nil {
-			out, err = r.safely(ctx, run)
+			out, err = r.safely(rctx, run)
 		}
 		if r.stopped || errors.Is(err, ErrStopped) {
-			endAgentSpan(ctx, span, r, nil, ErrStopped)
+			endAgentSpan(rctx, span, r, nil, ErrStopped)
 			return
 		}
 		if err != nil {
-			err = b.asTimeout(ctx, err)
+			err = b.asTimeout(rctx, err)
 			out = nil
 		}
 		end := Event{Kind: EventRunEnd, Output: out, Usage: r.usage, Cost: r.cost, Err: err, Messages: r.messages, FinishReason: r.finish, Parts: r.parts}
 		he.Output, he.Err, he.Usage = out, err, r.usage
 		if err != nil {
-			r.hooks.fire(ctx, pickError, he)
+			r.hooks.fire(rctx, pickError, he)
 		}
-		r.hooks.fire(ctx, pickRunEnd, he)
-		endAgentSpan(ctx, span, r, out, err)
+		r.hooks.fire(rctx, pickRunEnd, he)
+		endAgentSpan(rctx, span, r, out, err)
 		end.RunID, end.ParentID, end.Agent = r.ID, r.ParentID, a.Name()
 		r.stamp(&end)
 		if eo, ok := a.(endObserver); ok {
