@@ -119,7 +119,8 @@ func Execute(ctx context.Context, a Agent, input json.RawMessage, body Body) ite
 			}
 		}
 		env := envFrom(ctx)
-		r := &Run{ID: id, Agent: a, Input: input, parent: parent, yield: yield, env: env, hooks: env.hookList(), clock: env.clockOr()}
+		r := newRun(ctx, parent)
+		*r = Run{ID: id, Agent: a, Input: input, parent: parent, yield: yield, env: env, hooks: env.hookList(), clock: env.clockOr()}
 		b := budgetFrom(ctx)
 		if b == nil {
 			// A root run without limits keeps its budget in itself; runs
