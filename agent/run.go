@@ -288,21 +288,46 @@ func (r *Run) Child(ctx context.Context, child Agent, input json.RawMessage) (en
 	return r.child(ctx, child, input, r.Emit)
 }
 
-// child is Child with the events passed to emit.
+// child is Child with the events passed to emit. It drains the child's
+// stream with one childSink and its method value rather than a range loop,
+// whose variables and state the compiler moves to the heap one by one:
+// two allocations per nested run instead of five.
 func (r *Run) child(ctx context.Context, child Agent, input json.RawMessage, emit func(Event) bool) (end Event, err error) {
-	ended := false
-	for ev, e := range child.Run(ctx, input) {
-		if ev.Kind == EventRunEnd && ev.ParentID == r.ID && !ended {
-			end, err, ended = ev, ev.Err, true
-		}
-		if ev.Kind != 0 && !emit(ev) {
-			return Event{}, ErrStopped
-		}
-		if e != nil && !ended {
-			err = e
-		}
+	s := &childSink{parentID: r.ID, emit: emit}
+	child.Run(ctx, input)(s.yield)
+	if s.stopped {
+		return Event{}, ErrStopped
 	}
-	return end, err
+	return s.end, s.err
+}
+
+// childSink is what Run.child keeps while it passes a nested run's events
+// on: the nested run's end and error.
+type childSink struct {
+	parentID string
+	emit     func(Event) bool
+	end      Event
+	err      error
+	ended    bool // end is the nested run's EventRunEnd
+	stopped  bool // emit reported that the consumer stopped reading
+}
+
+// yield passes one event of the nested run's stream on.
+func (s *childSink) yield(ev Event, e error) bool {
+	if s.stopped {
+		return false
+	}
+	if ev.Kind == EventRunEnd && ev.ParentID == s.parentID && !s.ended {
+		s.end, s.err, s.ended = ev, ev.Err, true
+	}
+	if ev.Kind != 0 && !s.emit(ev) {
+		s.stopped = true
+		return false
+	}
+	if e != nil && !s.ended {
+		s.err = e
+	}
+	return true
 }
 
 // Call runs child as a nested run of r, passing its events on, and returns
