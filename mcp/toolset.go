@@ -141,6 +141,15 @@ func (ts *Toolset) dial(ctx context.Context, failed *conn) (*conn, error) {
 		_ = c.cs.Close() // the old session is over; its error says nothing new
 		<-c.gone
 	}
+	if cc, ok := ctx.(*callCtx); ok {
+		// A session keeps the context it was dialled with, for the values
+		// of the requests it receives: not a call's, which its flight
+		// reuses for the next call. The dial still ends with the call.
+		dctx, cancel := context.WithCancel(context.WithoutCancel(cc.values))
+		defer cancel()
+		defer context.AfterFunc(cc, cancel)()
+		ctx = dctx
+	}
 	t := ts.newT()
 	cs, err := ts.client.Connect(ctx, t, &sdk.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
