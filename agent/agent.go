@@ -47,7 +47,12 @@ func Invoke(ctx context.Context, a Agent, input any) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Collect(a.Run(ctx, raw))
+	inv := &invocation{Context: ctx}
+	a.Run(inv, raw)(inv.yield)
+	if inv.err != nil {
+		return nil, inv.err
+	}
+	return inv.out, nil
 }
 
 // InvokeAs runs a and decodes its output into a T.

@@ -94,6 +94,7 @@ func (ts *Toolset) onElicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.E
 	select {
 	case c.notes <- note{elicit: e}:
 	case <-c.returned: // the call is over: nobody waits for the answer
+		c.sawReturn()
 		return nil, errNoAnswer
 	case <-ctx.Done():
 		return nil, ts.served(ctx)
@@ -102,6 +103,7 @@ func (ts *Toolset) onElicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.E
 	case a := <-e.reply:
 		return a.res, a.err
 	case <-c.returned: // the call is over: nobody waits for the answer
+		c.sawReturn()
 		return nil, errNoAnswer
 	case <-ctx.Done():
 		return nil, ts.served(ctx)

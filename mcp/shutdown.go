@@ -55,14 +55,10 @@ func (ts *Toolset) Shutdown(ctx context.Context) error {
 		if cc.parked || cc.asking > 0 || waitAll {
 			open = append(open, cc)
 		} else {
-			cc.cancel()
+			cc.ctx.cancel()
 		}
 	}
-	var drained chan struct{}
-	if ts.serving > 0 {
-		drained = make(chan struct{})
-		ts.drained = drained
-	}
+	drained := whenZero(ts.serving, &ts.drained)
 	ts.mu.Unlock()
 
 	ts.endLife() // requests being answered fail now
@@ -73,29 +69,51 @@ func (ts *Toolset) Shutdown(ctx context.Context) error {
 	for _, cc := range open {
 		select {
 		case <-cc.returned:
+			cc.sawReturn()
 		case <-ctx.Done():
 		}
 	}
-	if drained != nil {
-		select {
-		case <-drained:
-		case <-ctx.Done():
-		}
-	}
+	await(ctx, drained)
 	close(ts.finished)
 	for _, cc := range open {
-		cc.cancel()
+		cc.ctx.cancel()
 	}
 	for _, f := range parked { // no run owns a parked call
-		<-f.c.returned
+		f.c.waitReturned()
 		ts.end(f.c)
 	}
-	if c == nil {
+	var err error
+	if c != nil {
+		err = c.cs.Close()
+		<-c.gone
+	}
+	ts.mu.Lock()
+	workersGone := whenZero(ts.workers, &ts.workersGone)
+	ts.mu.Unlock()
+	await(ctx, workersGone) // their calls ended with the session: they end now
+	return err
+}
+
+// whenZero returns nil when the count n is zero, else a new channel, kept
+// in *slot for whoever brings n to zero to close.
+func whenZero(n int, slot *chan struct{}) chan struct{} {
+	if n == 0 {
 		return nil
 	}
-	err := c.cs.Close()
-	<-c.gone
-	return err
+	ch := make(chan struct{})
+	*slot = ch
+	return ch
+}
+
+// await waits until ch is closed, if it is not nil, or ctx is done.
+func await(ctx context.Context, ch <-chan struct{}) {
+	if ch == nil {
+		return
+	}
+	select {
+	case <-ch:
+	case <-ctx.Done():
+	}
 }
 
 // serve registers a server request being answered and returns its
@@ -149,10 +167,11 @@ func (ts *Toolset) settle(f *flight) {
 	defer grace.Stop()
 	select {
 	case <-f.c.returned:
+		f.c.sawReturn()
 	case <-ts.finished:
 	case <-grace.C:
 	}
-	f.cancel()
-	<-f.c.returned
+	f.ctx.cancel()
+	f.c.waitReturned()
 	ts.end(f.c)
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"iter"
 	"strconv"
-	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -43,53 +42,6 @@ func (t *tool) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.E
 	return agent.Execute(ctx, t, input, t.bodyFn)
 }
 
-// call is one tool call in flight: where the server's notifications and
-// requests about it go.
-type call struct {
-	token    int64     // the progress token, unique in the toolset
-	notes    chan note // the server's progress and elicitations, in order
-	parked   bool      // guarded by Toolset.mu: its run stopped to ask a person
-	asking   int       // guarded by Toolset.mu: its elicitations being answered
-	cancel   context.CancelFunc
-	returned chan struct{} // closed when the request returned, with res and err set
-	res      *sdk.CallToolResult
-	err      error
-}
-
-// note is one message of the server about a call: a progress
-// notification or an elicitation request.
-type note struct {
-	progress *sdk.ProgressNotificationParams
-	elicit   *elicitation
-}
-
-// flight is a call being made and what a run needs to go on with it. When
-// a server's elicitation makes the run stop to ask a person, the flight is
-// parked in its toolset under the run's id with the question unanswered:
-// the server keeps waiting, and the run, resumed in this process, answers
-// it and the tool runs once.
-//
-// A flight that ended without a question, with nobody holding its call
-// (no elicitation handler, no progress handler: they reach a call only
-// through Toolset.calls, under Toolset.mu), goes back to the toolset's
-// pool with its notes channel and _meta map for the next call.
-type flight struct {
-	tool     string
-	c        *call
-	cancel   context.CancelFunc
-	answered []*sdk.ElicitParams // questions answered in this call, in order
-	pending  *elicitation        // the question the run stopped for
-	timer    *time.Timer         // ends a parked flight left without an answer
-	elicited bool                // the server asked a question in this call
-
-	// The call, its parameters, its notes channel and its _meta map live
-	// in the flight, which the pool reuses.
-	rec    call
-	params sdk.CallToolParams
-	notes  chan note
-	meta   sdk.Meta
-}
-
 // body calls the tool, or goes on with the call parked for this run,
 // turning its progress into text deltas and answering its elicitation
 // requests, and maps the result.
@@ -113,31 +65,39 @@ func (t *tool) body(ctx context.Context, r *agent.Run) (json.RawMessage, error) 
 	return t.wait(ctx, r, f)
 }
 
-// start makes the call in a goroutine. The call outlives ctx's
-// cancellation, so that a parked call waits for its run's resumption; it
-// ends with f.cancel.
+// start makes the call on one of the toolset's workers. The call
+// outlives ctx's cancellation, so that a parked call waits for its run's
+// resumption; it ends with its own context's cancel.
 func (t *tool) start(ctx context.Context, args json.RawMessage) *flight {
-	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	f := t.ts.flight()
-	f.tool, f.cancel = t.name, cancel
-	c := t.ts.begin(&f.rec, f.notes, cancel)
+	if f.ctx == nil {
+		f.ctx = newCallCtx()
+	}
+	f.ctx.values = ctx
+	if t.ts.cfg.URL != "" { // only HTTP requests can be refused before they reach the server
+		f.ctx.rej = new(rejection)
+	}
+	f.tool, f.retryable = t.name, t.retryable
+	c := t.ts.begin(&f.rec, f)
 	f.c = c
-	f.meta[progressTokenKey] = c.token
-	f.params = sdk.CallToolParams{Name: t.name, Arguments: args, Meta: callMeta(ctx, f.meta)}
-	params := &f.params
-	go func() {
-		c.res, c.err = t.ts.callTool(cctx, params, t.retryable)
-		close(c.returned)
-	}()
+	f.tag.n = c.token
+	f.meta[progressTokenKey] = &f.tag
+	f.args = args
+	f.params = sdk.CallToolParams{Name: t.name, Arguments: &f.args, Meta: callMeta(ctx, f.meta)}
+	t.ts.launch(f)
 	return f
 }
 
-// finish ends f: the call is cancelled if still in flight, then forgotten.
-// It reports whether f may go back to the pool once its caller is done
-// with it (see recycle).
-func (t *tool) finish(f *flight) bool {
-	f.cancel()
-	<-f.c.returned
+// finish ends f: the call is cancelled if still in flight (returned
+// reports that it is not), then forgotten. A call that returned is
+// cancelled too when its transport may still hold its context (HTTP: the
+// goroutine reading its event stream). It reports whether f may go back
+// to the pool once its caller is done with it (see recycle).
+func (t *tool) finish(f *flight, returned bool) bool {
+	if !returned || !f.ctxFree {
+		f.ctx.cancel()
+	}
+	f.c.waitReturned()
 	held := t.ts.end(f.c)
 	return !held && !f.elicited && f.timer == nil
 }
@@ -154,8 +114,8 @@ func (t *tool) abandon(f *flight, err error) error {
 
 // wait follows f to its result.
 func (t *tool) wait(ctx context.Context, r *agent.Run, f *flight) (json.RawMessage, error) {
-	timer := t.ts.timer()
-	defer t.ts.putTimer(timer)
+	timer := f.timeout(t.ts.timeout)
+	defer timer.Stop()
 	// handle answers e; done reports that the run must end with err.
 	handle := func(e *elicitation) (err error, done bool) {
 		f.elicited = true
@@ -183,7 +143,8 @@ func (t *tool) wait(ctx context.Context, r *agent.Run, f *flight) (json.RawMessa
 	for {
 		select {
 		case <-f.c.returned:
-			reuse := t.finish(f)
+			f.c.sawReturn()
+			reuse := t.finish(f, true)
 			out, err := t.returned(r, f)
 			if reuse {
 				t.ts.recycle(f)
@@ -228,35 +189,12 @@ func (t *tool) returned(r *agent.Run, f *flight) (json.RawMessage, error) {
 	}
 }
 
-// end finishes f, which the run leaves, and recycles it when it may.
+// end finishes f, which the run leaves before its call returned, and
+// recycles it when it may.
 func (t *tool) end(f *flight) {
-	if t.finish(f) {
+	if t.finish(f, false) {
 		t.ts.recycle(f)
 	}
-}
-
-// progressTokenKey is the _meta key of a request's progress token.
-const progressTokenKey = "progressToken"
-
-// flight returns a flight from the pool, or a new one.
-func (ts *Toolset) flight() *flight {
-	if f, ok := ts.flights.Get().(*flight); ok {
-		return f
-	}
-	return &flight{notes: make(chan note, 64), meta: sdk.Meta{}}
-}
-
-// recycle puts f, ended and held by nobody, back in the pool, emptied:
-// its notes channel drained (an elicitation left in it was failed by the
-// call's return), its _meta map cleared.
-func (ts *Toolset) recycle(f *flight) {
-	for len(f.notes) > 0 {
-		<-f.notes
-	}
-	clear(f.meta)
-	notes, meta := f.notes, f.meta
-	*f = flight{notes: notes, meta: meta}
-	ts.flights.Put(f)
 }
 
 // progressText describes one progress notification.
@@ -269,18 +207,6 @@ func progressText(p *sdk.ProgressNotificationParams) string {
 		s += ": " + p.Message
 	}
 	return s + "\n"
-}
-
-// begin makes c a new call and registers it so notifications about it
-// find it. Its progress token is a number: a string would be one more
-// allocation per call, and the protocol takes either.
-func (ts *Toolset) begin(c *call, notes chan note, cancel context.CancelFunc) *call {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	ts.callSeq++
-	*c = call{token: ts.callSeq, notes: notes, cancel: cancel, returned: make(chan struct{})}
-	ts.calls[c.token] = c
-	return c
 }
 
 // end forgets c. It reports whether c may still be held by another
@@ -332,26 +258,28 @@ func progressToken(v any) (int64, bool) {
 	return 0, false
 }
 
-// callTool makes the call over the current session. When the session is
-// over it dials again, once, and retries the call if it never reached the
-// server or the tool may safely run twice.
-func (ts *Toolset) callTool(ctx context.Context, params *sdk.CallToolParams, retryable bool) (*sdk.CallToolResult, error) {
+// callTool makes f's call over the current session and sets its result.
+// When the session is over it dials again, once, and retries the call if
+// it never reached the server or the tool may safely run twice.
+func (ts *Toolset) callTool(f *flight) {
+	f.c.res, f.c.err = ts.callOnce(f)
+}
+
+// callOnce is callTool's call and its retry.
+func (ts *Toolset) callOnce(f *flight) (*sdk.CallToolResult, error) {
+	ctx, params := f.ctx, &f.params
 	c, err := ts.dial(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
-	var rej *rejection
-	if ts.cfg.URL != "" { // only HTTP requests can be refused before they reach the server
-		rej = new(rejection)
-		ctx = context.WithValue(ctx, rejectionKey{}, rej)
-	}
+	f.ctxFree = c.ctxFree
 	res, err := c.cs.CallTool(ctx, params)
 	if err == nil || ctx.Err() != nil {
 		return res, err
 	}
 	// The SDK refused to send on a closed session, the server did not know
 	// the session, or its HTTP layer turned the request away.
-	notSent := gone(err) || (rej != nil && rej.Load())
+	notSent := gone(err) || (ctx.rej != nil && ctx.rej.Load())
 	if !notSent && !c.ended() {
 		return nil, err
 	}
@@ -359,26 +287,9 @@ func (ts *Toolset) callTool(ctx context.Context, params *sdk.CallToolParams, ret
 	if derr != nil {
 		return nil, derr
 	}
-	if !notSent && !retryable {
+	if !notSent && !f.retryable {
 		return nil, fmt.Errorf("%w: the session ended during the call, which may have reached the server, and the tool is not marked idempotent or read-only, so it is not retried: %w", ErrConnection, err)
 	}
+	f.ctxFree = f.ctxFree && nc.ctxFree
 	return nc.cs.CallTool(ctx, params)
-}
-
-// timer returns a timer running for the call timeout, from the toolset's
-// pool: one per call would be three allocations.
-func (ts *Toolset) timer() *time.Timer {
-	if tm, ok := ts.timers.Get().(*time.Timer); ok {
-		tm.Reset(ts.timeout)
-		return tm
-	}
-	return time.NewTimer(ts.timeout)
-}
-
-// putTimer stops tm and returns it to the pool. (Since Go 1.23 a stopped
-// timer's channel holds no stale tick, so a reused timer cannot fire
-// early.)
-func (ts *Toolset) putTimer(tm *time.Timer) {
-	tm.Stop()
-	ts.timers.Put(tm)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -25,9 +26,10 @@ type Toolset struct {
 	// answerTimeout bounds the wait of a parked call for its run's answer.
 	answerTimeout time.Duration
 
-	dialMu  sync.Mutex // serialises dialling: concurrent failures dial once
-	timers  sync.Pool  // of *time.Timer, the calls' timeouts
-	flights sync.Pool  // of *flight, ended and held by nobody
+	dialMu sync.Mutex   // serialises dialling: concurrent failures dial once
+	free   chan *flight // flights ended and held by nobody, for the next calls
+	work   chan *flight // calls for idle workers
+	idle   atomic.Int32 // workers waiting on work
 
 	mu       sync.Mutex
 	conn     *conn
@@ -42,6 +44,9 @@ type Toolset struct {
 	serving  int                // server requests being answered (elicitation, sampling)
 	sampling int                // of those, sampling requests, which name no call
 	drained  chan struct{}      // closed when serving drops to zero during Shutdown
+	workers  int                // workers running (see launch)
+	// workersGone is closed when the last worker ended during Shutdown.
+	workersGone chan struct{}
 
 	// life ends when Shutdown begins: server requests still being answered
 	// fail at once. finished is closed when Shutdown stopped waiting.
@@ -57,8 +62,9 @@ const ProtocolVersion = "2025-11-25"
 
 // conn is one session and the signal that it ended.
 type conn struct {
-	cs   *sdk.ClientSession
-	gone chan struct{} // closed when the session ended
+	cs      *sdk.ClientSession
+	gone    chan struct{} // closed when the session ended
+	ctxFree bool          // its transport holds no request's context once it returned
 }
 
 // ended reports whether c's session is over.
@@ -78,7 +84,8 @@ func Connect(ctx context.Context, cfg Config) (*Toolset, error) {
 	if err != nil {
 		return nil, err
 	}
-	ts := &Toolset{cfg: cfg, newT: newT, timeout: cfg.Timeout, stale: true, calls: map[int64]*call{}, parked: map[string]*flight{}, finished: make(chan struct{})}
+	ts := &Toolset{cfg: cfg, newT: newT, timeout: cfg.Timeout, stale: true, calls: map[int64]*call{}, parked: map[string]*flight{}, finished: make(chan struct{}),
+		free: make(chan *flight, freeFlights), work: make(chan *flight)}
 	ts.life, ts.endLife = context.WithCancel(context.Background())
 	if ts.timeout == 0 {
 		ts.timeout = DefaultTimeout
@@ -134,11 +141,21 @@ func (ts *Toolset) dial(ctx context.Context, failed *conn) (*conn, error) {
 		_ = c.cs.Close() // the old session is over; its error says nothing new
 		<-c.gone
 	}
-	cs, err := ts.client.Connect(ctx, ts.newT(), &sdk.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
+	if cc, ok := ctx.(*callCtx); ok {
+		// A session keeps the context it was dialled with, for the values
+		// of the requests it receives: not a call's, which its flight
+		// reuses for the next call. The dial still ends with the call.
+		dctx, cancel := context.WithCancel(context.WithoutCancel(cc.values))
+		defer cancel()
+		defer context.AfterFunc(cc, cancel)()
+		ctx = dctx
+	}
+	t := ts.newT()
+	cs, err := ts.client.Connect(ctx, t, &sdk.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrConnection, ts.where(), err)
 	}
-	nc := &conn{cs: cs, gone: make(chan struct{})}
+	nc := &conn{cs: cs, gone: make(chan struct{}), ctxFree: holdsNoContext(t)}
 	go func() {
 		_ = cs.Wait() // the end of a session is seen by the calls that use it
 		close(nc.gone)
@@ -297,7 +314,7 @@ func (ts *Toolset) park(runID string, f *flight) {
 	if old := ts.parked[runID]; old != nil { // cannot happen: a run waits in one call
 		old.timer.Stop()
 		old.pending.reply <- elicitAnswer{err: errNoAnswer}
-		old.cancel()
+		old.ctx.cancel()
 	}
 	f.c.parked = true
 	ts.parked[runID] = f
