@@ -552,6 +552,12 @@ func (j *job) hostRegexp(c goja.FunctionCall) goja.Value {
 		if text, ok := j.regexpText(o); ok {
 			return j.rt.ToValue(text)
 		}
+		if o.ClassName() == "RegExp" && j.in.regexpSource == nil {
+			// The code reached RegExp where its text did not show it
+			// (reachesRegExp): its getters were not taken before the code
+			// ran, so the host refuses rather than read them now.
+			j.stopSink()
+		}
 	}
 	return j.rt.ToValue("")
 }
