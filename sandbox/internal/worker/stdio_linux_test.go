@@ -11,8 +11,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/loomwork/loom/sandbox/internal/jsrt"
 )
 
 // TestWorkerStdioIsPollable: a worker reads its requests and writes its
@@ -20,12 +18,10 @@ import (
 // that a read waiting for the next request never holds the worker's only
 // P while the next run's runtime is set up.
 func TestWorkerStdioIsPollable(t *testing.T) {
-	e := newTestIsolated(t, withConfig(func(c *jsrt.Config) { c.Concurrency = 1 }))
+	e, pid := newSingleWorker(t)
 	requireWorks(t, e)
-	pids := e.PIDs()
-	require.Len(t, pids, 1)
 	for fd := 0; fd <= 1; fd++ {
-		raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/fdinfo/%d", pids[0], fd))
+		raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/fdinfo/%d", pid, fd))
 		require.NoError(t, err)
 		flags := fdinfoFlags(t, string(raw))
 		require.NotZero(t, flags&syscall.O_NONBLOCK, "fd %d of the worker: flags %o", fd, flags)
