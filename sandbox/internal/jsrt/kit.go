@@ -274,6 +274,43 @@ func (j *job) hostNum(c goja.FunctionCall) goja.Value {
 	return goja.Undefined()
 }
 
+// primitive writes a number, boolean, BigInt or string as the exporter
+// does, from Go: reading a primitive runs no code, so it needs neither the
+// exporter nor the check of Object.prototype it reads objects under. It
+// returns false, having written nothing, for any other value and for one
+// that does not fit, which the exporter then handles (and reports).
+func (s *sink) primitive(v goja.Value) bool {
+	if _, isObj := v.(*goja.Object); isObj || len(s.buf) != 0 || s.truncate {
+		return false
+	}
+	ok := false
+	switch x := v.Export().(type) { // a primitive's export runs no code
+	case int64, float64:
+		ok = s.number(v)
+	case bool:
+		t := "false"
+		if x {
+			t = "true"
+		}
+		if ok = s.room(len(t)); ok {
+			s.buf = append(s.buf, t...)
+		}
+	case *big.Int:
+		ok = s.bigint(x)
+	case string:
+		if _, isStr := v.(goja.String); isStr && s.room(stringLength(v)+2) {
+			q := appendQuoted(nil, x)
+			if ok = s.room(len(q)); ok {
+				s.buf = append(s.buf, q...)
+			}
+		}
+	}
+	if !ok {
+		s.buf, s.err = s.buf[:0], nil
+	}
+	return ok
+}
+
 // number writes a primitive number; false when it does not fit.
 func (s *sink) number(v goja.Value) bool {
 	f := v.ToFloat()

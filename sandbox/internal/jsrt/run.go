@@ -122,7 +122,11 @@ func (j *job) execute() (res *Result, err error) {
 	if v == nil || goja.IsUndefined(v) {
 		return &Result{Value: json.RawMessage("null"), Undefined: true, Logs: j.console.lines}, nil
 	}
-	s, err := j.convert(j.kit.export, v, &sink{max: j.lim.ResultBytes, maxDepth: j.lim.ResultDepth})
+	s := &sink{max: j.lim.ResultBytes, maxDepth: j.lim.ResultDepth}
+	if s.primitive(v) {
+		return &Result{Value: s.buf, Logs: j.console.lines}, nil
+	}
+	s, err = j.convert(j.kit.export, v, s)
 	switch {
 	case s.err != nil:
 		return j.partial(), s.err
