@@ -77,28 +77,7 @@ func (s *sink) room(n int) bool {
 // newKit creates the exporter in rt, bound to the job's sinks.
 func (j *job) newKit() error {
 	rt := j.rt
-	host := rt.NewObject()
-	fns := map[string]func(goja.FunctionCall) goja.Value{
-		"classOf":      j.hostClassOf,
-		"tok":          j.hostTok,
-		"str":          j.hostStr,
-		"num":          j.hostNum,
-		"big":          j.hostBig,
-		"sym":          j.hostSym,
-		"date":         j.hostDate,
-		"enter":        j.hostEnter,
-		"leave":        j.hostLeave,
-		"promiseState": j.hostPromiseState,
-		"errorInfo":    j.hostErrorInfo,
-		"entries":      j.hostEntries,
-		"typed":        j.hostTyped,
-		"regexp":       j.hostRegexp,
-	}
-	for name, fn := range fns {
-		if err := host.Set(name, fn); err != nil {
-			return err
-		}
-	}
+	host := rt.ToValue(j.hostOp)
 	v, err := rt.RunProgram(kitProgram())
 	if err != nil {
 		return err
@@ -118,6 +97,69 @@ func (j *job) newKit() error {
 		return errors.New("kit functions missing")
 	}
 	return nil
+}
+
+// The exporter's operations on the host, in the order of kit.js's
+// constants: one host function (hostOp) dispatches them, since every
+// native function costs a runtime about ten allocations.
+const (
+	opClassOf = iota
+	opTok
+	opStr
+	opNum
+	opBig
+	opSym
+	opDate
+	opEnter
+	opLeave
+	opPromiseState
+	opErrorInfo
+	opEntries
+	opTyped
+	opRegexp
+)
+
+// hostOp runs the exporter's operation named by its first argument on the
+// others. Only the kit calls it: it is passed to the kit's program and put
+// nowhere the code can reach.
+func (j *job) hostOp(c goja.FunctionCall) goja.Value {
+	op, ok := c.Argument(0).Export().(int64)
+	if !ok || len(c.Arguments) == 0 {
+		j.stopSink()
+	}
+	c.Arguments = c.Arguments[1:]
+	switch op {
+	case opClassOf:
+		return j.hostClassOf(c)
+	case opTok:
+		return j.hostTok(c)
+	case opStr:
+		return j.hostStr(c)
+	case opNum:
+		return j.hostNum(c)
+	case opBig:
+		return j.hostBig(c)
+	case opSym:
+		return j.hostSym(c)
+	case opDate:
+		return j.hostDate(c)
+	case opEnter:
+		return j.hostEnter(c)
+	case opLeave:
+		return j.hostLeave(c)
+	case opPromiseState:
+		return j.hostPromiseState(c)
+	case opErrorInfo:
+		return j.hostErrorInfo(c)
+	case opEntries:
+		return j.hostEntries(c)
+	case opTyped:
+		return j.hostTyped(c)
+	case opRegexp:
+		return j.hostRegexp(c)
+	}
+	j.stopSink()
+	return goja.Undefined()
 }
 
 // stopSink unwinds the exporter.
