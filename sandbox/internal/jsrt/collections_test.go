@@ -27,6 +27,12 @@ func TestReaches(t *testing.T) {
 		{"collections", reachesCollections, `__proto__ = Object.create(null, {g: {get: Object.prototype.valueOf}}); g["Ma" + "p"]`, true},
 		{"collections", reachesCollections, `\u004Dap`, true},
 		{"collections", reachesCollections, `M\u0061p`, true},
+		{"polyfills", reachesPolyfills, fact, false},
+		{"polyfills", reachesPolyfills, `Object.entries({a: 1})`, false},
+		{"polyfills", reachesPolyfills, `Object.groupBy([1], x => x)`, true},
+		{"polyfills", reachesPolyfills, `"a".toWellFormed()`, true},
+		{"polyfills", reachesPolyfills, `Error.isError(e)`, true},
+		{"polyfills", reachesPolyfills, `globalThis.Object["group" + "By"]`, true},
 		{"regexp", reachesRegExp, fact, false},
 		{"regexp", reachesRegExp, `"a-b".split("-").join("+")`, false},
 		{"regexp", reachesRegExp, `"a-b".replace("-", "$<x>")`, false}, // a string pattern has no groups
@@ -63,19 +69,21 @@ func TestCollectionsWhereverReached(t *testing.T) {
 }
 
 // TestOnlyWhenReached: a runtime whose code cannot reach Map and Set, or
-// RegExp, never creates them or takes their built-ins.
+// RegExp, never creates them or takes their built-ins, and one whose code
+// cannot reach the other polyfills does not define them.
 func TestOnlyWhenReached(t *testing.T) {
 	cfg, err := NewConfig(nil)
 	require.NoError(t, err)
 	for _, c := range []struct {
-		code                 string
-		collections, regexps bool
+		code                            string
+		collections, regexps, polyfills bool
 	}{
-		{`[1, 2].map(x => x * 2)`, false, false},
-		{`new Set([1]).size`, true, false},
-		{`"a/b".split("/").length / 2`, false, false},
-		{`/a/.test("a")`, false, true},
-		{`"a".match("a")[0]`, false, true},
+		{`[1, 2].map(x => x * 2)`, false, false, false},
+		{`new Set([1]).size`, true, false, false},
+		{`"a/b".split("/").length / 2`, false, false, false},
+		{`/a/.test("a")`, false, true, false},
+		{`"a".match("a")[0]`, false, true, false},
+		{`Object.groupBy([1], x => x)[1].length`, false, false, true},
 	} {
 		j := newJob(cfg, c.code, DefaultLimits().Timeout)
 		_, err := j.execute()
@@ -83,6 +91,7 @@ func TestOnlyWhenReached(t *testing.T) {
 		require.Equal(t, c.collections, j.collections, c.code)
 		require.Equal(t, c.regexps, j.regexps, c.code)
 		require.Equal(t, c.regexps, j.in.regexpSource != nil, c.code)
+		require.Equal(t, c.polyfills, j.polyfills, c.code)
 	}
 }
 

@@ -47,6 +47,7 @@ type job struct {
 	locked        funcKinds    // the kinds whose constructor is locked (lockFunctionKinds)
 	collections   bool         // Map's and Set's built-ins are taken and polyfilled (installCollections)
 	regexps       bool         // RegExp's built-ins are taken and named groups installed (installRegExp)
+	polyfills     bool         // Object.groupBy, isWellFormed, toWellFormed and Error.isError are defined (installPolyfills)
 	apply         *goja.Object // the polyfills' apply (applyFunc)
 	dateInstalled bool         // Date's string forms and local time are UTC (installDate)
 	ready         bool         // setup is done (a spare set up ahead)
@@ -215,9 +216,6 @@ func (j *job) setup() error {
 	if err := j.installNumberFormat(); err != nil {
 		return err
 	}
-	if err := j.installPolyfills(); err != nil {
-		return err
-	}
 	if err := j.installConsole(); err != nil {
 		return err
 	}
@@ -237,6 +235,11 @@ func (j *job) prepare(f facts) error {
 	}
 	if err := j.lockFunctionKinds(f.kinds); err != nil {
 		return err
+	}
+	if reachesPolyfills(j.code) {
+		if err := j.installPolyfills(); err != nil {
+			return err
+		}
 	}
 	if f.regexpLiterals || reachesRegExp(j.code) {
 		if err := j.installRegExp(); err != nil {
