@@ -154,8 +154,8 @@
 // exporter does inside the run without calling getters, toString, toJSON or
 // Proxy traps, with built-ins taken before the code could replace them;
 // Maps, Sets, typed arrays, RegExps and Symbol descriptions are read by
-// calling, from Go, the built-in forEach and getters taken when the runtime
-// was made. The exporter reads properties through
+// calling, from Go, the built-in forEach and getters taken before the code
+// ran. The exporter reads properties through
 // Object.getOwnPropertyDescriptor, whose result goja builds by assignment:
 // when Object.prototype has a property named like a descriptor field, it
 // refuses with [KindUnreadableValue] rather than report a falsified value.
@@ -232,13 +232,15 @@
 // exports or logs, Number.prototype.toLocaleString and Date's string forms
 // as Node writes them in en-US and UTC, the ES2025 Set methods,
 // Object.groupBy and Map.groupBy, String.prototype.isWellFormed and
-// toWellFormed, and Error.isError. The Set methods and Map.groupBy, and on
-// a host in UTC (a worker always is) Date's string forms, are installed
-// before a run whose code's text shows it can reach Map or Set, or Date,
-// so that other runs do not pay for creating them; code that reaches them
-// in ways its text does not show (({}).constructor and computed names)
-// finds goja's own forms, and a Map or Set it returns is refused with an
-// error. TestNodeConformance compares the sandbox with Node on
+// toWellFormed, and Error.isError. All of these but Number formatting, and
+// on a host in UTC (a worker always is) Date's string forms too, are
+// installed before a run whose code can reach them, as its text shows
+// (it names RegExp, match, matchAll, Map, Set, Date, groupBy, WellFormed
+// or isError, or reads globals by a computed name) or its syntax tree (a
+// regexp literal), so that other runs do not pay for creating them; code
+// that reaches them in ways its text does not show (({}).constructor and
+// computed names) finds goja's own forms, and a Map, Set or RegExp it
+// returns is refused with an error. TestNodeConformance compares the sandbox with Node on
 // about 250 snippets; what still differs:
 //
 //	Feature                                 What the sandbox does

@@ -35,21 +35,30 @@ import (
 // The AST's depth is bounded by the prescan's nesting limit and the source
 // size limit.
 //
-// It also reports which kinds of function the program defines (funcKinds),
-// so that the constructors only those kinds lead to are locked before the
+// It also reports what the program defines that leads to built-ins a
+// runtime's setup leaves out (facts), so that they are made before the
 // code runs, and only for code that can reach them.
-func prepare(prg *ast.Program, pm posMap) (funcKinds, *Error) {
+func prepare(prg *ast.Program, pm posMap) (facts, *Error) {
 	p := pass{file: prg, pm: pm}
 	walkAST(reflect.ValueOf(prg), p.visit)
-	return p.kinds, p.err
+	return p.facts, p.err
 }
 
 type pass struct {
 	file    *ast.Program
 	pm      posMap
 	regexps float64 // estimated instructions of the regexp literals so far
-	kinds   funcKinds
-	err     *Error
+	facts
+	err *Error
+}
+
+// facts are what a program's syntax tree shows about the built-ins it can
+// reach: the kinds of function it defines, and whether it has a regexp
+// literal (which makes a RegExp, and so RegExp.prototype, without naming
+// them).
+type facts struct {
+	kinds          funcKinds
+	regexpLiterals bool
 }
 
 // funcKinds are the kinds of function a program defines whose prototype
@@ -98,6 +107,7 @@ func (p *pass) visit(v reflect.Value) bool {
 			foldKey(n.Key)
 		}
 	case *ast.RegExpLiteral:
+		p.regexpLiterals = true
 		p.regexps += regexpCost(n.Pattern, n.Flags)
 		if p.regexps > maxRegexpInsts {
 			line, col := p.pos(n)

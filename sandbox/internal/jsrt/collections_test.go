@@ -1,32 +1,50 @@
 package jsrt
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
 
-func TestReachesCollections(t *testing.T) {
+// TestReaches: what the heuristics that decide the built-ins made on
+// demand see in code's text.
+func TestReaches(t *testing.T) {
+	const fact = `function f(n){return n<=1?1:n*f(n-1)} f(15)`
 	cases := []struct {
-		code string
-		want bool
+		name    string
+		reaches func(string) bool
+		code    string
+		want    bool
 	}{
-		{`function f(n){return n<=1?1:n*f(n-1)} f(15)`, false},
-		{`Object.groupBy([1, 2], x => x % 2)`, false},
-		{`new Map()`, true},
-		{`new Set([1])`, true},
-		{`WeakMap`, true}, // a false positive: the cost of an install, no more
-		{`globalThis["Ma" + "p"]`, true},
-		{`(function () { return this })()["Se" + "t"]`, true},
-		{`Object.defineProperty(Object.prototype, "g", {get: Object.prototype.valueOf}); g["Ma" + "p"]`, true},
-		{`__proto__ = Object.create(null, {g: {get: Object.prototype.valueOf}}); g["Ma" + "p"]`, true},
-		{`\u004Dap`, true},
-		{`M\u0061p`, true},
+		{"collections", reachesCollections, fact, false},
+		{"collections", reachesCollections, `Object.groupBy([1, 2], x => x % 2)`, false},
+		{"collections", reachesCollections, `new Map()`, true},
+		{"collections", reachesCollections, `new Set([1])`, true},
+		{"collections", reachesCollections, `WeakMap`, true}, // a false positive: the cost of an install, no more
+		{"collections", reachesCollections, `globalThis["Ma" + "p"]`, true},
+		{"collections", reachesCollections, `(function () { return this })()["Se" + "t"]`, true},
+		{"collections", reachesCollections, `Object.defineProperty(Object.prototype, "g", {get: Object.prototype.valueOf}); g["Ma" + "p"]`, true},
+		{"collections", reachesCollections, `__proto__ = Object.create(null, {g: {get: Object.prototype.valueOf}}); g["Ma" + "p"]`, true},
+		{"collections", reachesCollections, `\u004Dap`, true},
+		{"collections", reachesCollections, `M\u0061p`, true},
+		{"polyfills", reachesPolyfills, fact, false},
+		{"polyfills", reachesPolyfills, `Object.entries({a: 1})`, false},
+		{"polyfills", reachesPolyfills, `Object.groupBy([1], x => x)`, true},
+		{"polyfills", reachesPolyfills, `"a".toWellFormed()`, true},
+		{"polyfills", reachesPolyfills, `Error.isError(e)`, true},
+		{"polyfills", reachesPolyfills, `globalThis.Object["group" + "By"]`, true},
+		{"regexp", reachesRegExp, fact, false},
+		{"regexp", reachesRegExp, `"a-b".split("-").join("+")`, false},
+		{"regexp", reachesRegExp, `"a-b".replace("-", "$<x>")`, false}, // a string pattern has no groups
+		{"regexp", reachesRegExp, `new RegExp("a")`, true},
+		{"regexp", reachesRegExp, `"ab".match("(?<x>a)")`, true},
+		{"regexp", reachesRegExp, `[..."ab".matchAll("a")]`, true},
+		{"regexp", reachesRegExp, `globalThis["Reg" + "Exp"]`, true},
+		{"regexp", reachesRegExp, `\u0052egExp`, true},
 	}
 	for _, c := range cases {
-		t.Run(c.code, func(t *testing.T) {
-			require.Equal(t, c.want, reachesCollections(c.code))
+		t.Run(c.name+" "+c.code, func(t *testing.T) {
+			require.Equal(t, c.want, c.reaches(c.code))
 		})
 	}
 }
@@ -36,43 +54,44 @@ func TestReachesCollections(t *testing.T) {
 // built-ins are taken before the code runs, so that replacing them does
 // not change what the host reads.
 func TestCollectionsWhereverReached(t *testing.T) {
-	e, err := NewInProcess(func(c *Config) { c.Concurrency = 1 })
-	require.NoError(t, err)
-	defer e.Close()
-	cases := []struct{ name, code, want string }{
-		{"named", `new Map([["a", 1]])`, `{"$map":[["a",1]]}`},
-		{"through globalThis", `new globalThis["Ma" + "p"]([["a", 1]])`, `{"$map":[["a",1]]}`},
-		{"through a sloppy function's this", `const S = (function () { return this })()["Se" + "t"]; [...new S([1, 2]).union(new S([3]))]`, `[1,2,3]`},
-		{"through a getter on Object.prototype", `Object.defineProperty(Object.prototype, "g", {get: Object.prototype.valueOf}); new g["Ma" + "p"]([["a", 1]])`, `{"$map":[["a",1]]}`},
-		{"through the global object's new prototype", `__proto__ = Object.create(null, {g: {get: Object.prototype.valueOf}}); [...new g["Se" + "t"]([1]).union(new g["Se" + "t"]([2]))]`, `[1,2]`},
-		{"through an escaped name", `new \u0053et([1]).isSubsetOf(new Set([1, 2]))`, `true`},
-		{"Map.groupBy", `[...Map.groupBy([1, 2, 3], x => x % 2).keys()]`, `[1,0]`},
-		{"Map.prototype.forEach replaced", `Map.prototype.forEach = function () { throw new Error("ran") }; new Map([["a", 1]])`, `{"$map":[["a",1]]}`},
-		{"Set.prototype.forEach replaced", `Set.prototype.forEach = function (f) { f("evil") }; new Set([1, 2])`, `{"$set":[1,2]}`},
-		{"no collections: the other polyfills", `[Object.groupBy([1, 2, 3], x => x % 2 ? "odd" : "even"), "ab".isWellFormed(), Error.isError(new TypeError())]`, `[{"odd":[1,3],"even":[2]},true,true]`},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			res, err := e.Run(context.Background(), c.code)
-			require.NoError(t, err)
-			require.JSONEq(t, c.want, string(res.Value))
-		})
-	}
+	requireValues(t, newTestInProcess(t), []valueCase{
+		{`new Map([["a", 1]])`, `{"$map":[["a",1]]}`},
+		{`new globalThis["Ma" + "p"]([["a", 1]])`, `{"$map":[["a",1]]}`},
+		{`const S = (function () { return this })()["Se" + "t"]; [...new S([1, 2]).union(new S([3]))]`, `[1,2,3]`},
+		{`Object.defineProperty(Object.prototype, "g", {get: Object.prototype.valueOf}); new g["Ma" + "p"]([["a", 1]])`, `{"$map":[["a",1]]}`},
+		{`__proto__ = Object.create(null, {g: {get: Object.prototype.valueOf}}); [...new g["Se" + "t"]([1]).union(new g["Se" + "t"]([2]))]`, `[1,2]`},
+		{`new \u0053et([1]).isSubsetOf(new Set([1, 2]))`, `true`},
+		{`[...Map.groupBy([1, 2, 3], x => x % 2).keys()]`, `[1,0]`},
+		{`Map.prototype.forEach = function () { throw new Error("ran") }; new Map([["a", 1]])`, `{"$map":[["a",1]]}`},
+		{`Set.prototype.forEach = function (f) { f("evil") }; new Set([1, 2])`, `{"$set":[1,2]}`},
+		{`[Object.groupBy([1, 2, 3], x => x % 2 ? "odd" : "even"), "ab".isWellFormed(), Error.isError(new TypeError())]`, `[{"odd":[1,3],"even":[2]},true,true]`},
+	})
 }
 
-// TestCollectionsOnlyWhenReached: a runtime whose code cannot reach Map or
-// Set never creates them.
-func TestCollectionsOnlyWhenReached(t *testing.T) {
+// TestOnlyWhenReached: a runtime whose code cannot reach Map and Set, or
+// RegExp, never creates them or takes their built-ins, and one whose code
+// cannot reach the other polyfills does not define them.
+func TestOnlyWhenReached(t *testing.T) {
 	cfg, err := NewConfig(nil)
 	require.NoError(t, err)
 	for _, c := range []struct {
-		code string
-		want bool
-	}{{`[1, 2].map(x => x * 2)`, false}, {`new Set([1]).size`, true}} {
+		code                            string
+		collections, regexps, polyfills bool
+	}{
+		{`[1, 2].map(x => x * 2)`, false, false, false},
+		{`new Set([1]).size`, true, false, false},
+		{`"a/b".split("/").length / 2`, false, false, false},
+		{`/a/.test("a")`, false, true, false},
+		{`"a".match("a")[0]`, false, true, false},
+		{`Object.groupBy([1], x => x)[1].length`, false, false, true},
+	} {
 		j := newJob(cfg, c.code, DefaultLimits().Timeout)
 		_, err := j.execute()
 		require.NoError(t, err)
-		require.Equal(t, c.want, j.collections, c.code)
+		require.Equal(t, c.collections, j.collections, c.code)
+		require.Equal(t, c.regexps, j.regexps, c.code)
+		require.Equal(t, c.regexps, j.in.regexpSource != nil, c.code)
+		require.Equal(t, c.polyfills, j.polyfills, c.code)
 	}
 }
 
@@ -81,17 +100,9 @@ func TestCollectionsOnlyWhenReached(t *testing.T) {
 // export the Map, with an error, rather than read it through the code's
 // replacements.
 func TestCollectionsMissIsRefused(t *testing.T) {
-	e, err := NewInProcess(func(c *Config) { c.Concurrency = 1 })
-	require.NoError(t, err)
-	defer e.Close()
-	const code = `const O = ({})["const" + "ructor"];
+	requireMissRefused(t, reachesCollections, `const O = ({})["const" + "ructor"];
 O["def" + "ineProperty"](O.prototype, "g", {get: O.prototype.valueOf});
 const M = g["Ma" + "p"];
 M.prototype.forEach = function () { throw new Error("ran") };
-new M([["a", 1]])`
-	require.False(t, reachesCollections(code), "the case this test is about")
-	_, err = e.Run(context.Background(), code)
-	require.Error(t, err)
-	require.NotContains(t, err.Error(), "ran")
-	require.Contains(t, err.Error(), "could not be converted to JSON")
+new M([["a", 1]])`)
 }

@@ -73,12 +73,12 @@ func Check(code string, lim Limits) error {
 }
 
 // compiled is a program ready to run, with what the run needs to know of
-// it: how its positions map to the code's, and the kinds of function it
-// defines.
+// it: how its positions map to the code's, and what its syntax shows it
+// can reach.
 type compiled struct {
-	prog  *goja.Program
-	pos   posMap
-	kinds funcKinds
+	prog *goja.Program
+	pos  posMap
+	facts
 }
 
 // compileCode admits and compiles code: admit (size, UTF-8, nesting
@@ -93,13 +93,13 @@ func compileCode(code string, lim Limits) (compiled, error) {
 	}
 	if rep.Await {
 		if prg, m, ok := wrapAwait(code); ok {
-			kinds, e := prepare(prg, m)
+			f, e := prepare(prg, m)
 			if e != nil {
 				return compiled{pos: m}, e
 			}
 			p, err := goja.CompileAST(prg, false)
 			if err == nil {
-				return compiled{p, m, kinds}, nil
+				return compiled{p, m, f}, nil
 			}
 		}
 	}
@@ -107,7 +107,7 @@ func compileCode(code string, lim Limits) (compiled, error) {
 	if err != nil {
 		return compiled{pos: pm}, syntaxError(err, code)
 	}
-	kinds, e := prepare(prg, pm)
+	f, e := prepare(prg, pm)
 	if e != nil {
 		return compiled{pos: pm}, e
 	}
@@ -115,7 +115,7 @@ func compileCode(code string, lim Limits) (compiled, error) {
 	if err != nil {
 		return compiled{pos: pm}, syntaxError(err, code)
 	}
-	return compiled{p, pm, kinds}, nil
+	return compiled{p, pm, f}, nil
 }
 
 // wrapAwait wraps code in an async arrow function whose last statement, if

@@ -85,12 +85,34 @@ func (e *InProcess) RunFor(ctx context.Context, code string, limit time.Duration
 		err error
 	}
 	done := make(chan outcome, 1)
+	// Everything the caller arms is armed before the run's goroutine
+	// starts, so that the caller blocks right after the go statement: the
+	// new goroutine then runs on this thread at once (it is next in line on
+	// this P), where another thread would steal it a few microseconds later
+	// and the run would wait for that thread to be scheduled.
+	if !byCtx {
+		t := time.AfterFunc(timeout, func() { j.stop(KindTimeout, nil) })
+		defer t.Stop()
+	}
+	if ctx.Done() != nil {
+		stopCtx := context.AfterFunc(ctx, func() {
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				j.stop(KindTimeout, ctx.Err())
+			} else {
+				j.stop(KindCanceled, ctx.Err())
+			}
+		})
+		defer stopCtx()
+	}
+	hardAt := start.Add(timeout + lim.Grace)
+	hard := time.NewTimer(time.Until(hardAt))
+	defer hard.Stop()
+	e.wd.add(j)
 	e.wg.Add(1)
 	go func() {
 		func() {
 			defer e.wg.Done()
 			defer func() { <-e.slots }()
-			e.wd.add(j)
 			defer e.wd.remove(j)
 			res, err := j.execute()
 			if j.tools != nil {
@@ -104,21 +126,6 @@ func (e *InProcess) RunFor(ctx context.Context, code string, limit time.Duration
 		runtime.Gosched()
 		e.spares.prepare(e.cfg)
 	}()
-	if !byCtx {
-		t := time.AfterFunc(timeout, func() { j.stop(KindTimeout, nil) })
-		defer t.Stop()
-	}
-	stopCtx := context.AfterFunc(ctx, func() {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			j.stop(KindTimeout, ctx.Err())
-		} else {
-			j.stop(KindCanceled, ctx.Err())
-		}
-	})
-	defer stopCtx()
-	hardAt := start.Add(timeout + lim.Grace)
-	hard := time.NewTimer(time.Until(hardAt))
-	defer hard.Stop()
 	ctxDone := ctx.Done()
 	for {
 		select {

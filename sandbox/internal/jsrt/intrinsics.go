@@ -13,18 +13,18 @@ import (
 // runtime before any of the code runs, so the code cannot replace them.
 // Each reads an object's internal slot (a Map's entries, a RegExp's
 // flags...) and runs no code of the object it is given. Only what goja
-// creates anyway at setup is taken here: RegExp (which the named-group
-// support extends) and the error constructors; Map's and Set's are taken
-// with their polyfills, before the code runs, when it can reach them
-// (installCollections).
+// creates anyway at setup is taken here: the error constructors and
+// Object's; RegExp's are taken with the named-group support
+// (installRegExp), and Map's and Set's with their polyfills
+// (installCollections), before the code runs, when it can reach them.
 // A Symbol's description is read through goja's Go API instead, so that a
 // runtime whose code uses no Symbol never creates Symbol and its
 // prototype (a hundred allocations per runtime).
 type intrinsics struct {
 	mapForEach     goja.Callable // Map.prototype.forEach, when the code can reach Map (installCollections)
 	setForEach     goja.Callable // Set.prototype.forEach, likewise
-	regexpSource   goja.Callable // get RegExp.prototype.source
-	regexpFlags    []regexpFlag  // the flag getters, in the order of RegExp.prototype.flags
+	regexpSource   goja.Callable // get RegExp.prototype.source, when the code can reach RegExp (installRegExp)
+	regexpFlags    []regexpFlag  // the flag getters, in the order of RegExp.prototype.flags, likewise
 	errorCtors     map[string]*goja.Object
 	objectProto    *goja.Object
 	defineProperty goja.Value // Object.defineProperty
@@ -47,6 +47,29 @@ var descriptorFields = map[string]bool{"value": true, "writable": true, "get": t
 func (j *job) captureIntrinsics() error {
 	rt := j.rt
 	in := &j.in
+	proto := func(ctor string) *goja.Object {
+		return rt.Get(ctor).(*goja.Object).Get("prototype").(*goja.Object)
+	}
+	in.errorCtors = map[string]*goja.Object{}
+	for _, name := range []string{"Error", "TypeError", "RangeError", "SyntaxError", "EvalError"} {
+		c, ok := rt.Get(name).(*goja.Object)
+		if !ok {
+			return fmt.Errorf("intrinsics: %s is not an object", name)
+		}
+		in.errorCtors[name] = c
+	}
+	in.objectProto = proto("Object")
+	in.defineProperty = rt.Get("Object").(*goja.Object).Get("defineProperty")
+	return nil
+}
+
+// captureRegExp reads RegExp.prototype's source and flag getters, before
+// the code runs. Getting RegExp makes goja create it and its prototype
+// (about 220 allocations), so it waits for code that can reach them
+// (installRegExp).
+func (j *job) captureRegExp() error {
+	rt := j.rt
+	in := &j.in
 	gopd, ok := goja.AssertFunction(rt.Get("Object").(*goja.Object).Get("getOwnPropertyDescriptor"))
 	if !ok {
 		return errors.New("intrinsics: Object.getOwnPropertyDescriptor is not a function")
@@ -63,15 +86,12 @@ func (j *job) captureIntrinsics() error {
 		}
 		return nil, fmt.Errorf("intrinsics: no getter %s", name)
 	}
-	proto := func(ctor string) *goja.Object {
-		return rt.Get(ctor).(*goja.Object).Get("prototype").(*goja.Object)
-	}
-	var err error
-	rp := proto("RegExp")
-	if in.regexpSource, err = getter(rp, "source"); err != nil {
+	rp := rt.Get("RegExp").(*goja.Object).Get("prototype").(*goja.Object)
+	source, err := getter(rp, "source")
+	if err != nil {
 		return err
 	}
-	in.regexpFlags = in.regexpFlags[:0]
+	flags := make([]regexpFlag, 0, 6)
 	for _, f := range []struct {
 		letter byte
 		name   string
@@ -80,18 +100,9 @@ func (j *job) captureIntrinsics() error {
 		if err != nil {
 			return err
 		}
-		in.regexpFlags = append(in.regexpFlags, regexpFlag{f.letter, fn})
+		flags = append(flags, regexpFlag{f.letter, fn})
 	}
-	in.errorCtors = map[string]*goja.Object{}
-	for _, name := range []string{"Error", "TypeError", "RangeError", "SyntaxError", "EvalError"} {
-		c, ok := rt.Get(name).(*goja.Object)
-		if !ok {
-			return fmt.Errorf("intrinsics: %s is not an object", name)
-		}
-		in.errorCtors[name] = c
-	}
-	in.objectProto = proto("Object")
-	in.defineProperty = rt.Get("Object").(*goja.Object).Get("defineProperty")
+	in.regexpSource, in.regexpFlags = source, flags
 	return nil
 }
 

@@ -77,28 +77,7 @@ func (s *sink) room(n int) bool {
 // newKit creates the exporter in rt, bound to the job's sinks.
 func (j *job) newKit() error {
 	rt := j.rt
-	host := rt.NewObject()
-	fns := map[string]func(goja.FunctionCall) goja.Value{
-		"classOf":      j.hostClassOf,
-		"tok":          j.hostTok,
-		"str":          j.hostStr,
-		"num":          j.hostNum,
-		"big":          j.hostBig,
-		"sym":          j.hostSym,
-		"date":         j.hostDate,
-		"enter":        j.hostEnter,
-		"leave":        j.hostLeave,
-		"promiseState": j.hostPromiseState,
-		"errorInfo":    j.hostErrorInfo,
-		"entries":      j.hostEntries,
-		"typed":        j.hostTyped,
-		"regexp":       j.hostRegexp,
-	}
-	for name, fn := range fns {
-		if err := host.Set(name, fn); err != nil {
-			return err
-		}
-	}
+	host := rt.ToValue(j.hostOp)
 	v, err := rt.RunProgram(kitProgram())
 	if err != nil {
 		return err
@@ -118,6 +97,69 @@ func (j *job) newKit() error {
 		return errors.New("kit functions missing")
 	}
 	return nil
+}
+
+// The exporter's operations on the host, in the order of kit.js's
+// constants: one host function (hostOp) dispatches them, since every
+// native function costs a runtime about ten allocations.
+const (
+	opClassOf = iota
+	opTok
+	opStr
+	opNum
+	opBig
+	opSym
+	opDate
+	opEnter
+	opLeave
+	opPromiseState
+	opErrorInfo
+	opEntries
+	opTyped
+	opRegexp
+)
+
+// hostOp runs the exporter's operation named by its first argument on the
+// others. Only the kit calls it: it is passed to the kit's program and put
+// nowhere the code can reach.
+func (j *job) hostOp(c goja.FunctionCall) goja.Value {
+	op, ok := c.Argument(0).Export().(int64)
+	if !ok || len(c.Arguments) == 0 {
+		j.stopSink()
+	}
+	c.Arguments = c.Arguments[1:]
+	switch op {
+	case opClassOf:
+		return j.hostClassOf(c)
+	case opTok:
+		return j.hostTok(c)
+	case opStr:
+		return j.hostStr(c)
+	case opNum:
+		return j.hostNum(c)
+	case opBig:
+		return j.hostBig(c)
+	case opSym:
+		return j.hostSym(c)
+	case opDate:
+		return j.hostDate(c)
+	case opEnter:
+		return j.hostEnter(c)
+	case opLeave:
+		return j.hostLeave(c)
+	case opPromiseState:
+		return j.hostPromiseState(c)
+	case opErrorInfo:
+		return j.hostErrorInfo(c)
+	case opEntries:
+		return j.hostEntries(c)
+	case opTyped:
+		return j.hostTyped(c)
+	case opRegexp:
+		return j.hostRegexp(c)
+	}
+	j.stopSink()
+	return goja.Undefined()
 }
 
 // stopSink unwinds the exporter.
@@ -272,6 +314,43 @@ func (j *job) hostNum(c goja.FunctionCall) goja.Value {
 		j.stopSink()
 	}
 	return goja.Undefined()
+}
+
+// primitive writes a number, boolean, BigInt or string as the exporter
+// does, from Go: reading a primitive runs no code, so it needs neither the
+// exporter nor the check of Object.prototype it reads objects under. It
+// returns false, having written nothing, for any other value and for one
+// that does not fit, which the exporter then handles (and reports).
+func (s *sink) primitive(v goja.Value) bool {
+	if _, isObj := v.(*goja.Object); isObj || len(s.buf) != 0 || s.truncate {
+		return false
+	}
+	ok := false
+	switch x := v.Export().(type) { // a primitive's export runs no code
+	case int64, float64:
+		ok = s.number(v)
+	case bool:
+		t := "false"
+		if x {
+			t = "true"
+		}
+		if ok = s.room(len(t)); ok {
+			s.buf = append(s.buf, t...)
+		}
+	case *big.Int:
+		ok = s.bigint(x)
+	case string:
+		if _, isStr := v.(goja.String); isStr && s.room(stringLength(v)+2) {
+			q := appendQuoted(nil, x)
+			if ok = s.room(len(q)); ok {
+				s.buf = append(s.buf, q...)
+			}
+		}
+	}
+	if !ok {
+		s.buf, s.err = s.buf[:0], nil
+	}
+	return ok
 }
 
 // number writes a primitive number; false when it does not fit.
@@ -551,6 +630,12 @@ func (j *job) hostRegexp(c goja.FunctionCall) goja.Value {
 	if o, ok := c.Argument(0).(*goja.Object); ok {
 		if text, ok := j.regexpText(o); ok {
 			return j.rt.ToValue(text)
+		}
+		if o.ClassName() == "RegExp" && j.in.regexpSource == nil {
+			// The code reached RegExp where its text did not show it
+			// (reachesRegExp): its getters were not taken before the code
+			// ran, so the host refuses rather than read them now.
+			j.stopSink()
 		}
 	}
 	return j.rt.ToValue("")

@@ -6,14 +6,14 @@
 // trap of the value; Maps, Sets, typed arrays and RegExps are read by the
 // host through built-ins it took before the code ran. Every built-in it uses is taken
 // when the run starts, before the code can replace it. It is compiled once
-// and created per run; the host functions are passed in, never put on the
+// and created per run; the host function is passed in, never put on the
 // global object.
 (function (host) {
   "use strict";
-  const classOf = host.classOf, tok = host.tok, str = host.str, num = host.num, big = host.big,
-    sym = host.sym, date = host.date, enter = host.enter, leave = host.leave,
-    promiseState = host.promiseState, errorInfo = host.errorInfo, entriesOf = host.entries,
-    typed = host.typed, regexpText = host.regexp;
+  // The host's operations, through one host function (hostOp in kit.go):
+  // a native function costs every runtime about ten allocations.
+  const CLASS_OF = 0, TOK = 1, STR = 2, NUM = 3, BIG = 4, SYM = 5, DATE = 6, ENTER = 7, LEAVE = 8,
+    PROMISE_STATE = 9, ERROR_INFO = 10, ENTRIES = 11, TYPED = 12, REGEXP = 13;
   const keys = Object.keys, gopd = Object.getOwnPropertyDescriptor, getProto = Object.getPrototypeOf,
     hasOwn = Object.hasOwn;
 
@@ -21,7 +21,7 @@
   // property, and never through a Proxy.
   function dataProp(o, k) {
     for (let i = 0; o !== null && o !== undefined && i < 64; i++) {
-      if (classOf(o) === "proxy") return undefined;
+      if (host(CLASS_OF, o) === "proxy") return undefined;
       const d = gopd(o, k);
       if (d !== undefined) return hasOwn(d, "value") ? d.value : undefined;
       o = getProto(o);
@@ -34,7 +34,7 @@
   // as a data property holding a primitive that is not a symbol.
   function plainField(o, k) {
     for (let i = 0; o !== null && o !== undefined && i < 64; i++) {
-      if (classOf(o) === "proxy") return false;
+      if (host(CLASS_OF, o) === "proxy") return false;
       const d = gopd(o, k);
       if (d !== undefined) {
         if (!hasOwn(d, "value")) return false;
@@ -52,11 +52,11 @@
   }
 
   function tagged(t, s) {
-    tok("{");
-    str(t);
-    tok(":");
-    str(s);
-    tok("}");
+    host(TOK, "{");
+    host(STR, t);
+    host(TOK, ":");
+    host(STR, s);
+    host(TOK, "}");
   }
 
   function accessor(d) {
@@ -70,115 +70,115 @@
   }
 
   function array(v, k) {
-    enter(v, k);
-    tok("[");
+    host(ENTER, v, k);
+    host(TOK, "[");
     const n = dataProp(v, "length");
     for (let i = 0; i < n; i++) {
-      if (i > 0) tok(",");
+      if (i > 0) host(TOK, ",");
       const d = gopd(v, i);
-      if (d === undefined) tok("null");
+      if (d === undefined) host(TOK, "null");
       else property(d, i);
     }
-    tok("]");
-    leave();
+    host(TOK, "]");
+    host(LEAVE);
   }
 
   function object(v, k) {
-    enter(v, k);
-    tok("{");
+    host(ENTER, v, k);
+    host(TOK, "{");
     const ks = keys(v);
     let first = true;
     for (let i = 0; i < ks.length; i++) {
       const key = ks[i], d = gopd(v, key);
       if (d === undefined || (hasOwn(d, "value") && d.value === undefined)) continue;
-      if (!first) tok(",");
+      if (!first) host(TOK, ",");
       first = false;
-      str(key);
-      tok(":");
+      host(STR, key);
+      host(TOK, ":");
       property(d, key);
     }
-    tok("}");
-    leave();
+    host(TOK, "}");
+    host(LEAVE);
   }
 
   // entries writes a Map or a Set from a fresh array the host fills from
   // its internal slots: [key, value, key, value…] for a Map, the values for
   // a Set.
   function entries(v, k, t) {
-    enter(v, k);
-    tok("{");
-    str(t);
-    tok(":[");
-    const e = entriesOf(v), step = t === "$map" ? 2 : 1;
+    host(ENTER, v, k);
+    host(TOK, "{");
+    host(STR, t);
+    host(TOK, ":[");
+    const e = host(ENTRIES, v), step = t === "$map" ? 2 : 1;
     for (let i = 0, n = 0; i < e.length; i += step, n++) {
-      if (n > 0) tok(",");
+      if (n > 0) host(TOK, ",");
       if (step === 2) {
-        tok("[");
+        host(TOK, "[");
         value(e[i], n);
-        tok(",");
+        host(TOK, ",");
         value(e[i + 1], n);
-        tok("]");
+        host(TOK, "]");
       } else {
         value(e[i], n);
       }
     }
-    tok("]}");
-    leave();
+    host(TOK, "]}");
+    host(LEAVE);
   }
 
   function error(v) {
-    tok("{");
-    str("$error");
-    tok(":{");
-    str("name");
-    tok(":");
-    str(stringProp(v, "name") || "Error");
-    tok(",");
-    str("message");
-    tok(":");
-    str(stringProp(v, "message") || "");
-    tok("}}");
+    host(TOK, "{");
+    host(STR, "$error");
+    host(TOK, ":{");
+    host(STR, "name");
+    host(TOK, ":");
+    host(STR, stringProp(v, "name") || "Error");
+    host(TOK, ",");
+    host(STR, "message");
+    host(TOK, ":");
+    host(STR, stringProp(v, "message") || "");
+    host(TOK, "}}");
   }
 
   function value(v, k) {
     switch (typeof v) {
-      case "string": str(v); return;
-      case "number": num(v); return;
-      case "boolean": tok(v ? "true" : "false"); return;
-      case "undefined": tok("null"); return;
-      case "bigint": big(v); return;
-      case "symbol": sym(v); return;
+      case "string": host(STR, v); return;
+      case "number": host(NUM, v); return;
+      case "boolean": host(TOK, v ? "true" : "false"); return;
+      case "undefined": host(TOK, "null"); return;
+      case "bigint": host(BIG, v); return;
+      case "symbol": host(SYM, v); return;
     }
     if (v === null) {
-      tok("null");
+      host(TOK, "null");
       return;
     }
-    const c = classOf(v);
+    const c = host(CLASS_OF, v);
     switch (c) {
       case "proxy": tagged("$object", "Proxy"); return;
       case "Function": case "AsyncFunction": case "GeneratorFunction":
         tagged("$function", stringProp(v, "name") || ""); return;
-      case "Date": date(v); return;
-      case "RegExp": tagged("$regexp", regexpText(v)); return;
+      case "Date": host(DATE, v); return;
+      case "RegExp": tagged("$regexp", host(REGEXP, v)); return;
       case "Error": error(v); return;
-      case "Promise": tagged("$promise", promiseState(v)); return;
+      case "Promise": tagged("$promise", host(PROMISE_STATE, v)); return;
       case "Array": array(v, k); return;
       case "Map": entries(v, k, "$map"); return;
       case "Set": entries(v, k, "$set"); return;
-      case "TypedArray": typed(v); return;
+      case "TypedArray": host(TYPED, v); return;
       case "Object": object(v, k); return;
       default: tagged("$object", c); return;
     }
   }
 
   // describe reports a thrown value: an Error's name, message and stack
-  // through errorInfo, anything else as
+  // from the host (ERROR_INFO), anything else as
   // its JSON form.
   function describe(v) {
-    if (v !== null && typeof v === "object" && classOf(v) === "Error") {
+    if (v !== null && typeof v === "object" && host(CLASS_OF, v) === "Error") {
       // The stack text is made on first read from the name and message.
       const stack = plainField(v, "name") && plainField(v, "message") ? stringProp(v, "stack") : undefined;
-      errorInfo(v, stringProp(v, "name") || "Error", stringProp(v, "message") || "", stack);
+      host(ERROR_INFO, v, stringProp(v, "name") || "Error", stringProp(v, "message") || "", stack);
       return;
     }
     value(v, "");

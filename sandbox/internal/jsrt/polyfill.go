@@ -186,9 +186,23 @@ var polyfillProgram = lazyProgram("loom-sandbox-polyfill.js", `(function (apply,
   });
 })`, true)
 
+// reachesPolyfills reports whether code may reach Object.groupBy,
+// String.prototype.isWellFormed or toWellFormed, or Error.isError, as far
+// as its text tells (see reachesGlobal, whose escapes also count here: a
+// computed name on this or globalThis, defineProperty, __proto__ or a
+// backslash). A miss costs no guarantee: the method is missing, as on
+// goja, and calling it throws a TypeError.
+func reachesPolyfills(code string) bool {
+	return reachesGlobal(code, "groupBy", "WellFormed", "isError")
+}
+
 // installPolyfills defines the built-ins goja lacks but the Set methods
-// and Map.groupBy (installCollections).
+// and Map.groupBy (installCollections), once per runtime, before the code
+// runs, when it can reach them (reachesPolyfills).
 func (j *job) installPolyfills() error {
+	if j.polyfills {
+		return nil
+	}
 	rt := j.rt
 	err := j.callProgram(polyfillProgram(), j.applyFunc(), j.in.defineProperty, j.in.errorCtors["TypeError"],
 		rt.Get("Object"), rt.Get("String").(*goja.Object).Get("prototype"))
@@ -201,7 +215,11 @@ func (j *job) installPolyfills() error {
 		o, ok := c.Argument(0).(*goja.Object)
 		return rt.ToValue(ok && classOf(o) == "Error")
 	})
-	return j.in.errorCtors["Error"].DefineDataProperty("isError", isError, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	if err := j.in.errorCtors["Error"].DefineDataProperty("isError", isError, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE); err != nil {
+		return err
+	}
+	j.polyfills = true
+	return nil
 }
 
 // installCollections takes Map's and Set's built-ins the exporter uses and

@@ -83,9 +83,28 @@ type regexpGroupInfo struct {
 	names map[string]int
 }
 
-// installNamedGroups wraps exec, replace and replaceAll.
-func (j *job) installNamedGroups() error {
+// reachesRegExp reports whether code may reach RegExp, as far as its text
+// tells (a regexp literal shows in the syntax tree instead): it names
+// RegExp, calls match or matchAll (which make a RegExp of a string
+// pattern and call its exec), or may read globals by a computed name
+// (reachesGlobal). Like reachesGlobal it is a heuristic, and decides only
+// what a miss costs no guarantee: on a miss a match has no groups and a
+// replacement no $<name>, as on goja, and a RegExp's export is refused
+// with an error, never read through the code's replacements.
+func reachesRegExp(code string) bool {
+	return reachesGlobal(code, "RegExp", "match")
+}
+
+// installRegExp takes RegExp's built-ins and wraps exec, replace and
+// replaceAll, once per runtime, before the code runs.
+func (j *job) installRegExp() error {
+	if j.regexps {
+		return nil
+	}
 	rt := j.rt
+	if err := j.captureRegExp(); err != nil {
+		return err
+	}
 	create, ok := goja.AssertFunction(rt.Get("Object").(*goja.Object).Get("create"))
 	if !ok {
 		return fmt.Errorf("lockdown: Object.create is not a function")
@@ -129,6 +148,7 @@ func (j *job) installNamedGroups() error {
 			return err
 		}
 	}
+	j.regexps = true
 	return nil
 }
 

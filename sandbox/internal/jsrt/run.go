@@ -46,6 +46,8 @@ type job struct {
 	thrower       *goja.Object // what eval, Function and the locked constructors are
 	locked        funcKinds    // the kinds whose constructor is locked (lockFunctionKinds)
 	collections   bool         // Map's and Set's built-ins are taken and polyfilled (installCollections)
+	regexps       bool         // RegExp's built-ins are taken and named groups installed (installRegExp)
+	polyfills     bool         // Object.groupBy, isWellFormed, toWellFormed and Error.isError are defined (installPolyfills)
 	apply         *goja.Object // the polyfills' apply (applyFunc)
 	dateInstalled bool         // Date's string forms and local time are UTC (installDate)
 	ready         bool         // setup is done (a spare set up ahead)
@@ -90,7 +92,7 @@ func (j *job) execute() (res *Result, err error) {
 	if j.reason.Load() != nil { // stopped while compiling
 		return j.partial(), j.stoppedError()
 	}
-	if err := j.prepare(c.kinds); err != nil {
+	if err := j.prepare(c.facts); err != nil {
 		if j.reason.Load() != nil { // stopped while the runtime was prepared for the code
 			return j.partial(), j.stoppedError()
 		}
@@ -121,7 +123,11 @@ func (j *job) execute() (res *Result, err error) {
 	if v == nil || goja.IsUndefined(v) {
 		return &Result{Value: json.RawMessage("null"), Undefined: true, Logs: j.console.lines}, nil
 	}
-	s, err := j.convert(j.kit.export, v, &sink{max: j.lim.ResultBytes, maxDepth: j.lim.ResultDepth})
+	s := &sink{max: j.lim.ResultBytes, maxDepth: j.lim.ResultDepth}
+	if s.primitive(v) {
+		return &Result{Value: s.buf, Logs: j.console.lines}, nil
+	}
+	s, err = j.convert(j.kit.export, v, s)
 	switch {
 	case s.err != nil:
 		return j.partial(), s.err
@@ -210,30 +216,35 @@ func (j *job) setup() error {
 	if err := j.installNumberFormat(); err != nil {
 		return err
 	}
-	if err := j.installPolyfills(); err != nil {
-		return err
-	}
-	if err := j.installNamedGroups(); err != nil {
-		return err
-	}
 	if err := j.installConsole(); err != nil {
 		return err
 	}
 	return j.newKit()
 }
 
-// prepare sets up the runtime unless it was set up ahead, locks the
-// constructors the code's kinds of function lead to, and defines the run's
-// host tools.
-func (j *job) prepare(kinds funcKinds) error {
+// prepare sets up the runtime unless it was set up ahead, makes the
+// built-ins setup leaves out that the code can reach (locking the
+// constructors its kinds of function lead to), and defines the run's host
+// tools.
+func (j *job) prepare(f facts) error {
 	if !j.ready {
 		if err := j.setup(); err != nil {
 			return err
 		}
 		j.ready = true
 	}
-	if err := j.lockFunctionKinds(kinds); err != nil {
+	if err := j.lockFunctionKinds(f.kinds); err != nil {
 		return err
+	}
+	if reachesPolyfills(j.code) {
+		if err := j.installPolyfills(); err != nil {
+			return err
+		}
+	}
+	if f.regexpLiterals || reachesRegExp(j.code) {
+		if err := j.installRegExp(); err != nil {
+			return err
+		}
 	}
 	if reachesCollections(j.code) {
 		if err := j.installCollections(); err != nil {

@@ -24,3 +24,28 @@ func BenchmarkSetup(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkReadyRun is what a run costs once its runtime is set up (the
+// spare a run takes): compile, run and export of fact(15), on the
+// caller's goroutine. It is the floor of a spaced in-process run, which
+// adds the executor's hand-offs.
+func BenchmarkReadyRun(b *testing.B) {
+	cfg, err := NewConfig(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		j := newJob(cfg, "", 0)
+		if err := j.setup(); err != nil {
+			b.Fatal(err)
+		}
+		j.ready = true
+		j.code, j.timeout = `function f(n){return n<=1?1:n*f(n-1)} f(15)`, cfg.Limits.Timeout
+		b.StartTimer()
+		if _, err := j.execute(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -14,15 +14,13 @@ import (
 // TestIsolatedIdleWorkerDies kills an idle worker: the next run gets a
 // fresh one.
 func TestIsolatedIdleWorkerDies(t *testing.T) {
-	e := newTestIsolated(t, withConfig(func(c *jsrt.Config) { c.Concurrency = 1 }))
-	pids := e.PIDs()
-	require.Len(t, pids, 1)
+	e, pid := newSingleWorker(t)
 	e.mu.Lock()
 	var w *worker
 	for w = range e.live {
 	}
 	e.mu.Unlock()
-	require.NoError(t, syscall.Kill(pids[0], syscall.SIGKILL))
+	require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
 	select {
 	case <-w.exited: // reaped: the pool sees it is dead
 	case <-time.After(time.Minute):

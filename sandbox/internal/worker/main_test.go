@@ -26,6 +26,15 @@ func newTestIsolated(t *testing.T, opts ...jsrt.Option) *Isolated {
 	return e
 }
 
+// newSingleWorker is an executor with one worker, and that worker's PID.
+func newSingleWorker(t *testing.T) (*Isolated, int) {
+	t.Helper()
+	e := newTestIsolated(t, withConfig(func(c *jsrt.Config) { c.Concurrency = 1 }))
+	pids := e.PIDs()
+	require.Len(t, pids, 1)
+	return e, pids[0]
+}
+
 func requireWorks(t *testing.T, e *Isolated) {
 	t.Helper()
 	res, err := e.Run(context.Background(), `[1, 2, 3].map(x => x * 2)`)

@@ -43,7 +43,8 @@ func ServeWorkerIfChild() {
 		return
 	}
 	closeInheritedFDs()
-	os.Exit(serveWorker(os.Stdin, os.Stdout, os.Stderr))
+	in, out := pollableStdio()
+	os.Exit(serveWorker(in, out, os.Stderr))
 }
 
 // serveWorker is the worker's main loop; it returns the exit code.
