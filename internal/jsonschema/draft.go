@@ -57,6 +57,9 @@ func normalize(doc any) (any, bool, error) {
 	}
 	switch draftOf(uri) {
 	case "2020-12":
+		if uri != "" {
+			obj["$schema"] = draft202012 // the validator knows only this spelling
+		}
 		return doc, false, nil
 	case "07", "06":
 		obj["$schema"] = draft07
