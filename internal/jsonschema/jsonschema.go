@@ -34,11 +34,9 @@
 package jsonschema
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"unicode/utf8"
 
@@ -93,13 +91,9 @@ func Compile(raw []byte) (*Schema, error) {
 
 // decode reads one JSON value, refusing anything after it.
 func decode(raw []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
 	var v any
-	if err := dec.Decode(&v); err != nil {
+	if err := json.Unmarshal(raw, &v); err != nil {
 		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("more than one JSON value")
 	}
 	return v, nil
 }
