@@ -357,7 +357,9 @@ func TestCheckExplains(t *testing.T) {
 		{`{"items":{"$ref":"#/$defs/p"},"$defs":{"p":{"required":["x"]}}}`, `[{},{"x":1},{}]`, []string{"at /0/x: required", "at /2/x: required"}},
 		{`{"type":"number","minimum":3}`, `1`, []string{"at /: minimum: got 1, want 3"}},
 		{`{"enum":["a","b"]}`, `"c"`, []string{`at /: value must be one of "a", "b"`}},
-		{`{"properties":{"a":{"type":"string"}},"unevaluatedProperties":false}`, `{"b":1}`, []string{"at /: a field no part of the schema allows (unevaluatedProperties)"}},
+		{`{"properties":{"a":{"type":"string"}},"unevaluatedProperties":false}`, `{"b":1}`, []string{"at /b: unknown field"}},
+		{`{"allOf":[{"properties":{"a":{"type":"string"}}}],"if":{"required":["k"]},"then":{"properties":{"k":true}},"unevaluatedProperties":{"type":"integer"}}`, `{"a":"x","k":1,"z":"s","y":2}`, []string{"at /z: expected integer, got string"}},
+		{`{"prefixItems":[{"type":"string"}],"unevaluatedItems":false}`, `["a",1]`, []string{"at /: an item no part of the schema allows (unevaluatedItems)"}},
 		{`{"dependentRequired":{"card":["cvc"]}}`, `{"card":1}`, []string{`at /cvc: required when "card" is present`}},
 	} {
 		s, err := Compile([]byte(tc.schema))

@@ -19,7 +19,7 @@ import (
 // (the validator stops at its first error and names the schema's place,
 // not the data's). It walks the keywords that apply to a place in the
 // data; those it cannot follow (remote and "$id"-relative references,
-// "$dynamicRef", "unevaluatedProperties", "unevaluatedItems") it skips,
+// "$dynamicRef", "unevaluatedItems") it skips,
 // and [Schema.Check] falls back to the validator's own message when it
 // finds nothing. It never decides whether data is valid.
 type explainer struct {
@@ -317,6 +317,72 @@ func (x *explainer) object(s *gs.Schema, o map[string]any, path []string, at fun
 	}
 	for _, k := range names {
 		x.explain(depSchemas[k], o, path, out)
+	}
+	if s.UnevaluatedProperties != nil {
+		seen := map[string]bool{}
+		x.evaluated(s, o, path, seen, true)
+		for _, k := range names {
+			if seen[k] {
+				continue
+			}
+			if isFalse(s.UnevaluatedProperties) {
+				*out = append(*out, Issue{Path: at(k), Rule: "unknown field"})
+			} else {
+				x.explain(s.UnevaluatedProperties, o[k], at(k), out)
+			}
+		}
+	}
+}
+
+// evaluated adds to seen the names of o that s evaluates in place: those
+// its properties, patternProperties and additionalProperties apply to,
+// and those of the subschemas that apply here and match ($ref, allOf,
+// the matching anyOf and oneOf alternatives, if/then/else, dependent
+// schemas), as "unevaluatedProperties" counts them.
+// top is s itself, whose own unevaluatedProperties is the question.
+func (x *explainer) evaluated(s *gs.Schema, o map[string]any, path []string, seen map[string]bool, top bool) {
+	x.steps++
+	if s == nil || x.steps > maxSteps {
+		return
+	}
+	for k := range o {
+		if _, ok := s.Properties[k]; ok || s.AdditionalProperties != nil || !top && s.UnevaluatedProperties != nil {
+			seen[k] = true
+			continue
+		}
+		for p := range s.PatternProperties {
+			if re := x.regexp(p); re != nil && re.MatchString(k) {
+				seen[k] = true
+			}
+		}
+	}
+	if s.Ref != "" {
+		x.evaluated(x.ref(s.Ref), o, path, seen, false)
+	}
+	for _, sub := range s.AllOf {
+		x.evaluated(sub, o, path, seen, false)
+	}
+	for _, sub := range slices.Concat(s.AnyOf, s.OneOf) {
+		if x.matches(sub, o, path) {
+			x.evaluated(sub, o, path, seen, false)
+		}
+	}
+	if s.If != nil {
+		if x.matches(s.If, o, path) {
+			x.evaluated(s.If, o, path, seen, false)
+			x.evaluated(s.Then, o, path, seen, false)
+		} else {
+			x.evaluated(s.Else, o, path, seen, false)
+		}
+	}
+	deps := s.DependentSchemas
+	if x.draft7 {
+		deps = s.DependencySchemas
+	}
+	for k, sub := range deps {
+		if _, ok := o[k]; ok {
+			x.evaluated(sub, o, path, seen, false)
+		}
 	}
 }
 
