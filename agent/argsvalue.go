@@ -3,8 +3,8 @@ package agent
 import (
 	"encoding"
 	"encoding/json"
+	"math"
 	"reflect"
-	"strconv"
 	"strings"
 )
 
@@ -18,9 +18,11 @@ import (
 // itself, an embedded struct, a key that is not a field's exact name, a
 // number that does not fit), and the caller decodes the text instead.
 //
-// One difference is on purpose: where an object repeats a key, the value
+// Two differences are on purpose: where an object repeats a key, the value
 // that passed the schema check (the last one) is the value set, whereas
-// encoding/json would merge two objects or arrays given for one field.
+// encoding/json would merge two objects or arrays given for one field; and
+// a number JSON Schema counts an integer (1e3, 2.0) sets an integer field,
+// where encoding/json refuses the literal.
 
 // valueSetter sets dst, a zero value, from v, a value as
 // internal/jsonschema's Parse returns it.
@@ -119,78 +121,50 @@ func setString(v any, dst reflect.Value) bool {
 	return false
 }
 
-// setNumber sets an integer or a floating-point number, refusing a
-// literal its kind cannot hold exactly as encoding/json refuses it.
+// setNumber sets an integer or a floating-point number. Parse gives
+// numbers as float64, so a setter can promise json.Unmarshal's result only
+// where the float64 holds the literal exactly: an integer below 2^53
+// in magnitude for an integer kind, any value for a float64. For a
+// float32, or a larger or fractional number for an integer kind, it
+// reports false and the text is decoded instead (which rounds a float32
+// once, and refuses what the kind cannot hold, as encoding/json does).
 func setNumber(v any, dst reflect.Value) bool {
 	if v == nil {
 		return true
 	}
-	n, ok := v.(json.Number)
+	f, ok := v.(float64)
 	if !ok {
 		return false
 	}
+	const exact = 1 << 53
 	switch dst.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		i, err := strconv.ParseInt(string(n), 10, 64)
-		if err != nil || dst.OverflowInt(i) {
+		if f != math.Trunc(f) || f >= exact || f <= -exact || dst.OverflowInt(int64(f)) {
 			return false
 		}
-		dst.SetInt(i)
-	case reflect.Float32, reflect.Float64:
-		f, err := strconv.ParseFloat(string(n), dst.Type().Bits())
-		if err != nil || dst.OverflowFloat(f) {
-			return false
-		}
+		dst.SetInt(int64(f))
+	case reflect.Float64:
 		dst.SetFloat(f)
+	case reflect.Float32:
+		return false
 	default:
-		u, err := strconv.ParseUint(string(n), 10, 64)
-		if err != nil || dst.OverflowUint(u) {
+		if f != math.Trunc(f) || f < 0 || f >= exact || dst.OverflowUint(uint64(f)) {
 			return false
 		}
-		dst.SetUint(u)
+		dst.SetUint(uint64(f))
 	}
 	return true
 }
 
-// setAny sets an empty interface to v as json.Unmarshal gives it: numbers
-// as float64. It rewrites v's maps and slices in place.
+// setAny sets an empty interface to v, which is already what
+// json.Unmarshal gives an any.
 func setAny(v any, dst reflect.Value) bool {
 	if v == nil {
 		dst.SetZero()
 		return true
 	}
-	plain, ok := plainJSON(v)
-	if !ok {
-		return false
-	}
-	dst.Set(reflect.ValueOf(plain))
+	dst.Set(reflect.ValueOf(v))
 	return true
-}
-
-// plainJSON turns the numbers in v into float64s, in place.
-func plainJSON(v any) (any, bool) {
-	switch x := v.(type) {
-	case json.Number:
-		f, err := strconv.ParseFloat(string(x), 64)
-		return f, err == nil
-	case map[string]any:
-		for k, e := range x {
-			p, ok := plainJSON(e)
-			if !ok {
-				return nil, false
-			}
-			x[k] = p
-		}
-	case []any:
-		for i, e := range x {
-			p, ok := plainJSON(e)
-			if !ok {
-				return nil, false
-			}
-			x[i] = p
-		}
-	}
-	return v, true
 }
 
 func (p *setterPlan) pointer(t reflect.Type) valueSetter {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
-	"regexp"
 )
 
 // Tool describes a function the model may call. Schema is the JSON schema of
@@ -15,12 +14,25 @@ type Tool struct {
 	Schema      json.RawMessage
 }
 
-// toolName is what every provider accepts as a function name.
-var toolName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$`)
-
 // ValidToolName reports whether name is accepted as a tool name by every
-// provider: a letter or underscore, then up to 63 letters, digits, '_' or '-'.
-func ValidToolName(name string) bool { return toolName.MatchString(name) }
+// provider: a letter or underscore, then up to 63 letters, digits, '_' or '-'
+// (ASCII). It is a loop, not a regular expression, so that programs that
+// link the package compile nothing at start.
+func ValidToolName(name string) bool {
+	if len(name) == 0 || len(name) > 64 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c == '_', 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+		case i > 0 && (c == '-' || '0' <= c && c <= '9'):
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // ToolMode says whether and how the model must call tools.
 type ToolMode string

@@ -27,3 +27,26 @@ func TestToolNameFor(t *testing.T) {
 	require.True(t, model.ValidToolName(got))
 	require.NotEqual(t, got, model.ToolNameFor(long+"y"), "long names keep a hash of the whole")
 }
+
+func TestValidToolName(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		want bool
+	}{
+		{"a", true},
+		{"_", true},
+		{"get_weather-2", true},
+		{"A" + strings.Repeat("b", 63), true},
+		{"A" + strings.Repeat("b", 64), false},
+		{"", false},
+		{"2fast", false},
+		{"-x", false},
+		{"has space", false},
+		{"dot.name", false},
+		{"ünicode", false},
+		{"new\nline", false},
+		{"trailing\n", false},
+	} {
+		require.Equal(t, tc.want, model.ValidToolName(tc.name), "%q", tc.name)
+	}
+}

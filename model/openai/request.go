@@ -3,7 +3,7 @@ package openai
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
+	"strings"
 
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/internal/provider"
@@ -206,12 +206,15 @@ func toolSchema(t model.Tool) (shared.FunctionParameters, error) {
 	return schema, nil
 }
 
-var unsafeName = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
-
 // schemaName makes a response schema name OpenAI accepts:
 // ^[a-zA-Z0-9_-]{1,64}$.
 func schemaName(name string) string {
-	name = unsafeName.ReplaceAllString(name, "_")
+	name = strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' {
+			return r
+		}
+		return '_'
+	}, name)
 	if name == "" {
 		return "response"
 	}

@@ -340,3 +340,61 @@ func TestSharedTextsAreBounded(t *testing.T) {
 		})
 	}
 }
+
+// TestSharedTextsFoundInBatches: a store opened afresh finds texts
+// another wrote, more of them in one write than one lookup query takes,
+// and stores none of them again.
+func TestSharedTextsFoundInBatches(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "traces.db")
+	start := time.Now().Add(-time.Hour)
+	desc := func(i int) string {
+		return fmt.Sprintf("Agent number %03d, whose description is long enough to be shared between runs.", i)
+	}
+	part := func(seed uint64) []store.Part {
+		var recs []*store.Record
+		for i := range 250 {
+			recs = append(recs, &store.Record{
+				SpanID: trace.SpanID{byte(seed), byte(i >> 8), byte(i)}, Name: "invoke_agent a", Kind: trace.SpanKindInternal,
+				Start: start.Add(time.Duration(i) * time.Second), End: start.Add(time.Duration(i)*time.Second + time.Millisecond),
+				Attributes: []attribute.KeyValue{
+					attribute.String("gen_ai.agent.name", "a"+strconv.Itoa(i)),
+					attribute.String("gen_ai.agent.description", desc(i)),
+				},
+			})
+		}
+		return []store.Part{{TraceID: fixture.IDs(seed), Spans: recs}}
+	}
+	db, err := sql.Open("sqlite", "file:"+path+"?_query_only=1")
+	require.NoError(t, err)
+	defer db.Close()
+	count := func() int {
+		var n int
+		require.NoError(t, db.QueryRow(`SELECT count(*) FROM texts`).Scan(&n))
+		return n
+	}
+	for i, seed := range []uint64{7, 8, 9} {
+		s, err := store.Open(ctx, path)
+		require.NoError(t, err)
+		require.NoError(t, s.WriteParts(ctx, part(seed)))
+		require.NoError(t, s.Close())
+		if i == 0 {
+			require.Greater(t, count(), 250, "the keys and every description are stored")
+		}
+		require.Equal(t, 252, count(), "write %d stores no text twice", i)
+	}
+	s, err := store.Open(ctx, path)
+	require.NoError(t, err)
+	defer s.Close()
+	for _, seed := range []uint64{7, 8, 9} {
+		d, err := s.Trace(ctx, fixture.IDs(seed).String())
+		require.NoError(t, err)
+		require.Len(t, d.Spans, 250)
+		got := map[string]bool{}
+		for _, sp := range d.Spans {
+			got[sp.Attributes["gen_ai.agent.description"].(string)] = true
+		}
+		require.Len(t, got, 250)
+		require.True(t, got[desc(249)])
+	}
+}

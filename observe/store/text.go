@@ -4,10 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -63,20 +64,37 @@ func (c *textCache) publish(stored map[string]int64) {
 
 // shareWanted finds or stores, within the transaction, the texts that a
 // part carried in place, adding their ids to stored; the cache takes them
-// once the write commits.
+// once the write commits. The texts already in the table are found with
+// one query per batch of findBatch, not one per text: a process's first
+// write wants every attribute key its runs use.
 func (in *inserter) shareWanted(ctx context.Context, wanted []string, stored map[string]int64) error {
+	in.texts.mu.RLock()
+	room := maxSharedTexts - len(in.texts.ids) - len(stored)
+	full := in.texts.full
+	var todo []string
 	for _, v := range wanted {
-		if _, ok := stored[v]; ok {
+		if _, ok := stored[v]; ok || slices.Contains(todo, v) {
 			continue
 		}
-		in.texts.mu.RLock()
-		_, cached := in.texts.ids[v]
-		full := len(in.texts.ids)+len(stored) >= maxSharedTexts || in.texts.full
-		in.texts.mu.RUnlock()
-		if cached || full {
+		if _, cached := in.texts.ids[v]; !cached {
+			todo = append(todo, v)
+		}
+	}
+	in.texts.mu.RUnlock()
+	if full || room <= 0 || len(todo) == 0 {
+		return nil
+	}
+	todo = todo[:min(len(todo), room)]
+	found, err := in.findTexts(ctx, todo)
+	if err != nil {
+		return err
+	}
+	for _, v := range todo {
+		if id, ok := found[v]; ok {
+			stored[v] = id
 			continue
 		}
-		id, ok, err := in.storeText(ctx, v)
+		id, ok, err := in.insertText(ctx, v)
 		if err != nil {
 			return err
 		}
@@ -93,25 +111,64 @@ func (in *inserter) shareWanted(ctx context.Context, wanted []string, stored map
 	return nil
 }
 
-// storeText finds text v, or stores it when the table has room, within
-// the transaction; ok is false when v was not stored for want of room.
-func (in *inserter) storeText(ctx context.Context, v string) (id int64, ok bool, err error) {
+// findBatch is how many texts one query looks up.
+const findBatch = 100
+
+// textHash is the texts table's hash of v.
+func textHash(v string) int64 {
 	h := fnv.New64a()
 	h.Write([]byte(v))
-	sum := int64(h.Sum64())
-	err = in.tx.QueryRowContext(ctx, `SELECT id FROM texts WHERE hash = ? AND value = ?`, sum, v).Scan(&id)
-	if errors.Is(err, sql.ErrNoRows) {
-		if room, rerr := in.textRoom(ctx, len(v)); rerr != nil || !room {
-			return 0, false, rerr
+	return int64(h.Sum64())
+}
+
+// findTexts returns the ids of those of vs that the table holds.
+func (in *inserter) findTexts(ctx context.Context, vs []string) (map[string]int64, error) {
+	found := make(map[string]int64, len(vs))
+	want := make(map[string]bool, len(vs))
+	for _, v := range vs {
+		want[v] = true
+	}
+	for chunk := range slices.Chunk(vs, findBatch) {
+		args := make([]any, len(chunk))
+		for i, v := range chunk {
+			args[i] = textHash(v)
 		}
-		if err = in.tx.QueryRowContext(ctx, `INSERT INTO texts (hash, value) VALUES (?, ?) RETURNING id`, sum, v).Scan(&id); err == nil {
-			in.textRows++
-			in.textBytes += int64(len(v))
+		q := `SELECT id, value FROM texts WHERE hash IN (?` + strings.Repeat(`, ?`, len(chunk)-1) + `)`
+		rows, err := in.tx.QueryContext(ctx, q, args...)
+		if err != nil {
+			return nil, fmt.Errorf("store: find the shared attribute keys and values: %w", err)
+		}
+		for rows.Next() {
+			var id int64
+			var v string
+			if err := rows.Scan(&id, &v); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("store: find the shared attribute keys and values: %w", err)
+			}
+			if want[v] {
+				found[v] = id
+			}
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("store: find the shared attribute keys and values: %w", err)
 		}
 	}
-	if err != nil {
+	return found, nil
+}
+
+// insertText stores text v when the table has room, within the
+// transaction; ok is false when v was not stored for want of room.
+func (in *inserter) insertText(ctx context.Context, v string) (id int64, ok bool, err error) {
+	if room, rerr := in.textRoom(ctx, len(v)); rerr != nil || !room {
+		return 0, false, rerr
+	}
+	if err = in.tx.QueryRowContext(ctx, `INSERT INTO texts (hash, value) VALUES (?, ?) RETURNING id`, textHash(v), v).Scan(&id); err != nil {
 		return 0, false, fmt.Errorf("store: store a shared attribute key or value: %w", err)
 	}
+	in.textRows++
+	in.textBytes += int64(len(v))
 	return id, true, nil
 }
 

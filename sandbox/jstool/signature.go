@@ -2,7 +2,6 @@ package jstool
 
 import (
 	"encoding/json"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -122,7 +121,23 @@ func hasRequired(n *schemaNode) bool { return len(n.Required) > 0 }
 // maxTypeDepth bounds the nesting a declaration spells out.
 const maxTypeDepth = 6
 
-var identRE = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
+// isIdent reports whether s is an ASCII JavaScript identifier: a letter,
+// '_' or '$', then letters, digits, '_' or '$'.
+func isIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '_', c == '$', 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+		case i > 0 && '0' <= c && c <= '9':
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // tsType renders n as a type; indent is the indentation of the line it
 // starts on.
@@ -213,7 +228,7 @@ func objectType(n *schemaNode, indent string, depth int) string {
 	for _, k := range n.order {
 		p := n.Properties[k]
 		name := k
-		if !identRE.MatchString(k) {
+		if !isIdent(k) {
 			name = strconv.Quote(k)
 		}
 		if !required[k] {

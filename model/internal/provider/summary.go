@@ -7,13 +7,16 @@ import (
 	"html"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
 // MaxSummary is the longest error summary, in bytes.
 const MaxSummary = 200
 
-var titleRE = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
+// titleRE finds an HTML page's title; compiled on first use, since most
+// programs never see an HTML error page.
+var titleRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`) })
 
 // Summarize returns a short, single-line account of an error body: the
 // provider's message when it is JSON ({"error":{"message":…}},
@@ -23,7 +26,7 @@ var titleRE = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
 func Summarize(body []byte, secret string) string {
 	s, _ := jsonError(body)
 	if s == "" {
-		if m := titleRE.FindSubmatch(body); m != nil {
+		if m := titleRE().FindSubmatch(body); m != nil {
 			s = html.UnescapeString(string(m[1]))
 		}
 	}
