@@ -100,7 +100,7 @@ func New(exec sandbox.Executor, opts ...Option) (agent.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.Func = spec
+	t.spec = spec
 	return t, nil
 }
 
@@ -132,17 +132,30 @@ func executorKind(e sandbox.Executor) string {
 	}
 }
 
-// tool is the evaluateJs tool, with or without code mode. Its identity
-// (name, description, schemas, kind "func") is its Func's, and so is the
-// check of its input against its schema before any code runs.
+// tool is the evaluateJs tool, with or without code mode. Its input is
+// validated against its schema before any code runs.
 type tool struct {
-	*agent.Func[Input, Output] // runs without host tools
-
+	spec   *agent.Func[Input, Output] // name, description, schemas and input validation; runs without host tools
 	exec   sandbox.Executor
 	kind   string
 	opts   toolOptions
 	runner sandbox.ToolRunner // set in code mode
 }
+
+// Name returns [Name].
+func (t *tool) Name() string { return t.spec.Name() }
+
+// Description returns the tool's description for its executor's limits.
+func (t *tool) Description() string { return t.spec.Description() }
+
+// InputSchema returns the schema of [Input].
+func (t *tool) InputSchema() json.RawMessage { return t.spec.InputSchema() }
+
+// OutputSchema returns the schema of [Output].
+func (t *tool) OutputSchema() json.RawMessage { return t.spec.OutputSchema() }
+
+// Kind returns "func".
+func (t *tool) Kind() string { return "func" }
 
 // Run validates the input against the input schema, runs its code and
 // returns the tool's output; in code mode the code's calls of the
@@ -152,7 +165,7 @@ func (t *tool) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.E
 }
 
 func (t *tool) body(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
-	in, err := t.Decode(r.Input)
+	in, err := t.spec.Decode(r.Input)
 	if err != nil {
 		return nil, err
 	}
