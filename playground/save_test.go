@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/loomwork/loom/checkpoint"
-	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/loomwork/loom/playground"
