@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -121,10 +120,11 @@ func recordError(span trace.Span, err error) {
 	telemetry.RecordError(span, err, errorType(err))
 }
 
+// errorType classifies err for error.type: agent's own errors, else as
+// every loom span does (telemetry.ErrorType).
 func errorType(err error) string {
 	var le *LimitError
 	var ve *ValidationError
-	var ae *model.APIError
 	var te *TripwireError
 	switch {
 	case errors.As(err, &te):
@@ -133,17 +133,8 @@ func errorType(err error) string {
 		return "limit:" + le.Limit
 	case errors.As(err, &ve):
 		return "validation"
-	case errors.As(err, &ae):
-		return "http." + strconv.Itoa(ae.StatusCode)
-	case errors.Is(err, context.DeadlineExceeded):
-		return "timeout"
-	case errors.Is(err, context.Canceled):
-		return "canceled"
 	}
-	for u := errors.Unwrap(err); u != nil; u = errors.Unwrap(u) {
-		err = u
-	}
-	return fmt.Sprintf("%T", err)
+	return telemetry.ErrorType(err)
 }
 
 func startChatSpan(ctx context.Context, m model.Model, req *model.Request) (context.Context, trace.Span) {

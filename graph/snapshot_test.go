@@ -369,11 +369,15 @@ func runSnapWorkload(t *testing.T, w snapWorkload, store checkpoint.Store, snaps
 // reason, invocations, questions, effects), on every store, without
 // reading the run's whole line.
 func TestResumeFromSnapshotEqualsFullReplay(t *testing.T) {
+	// The workloads and store kinds share nothing: each has its own stores,
+	// agents and scripted models, so they run in parallel.
 	for _, w := range snapWorkloads() {
 		t.Run(w.name, func(t *testing.T) {
+			t.Parallel()
 			full, snap := stores(t), stores(t)
 			for kind := range full {
 				t.Run(kind, func(t *testing.T) {
+					t.Parallel()
 					want := runSnapWorkload(t, w, full[kind], false)
 					got := runSnapWorkload(t, w, snap[kind], true)
 					require.Positive(t, want.Rounds, "the workload waits")

@@ -11,9 +11,11 @@ import (
 
 	"github.com/loomwork/loom/checkpoint"
 	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/loomwork/loom/playground"
+	"github.com/loomwork/loom/sandbox"
 	"github.com/loomwork/loom/spec"
 	"github.com/stretchr/testify/require"
 	"net/http/httptest"
@@ -43,12 +45,20 @@ func TestSavesKeepResourcesFlat(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts 400 worker processes")
 	}
+	// The workers are loom-jsworker, as loom's are, not this test binary,
+	// whose start runs the init of every package it links: the same
+	// processes, each cheaper to start.
+	worker, err := testkit.Binary("github.com/loomwork/loom/sandbox/cmd/loom-jsworker")
+	require.NoError(t, err)
 	path := filepath.Join(t.TempDir(), "loom.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(twoSandboxes), 0o644))
 	m := modeltest.New(t)
 	pg, err := playground.New(playground.Config{
 		Path: path, Engine: engine.New(engine.Config{Checkpoints: checkpoint.NewMemory()}),
-		Registry: spec.Registry{Models: func(string) (model.Model, error) { return m, nil }},
+		Registry: spec.Registry{
+			Models:   func(string) (model.Model, error) { return m, nil },
+			Isolated: []sandbox.Option{sandbox.WithWorkerCommand(worker)},
+		},
 	})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, pg.Close()) })

@@ -28,7 +28,7 @@ var ErrUnknownTool = errors.New("unknown tool")
 type Config struct {
 	// Models builds each model a workflow refers to ([NewModel]) by its
 	// reference. A factory reads its API key on the worker, and should turn
-	// the provider's own retries off (openai.WithMaxRetries(0)), because
+	// the provider's own retries off (model.WithMaxRetries(0)), because
 	// Temporal retries the activity.
 	Models map[string]func(ctx context.Context) (model.Model, error)
 	// Tools are the agents that [ActivityTool]s run, by name: sandbox

@@ -119,7 +119,7 @@ func (f *fakeOpenAI) requests() []map[string]any {
 // the SDK's retries off.
 func (f *fakeOpenAI) factory() func(context.Context) (model.Model, error) {
 	return func(context.Context) (model.Model, error) {
-		return openai.New("gpt-test", openai.WithAPIKey("sk-test-key"), openai.WithBaseURL(f.srv.URL+"/v1"), openai.WithMaxRetries(0))
+		return openai.New("gpt-test", model.WithAPIKey("sk-test-key"), model.WithBaseURL(f.srv.URL+"/v1"), model.WithMaxRetries(0))
 	}
 }
 

@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -75,22 +74,17 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer, open m
 		fmt.Fprint(stderr, mcpUsage)
 		return 2
 	}
-	fs := flag.NewFlagSet("loom mcp serve", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	cmd := newCommand("loom mcp serve", "mcp", mcpUsage, stdout, stderr)
+	fs := cmd.fs
 	rs := runSettings{}
 	settingsFlags(fs, &rs)
 	addr := fs.String("http", "", "serve streamable HTTP on this address")
 	kind := fs.String("sandbox", "isolated", "isolated or inprocess")
 	trusted := &rs.trusted // --trusted-code, registered by settingsFlags
 	names := fs.String("agents", "", "the agents to serve")
-	pos, err := cli.ParseInterleaved(fs, args[1:])
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, mcpUsage)
-			return 0
-		}
-		fmt.Fprintf(stderr, "loom mcp serve: %v: run 'loom help mcp'\n", err)
-		return 2
+	pos, status, quit := cmd.parse(args[1:])
+	if quit {
+		return status
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })

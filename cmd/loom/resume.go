@@ -3,15 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
 	"regexp"
 
 	"github.com/loomwork/loom/codeexec"
-	"github.com/loomwork/loom/internal/cli"
 )
 
 const resumeUsage = `Usage: loom resume ID (--approve | --deny [--reason TEXT] | --answer JSON) [flags]
@@ -33,8 +30,8 @@ Exit status: as for loom run.
 var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
 
 func runResume(ctx context.Context, args []string, stdout, stderr io.Writer, con console) int {
-	fs := flag.NewFlagSet("loom resume", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	cmd := newCommand("loom resume", "resume", resumeUsage, stdout, stderr)
+	fs, usageErr := cmd.fs, cmd.usageErr
 	var rs runSettings
 	settingsFlags(fs, &rs)
 	var approve, deny bool
@@ -43,11 +40,7 @@ func runResume(ctx context.Context, args []string, stdout, stderr io.Writer, con
 	fs.BoolVar(&deny, "deny", false, "deny")
 	fs.StringVar(&reason, "reason", "", "why")
 	fs.StringVar(&answer, "answer", "", "the answer")
-	usageErr := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "loom resume: "+format+": run 'loom help resume'\n", a...)
-		return exitInvalid
-	}
-	pos, err := cli.ParseInterleaved(fs, args)
+	pos, status, quit := cmd.parse(args)
 	given := 0
 	for _, b := range []bool{approve, deny, answer != ""} {
 		if b {
@@ -55,11 +48,8 @@ func runResume(ctx context.Context, args []string, stdout, stderr io.Writer, con
 		}
 	}
 	switch {
-	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprint(stdout, resumeUsage)
-		return exitOK
-	case err != nil:
-		return usageErr("%v", err)
+	case quit:
+		return status
 	case len(pos) != 1:
 		return usageErr("give the id loom run printed: loom resume ID --approve")
 	case !runIDPattern.MatchString(pos[0]):
@@ -74,6 +64,7 @@ func runResume(ctx context.Context, args []string, stdout, stderr io.Writer, con
 	runID := pos[0]
 	dbPath := rs.db
 	if dbPath == "" {
+		var err error
 		if dbPath, err = defaultCheckpointPath(); err != nil {
 			fmt.Fprintf(stderr, "loom resume: %v\n", err)
 			return exitInvalid

@@ -95,8 +95,8 @@ func settingsFlags(fs *flag.FlagSet, rs *runSettings) {
 }
 
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer, con console) int {
-	fs := flag.NewFlagSet("loom run", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	cmd := newCommand("loom run", "run", runUsage, stdout, stderr)
+	fs, usageErr := cmd.fs, cmd.usageErr
 	var rs runSettings
 	settingsFlags(fs, &rs)
 	var input, agentName string
@@ -105,17 +105,10 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer, con co
 	fs.StringVar(&input, "i", "", "the input")
 	fs.BoolVar(&chat, "chat", false, "a conversation")
 	fs.StringVar(&agentName, "agent", "", "the agent to run")
-	usageErr := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "loom run: "+format+": run 'loom help run'\n", a...)
-		return exitInvalid
-	}
-	pos, err := cli.ParseInterleaved(fs, args)
+	pos, status, quit := cmd.parse(args)
 	switch {
-	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprint(stdout, runUsage)
-		return exitOK
-	case err != nil:
-		return usageErr("%v", err)
+	case quit:
+		return status
 	case len(pos) != 1:
 		return usageErr("give one file: loom run FILE")
 	case chat && input != "":

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -14,7 +12,6 @@ import (
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/engine"
-	"github.com/loomwork/loom/internal/cli"
 	"github.com/loomwork/loom/internal/trust"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/playground"
@@ -45,22 +42,15 @@ Flags:
 `
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, con console) int {
-	fs := flag.NewFlagSet("loom serve", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	cmd := newCommand("loom serve", "serve", serveUsage, stdout, stderr)
+	fs, usageErr := cmd.fs, cmd.usageErr
 	var rs runSettings
 	settingsFlags(fs, &rs)
 	port := fs.Int("port", 7894, "port")
-	usageErr := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "loom serve: "+format+": run 'loom help serve'\n", a...)
-		return exitInvalid
-	}
-	pos, err := cli.ParseInterleaved(fs, args)
+	pos, status, quit := cmd.parse(args)
 	switch {
-	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprint(stdout, serveUsage)
-		return exitOK
-	case err != nil:
-		return usageErr("%v", err)
+	case quit:
+		return status
 	case len(pos) != 1:
 		return usageErr("give one file: loom serve FILE")
 	case *port < 0 || *port > 65535:

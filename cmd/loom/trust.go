@@ -1,14 +1,11 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
-	"github.com/loomwork/loom/internal/cli"
 	"github.com/loomwork/loom/internal/trust"
 	"github.com/loomwork/loom/spec"
 )
@@ -32,18 +29,13 @@ invalid file or a bad command line.
 `
 
 func runTrust(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("loom trust", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	cmd := newCommand("loom trust", "trust", trustUsage, stdout, stderr)
 	var rs runSettings
-	fs.StringVar(&rs.root, "root", "", "the folder the file's paths may reach")
-	pos, err := cli.ParseInterleaved(fs, args)
+	cmd.fs.StringVar(&rs.root, "root", "", "the folder the file's paths may reach")
+	pos, status, quit := cmd.parse(args)
 	switch {
-	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprint(stdout, trustUsage)
-		return exitOK
-	case err != nil:
-		fmt.Fprintf(stderr, "loom trust: %v: run 'loom help trust'\n", err)
-		return exitInvalid
+	case quit:
+		return status
 	case len(pos) != 1:
 		fmt.Fprint(stderr, "loom trust: give one file: loom trust FILE\n")
 		return exitInvalid

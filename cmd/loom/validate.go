@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -51,18 +49,12 @@ completion and checks in your editor.
 `
 
 func runValidate(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("loom validate", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	cmd := newCommand("loom validate", "validate", validateUsage, stdout, stderr)
 	var rs runSettings
-	fs.StringVar(&rs.root, "root", "", "the folder the file's paths may reach")
-	pos, err := cli.ParseInterleaved(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, validateUsage)
-			return exitOK
-		}
-		fmt.Fprintf(stderr, "loom validate: %v: run 'loom help validate'\n", err)
-		return exitInvalid
+	cmd.fs.StringVar(&rs.root, "root", "", "the folder the file's paths may reach")
+	pos, status, quit := cmd.parse(args)
+	if quit {
+		return status
 	}
 	if len(pos) != 1 {
 		fmt.Fprint(stderr, "loom validate: give one file: loom validate FILE\n")

@@ -20,9 +20,12 @@ import (
 // ChromiumPath is where CI installs Debian's chromium package.
 const ChromiumPath = "/usr/bin/chromium"
 
-// Browser starts headless Chromium and returns a tab; the test fails if
-// the page throws or logs an error. Without Chromium the test is skipped,
-// except on CI (CI=true), where it fails.
+// Browser returns a tab of headless Chromium; the test fails if the page
+// throws or logs an error. Under [Shared] the tab is a new one, in a
+// browser context of its own (its own cookies and storage), of the
+// package's one Chromium; else a Chromium of its own is started and closed
+// with the test. Without Chromium the test is skipped, except on CI
+// (CI=true), where it fails.
 func Browser(t *testing.T) context.Context {
 	t.Helper()
 	if _, err := os.Stat(ChromiumPath); err != nil {
@@ -31,46 +34,31 @@ func Browser(t *testing.T) context.Context {
 		}
 		t.Skipf("browser test skipped: %s not found (apt-get install -y chromium to run it)", ChromiumPath)
 	}
-	profile, err := os.MkdirTemp("", "loom-chromium-")
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		// Chromium's helpers may still write for a moment after it exits.
-		for range 50 {
-			if os.RemoveAll(profile) == nil {
-				return
-			}
-			time.Sleep(100 * time.Millisecond)
+	var ctx context.Context
+	var closeTab func()
+	if shared.on {
+		browser, err := shared.browser()
+		require.NoError(t, err, "starting the shared Chromium")
+		tab, cancelTab := chromedp.NewContext(browser, chromedp.WithNewBrowserContext())
+		ctx, closeTab = tab, func() {
+			_ = chromedp.Cancel(tab) // closes the tab and its browser context
+			cancelTab()
 		}
-	})
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(ChromiumPath),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-extensions", true),
-		// No crash handler: it outlives the browser and can hold the test's
-		// output pipes open.
-		chromedp.Flag("disable-breakpad", true),
-		chromedp.Flag("disable-crash-reporter", true),
-		chromedp.Flag("force-color-profile", "srgb"),
-		chromedp.UserDataDir(profile),
-		chromedp.WindowSize(1440, 1000),
-	)
-	ctx, cancelTab := chromedp.NewContext(allocCtx, chromedp.WithLogf(t.Logf))
+	} else {
+		b := start(t.Logf)
+		tab, cancelTab := chromedp.NewContext(b.alloc, chromedp.WithLogf(t.Logf))
+		ctx, closeTab = tab, func() {
+			_ = chromedp.Cancel(tab) // closes the browser gracefully
+			cancelTab()
+			b.close()
+		}
+	}
 	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
 	var mu sync.Mutex
 	var pageErrors []string
 	t.Cleanup(func() {
 		cancelTimeout()
-		_ = chromedp.Cancel(ctx) // closes the browser gracefully
-		cancelTab()
-		cancelAlloc()
+		closeTab()
 		mu.Lock()
 		defer mu.Unlock()
 		require.Empty(t, pageErrors, "the page reported errors")
@@ -96,6 +84,108 @@ func Browser(t *testing.T) context.Context {
 		mu.Unlock()
 	}))
 	return ctx
+}
+
+// TestingM is what a package's TestMain runs: *testing.M, or what
+// goleak.VerifyTestMain takes.
+type TestingM interface{ Run() int }
+
+// Shared returns m whose Run gives the package's browser tests tabs of one
+// Chromium, started by the first [Browser] and closed when the tests end,
+// instead of starting a Chromium for each test: each tab still has a
+// browser context of its own. Use it in TestMain, inside the leak check:
+//
+//	goleak.VerifyTestMain(browsertest.Shared(m))
+func Shared(m TestingM) TestingM { return sharedM{m} }
+
+type sharedM struct{ m TestingM }
+
+func (s sharedM) Run() int {
+	shared.on = true
+	defer shared.close()
+	return s.m.Run()
+}
+
+// shared is the package's one Chromium under [Shared]: process-wide, as
+// the test binary is; set only by Shared's Run.
+var shared sharedBrowser
+
+type sharedBrowser struct {
+	on   bool
+	once sync.Once
+	b    *chromium
+	ctx  context.Context // the browser's first tab, which holds it open
+	stop context.CancelFunc
+	err  error
+}
+
+// browser returns the context of the shared Chromium, starting it first.
+func (s *sharedBrowser) browser() (context.Context, error) {
+	s.once.Do(func() {
+		s.b = start(func(string, ...any) {})
+		s.ctx, s.stop = chromedp.NewContext(s.b.alloc)
+		s.err = chromedp.Do(s.ctx) // starts the browser
+	})
+	return s.ctx, s.err
+}
+
+func (s *sharedBrowser) close() {
+	if s.b == nil {
+		return
+	}
+	_ = chromedp.Cancel(s.ctx) // closes the browser gracefully
+	s.stop()
+	s.b.close()
+}
+
+// chromium is a headless Chromium being started: its allocator and its
+// profile folder.
+type chromium struct {
+	alloc   context.Context
+	cancel  context.CancelFunc
+	profile string
+}
+
+// start prepares a Chromium with a fresh profile; the first tab made
+// from its alloc starts it.
+func start(logf func(string, ...any)) *chromium {
+	profile, err := os.MkdirTemp("", "loom-chromium-")
+	if err != nil {
+		logf("browsertest: no profile folder: %v", err)
+	}
+	alloc, cancel := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(ChromiumPath),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-extensions", true),
+		// No crash handler: it outlives the browser and can hold the test's
+		// output pipes open.
+		chromedp.Flag("disable-breakpad", true),
+		chromedp.Flag("disable-crash-reporter", true),
+		chromedp.Flag("force-color-profile", "srgb"),
+		chromedp.UserDataDir(profile),
+		chromedp.WindowSize(1440, 1000),
+	)
+	return &chromium{alloc: alloc, cancel: cancel, profile: profile}
+}
+
+// close stops the browser and removes its profile.
+func (c *chromium) close() {
+	c.cancel()
+	// Chromium's helpers may still write for a moment after it exits.
+	for range 50 {
+		if c.profile == "" || os.RemoveAll(c.profile) == nil {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // Artifacts returns the folder screenshots go to: $LOOM_ARTIFACTS/name

@@ -61,8 +61,11 @@ func StartTracing(ctx context.Context, service string, console io.Writer, getenv
 
 // Apply sets the tracing fields of cfg: its tracer provider, metrics and
 // content capture.
-func (t *Tracing) Apply(cfg *engine.Config) {
-	cfg.TracerProvider, cfg.Metrics, cfg.ContentCapture = t.Engine.TracerProvider, t.Engine.Metrics, t.Engine.ContentCapture
+func (t *Tracing) Apply(cfg *engine.Config) { setTracing(cfg, t.Engine) }
+
+// setTracing sets the tracing fields of cfg to those of from.
+func setTracing(cfg *engine.Config, from engine.Config) {
+	cfg.TracerProvider, cfg.Metrics, cfg.ContentCapture = from.TracerProvider, from.Metrics, from.ContentCapture
 }
 
 // Flush sends what is pending and stops tracing, waiting at most timeout.
@@ -132,7 +135,7 @@ func startTracingAsync(ctx context.Context, log *slog.Logger, getenv func(string
 // apply waits for the tracing to be set up, then sets its fields of cfg.
 func (t *tracingStart) apply(cfg *engine.Config) {
 	<-t.done
-	cfg.TracerProvider, cfg.Metrics, cfg.ContentCapture = t.cfg.TracerProvider, t.cfg.Metrics, t.cfg.ContentCapture
+	setTracing(cfg, t.cfg)
 }
 
 // stop waits for the setup, then flushes what is pending.

@@ -24,6 +24,7 @@ import (
 	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/mcp"
 	mcpserver "github.com/loomwork/loom/mcp/server"
+	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/gemini"
 	"github.com/loomwork/loom/model/openai"
 	"github.com/loomwork/loom/observe"
@@ -154,11 +155,11 @@ func cases(t *testing.T) map[string]ruleCase {
 			return err
 		}, ""},
 		"model/openai.EmbedConfig": {openai.EmbedConfig{}, func(t *testing.T, c any) error {
-			_, err := openai.NewEmbedder("text-embedding-3-small", c.(openai.EmbedConfig), openai.WithAPIKey("k"), openai.WithBaseURL("http://127.0.0.1:1"))
+			_, err := openai.NewEmbedder("text-embedding-3-small", c.(openai.EmbedConfig), model.WithAPIKey("k"), model.WithBaseURL("http://127.0.0.1:1"))
 			return err
 		}, ""},
 		"model/gemini.EmbedConfig": {gemini.EmbedConfig{}, func(t *testing.T, c any) error {
-			_, err := gemini.NewEmbedder("text-embedding-004", c.(gemini.EmbedConfig), gemini.WithAPIKey("k"), gemini.WithBaseURL("http://127.0.0.1:1"))
+			_, err := gemini.NewEmbedder("text-embedding-004", c.(gemini.EmbedConfig), model.WithAPIKey("k"), model.WithBaseURL("http://127.0.0.1:1"))
 			return err
 		}, ""},
 	}

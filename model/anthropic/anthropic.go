@@ -41,22 +41,25 @@ type Model struct {
 var _ model.Model = (*Model)(nil)
 
 // New returns a Claude model, as New("claude-sonnet-5-5"); an empty name
-// means [DefaultModel]. The key comes from [WithAPIKey] or [KeyVars], the
-// base URL from [WithBaseURL], ANTHROPIC_BASE_URL or [DefaultBaseURL]. A
-// missing key is a *model.MissingKeyError naming the variables. New reads
-// the environment once and makes no network call.
-func New(name string, opts ...Option) (*Model, error) {
-	s := provider.Apply[settings](opts)
+// means [DefaultModel]. The key comes from [model.WithAPIKey] or
+// [KeyVars], the base URL from [model.WithBaseURL], ANTHROPIC_BASE_URL or
+// [DefaultBaseURL]. opts are the client options every provider takes
+// ([model.ClientOption]); [model.WithMaxTokens] sets the max_tokens sent
+// when a request sets none (default [DefaultMaxTokens]). A missing key is
+// a *model.MissingKeyError naming the variables. New reads the environment
+// once and makes no network call.
+func New(name string, opts ...model.ClientOption) (*Model, error) {
+	s := model.NewClientSettings(opts...)
 	if name == "" {
 		name = DefaultModel
 	}
-	c, err := s.Resolve(provider.Endpoint{ID: ProviderID, KeyVars: KeyVars(), BaseURLVar: BaseURLVar, DefaultBaseURL: DefaultBaseURL, BaseURLForm: "https://host"})
+	c, err := provider.Resolve(s, provider.Endpoint{ID: ProviderID, KeyVars: KeyVars(), BaseURLVar: BaseURLVar, DefaultBaseURL: DefaultBaseURL, BaseURLForm: "https://host"})
 	if err != nil {
 		return nil, err
 	}
 	key, base := c.Key, c.BaseURL
-	maxTokens := s.maxTokens
-	if maxTokens <= 0 {
+	maxTokens := c.MaxTokens
+	if maxTokens == 0 {
 		maxTokens = DefaultMaxTokens
 	}
 

@@ -34,10 +34,10 @@ func TestNewEnvironment(t *testing.T) {
 	require.Equal(t, "https://gateway.example", m.BaseURL())
 	require.Equal(t, "claude-haiku-5-5", m.Name())
 
-	m, err = anthropic.New("", anthropic.WithBaseURL("https://option.example"))
+	m, err = anthropic.New("", model.WithBaseURL("https://option.example"))
 	require.NoError(t, err)
 	require.Equal(t, "https://option.example", m.BaseURL(), "the option wins over the variable")
 
-	_, err = anthropic.New("", anthropic.WithBaseURL("gateway"))
+	_, err = anthropic.New("", model.WithBaseURL("gateway"))
 	require.ErrorContains(t, err, "not an absolute URL")
 }

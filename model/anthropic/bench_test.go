@@ -51,7 +51,7 @@ func renderToolCall(n int) []byte {
 }
 
 func benchModel(b *testing.B, url string) *anthropic.Model {
-	m, err := anthropic.New("claude-sonnet-5-5", anthropic.WithAPIKey("k"), anthropic.WithBaseURL(url))
+	m, err := anthropic.New("claude-sonnet-5-5", model.WithAPIKey("k"), model.WithBaseURL(url))
 	if err != nil {
 		b.Fatal(err)
 	}

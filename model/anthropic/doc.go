@@ -10,9 +10,9 @@
 // never had, fails before anything is sent with an error wrapping
 // model.ErrUnsupported that names the option.
 //
-// The key comes from [WithAPIKey], ANTHROPIC_API_KEY or
+// The key comes from [model.WithAPIKey], ANTHROPIC_API_KEY or
 // ANTHROPIC_AUTH_TOKEN (sent as a bearer token); the base URL from
-// [WithBaseURL], ANTHROPIC_BASE_URL or https://api.anthropic.com. A missing
+// [model.WithBaseURL], ANTHROPIC_BASE_URL or https://api.anthropic.com. A missing
 // key is a *model.MissingKeyError at construction. The SDK's other
 // environment defaults (profiles, the credential chain) are not used.
 //
@@ -24,7 +24,7 @@
 // base64 sources (JPEG, PNG, GIF or WebP). Tools carry their JSON schema as
 // input_schema; tool choice none, required and named map to none, any and
 // tool. max_tokens is required by the API: Options.MaxOutputTokens, else
-// [WithMaxTokens], else [DefaultMaxTokens]. A response schema uses the
+// [model.WithMaxTokens], else [DefaultMaxTokens]. A response schema uses the
 // API's native structured output (output_config.format json_schema), not a
 // forced tool.
 //
@@ -48,11 +48,11 @@
 // mid-stream becomes a *model.APIError with the status its type has
 // outside a stream (overloaded_error: 529). Every provider shares one retry
 // policy (the SDK's own retries are off): connection errors, 408, 409, 429
-// and 5xx (529 included) are retried [WithMaxRetries] times (default 2),
-// waiting what Retry-After asks up to [WithMaxRetryWait] (default 30s; a
-// longer wait fails at once) or a jittered backoff ([WithRetryBackoff]).
+// and 5xx (529 included) are retried [model.WithMaxRetries] times (default 2),
+// waiting what Retry-After asks up to [model.WithMaxRetryWait] (default 30s; a
+// longer wait fails at once) or a jittered backoff ([model.WithRetryBackoff]).
 // HTTP errors become *model.APIError with a bounded summary of the body and
 // the key redacted; the full body is logged at DEBUG. A response that sends
-// nothing for [WithIdleTimeout] (default 60s) fails with
+// nothing for [model.WithIdleTimeout] (default 60s) fails with
 // *model.StallError.
 package anthropic

@@ -22,7 +22,7 @@ func Example() {
 	}))
 	defer srv.Close()
 
-	m, err := anthropic.New("claude-sonnet-5-5", anthropic.WithAPIKey("sk-ant-example"), anthropic.WithBaseURL(srv.URL))
+	m, err := anthropic.New("claude-sonnet-5-5", model.WithAPIKey("sk-ant-example"), model.WithBaseURL(srv.URL))
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -11,7 +11,7 @@ import (
 // request: validation and mapping onto the SDK's parameters. It is the
 // latency loom adds to the first chunk.
 func BenchmarkRequestMapping(b *testing.B) {
-	m, err := New("claude-sonnet-5-5", WithAPIKey("k"), WithBaseURL("http://localhost"))
+	m, err := New("claude-sonnet-5-5", model.WithAPIKey("k"), model.WithBaseURL("http://localhost"))
 	if err != nil {
 		b.Fatal(err)
 	}

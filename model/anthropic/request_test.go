@@ -20,7 +20,7 @@ func answerText(w http.ResponseWriter, _ *http.Request, _ int) {
 	s.messageStop()
 }
 
-func sent(t *testing.T, req model.Request, opts ...anthropic.Option) map[string]any {
+func sent(t *testing.T, req model.Request, opts ...model.ClientOption) map[string]any {
 	t.Helper()
 	f := newFake(t, answerText)
 	_, err := model.Generate(t.Context(), f.model(t, opts...), req)
@@ -113,8 +113,13 @@ func TestRequestOptions(t *testing.T) {
 		require.Equal(t, []any{"END"}, body["stop_sequences"])
 	})
 	t.Run("default max tokens option", func(t *testing.T) {
-		body := sent(t, model.Request{Messages: []model.Message{model.UserMessage("hi")}}, anthropic.WithMaxTokens(1024))
+		body := sent(t, model.Request{Messages: []model.Message{model.UserMessage("hi")}}, model.WithMaxTokens(1024))
 		require.Equal(t, 1024.0, body["max_tokens"])
+	})
+	t.Run("negative max tokens option", func(t *testing.T) {
+		_, err := anthropic.New("m", model.WithAPIKey("k"), model.WithMaxTokens(-1))
+		require.ErrorIs(t, err, model.ErrInvalidOption)
+		require.ErrorContains(t, err, "WithMaxTokens(-1)")
 	})
 	t.Run("structured output is native", func(t *testing.T) {
 		schema := `{"type":"object","properties":{"answer":{"type":"integer"}},"required":["answer"],"additionalProperties":false}`
@@ -147,7 +152,7 @@ func TestRequestUnsupportedOptions(t *testing.T) {
 
 func TestRequestHeaders(t *testing.T) {
 	f := newFake(t, answerText)
-	_, err := model.Generate(t.Context(), f.model(t, anthropic.WithHeader("anthropic-beta", "x-2026")), model.Request{Messages: []model.Message{model.UserMessage("hi")}})
+	_, err := model.Generate(t.Context(), f.model(t, model.WithHeader("anthropic-beta", "x-2026")), model.Request{Messages: []model.Message{model.UserMessage("hi")}})
 	require.NoError(t, err)
 	h := f.Header(0)
 	require.Equal(t, "2026-10-21", h.Get("anthropic-version"))

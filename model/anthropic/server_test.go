@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/anthropic"
@@ -35,13 +34,8 @@ func newFake(t testing.TB, answer func(w http.ResponseWriter, r *http.Request, i
 	})}
 }
 
-func (f *fakeAnthropic) model(t testing.TB, opts ...anthropic.Option) *anthropic.Model {
-	opts = append([]anthropic.Option{
-		anthropic.WithAPIKey(modeltest.TestKey),
-		anthropic.WithBaseURL(f.URL()),
-		anthropic.WithMaxRetries(2),
-		anthropic.WithRetryBackoff(time.Millisecond, 5*time.Millisecond),
-	}, opts...)
+func (f *fakeAnthropic) model(t testing.TB, opts ...model.ClientOption) *anthropic.Model {
+	opts = providertest.Options(f.URL(), opts...)
 	m, err := anthropic.New("claude-sonnet-5-5", opts...)
 	require.NoError(t, err)
 	return m

@@ -43,7 +43,7 @@ func renderToolCall(n int) []byte {
 }
 
 func benchModel(b *testing.B, url string) *gemini.Model {
-	m, err := gemini.New("gemini-flash-latest", gemini.WithAPIKey("k"), gemini.WithBaseURL(url))
+	m, err := gemini.New("gemini-flash-latest", model.WithAPIKey("k"), model.WithBaseURL(url))
 	if err != nil {
 		b.Fatal(err)
 	}

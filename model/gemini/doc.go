@@ -2,9 +2,9 @@
 // Gemini API (the generativelanguage endpoint, not Vertex AI), built on the
 // official SDK, google.golang.org/genai.
 //
-// The key comes from [WithAPIKey], GOOGLE_API_KEY or GEMINI_API_KEY (the
+// The key comes from [model.WithAPIKey], GOOGLE_API_KEY or GEMINI_API_KEY (the
 // SDK's order: GOOGLE_API_KEY wins, and the SDK logs a warning when both are
-// set); the base URL from [WithBaseURL], GOOGLE_GEMINI_BASE_URL or
+// set); the base URL from [model.WithBaseURL], GOOGLE_GEMINI_BASE_URL or
 // https://generativelanguage.googleapis.com/. A missing key is a
 // *model.MissingKeyError at construction.
 //
@@ -52,10 +52,10 @@
 // answer to a bad key (400 with reason API_KEY_INVALID) also wraps
 // model.ErrAuth. Every provider shares one retry policy (genai's own
 // retries are off): connection errors, 408, 409, 429 and 5xx are retried
-// [WithMaxRetries] times (default 2), waiting what Retry-After asks up to
-// [WithMaxRetryWait] (default 30s; a longer wait fails at once) or a
-// jittered backoff ([WithRetryBackoff]). A response that sends nothing for
-// [WithIdleTimeout] (default 60s) fails with *model.StallError. The SDK
+// [model.WithMaxRetries] times (default 2), waiting what Retry-After asks up to
+// [model.WithMaxRetryWait] (default 30s; a longer wait fails at once) or a
+// jittered backoff ([model.WithRetryBackoff]). A response that sends nothing for
+// [model.WithIdleTimeout] (default 60s) fails with *model.StallError. The SDK
 // logs streams that end with a read error; this package's transport keeps
 // those errors from the SDK's logger and reports them itself.
 package gemini

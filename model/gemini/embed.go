@@ -72,7 +72,7 @@ var _ model.Embedder = (*Embedder)(nil)
 // NewEmbedder("gemini-embedding-001", EmbedConfig{Dimensions: 768}); an
 // empty name means [DefaultEmbeddingModel]. Options are the chat model's
 // (key, base URL, retries, HTTP client). It makes no network call.
-func NewEmbedder(name string, eo EmbedConfig, opts ...Option) (*Embedder, error) {
+func NewEmbedder(name string, eo EmbedConfig, opts ...model.ClientOption) (*Embedder, error) {
 	if name == "" {
 		name = DefaultEmbeddingModel
 	}

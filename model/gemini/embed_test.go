@@ -68,10 +68,10 @@ func (f *fakeEmbed) answer(w http.ResponseWriter, body map[string]any) {
 func (f *fakeEmbed) embedder(t testing.TB, name string, eo gemini.EmbedConfig) *gemini.Embedder {
 	t.Helper()
 	e, err := gemini.NewEmbedder(name, eo,
-		gemini.WithAPIKey(modeltest.TestKey),
-		gemini.WithBaseURL(f.URL()+"/"),
-		gemini.WithMaxRetries(2),
-		gemini.WithRetryBackoff(time.Millisecond, 5*time.Millisecond),
+		model.WithAPIKey(modeltest.TestKey),
+		model.WithBaseURL(f.URL()+"/"),
+		model.WithMaxRetries(2),
+		model.WithRetryBackoff(time.Millisecond, 5*time.Millisecond),
 	)
 	require.NoError(t, err)
 	return e

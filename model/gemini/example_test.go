@@ -19,7 +19,7 @@ func Example() {
 	}))
 	defer srv.Close()
 
-	m, err := gemini.New("gemini-flash-latest", gemini.WithAPIKey("example-key"), gemini.WithBaseURL(srv.URL+"/"))
+	m, err := gemini.New("gemini-flash-latest", model.WithAPIKey("example-key"), model.WithBaseURL(srv.URL+"/"))
 	if err != nil {
 		fmt.Println(err)
 		return

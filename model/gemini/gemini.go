@@ -34,24 +34,29 @@ type Model struct {
 	name    string
 	baseURL string
 	apiKey  string // kept only to redact it from provider messages
-	models  *genai.Models
-	sigs    signatures
+	// maxTokens is the output token limit sent when a request sets none;
+	// 0 sends none.
+	maxTokens int64
+	models    *genai.Models
+	sigs      signatures
 }
 
 var _ model.Model = (*Model)(nil)
 
 // New returns a Gemini model, as New("gemini-flash-latest"); an empty name
-// means [DefaultModel]. The key comes from [WithAPIKey] or [KeyVars], the
-// base URL from [WithBaseURL], GOOGLE_GEMINI_BASE_URL or [DefaultBaseURL].
-// A missing key is a *model.MissingKeyError naming the variables. New makes
-// no network call.
-func New(name string, opts ...Option) (*Model, error) {
-	s := provider.Apply[settings](opts)
+// means [DefaultModel]. The key comes from [model.WithAPIKey] or
+// [KeyVars], the base URL from [model.WithBaseURL],
+// GOOGLE_GEMINI_BASE_URL or [DefaultBaseURL]. A missing key is a
+// *model.MissingKeyError naming the variables. opts are the client
+// options every provider takes ([model.ClientOption]). New makes no
+// network call.
+func New(name string, opts ...model.ClientOption) (*Model, error) {
+	s := model.NewClientSettings(opts...)
 	if name == "" {
 		name = DefaultModel
 	}
 	name = strings.TrimPrefix(name, "models/")
-	c, err := s.Resolve(provider.Endpoint{ID: ProviderID, KeyVars: KeyVars(), BaseURLVar: BaseURLVar, DefaultBaseURL: DefaultBaseURL, BaseURLForm: "https://host/"})
+	c, err := provider.Resolve(s, provider.Endpoint{ID: ProviderID, KeyVars: KeyVars(), BaseURLVar: BaseURLVar, DefaultBaseURL: DefaultBaseURL, BaseURLForm: "https://host/"})
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +76,7 @@ func New(name string, opts ...Option) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ProviderID, err)
 	}
-	return &Model{name: name, baseURL: base, apiKey: key, models: client.Models}, nil
+	return &Model{name: name, baseURL: base, apiKey: key, maxTokens: c.MaxTokens, models: client.Models}, nil
 }
 
 // Provider returns "gemini".

@@ -33,7 +33,7 @@ func TestNewEnvironment(t *testing.T) {
 	require.Equal(t, "https://proxy.example/", m.BaseURL())
 	require.Equal(t, "gemini-3.8-flash", m.Name(), "a models/ prefix is dropped")
 
-	m, err = gemini.New("", gemini.WithBaseURL("https://option.example/"))
+	m, err = gemini.New("", model.WithBaseURL("https://option.example/"))
 	require.NoError(t, err)
 	require.Equal(t, "https://option.example/", m.BaseURL())
 }

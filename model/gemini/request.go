@@ -81,6 +81,8 @@ func (m *Model) config(req model.Request) ([]*genai.Content, *genai.GenerateCont
 	}
 	if o.MaxOutputTokens != nil {
 		cfg.MaxOutputTokens = int32(min(*o.MaxOutputTokens, math.MaxInt32))
+	} else if m.maxTokens > 0 {
+		cfg.MaxOutputTokens = int32(min(m.maxTokens, math.MaxInt32))
 	}
 	if len(o.Stop) > 0 {
 		cfg.StopSequences = o.Stop

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/loomwork/loom/model"
-	"github.com/loomwork/loom/model/gemini"
 	"github.com/loomwork/loom/model/internal/providertest"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/stretchr/testify/require"
@@ -16,7 +15,7 @@ func answerText(w http.ResponseWriter, _ *http.Request, _ int) {
 	startSSE(w).chunk(textPart("ok"), "STOP", model.Usage{InputTokens: 3, OutputTokens: 1})
 }
 
-func sent(t *testing.T, req model.Request, opts ...gemini.Option) map[string]any {
+func sent(t *testing.T, req model.Request, opts ...model.ClientOption) map[string]any {
 	t.Helper()
 	f := newFake(t, answerText)
 	_, err := model.Generate(t.Context(), f.model(t, opts...), req)
@@ -104,6 +103,14 @@ func TestRequestOptions(t *testing.T) {
 		}})
 		require.JSONEq(t, `{"temperature":0.5,"topP":0.25,"presencePenalty":0.5,"frequencyPenalty":-0.5,"maxOutputTokens":100,"stopSequences":["END"],"seed":7}`, providertest.JSONOf(t, body["generationConfig"]))
 	})
+	t.Run("the client's max tokens when the request sets none", func(t *testing.T) {
+		body := sent(t, model.Request{Messages: []model.Message{model.UserMessage("hi")}}, model.WithMaxTokens(300))
+		require.JSONEq(t, `{"maxOutputTokens":300}`, providertest.JSONOf(t, body["generationConfig"]))
+	})
+	t.Run("the request's max tokens over the client's", func(t *testing.T) {
+		body := sent(t, model.Request{Messages: []model.Message{model.UserMessage("hi")}, Options: model.Options{MaxOutputTokens: model.Ptr(64)}}, model.WithMaxTokens(300))
+		require.JSONEq(t, `{"maxOutputTokens":64}`, providertest.JSONOf(t, body["generationConfig"]))
+	})
 	t.Run("temperature zero is sent", func(t *testing.T) {
 		body := sent(t, model.Request{Messages: []model.Message{model.UserMessage("hi")}, Options: model.Options{Temperature: model.Ptr(0.0)}})
 		require.JSONEq(t, `{"temperature":0}`, providertest.JSONOf(t, body["generationConfig"]))
@@ -123,7 +130,7 @@ func TestRequestOptions(t *testing.T) {
 
 func TestRequestHeaders(t *testing.T) {
 	f := newFake(t, answerText)
-	_, err := model.Generate(t.Context(), f.model(t, gemini.WithHeader("X-Team", "loom")), model.Request{Messages: []model.Message{model.UserMessage("hi")}})
+	_, err := model.Generate(t.Context(), f.model(t, model.WithHeader("X-Team", "loom")), model.Request{Messages: []model.Message{model.UserMessage("hi")}})
 	require.NoError(t, err)
 	r := f.Request(0)
 	require.Equal(t, modeltest.TestKey, r.Header.Get("x-goog-api-key"))

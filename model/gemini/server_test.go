@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"testing"
-	"time"
 
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/gemini"
@@ -36,13 +35,8 @@ func newFake(t testing.TB, answer func(w http.ResponseWriter, r *http.Request, i
 	})}
 }
 
-func (f *fakeGemini) model(t testing.TB, opts ...gemini.Option) *gemini.Model {
-	opts = append([]gemini.Option{
-		gemini.WithAPIKey(modeltest.TestKey),
-		gemini.WithBaseURL(f.URL() + "/"),
-		gemini.WithMaxRetries(2),
-		gemini.WithRetryBackoff(time.Millisecond, 5*time.Millisecond),
-	}, opts...)
+func (f *fakeGemini) model(t testing.TB, opts ...model.ClientOption) *gemini.Model {
+	opts = providertest.Options(f.URL()+"/", opts...)
 	m, err := gemini.New("gemini-flash-latest", opts...)
 	require.NoError(t, err)
 	return m

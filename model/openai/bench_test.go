@@ -58,7 +58,7 @@ func renderToolCall(n int) []byte {
 }
 
 func benchModel(b *testing.B, url string) *openai.Model {
-	m, err := openai.New("gpt-5.4-mini", openai.WithAPIKey("k"), openai.WithBaseURL(url))
+	m, err := openai.New("gpt-5.4-mini", model.WithAPIKey("k"), model.WithBaseURL(url))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -50,10 +50,10 @@
 // model.ErrMalformedResponse. A cancelled context ends the stream with an
 // error wrapping the context's error. Every provider shares one retry
 // policy (the SDK's own retries are off): connection errors, 408, 409, 429
-// and 5xx are retried [WithMaxRetries] times (default 2), waiting what
-// Retry-After asks up to [WithMaxRetryWait] (default 30s; a longer wait
-// fails at once) or a jittered backoff ([WithRetryBackoff]). HTTP errors
+// and 5xx are retried [model.WithMaxRetries] times (default 2), waiting what
+// Retry-After asks up to [model.WithMaxRetryWait] (default 30s; a longer wait
+// fails at once) or a jittered backoff ([model.WithRetryBackoff]). HTTP errors
 // become *model.APIError with a bounded summary of the body and the key
 // redacted; the full body is logged at DEBUG. A response that sends nothing
-// for [WithIdleTimeout] (default 60s) fails with *model.StallError.
+// for [model.WithIdleTimeout] (default 60s) fails with *model.StallError.
 package openai

@@ -94,7 +94,7 @@ var _ model.Embedder = (*Embedder)(nil)
 // NewEmbedder("text-embedding-3-small", EmbedConfig{Dimensions: 512}); an
 // empty name means text-embedding-3-small. Options are the chat model's
 // (key, base URL, retries, HTTP client).
-func NewEmbedder(name string, eo EmbedConfig, opts ...Option) (*Embedder, error) {
+func NewEmbedder(name string, eo EmbedConfig, opts ...model.ClientOption) (*Embedder, error) {
 	return NewEmbedderFor(OpenAIPreset(), name, eo, opts...)
 }
 
@@ -102,7 +102,7 @@ func NewEmbedder(name string, eo EmbedConfig, opts ...Option) (*Embedder, error)
 // NewEmbedderFor(OllamaPreset(), "nomic-embed-text", EmbedConfig{}). An
 // empty name means the preset's embedding model (OpenAI, Ollama and LM
 // Studio have one). It makes no network call.
-func NewEmbedderFor(p Preset, name string, eo EmbedConfig, opts ...Option) (*Embedder, error) {
+func NewEmbedderFor(p Preset, name string, eo EmbedConfig, opts ...model.ClientOption) (*Embedder, error) {
 	if name == "" {
 		name = defaultEmbeddingModels[p.ID]
 	}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 
+	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/openai"
 )
 
@@ -21,7 +22,7 @@ func ExampleNewEmbedder() {
 	defer srv.Close()
 
 	e, err := openai.NewEmbedder("text-embedding-3-small", openai.EmbedConfig{Dimensions: 3},
-		openai.WithAPIKey("sk-example"), openai.WithBaseURL(srv.URL+"/v1"))
+		model.WithAPIKey("sk-example"), model.WithBaseURL(srv.URL+"/v1"))
 	if err != nil {
 		panic(err)
 	}

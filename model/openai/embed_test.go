@@ -79,10 +79,10 @@ func rateLimited(w http.ResponseWriter) {
 func (f *fakeEmbeddings) embedder(t testing.TB, p openai.Preset, name string, eo openai.EmbedConfig) *openai.Embedder {
 	t.Helper()
 	e, err := openai.NewEmbedderFor(p, name, eo,
-		openai.WithAPIKey(modeltest.TestKey),
-		openai.WithBaseURL(f.URL()+"/v1"),
-		openai.WithMaxRetries(2),
-		openai.WithRetryBackoff(time.Millisecond, time.Millisecond),
+		model.WithAPIKey(modeltest.TestKey),
+		model.WithBaseURL(f.URL()+"/v1"),
+		model.WithMaxRetries(2),
+		model.WithRetryBackoff(time.Millisecond, time.Millisecond),
 	)
 	require.NoError(t, err)
 	return e

@@ -25,7 +25,7 @@ func Example() {
 	}))
 	defer srv.Close()
 
-	m, err := openai.New("gpt-5.4-mini", openai.WithAPIKey("sk-example"), openai.WithBaseURL(srv.URL+"/v1"))
+	m, err := openai.New("gpt-5.4-mini", model.WithAPIKey("sk-example"), model.WithBaseURL(srv.URL+"/v1"))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -47,7 +47,7 @@ func Example() {
 
 func ExampleNewFor() {
 	// Ollama needs no key; OLLAMA_BASE_URL overrides the address.
-	m, err := openai.NewFor(openai.OllamaPreset(), "qwen3:8b", openai.WithBaseURL("http://localhost:11434"))
+	m, err := openai.NewFor(openai.OllamaPreset(), "qwen3:8b", model.WithBaseURL("http://localhost:11434"))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -58,15 +58,15 @@ func ExampleNewFor() {
 
 // A provider asking for a wait longer than WithMaxRetryWait fails the call
 // at once, with an error saying what was asked and what the cap is.
-func ExampleWithMaxRetryWait() {
+func ExampleNew_maxRetryWait() {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", "3600")
 		apiError(w, http.StatusTooManyRequests, "requests", `"rate_limit_exceeded"`, "Rate limit reached.")
 	}))
 	defer srv.Close()
 
-	m, err := openai.New("gpt-5.4-mini", openai.WithAPIKey("sk-example"), openai.WithBaseURL(srv.URL+"/v1"),
-		openai.WithMaxRetryWait(10*time.Second))
+	m, err := openai.New("gpt-5.4-mini", model.WithAPIKey("sk-example"), model.WithBaseURL(srv.URL+"/v1"),
+		model.WithMaxRetryWait(10*time.Second))
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -11,7 +11,7 @@ import (
 // request: validation and mapping onto the SDK's parameters. It is the
 // latency loom adds to the first chunk.
 func BenchmarkRequestMapping(b *testing.B) {
-	m, err := New("gpt-5.4-mini", WithAPIKey("k"), WithBaseURL("http://localhost/v1"))
+	m, err := New("gpt-5.4-mini", model.WithAPIKey("k"), model.WithBaseURL("http://localhost/v1"))
 	if err != nil {
 		b.Fatal(err)
 	}

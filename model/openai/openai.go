@@ -21,16 +21,20 @@ type Model struct {
 	name    string
 	baseURL string
 	apiKey  string // kept only to redact it from provider messages
-	svc     sdk.ChatCompletionService
+	// maxTokens is the output token limit sent when a request sets none;
+	// 0 sends none.
+	maxTokens int64
+	svc       sdk.ChatCompletionService
 }
 
 var _ model.Model = (*Model)(nil)
 
 // New returns an OpenAI model, as New("gpt-5.4-mini"). The key comes from
-// [WithAPIKey] or OPENAI_API_KEY, the base URL from [WithBaseURL],
-// OPENAI_BASE_URL or https://api.openai.com/v1. A missing key is a
-// *model.MissingKeyError naming OPENAI_API_KEY.
-func New(name string, opts ...Option) (*Model, error) {
+// [model.WithAPIKey] or OPENAI_API_KEY, the base URL from
+// [model.WithBaseURL], OPENAI_BASE_URL or https://api.openai.com/v1. A
+// missing key is a *model.MissingKeyError naming OPENAI_API_KEY. opts are
+// the client options every provider takes ([model.ClientOption]).
+func New(name string, opts ...model.ClientOption) (*Model, error) {
 	return NewFor(OpenAIPreset(), name, opts...)
 }
 
@@ -38,17 +42,17 @@ func New(name string, opts ...Option) (*Model, error) {
 // NewFor(DeepSeekPreset(), "deepseek-chat"). An empty name means
 // p.DefaultModel. It reads the environment once, here; it makes no network
 // call.
-func NewFor(p Preset, name string, opts ...Option) (*Model, error) {
-	s := provider.Apply[settings](opts)
+func NewFor(p Preset, name string, opts ...model.ClientOption) (*Model, error) {
+	s := model.NewClientSettings(opts...)
 	if name == "" {
 		name = p.DefaultModel
 	}
 	if name == "" {
 		return nil, fmt.Errorf("%s: %w: no model named and the provider has no default: write %q", p.ID, model.ErrInvalidRequest, p.ID+":MODEL")
 	}
-	c, err := s.Resolve(provider.Endpoint{
+	c, err := provider.Resolve(s, provider.Endpoint{
 		ID: p.ID, KeyVars: p.KeyVars, KeyOptional: !p.KeyRequired, BaseURLVar: p.BaseURLVar, DefaultBaseURL: p.DefaultBaseURL,
-		MissingBaseURL: ErrMissingBaseURL, MissingBaseURLHint: fmt.Sprintf("set %s or pass openai.WithBaseURL, as \"http://localhost:8000/v1\"", p.BaseURLVar),
+		MissingBaseURL: ErrMissingBaseURL, MissingBaseURLHint: fmt.Sprintf("set %s or pass model.WithBaseURL, as \"http://localhost:8000/v1\"", p.BaseURLVar),
 		BaseURLForm: "https://host/v1",
 	})
 	if err != nil {
@@ -72,7 +76,7 @@ func NewFor(p Preset, name string, opts ...Option) (*Model, error) {
 			ro = append(ro, option.WithHeader(k, v)) // the last value of a key wins
 		}
 	}
-	return &Model{preset: p, name: name, baseURL: base, apiKey: key, svc: sdk.NewChatCompletionService(ro...)}, nil
+	return &Model{preset: p, name: name, baseURL: base, apiKey: key, maxTokens: c.MaxTokens, svc: sdk.NewChatCompletionService(ro...)}, nil
 }
 
 // baseURL is the resolved base URL, with /v1 added to a bare host when

@@ -90,14 +90,14 @@ func TestNewCompatible(t *testing.T) {
 	require.NoError(t, err, "the key is optional")
 	require.Equal(t, "http://vllm:8000/v1", m.BaseURL())
 
-	_, err = openai.NewFor(openai.CompatiblePreset(), "qwen3", openai.WithBaseURL("vllm:8000"))
+	_, err = openai.NewFor(openai.CompatiblePreset(), "qwen3", model.WithBaseURL("vllm:8000"))
 	require.ErrorContains(t, err, "not an absolute URL")
 }
 
 func TestOptionOverridesEnvironment(t *testing.T) {
 	clearEnv(t)
 	t.Setenv("OPENAI_BASE_URL", "https://env.example/v1")
-	m, err := openai.New("gpt-4.1", openai.WithAPIKey("k"), openai.WithBaseURL("https://option.example/v1"))
+	m, err := openai.New("gpt-4.1", model.WithAPIKey("k"), model.WithBaseURL("https://option.example/v1"))
 	require.NoError(t, err)
 	require.Equal(t, "https://option.example/v1", m.BaseURL())
 	require.Equal(t, "gpt-4.1", m.Name())

@@ -79,11 +79,15 @@ func (m *Model) params(req model.Request) (sdk.ChatCompletionNewParams, error) {
 	if o.FrequencyPenalty != nil {
 		p.FrequencyPenalty = param.NewOpt(*o.FrequencyPenalty)
 	}
+	maxTokens := m.maxTokens
 	if o.MaxOutputTokens != nil {
+		maxTokens = int64(*o.MaxOutputTokens)
+	}
+	if maxTokens > 0 {
 		if m.preset.LegacyMaxTokens {
-			p.MaxTokens = param.NewOpt(int64(*o.MaxOutputTokens))
+			p.MaxTokens = param.NewOpt(maxTokens)
 		} else {
-			p.MaxCompletionTokens = param.NewOpt(int64(*o.MaxOutputTokens))
+			p.MaxCompletionTokens = param.NewOpt(maxTokens)
 		}
 	}
 	if len(o.Stop) > 0 {

@@ -24,7 +24,7 @@ func answerText(w http.ResponseWriter, _ *http.Request, _ int) {
 
 // sent sends req through a fresh model and returns the JSON body the server
 // received.
-func sent(t *testing.T, req model.Request, opts ...openai.Option) map[string]any {
+func sent(t *testing.T, req model.Request, opts ...model.ClientOption) map[string]any {
 	t.Helper()
 	f := newFake(t, answerText)
 	_, err := model.Generate(t.Context(), f.model(t, opts...), req)
@@ -113,19 +113,23 @@ func TestRequestOptionsOnlyWhenSet(t *testing.T) {
 		preset openai.Preset
 		opts   model.Options
 		want   map[string]any
+		client []model.ClientOption
 	}{
-		{"none set", openai.OpenAIPreset(), model.Options{}, map[string]any{}},
-		{"temperature zero is sent", openai.OpenAIPreset(), model.Options{Temperature: model.Ptr(0.0)}, map[string]any{"temperature": 0.0}},
+		{"none set", openai.OpenAIPreset(), model.Options{}, map[string]any{}, nil},
+		{"temperature zero is sent", openai.OpenAIPreset(), model.Options{Temperature: model.Ptr(0.0)}, map[string]any{"temperature": 0.0}, nil},
 		{"all set", openai.OpenAIPreset(), model.Options{
 			Temperature: model.Ptr(0.5), TopP: model.Ptr(0.9), PresencePenalty: model.Ptr(0.1), FrequencyPenalty: model.Ptr(-0.2),
 			MaxOutputTokens: model.Ptr(100), Stop: []string{"END", "STOP"}, Seed: model.Ptr[int64](7),
-		}, map[string]any{"temperature": 0.5, "top_p": 0.9, "presence_penalty": 0.1, "frequency_penalty": -0.2, "max_completion_tokens": 100.0, "stop": []any{"END", "STOP"}, "seed": 7.0}},
-		{"compatible servers get max_tokens", openai.OllamaPreset(), model.Options{MaxOutputTokens: model.Ptr(64)}, map[string]any{"max_tokens": 64.0}},
+		}, map[string]any{"temperature": 0.5, "top_p": 0.9, "presence_penalty": 0.1, "frequency_penalty": -0.2, "max_completion_tokens": 100.0, "stop": []any{"END", "STOP"}, "seed": 7.0}, nil},
+		{"compatible servers get max_tokens", openai.OllamaPreset(), model.Options{MaxOutputTokens: model.Ptr(64)}, map[string]any{"max_tokens": 64.0}, nil},
+		{"the client's max tokens when the request sets none", openai.OpenAIPreset(), model.Options{}, map[string]any{"max_completion_tokens": 300.0}, []model.ClientOption{model.WithMaxTokens(300)}},
+		{"the request's max tokens over the client's", openai.OpenAIPreset(), model.Options{MaxOutputTokens: model.Ptr(64)}, map[string]any{"max_completion_tokens": 64.0}, []model.ClientOption{model.WithMaxTokens(300)}},
+		{"the client's max tokens as max_tokens", openai.OllamaPreset(), model.Options{}, map[string]any{"max_tokens": 300.0}, []model.ClientOption{model.WithMaxTokens(300)}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			f := newFake(t, answerText)
-			m, err := openai.NewFor(c.preset, "m", openai.WithBaseURL(f.URL()+"/v1"), openai.WithAPIKey(modeltest.TestKey))
+			m, err := openai.NewFor(c.preset, "m", append([]model.ClientOption{model.WithBaseURL(f.URL() + "/v1"), model.WithAPIKey(modeltest.TestKey)}, c.client...)...)
 			require.NoError(t, err)
 			_, err = model.Generate(t.Context(), m, model.Request{Messages: []model.Message{model.UserMessage("hi")}, Options: c.opts})
 			require.NoError(t, err)
@@ -148,7 +152,7 @@ func TestRequestStructuredOutput(t *testing.T) {
 	})
 	t.Run("deepseek gets json_object and the schema in words", func(t *testing.T) {
 		f := newFake(t, answerText)
-		m, err := openai.NewFor(openai.DeepSeekPreset(), "", openai.WithBaseURL(f.URL()+"/v1"), openai.WithAPIKey(modeltest.TestKey))
+		m, err := openai.NewFor(openai.DeepSeekPreset(), "", model.WithBaseURL(f.URL()+"/v1"), model.WithAPIKey(modeltest.TestKey))
 		require.NoError(t, err)
 		require.Equal(t, "deepseek-chat", m.Name())
 		_, err = model.Generate(t.Context(), m, model.Request{Messages: []model.Message{model.UserMessage("?")}, ResponseSchema: &model.ResponseSchema{Name: "answer", Schema: schema}})
@@ -186,7 +190,7 @@ func TestRequestRejectedBeforeSending(t *testing.T) {
 
 func TestRequestHeaders(t *testing.T) {
 	f := newFake(t, answerText)
-	_, err := model.Generate(t.Context(), f.model(t, openai.WithHeader("X-Title", "loom")), model.Request{Messages: []model.Message{model.UserMessage("hi")}})
+	_, err := model.Generate(t.Context(), f.model(t, model.WithHeader("X-Title", "loom")), model.Request{Messages: []model.Message{model.UserMessage("hi")}})
 	require.NoError(t, err)
 	h := f.Header(0)
 	require.Equal(t, "Bearer "+modeltest.TestKey, h.Get("Authorization"))

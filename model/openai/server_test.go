@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/internal/providertest"
@@ -29,13 +28,8 @@ func newFake(t testing.TB, answer func(w http.ResponseWriter, r *http.Request, i
 	})}
 }
 
-func (f *fakeOpenAI) model(t testing.TB, opts ...openai.Option) *openai.Model {
-	opts = append([]openai.Option{
-		openai.WithAPIKey(modeltest.TestKey),
-		openai.WithBaseURL(f.URL() + "/v1"),
-		openai.WithMaxRetries(2),
-		openai.WithRetryBackoff(time.Millisecond, 5*time.Millisecond),
-	}, opts...)
+func (f *fakeOpenAI) model(t testing.TB, opts ...model.ClientOption) *openai.Model {
+	opts = providertest.Options(f.URL()+"/v1", opts...)
 	m, err := openai.New("gpt-5.4-mini", opts...)
 	require.NoError(t, err)
 	return m

@@ -191,7 +191,7 @@ func TestAPIErrors(t *testing.T) {
 }
 
 func TestConnectionRefused(t *testing.T) {
-	m, err := openai.New("gpt-5.4-mini", openai.WithAPIKey("k"), openai.WithBaseURL("http://127.0.0.1:1/v1"), openai.WithMaxRetries(0))
+	m, err := openai.New("gpt-5.4-mini", model.WithAPIKey("k"), model.WithBaseURL("http://127.0.0.1:1/v1"), model.WithMaxRetries(0))
 	require.NoError(t, err)
 	_, err = model.Generate(t.Context(), m, hi())
 	require.Error(t, err)

@@ -15,6 +15,7 @@ import (
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/examples/internal/exampletest"
 	"github.com/loomwork/loom/examples/internal/fakeopenai"
+	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/openai"
 	"github.com/loomwork/loom/sandbox"
 	"github.com/loomwork/loom/sandbox/jstool"
@@ -62,8 +63,8 @@ func TestConcurrentWorkflows(t *testing.T) {
 			require.NoError(t, err)
 			// A bounded pool of connections, as a server process would use.
 			transport := &http.Transport{MaxConnsPerHost: 64, MaxIdleConnsPerHost: 64}
-			m, err := openai.New("gpt-5.4-mini", openai.WithAPIKey("sk-load-0123456789"), openai.WithBaseURL(srv.BaseURL()),
-				openai.WithHTTPClient(&http.Client{Transport: transport}))
+			m, err := openai.New("gpt-5.4-mini", model.WithAPIKey("sk-load-0123456789"), model.WithBaseURL(srv.BaseURL()),
+				model.WithHTTPClient(&http.Client{Transport: transport}))
 			require.NoError(t, err)
 			e := engine.New(engine.Config{Model: m})
 

@@ -2,29 +2,23 @@ package embedding
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"strconv"
 	"sync"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/loomwork/loom/internal/telemetry"
 	"github.com/loomwork/loom/model"
 )
-
-// scope is the instrumentation scope of loom's spans (agentrt.Scope).
-const scope = "github.com/loomwork/loom"
 
 // tracer returns the tracer of the span in ctx, so an embedding call inside
 // an agent run records to the run's provider; else otel's global one.
 func tracer(ctx context.Context) trace.Tracer {
 	if sp := trace.SpanFromContext(ctx); sp.SpanContext().IsValid() {
-		return sp.TracerProvider().Tracer(scope)
+		return sp.TracerProvider().Tracer(telemetry.Scope)
 	}
-	return otel.GetTracerProvider().Tracer(scope)
+	return otel.GetTracerProvider().Tracer(telemetry.Scope)
 }
 
 // Call is the telemetry of one Embed call: an "embeddings {model}" client
@@ -64,29 +58,9 @@ func (c *Call) End(u model.Usage, estimated bool, cost float64, priced bool, bat
 			attrs = append(attrs, attribute.Float64("loom.cost.usd", cost))
 		}
 		c.span.SetAttributes(attrs...)
-		if err != nil {
-			c.span.RecordError(err)
-			c.span.SetStatus(codes.Error, err.Error())
-			c.span.SetAttributes(attribute.String("error.type", errorType(err)))
-		}
+		telemetry.RecordError(c.span, err, telemetry.ErrorType(err))
 	}
 	c.span.End()
-}
-
-func errorType(err error) string {
-	var ae *model.APIError
-	switch {
-	case errors.As(err, &ae):
-		return "http." + strconv.Itoa(ae.StatusCode)
-	case errors.Is(err, context.DeadlineExceeded):
-		return "timeout"
-	case errors.Is(err, context.Canceled):
-		return "canceled"
-	}
-	for u := errors.Unwrap(err); u != nil; u = errors.Unwrap(u) {
-		err = u
-	}
-	return fmt.Sprintf("%T", err)
 }
 
 // Totals adds up the usage and cost of an embedder's calls. It is safe for

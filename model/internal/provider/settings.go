@@ -5,82 +5,13 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/loomwork/loom/model"
 )
 
-// Settings are the client settings every provider's options set: the key,
-// the base URL, the retry policy, the HTTP client and extra headers. Each
-// provider keeps them in its own settings type, embedding Settings, and
-// resolves them with [Settings.Resolve].
-type Settings struct {
-	APIKey     string
-	BaseURL    string
-	Retry      Policy
-	HTTPClient *http.Client
-	// Headers are sent with every request, in the order added.
-	Headers http.Header
-}
-
-// Configurable is a provider's settings type: a pointer to Settings or to
-// a struct embedding it.
-type Configurable interface{ common() *Settings }
-
-func (s *Settings) common() *Settings { return s }
-
-// The option constructors every provider exports under its own names
-// (WithAPIKey, WithBaseURL, WithMaxRetries, ...), for its settings type S.
-
-// APIKey sets the key.
-func APIKey[S Configurable](key string) func(S) { return func(s S) { s.common().APIKey = key } }
-
-// BaseURL sets the API root.
-func BaseURL[S Configurable](u string) func(S) { return func(s S) { s.common().BaseURL = u } }
-
-// MaxRetries sets how many times a failed request is retried.
-func MaxRetries[S Configurable](n int) func(S) {
-	return func(s S) { s.common().Retry.MaxRetries = &n }
-}
-
-// MaxRetryWait caps the Retry-After wait honoured.
-func MaxRetryWait[S Configurable](d time.Duration) func(S) {
-	return func(s S) { s.common().Retry.MaxRetryWait = d }
-}
-
-// RetryBackoff sets the first and the longest backoff between retries.
-func RetryBackoff[S Configurable](initial, max time.Duration) func(S) {
-	return func(s S) { s.common().Retry.Backoff, s.common().Retry.MaxBackoff = initial, max }
-}
-
-// IdleTimeout sets how long a call may go without a byte.
-func IdleTimeout[S Configurable](d time.Duration) func(S) {
-	return func(s S) { s.common().Retry.IdleTimeout = d }
-}
-
-// HTTPClient sets the HTTP client under loom's transport.
-func HTTPClient[S Configurable](c *http.Client) func(S) {
-	return func(s S) { s.common().HTTPClient = c }
-}
-
-// Header adds a header to every request.
-func Header[S Configurable](key, value string) func(S) {
-	return func(s S) {
-		c := s.common()
-		if c.Headers == nil {
-			c.Headers = http.Header{}
-		}
-		c.Headers.Add(key, value)
-	}
-}
-
-// Apply returns a provider's settings S with opts applied in order.
-func Apply[S any, O ~func(*S)](opts []O) S {
-	var s S
-	for _, o := range opts {
-		o(&s)
-	}
-	return s
+// policyOf is the retry policy of a client's settings.
+func policyOf(s model.ClientSettings) Policy {
+	return Policy{MaxRetries: s.MaxRetries, MaxRetryWait: s.MaxRetryWait, Backoff: s.RetryBackoff, MaxBackoff: s.MaxRetryBackoff, IdleTimeout: s.IdleTimeout}
 }
 
 // Endpoint is where a provider's settings default from.
@@ -100,7 +31,7 @@ type Endpoint struct {
 	DefaultBaseURL string
 	// MissingBaseURL is the error when no base URL is set or known, and
 	// MissingBaseURLHint how to set one, as
-	// "set VLLM_BASE_URL or pass openai.WithBaseURL, as \"http://localhost:8000/v1\"".
+	// "set VLLM_BASE_URL or pass model.WithBaseURL, as \"http://localhost:8000/v1\"".
 	MissingBaseURL     error
 	MissingBaseURLHint string
 	// BaseURLForm is how an error shows a base URL should look, as
@@ -121,14 +52,17 @@ type Resolved struct {
 	HTTP *http.Client
 	// Headers are the extra headers, nil for none.
 	Headers http.Header
+	// MaxTokens is the output token limit to send when a request sets
+	// none; 0 for the provider's default.
+	MaxTokens int64
 }
 
-// Resolve fills what the settings leave unset from the environment and
-// the endpoint's defaults, checks it, and builds the HTTP client. A
+// Resolve fills what a client's settings leave unset from the environment
+// and the endpoint's defaults, checks them, and builds the HTTP client. A
 // missing required key is a *model.MissingKeyError naming the variables;
-// a base URL that is not absolute or a negative retry setting fails with
-// an error naming it.
-func (s *Settings) Resolve(e Endpoint) (Resolved, error) {
+// a base URL that is not absolute, a negative retry setting or a negative
+// MaxTokens fails with an error naming it.
+func Resolve(s model.ClientSettings, e Endpoint) (Resolved, error) {
 	key := s.APIKey
 	if key == "" {
 		key, _ = FirstEnv(e.KeyVars...)
@@ -150,8 +84,12 @@ func (s *Settings) Resolve(e Endpoint) (Resolved, error) {
 	if err != nil || u.Scheme == "" || u.Host == "" {
 		return Resolved{}, fmt.Errorf("%s: base URL %q is not an absolute URL: write it as %q", e.ID, base, e.BaseURLForm)
 	}
-	if err := s.Retry.Validate(e.ID); err != nil {
+	p := policyOf(s)
+	if err := p.Validate(e.ID); err != nil {
 		return Resolved{}, err
 	}
-	return Resolved{Key: key, BaseURL: base, URL: u, HTTP: Client(s.HTTPClient, e.ID, key, s.Retry), Headers: s.Headers}, nil
+	if s.MaxTokens < 0 {
+		return Resolved{}, fmt.Errorf("%s: %w: WithMaxTokens(%d): must not be negative (0 means the provider's default)", e.ID, model.ErrInvalidOption, s.MaxTokens)
+	}
+	return Resolved{Key: key, BaseURL: base, URL: u, HTTP: Client(s.HTTPClient, e.ID, key, p), Headers: s.Headers, MaxTokens: s.MaxTokens}, nil
 }

@@ -71,7 +71,7 @@ func BenchmarkOverhead(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer exec.Close()
-	direct, err := openai.New("gpt-test", openai.WithBaseURL(srvModel.URL+"/v1"), openai.WithAPIKey("sk-bench"), openai.WithMaxRetries(0))
+	direct, err := openai.New("gpt-test", model.WithBaseURL(srvModel.URL+"/v1"), model.WithAPIKey("sk-bench"), model.WithMaxRetries(0))
 	if err != nil {
 		b.Fatal(err)
 	}

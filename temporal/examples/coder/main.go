@@ -148,9 +148,9 @@ func newActivities() (*lt.Activities, sandbox.Executor, error) {
 	acts, err := lt.NewActivities(lt.Config{
 		Models: map[string]func(context.Context) (model.Model, error){
 			ModelRef: func(context.Context) (model.Model, error) {
-				opts := []openai.Option{openai.WithMaxRetries(0)}
+				opts := []model.ClientOption{model.WithMaxRetries(0)}
 				if u := os.Getenv("OPENAI_BASE_URL"); u != "" {
-					opts = append(opts, openai.WithBaseURL(u))
+					opts = append(opts, model.WithBaseURL(u))
 				}
 				return openai.New(name, opts...)
 			},
