@@ -40,9 +40,9 @@ func newSolver(t *testing.T, calls int, answer func(prompt string) modeltest.Tur
 
 // newExecutor returns an in-process executor with the given options (the
 // standard limits by default).
-func newExecutor(t *testing.T, opts ...sandbox.Option) sandbox.Executor {
+func newExecutor(t *testing.T, cfg sandbox.InProcessConfig) sandbox.Executor {
 	t.Helper()
-	ex, err := sandbox.NewInProcess(opts...)
+	ex, err := sandbox.NewInProcess(cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = ex.Close() })
 	return ex

@@ -13,9 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func newTestIsolated(t *testing.T, opts ...Option) *Isolated {
+func newTestIsolated(t *testing.T, cfg IsolatedConfig) *Isolated {
 	t.Helper()
-	e, err := NewIsolated(opts...)
+	e, err := NewIsolated(cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, e.Close()) })
 	return e

@@ -92,14 +92,14 @@ func (workflowSide) Run(context.Context, string) (*sandbox.Result, error) {
 func (workflowSide) Close() error { return nil }
 
 // WorkerSandboxTool is the worker's side of [SandboxTool]: the evaluateJs
-// tool on an isolated executor (sandbox.NewIsolated with opts), the
+// tool on an isolated executor (sandbox.NewIsolated with cfg), the
 // boundary for a model's code, to put in Config.Tools. Close the executor
 // when the worker stops. The worker program must call
 // sandbox.ServeWorkerIfChild first thing in main, since the executor
 // re-executes it. Build the tool on sandbox.NewInProcess only for trusted
 // code: any snippet can kill a process that runs it in process.
-func WorkerSandboxTool(opts ...sandbox.Option) (agent.Agent, *sandbox.Isolated, error) {
-	exec, err := sandbox.NewIsolated(opts...)
+func WorkerSandboxTool(cfg sandbox.IsolatedConfig) (agent.Agent, *sandbox.Isolated, error) {
+	exec, err := sandbox.NewIsolated(cfg)
 	if err != nil {
 		return nil, nil, fmt.Errorf("temporal: start the worker's isolated sandbox: %w", err)
 	}

@@ -117,7 +117,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer, open 
 	}
 	var exec sandbox.Executor
 	if o.sandbox == "isolated" {
-		exec, err = sandbox.NewIsolated(isolatedOptions(false)...)
+		exec, err = sandbox.NewIsolated(isolatedConfig(false))
 	} else {
 		exec, err = sandbox.NewInProcess()
 	}

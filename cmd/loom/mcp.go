@@ -141,7 +141,7 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer, open m
 	}
 	var exec sandbox.Executor
 	if *kind == "isolated" {
-		exec, err = sandbox.NewIsolated(isolatedOptions(true)...)
+		exec, err = sandbox.NewIsolated(isolatedConfig(true))
 	} else {
 		exec, err = sandbox.NewInProcess()
 	}

@@ -15,12 +15,9 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// withConfig is an option that edits the executor's configuration.
-func withConfig(edit func(c *jsrt.Config)) jsrt.Option { return edit }
-
-func newTestIsolated(t *testing.T, opts ...jsrt.Option) *Isolated {
+func newTestIsolated(t *testing.T, cfg jsrt.Config) *Isolated {
 	t.Helper()
-	e, err := NewIsolated(opts...)
+	e, err := NewIsolated(cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, e.Close()) })
 	return e
