@@ -212,7 +212,7 @@ func New(cfg Config) (*CodeExecution, error) {
 	if cfg.Tool == nil {
 		exec := cfg.Sandbox
 		if exec == nil {
-			iso, err := sandbox.NewIsolated()
+			iso, err := sandbox.NewIsolated(sandbox.IsolatedConfig{})
 			if err != nil {
 				return nil, fmt.Errorf("code execution %s: start the isolated sandbox (or pass Sandbox or Tool): %w", cfg.Name, err)
 			}

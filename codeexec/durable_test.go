@@ -56,7 +56,7 @@ var pendingApprover = codeexec.ApproverFunc(func(context.Context, codeexec.Appro
 
 func newDurableCoder(t testing.TB, m model.Model, sandboxLog string) *codeexec.CodeExecution {
 	t.Helper()
-	inproc, err := sandbox.NewInProcess()
+	inproc, err := sandbox.NewInProcess(sandbox.InProcessConfig{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = inproc.Close() })
 	ce, err := codeexec.New(codeexec.Config{

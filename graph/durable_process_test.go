@@ -146,7 +146,7 @@ const factorialCode = "let f = 1; for (let i = 2; i <= 15; i++) f *= i; f"
 // coderGraph has a Coder→Sandbox node whose approver leaves every snippet
 // to a person, then a node that reports its answer.
 func coderGraph(t *testing.T, dir string, m model.Model) agent.Agent {
-	inproc, err := sandbox.NewInProcess()
+	inproc, err := sandbox.NewInProcess(sandbox.InProcessConfig{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = inproc.Close() })
 	pending := codeexec.ApproverFunc(func(context.Context, codeexec.ApprovalRequest) (codeexec.Approval, error) {

@@ -63,11 +63,11 @@ func (discardExporter) Shutdown(context.Context) error                          
 //	go test ./observe -run '^$' -bench TracingOverhead -benchmem -count 5 | tee /tmp/trace.txt
 //	benchstat -col /tracing /tmp/trace.txt
 func BenchmarkTracingOverhead(b *testing.B) {
-	exec, err := sandbox.NewInProcess()
+	exec, err := sandbox.NewInProcess(sandbox.InProcessConfig{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	tool, err := jstool.New(exec)
+	tool, err := jstool.New(exec, jstool.Config{})
 	if err != nil {
 		b.Fatal(err)
 	}

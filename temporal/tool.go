@@ -72,7 +72,7 @@ func (a *activityTool) Run(ctx context.Context, input json.RawMessage) iter.Seq2
 // its tool is jstool's, for the name, description and schemas the model
 // sees, on an executor that never runs code.
 func SandboxTool(l sandbox.Limits, opts ActivityOptions) (agent.Agent, error) {
-	spec, err := jstool.New(workflowSide{lim: l})
+	spec, err := jstool.New(workflowSide{lim: l}, jstool.Config{})
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +103,7 @@ func WorkerSandboxTool(cfg sandbox.IsolatedConfig) (agent.Agent, *sandbox.Isolat
 	if err != nil {
 		return nil, nil, fmt.Errorf("temporal: start the worker's isolated sandbox: %w", err)
 	}
-	tool, err := jstool.New(exec)
+	tool, err := jstool.New(exec, jstool.Config{})
 	if err != nil {
 		_ = exec.Close()
 		return nil, nil, err

@@ -143,7 +143,7 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer, open m
 	if *kind == "isolated" {
 		exec, err = sandbox.NewIsolated(isolatedConfig(true))
 	} else {
-		exec, err = sandbox.NewInProcess()
+		exec, err = sandbox.NewInProcess(sandbox.InProcessConfig{})
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "loom mcp serve: start the sandbox: %v\n", err)

@@ -210,7 +210,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer store.Close()
-	exec, err := sandbox.NewIsolated()
+	exec, err := sandbox.NewIsolated(sandbox.IsolatedConfig{})
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1

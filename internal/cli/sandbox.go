@@ -73,7 +73,7 @@ func NewSandbox(env *Env, kind string, timeout time.Duration) (agent.Agent, bool
 	if err != nil {
 		return nil, false, err
 	}
-	tool, err := jstool.New(exec)
+	tool, err := jstool.New(exec, jstool.Config{})
 	if err != nil {
 		return nil, false, err
 	}

@@ -70,7 +70,7 @@ func cases(t *testing.T) map[string]ruleCase {
 		require.NoError(t, err)
 		return m
 	}
-	exec, err := sandbox.NewInProcess()
+	exec, err := sandbox.NewInProcess(sandbox.InProcessConfig{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = exec.Close() })
 	closeIt := func(c any) {

@@ -61,7 +61,7 @@ func TestBrowserEvalRun(t *testing.T) {
 	}
 	solver, err := agent.NewAI(agent.AIConfig{Name: "solver", Model: modeltest.New(t, turns...)})
 	require.NoError(t, err)
-	ex, err := sandbox.NewInProcess()
+	ex, err := sandbox.NewInProcess(sandbox.InProcessConfig{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = ex.Close() })
 	rep, err := evals.Run(t.Context(), probs, evals.Config{

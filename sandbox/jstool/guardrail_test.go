@@ -39,8 +39,8 @@ func TestAdmissionGuardrailRejectsBeforeTheExecutor(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			exec := &countingExecutor{Executor: newTestInProcess(t)}
-			tool, err := New(exec)
+			exec := &countingExecutor{Executor: newTestInProcess(t, sandbox.InProcessConfig{})}
+			tool, err := New(exec, Config{})
 			require.NoError(t, err)
 			g, err := AdmissionGuardrail(sandbox.Limits{})
 			require.NoError(t, err)

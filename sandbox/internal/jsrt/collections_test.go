@@ -36,7 +36,7 @@ func TestReachesCollections(t *testing.T) {
 // built-ins are taken before the code runs, so that replacing them does
 // not change what the host reads.
 func TestCollectionsWhereverReached(t *testing.T) {
-	e, err := NewInProcess(func(c *Config) { c.Concurrency = 1 })
+	e, err := NewInProcess(Config{Concurrency: 1})
 	require.NoError(t, err)
 	defer e.Close()
 	cases := []struct{ name, code, want string }{
@@ -63,7 +63,7 @@ func TestCollectionsWhereverReached(t *testing.T) {
 // TestCollectionsOnlyWhenReached: a runtime whose code cannot reach Map or
 // Set never creates them.
 func TestCollectionsOnlyWhenReached(t *testing.T) {
-	cfg, err := NewConfig(nil)
+	cfg, err := Config{}.WithDefaults()
 	require.NoError(t, err)
 	for _, c := range []struct {
 		code string
@@ -81,7 +81,7 @@ func TestCollectionsOnlyWhenReached(t *testing.T) {
 // export the Map, with an error, rather than read it through the code's
 // replacements.
 func TestCollectionsMissIsRefused(t *testing.T) {
-	e, err := NewInProcess(func(c *Config) { c.Concurrency = 1 })
+	e, err := NewInProcess(Config{Concurrency: 1})
 	require.NoError(t, err)
 	defer e.Close()
 	const code = `const O = ({})["const" + "ructor"];

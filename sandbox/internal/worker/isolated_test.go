@@ -14,7 +14,7 @@ import (
 // TestIsolatedIdleWorkerDies kills an idle worker: the next run gets a
 // fresh one.
 func TestIsolatedIdleWorkerDies(t *testing.T) {
-	e := newTestIsolated(t, withConfig(func(c *jsrt.Config) { c.Concurrency = 1 }))
+	e := newTestIsolated(t, jsrt.Config{Concurrency: 1})
 	pids := e.PIDs()
 	require.Len(t, pids, 1)
 	e.mu.Lock()
@@ -36,7 +36,7 @@ func TestCgroupDetection(t *testing.T) {
 	if dir == "" {
 		t.Skip("no delegated cgroup v2 with the memory controller here: workers use RLIMIT_AS")
 	}
-	e := newTestIsolated(t, withConfig(func(c *jsrt.Config) { c.Concurrency, c.Limits = 1, jsrt.Limits{Memory: 32 << 20} }))
+	e := newTestIsolated(t, jsrt.Config{Concurrency: 1, Limits: jsrt.Limits{Memory: 32 << 20}})
 	require.Equal(t, "cgroup", e.MemoryEnforcement())
 	_, err := e.Run(context.Background(), `'x'.repeat(2**30).length`)
 	require.ErrorIs(t, err, jsrt.ErrMemoryLimit)
