@@ -246,7 +246,7 @@ func TestCostFallsBackToPriceTable(t *testing.T) {
 	custom := pricing.New(pricing.Entry{Provider: "acme", Model: "rocket", Price: pricing.Price{Input: 1, Output: 2}})
 	tests := []struct {
 		name     string
-		opts     []store.Option
+		prices   *pricing.Table
 		stub     tracetest.SpanStub
 		cost     float64
 		complete bool
@@ -254,12 +254,12 @@ func TestCostFallsBackToPriceTable(t *testing.T) {
 		{"span cost wins", nil, chatStub(1, "openai", "gpt-4o", attribute.Float64("loom.cost.usd", 0.5)), 0.5, true},
 		{"built-in price", nil, chatStub(2, "openai", "gpt-4o-2024-08-06"), 12.5, true},
 		{"unknown model", nil, chatStub(3, "openai", "my-finetune"), 0, false},
-		{"custom table", []store.Option{store.WithPrices(custom)}, chatStub(4, "acme", "rocket"), 3, true},
-		{"custom table replaces built-in", []store.Option{store.WithPrices(custom)}, chatStub(5, "openai", "gpt-4o"), 0, false},
+		{"custom table", custom, chatStub(4, "acme", "rocket"), 3, true},
+		{"custom table replaces built-in", custom, chatStub(5, "openai", "gpt-4o"), 0, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := openTemp(t, tc.opts...)
+			s := openTemp(t, store.Config{Prices: tc.prices})
 			require.NoError(t, store.NewExporter(s).ExportSpans(context.Background(), tracetest.SpanStubs{tc.stub}.Snapshots()))
 			p, err := s.Traces(context.Background(), store.Query{})
 			require.NoError(t, err)
