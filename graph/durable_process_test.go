@@ -185,9 +185,9 @@ func openStore(t *testing.T, kind, where string) checkpoint.Store {
 	var s checkpoint.Store
 	var err error
 	if kind == "postgres" {
-		s, err = postgres.Open(context.Background(), where)
+		s, err = postgres.Open(context.Background(), postgres.Config{DSN: where})
 	} else {
-		s, err = sqlite.Open(context.Background(), where)
+		s, err = sqlite.Open(context.Background(), sqlite.Config{Path: where})
 	}
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = s.Close() })

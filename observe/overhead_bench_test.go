@@ -123,7 +123,7 @@ func BenchmarkTracingOverhead(b *testing.B) {
 		})
 	}
 	openStore := func(b *testing.B) *store.Store {
-		st, err := store.Open(context.Background(), filepath.Join(b.TempDir(), "traces.db"))
+		st, err := store.Open(context.Background(), store.Config{Path: filepath.Join(b.TempDir(), "traces.db")})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -268,9 +268,9 @@ func isPostgres(db string) bool {
 // postgres:// URL, else the SQLite file.
 func openCheckpoints(ctx context.Context, db string) (checkpoint.Store, error) {
 	if isPostgres(db) {
-		return postgres.Open(ctx, db)
+		return postgres.Open(ctx, postgres.Config{DSN: db})
 	}
-	return sqlite.Open(ctx, db)
+	return sqlite.Open(ctx, sqlite.Config{Path: db})
 }
 
 // checkFile checks a loom/v1 file, or the AIGNE project of a folder

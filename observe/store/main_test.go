@@ -40,7 +40,7 @@ func childWriter(path string) int {
 		return 2
 	}
 	ctx := context.Background()
-	exp, err := store.OpenExporter(ctx, path)
+	exp, err := store.OpenExporter(ctx, store.Config{Path: path})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "child writer:", err)
 		return 1

@@ -31,7 +31,7 @@ func TestBrowserEvalRun(t *testing.T) {
 	ctx := browsertest.Browser(t)
 	dir := browsertest.Artifacts(t, "observe")
 
-	s, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "traces.db"))
+	s, err := store.Open(context.Background(), store.Config{Path: filepath.Join(t.TempDir(), "traces.db")})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, s.Close()) })
 	tp, err := observe.NewTracerProvider(s, observe.BatchConfig{}, false)

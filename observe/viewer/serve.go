@@ -60,11 +60,11 @@ func Serve(ctx context.Context, cfg Config) error {
 	if log == nil {
 		log = slog.Default()
 	}
-	sc := cfg.Store
+	storeCfg := cfg.Store
 	if cfg.DBPath != "" {
-		sc.Path = cfg.DBPath
+		storeCfg.Path = cfg.DBPath
 	}
-	s, err := store.Open(ctx, sc)
+	s, err := store.Open(ctx, storeCfg)
 	if err != nil {
 		return err
 	}
