@@ -37,7 +37,7 @@ func TestConformance(t *testing.T) {
 func TestSessionsConformance(t *testing.T) {
 	testDSN(t)
 	checkpointtest.RunSessions(t, func(t *testing.T) checkpoint.SessionStore {
-		// On a pool of the test's own, through NewSessions.
+		// On a pool of the test's own, through Config.Pool.
 		s, err := OpenSessions(context.Background(), Config{Pool: testPool(t), Schema: testSchema(t)})
 		require.NoError(t, err)
 		t.Cleanup(func() { require.NoError(t, s.Close()) })

@@ -100,7 +100,7 @@ func TestOpenSharedAndReopen(t *testing.T) {
 	require.Equal(t, time.Unix(1, 2).UTC(), head.Time)
 }
 
-func TestOpenDefault(t *testing.T) {
+func TestOpenEmptyPathIsDefault(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "sub", "dir", "cp.db")
 	t.Setenv(PathEnv, path)
