@@ -125,8 +125,8 @@ func TestConstructorStyle(t *testing.T) {
 			other++
 		}
 	}
-	t.Logf("constructors: %d; Config struct: %d; functional options: %d (providers); other: %d", len(ctors), config, options, other)
 	slices.Sort(offenders)
+	t.Logf("constructors: %d; Config struct: %d; functional options: %d (%d outside the providers); other: %d", len(ctors), config, options, len(offenders), other)
 	require.Empty(t, offenders, "constructors of things built once take a Config struct, not functional options (only providers mirroring their SDK may)")
 	require.Positive(t, config, "the walk finds the Config constructors")
 }
