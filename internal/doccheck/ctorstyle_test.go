@@ -2,16 +2,14 @@ package doccheck
 
 import (
 	"go/ast"
-	"go/parser"
-	"go/token"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/loomwork/loom/internal/config/configtest"
 )
 
 // optionProviders may keep functional options on their constructors: a
@@ -60,33 +58,16 @@ func styleOf(fn *ast.FuncDecl) ctorStyle {
 }
 
 // constructors lists the exported New*, Open* and Connect* functions of
-// the core module's public packages (not internal, examples, cmd, test
-// helpers or nested modules), by "dir.Func", with their style.
+// the core module's public packages (configtest.WalkPublic), by
+// "dir.Func", with their style.
 func constructors(t *testing.T, root string) map[string]ctorStyle {
 	t.Helper()
 	out := map[string]ctorStyle{}
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	err := configtest.WalkPublic(root, func(path string, f *ast.File) error {
+		rel, err := filepath.Rel(root, filepath.Dir(path))
 		if err != nil {
 			return err
 		}
-		if d.IsDir() {
-			name := d.Name()
-			if path != root && (strings.HasPrefix(name, ".") || name == "internal" || name == "testdata" || name == "node_modules" || name == "examples" || name == "cmd" || strings.HasSuffix(name, "test")) {
-				return filepath.SkipDir
-			}
-			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil && path != root {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, filepath.Dir(path))
 		for _, decl := range f.Decls {
 			fn, ok := decl.(*ast.FuncDecl)
 			if !ok || fn.Recv != nil || !fn.Name.IsExported() {

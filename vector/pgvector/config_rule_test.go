@@ -1,10 +1,7 @@
 package pgvector_test
 
 import (
-	"path/filepath"
 	"testing"
-
-	"github.com/stretchr/testify/require"
 
 	"github.com/loomwork/loom/internal/config/configtest"
 	"github.com/loomwork/loom/vector/pgvector"
@@ -15,8 +12,6 @@ import (
 // store connects, so the zero config's build fails here only for want of
 // a server (a closed port).
 func TestConfigRule(t *testing.T) {
-	repo, err := filepath.Abs("../..")
-	require.NoError(t, err)
 	cases := map[string]configtest.Case{
 		"vector/pgvector.Config": {
 			Value: pgvector.Config{DSN: "postgres://loom@127.0.0.1:1/x?connect_timeout=1", Dimensions: 3},
@@ -30,6 +25,5 @@ func TestConfigRule(t *testing.T) {
 			ZeroNeeds: "a PostgreSQL server with pgvector",
 		},
 	}
-	configtest.EveryConfigHasACase(t, repo, filepath.Join(repo, "vector", "pgvector"), cases)
-	configtest.Rule(t, cases)
+	configtest.Module(t, "vector/pgvector", cases)
 }

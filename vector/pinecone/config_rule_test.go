@@ -1,10 +1,7 @@
 package pinecone_test
 
 import (
-	"path/filepath"
 	"testing"
-
-	"github.com/stretchr/testify/require"
 
 	"github.com/loomwork/loom/internal/config/configtest"
 	"github.com/loomwork/loom/vector/pinecone"
@@ -13,12 +10,9 @@ import (
 // TestConfigRule checks this module's configs against loom's zero/negative
 // rule (on the fake server), and that every one has a case.
 func TestConfigRule(t *testing.T) {
-	repo, err := filepath.Abs("../..")
-	require.NoError(t, err)
 	_, host := startFake(t, 4)
 	cases := map[string]configtest.Case{
 		"vector/pinecone.Config": {Value: pinecone.Config{Index: connect(t, host, "rule"), Dimensions: 4}, Build: configtest.Ctor(pinecone.New)},
 	}
-	configtest.EveryConfigHasACase(t, repo, filepath.Join(repo, "vector", "pinecone"), cases)
-	configtest.Rule(t, cases)
+	configtest.Module(t, "vector/pinecone", cases)
 }

@@ -1,10 +1,7 @@
 package weaviate_test
 
 import (
-	"path/filepath"
 	"testing"
-
-	"github.com/stretchr/testify/require"
 
 	"github.com/loomwork/loom/internal/config/configtest"
 	"github.com/loomwork/loom/vector/weaviate"
@@ -13,8 +10,6 @@ import (
 // TestConfigRule checks this module's configs against loom's zero/negative
 // rule (on the fake server), and that every one has a case.
 func TestConfigRule(t *testing.T) {
-	repo, err := filepath.Abs("../..")
-	require.NoError(t, err)
 	c := client(t, startFake(t))
 	cases := map[string]configtest.Case{
 		"vector/weaviate.Config": {Value: weaviate.Config{Client: c, Dimensions: 2}, Build: func(t *testing.T, cfg any) error {
@@ -22,6 +17,5 @@ func TestConfigRule(t *testing.T) {
 			return err
 		}},
 	}
-	configtest.EveryConfigHasACase(t, repo, filepath.Join(repo, "vector", "weaviate"), cases)
-	configtest.Rule(t, cases)
+	configtest.Module(t, "vector/weaviate", cases)
 }

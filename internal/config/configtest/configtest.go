@@ -41,20 +41,18 @@ func Ctor[C, R any](f func(C) (R, error)) func(*testing.T, any) error {
 	}
 }
 
-// ExportedConfigs lists the exported struct types named Config or
-// ...Config in the public packages of the module rooted at dir (not
-// internal, examples, cmd, testdata, or nested modules), as "path.Type"
-// with path relative to repo, the repository's root.
-func ExportedConfigs(t *testing.T, repo, dir string) []string {
-	t.Helper()
-	var out []string
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+// WalkPublic calls fn with each non-test Go file of the public packages
+// of the module rooted at dir, parsed without comments: it skips internal,
+// examples, cmd, testdata, hidden and node_modules folders, test-helper
+// packages (folders named ...test), and nested modules.
+func WalkPublic(dir string, fn func(path string, f *ast.File) error) error {
+	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if d.IsDir() {
 			name := d.Name()
-			if path != dir && (strings.HasPrefix(name, ".") || name == "internal" || name == "testdata" || name == "node_modules" || name == "examples" || name == "cmd") {
+			if path != dir && (strings.HasPrefix(name, ".") || name == "internal" || name == "testdata" || name == "node_modules" || name == "examples" || name == "cmd" || strings.HasSuffix(name, "test")) {
 				return filepath.SkipDir
 			}
 			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil && path != dir {
@@ -69,6 +67,18 @@ func ExportedConfigs(t *testing.T, repo, dir string) []string {
 		if err != nil {
 			return err
 		}
+		return fn(path, f)
+	})
+}
+
+// ExportedConfigs lists the exported struct types named Config or
+// ...Config in the public packages of the module rooted at dir (see
+// [WalkPublic]), as "path.Type" with path relative to repo, the
+// repository's root.
+func ExportedConfigs(t *testing.T, repo, dir string) []string {
+	t.Helper()
+	var out []string
+	err := WalkPublic(dir, func(path string, f *ast.File) error {
 		rel, err := filepath.Rel(repo, filepath.Dir(path))
 		if err != nil {
 			return err
@@ -127,6 +137,19 @@ func EveryConfigHasACase(t *testing.T, repo, dir string, cases map[string]Case) 
 	}
 	slices.Sort(names)
 	require.Equal(t, ExportedConfigs(t, repo, dir), names, "every exported config struct needs a case, and every case a config")
+}
+
+// Module runs [EveryConfigHasACase] and [Rule] for the nested module at
+// module (its path from the repository's root, such as "vector/chroma"),
+// from a test in the module's root folder.
+func Module(t *testing.T, module string, cases map[string]Case) {
+	t.Helper()
+	dir, err := os.Getwd()
+	require.NoError(t, err)
+	repo, ok := strings.CutSuffix(filepath.ToSlash(dir), "/"+module)
+	require.True(t, ok, "run from the root folder of module %s, not %s", module, dir)
+	EveryConfigHasACase(t, filepath.FromSlash(repo), dir, cases)
+	Rule(t, cases)
 }
 
 // numbers lists the signed numeric fields of typ, by index path, dotted
