@@ -24,23 +24,24 @@ import (
 // Config configures the evaluateJs tool [New] makes. The zero value is
 // the plain tool, without host functions.
 type Config struct {
-	// Toolsets offers the tools of these toolsets (loom agents: an MCP server's
-	// tools, functions, other agents) to the code as async functions,
-	// tools.<JSName>(args). The toolsets are asked for their tools at the
-	// start of each run of the evaluateJs tool. Each call runs the tool as a
-	// nested run of that run, as a direct call from a model would: its
-	// events pass through, it is traced as a span under the sandbox.run span,
-	// the hooks and limits on the context apply to it, and a question it
-	// asks ([agent.Ask], such as an approval) interrupts the run. A nested
-	// run's context carries the snippet's deadline and ends when the snippet
-	// does (its time limit, an error, its caller), so a slow tool never
-	// outlasts the snippet; it is one level deeper in [CallDepth], and past
-	// [MaxCallDepth] calls are refused, so code mode cannot recurse without
-	// bound (the mcp package carries the depth and deadline to the servers it
-	// calls). The executor must be a [sandbox.ToolRunner]. The tool's description says how to
-	// call the functions, not which there are: list them for the model with
-	// [ResolveHostTools] and [Declarations], as codeexec does in the
-	// coder's instructions.
+	// Toolsets offers the tools of these toolsets (loom agents: an MCP
+	// server's tools, functions, other agents) to the code as async
+	// functions, tools.<JSName>(args). The toolsets are asked for their
+	// tools at the start of each run of the evaluateJs tool. Each call runs
+	// the tool as a nested run of that run, as a direct call from a model
+	// would: its events pass through, it is traced as a span under the
+	// sandbox.run span, the hooks and limits on the context apply to it, and
+	// a question it asks ([agent.Ask], such as an approval) interrupts the
+	// run. A nested run's context carries the snippet's deadline and ends
+	// when the snippet does (its time limit, an error, its caller), so a
+	// slow tool never outlasts the snippet; it is one level deeper in
+	// [CallDepth], and past [MaxCallDepth] calls are refused, so code mode
+	// cannot recurse without bound (the mcp package carries the depth and
+	// deadline to the servers it calls). The executor must be a
+	// [sandbox.ToolRunner]. The tool's description says how to call the
+	// functions, not which there are: list them for the model with
+	// [ResolveHostTools] and [Declarations], as codeexec does in the coder's
+	// instructions.
 	Toolsets []agent.Toolset
 	// CallLimits bounds the tool calls of each run; zero fields take
 	// their defaults, negative ones are refused.
