@@ -2,7 +2,7 @@
 // Messages API, built on the official SDK,
 // github.com/anthropics/anthropic-sdk-go/v2.
 //
-// Its constructors take functional options ([Option]: WithAPIKey,
+// Its constructors take functional options (WithAPIKey,
 // WithBaseURL, …) as the SDK's client does: a provider mirrors its SDK,
 // where loom's other constructors take a Config struct.
 //

@@ -2,7 +2,7 @@
 // Gemini API (the generativelanguage endpoint, not Vertex AI), built on the
 // official SDK, google.golang.org/genai.
 //
-// Its constructors take functional options ([Option]: WithAPIKey,
+// Its constructors take functional options (WithAPIKey,
 // WithBaseURL, …) as the SDK's client does: a provider mirrors its SDK,
 // where loom's other constructors take a Config struct.
 //
