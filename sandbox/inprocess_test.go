@@ -189,6 +189,14 @@ func TestDeterministicClockAndRandom(t *testing.T) {
 	c, err := newTestInProcess(t, InProcessConfig{RandSeed: 8}).Run(context.Background(), `Math.random()`)
 	require.NoError(t, err)
 	require.NotContains(t, string(a.Value), string(c.Value))
+
+	// RandSeed 0 is no seed: each run draws its own sequence.
+	unseeded := newTestInProcess(t, InProcessConfig{})
+	d, err := unseeded.Run(context.Background(), `[Math.random(), Math.random()]`)
+	require.NoError(t, err)
+	f, err := unseeded.Run(context.Background(), `[Math.random(), Math.random()]`)
+	require.NoError(t, err)
+	require.NotEqual(t, string(d.Value), string(f.Value))
 }
 
 func TestContextEndsTheRun(t *testing.T) {

@@ -139,3 +139,30 @@ func TestRetentionWorkIsBoundedPerWrite(t *testing.T) {
 	_, err = s.Trace(ctx, fixture.IDs(1).String())
 	require.ErrorIs(t, err, store.ErrNotFound)
 }
+
+// A retention bound of zero is the default and a negative one means none:
+// a trace older than DefaultMaxAge is pruned under the zero config and
+// kept under MaxAge -1.
+func TestRetentionZeroIsDefaultNegativeIsNone(t *testing.T) {
+	now := time.Now()
+	clock := func() time.Time { return now }
+	for _, tc := range []struct {
+		name   string
+		maxAge time.Duration
+		want   []string
+	}{
+		{"zero: the default", 0, seedIDs(2)},
+		{"negative: no bound", -1, seedIDs(1, 2)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := store.Open(context.Background(), store.Config{Path: filepath.Join(t.TempDir(), "traces.db"), MaxAge: tc.maxAge, Clock: clock})
+			require.NoError(t, err)
+			defer s.Close()
+			export(t, s,
+				fixture.Run{Seed: 1, Start: now.Add(-store.DefaultMaxAge - time.Hour)},
+				fixture.Run{Seed: 2, Start: now.Add(-time.Hour)},
+			)
+			require.ElementsMatch(t, tc.want, allIDs(t, s))
+		})
+	}
+}
