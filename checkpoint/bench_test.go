@@ -17,5 +17,5 @@ func BenchmarkMemoryStep(b *testing.B) {
 }
 
 func BenchmarkMemoryAppend(b *testing.B) {
-	checkpointtest.BenchAppend(b, checkpoint.NewMemorySessions(), 1<<10)
+	checkpointtest.BenchAppend(b, checkpoint.NewMemorySessions(checkpoint.MemorySessionsConfig{}), 1<<10)
 }

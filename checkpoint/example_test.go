@@ -55,7 +55,7 @@ func ExampleNewMemory() {
 // gets ErrConflict.
 func ExampleNewMemorySessions() {
 	ctx := context.Background()
-	sessions := checkpoint.NewMemorySessions()
+	sessions := checkpoint.NewMemorySessions(checkpoint.MemorySessionsConfig{})
 	defer sessions.Close()
 
 	err := sessions.Append(ctx, "chat-1", 0,

@@ -26,24 +26,19 @@ type memSession struct {
 	created, updated time.Time
 }
 
-// MemoryOption configures [NewMemorySessions].
-type MemoryOption func(*MemorySessions)
-
-// WithMemoryClock sets the clock that stamps sessions' Created and Updated
-// times; nil keeps the default, time.Now.
-func WithMemoryClock(now func() time.Time) MemoryOption {
-	return func(m *MemorySessions) {
-		if now != nil {
-			m.now = now
-		}
-	}
+// MemorySessionsConfig configures [NewMemorySessions]; the zero value is
+// the default.
+type MemorySessionsConfig struct {
+	// Clock stamps sessions' Created and Updated times; nil means
+	// time.Now.
+	Clock func() time.Time
 }
 
 // NewMemorySessions returns an empty in-memory session store.
-func NewMemorySessions(opts ...MemoryOption) *MemorySessions {
-	m := &MemorySessions{now: time.Now, sessions: map[string]*memSession{}}
-	for _, o := range opts {
-		o(m)
+func NewMemorySessions(cfg MemorySessionsConfig) *MemorySessions {
+	m := &MemorySessions{now: cfg.Clock, sessions: map[string]*memSession{}}
+	if m.now == nil {
+		m.now = time.Now
 	}
 	return m
 }

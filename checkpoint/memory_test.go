@@ -18,7 +18,7 @@ func TestMemory(t *testing.T) {
 
 func TestMemorySessions(t *testing.T) {
 	checkpointtest.RunSessions(t, func(t *testing.T) checkpoint.SessionStore {
-		s := checkpoint.NewMemorySessions()
+		s := checkpoint.NewMemorySessions(checkpoint.MemorySessionsConfig{})
 		t.Cleanup(func() { require.NoError(t, s.Close()) })
 		return s
 	})

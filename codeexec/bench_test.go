@@ -46,11 +46,11 @@ func (m cycleModel) Stream(_ context.Context, req model.Request) iter.Seq2[model
 // the isolated worker-process executor.
 func benchSandboxes(b *testing.B) []namedSandbox {
 	sb := &fakeSandbox{results: map[string]any{factorial: "1307674368000"}}
-	in, err := sandbox.NewInProcess()
+	in, err := sandbox.NewInProcess(sandbox.InProcessConfig{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	iso, err := sandbox.NewIsolated(sandbox.WithConcurrency(runtime.GOMAXPROCS(0)))
+	iso, err := sandbox.NewIsolated(sandbox.IsolatedConfig{Concurrency: runtime.GOMAXPROCS(0)})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -64,7 +64,7 @@ type namedSandbox struct {
 }
 
 func tool(b *testing.B, e sandbox.Executor) agent.Agent {
-	t, err := jstool.New(e)
+	t, err := jstool.New(e, jstool.Config{})
 	if err != nil {
 		b.Fatal(err)
 	}

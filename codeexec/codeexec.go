@@ -87,7 +87,7 @@ type Config struct {
 	// declarations (field [SandboxFunctionsKey]), which the default
 	// instructions list. Each call is a nested run of the snippet's
 	// sandbox run, traced, checked against the tool's schema and bounded
-	// by SandboxCalls and the sandbox's limits (see [jstool.WithToolsets]).
+	// by SandboxCalls and the sandbox's limits (see [jstool.Config.Toolsets]).
 	// The code gets a call's JSON output: parts of a result beyond it
 	// (an MCP tool's images or audio) do not reach the code.
 	// They need the sandbox tool codeexec makes: Tool must be nil, and
@@ -206,23 +206,23 @@ func New(cfg Config) (*CodeExecution, error) {
 		return nil, fmt.Errorf("%w: code execution %s: Recall is %d; use 0 for the default (%d) or a positive count", agent.ErrInvalidConfig, cfg.Name, cfg.Recall, DefaultRecall)
 	}
 	if len(cfg.SandboxTools) > 0 && cfg.Tool != nil {
-		return nil, fmt.Errorf("%w: code execution %s: SandboxTools are offered through the sandbox tool codeexec makes, and Tool is set: leave Tool nil (pass the executor as Sandbox), or build the tool with jstool.New(exec, jstool.WithToolsets(...))", agent.ErrInvalidConfig, cfg.Name)
+		return nil, fmt.Errorf("%w: code execution %s: SandboxTools are offered through the sandbox tool codeexec makes, and Tool is set: leave Tool nil (pass the executor as Sandbox), or build the tool with jstool.New(exec, jstool.Config{Toolsets: ...})", agent.ErrInvalidConfig, cfg.Name)
 	}
 	var owned sandbox.Executor
 	if cfg.Tool == nil {
 		exec := cfg.Sandbox
 		if exec == nil {
-			iso, err := sandbox.NewIsolated()
+			iso, err := sandbox.NewIsolated(sandbox.IsolatedConfig{})
 			if err != nil {
 				return nil, fmt.Errorf("code execution %s: start the isolated sandbox (or pass Sandbox or Tool): %w", cfg.Name, err)
 			}
 			exec, owned = iso, iso
 		}
-		var opts []jstool.Option
+		var tc jstool.Config
 		if len(cfg.SandboxTools) > 0 {
-			opts = append(opts, jstool.WithToolsets(cfg.SandboxTools...), jstool.WithCallLimits(cfg.SandboxCalls))
+			tc = jstool.Config{Toolsets: cfg.SandboxTools, CallLimits: cfg.SandboxCalls}
 		}
-		tool, err := jstool.New(exec, opts...)
+		tool, err := jstool.New(exec, tc)
 		if err != nil {
 			closeOwned(owned)
 			return nil, fmt.Errorf("code execution %s: %w", cfg.Name, err)

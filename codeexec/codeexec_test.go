@@ -287,7 +287,7 @@ func TestCodeExecutionDefaultSandboxIsIsolated(t *testing.T) {
 	}{
 		{"default isolated", func() (codeexec.Config, func()) { return codeexec.Config{}, func() {} }},
 		{"given executor", func() (codeexec.Config, func()) {
-			in, err := sandbox.NewInProcess()
+			in, err := sandbox.NewInProcess(sandbox.InProcessConfig{})
 			require.NoError(t, err)
 			return codeexec.Config{Sandbox: in}, func() { in.Close() }
 		}},
@@ -316,7 +316,7 @@ func TestCodeExecutionDefaultSandboxIsIsolated(t *testing.T) {
 }
 
 func TestCodeExecutionRealSandboxErrorsReachTheCoder(t *testing.T) {
-	in, err := sandbox.NewInProcess(sandbox.WithTimeout(200 * time.Millisecond))
+	in, err := sandbox.NewInProcess(sandbox.InProcessConfig{Limits: sandbox.Limits{Timeout: 200 * time.Millisecond}})
 	require.NoError(t, err)
 	defer in.Close()
 	m := modeltest.New(t,

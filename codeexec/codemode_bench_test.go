@@ -68,7 +68,7 @@ func requestBytes(reqs []model.Request) int {
 // the metrics are the model calls and the bytes of the requests (messages
 // and tool declarations as JSON; about four bytes a token).
 func BenchmarkThreeToolTask(b *testing.B) {
-	ip, err := sandbox.NewInProcess()
+	ip, err := sandbox.NewInProcess(sandbox.InProcessConfig{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -54,9 +54,9 @@ func hostTools(t *testing.T) agent.Toolset {
 // executors are the two sandboxes code mode must behave alike on.
 func executors(t *testing.T, lim sandbox.Limits) map[string]sandbox.Executor {
 	t.Helper()
-	ip, err := sandbox.NewInProcess(sandbox.WithLimits(lim))
+	ip, err := sandbox.NewInProcess(sandbox.InProcessConfig{Limits: lim})
 	require.NoError(t, err)
-	iso, err := sandbox.NewIsolated(sandbox.WithLimits(lim), sandbox.WithConcurrency(1))
+	iso, err := sandbox.NewIsolated(sandbox.IsolatedConfig{Limits: lim, Concurrency: 1})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = iso.Close() })
 	return map[string]sandbox.Executor{"in-process": ip, "isolated": iso}
@@ -118,7 +118,7 @@ func TestCodeModeConfig(t *testing.T) {
 	_, err := codeexec.New(codeexec.Config{Tool: sb.agent(t), SandboxTools: []agent.Toolset{hostTools(t)}})
 	require.ErrorIs(t, err, agent.ErrInvalidConfig)
 	require.ErrorContains(t, err, "leave Tool nil")
-	ip, err := sandbox.NewInProcess()
+	ip, err := sandbox.NewInProcess(sandbox.InProcessConfig{})
 	require.NoError(t, err)
 	_, err = codeexec.New(codeexec.Config{Sandbox: ip, SandboxTools: []agent.Toolset{hostTools(t)}, SandboxCalls: sandbox.CallLimits{MaxCalls: -1}})
 	require.ErrorContains(t, err, "MaxCalls is -1")
@@ -224,7 +224,7 @@ func TestCodeModeQuestionResumes(t *testing.T) {
 const ok = await tools.confirm({value: x + y});
 ({total: x + y, ok})`
 	m := modeltest.New(t, modeltest.ToolCalls(jsCall("c1", code)))
-	ip, err := sandbox.NewInProcess()
+	ip, err := sandbox.NewInProcess(sandbox.InProcessConfig{})
 	require.NoError(t, err)
 	ce, err := codeexec.New(codeexec.Config{Model: m, Sandbox: ip, SandboxTools: []agent.Toolset{ts}})
 	require.NoError(t, err)

@@ -56,7 +56,7 @@ var pendingApprover = codeexec.ApproverFunc(func(context.Context, codeexec.Appro
 
 func newDurableCoder(t testing.TB, m model.Model, sandboxLog string) *codeexec.CodeExecution {
 	t.Helper()
-	inproc, err := sandbox.NewInProcess()
+	inproc, err := sandbox.NewInProcess(sandbox.InProcessConfig{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = inproc.Close() })
 	ce, err := codeexec.New(codeexec.Config{
@@ -134,9 +134,9 @@ func openDurableStore(t *testing.T, ctx context.Context, kind, where string) che
 	var err error
 	switch kind {
 	case "postgres":
-		store, err = postgres.Open(ctx, where)
+		store, err = postgres.Open(ctx, postgres.Config{DSN: where})
 	default:
-		store, err = sqlite.Open(ctx, where)
+		store, err = sqlite.Open(ctx, sqlite.Config{Path: where})
 	}
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = store.Close() })
@@ -402,7 +402,7 @@ func BenchmarkResume(b *testing.B) {
 			ctx := context.Background()
 			var store checkpoint.Store = checkpoint.NewMemory()
 			if kind == "sqlite" {
-				s, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "runs.db"))
+				s, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(b.TempDir(), "runs.db")})
 				require.NoError(b, err)
 				defer s.Close()
 				store = s

@@ -22,7 +22,7 @@ func ExampleNew() {
 			return modeltest.Text("Sandbox said " + string(res.Content))
 		}),
 	)
-	exec, err := sandbox.NewInProcess() // trusted code; the default is sandbox.NewIsolated
+	exec, err := sandbox.NewInProcess(sandbox.InProcessConfig{}) // trusted code; the default is sandbox.NewIsolated
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -59,7 +59,7 @@ func ExampleConfig_sandboxTools() {
 			return modeltest.Text("Sandbox said " + string(res.Content))
 		}),
 	)
-	exec, err := sandbox.NewInProcess()
+	exec, err := sandbox.NewInProcess(sandbox.InProcessConfig{})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -25,10 +25,10 @@ import (
 // with the sandbox's span under it; the reviewer and the approver check it
 // inside that run, not in a run of their own around it.
 func TestOneSnippetIsOneToolRun(t *testing.T) {
-	exec, err := sandbox.NewInProcess()
+	exec, err := sandbox.NewInProcess(sandbox.InProcessConfig{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = exec.Close() })
-	sb, err := jstool.New(exec)
+	sb, err := jstool.New(exec, jstool.Config{})
 	require.NoError(t, err)
 	approve := codeexec.ApproverFunc(func(context.Context, codeexec.ApprovalRequest) (codeexec.Approval, error) {
 		return codeexec.Approval{Approved: true}, nil

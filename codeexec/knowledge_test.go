@@ -21,7 +21,7 @@ func TestKnowledgeRecallsEarlierSnippets(t *testing.T) {
 	require.NoError(t, err)
 	store, err := vector.NewMemory(vector.MemoryConfig{Embedder: emb})
 	require.NoError(t, err)
-	inproc, err := sandbox.NewInProcess()
+	inproc, err := sandbox.NewInProcess(sandbox.InProcessConfig{})
 	require.NoError(t, err)
 	defer inproc.Close()
 	code := "let f = 1; for (let i = 2; i <= 15; i++) f *= i; f"

@@ -61,7 +61,7 @@ func TestGuardrailKillChild(t *testing.T) {
 		t.Skip("run by TestGuardrailNotRepeatedAfterKill in a child process")
 	}
 	ctx := context.Background()
-	store, err := sqlite.Open(ctx, os.Getenv("LOOM_GUARD_DB"))
+	store, err := sqlite.Open(ctx, sqlite.Config{Path: os.Getenv("LOOM_GUARD_DB")})
 	require.NoError(t, err)
 	defer store.Close()
 	judgeLog := os.Getenv("LOOM_GUARD_LOG")

@@ -24,7 +24,7 @@ func TestSessionChild(t *testing.T) {
 		t.Skip("run by TestSessionReopensInANewProcess in a child process")
 	}
 	ctx := context.Background()
-	store, err := sqlite.OpenSessions(ctx, os.Getenv("LOOM_SESSION_DB"))
+	store, err := sqlite.OpenSessions(ctx, sqlite.Config{Path: os.Getenv("LOOM_SESSION_DB")})
 	require.NoError(t, err)
 	defer store.Close()
 	var m *modeltest.Scripted
@@ -66,7 +66,7 @@ func TestSessionReopensInANewProcess(t *testing.T) {
 		require.NoError(t, err, string(out))
 		require.Contains(t, string(out), step.want)
 	}
-	store, err := sqlite.OpenSessions(t.Context(), db)
+	store, err := sqlite.OpenSessions(t.Context(), sqlite.Config{Path: db})
 	require.NoError(t, err)
 	defer store.Close()
 	turns, err := store.Load(t.Context(), "s-42")
@@ -76,7 +76,7 @@ func TestSessionReopensInANewProcess(t *testing.T) {
 
 func TestStoredMemoryConflictAndClear(t *testing.T) {
 	ctx := t.Context()
-	store := checkpoint.NewMemorySessions()
+	store := checkpoint.NewMemorySessions(checkpoint.MemorySessionsConfig{})
 	a, err := engine.NewStored(store, "s")
 	require.NoError(t, err)
 	b, err := engine.NewStored(store, "s")

@@ -46,13 +46,13 @@ func openDurable(t *testing.T, kind, where string) (checkpoint.Store, checkpoint
 	var err error
 	switch kind {
 	case "postgres":
-		runs, err = postgres.Open(ctx, where)
+		runs, err = postgres.Open(ctx, postgres.Config{DSN: where})
 		require.NoError(t, err)
-		sessions, err = postgres.OpenSessions(ctx, where)
+		sessions, err = postgres.OpenSessions(ctx, postgres.Config{DSN: where})
 	default:
-		runs, err = sqlite.Open(ctx, where)
+		runs, err = sqlite.Open(ctx, sqlite.Config{Path: where})
 		require.NoError(t, err)
-		sessions, err = sqlite.OpenSessions(ctx, where)
+		sessions, err = sqlite.OpenSessions(ctx, sqlite.Config{Path: where})
 	}
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = runs.Close(); _ = sessions.Close() })

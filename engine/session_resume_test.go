@@ -86,7 +86,7 @@ func TestSessionResumeSeesTheConversation(t *testing.T) {
 	}{
 		{"buffer", func() engine.Memory { return engine.NewBuffer() }},
 		{"stored", func() engine.Memory {
-			m, err := engine.NewStored(checkpoint.NewMemorySessions(), "s-1")
+			m, err := engine.NewStored(checkpoint.NewMemorySessions(checkpoint.MemorySessionsConfig{}), "s-1")
 			require.NoError(t, err)
 			return m
 		}},
@@ -161,7 +161,7 @@ func (f *flakySessions) Append(ctx context.Context, id string, after int, turns 
 // running anything again.
 func TestSessionRecordsATurnWhoseAppendWasLost(t *testing.T) {
 	ctx := t.Context()
-	sessions := &flakySessions{SessionStore: checkpoint.NewMemorySessions()}
+	sessions := &flakySessions{SessionStore: checkpoint.NewMemorySessions(checkpoint.MemorySessionsConfig{})}
 	m := modeltest.New(t, expect(turn1, "Hello Ada."), modeltest.Text("Hi again."))
 	var effects atomic.Int64
 	e := engine.New(engine.Config{Checkpoints: checkpoint.NewMemory(), Sessions: sessions})

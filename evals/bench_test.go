@@ -17,7 +17,7 @@ import (
 // 25 hand-written problems.
 func BenchmarkRunInstantModel(b *testing.B) {
 	probs, ref := loadHandwritten(b)
-	ex, err := sandbox.NewInProcess()
+	ex, err := sandbox.NewInProcess(sandbox.InProcessConfig{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func BenchmarkRunInstantModel(b *testing.B) {
 // and tests of one problem.
 func BenchmarkSandboxCheck(b *testing.B) {
 	probs, ref := loadHandwritten(b)
-	ex, err := sandbox.NewInProcess()
+	ex, err := sandbox.NewInProcess(sandbox.InProcessConfig{})
 	if err != nil {
 		b.Fatal(err)
 	}

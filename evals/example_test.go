@@ -53,7 +53,7 @@ func ExampleRun() {
 	// a scripted model stands in for a real one
 	m := modeltest.New(nil, modeltest.Text("```javascript\nfunction addTwo(x) { return x + 2; }\n```"))
 	solver, _ := agent.NewAI(agent.AIConfig{Name: "solver", Model: m})
-	exec, _ := sandbox.NewInProcess()
+	exec, _ := sandbox.NewInProcess(sandbox.InProcessConfig{})
 	defer exec.Close()
 
 	rep, err := evals.Run(context.Background(), problems, evals.Config{Solver: solver, Executor: exec})

@@ -80,7 +80,7 @@ func TestHumanEvalReferenceSolutions(t *testing.T) {
 	// The answers are checked for being right, not fast: the race
 	// detector on a loaded machine slows the interpreter several times, and
 	// the default 5 s limit then stopped fizz_buzz(100000) (HumanEval/36).
-	exec := newExecutor(t, sandbox.WithTimeout(time.Minute))
+	exec := newExecutor(t, sandbox.InProcessConfig{Limits: sandbox.Limits{Timeout: time.Minute}})
 	rep, err := Run(context.Background(), probs, Config{Solver: solver, Executor: exec, Concurrency: 2})
 	require.NoError(t, err)
 	require.Equal(t, len(probs), m.Calls())

@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/loomwork/loom/model/modeltest"
+	"github.com/loomwork/loom/sandbox"
 )
 
 func result(id string, classes ...Class) Result {
@@ -114,7 +115,7 @@ func TestTelemetry(t *testing.T) {
 		}
 		return modeltest.Text(fenced(ref[p.ID]))
 	})
-	rep, err := Run(context.Background(), probs, Config{Solver: solver, Executor: newExecutor(t), TracerProvider: tp, MeterProvider: mp})
+	rep, err := Run(context.Background(), probs, Config{Solver: solver, Executor: newExecutor(t, sandbox.InProcessConfig{}), TracerProvider: tp, MeterProvider: mp})
 	require.NoError(t, err)
 	require.InDelta(t, 2.0/3, rep.PassAt[1], 1e-12)
 

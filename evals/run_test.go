@@ -40,9 +40,9 @@ func newSolver(t *testing.T, calls int, answer func(prompt string) modeltest.Tur
 
 // newExecutor returns an in-process executor with the given options (the
 // standard limits by default).
-func newExecutor(t *testing.T, opts ...sandbox.Option) sandbox.Executor {
+func newExecutor(t *testing.T, cfg sandbox.InProcessConfig) sandbox.Executor {
 	t.Helper()
-	ex, err := sandbox.NewInProcess(opts...)
+	ex, err := sandbox.NewInProcess(cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = ex.Close() })
 	return ex
@@ -68,7 +68,7 @@ func TestReferenceSolutionsScoreOne(t *testing.T) {
 	})
 	var progress atomic.Int64
 	rep, err := Run(context.Background(), probs, Config{
-		Solver: solver, Executor: newExecutor(t), Concurrency: 4, Model: "modeltest:scripted",
+		Solver: solver, Executor: newExecutor(t, sandbox.InProcessConfig{}), Concurrency: 4, Model: "modeltest:scripted",
 		Progress: func(done, total int, _ string, _ Sample) {
 			require.Equal(t, len(probs), total)
 			progress.Add(1)
@@ -130,7 +130,7 @@ func TestWrongSolutionsScoreZero(t *testing.T) {
 			solver, _ := newSolver(t, 1, func(string) modeltest.Turn { return tc.turn })
 			// a short time limit, so the infinite loop of the timeout
 			// case ends soon; the other programs take milliseconds.
-			ex := newExecutor(t, sandbox.WithTimeout(time.Second))
+			ex := newExecutor(t, sandbox.InProcessConfig{Limits: sandbox.Limits{Timeout: time.Second}})
 			rep, err := Run(context.Background(), []Problem{p}, Config{Solver: solver, Executor: ex})
 			require.NoError(t, err)
 			require.Equal(t, 0.0, rep.PassAt[1])
@@ -160,7 +160,7 @@ func TestSamplesAndPassAtK(t *testing.T) {
 		}
 		return modeltest.Text(fenced("function " + p.EntryPoint + "() { return 'wrong'; }"))
 	})
-	rep, err := Run(context.Background(), probs, Config{Solver: solver, Executor: newExecutor(t), Samples: 4, Concurrency: 1, K: []int{1, 2, 10}})
+	rep, err := Run(context.Background(), probs, Config{Solver: solver, Executor: newExecutor(t, sandbox.InProcessConfig{}), Samples: 4, Concurrency: 1, K: []int{1, 2, 10}})
 	require.NoError(t, err)
 	require.Equal(t, 4, rep.Samples)
 	for _, r := range rep.Results {
@@ -202,7 +202,7 @@ func TestPassAtK(t *testing.T) {
 func TestConfigErrors(t *testing.T) {
 	probs, _ := loadHandwritten(t)
 	solver, _ := newSolver(t, 0, nil)
-	ex := newExecutor(t)
+	ex := newExecutor(t, sandbox.InProcessConfig{})
 	tests := []struct {
 		name  string
 		probs []Problem
@@ -237,7 +237,7 @@ func TestStopKeepsFinishedSamples(t *testing.T) {
 		}
 		return modeltest.Text(fenced(ref[problemFor(t, probs, prompt).ID]))
 	})
-	rep, err := Run(ctx, probs, Config{Solver: solver, Executor: newExecutor(t), Concurrency: 1})
+	rep, err := Run(ctx, probs, Config{Solver: solver, Executor: newExecutor(t, sandbox.InProcessConfig{}), Concurrency: 1})
 	require.ErrorIs(t, err, context.Canceled)
 	require.ErrorContains(t, err, "stopped after")
 	require.NotNil(t, rep)
@@ -306,7 +306,7 @@ func TestCoderSolver(t *testing.T) {
 		})
 	}
 	m := modeltest.New(t, turns...)
-	ex := newExecutor(t)
+	ex := newExecutor(t, sandbox.InProcessConfig{})
 	coder, err := codeexec.New(codeexec.Config{Model: m, Sandbox: ex})
 	require.NoError(t, err)
 	defer coder.Close()

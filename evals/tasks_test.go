@@ -156,7 +156,7 @@ func TestTasksThroughTheWorkflow(t *testing.T) {
 		})
 	}
 	m := modeltest.New(t, turns...)
-	ex, err := sandbox.NewInProcess()
+	ex, err := sandbox.NewInProcess(sandbox.InProcessConfig{})
 	require.NoError(t, err)
 	defer ex.Close()
 	coder, err := codeexec.New(codeexec.Config{Model: m, Sandbox: ex})

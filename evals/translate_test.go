@@ -186,7 +186,7 @@ func checkTranslated(t *testing.T, ex sandbox.Executor, probs []Problem) {
 func TestHandwrittenProblems(t *testing.T) {
 	probs, ref := loadHandwritten(t)
 	require.Len(t, probs, 25)
-	ex, err := sandbox.NewInProcess()
+	ex, err := sandbox.NewInProcess(sandbox.InProcessConfig{})
 	require.NoError(t, err)
 	defer ex.Close()
 	checkTranslated(t, ex, probs)
@@ -205,7 +205,7 @@ func TestHumanEval(t *testing.T) {
 	require.NoError(t, err)
 	path, err := FindHumanEval("", wd)
 	require.NoError(t, err)
-	ex, err := sandbox.NewInProcess()
+	ex, err := sandbox.NewInProcess(sandbox.InProcessConfig{})
 	require.NoError(t, err)
 	defer ex.Close()
 	checkTranslated(t, ex, probs)

@@ -146,7 +146,7 @@ const factorialCode = "let f = 1; for (let i = 2; i <= 15; i++) f *= i; f"
 // coderGraph has a Coder→Sandbox node whose approver leaves every snippet
 // to a person, then a node that reports its answer.
 func coderGraph(t *testing.T, dir string, m model.Model) agent.Agent {
-	inproc, err := sandbox.NewInProcess()
+	inproc, err := sandbox.NewInProcess(sandbox.InProcessConfig{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = inproc.Close() })
 	pending := codeexec.ApproverFunc(func(context.Context, codeexec.ApprovalRequest) (codeexec.Approval, error) {
@@ -185,9 +185,9 @@ func openStore(t *testing.T, kind, where string) checkpoint.Store {
 	var s checkpoint.Store
 	var err error
 	if kind == "postgres" {
-		s, err = postgres.Open(context.Background(), where)
+		s, err = postgres.Open(context.Background(), postgres.Config{DSN: where})
 	} else {
-		s, err = sqlite.Open(context.Background(), where)
+		s, err = sqlite.Open(context.Background(), sqlite.Config{Path: where})
 	}
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = s.Close() })

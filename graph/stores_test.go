@@ -35,7 +35,7 @@ func openPostgres(t testing.TB, dsn string) checkpoint.Store {
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)
 	schema := "loomgraph_" + hex.EncodeToString(b)
-	s, err := postgres.Open(ctx, dsn, postgres.WithSchema(schema))
+	s, err := postgres.Open(ctx, postgres.Config{DSN: dsn, Schema: schema})
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		_ = s.Close()
@@ -50,7 +50,7 @@ func openPostgres(t testing.TB, dsn string) checkpoint.Store {
 
 func openSQLite(t testing.TB) checkpoint.Store {
 	t.Helper()
-	s, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "graph.db"))
+	s, err := sqlite.Open(context.Background(), sqlite.Config{Path: filepath.Join(t.TempDir(), "graph.db")})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = s.Close() })
 	return s

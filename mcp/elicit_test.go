@@ -234,7 +234,7 @@ func elicitChild() bool {
 
 func runElicitChild(mode string) error {
 	ctx := context.Background()
-	store, err := sqlite.Open(ctx, os.Getenv(elicitDBEnv))
+	store, err := sqlite.Open(ctx, sqlite.Config{Path: os.Getenv(elicitDBEnv)})
 	if err != nil {
 		return err
 	}

@@ -59,7 +59,7 @@ func ExampleNewTracerProvider() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	st, err := store.Open(ctx, filepath.Join(dir, "traces.db"))
+	st, err := store.Open(ctx, store.Config{Path: filepath.Join(dir, "traces.db")})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -63,11 +63,11 @@ func (discardExporter) Shutdown(context.Context) error                          
 //	go test ./observe -run '^$' -bench TracingOverhead -benchmem -count 5 | tee /tmp/trace.txt
 //	benchstat -col /tracing /tmp/trace.txt
 func BenchmarkTracingOverhead(b *testing.B) {
-	exec, err := sandbox.NewInProcess()
+	exec, err := sandbox.NewInProcess(sandbox.InProcessConfig{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	tool, err := jstool.New(exec)
+	tool, err := jstool.New(exec, jstool.Config{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func BenchmarkTracingOverhead(b *testing.B) {
 		})
 	}
 	openStore := func(b *testing.B) *store.Store {
-		st, err := store.Open(context.Background(), filepath.Join(b.TempDir(), "traces.db"))
+		st, err := store.Open(context.Background(), store.Config{Path: filepath.Join(b.TempDir(), "traces.db")})
 		if err != nil {
 			b.Fatal(err)
 		}

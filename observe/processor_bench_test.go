@@ -47,7 +47,7 @@ func BenchmarkSpanProcessor(b *testing.B) {
 	}
 	b.Run("processor=none", func(b *testing.B) { run(b, sdktrace.NewTracerProvider()) })
 	b.Run("provider=native", func(b *testing.B) {
-		st, err := store.Open(context.Background(), filepath.Join(b.TempDir(), "traces.db"))
+		st, err := store.Open(context.Background(), store.Config{Path: filepath.Join(b.TempDir(), "traces.db")})
 		if err != nil {
 			b.Fatal(err)
 		}

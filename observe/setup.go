@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loomwork/loom/internal/config"
 	"github.com/loomwork/loom/observe/store"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
@@ -57,8 +58,9 @@ type Config struct {
 	// StorePath is the trace database for ExporterStore; empty means
 	// store.DefaultPath ($LOOM_TRACE_DB or the user cache directory).
 	StorePath string
-	// StoreOptions configure the store (retention, prices, …).
-	StoreOptions []store.Option
+	// Store configures the store (retention, prices, …); StorePath, when
+	// set, is its Path.
+	Store store.Config
 
 	// Stdout receives ExporterStdout's output; default os.Stdout. A CLI
 	// that prints answers on stdout should pass os.Stderr.
@@ -171,6 +173,12 @@ func Setup(ctx context.Context, cfg Config) (tel *Telemetry, shutdown func(conte
 	case interval == 0:
 		interval = time.Minute
 	}
+	if err := config.Check("observe.Config.Store", cfg.Store); err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	if cfg.StorePath != "" {
+		cfg.Store.Path = cfg.StorePath
+	}
 	batch, err := batchFromEnv(cfg.Batch)
 	if err != nil {
 		return nil, nil, err
@@ -188,7 +196,7 @@ func Setup(ctx context.Context, cfg Config) (tel *Telemetry, shutdown func(conte
 	var spanExp sdktrace.SpanExporter
 	switch {
 	case kind == ExporterStore && cfg.Sampler == nil && len(cfg.SpanProcessors) == 0:
-		st, err := store.Open(ctx, cfg.StorePath, cfg.StoreOptions...)
+		st, err := store.Open(ctx, cfg.Store)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -199,7 +207,7 @@ func Setup(ctx context.Context, cfg Config) (tel *Telemetry, shutdown func(conte
 		}
 		tel.Store, tel.TracerProvider = st, tp
 	case kind == ExporterStore:
-		exp, err := store.OpenExporter(ctx, cfg.StorePath, cfg.StoreOptions...)
+		exp, err := store.OpenExporter(ctx, cfg.Store)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -44,7 +44,7 @@ func TestSetupStore(t *testing.T) {
 	require.NoError(t, shutdown(ctx), "shutting down twice is harmless")
 	require.Zero(t, tel.Dropped())
 
-	s, err := store.Open(ctx, path)
+	s, err := store.Open(ctx, store.Config{Path: path})
 	require.NoError(t, err)
 	defer s.Close()
 	p, err := s.Traces(ctx, store.Query{})

@@ -80,7 +80,7 @@ func TestTracerProviderStoresWhatTheSDKWould(t *testing.T) {
 		}
 	}
 
-	sdkStore, err := store.Open(ctx, filepath.Join(t.TempDir(), "sdk.db"))
+	sdkStore, err := store.Open(ctx, store.Config{Path: filepath.Join(t.TempDir(), "sdk.db")})
 	require.NoError(t, err)
 	defer sdkStore.Close()
 	bp, err := observe.NewBatchProcessor(store.NewExporter(sdkStore), observe.BatchConfig{})
@@ -89,7 +89,7 @@ func TestTracerProviderStoresWhatTheSDKWould(t *testing.T) {
 	coderRun(t, sdk, true, turns()...)
 	require.NoError(t, sdk.Shutdown(ctx))
 
-	loomStore, err := store.Open(ctx, filepath.Join(t.TempDir(), "loom.db"))
+	loomStore, err := store.Open(ctx, store.Config{Path: filepath.Join(t.TempDir(), "loom.db")})
 	require.NoError(t, err)
 	defer loomStore.Close()
 	tp, err := observe.NewTracerProvider(loomStore, observe.BatchConfig{}, false)
@@ -109,7 +109,7 @@ func TestTracerProviderStoresWhatTheSDKWould(t *testing.T) {
 
 func TestTracerProviderSpans(t *testing.T) {
 	ctx := context.Background()
-	s, err := store.Open(ctx, filepath.Join(t.TempDir(), "traces.db"))
+	s, err := store.Open(ctx, store.Config{Path: filepath.Join(t.TempDir(), "traces.db")})
 	require.NoError(t, err)
 	defer s.Close()
 	tp, err := observe.NewTracerProvider(s, observe.BatchConfig{}, false)
@@ -250,7 +250,7 @@ func TestTracerProviderSpans(t *testing.T) {
 
 func TestTracerProviderWritesRunningTracesEachInterval(t *testing.T) {
 	ctx := context.Background()
-	s, err := store.Open(ctx, filepath.Join(t.TempDir(), "traces.db"))
+	s, err := store.Open(ctx, store.Config{Path: filepath.Join(t.TempDir(), "traces.db")})
 	require.NoError(t, err)
 	defer s.Close()
 	tp, err := observe.NewTracerProvider(s, observe.BatchConfig{Interval: 10 * time.Millisecond}, false)
@@ -273,7 +273,7 @@ func TestTracerProviderWritesRunningTracesEachInterval(t *testing.T) {
 // own attributes.
 func TestTracerProviderReusesAttributesOnlyOfEncodedSpans(t *testing.T) {
 	ctx := context.Background()
-	s, err := store.Open(ctx, filepath.Join(t.TempDir(), "traces.db"))
+	s, err := store.Open(ctx, store.Config{Path: filepath.Join(t.TempDir(), "traces.db")})
 	require.NoError(t, err)
 	defer s.Close()
 	tp, err := observe.NewTracerProvider(s, observe.BatchConfig{}, false)

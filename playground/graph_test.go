@@ -34,7 +34,7 @@ agents:
       - {from: one, to: ask}
       - {from: ask, branch: "state.ask ? 'one' : 'end'", targets: [one, end]}
 `), 0o644))
-	exec, err := sandbox.NewInProcess()
+	exec, err := sandbox.NewInProcess(sandbox.InProcessConfig{})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, exec.Close()) })
 	pg, err := playground.New(playground.Config{Path: path, Engine: engine.New(engine.Config{Checkpoints: checkpoint.NewMemory()}), Registry: spec.Registry{Sandbox: exec}})

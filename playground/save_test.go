@@ -57,7 +57,7 @@ func TestSavesKeepResourcesFlat(t *testing.T) {
 		Path: path, Engine: engine.New(engine.Config{Checkpoints: checkpoint.NewMemory()}),
 		Registry: spec.Registry{
 			Models:   func(string) (model.Model, error) { return m, nil },
-			Isolated: []sandbox.Option{sandbox.WithWorkerCommand(worker)},
+			Isolated: sandbox.IsolatedConfig{WorkerCommand: []string{worker}},
 		},
 	})
 	require.NoError(t, err)

@@ -15,14 +15,14 @@ const (
 
 // benchExecutor is an executor, isolated or in process, closed when the
 // benchmark ends.
-func benchExecutor(b *testing.B, isolated bool, opts ...Option) Executor {
+func benchExecutor(b *testing.B, isolated bool, lim Limits) Executor {
 	b.Helper()
 	var e Executor
 	var err error
 	if isolated {
-		e, err = NewIsolated(opts...)
+		e, err = NewIsolated(IsolatedConfig{Limits: lim, Concurrency: 1})
 	} else {
-		e, err = NewInProcess(opts...)
+		e, err = NewInProcess(InProcessConfig{Limits: lim})
 	}
 	if err != nil {
 		b.Fatal(err)
@@ -61,32 +61,32 @@ func benchSpaced(b *testing.B, e Executor, code string) {
 // BenchmarkInProcessFactSpaced is a fresh runtime per run, runs 2 ms
 // apart.
 func BenchmarkInProcessFactSpaced(b *testing.B) {
-	benchSpaced(b, benchExecutor(b, false), benchFact)
+	benchSpaced(b, benchExecutor(b, false, Limits{}), benchFact)
 }
 
 // BenchmarkIsolatedFactSpaced is a run on a warm worker, runs 2 ms apart.
 func BenchmarkIsolatedFactSpaced(b *testing.B) {
-	benchSpaced(b, benchExecutor(b, true, WithConcurrency(1)), benchFact)
+	benchSpaced(b, benchExecutor(b, true, Limits{}), benchFact)
 }
 
 // BenchmarkInProcessFact is a fresh hardened runtime per run: prescan,
 // compile, lockdown, run, export; back to back.
 func BenchmarkInProcessFact(b *testing.B) {
-	benchRun(b, benchExecutor(b, false), benchFact)
+	benchRun(b, benchExecutor(b, false, Limits{}), benchFact)
 }
 
 // BenchmarkIsolatedFact is a run on a warm worker process.
 func BenchmarkIsolatedFact(b *testing.B) {
-	benchRun(b, benchExecutor(b, true, WithConcurrency(1)), benchFact)
+	benchRun(b, benchExecutor(b, true, Limits{}), benchFact)
 }
 
 // BenchmarkInProcessPrimes is compute-heavy: the sum of the primes below
 // 200 000 by trial division.
 func BenchmarkInProcessPrimes(b *testing.B) {
-	benchRun(b, benchExecutor(b, false, WithTimeout(time.Minute)), benchPrimes)
+	benchRun(b, benchExecutor(b, false, Limits{Timeout: time.Minute}), benchPrimes)
 }
 
 // BenchmarkInProcessJoin builds a 300 kB string the recommended way.
 func BenchmarkInProcessJoin(b *testing.B) {
-	benchRun(b, benchExecutor(b, false, WithTimeout(time.Minute)), benchJoin)
+	benchRun(b, benchExecutor(b, false, Limits{Timeout: time.Minute}), benchJoin)
 }

@@ -91,9 +91,9 @@ func boundaryCases() []boundaryCase {
 // end as a timeout instead of the wanted kind.
 func TestBoundary(t *testing.T) {
 	lim := Limits{Timeout: time.Minute}
-	ip, err := NewInProcess(WithLimits(lim))
+	ip, err := NewInProcess(InProcessConfig{Limits: lim})
 	require.NoError(t, err)
-	iso, err := NewIsolated(WithLimits(lim), WithConcurrency(2))
+	iso, err := NewIsolated(IsolatedConfig{Limits: lim, Concurrency: 2})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, iso.Close()) })
 	for _, tc := range boundaryCases() {
@@ -138,7 +138,7 @@ func TestBoundary(t *testing.T) {
 func TestHostTimeZoneHidden(t *testing.T) {
 	if os.Getenv("LOOM_SANDBOX_TEST_TZ") != "" {
 		require.NotEqual(t, "UTC", time.Now().Location().String())
-		e, err := NewInProcess()
+		e, err := NewInProcess(InProcessConfig{})
 		require.NoError(t, err)
 		const probe = `[new D(2020, 6, 1).getTimezoneOffset(), String(new D(0)), new D(2020, 6, 1, 12).getHours(), new D(0) instanceof D]`
 		for _, c := range []struct{ name, get string }{

@@ -49,13 +49,13 @@ func conformanceCases() []conformanceCase {
 func TestExecutorsConform(t *testing.T) {
 	roomy := Limits{Timeout: time.Minute}
 	short := Limits{Timeout: 300 * time.Millisecond, Grace: time.Second}
-	ip, err := NewInProcess(WithLimits(roomy))
+	ip, err := NewInProcess(InProcessConfig{Limits: roomy})
 	require.NoError(t, err)
-	ipShort, err := NewInProcess(WithLimits(short))
+	ipShort, err := NewInProcess(InProcessConfig{Limits: short})
 	require.NoError(t, err)
-	iso, err := NewIsolated(WithLimits(roomy), WithConcurrency(2))
+	iso, err := NewIsolated(IsolatedConfig{Limits: roomy, Concurrency: 2})
 	require.NoError(t, err)
-	isoShort, err := NewIsolated(WithLimits(short), WithConcurrency(1))
+	isoShort, err := NewIsolated(IsolatedConfig{Limits: short, Concurrency: 1})
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		require.NoError(t, iso.Close())
@@ -85,7 +85,7 @@ func TestExecutorsConform(t *testing.T) {
 // returns the last statement after any JavaScript line terminator or space,
 // rather than dropping it.
 func TestAwaitWrapperLineTerminators(t *testing.T) {
-	e, err := NewInProcess()
+	e, err := NewInProcess(InProcessConfig{})
 	require.NoError(t, err)
 	for _, sep := range []string{"\n", "\r\n", "\u2028", "\u2029", "\u00a0", "\ufeff", "\u3000", "\v", "\f", "/* c */\u2028"} {
 		t.Run(fmt.Sprintf("%+q", sep), func(t *testing.T) {

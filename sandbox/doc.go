@@ -12,7 +12,7 @@
 //   - [Isolated] (the default for untrusted code) runs the runner in a pool of
 //     warm worker processes with operating-system limits: a cgroup v2
 //     memory.max where a delegated cgroup with the memory controller exists
-//     ([WithCgroupParent]), otherwise RLIMIT_AS set to the worker's measured
+//     ([IsolatedConfig.CgroupParent]), otherwise RLIMIT_AS set to the worker's measured
 //     address space plus a budget (an idle Go process already maps about a
 //     gigabyte it never uses, so a bare RLIMIT_AS would kill it); GOMEMLIMIT;
 //     a GOGC that follows the memory budget (400 at the default, fewer
@@ -109,10 +109,10 @@
 //	LogBytes     64 KiB   console output kept, then a truncation marker
 //	LogLines     1000     console lines kept
 //
-// [WithConcurrency] caps runs in progress (default GOMAXPROCS; in process a
-// run that was given up keeps its slot until it really ends).
-// [WithFixedTime] and [WithRandSeed] make Date and Math.random
-// reproducible. Dates are always in UTC, whatever the host's time zone.
+// [InProcessConfig.Concurrency] caps runs in progress (default GOMAXPROCS;
+// in process a run that was given up keeps its slot until it really ends).
+// [InProcessConfig.FixedTime] and [InProcessConfig.RandSeed] make Date and
+// Math.random reproducible. Dates are always in UTC, whatever the host's time zone.
 //
 // # Hardening
 //
@@ -291,7 +291,7 @@
 // argument or result and a quarter of Limits.Memory in all; its time
 // limit covers the calls, and a call after the run ended is refused.
 // Calls still pending when the script ends are awaited before the result
-// is taken. jstool.New with jstool.WithToolsets offers agent toolsets this
+// is taken. jstool.New with jstool.Config.Toolsets offers agent toolsets this
 // way, each call a nested run of the evaluateJs run; jstool.Signature and
 // jstool.Declarations describe the functions to a model.
 //
@@ -310,7 +310,7 @@
 //
 // Tests that use Isolated call it first thing in TestMain. NewIsolated
 // refuses to start when the hook was not called, rather than run main
-// again. Alternatively, [WithWorkerCommand] names a dedicated worker binary,
+// again. Alternatively, [IsolatedConfig.WorkerCommand] names a dedicated worker binary,
 // such as one built from github.com/loomwork/loom/sandbox/cmd/loom-jsworker.
 // The worker protocol is JSON lines on the worker's stdin and stdout,
 // described in internal/worker/wire.go.
@@ -326,7 +326,7 @@
 //     and whose output is {"result": …, "logs": […]}; its description
 //     teaches a model the rules above, and a sandbox failure is the tool's
 //     error, which an AI agent's tool loop returns to the model to correct.
-//     With jstool.WithToolsets the same tool runs code mode. jstool also
+//     With jstool.Config.Toolsets the same tool runs code mode. jstool also
 //     holds the TypeScript signatures of host tools, the admission
 //     guardrail and the code-mode call depth.
 //   - sandbox/internal/jsrt: the goja runtime (admission and compilation,

@@ -10,7 +10,7 @@ import (
 )
 
 func ExampleNewInProcess() {
-	exec, err := sandbox.NewInProcess(sandbox.WithTimeout(time.Second))
+	exec, err := sandbox.NewInProcess(sandbox.InProcessConfig{Limits: sandbox.Limits{Timeout: time.Second}})
 	if err != nil {
 		panic(err)
 	}
@@ -32,7 +32,7 @@ const n = await Promise.resolve(10);
 // The isolated executor re-executes this binary as its worker: main (here,
 // TestMain) must call sandbox.ServeWorkerIfChild first.
 func ExampleNewIsolated() {
-	exec, err := sandbox.NewIsolated(sandbox.WithConcurrency(1), sandbox.WithTimeout(200*time.Millisecond))
+	exec, err := sandbox.NewIsolated(sandbox.IsolatedConfig{Concurrency: 1, Limits: sandbox.Limits{Timeout: 200 * time.Millisecond}})
 	if err != nil {
 		panic(err)
 	}
@@ -47,7 +47,7 @@ func ExampleNewIsolated() {
 }
 
 func ExampleError() {
-	exec, err := sandbox.NewInProcess()
+	exec, err := sandbox.NewInProcess(sandbox.InProcessConfig{})
 	if err != nil {
 		panic(err)
 	}

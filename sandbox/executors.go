@@ -23,9 +23,14 @@ var (
 	_ ToolRunner = (*InProcess)(nil)
 )
 
-// NewInProcess returns an in-process executor.
-func NewInProcess(opts ...Option) (*InProcess, error) {
-	rt, err := jsrt.NewInProcess(opts...)
+// NewInProcess returns an in-process executor; see [InProcessConfig] for
+// its settings, all optional.
+func NewInProcess(cfg InProcessConfig) (*InProcess, error) {
+	rc, err := cfg.runtimeConfig()
+	if err != nil {
+		return nil, err
+	}
+	rt, err := jsrt.NewInProcess(rc)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +65,7 @@ func (e *InProcess) Wait(ctx context.Context) error { return e.rt.Wait(ctx) }
 
 // Isolated runs code in a pool of worker processes, each running the same
 // hardened runner as [InProcess] under operating-system limits: a cgroup v2
-// memory.max where one is delegated (see [WithCgroupParent]), otherwise
+// memory.max where one is delegated (see [IsolatedConfig.CgroupParent]), otherwise
 // RLIMIT_AS set to the worker's measured address space plus a budget; plus
 // GOMEMLIMIT, a lowered Go stack limit, a system call filter, namespaces
 // where the kernel grants them, and a SIGKILL from the parent when a run
@@ -68,7 +73,7 @@ func (e *InProcess) Wait(ctx context.Context) error { return e.rt.Wait(ctx) }
 // replaced, and the run gets an error (KindWorkerCrashed or KindTimeout).
 //
 // Isolated re-executes the program's own binary, so main must call
-// [ServeWorkerIfChild] first, or [WithWorkerCommand] must name a worker
+// [ServeWorkerIfChild] first, or [IsolatedConfig.WorkerCommand] must name a worker
 // binary. It is safe for concurrent use; Close kills the workers.
 type Isolated struct {
 	pool *worker.Isolated
@@ -80,11 +85,15 @@ var (
 )
 
 // NewIsolated starts a pool of worker processes (one per concurrency slot,
-// see [WithConcurrency]). It waits for the first worker to be ready, so a
-// misconfiguration fails here; the others start in the background (on
-// demand with [WithBackgroundStart]).
-func NewIsolated(opts ...Option) (*Isolated, error) {
-	pool, err := worker.NewIsolated(opts...)
+// see [IsolatedConfig.Concurrency]). It waits for the first worker to be
+// ready, so a misconfiguration fails here; the others start in the
+// background (on demand with [IsolatedConfig.BackgroundStart]).
+func NewIsolated(cfg IsolatedConfig) (*Isolated, error) {
+	rc, err := cfg.runtimeConfig()
+	if err != nil {
+		return nil, err
+	}
+	pool, err := worker.NewIsolated(rc)
 	if err != nil {
 		return nil, err
 	}
@@ -143,6 +152,6 @@ func (e *Isolated) Close() error { return e.pool.Close() }
 // (os.Executable) with LOOM_SANDBOX_WORKER=1 in an otherwise empty
 // environment; in that process ServeWorkerIfChild serves runs on
 // stdin/stdout and exits when its parent goes away, so the rest of main
-// never runs. Use [WithWorkerCommand] to run a dedicated worker binary
+// never runs. Use [IsolatedConfig.WorkerCommand] to run a dedicated worker binary
 // instead.
 func ServeWorkerIfChild() { worker.ServeWorkerIfChild() }

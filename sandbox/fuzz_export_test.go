@@ -114,7 +114,7 @@ func FuzzExport(f *testing.F) {
 	}
 	f.Add([]byte{3, 0, 1, 4, 0, 9, 0, 11, 3, 0, 1, 4, 0, 0})
 	lim := Limits{Timeout: 10 * time.Second}
-	e, err := NewInProcess(WithLimits(lim))
+	e, err := NewInProcess(InProcessConfig{Limits: lim})
 	require.NoError(f, err)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		code, throw := exportProgram(data)

@@ -28,7 +28,7 @@ func FuzzRun(f *testing.F) {
 		f.Add(s)
 	}
 	lim := Limits{Timeout: 200 * time.Millisecond, Grace: 200 * time.Millisecond, Memory: 64 << 20, SourceBytes: 16 << 10}
-	e, err := NewIsolated(WithLimits(lim), WithConcurrency(1))
+	e, err := NewIsolated(IsolatedConfig{Limits: lim, Concurrency: 1})
 	require.NoError(f, err)
 	f.Cleanup(func() { _ = e.Close() })
 	bound := lim.Timeout + lim.Grace + killMargin + 3*time.Second

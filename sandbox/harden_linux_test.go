@@ -30,7 +30,7 @@ func workerPID(t *testing.T, e *Isolated) int {
 }
 
 func TestWorkerNamespaces(t *testing.T) {
-	e, err := NewIsolated(WithConcurrency(1))
+	e, err := NewIsolated(IsolatedConfig{Concurrency: 1})
 	require.NoError(t, err)
 	defer e.Close()
 	ok, why := e.Namespaces()
@@ -49,7 +49,7 @@ func TestWorkerNamespaces(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, entries, "the worker's root is empty")
 
-	off, err := NewIsolated(WithConcurrency(1), WithoutNamespaces())
+	off, err := NewIsolated(IsolatedConfig{Concurrency: 1, NoNamespaces: true})
 	require.NoError(t, err)
 	defer off.Close()
 	ok, why = off.Namespaces()
@@ -58,7 +58,7 @@ func TestWorkerNamespaces(t *testing.T) {
 }
 
 func TestWorkerSeccomp(t *testing.T) {
-	e, err := NewIsolated(WithConcurrency(1))
+	e, err := NewIsolated(IsolatedConfig{Concurrency: 1})
 	require.NoError(t, err)
 	defer e.Close()
 	ok, why := e.Seccomp()
@@ -79,7 +79,7 @@ func TestWorkerClosesInheritedFDs(t *testing.T) {
 	fd, err := syscall.Open("/dev/null", syscall.O_RDONLY, 0)
 	require.NoError(t, err)
 	defer syscall.Close(fd)
-	e, err := NewIsolated(WithConcurrency(1), WithoutNamespaces())
+	e, err := NewIsolated(IsolatedConfig{Concurrency: 1, NoNamespaces: true})
 	require.NoError(t, err)
 	defer e.Close()
 	pid := workerPID(t, e)
@@ -99,7 +99,7 @@ func TestWorkerClosesInheritedFDs(t *testing.T) {
 // worker and exits without closing it: the worker must die with it.
 func TestWorkerDiesWithParent(t *testing.T) {
 	if os.Getenv("LOOM_SANDBOX_TEST_ORPHAN") != "" {
-		e, err := NewIsolated(WithConcurrency(1))
+		e, err := NewIsolated(IsolatedConfig{Concurrency: 1})
 		require.NoError(t, err)
 		os.Stdout.WriteString("WORKER " + strconv.Itoa(workerPID(t, e)) + "\n")
 		os.Exit(0)

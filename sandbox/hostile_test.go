@@ -177,17 +177,17 @@ const nextRunCode = `[typeof globalThis.cache, ({}).isAdmin === undefined, [1].p
 const nextRunWant = `["undefined",true,2,2]`
 
 func TestHostileCode(t *testing.T) {
-	ip, err := NewInProcess(WithLimits(hostileLimits))
+	ip, err := NewInProcess(InProcessConfig{Limits: hostileLimits})
 	require.NoError(t, err)
-	iso, err := NewIsolated(WithLimits(hostileLimits), WithConcurrency(2))
+	iso, err := NewIsolated(IsolatedConfig{Limits: hostileLimits, Concurrency: 2})
 	require.NoError(t, err)
-	ipMem, err := NewInProcess(WithLimits(memoryLimits))
+	ipMem, err := NewInProcess(InProcessConfig{Limits: memoryLimits})
 	require.NoError(t, err)
-	isoMem, err := NewIsolated(WithLimits(memoryLimits), WithConcurrency(1))
+	isoMem, err := NewIsolated(IsolatedConfig{Limits: memoryLimits, Concurrency: 1})
 	require.NoError(t, err)
-	ipRoomy, err := NewInProcess(WithLimits(roomyLimits))
+	ipRoomy, err := NewInProcess(InProcessConfig{Limits: roomyLimits})
 	require.NoError(t, err)
-	isoRoomy, err := NewIsolated(WithLimits(roomyLimits), WithConcurrency(2))
+	isoRoomy, err := NewIsolated(IsolatedConfig{Limits: roomyLimits, Concurrency: 2})
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		require.NoError(t, iso.Close())
@@ -258,7 +258,7 @@ func TestHostileCode(t *testing.T) {
 }
 
 func TestHostileConsoleSpamIsTruncated(t *testing.T) {
-	e, err := NewInProcess(WithLimits(Limits{LogLines: 10}))
+	e, err := NewInProcess(InProcessConfig{Limits: Limits{LogLines: 10}})
 	require.NoError(t, err)
 	res, err := e.Run(context.Background(), `for(let i=0;i<1e5;i++)console.log('line', i); 'done'`)
 	require.NoError(t, err)
@@ -284,7 +284,7 @@ func TestHostileChildProcess(t *testing.T) {
 		t.Skip("spends several seconds overflowing a Go stack; the run without -race covers it")
 	}
 	if name := os.Getenv("LOOM_SANDBOX_TEST_KILLER"); name != "" {
-		e, err := NewInProcess(WithLimits(Limits{SourceBytes: 4 << 20, Nesting: 1 << 30, Timeout: time.Minute}))
+		e, err := NewInProcess(InProcessConfig{Limits: Limits{SourceBytes: 4 << 20, Nesting: 1 << 30, Timeout: time.Minute}})
 		require.NoError(t, err)
 		_, _ = e.Run(context.Background(), processKillers[name])
 		t.Fatal("the process survived")
@@ -298,7 +298,7 @@ func TestHostileChildProcess(t *testing.T) {
 			require.Error(t, err, "the child must die")
 			require.Contains(t, string(out), "stack overflow")
 
-			iso, err := NewIsolated(WithLimits(Limits{SourceBytes: 4 << 20, Nesting: 1 << 30, Timeout: 20 * time.Second}), WithConcurrency(1))
+			iso, err := NewIsolated(IsolatedConfig{Limits: Limits{SourceBytes: 4 << 20, Nesting: 1 << 30, Timeout: 20 * time.Second}, Concurrency: 1})
 			require.NoError(t, err)
 			defer iso.Close()
 			_, err = iso.Run(context.Background(), code)
@@ -308,7 +308,7 @@ func TestHostileChildProcess(t *testing.T) {
 			require.NoError(t, err)
 			require.JSONEq(t, "2", string(res.Value))
 
-			ip, err := NewInProcess()
+			ip, err := NewInProcess(InProcessConfig{})
 			require.NoError(t, err)
 			_, err = ip.Run(context.Background(), code)
 			require.ErrorIs(t, err, ErrCodeTooLarge)

@@ -37,7 +37,7 @@ func benchToolCalls(b *testing.B, e ToolRunner) {
 
 // BenchmarkInProcessToolCalls: 32 calls per run, in process.
 func BenchmarkInProcessToolCalls(b *testing.B) {
-	e, err := NewInProcess()
+	e, err := NewInProcess(InProcessConfig{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func BenchmarkInProcessToolCalls(b *testing.B) {
 // BenchmarkIsolatedToolCalls: 32 calls per run on a warm worker, each a
 // message over its pipe and the answer back.
 func BenchmarkIsolatedToolCalls(b *testing.B) {
-	e, err := NewIsolated(WithConcurrency(1))
+	e, err := NewIsolated(IsolatedConfig{Concurrency: 1})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -12,11 +12,13 @@ import (
 // toolRunners are both executors, for the code-mode tests.
 var toolRunners = []struct {
 	name string
-	exec func(t *testing.T, opts ...Option) ToolRunner
+	exec func(t *testing.T, timeout time.Duration) ToolRunner
 }{
-	{"in-process", func(t *testing.T, opts ...Option) ToolRunner { return newTestInProcess(t, opts...) }},
-	{"isolated", func(t *testing.T, opts ...Option) ToolRunner {
-		return newTestIsolated(t, append(opts, WithConcurrency(1))...)
+	{"in-process", func(t *testing.T, timeout time.Duration) ToolRunner {
+		return newTestInProcess(t, InProcessConfig{Limits: Limits{Timeout: timeout}})
+	}},
+	{"isolated", func(t *testing.T, timeout time.Duration) ToolRunner {
+		return newTestIsolated(t, IsolatedConfig{Limits: Limits{Timeout: timeout}, Concurrency: 1})
 	}},
 }
 
@@ -51,7 +53,7 @@ func TestHostToolCallEndsWithSnippetDeadline(t *testing.T) {
 			require.NoError(t, err)
 			// The deadline must cover the runtime's setup on a loaded
 			// machine, so that it ends the tool call, not the setup.
-			exec := ex.exec(t, WithTimeout(3*time.Second))
+			exec := ex.exec(t, 3*time.Second)
 			_, err = exec.RunWithTools(context.Background(), `await tools.slow({}); "never"`, box)
 			require.Equal(t, KindTimeout, ErrorKind(err), "%v", err)
 			select {
@@ -79,7 +81,7 @@ func TestHostToolCallCancelledWhenSnippetIsStopped(t *testing.T) {
 				return nil, wait(cctx)
 			}}}, CallLimits{})
 			require.NoError(t, err)
-			exec := ex.exec(t, WithTimeout(time.Minute))
+			exec := ex.exec(t, time.Minute)
 			_, err = exec.RunWithTools(ctx, `await tools.slow({}); "never"`, box)
 			require.Equal(t, KindCanceled, ErrorKind(err), "%v", err)
 			select {

@@ -26,7 +26,7 @@ func ExampleInProcess_RunWithTools() {
 	if err != nil {
 		panic(err)
 	}
-	exec, err := sandbox.NewInProcess()
+	exec, err := sandbox.NewInProcess(sandbox.InProcessConfig{})
 	if err != nil {
 		panic(err)
 	}

@@ -68,8 +68,7 @@ func TestHostileWorkerCalls(t *testing.T) {
 	require.NoError(t, err)
 	for _, mode := range []string{"other-run", "flood", "late"} {
 		t.Run(mode, func(t *testing.T) {
-			e := newTestIsolated(t, WithWorkerCommand(exe), WithWorkerEnv(hostileWorkerEnv+"="+mode), WithoutNamespaces(),
-				WithConcurrency(1), WithLimits(Limits{Timeout: 5 * time.Second}))
+			e := newTestIsolated(t, IsolatedConfig{WorkerCommand: []string{exe}, WorkerEnv: []string{hostileWorkerEnv + "=" + mode}, NoNamespaces: true, Concurrency: 1, Limits: Limits{Timeout: 5 * time.Second}})
 			tt := &testTools{}
 			box := tt.box(t, CallLimits{MaxCalls: 5, MaxInFlight: 2})
 			_, err := e.RunWithTools(context.Background(), `await tools.echo({message: 'x'})`, box)

@@ -141,12 +141,12 @@ r`, want: `[null,true,"big,deep,echo,fail,get_sum,not_json,panics,slow",false,"f
 func TestHostToolsConform(t *testing.T) {
 	roomy := Limits{Timeout: time.Minute}
 	short := Limits{Timeout: 300 * time.Millisecond, Grace: time.Second}
-	ip, err := NewInProcess(WithLimits(roomy))
+	ip, err := NewInProcess(InProcessConfig{Limits: roomy})
 	require.NoError(t, err)
-	ipShort, err := NewInProcess(WithLimits(short))
+	ipShort, err := NewInProcess(InProcessConfig{Limits: short})
 	require.NoError(t, err)
-	iso := newTestIsolated(t, WithLimits(roomy), WithConcurrency(2))
-	isoShort := newTestIsolated(t, WithLimits(short), WithConcurrency(1))
+	iso := newTestIsolated(t, IsolatedConfig{Limits: roomy, Concurrency: 2})
+	isoShort := newTestIsolated(t, IsolatedConfig{Limits: short, Concurrency: 1})
 	for _, tc := range toolCases() {
 		for _, ex := range []struct {
 			name        string
@@ -178,7 +178,7 @@ func TestHostToolsConform(t *testing.T) {
 
 // TestNoToolsWithoutAToolbox: a plain run has no tools global.
 func TestNoToolsWithoutAToolbox(t *testing.T) {
-	for _, e := range []Executor{newTestInProcess(t), newTestIsolated(t, WithConcurrency(1))} {
+	for _, e := range []Executor{newTestInProcess(t, InProcessConfig{}), newTestIsolated(t, IsolatedConfig{Concurrency: 1})} {
 		res, err := e.Run(context.Background(), `typeof tools`)
 		require.NoError(t, err)
 		require.JSONEq(t, `"undefined"`, string(res.Value))

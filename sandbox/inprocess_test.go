@@ -12,16 +12,16 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func newTestInProcess(t *testing.T, opts ...Option) *InProcess {
+func newTestInProcess(t *testing.T, cfg InProcessConfig) *InProcess {
 	t.Helper()
-	e, err := NewInProcess(opts...)
+	e, err := NewInProcess(cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, e.Close()) })
 	return e
 }
 
 func TestJSONForms(t *testing.T) {
-	e := newTestInProcess(t)
+	e := newTestInProcess(t, InProcessConfig{})
 	cases := []struct {
 		name, code, want string
 	}{
@@ -77,7 +77,7 @@ func TestJSONForms(t *testing.T) {
 }
 
 func TestUndefinedResult(t *testing.T) {
-	e := newTestInProcess(t)
+	e := newTestInProcess(t, InProcessConfig{})
 	for _, code := range []string{`let x = 1`, `undefined`, `void 0`, `await null; let y`, `console.log(1)`} {
 		res, err := e.Run(context.Background(), code)
 		require.NoError(t, err, code)
@@ -87,7 +87,7 @@ func TestUndefinedResult(t *testing.T) {
 }
 
 func TestConsole(t *testing.T) {
-	e := newTestInProcess(t)
+	e := newTestInProcess(t, InProcessConfig{})
 	res, err := e.Run(context.Background(), `
 console.log("a", 1, {b: [2]}, undefined, null, 3n, Symbol("s"));
 console.info("i"); console.warn("w"); console.error("e"); console.debug("d"); console.trace("t"); console.dir({x: 1});
@@ -101,7 +101,7 @@ Promise.reject(new TypeError("nobody waits")); 1`)
 }
 
 func TestConsoleBytesAreBounded(t *testing.T) {
-	e := newTestInProcess(t, WithLimits(Limits{LogBytes: 100}))
+	e := newTestInProcess(t, InProcessConfig{Limits: Limits{LogBytes: 100}})
 	res, err := e.Run(context.Background(), `console.log("x".repeat(60)); console.log({s: "y".repeat(80)}); console.log("never"); 1`)
 	require.NoError(t, err)
 	require.Len(t, res.Logs, 3)
@@ -112,7 +112,7 @@ func TestConsoleBytesAreBounded(t *testing.T) {
 }
 
 func TestErrorsCarryPositionsAndLogs(t *testing.T) {
-	e := newTestInProcess(t)
+	e := newTestInProcess(t, InProcessConfig{})
 	cases := []struct {
 		name, code string
 		kind       Kind
@@ -156,7 +156,7 @@ func TestErrorsCarryPositionsAndLogs(t *testing.T) {
 // TestAwaitWrappingKeepsPositions checks that code wrapped for top-level
 // await reports the same positions as the same code unwrapped.
 func TestAwaitWrappingKeepsPositions(t *testing.T) {
-	e := newTestInProcess(t)
+	e := newTestInProcess(t, InProcessConfig{})
 	pairs := [][2]string{
 		// Each pair differs only by "await 1" against "(((1)))", of the same length.
 		{"(((1)));\nfunction f() { throw new Error('x') }\nf()", "await 1;\nfunction f() { throw new Error('x') }\nf()"},
@@ -177,7 +177,7 @@ func TestAwaitWrappingKeepsPositions(t *testing.T) {
 
 func TestDeterministicClockAndRandom(t *testing.T) {
 	at := time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
-	e := newTestInProcess(t, WithFixedTime(at), WithRandSeed(7))
+	e := newTestInProcess(t, InProcessConfig{FixedTime: at, RandSeed: 7})
 	code := `[Date.now(), new Date().toISOString(), Math.random(), Math.random()]`
 	a, err := e.Run(context.Background(), code)
 	require.NoError(t, err)
@@ -186,13 +186,21 @@ func TestDeterministicClockAndRandom(t *testing.T) {
 	require.JSONEq(t, string(a.Value), string(b.Value))
 	require.Contains(t, string(a.Value), fmt.Sprint(at.UnixMilli()))
 	require.Contains(t, string(a.Value), "2025-03-04T05:06:07.000Z")
-	c, err := newTestInProcess(t, WithRandSeed(8)).Run(context.Background(), `Math.random()`)
+	c, err := newTestInProcess(t, InProcessConfig{RandSeed: 8}).Run(context.Background(), `Math.random()`)
 	require.NoError(t, err)
 	require.NotContains(t, string(a.Value), string(c.Value))
+
+	// RandSeed 0 is no seed: each run draws its own sequence.
+	unseeded := newTestInProcess(t, InProcessConfig{})
+	d, err := unseeded.Run(context.Background(), `[Math.random(), Math.random()]`)
+	require.NoError(t, err)
+	f, err := unseeded.Run(context.Background(), `[Math.random(), Math.random()]`)
+	require.NoError(t, err)
+	require.NotEqual(t, string(d.Value), string(f.Value))
 }
 
 func TestContextEndsTheRun(t *testing.T) {
-	e := newTestInProcess(t)
+	e := newTestInProcess(t, InProcessConfig{})
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	start := time.Now()
@@ -212,7 +220,7 @@ func TestContextEndsTheRun(t *testing.T) {
 }
 
 func TestConcurrencyCapWaitsForASlot(t *testing.T) {
-	e := newTestInProcess(t, WithConcurrency(1), WithLimits(Limits{Timeout: 300 * time.Millisecond}))
+	e := newTestInProcess(t, InProcessConfig{Concurrency: 1, Limits: Limits{Timeout: 300 * time.Millisecond}})
 	done := make(chan error, 1)
 	go func() {
 		_, err := e.Run(context.Background(), `for(;;){}`)
@@ -230,7 +238,7 @@ func TestConcurrencyCapWaitsForASlot(t *testing.T) {
 }
 
 func TestClosedExecutor(t *testing.T) {
-	e, err := NewInProcess()
+	e, err := NewInProcess(InProcessConfig{})
 	require.NoError(t, err)
 	require.NoError(t, e.Close())
 	_, err = e.Run(context.Background(), `1`)
@@ -238,18 +246,35 @@ func TestClosedExecutor(t *testing.T) {
 	require.NoError(t, e.Wait(context.Background()))
 }
 
-func TestInvalidOptions(t *testing.T) {
-	_, err := NewInProcess(WithLimits(Limits{Timeout: -1}))
-	require.ErrorContains(t, err, "Timeout")
-	_, err = NewInProcess(WithConcurrency(-2))
-	require.ErrorContains(t, err, "concurrency")
+// TestInvalidConfig: a config the executors refuse fails at construction,
+// with ErrInvalidConfig and the field's name, before any worker starts.
+func TestInvalidConfig(t *testing.T) {
+	cases := []struct {
+		name  string
+		build func() error
+		field string
+	}{
+		{"in-process limit", func() error { _, err := NewInProcess(InProcessConfig{Limits: Limits{Timeout: -1}}); return err }, "InProcessConfig.Limits.Timeout is -1ns"},
+		{"in-process concurrency", func() error { _, err := NewInProcess(InProcessConfig{Concurrency: -2}); return err }, "InProcessConfig.Concurrency is -2"},
+		{"isolated limit", func() error { _, err := NewIsolated(IsolatedConfig{Limits: Limits{Memory: -1}}); return err }, "IsolatedConfig.Limits.Memory is -1"},
+		{"isolated concurrency", func() error { _, err := NewIsolated(IsolatedConfig{Concurrency: -1}); return err }, "IsolatedConfig.Concurrency is -1"},
+		{"isolated start timeout", func() error { _, err := NewIsolated(IsolatedConfig{StartTimeout: -time.Second}); return err }, "IsolatedConfig.StartTimeout is -1s"},
+		{"isolated empty worker path", func() error { _, err := NewIsolated(IsolatedConfig{WorkerCommand: []string{""}}); return err }, "WorkerCommand starts with an empty program path"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.build()
+			require.ErrorIs(t, err, ErrInvalidConfig)
+			require.ErrorContains(t, err, c.field)
+		})
+	}
 }
 
 // TestConcurrentRunsShareNothing runs many snippets at once (under -race in
 // CI): every run sets globals and pollutes prototypes, and none sees
 // another's.
 func TestConcurrentRunsShareNothing(t *testing.T) {
-	e := newTestInProcess(t, WithConcurrency(8))
+	e := newTestInProcess(t, InProcessConfig{Concurrency: 8})
 	const workers, runs = 8, 25
 	var wg sync.WaitGroup
 	errs := make(chan error, workers*runs)
@@ -288,7 +313,7 @@ let s = 0; for (let k = 0; k < 1000; k++) s += k;
 // backtracking regular expression) is given up at the deadline plus grace,
 // and its goroutine keeps its concurrency slot until it really ends.
 func TestAbandonedRunKeepsItsSlot(t *testing.T) {
-	e := newTestInProcess(t, WithConcurrency(1), WithLimits(Limits{Timeout: 50 * time.Millisecond, Grace: 50 * time.Millisecond}))
+	e := newTestInProcess(t, InProcessConfig{Concurrency: 1, Limits: Limits{Timeout: 50 * time.Millisecond, Grace: 50 * time.Millisecond}})
 	start := time.Now()
 	_, err := e.Run(context.Background(), `/^(a+)+(?=b)/.test('a'.repeat(23)+'c')`)
 	require.ErrorIs(t, err, ErrTimeout)

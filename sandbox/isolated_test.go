@@ -13,9 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func newTestIsolated(t *testing.T, opts ...Option) *Isolated {
+func newTestIsolated(t *testing.T, cfg IsolatedConfig) *Isolated {
 	t.Helper()
-	e, err := NewIsolated(opts...)
+	e, err := NewIsolated(cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, e.Close()) })
 	return e
@@ -33,7 +33,7 @@ func requireWorks(t *testing.T, e Executor) {
 
 func TestIsolatedRuns(t *testing.T) {
 	at := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
-	e := newTestIsolated(t, WithConcurrency(1), WithFixedTime(at), WithRandSeed(1))
+	e := newTestIsolated(t, IsolatedConfig{Concurrency: 1, FixedTime: at, RandSeed: 1})
 	require.Contains(t, []string{"rlimit", "cgroup", "none"}, e.MemoryEnforcement())
 	res, err := e.Run(context.Background(), `console.warn("w"); ({now: new Date(), big: 10n, m: new Map([[1, 2]])})`)
 	require.NoError(t, err)
@@ -53,7 +53,7 @@ func TestIsolatedRuns(t *testing.T) {
 
 func TestIsolatedWorkerEnvironmentIsScrubbed(t *testing.T) {
 	t.Setenv("LOOM_TEST_SECRET_API_KEY", "sk-secret")
-	e := newTestIsolated(t, WithConcurrency(1))
+	e := newTestIsolated(t, IsolatedConfig{Concurrency: 1})
 	pids := livePIDs(e)
 	require.Len(t, pids, 1)
 	env, err := os.ReadFile("/proc/" + itoa(pids[0]) + "/environ")
@@ -70,7 +70,7 @@ func TestIsolatedWorkerEnvironmentIsScrubbed(t *testing.T) {
 // TestIsolatedWorkerKilledMidRun kills the worker while it runs code: the
 // caller gets a worker-crashed error at once, and the pool recovers.
 func TestIsolatedWorkerKilledMidRun(t *testing.T) {
-	e := newTestIsolated(t, WithConcurrency(1), WithLimits(Limits{Timeout: 20 * time.Second}))
+	e := newTestIsolated(t, IsolatedConfig{Concurrency: 1, Limits: Limits{Timeout: 20 * time.Second}})
 	requireWorks(t, e)
 	pids := livePIDs(e)
 	require.Len(t, pids, 1)
@@ -86,7 +86,7 @@ func TestIsolatedWorkerKilledMidRun(t *testing.T) {
 }
 
 func TestIsolatedHardDeadlineKillsWorker(t *testing.T) {
-	e := newTestIsolated(t, WithConcurrency(1), WithLimits(Limits{Timeout: 200 * time.Millisecond, Grace: 200 * time.Millisecond}))
+	e := newTestIsolated(t, IsolatedConfig{Concurrency: 1, Limits: Limits{Timeout: 200 * time.Millisecond, Grace: 200 * time.Millisecond}})
 	start := time.Now()
 	// A backtracking regular expression ignores interrupts.
 	_, err := e.Run(context.Background(), `/^(a+)+(?=b)/.test('a'.repeat(40)+'c')`)
@@ -96,7 +96,7 @@ func TestIsolatedHardDeadlineKillsWorker(t *testing.T) {
 }
 
 func TestIsolatedContext(t *testing.T) {
-	e := newTestIsolated(t, WithConcurrency(1))
+	e := newTestIsolated(t, IsolatedConfig{Concurrency: 1})
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
 	defer cancel()
 	_, err := e.Run(ctx, `for(;;){}`)
@@ -111,7 +111,7 @@ func TestIsolatedContext(t *testing.T) {
 }
 
 func TestIsolatedConcurrentRuns(t *testing.T) {
-	e := newTestIsolated(t, WithConcurrency(2))
+	e := newTestIsolated(t, IsolatedConfig{Concurrency: 2})
 	var wg sync.WaitGroup
 	errs := make(chan error, 16)
 	for i := 0; i < 16; i++ {
@@ -133,7 +133,7 @@ func TestIsolatedConcurrentRuns(t *testing.T) {
 }
 
 func TestIsolatedClose(t *testing.T) {
-	e, err := NewIsolated(WithConcurrency(2), WithLimits(Limits{Timeout: 20 * time.Second}))
+	e, err := NewIsolated(IsolatedConfig{Concurrency: 2, Limits: Limits{Timeout: 20 * time.Second}})
 	require.NoError(t, err)
 	done := make(chan error, 1)
 	go func() {
@@ -150,20 +150,20 @@ func TestIsolatedClose(t *testing.T) {
 }
 
 func TestIsolatedBadWorkerCommand(t *testing.T) {
-	_, err := NewIsolated(WithWorkerCommand("/bin/true"), WithWorkerStartTimeout(5*time.Second))
+	_, err := NewIsolated(IsolatedConfig{WorkerCommand: []string{"/bin/true"}, StartTimeout: 5 * time.Second})
 	require.ErrorContains(t, err, "ServeWorkerIfChild")
 
-	_, err = NewIsolated(WithWorkerCommand("/nonexistent/loom-jsworker"))
+	_, err = NewIsolated(IsolatedConfig{WorkerCommand: []string{"/nonexistent/loom-jsworker"}})
 	require.ErrorContains(t, err, "start worker")
 
-	_, err = NewIsolated(WithCgroupParent("/nonexistent/cgroup"))
+	_, err = NewIsolated(IsolatedConfig{CgroupParent: "/nonexistent/cgroup"})
 	require.ErrorContains(t, err, "cgroup")
 }
 
 func TestIsolatedWorkerCommand(t *testing.T) {
 	exe, err := os.Executable()
 	require.NoError(t, err)
-	e := newTestIsolated(t, WithWorkerCommand(exe), WithConcurrency(1))
+	e := newTestIsolated(t, IsolatedConfig{WorkerCommand: []string{exe}, Concurrency: 1})
 	requireWorks(t, e)
 }
 
@@ -171,9 +171,9 @@ func TestIsolatedWorkerCommand(t *testing.T) {
 // is ready; the first run waits for it, and the executor reports what a
 // synchronously started one does.
 func TestIsolatedBackgroundStart(t *testing.T) {
-	e := newTestIsolated(t, WithConcurrency(1), WithBackgroundStart())
+	e := newTestIsolated(t, IsolatedConfig{Concurrency: 1, BackgroundStart: true})
 	requireWorks(t, e)
-	sync := newTestIsolated(t, WithConcurrency(1))
+	sync := newTestIsolated(t, IsolatedConfig{Concurrency: 1})
 	ns, why := e.Namespaces()
 	wantNS, wantWhy := sync.Namespaces()
 	require.Equal(t, wantNS, ns)
@@ -188,7 +188,7 @@ func TestIsolatedBackgroundStart(t *testing.T) {
 // starts one worker, however high its concurrency, and one more only when
 // a run finds every worker busy.
 func TestIsolatedBackgroundStartGrowsOnDemand(t *testing.T) {
-	e := newTestIsolated(t, WithConcurrency(2), WithBackgroundStart())
+	e := newTestIsolated(t, IsolatedConfig{Concurrency: 2, BackgroundStart: true})
 	for range 3 {
 		requireWorks(t, e)
 	}
@@ -231,7 +231,7 @@ func TestIsolatedBackgroundStartGrowsOnDemand(t *testing.T) {
 // TestIsolatedBackgroundStartFailure: a worker that cannot start fails the
 // runs, at once and saying why, instead of NewIsolated.
 func TestIsolatedBackgroundStartFailure(t *testing.T) {
-	e, err := NewIsolated(WithWorkerCommand("/bin/true"), WithWorkerStartTimeout(5*time.Second), WithBackgroundStart())
+	e, err := NewIsolated(IsolatedConfig{WorkerCommand: []string{"/bin/true"}, StartTimeout: 5 * time.Second, BackgroundStart: true})
 	require.NoError(t, err)
 	defer e.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard
@@ -247,7 +247,7 @@ func TestIsolatedBackgroundStartFailure(t *testing.T) {
 // TestIsolatedBackgroundStartClose: closing before the first worker is
 // ready ends the start and fails later runs with ErrClosed.
 func TestIsolatedBackgroundStartClose(t *testing.T) {
-	e, err := NewIsolated(WithConcurrency(2), WithBackgroundStart())
+	e, err := NewIsolated(IsolatedConfig{Concurrency: 2, BackgroundStart: true})
 	require.NoError(t, err)
 	require.NoError(t, e.Close())
 	_, err = e.Run(context.Background(), `1`)

@@ -23,10 +23,10 @@ func TestRunsShareNoState(t *testing.T) {
 		{"console removed", `Object.defineProperty(globalThis, "console", {value: null}); 1`},
 	}
 	lim := Limits{Timeout: 20 * time.Second}
-	inproc, err := NewInProcess(WithLimits(lim), WithConcurrency(1))
+	inproc, err := NewInProcess(InProcessConfig{Limits: lim, Concurrency: 1})
 	require.NoError(t, err)
 	defer inproc.Close()
-	iso, err := NewIsolated(WithLimits(lim), WithConcurrency(1))
+	iso, err := NewIsolated(IsolatedConfig{Limits: lim, Concurrency: 1})
 	require.NoError(t, err)
 	defer iso.Close()
 	ctx := context.Background()

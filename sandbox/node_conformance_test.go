@@ -358,7 +358,7 @@ func TestNodeConformance(t *testing.T) {
 	require.NoError(t, json.Unmarshal(out, &want))
 	require.Len(t, want, len(nodeSnippets))
 
-	e, err := NewInProcess(WithLimits(Limits{Timeout: 20 * time.Second}))
+	e, err := NewInProcess(InProcessConfig{Limits: Limits{Timeout: 20 * time.Second}})
 	require.NoError(t, err)
 	for i, code := range nodeSnippets {
 		res, err := e.Run(context.Background(), code)

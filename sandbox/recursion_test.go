@@ -44,7 +44,7 @@ func TestNativeRecursion(t *testing.T) {
 	if os.Getenv("LOOM_SANDBOX_TEST_RECURSION") != "" {
 		// The budget is a hang guard: building a 3e5-long Proxy chain under
 		// -race on a loaded machine takes tens of seconds.
-		iso, err := NewIsolated(WithLimits(Limits{Timeout: 2 * time.Minute}), WithConcurrency(1))
+		iso, err := NewIsolated(IsolatedConfig{Limits: Limits{Timeout: 2 * time.Minute}, Concurrency: 1})
 		require.NoError(t, err)
 		defer iso.Close()
 		for _, tc := range nativeRecursionCases {

@@ -16,7 +16,7 @@ func TestWarmWorkerBudget(t *testing.T) {
 		t.Skip("allocates a few hundred megabytes; the run without -race covers it")
 	}
 	lim := Limits{Memory: 64 << 20, Timeout: time.Minute}
-	e, err := NewIsolated(WithLimits(lim), WithConcurrency(1))
+	e, err := NewIsolated(IsolatedConfig{Limits: lim, Concurrency: 1})
 	require.NoError(t, err)
 	defer e.Close()
 	// About half the limit, kept until the run ends, then garbage.

@@ -45,7 +45,7 @@ func BenchmarkSchema(b *testing.B) {
 // in-process sandbox.
 func benchGraph(b *testing.B, branch string) agent.Agent {
 	b.Helper()
-	exec, err := sandbox.NewInProcess()
+	exec, err := sandbox.NewInProcess(sandbox.InProcessConfig{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -102,12 +102,12 @@ type runOnly struct{ sandbox.Executor }
 // a served call, so nothing is sent), and code that returns content
 // parts.
 func BenchmarkFunctionRun(b *testing.B) {
-	inproc, err := sandbox.NewInProcess()
+	inproc, err := sandbox.NewInProcess(sandbox.InProcessConfig{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = inproc.Close() })
-	iso, err := sandbox.NewIsolated()
+	iso, err := sandbox.NewIsolated(sandbox.IsolatedConfig{})
 	if err != nil {
 		b.Fatal(err)
 	}

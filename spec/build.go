@@ -437,9 +437,11 @@ func (b *builder) sandbox(s Sandbox) (sandbox.Executor, error) {
 		if err := inProcessAllowed(s, b.reg.TrustedCode); err != nil {
 			return nil, err
 		}
-		exec, err = sandbox.NewInProcess(sandbox.WithLimits(lim))
+		exec, err = sandbox.NewInProcess(sandbox.InProcessConfig{Limits: lim})
 	} else {
-		exec, err = sandbox.NewIsolated(append([]sandbox.Option{sandbox.WithLimits(lim)}, b.reg.Isolated...)...)
+		cfg := b.reg.Isolated
+		cfg.Limits = lim
+		exec, err = sandbox.NewIsolated(cfg)
 	}
 	if err != nil {
 		return nil, err

@@ -54,7 +54,7 @@ agents:
     description: The area of a w×h rectangle.
     code: "({area: input.w * input.h})"
 `), 0o644)
-	exec, err := sandbox.NewInProcess()
+	exec, err := sandbox.NewInProcess(sandbox.InProcessConfig{})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -97,7 +97,7 @@ agents:
       - {from: quote, branch: "state.quote.total > 10 ? 'confirm' : 'end'", targets: [confirm, end]}
       - {from: confirm, to: end}
 `), 0o644)
-	exec, err := sandbox.NewInProcess()
+	exec, err := sandbox.NewInProcess(sandbox.InProcessConfig{})
 	if err != nil {
 		fmt.Println(err)
 		return

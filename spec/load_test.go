@@ -437,7 +437,7 @@ func TestSchemaRefInline(t *testing.T) {
 }
 
 func TestDeclaredWorkflowRuns(t *testing.T) {
-	exec, err := sandbox.NewInProcess()
+	exec, err := sandbox.NewInProcess(sandbox.InProcessConfig{})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, exec.Close()) })
 	m := modeltest.New(t,

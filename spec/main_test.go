@@ -31,7 +31,7 @@ func write(t *testing.T, files map[string]string) string {
 // inProcess returns an in-process sandbox, closed when the test ends.
 func inProcess(t *testing.T) sandbox.Executor {
 	t.Helper()
-	exec, err := sandbox.NewInProcess()
+	exec, err := sandbox.NewInProcess(sandbox.InProcessConfig{})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, exec.Close()) })
 	return exec

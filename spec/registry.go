@@ -37,12 +37,12 @@ type Registry struct {
 	// refuses such entries: a file cannot grant itself the host's trust.
 	// It does not apply when Sandbox is set.
 	TrustedCode bool
-	// Isolated are options added to every isolated executor an entry
-	// starts, after its limits: the loom CLI starts the first worker in
-	// the background (sandbox.WithBackgroundStart) and uses a
-	// loom-jsworker binary beside it (sandbox.WithWorkerCommand). They
-	// do not apply when Sandbox is set.
-	Isolated []sandbox.Option
+	// Isolated is the config of every isolated executor an entry starts,
+	// whose Limits are replaced by the entry's: the loom CLI starts the
+	// first worker in the background (BackgroundStart) and uses a
+	// loom-jsworker binary beside it (WorkerCommand). It does not apply
+	// when Sandbox is set.
+	Isolated sandbox.IsolatedConfig
 	// Stores are the vector stores retriever entries name; each needs an
 	// embedder, since the model searches with text.
 	Stores map[string]vector.Store

@@ -83,7 +83,7 @@ func TestSchemaHasTrusted(t *testing.T) {
 // naming it, and an in-process entry is unaffected.
 func TestRegistryIsolatedOptionsReachTheExecutor(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "no-such-worker")
-	reg := spec.Registry{TrustedCode: true, Isolated: []sandbox.Option{sandbox.WithWorkerCommand(missing)}}
+	reg := spec.Registry{TrustedCode: true, Isolated: sandbox.IsolatedConfig{WorkerCommand: []string{missing}}}
 	for _, tc := range []struct {
 		name, sandbox string
 		fails         bool

@@ -15,7 +15,7 @@ import (
 // The worker's sandbox tool runs code in an isolated worker process, the
 // boundary for a model's code, not in the worker's own process.
 func TestWorkerSandboxToolIsIsolated(t *testing.T) {
-	tool, exec, err := temporal.WorkerSandboxTool()
+	tool, exec, err := temporal.WorkerSandboxTool(sandbox.IsolatedConfig{})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, exec.Close()) })
 	require.Equal(t, jstool.Name, tool.Name())
@@ -33,7 +33,7 @@ func TestSandboxToolMatchesWorkerTool(t *testing.T) {
 	lim := sandbox.Limits{Timeout: 2 * time.Second, Memory: 64 << 20}
 	wf, err := temporal.SandboxTool(lim, temporal.ActivityOptions{})
 	require.NoError(t, err)
-	worker, exec, err := temporal.WorkerSandboxTool(sandbox.WithLimits(lim))
+	worker, exec, err := temporal.WorkerSandboxTool(sandbox.IsolatedConfig{Limits: lim})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, exec.Close()) })
 	require.Equal(t, worker.Name(), wf.Name())

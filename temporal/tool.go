@@ -72,7 +72,7 @@ func (a *activityTool) Run(ctx context.Context, input json.RawMessage) iter.Seq2
 // its tool is jstool's, for the name, description and schemas the model
 // sees, on an executor that never runs code.
 func SandboxTool(l sandbox.Limits, opts ActivityOptions) (agent.Agent, error) {
-	spec, err := jstool.New(workflowSide{lim: l})
+	spec, err := jstool.New(workflowSide{lim: l}, jstool.Config{})
 	if err != nil {
 		return nil, err
 	}
@@ -92,18 +92,18 @@ func (workflowSide) Run(context.Context, string) (*sandbox.Result, error) {
 func (workflowSide) Close() error { return nil }
 
 // WorkerSandboxTool is the worker's side of [SandboxTool]: the evaluateJs
-// tool on an isolated executor (sandbox.NewIsolated with opts), the
+// tool on an isolated executor (sandbox.NewIsolated with cfg), the
 // boundary for a model's code, to put in Config.Tools. Close the executor
 // when the worker stops. The worker program must call
 // sandbox.ServeWorkerIfChild first thing in main, since the executor
 // re-executes it. Build the tool on sandbox.NewInProcess only for trusted
 // code: any snippet can kill a process that runs it in process.
-func WorkerSandboxTool(opts ...sandbox.Option) (agent.Agent, *sandbox.Isolated, error) {
-	exec, err := sandbox.NewIsolated(opts...)
+func WorkerSandboxTool(cfg sandbox.IsolatedConfig) (agent.Agent, *sandbox.Isolated, error) {
+	exec, err := sandbox.NewIsolated(cfg)
 	if err != nil {
 		return nil, nil, fmt.Errorf("temporal: start the worker's isolated sandbox: %w", err)
 	}
-	tool, err := jstool.New(exec)
+	tool, err := jstool.New(exec, jstool.Config{})
 	if err != nil {
 		_ = exec.Close()
 		return nil, nil, err

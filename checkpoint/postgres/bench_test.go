@@ -11,7 +11,7 @@ import (
 func BenchmarkStep(b *testing.B) {
 	for _, size := range checkpointtest.BenchSizes {
 		b.Run(fmt.Sprintf("state=%dKiB", size>>10), func(b *testing.B) {
-			s, err := Open(context.Background(), testDSN(b), WithSchema(testSchema(b)))
+			s, err := Open(context.Background(), Config{DSN: testDSN(b), Schema: testSchema(b)})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -22,7 +22,7 @@ func BenchmarkStep(b *testing.B) {
 }
 
 func BenchmarkAppend(b *testing.B) {
-	s, err := OpenSessions(context.Background(), testDSN(b), WithSchema(testSchema(b)))
+	s, err := OpenSessions(context.Background(), Config{DSN: testDSN(b), Schema: testSchema(b)})
 	if err != nil {
 		b.Fatal(err)
 	}

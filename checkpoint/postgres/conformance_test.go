@@ -13,7 +13,7 @@ import (
 func openTemp(t *testing.T) *Store {
 	t.Helper()
 	schema := testSchema(t)
-	s, err := Open(context.Background(), testDSN(t), WithSchema(schema))
+	s, err := Open(context.Background(), Config{DSN: testDSN(t), Schema: schema})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, s.Close()) })
 	return s
@@ -37,8 +37,8 @@ func TestConformance(t *testing.T) {
 func TestSessionsConformance(t *testing.T) {
 	testDSN(t)
 	checkpointtest.RunSessions(t, func(t *testing.T) checkpoint.SessionStore {
-		// On a pool of the test's own, through NewSessions.
-		s, err := NewSessions(context.Background(), testPool(t), WithSchema(testSchema(t)))
+		// On a pool of the test's own, through Config.Pool.
+		s, err := OpenSessions(context.Background(), Config{Pool: testPool(t), Schema: testSchema(t)})
 		require.NoError(t, err)
 		t.Cleanup(func() { require.NoError(t, s.Close()) })
 		return s

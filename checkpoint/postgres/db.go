@@ -16,19 +16,23 @@ import (
 type db struct {
 	pool  *pgxpool.Pool
 	owned bool // Open made the pool, so Close closes it
-	cfg   config
+	cfg   Config
 	sql   *strings.Replacer // {runs}, {checkpoints}, ... to table names
 	where string
 	sqlrow.Closer
 }
 
-// openDB connects to dsn and brings the schema up to date.
-func openDB(ctx context.Context, dsn string, opts []Option) (*db, error) {
-	cfg, err := newConfig(opts)
+// openDB connects to cfg.DSN, or uses cfg.Pool, and brings the schema up
+// to date.
+func openDB(ctx context.Context, cfg Config) (*db, error) {
+	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	pc, err := pgxpool.ParseConfig(dsn)
+	if cfg.Pool != nil {
+		return useDB(ctx, cfg.Pool, cfg)
+	}
+	pc, err := pgxpool.ParseConfig(cfg.DSN)
 	if err != nil {
 		// pgx's parse errors quote the DSN with its password masked.
 		return nil, fmt.Errorf("checkpoint/postgres: parse the connection string: %w", err)
@@ -46,18 +50,8 @@ func openDB(ctx context.Context, dsn string, opts []Option) (*db, error) {
 	return d, nil
 }
 
-// newDB uses the caller's pool, configured by opts, and brings the schema
-// up to date.
-func newDB(ctx context.Context, pool *pgxpool.Pool, opts []Option) (*db, error) {
-	cfg, err := newConfig(opts)
-	if err != nil {
-		return nil, err
-	}
-	return useDB(ctx, pool, cfg)
-}
-
 // useDB uses pool and brings the schema up to date.
-func useDB(ctx context.Context, pool *pgxpool.Pool, cfg config) (*db, error) {
+func useDB(ctx context.Context, pool *pgxpool.Pool, cfg Config) (*db, error) {
 	if pool == nil {
 		return nil, fmt.Errorf("checkpoint/postgres: the pool is nil: create one with pgxpool.New, or use Open with a connection string")
 	}

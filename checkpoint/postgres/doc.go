@@ -6,11 +6,11 @@
 //
 // # Connecting
 //
-// [Open] and [OpenSessions] take a connection string and own their pool;
-// [New] and [NewSessions] use the caller's *pgxpool.Pool and leave it open
-// on Close. Tables are named loom_* so they can share a database with an
-// application's own; [WithSchema] puts them in a schema of their own
-// instead (created when missing).
+// [Open] and [OpenSessions] take a [Config]: with a connection string
+// (Config.DSN) they own their pool; with the caller's *pgxpool.Pool
+// (Config.Pool) they leave it open on Close. Tables are named loom_* so
+// they can share a database with an application's own; [Config.Schema]
+// puts them in a schema of their own instead (created when missing).
 //
 // # Schema
 //

@@ -17,7 +17,7 @@ import (
 // LOOM_TEST_POSTGRES_DSN.)
 func ExampleOpen() {
 	ctx := context.Background()
-	store, err := postgres.Open(ctx, os.Getenv("DATABASE_URL"), postgres.WithSchema("loom"))
+	store, err := postgres.Open(ctx, postgres.Config{DSN: os.Getenv("DATABASE_URL"), Schema: "loom"})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -28,11 +28,11 @@ func TestMain(m *testing.M) {
 // openBoth opens the checkpoint and session stores in one schema of the
 // test server.
 func openBoth(ctx context.Context, schema string) (checkpoint.Store, checkpoint.SessionStore, error) {
-	s, err := Open(ctx, os.Getenv(DSNEnv), WithSchema(schema))
+	s, err := Open(ctx, Config{DSN: os.Getenv(DSNEnv), Schema: schema})
 	if err != nil {
 		return nil, nil, err
 	}
-	sess, err := OpenSessions(ctx, os.Getenv(DSNEnv), WithSchema(schema))
+	sess, err := OpenSessions(ctx, Config{DSN: os.Getenv(DSNEnv), Schema: schema})
 	if err != nil {
 		s.Close()
 		return nil, nil, err

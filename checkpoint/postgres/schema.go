@@ -64,12 +64,12 @@ const lockKey = 0x6c6f6f6d // "loom"
 // so that processes opening a new database at once create it once.
 func (d *db) migrate(ctx context.Context) error {
 	return d.inTx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, lockKey, d.cfg.schema); err != nil {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, lockKey, d.cfg.Schema); err != nil {
 			return fmt.Errorf("take the schema lock: %w", err)
 		}
-		if d.cfg.schema != "" {
-			if _, err := tx.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS `+pgx.Identifier{d.cfg.schema}.Sanitize()); err != nil {
-				return fmt.Errorf("create schema %q: %w", d.cfg.schema, err)
+		if d.cfg.Schema != "" {
+			if _, err := tx.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS `+pgx.Identifier{d.cfg.Schema}.Sanitize()); err != nil {
+				return fmt.Errorf("create schema %q: %w", d.cfg.Schema, err)
 			}
 		}
 		columns, err := d.columns(ctx, tx)
@@ -111,7 +111,7 @@ func (d *db) migrate(ctx context.Context) error {
 func (d *db) columns(ctx context.Context, tx pgx.Tx) (map[string][]string, error) {
 	rows, err := tx.Query(ctx, `
 SELECT table_name::text, column_name::text FROM information_schema.columns
-WHERE table_schema = coalesce(nullif($1, ''), current_schema()) AND table_name = ANY($2)`, d.cfg.schema, sqlrow.Tables)
+WHERE table_schema = coalesce(nullif($1, ''), current_schema()) AND table_name = ANY($2)`, d.cfg.Schema, sqlrow.Tables)
 	if err != nil {
 		return nil, fmt.Errorf("read the schema: %w", err)
 	}

@@ -38,7 +38,7 @@ func TestOpenForeignSchema(t *testing.T) {
 				stmts = append(stmts, replaceSchema(s, schema))
 			}
 			exec(t, stmts...)
-			_, err := Open(context.Background(), testDSN(t), WithSchema(schema))
+			_, err := Open(context.Background(), Config{DSN: testDSN(t), Schema: schema})
 			require.ErrorIs(t, err, checkpoint.ErrCorrupt)
 			var ce *checkpoint.CorruptError
 			require.ErrorAs(t, err, &ce)
@@ -46,7 +46,7 @@ func TestOpenForeignSchema(t *testing.T) {
 			for _, w := range c.want {
 				require.ErrorContains(t, err, w)
 			}
-			_, err = NewSessions(context.Background(), testPool(t), WithSchema(schema))
+			_, err = OpenSessions(context.Background(), Config{Pool: testPool(t), Schema: schema})
 			require.ErrorIs(t, err, checkpoint.ErrCorrupt)
 		})
 	}
@@ -59,18 +59,18 @@ func replaceSchema(stmt, schema string) string { return strings.ReplaceAll(stmt,
 func TestOpenNewerAndAltered(t *testing.T) {
 	ctx := context.Background()
 	schema := testSchema(t)
-	s, err := Open(ctx, testDSN(t), WithSchema(schema))
+	s, err := Open(ctx, Config{DSN: testDSN(t), Schema: schema})
 	require.NoError(t, err)
 	require.NoError(t, s.Close())
 
 	exec(t, `UPDATE `+schema+`.loom_schema SET version = 9`)
-	_, err = Open(ctx, testDSN(t), WithSchema(schema))
+	_, err = Open(ctx, Config{DSN: testDSN(t), Schema: schema})
 	require.ErrorIs(t, err, checkpoint.ErrCorrupt)
 	require.ErrorContains(t, err, "schema version 9 was written by a newer loom")
 	require.ErrorContains(t, err, "upgrade loom")
 
 	exec(t, `UPDATE `+schema+`.loom_schema SET version = 1`, `ALTER TABLE `+schema+`.loom_checkpoints DROP COLUMN events`)
-	_, err = Open(ctx, testDSN(t), WithSchema(schema))
+	_, err = Open(ctx, Config{DSN: testDSN(t), Schema: schema})
 	require.ErrorIs(t, err, checkpoint.ErrCorrupt)
 	require.ErrorContains(t, err, "table loom_checkpoints")
 	require.ErrorContains(t, err, "no column events")
@@ -91,7 +91,7 @@ func TestOpenConcurrently(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-start
-			stores[i], errs[i] = Open(ctx, testDSN(t), WithSchema(schema))
+			stores[i], errs[i] = Open(ctx, Config{DSN: testDSN(t), Schema: schema})
 		}()
 	}
 	close(start)
@@ -120,7 +120,7 @@ func TestDefaultSchemaAndPool(t *testing.T) {
 	require.NoError(t, err)
 	defer pool.Close()
 
-	s, err := New(ctx, pool)
+	s, err := Open(ctx, Config{Pool: pool})
 	require.NoError(t, err)
 	require.NoError(t, s.Put(ctx, checkpoint.Checkpoint{RunID: "r", Seq: 1, Time: time.Unix(1, 0)}))
 	require.NoError(t, s.Close())
@@ -130,9 +130,13 @@ func TestDefaultSchemaAndPool(t *testing.T) {
 	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM `+pgx.Identifier{schema, "loom_checkpoints"}.Sanitize()).Scan(&n))
 	require.Equal(t, 1, n, "the tables are in the search_path's first schema")
 
-	_, err = New(ctx, nil)
-	require.ErrorContains(t, err, "pool is nil")
-	_, err = Open(ctx, "postgres://nobody:secret@127.0.0.1:1/x?connect_timeout=1")
+	_, err = Open(ctx, Config{})
+	require.ErrorIs(t, err, checkpoint.ErrInvalid)
+	require.ErrorContains(t, err, "neither DSN nor Pool")
+	_, err = Open(ctx, Config{DSN: "postgres://x", Pool: pool})
+	require.ErrorIs(t, err, checkpoint.ErrInvalid)
+	require.ErrorContains(t, err, "both DSN and Pool")
+	_, err = Open(ctx, Config{DSN: "postgres://nobody:secret@127.0.0.1:1/x?connect_timeout=1"})
 	require.Error(t, err)
 	require.NotContains(t, err.Error(), "secret", "the password is not in the error")
 }

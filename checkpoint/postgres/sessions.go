@@ -6,7 +6,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/loomwork/loom/checkpoint"
 	"github.com/loomwork/loom/checkpoint/internal/sqlrow"
 )
@@ -18,20 +17,11 @@ type Sessions struct{ db *db }
 
 var _ checkpoint.SessionStore = (*Sessions)(nil)
 
-// OpenSessions connects to the database at dsn and opens the session store
-// there, like [Open]. Close closes the connections.
-func OpenSessions(ctx context.Context, dsn string, opts ...Option) (*Sessions, error) {
-	d, err := openDB(ctx, dsn, opts)
-	if err != nil {
-		return nil, err
-	}
-	return &Sessions{db: d}, nil
-}
-
-// NewSessions opens the session store on an existing pool, like [New].
-// Close leaves the pool open.
-func NewSessions(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Sessions, error) {
-	d, err := newDB(ctx, pool, opts)
+// OpenSessions opens the session store in the database cfg names, like
+// [Open]: Close closes the connections it made from cfg.DSN, and leaves
+// cfg.Pool open.
+func OpenSessions(ctx context.Context, cfg Config) (*Sessions, error) {
+	d, err := openDB(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +42,7 @@ func (s *Sessions) Append(ctx context.Context, sessionID string, after int, turn
 	if err := s.db.ready(ctx, "Append", "session", sessionID); err != nil {
 		return err
 	}
-	now := checkpoint.StoredTime(s.db.cfg.now()).UnixNano()
+	now := checkpoint.StoredTime(s.db.cfg.Clock()).UnixNano()
 	bodies := make([][]byte, len(turns))
 	for i, t := range turns {
 		bodies[i] = t

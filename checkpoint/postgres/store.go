@@ -7,7 +7,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/loomwork/loom/checkpoint"
 	"github.com/loomwork/loom/checkpoint/internal/sqlrow"
 )
@@ -21,21 +20,12 @@ var (
 	_ checkpoint.TailReader = (*Store)(nil)
 )
 
-// Open connects to the database at dsn (a postgres:// URL or key=value
-// string, as pgx reads it) and opens the checkpoint store there, creating
-// its tables when missing. Close closes the connections.
-func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
-	d, err := openDB(ctx, dsn, opts)
-	if err != nil {
-		return nil, err
-	}
-	return &Store{db: d}, nil
-}
-
-// New opens the checkpoint store on an existing pool, creating its tables
-// when missing. Close leaves the pool open: it is the caller's.
-func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Store, error) {
-	d, err := newDB(ctx, pool, opts)
+// Open opens the checkpoint store in the database cfg names, creating its
+// tables when missing: it connects to cfg.DSN (a postgres:// URL or
+// key=value string, as pgx reads it), and Close closes the connections;
+// or it uses cfg.Pool, and Close leaves the pool open: it is the caller's.
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	d, err := openDB(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,7 @@ import (
 func BenchmarkStep(b *testing.B) {
 	for _, size := range checkpointtest.BenchSizes {
 		b.Run(fmt.Sprintf("state=%dKiB", size>>10), func(b *testing.B) {
-			s, err := Open(context.Background(), filepath.Join(b.TempDir(), "bench.db"))
+			s, err := Open(context.Background(), Config{Path: filepath.Join(b.TempDir(), "bench.db")})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -23,7 +23,7 @@ func BenchmarkStep(b *testing.B) {
 }
 
 func BenchmarkAppend(b *testing.B) {
-	s, err := OpenSessions(context.Background(), filepath.Join(b.TempDir(), "bench.db"))
+	s, err := OpenSessions(context.Background(), Config{Path: filepath.Join(b.TempDir(), "bench.db")})
 	if err != nil {
 		b.Fatal(err)
 	}

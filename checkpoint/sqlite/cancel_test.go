@@ -16,7 +16,7 @@ import (
 func TestPutWaitingIsCanceled(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "wait.db")
-	s, err := Open(ctx, path, WithBusyTimeout(time.Minute))
+	s, err := Open(ctx, Config{Path: path, BusyTimeout: time.Minute})
 	require.NoError(t, err)
 	defer s.Close()
 

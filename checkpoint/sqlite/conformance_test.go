@@ -18,11 +18,11 @@ func TestMain(m *testing.M) {
 
 // openBoth opens the checkpoint and session stores in one file.
 func openBoth(ctx context.Context, path string) (checkpoint.Store, checkpoint.SessionStore, error) {
-	s, err := Open(ctx, path)
+	s, err := Open(ctx, Config{Path: path})
 	if err != nil {
 		return nil, nil, err
 	}
-	sess, err := OpenSessions(ctx, path)
+	sess, err := OpenSessions(ctx, Config{Path: path})
 	if err != nil {
 		s.Close()
 		return nil, nil, err
@@ -40,7 +40,7 @@ func TestProcesses(t *testing.T) {
 // test.
 func openTemp(t *testing.T) *Store {
 	t.Helper()
-	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "checkpoints.db"))
+	s, err := Open(context.Background(), Config{Path: filepath.Join(t.TempDir(), "checkpoints.db")})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, s.Close()) })
 	return s
@@ -61,7 +61,7 @@ func TestConformance(t *testing.T) {
 
 func TestSessionsConformance(t *testing.T) {
 	checkpointtest.RunSessions(t, func(t *testing.T) checkpoint.SessionStore {
-		s, err := OpenSessions(context.Background(), filepath.Join(t.TempDir(), "sessions.db"))
+		s, err := OpenSessions(context.Background(), Config{Path: filepath.Join(t.TempDir(), "sessions.db")})
 		require.NoError(t, err)
 		t.Cleanup(func() { require.NoError(t, s.Close()) })
 		return s

@@ -17,19 +17,20 @@ import (
 // processes), a pool of read-only connections, and the closed state.
 type db struct {
 	path  string
-	cfg   config
+	cfg   Config
 	write *sql.DB
 	read  *sql.DB
 	sqlrow.Closer
 }
 
-// openDB opens (creating when missing) the database at path, or at
-// [DefaultPath] when path is empty, and brings its schema up to date.
-func openDB(ctx context.Context, path string, opts []Option) (*db, error) {
-	cfg, err := newConfig(opts)
+// openDB opens (creating when missing) the database at cfg.Path, or at
+// [DefaultPath] when it is empty, and brings its schema up to date.
+func openDB(ctx context.Context, cfg Config) (*db, error) {
+	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
 	}
+	path := cfg.Path
 	if path == "" {
 		if path, err = DefaultPath(); err != nil {
 			return nil, err
@@ -40,11 +41,11 @@ func openDB(ctx context.Context, path string, opts []Option) (*db, error) {
 			return nil, fmt.Errorf("checkpoint/sqlite: create the folder of %s: %w (choose another file, or set %s)", path, err, PathEnv)
 		}
 	}
-	pools, err := userfile.OpenSQLite(path, cfg.busyTimeout)
+	pools, err := userfile.OpenSQLite(path, cfg.BusyTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint/sqlite: open %s: %w", path, err)
 	}
-	if err := migrate(ctx, pools.Write, cfg.busyTimeout); err != nil {
+	if err := migrate(ctx, pools.Write, cfg.BusyTimeout); err != nil {
 		pools.Close()
 		return nil, fmt.Errorf("checkpoint/sqlite: open %s: %w", path, err)
 	}
@@ -90,7 +91,7 @@ func (d *db) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 // write lock for longer than the busy timeout.
 func adviseBusy(err error) error {
 	if userfile.IsBusy(err) {
-		return fmt.Errorf("%w: another process held the write lock longer than the busy timeout: retry, or raise it with WithBusyTimeout", err)
+		return fmt.Errorf("%w: another process held the write lock longer than the busy timeout: retry, or raise sqlite.Config.BusyTimeout", err)
 	}
 	return err
 }

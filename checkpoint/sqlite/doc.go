@@ -5,13 +5,13 @@
 //
 // # Database
 //
-// [Open] and [OpenSessions] take a file path; [OpenDefault] and
-// [OpenDefaultSessions] use [DefaultPath]: $LOOM_CHECKPOINT_DB if set, else
+// [Open] and [OpenSessions] take a [Config] whose Path is the file; an
+// empty Path means [DefaultPath]: $LOOM_CHECKPOINT_DB if set, else
 // checkpoints.db under os.UserCacheDir()/loom. A Store and a Sessions may
 // share one file, and so may an application's own tables: loom's tables
 // are named loom_*.
 //
-// The file runs in WAL mode with a busy timeout ([WithBusyTimeout]).
+// The file runs in WAL mode with a busy timeout ([Config.BusyTimeout]).
 // Every write is one IMMEDIATE transaction that reads the head and writes
 // the new row, so the compare-and-swap of [checkpoint.Store.Put] and
 // [checkpoint.SessionStore.Append] holds across processes sharing the

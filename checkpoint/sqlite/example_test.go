@@ -24,7 +24,7 @@ func ExampleOpen() {
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "checkpoints.db")
 
-	store, err := sqlite.Open(ctx, path)
+	store, err := sqlite.Open(ctx, sqlite.Config{Path: path})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func ExampleOpen() {
 	}
 	store.Close()
 
-	again, err := sqlite.Open(ctx, path)
+	again, err := sqlite.Open(ctx, sqlite.Config{Path: path})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -50,7 +50,7 @@ func TestOpenForeignSchema(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			path := prepare(t, c.stmts...)
-			_, err := Open(context.Background(), path)
+			_, err := Open(context.Background(), Config{Path: path})
 			require.ErrorIs(t, err, checkpoint.ErrCorrupt)
 			var ce *checkpoint.CorruptError
 			require.ErrorAs(t, err, &ce)
@@ -59,7 +59,7 @@ func TestOpenForeignSchema(t *testing.T) {
 			for _, w := range c.want {
 				require.ErrorContains(t, err, w)
 			}
-			_, err = OpenSessions(context.Background(), path)
+			_, err = OpenSessions(context.Background(), Config{Path: path})
 			require.ErrorIs(t, err, checkpoint.ErrCorrupt)
 		})
 	}
@@ -67,7 +67,7 @@ func TestOpenForeignSchema(t *testing.T) {
 
 func TestOpenForeignColumns(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "db.sqlite")
-	s, err := Open(context.Background(), path)
+	s, err := Open(context.Background(), Config{Path: path})
 	require.NoError(t, err)
 	require.NoError(t, s.Close())
 	db, err := sql.Open("sqlite", "file:"+path)
@@ -76,7 +76,7 @@ func TestOpenForeignColumns(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, db.Close())
 
-	_, err = Open(context.Background(), path)
+	_, err = Open(context.Background(), Config{Path: path})
 	require.ErrorIs(t, err, checkpoint.ErrCorrupt)
 	require.ErrorContains(t, err, "table loom_session_turns")
 	require.ErrorContains(t, err, "no column turn, format")
@@ -87,12 +87,12 @@ func TestOpenForeignColumns(t *testing.T) {
 func TestOpenSharedAndReopen(t *testing.T) {
 	ctx := context.Background()
 	path := prepare(t, `CREATE TABLE spans (trace_id TEXT, span_id TEXT)`, `PRAGMA user_version = 5`)
-	s, err := Open(ctx, path)
+	s, err := Open(ctx, Config{Path: path})
 	require.NoError(t, err)
 	require.NoError(t, s.Put(ctx, checkpoint.Checkpoint{RunID: "r", Seq: 1, Time: time.Unix(1, 2)}))
 	require.NoError(t, s.Close())
 
-	s, err = Open(ctx, path)
+	s, err = Open(ctx, Config{Path: path})
 	require.NoError(t, err)
 	defer s.Close()
 	head, err := s.Head(ctx, "r")
@@ -100,7 +100,7 @@ func TestOpenSharedAndReopen(t *testing.T) {
 	require.Equal(t, time.Unix(1, 2).UTC(), head.Time)
 }
 
-func TestOpenDefault(t *testing.T) {
+func TestOpenEmptyPathIsDefault(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "sub", "dir", "cp.db")
 	t.Setenv(PathEnv, path)
@@ -108,11 +108,11 @@ func TestOpenDefault(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, path, got)
 
-	s, err := OpenDefault(ctx)
+	s, err := Open(ctx, Config{})
 	require.NoError(t, err)
 	require.Equal(t, path, s.Path())
 	require.NoError(t, s.Close())
-	sess, err := OpenDefaultSessions(ctx)
+	sess, err := OpenSessions(ctx, Config{})
 	require.NoError(t, err)
 	require.Equal(t, path, sess.Path())
 	require.NoError(t, sess.Close())
@@ -129,14 +129,14 @@ func TestOpenDefault(t *testing.T) {
 	require.Equal(t, filepath.Join("loom", "checkpoints.db"), filepath.Join(filepath.Base(filepath.Dir(got)), filepath.Base(got)))
 }
 
-func TestOptions(t *testing.T) {
+func TestConfig(t *testing.T) {
 	ctx := context.Background()
-	_, err := Open(ctx, filepath.Join(t.TempDir(), "x.db"), WithBusyTimeout(-time.Second))
+	_, err := Open(ctx, Config{Path: filepath.Join(t.TempDir(), "x.db"), BusyTimeout: -time.Second})
 	require.ErrorIs(t, err, checkpoint.ErrInvalid)
-	require.ErrorContains(t, err, "busy timeout")
+	require.ErrorContains(t, err, "sqlite.Config.BusyTimeout is -1s")
 
 	clock := time.Date(2030, 1, 1, 0, 0, 0, 5, time.UTC)
-	s, err := OpenSessions(ctx, filepath.Join(t.TempDir(), "x.db"), WithClock(func() time.Time { return clock }), WithBusyTimeout(0))
+	s, err := OpenSessions(ctx, Config{Path: filepath.Join(t.TempDir(), "x.db"), Clock: func() time.Time { return clock }, BusyTimeout: 0})
 	require.NoError(t, err)
 	defer s.Close()
 	require.NoError(t, s.Append(ctx, "s", 0, []byte(`1`)))
@@ -152,7 +152,7 @@ func TestOptions(t *testing.T) {
 func TestBusy(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "busy.db")
-	s, err := Open(ctx, path, WithBusyTimeout(time.Millisecond))
+	s, err := Open(ctx, Config{Path: path, BusyTimeout: time.Millisecond})
 	require.NoError(t, err)
 	defer s.Close()
 
@@ -169,7 +169,7 @@ func TestBusy(t *testing.T) {
 	require.Error(t, err)
 	require.ErrorContains(t, err, `checkpoint/sqlite: Put run "r"`)
 	require.ErrorContains(t, err, path)
-	require.ErrorContains(t, err, "WithBusyTimeout")
+	require.ErrorContains(t, err, "sqlite.Config.BusyTimeout")
 
 	_, err = conn.ExecContext(ctx, "ROLLBACK")
 	require.NoError(t, err)
@@ -184,7 +184,7 @@ func TestGoldenV1(t *testing.T) {
 	require.NoError(t, err)
 	path := prepare(t, string(dump))
 
-	s, err := Open(ctx, path)
+	s, err := Open(ctx, Config{Path: path})
 	require.NoError(t, err)
 	defer s.Close()
 	all, err := s.List(ctx, "run-1")
@@ -201,7 +201,7 @@ func TestGoldenV1(t *testing.T) {
 	require.Equal(t, int64(2), runs[0].Head)
 	require.NoError(t, s.Put(ctx, checkpoint.Checkpoint{RunID: "run-1", Seq: 3, Kind: "end", Time: time.Unix(1767323047, 0)}))
 
-	sess, err := OpenSessions(ctx, path)
+	sess, err := OpenSessions(ctx, Config{Path: path})
 	require.NoError(t, err)
 	defer sess.Close()
 	turns, err := sess.Load(ctx, "chat-1")

@@ -18,19 +18,14 @@ type Sessions struct{ db *db }
 
 var _ checkpoint.SessionStore = (*Sessions)(nil)
 
-// OpenSessions opens the session store in the SQLite file at path, like
-// [Open]; an empty path means [DefaultPath].
-func OpenSessions(ctx context.Context, path string, opts ...Option) (*Sessions, error) {
-	d, err := openDB(ctx, path, opts)
+// OpenSessions opens the session store in the SQLite file at cfg.Path,
+// like [Open]; an empty Path means [DefaultPath].
+func OpenSessions(ctx context.Context, cfg Config) (*Sessions, error) {
+	d, err := openDB(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
 	return &Sessions{db: d}, nil
-}
-
-// OpenDefaultSessions opens the session store at [DefaultPath].
-func OpenDefaultSessions(ctx context.Context, opts ...Option) (*Sessions, error) {
-	return OpenSessions(ctx, "", opts...)
 }
 
 // Path returns the database file's path.
@@ -48,7 +43,7 @@ func (s *Sessions) Append(ctx context.Context, sessionID string, after int, turn
 	if err := s.db.ready(ctx, "Append", "session", sessionID); err != nil {
 		return err
 	}
-	now := checkpoint.StoredTime(s.db.cfg.now()).UnixNano()
+	now := checkpoint.StoredTime(s.db.cfg.Clock()).UnixNano()
 	err := s.db.inTx(ctx, func(tx *sql.Tx) error {
 		var have int64
 		err := tx.QueryRowContext(ctx, `SELECT turns FROM loom_sessions WHERE session_id = ?`, sessionID).Scan(&have)

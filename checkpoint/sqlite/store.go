@@ -20,22 +20,17 @@ var (
 	_ checkpoint.TailReader = (*Store)(nil)
 )
 
-// Open opens the checkpoint store in the SQLite file at path, creating the
-// file, its folder and the schema when missing; an empty path means
-// [DefaultPath]. A file whose loom tables are foreign or written by a
-// newer loom fails with an error wrapping [checkpoint.ErrCorrupt].
-func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
-	d, err := openDB(ctx, path, opts)
+// Open opens the checkpoint store in the SQLite file at cfg.Path, creating
+// the file, its folder and the schema when missing; an empty Path means
+// [DefaultPath] (a file under the user's cache directory, or
+// $LOOM_CHECKPOINT_DB). A file whose loom tables are foreign or written by
+// a newer loom fails with an error wrapping [checkpoint.ErrCorrupt].
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	d, err := openDB(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
 	return &Store{db: d}, nil
-}
-
-// OpenDefault opens the checkpoint store at [DefaultPath]: a file under the
-// user's cache directory, or $LOOM_CHECKPOINT_DB.
-func OpenDefault(ctx context.Context, opts ...Option) (*Store, error) {
-	return Open(ctx, "", opts...)
 }
 
 // Path returns the database file's path.

@@ -117,9 +117,9 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer, open 
 	}
 	var exec sandbox.Executor
 	if o.sandbox == "isolated" {
-		exec, err = sandbox.NewIsolated(isolatedOptions(false)...)
+		exec, err = sandbox.NewIsolated(isolatedConfig(false))
 	} else {
-		exec, err = sandbox.NewInProcess()
+		exec, err = sandbox.NewInProcess(sandbox.InProcessConfig{})
 	}
 	if err != nil {
 		return exitWith(stderr, &exitError{1, fmt.Sprintf("start the sandbox: %v", err)})

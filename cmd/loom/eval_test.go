@@ -145,7 +145,7 @@ func TestEvalEndToEnd(t *testing.T) {
 	require.Contains(t, fmt.Sprint(srv.reqs[0]["messages"]), "```javascript\n/**")
 
 	// the run is in the trace store, as loom observe lists it
-	st, err := store.Open(context.Background(), os.Getenv("LOOM_TRACE_DB"))
+	st, err := store.Open(context.Background(), store.Config{Path: os.Getenv("LOOM_TRACE_DB")})
 	require.NoError(t, err)
 	defer st.Close()
 	page, err := st.Traces(context.Background(), store.Query{})

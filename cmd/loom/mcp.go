@@ -135,9 +135,9 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer, open m
 	}
 	var exec sandbox.Executor
 	if *kind == "isolated" {
-		exec, err = sandbox.NewIsolated(isolatedOptions(true)...)
+		exec, err = sandbox.NewIsolated(isolatedConfig(true))
 	} else {
-		exec, err = sandbox.NewInProcess()
+		exec, err = sandbox.NewInProcess(sandbox.InProcessConfig{})
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "loom mcp serve: start the sandbox: %v\n", err)

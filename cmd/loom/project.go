@@ -119,7 +119,7 @@ func load(ctx context.Context, path string, rs runSettings, getenv func(string) 
 	if err != nil {
 		return nil, err
 	}
-	p, err := spec.Build(d, spec.Registry{Getenv: getenv, Checkpoints: store, TrustedCode: rs.trusted, Isolated: isolatedOptions(true), Log: log, Models: func(ref string) (model.Model, error) {
+	p, err := spec.Build(d, spec.Registry{Getenv: getenv, Checkpoints: store, TrustedCode: rs.trusted, Isolated: isolatedConfig(true), Log: log, Models: func(ref string) (model.Model, error) {
 		if ref == spec.ClientModel {
 			// The model of the MCP client calling loom mcp serve.
 			return mcpserver.ClientModel(), nil
@@ -268,9 +268,9 @@ func isPostgres(db string) bool {
 // postgres:// URL, else the SQLite file.
 func openCheckpoints(ctx context.Context, db string) (checkpoint.Store, error) {
 	if isPostgres(db) {
-		return postgres.Open(ctx, db)
+		return postgres.Open(ctx, postgres.Config{DSN: db})
 	}
-	return sqlite.Open(ctx, db)
+	return sqlite.Open(ctx, sqlite.Config{Path: db})
 }
 
 // checkFile checks a loom/v1 file, or the AIGNE project of a folder

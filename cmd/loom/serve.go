@@ -92,7 +92,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, con 
 	untrace := startTracing(ctx, "serve", stderr, &cfg)
 	defer untrace()
 	pg, err := playground.New(playground.Config{Path: pos[0], Engine: engine.New(cfg), Labels: labels,
-		Registry: spec.Registry{Models: open, Getenv: con.getenv, Checkpoints: store, TrustedCode: rs.trusted, Isolated: isolatedOptions(true)},
+		Registry: spec.Registry{Models: open, Getenv: con.getenv, Checkpoints: store, TrustedCode: rs.trusted, Isolated: isolatedConfig(true)},
 		Options:  spec.Options{Root: rs.root}, Grants: grants})
 	if err != nil {
 		fmt.Fprintf(stderr, "loom serve: %v\n", err)

@@ -174,7 +174,7 @@ func TestPlaygroundRunsAreDurable(t *testing.T) {
 
 			// loom run and loom resume traced their runs (loom serve flushes
 			// when it stops).
-			ts, err := store.Open(context.Background(), traces)
+			ts, err := store.Open(context.Background(), store.Config{Path: traces})
 			require.NoError(t, err)
 			defer ts.Close()
 			page, err := ts.Traces(context.Background(), store.Query{})

@@ -204,13 +204,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	store, err := sqlite.Open(ctx, *db)
+	store, err := sqlite.Open(ctx, sqlite.Config{Path: *db})
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
 	defer store.Close()
-	exec, err := sandbox.NewIsolated()
+	exec, err := sandbox.NewIsolated(sandbox.IsolatedConfig{})
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1

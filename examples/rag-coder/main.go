@@ -90,12 +90,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	exec, err := sandbox.NewIsolated()
+	exec, err := sandbox.NewIsolated(sandbox.IsolatedConfig{})
 	if err != nil {
 		return err
 	}
 	defer exec.Close()
-	evaluateJs, err := jstool.New(exec)
+	evaluateJs, err := jstool.New(exec, jstool.Config{})
 	if err != nil {
 		return err
 	}

@@ -115,7 +115,7 @@ func TestSignalsCancelTheRunAndStopTheWorkers(t *testing.T) {
 				require.False(t, exampletest.Alive(pid), "worker %d outlived the program", pid)
 			}
 
-			st, err := store.Open(context.Background(), filepath.Join(dir, "loom", "traces.db"))
+			st, err := store.Open(context.Background(), store.Config{Path: filepath.Join(dir, "loom", "traces.db")})
 			require.NoError(t, err, "the interrupted run's trace was flushed to the store")
 			defer st.Close()
 			page, err := st.Traces(context.Background(), store.Query{Limit: 10})

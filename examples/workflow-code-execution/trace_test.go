@@ -21,7 +21,7 @@ func TestRunsAreRecordedForLoomObserve(t *testing.T) {
 	require.Equal(t, 0, res.Code, "stderr: %s", res.Stderr)
 
 	db := filepath.Join(dir, "loom", "traces.db")
-	st, err := store.Open(context.Background(), db)
+	st, err := store.Open(context.Background(), store.Config{Path: db})
 	require.NoError(t, err, "the run was recorded in the default store under the user cache directory")
 	defer st.Close()
 	page, err := st.Traces(context.Background(), store.Query{Limit: 10})

@@ -30,7 +30,7 @@ func TestPlaygroundInTheBrowser(t *testing.T) {
 	require.NoError(t, err)
 	path := filepath.Join(dir, "loom.yaml")
 	require.NoError(t, os.WriteFile(path, src, 0o644))
-	store, err := sqlite.Open(t.Context(), filepath.Join(dir, "checkpoints.db"))
+	store, err := sqlite.Open(t.Context(), sqlite.Config{Path: filepath.Join(dir, "checkpoints.db")})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, store.Close()) })
 	pg, err := playground.New(playground.Config{Path: path, Engine: engine.New(engine.Config{Checkpoints: store})})

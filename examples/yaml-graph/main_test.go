@@ -77,7 +77,7 @@ func TestGraphStopsForApprovalAndResumes(t *testing.T) {
 	require.Len(t, srv.Requests(), 4)
 
 	// The run that stopped is the run that ended, and it resumes once.
-	st, err := sqlite.Open(t.Context(), filepath.Join(dir, "cp.db"))
+	st, err := sqlite.Open(t.Context(), sqlite.Config{Path: filepath.Join(dir, "cp.db")})
 	require.NoError(t, err)
 	defer st.Close()
 	cps, err := st.List(t.Context(), id)

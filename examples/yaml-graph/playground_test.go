@@ -48,7 +48,7 @@ func TestGraphInThePlayground(t *testing.T) {
 	src = []byte(strings.Replace(string(src), "sandbox: {kind: isolated, timeout: 2s}", "sandbox: {kind: in_process, trusted: true, timeout: 2s}", 1))
 	path := filepath.Join(dir, "loom.yaml")
 	require.NoError(t, os.WriteFile(path, src, 0o644))
-	store, err := sqlite.Open(t.Context(), filepath.Join(dir, "checkpoints.db"))
+	store, err := sqlite.Open(t.Context(), sqlite.Config{Path: filepath.Join(dir, "checkpoints.db")})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, store.Close()) })
 	pg, err := playground.New(playground.Config{Path: path, Engine: engine.New(engine.Config{Checkpoints: store}), Registry: spec.Registry{Checkpoints: store, TrustedCode: true}})

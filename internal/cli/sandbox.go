@@ -73,7 +73,7 @@ func NewSandbox(env *Env, kind string, timeout time.Duration) (agent.Agent, bool
 	if err != nil {
 		return nil, false, err
 	}
-	tool, err := jstool.New(exec)
+	tool, err := jstool.New(exec, jstool.Config{})
 	if err != nil {
 		return nil, false, err
 	}
@@ -87,13 +87,10 @@ func NewSandbox(env *Env, kind string, timeout time.Duration) (agent.Agent, bool
 // (codeexec with SandboxTools). The executor is closed when the program
 // ends.
 func NewExecutor(env *Env, kind string, timeout time.Duration) (sandbox.ToolRunner, error) {
-	var opts []sandbox.Option
 	if timeout < 0 {
 		return nil, fmt.Errorf("--sandbox-timeout %v: it must be positive, as 2s", timeout)
 	}
-	if timeout > 0 {
-		opts = append(opts, sandbox.WithTimeout(timeout))
-	}
+	lim := sandbox.Limits{Timeout: timeout}
 	var exec sandbox.ToolRunner
 	var err error
 	switch kind {
@@ -101,17 +98,17 @@ func NewExecutor(env *Env, kind string, timeout time.Duration) (sandbox.ToolRunn
 		var iso *sandbox.Isolated
 		// The first worker starts while the program goes on to its first
 		// model call; the first snippet waits for it.
-		opts = append(opts, sandbox.WithBackgroundStart())
+		cfg := sandbox.IsolatedConfig{Limits: lim, BackgroundStart: true}
 		if w := WorkerBeside(); w != "" {
-			opts = append(opts, sandbox.WithWorkerCommand(w))
+			cfg.WorkerCommand = []string{w}
 		}
-		iso, err = sandbox.NewIsolated(opts...)
+		iso, err = sandbox.NewIsolated(cfg)
 		if err == nil {
 			env.Log.Debug("sandbox", "executor", kind, "memory", iso.MemoryEnforcement())
 			exec = iso
 		}
 	case SandboxInProcess:
-		exec, err = sandbox.NewInProcess(opts...)
+		exec, err = sandbox.NewInProcess(sandbox.InProcessConfig{Limits: lim})
 		env.Log.Debug("sandbox", "executor", kind)
 	default:
 		return nil, fmt.Errorf("--sandbox %q: use %s or %s", kind, SandboxIsolated, SandboxInProcess)

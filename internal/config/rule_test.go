@@ -2,25 +2,24 @@ package config_test
 
 import (
 	"context"
-	"go/ast"
-	"go/parser"
-	"go/token"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/checkpoint"
+	ckpostgres "github.com/loomwork/loom/checkpoint/postgres"
+	cksqlite "github.com/loomwork/loom/checkpoint/sqlite"
 	"github.com/loomwork/loom/codeexec"
 	"github.com/loomwork/loom/compose"
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/evals"
 	"github.com/loomwork/loom/graph"
 	"github.com/loomwork/loom/internal/config"
+	"github.com/loomwork/loom/internal/config/configtest"
 	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/mcp"
 	mcpserver "github.com/loomwork/loom/mcp/server"
@@ -28,9 +27,11 @@ import (
 	"github.com/loomwork/loom/model/gemini"
 	"github.com/loomwork/loom/model/openai"
 	"github.com/loomwork/loom/observe"
+	"github.com/loomwork/loom/observe/store"
 	"github.com/loomwork/loom/observe/viewer"
 	"github.com/loomwork/loom/playground"
 	"github.com/loomwork/loom/sandbox"
+	"github.com/loomwork/loom/sandbox/jstool"
 	"github.com/loomwork/loom/vector"
 	"github.com/loomwork/loom/vector/recall"
 	vsqlite "github.com/loomwork/loom/vector/sqlite"
@@ -39,14 +40,21 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 )
 
-// ruleCase builds one config type: value is a valid config (its numbers
-// zero), build hands a config of that type to its constructor. zeroNeeds,
-// when set, says what else than numbers the zero config lacks to build
-// here (a server): its build may then fail, but not over a number.
+// ruleCase is one config's case in the rule's checks: a
+// [configtest.Case], written without keys in the table below.
 type ruleCase struct {
 	value     any
 	build     func(t *testing.T, cfg any) error
 	zeroNeeds string
+}
+
+// checked is the table of cases for the configtest checks.
+func checked(t *testing.T) map[string]configtest.Case {
+	out := map[string]configtest.Case{}
+	for k, c := range cases(t) {
+		out[k] = configtest.Case{Value: c.value, Build: c.build, ZeroNeeds: c.zeroNeeds}
+	}
+	return out
 }
 
 // graphState is the state of the graph the graph.Config case compiles.
@@ -54,13 +62,8 @@ type graphState struct {
 	N int `json:"n"`
 }
 
-// ctor adapts a constructor taking only a config to ruleCase.build.
-func ctor[C, R any](f func(C) (R, error)) func(*testing.T, any) error {
-	return func(_ *testing.T, c any) error {
-		_, err := f(c.(C))
-		return err
-	}
-}
+// ctor adapts a constructor taking only a config to ruleCase's build.
+func ctor[C, R any](f func(C) (R, error)) func(*testing.T, any) error { return configtest.Ctor(f) }
 
 // cases holds every exported config struct of the core module's public
 // packages, by "dir.Type". TestEveryConfigHasACase keeps it complete.
@@ -71,7 +74,7 @@ func cases(t *testing.T) map[string]ruleCase {
 		require.NoError(t, err)
 		return m
 	}
-	exec, err := sandbox.NewInProcess()
+	exec, err := sandbox.NewInProcess(sandbox.InProcessConfig{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = exec.Close() })
 	closeIt := func(c any) {
@@ -137,6 +140,39 @@ func cases(t *testing.T) map[string]ruleCase {
 			_, err := evals.Run(t.Context(), nil, c.(evals.Config))
 			return err
 		}, "problems to solve"},
+		"sandbox.InProcessConfig": {sandbox.InProcessConfig{}, func(t *testing.T, c any) error {
+			e, err := sandbox.NewInProcess(c.(sandbox.InProcessConfig))
+			closeIt(e)
+			return err
+		}, ""},
+		// A worker that is not one (/bin/true), started in the background:
+		// the config is checked, nothing runs, and this test binary is not
+		// re-executed as a worker.
+		"sandbox.IsolatedConfig": {sandbox.IsolatedConfig{WorkerCommand: []string{"/bin/true"}, BackgroundStart: true}, func(t *testing.T, c any) error {
+			e, err := sandbox.NewIsolated(c.(sandbox.IsolatedConfig))
+			closeIt(e)
+			return err
+		}, ""},
+		"sandbox/jstool.Config": {jstool.Config{}, func(t *testing.T, c any) error {
+			_, err := jstool.New(exec, c.(jstool.Config))
+			return err
+		}, ""},
+		"checkpoint.MemorySessionsConfig": {checkpoint.MemorySessionsConfig{}, nil, ""},
+		"checkpoint/sqlite.Config": {cksqlite.Config{}, func(t *testing.T, c any) error {
+			cfg := c.(cksqlite.Config)
+			cfg.Path = filepath.Join(t.TempDir(), "checkpoints.db")
+			s, err := cksqlite.Open(t.Context(), cfg)
+			closeIt(s)
+			return err
+		}, ""},
+		"checkpoint/postgres.Config": {ckpostgres.Config{}, nil, ""},
+		"observe/store.Config": {store.Config{}, func(t *testing.T, c any) error {
+			cfg := c.(store.Config)
+			cfg.Path = filepath.Join(t.TempDir(), "traces.db")
+			s, err := store.Open(t.Context(), cfg)
+			closeIt(s)
+			return err
+		}, ""},
 		"vector.MemoryConfig": {vector.MemoryConfig{Dimensions: 2}, ctor(vector.NewMemory), ""},
 		"vector.IngestConfig": {vector.IngestConfig{}, func(t *testing.T, c any) error {
 			_, err := vector.NewIngester(memory(), c.(vector.IngestConfig))
@@ -165,126 +201,48 @@ func cases(t *testing.T) map[string]ruleCase {
 	}
 }
 
-// exportedConfigs lists the exported struct types named Config or
-// ...Config in the core module's public packages (not internal, examples,
-// cmd, or nested modules), as "dir.Type".
-func exportedConfigs(t *testing.T) []string {
+// repoRoot is the repository's root, the core module's.
+func repoRoot(t *testing.T) string {
 	root, err := filepath.Abs("../..")
 	require.NoError(t, err)
-	var out []string
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, path)
-		if d.IsDir() {
-			name := d.Name()
-			if rel != "." && (strings.HasPrefix(name, ".") || name == "internal" || name == "testdata" || name == "node_modules" || name == "examples" || name == "cmd") {
-				return filepath.SkipDir
-			}
-			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil && rel != "." {
-				return filepath.SkipDir // a nested module, with its own tests
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		for _, decl := range f.Decls {
-			gd, ok := decl.(*ast.GenDecl)
-			if !ok || gd.Tok != token.TYPE {
-				continue
-			}
-			for _, spec := range gd.Specs {
-				ts := spec.(*ast.TypeSpec)
-				if _, isStruct := ts.Type.(*ast.StructType); isStruct && ts.Name.IsExported() && strings.HasSuffix(ts.Name.Name, "Config") {
-					out = append(out, filepath.ToSlash(filepath.Dir(rel))+"."+ts.Name.Name)
-				}
-			}
-		}
-		return nil
-	})
-	require.NoError(t, err)
-	slices.Sort(out)
-	return out
+	return root
 }
 
 // A new config type must get a case here, so the rule is checked for it.
 func TestEveryConfigHasACase(t *testing.T) {
-	all := cases(t)
-	names := make([]string, 0, len(all))
-	for k := range all {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	require.Equal(t, exportedConfigs(t), names, "every exported config struct needs a case in cases(), and every case a config")
+	root := repoRoot(t)
+	configtest.EveryConfigHasACase(t, root, root, checked(t))
 }
 
-// numbers lists the signed numeric fields of v's type, by index path and
-// dotted name, descending into nested structs as config.Check does.
-func numbers(typ reflect.Type, index []int, name string) (paths [][]int, names []string, tags []string) {
-	for i := range typ.NumField() {
-		f := typ.Field(i)
-		if !f.IsExported() {
+// TestZeroAndNegativeRule checks every config of the core module: all
+// numbers zero builds, each at -1 is refused with an error naming it,
+// unless tagged config:"negative".
+func TestZeroAndNegativeRule(t *testing.T) {
+	configtest.Rule(t, checked(t))
+}
+
+// A nested module (temporal, vector/*) with config structs checks the
+// rule over them itself, with the same helpers (configtest.Module).
+func TestNestedModulesCheckTheRule(t *testing.T) {
+	root := repoRoot(t)
+	mods := configtest.NestedModules(t, root)
+	require.Contains(t, mods, "temporal", "the walk finds the nested modules")
+	for _, mod := range mods {
+		if len(configtest.ExportedConfigs(t, root, filepath.Join(root, mod))) == 0 {
 			continue
 		}
-		idx := append(slices.Clone(index), i)
-		n := strings.TrimPrefix(name+"."+f.Name, ".")
-		switch f.Type.Kind() {
-		case reflect.Struct:
-			p, ns, ts := numbers(f.Type, idx, n)
-			paths, names, tags = append(paths, p...), append(names, ns...), append(tags, ts...)
-		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Float32, reflect.Float64:
-			paths, names, tags = append(paths, idx), append(names, n), append(tags, f.Tag.Get("config"))
-		}
-	}
-	return paths, names, tags
-}
-
-// TestZeroAndNegativeRule checks every config: all numbers zero builds
-// (zero is the default), and each number set to -1 is refused with an
-// error naming the field, unless the field is tagged config:"negative"
-// (its doc says what a negative value means), when it builds.
-func TestZeroAndNegativeRule(t *testing.T) {
-	for name, c := range cases(t) {
-		t.Run(name, func(t *testing.T) {
-			typ := reflect.TypeOf(c.value)
-			paths, fields, tags := numbers(typ, nil, "")
-			if c.build == nil {
-				require.Empty(t, fields, "a config with numeric fields needs a build func")
-				return
-			}
-			if err := c.build(t, c.value); c.zeroNeeds == "" {
-				require.NoError(t, err, "the zero numbers are the defaults")
-			} else if err != nil {
-				for _, f := range fields {
-					require.NotContains(t, err.Error(), f[strings.LastIndexByte(f, '.')+1:]+" is", "the zero config fails for want of %s, not over a number", c.zeroNeeds)
+		t.Run(mod, func(t *testing.T) {
+			tests, err := filepath.Glob(filepath.Join(root, mod, "*_test.go"))
+			require.NoError(t, err)
+			var calls []string
+			for _, f := range tests {
+				b, err := os.ReadFile(f)
+				require.NoError(t, err)
+				if strings.Contains(string(b), `configtest.Module(t, "`+mod+`", `) {
+					calls = append(calls, f)
 				}
 			}
-			for i, p := range paths {
-				v := reflect.New(typ).Elem()
-				v.Set(reflect.ValueOf(c.value))
-				f := v.FieldByIndex(p)
-				if f.CanInt() {
-					f.SetInt(-1)
-				} else {
-					f.SetFloat(-1)
-				}
-				err := c.build(t, v.Interface())
-				last := fields[i][strings.LastIndexByte(fields[i], '.')+1:]
-				if tags[i] == config.TagNegative {
-					if err != nil {
-						require.NotContains(t, err.Error(), last, "%s is tagged negative: -1 has a meaning", fields[i])
-					}
-					continue
-				}
-				require.Error(t, err, "%s = -1 must be refused", fields[i])
-				require.Contains(t, err.Error(), last, "the error names the field %s", fields[i])
-			}
+			require.Len(t, calls, 1, "module %s has config structs: one test of its own must check them with configtest.Module(t, %q, cases)", mod, mod)
 		})
 	}
 }

@@ -39,7 +39,7 @@ func codeModel(t modeltest.TB) *modeltest.Scripted {
 
 // codeServer is a server exposing code_execution with a scripted coder.
 func codeServer(t modeltest.TB, approver codeexec.Approver) (*Server, func(), error) {
-	exec, err := sandbox.NewInProcess()
+	exec, err := sandbox.NewInProcess(sandbox.InProcessConfig{})
 	if err != nil {
 		return nil, nil, err
 	}

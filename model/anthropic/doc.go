@@ -2,6 +2,10 @@
 // Messages API, built on the official SDK,
 // github.com/anthropics/anthropic-sdk-go/v2.
 //
+// Its constructors take functional options ([model.ClientOption]) as the
+// SDK's client does: a provider mirrors its SDK, where loom's other
+// constructors take a Config struct.
+//
 // Version 2 of the SDK is used because it speaks the current API version,
 // 2026-10-21 (version 1 stopped at v1.84.0 and still sends 2023-06-01). That
 // version removed temperature, top_p and top_k: the API answers 400 for them

@@ -2,6 +2,10 @@
 // Gemini API (the generativelanguage endpoint, not Vertex AI), built on the
 // official SDK, google.golang.org/genai.
 //
+// Its constructors take functional options ([model.ClientOption]) as the
+// SDK's client does: a provider mirrors its SDK, where loom's other
+// constructors take a Config struct.
+//
 // The key comes from [model.WithAPIKey], GOOGLE_API_KEY or GEMINI_API_KEY (the
 // SDK's order: GOOGLE_API_KEY wins, and the SDK logs a warning when both are
 // set); the base URL from [model.WithBaseURL], GOOGLE_GEMINI_BASE_URL or

@@ -2,6 +2,10 @@
 // the services that speak it, built on the official SDK
 // (github.com/openai/openai-go/v3).
 //
+// Its constructors take functional options ([model.ClientOption]) as the
+// SDK's client does: a provider mirrors its SDK, where loom's other
+// constructors take a Config struct.
+//
 // One implementation serves the whole family; a [Preset] gives each
 // provider its default base URL, default model, key variables and quirks:
 //

@@ -47,7 +47,7 @@ func BenchmarkExportSpans(b *testing.B) {
 func benchWrites(b *testing.B, n, spansPerOp int, write func(ctx context.Context, s *store.Store, i int) error) {
 	ctx := context.Background()
 	open := func() *store.Store {
-		s, err := store.Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
+		s, err := store.Open(ctx, store.Config{Path: filepath.Join(b.TempDir(), "bench.db")})
 		require.NoError(b, err)
 		return s
 	}
@@ -84,7 +84,7 @@ func benchWrites(b *testing.B, n, spansPerOp int, write func(ctx context.Context
 // one span.
 func BenchmarkTracerToStore(b *testing.B) {
 	ctx := context.Background()
-	s, err := store.Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
+	s, err := store.Open(ctx, store.Config{Path: filepath.Join(b.TempDir(), "bench.db")})
 	require.NoError(b, err)
 	defer s.Close()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(store.NewExporter(s),
@@ -191,7 +191,7 @@ func BenchmarkWriteRuns(b *testing.B) {
 func BenchmarkOneShot(b *testing.B) {
 	ctx := context.Background()
 	path := filepath.Join(b.TempDir(), "traces.db")
-	s, err := store.Open(ctx, path)
+	s, err := store.Open(ctx, store.Config{Path: path})
 	require.NoError(b, err)
 	require.NoError(b, s.Close())
 	start := time.Now().Add(-time.Minute)
@@ -199,7 +199,7 @@ func BenchmarkOneShot(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		i++
-		s, err := store.Open(ctx, path)
+		s, err := store.Open(ctx, store.Config{Path: path})
 		if err != nil {
 			b.Fatal(err)
 		}

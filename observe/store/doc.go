@@ -37,7 +37,7 @@
 //     description, a system prompt), stored once; a part refers to one as
 //     {"$text": id} in place of the value, and [Store.Trace] puts the value
 //     back. Retention keeps them (any process may refer to one), so the
-//     table is bounded instead ([WithMaxSharedTexts]): past the bound,
+//     table is bounded instead ([Config.MaxSharedTexts]): past the bound,
 //     values stay within their runs;
 //   - traces: one summary row per trace, kept up to date as its spans arrive
 //     — the top agent (the earliest-starting invoke_agent span) with its
@@ -63,7 +63,7 @@
 // # Retention
 //
 // The store never grows without limit: each write also prunes, oldest traces
-// first, what is older than [WithMaxAge] or beyond [WithMaxTraces] traces or
-// [WithMaxSpans] spans, deleting at most a bounded number of rows per write
+// first, what is older than [Config.MaxAge] or beyond [Config.MaxTraces] traces or
+// [Config.MaxSpans] spans, deleting at most a bounded number of rows per write
 // so a write never stalls on a large backlog.
 package store

@@ -12,3 +12,7 @@ var ErrClosed = errors.New("store: closed")
 
 // ErrNotFound is returned by [Store.Trace] for an unknown trace id.
 var ErrNotFound = errors.New("store: trace not found")
+
+// ErrInvalidConfig is wrapped by the error of [Open] for a [Config] it
+// refuses; the message names the field.
+var ErrInvalidConfig = errors.New("invalid config")

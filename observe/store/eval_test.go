@@ -65,7 +65,7 @@ func TestEvalRunIsAnEval(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := openTemp(t)
+			s := openTemp(t, store.Config{})
 			export(t, s, fixture.Run{Seed: 7}) // an agent run beside it
 			tid := trace.TraceID{0xe, 0xa, 1}
 			spans := evalSpans(tc.rootStatus)

@@ -21,7 +21,7 @@ func ExampleOpenExporter() {
 	}
 	defer os.RemoveAll(dir)
 
-	exp, err := store.OpenExporter(ctx, filepath.Join(dir, "traces.db"))
+	exp, err := store.OpenExporter(ctx, store.Config{Path: filepath.Join(dir, "traces.db")})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -26,10 +26,11 @@ var _ sdktrace.SpanExporter = (*Exporter)(nil)
 // leaves s open; the caller closes it.
 func NewExporter(s *Store) *Exporter { return &Exporter{store: s} }
 
-// OpenExporter opens the store at path (empty for [DefaultPath]) and returns
-// an exporter that owns it: Shutdown closes the store.
-func OpenExporter(ctx context.Context, path string, opts ...Option) (*Exporter, error) {
-	s, err := Open(ctx, path, opts...)
+// OpenExporter opens the store cfg names (an empty Path for
+// [DefaultPath]) and returns an exporter that owns it: Shutdown closes the
+// store.
+func OpenExporter(ctx context.Context, cfg Config) (*Exporter, error) {
+	s, err := Open(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}

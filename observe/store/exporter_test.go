@@ -31,7 +31,7 @@ func spanNamed(t *testing.T, d store.TraceDetail, name string) store.Span {
 
 func TestExporterStoresCoderSandboxTrace(t *testing.T) {
 	ctx := context.Background()
-	s := openTemp(t)
+	s := openTemp(t, store.Config{})
 	start := time.Now().Add(-time.Hour).Truncate(time.Millisecond).UTC()
 	export(t, s, fixture.Run{Seed: 7, Start: start})
 
@@ -108,7 +108,7 @@ func TestSummaryByOutcome(t *testing.T) {
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := openTemp(t)
+			s := openTemp(t, store.Config{})
 			tc.run.Seed = uint64(100 + i)
 			export(t, s, tc.run)
 			d, err := s.Trace(context.Background(), fixture.IDs(tc.run.Seed).String())
@@ -129,7 +129,7 @@ func TestSummaryByOutcome(t *testing.T) {
 
 func TestSummaryUpdatesAsSpansArrive(t *testing.T) {
 	ctx := context.Background()
-	s := openTemp(t)
+	s := openTemp(t, store.Config{})
 	exp := store.NewExporter(s)
 	spans := fixture.CoderSandbox(fixture.Run{Seed: 3}).Snapshots()
 	id := fixture.IDs(3).String()
@@ -170,7 +170,7 @@ func TestSummaryUpdatesAsSpansArrive(t *testing.T) {
 
 func TestExporterShutdown(t *testing.T) {
 	ctx := context.Background()
-	s := openTemp(t)
+	s := openTemp(t, store.Config{})
 	exp := store.NewExporter(s)
 	require.NoError(t, exp.Shutdown(ctx))
 	require.NoError(t, exp.Shutdown(ctx), "shutting down twice is fine")
@@ -178,7 +178,7 @@ func TestExporterShutdown(t *testing.T) {
 	_, err := s.Traces(ctx, store.Query{})
 	require.NoError(t, err, "an exporter that did not open the store leaves it open")
 
-	owned, err := store.OpenExporter(ctx, t.TempDir()+"/owned.db")
+	owned, err := store.OpenExporter(ctx, store.Config{Path: t.TempDir() + "/owned.db"})
 	require.NoError(t, err)
 	require.NoError(t, owned.ExportSpans(ctx, fixture.CoderSandbox(fixture.Run{}).Snapshots()))
 	require.NoError(t, owned.Shutdown(ctx))
@@ -188,7 +188,7 @@ func TestExporterShutdown(t *testing.T) {
 
 func TestExporterUnderBatchProcessor(t *testing.T) {
 	ctx := context.Background()
-	s := openTemp(t)
+	s := openTemp(t, store.Config{})
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(store.NewExporter(s)))
 	tracer := tp.Tracer("github.com/loomwork/loom")
 
@@ -246,7 +246,7 @@ func TestCostFallsBackToPriceTable(t *testing.T) {
 	custom := pricing.New(pricing.Entry{Provider: "acme", Model: "rocket", Price: pricing.Price{Input: 1, Output: 2}})
 	tests := []struct {
 		name     string
-		opts     []store.Option
+		prices   *pricing.Table
 		stub     tracetest.SpanStub
 		cost     float64
 		complete bool
@@ -254,12 +254,12 @@ func TestCostFallsBackToPriceTable(t *testing.T) {
 		{"span cost wins", nil, chatStub(1, "openai", "gpt-4o", attribute.Float64("loom.cost.usd", 0.5)), 0.5, true},
 		{"built-in price", nil, chatStub(2, "openai", "gpt-4o-2024-08-06"), 12.5, true},
 		{"unknown model", nil, chatStub(3, "openai", "my-finetune"), 0, false},
-		{"custom table", []store.Option{store.WithPrices(custom)}, chatStub(4, "acme", "rocket"), 3, true},
-		{"custom table replaces built-in", []store.Option{store.WithPrices(custom)}, chatStub(5, "openai", "gpt-4o"), 0, false},
+		{"custom table", custom, chatStub(4, "acme", "rocket"), 3, true},
+		{"custom table replaces built-in", custom, chatStub(5, "openai", "gpt-4o"), 0, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := openTemp(t, tc.opts...)
+			s := openTemp(t, store.Config{Prices: tc.prices})
 			require.NoError(t, store.NewExporter(s).ExportSpans(context.Background(), tracetest.SpanStubs{tc.stub}.Snapshots()))
 			p, err := s.Traces(context.Background(), store.Query{})
 			require.NoError(t, err)
@@ -272,7 +272,7 @@ func TestCostFallsBackToPriceTable(t *testing.T) {
 
 func TestAttributeEncodingRoundTrip(t *testing.T) {
 	ctx := context.Background()
-	s := openTemp(t)
+	s := openTemp(t, store.Config{})
 	stub := chatStub(9, "openai", "gpt-4o",
 		attribute.String("text", "quote \" backslash \\ tab \t newline \n nul \x00 bad \xff line-sep \u2028 snow ☃"),
 		attribute.Float64("nan", math.NaN()),

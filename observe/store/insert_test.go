@@ -37,10 +37,10 @@ func TestExportSkipsSpansStoredBefore(t *testing.T) {
 		return p.Traces
 	}
 
-	once := openTemp(t)
+	once := openTemp(t, store.Config{})
 	require.NoError(t, store.NewExporter(once).ExportSpans(ctx, all))
 
-	retried := openTemp(t)
+	retried := openTemp(t, store.Config{})
 	exp := store.NewExporter(retried)
 	require.NoError(t, exp.ExportSpans(ctx, early))
 	require.NoError(t, exp.ExportSpans(ctx, all))

@@ -40,7 +40,7 @@ func childWriter(path string) int {
 		return 2
 	}
 	ctx := context.Background()
-	exp, err := store.OpenExporter(ctx, path)
+	exp, err := store.OpenExporter(ctx, store.Config{Path: path})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "child writer:", err)
 		return 1
@@ -95,9 +95,10 @@ func writeRuns(ctx context.Context, exp *store.Exporter, seed uint64, count int)
 
 // openTemp opens a store in a fresh temporary folder and closes it at the
 // end of the test.
-func openTemp(t testing.TB, opts ...store.Option) *store.Store {
+func openTemp(t testing.TB, cfg store.Config) *store.Store {
 	t.Helper()
-	s, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "traces.db"), opts...)
+	cfg.Path = filepath.Join(t.TempDir(), "traces.db")
+	s, err := store.Open(context.Background(), cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, s.Close()) })
 	return s

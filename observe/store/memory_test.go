@@ -29,7 +29,7 @@ func heapAfterGC() uint64 {
 func TestTenThousandSpansBoundedMemory(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "traces.db")
-	s, err := store.Open(ctx, path)
+	s, err := store.Open(ctx, store.Config{Path: path})
 	require.NoError(t, err)
 	defer s.Close()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(store.NewExporter(s)))

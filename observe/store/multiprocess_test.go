@@ -42,7 +42,7 @@ func TestConcurrentProcesses(t *testing.T) {
 		require.NoError(t, cmd.Start())
 		children, outputs = append(children, cmd), append(outputs, out)
 	}
-	exp, err := store.OpenExporter(ctx, path)
+	exp, err := store.OpenExporter(ctx, store.Config{Path: path})
 	require.NoError(t, err)
 	// Wait until both children have opened the database, then start all three.
 	require.Eventually(t, func() bool {

@@ -26,7 +26,7 @@ func pragma(t *testing.T, path, name string) string {
 func TestReopenExistingDatabase(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "nested", "dir", "traces.db")
-	s, err := store.Open(ctx, path)
+	s, err := store.Open(ctx, store.Config{Path: path})
 	require.NoError(t, err, "missing folders are created")
 	require.Equal(t, path, s.Path())
 	export(t, s, fixture.Run{Seed: 1}, fixture.Run{Seed: 2})
@@ -39,7 +39,7 @@ func TestReopenExistingDatabase(t *testing.T) {
 	require.Equal(t, "wal", pragma(t, path, "journal_mode"))
 	require.Equal(t, "16384", pragma(t, path, "page_size"), "a new file gets 16 KiB pages")
 
-	s, err = store.Open(ctx, path)
+	s, err = store.Open(ctx, store.Config{Path: path})
 	require.NoError(t, err)
 	defer s.Close()
 	p, err := s.Traces(ctx, store.Query{})
@@ -63,7 +63,7 @@ func TestOpenRefusesNewerSchema(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, db.Close())
 
-	_, err = store.Open(context.Background(), path)
+	_, err = store.Open(context.Background(), store.Config{Path: path})
 	require.ErrorIs(t, err, store.ErrSchemaTooNew)
 	require.ErrorContains(t, err, "upgrade loom")
 }
@@ -72,7 +72,7 @@ func TestOpenFailsClearlyOnUnusablePath(t *testing.T) {
 	dir := t.TempDir()
 	blocker := filepath.Join(dir, "file")
 	require.NoError(t, os.WriteFile(blocker, []byte("x"), 0o600))
-	_, err := store.Open(context.Background(), filepath.Join(blocker, "traces.db"))
+	_, err := store.Open(context.Background(), store.Config{Path: filepath.Join(blocker, "traces.db")})
 	require.Error(t, err)
 	require.ErrorContains(t, err, store.PathEnv)
 }
@@ -93,7 +93,7 @@ func TestDefaultPath(t *testing.T) {
 func TestOpenDefaultPathFromEnv(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "env.db")
 	t.Setenv(store.PathEnv, path)
-	s, err := store.Open(context.Background(), "")
+	s, err := store.Open(context.Background(), store.Config{Path: ""})
 	require.NoError(t, err)
 	require.Equal(t, path, s.Path())
 	require.NoError(t, s.Close())
@@ -103,7 +103,7 @@ func TestOpenDefaultPathFromEnv(t *testing.T) {
 
 func TestPathWithSpecialCharacters(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "a dir #1 ?x", "traces%20.db")
-	s, err := store.Open(context.Background(), path)
+	s, err := store.Open(context.Background(), store.Config{Path: path})
 	require.NoError(t, err)
 	export(t, s, fixture.Run{Seed: 1})
 	require.NoError(t, s.Close())
@@ -122,7 +122,7 @@ func TestOpenKeepsAnExistingFilesPageSize(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, db.Close())
 
-	s, err := store.Open(ctx, path)
+	s, err := store.Open(ctx, store.Config{Path: path})
 	require.NoError(t, err)
 	export(t, s, fixture.Run{Seed: 1})
 	p, err := s.Traces(ctx, store.Query{})

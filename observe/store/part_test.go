@@ -30,9 +30,9 @@ func TestWritePartsStoresWhatExportStores(t *testing.T) {
 	start := time.Now().Add(-time.Hour)
 	runs := []fixture.Run{{Seed: 1, Start: start}, {Seed: 2, Start: start.Add(time.Second), Outcome: fixture.Failed}, {Seed: 5, Start: start.Add(3 * time.Second), Outcome: fixture.SandboxError}, {Seed: 3, Start: start.Add(2 * time.Second), Agent: "other"}}
 
-	exported := openTemp(t)
+	exported := openTemp(t, store.Config{})
 	export(t, exported, runs...)
-	written := openTemp(t)
+	written := openTemp(t, store.Config{})
 	require.NoError(t, written.WriteParts(ctx, runParts(runs...)))
 
 	// Seq counts writes: one export per run against one WriteParts.
@@ -67,7 +67,7 @@ func TestWritePartsStoresWhatExportStores(t *testing.T) {
 
 func TestWritePartsOfOneTraceFromTwoProcesses(t *testing.T) {
 	ctx := context.Background()
-	s := openTemp(t)
+	s := openTemp(t, store.Config{})
 	spans := fixture.CoderSandbox(fixture.Run{Seed: 7}).Snapshots()
 	id := fixture.IDs(7).String()
 	// The tool's spans came from a server process (their local root has a
@@ -94,7 +94,7 @@ func TestWritePartsOfOneTraceFromTwoProcesses(t *testing.T) {
 func TestCorruptPartIsAClearError(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "traces.db")
-	s, err := store.Open(ctx, path)
+	s, err := store.Open(ctx, store.Config{Path: path})
 	require.NoError(t, err)
 	defer s.Close()
 	require.NoError(t, s.WriteParts(ctx, runParts(fixture.Run{Seed: 4})))
@@ -110,7 +110,7 @@ func TestCorruptPartIsAClearError(t *testing.T) {
 func TestOpenMigratesVersion1(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "traces.db")
-	s, err := store.Open(ctx, path)
+	s, err := store.Open(ctx, store.Config{Path: path})
 	require.NoError(t, err)
 	export(t, s, fixture.Run{Seed: 1})
 	require.NoError(t, s.Close())
@@ -122,7 +122,7 @@ func TestOpenMigratesVersion1(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, db.Close())
 
-	s, err = store.Open(ctx, path)
+	s, err = store.Open(ctx, store.Config{Path: path})
 	require.NoError(t, err)
 	defer s.Close()
 	require.Equal(t, strconv.Itoa(store.SchemaVersion), pragma(t, path, "user_version"))
@@ -136,7 +136,7 @@ func TestOpenMigratesVersion1(t *testing.T) {
 func TestRetentionPrunesParts(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "traces.db")
-	s, err := store.Open(ctx, path, store.WithMaxTraces(2))
+	s, err := store.Open(ctx, store.Config{Path: path, MaxTraces: 2})
 	require.NoError(t, err)
 	defer s.Close()
 	start := time.Now().Add(-time.Hour)
@@ -162,7 +162,7 @@ func TestRetentionPrunesParts(t *testing.T) {
 func TestSharedTextsAreStoredOnce(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "traces.db")
-	s, err := store.Open(ctx, path)
+	s, err := store.Open(ctx, store.Config{Path: path})
 	require.NoError(t, err)
 	defer s.Close()
 	db, err := sql.Open("sqlite", "file:"+path+"?_query_only=1")
@@ -185,7 +185,7 @@ func TestSharedTextsAreStoredOnce(t *testing.T) {
 	require.Equal(t, 1, count(inline), "only the first run carries the description in place")
 
 	// A store opened afresh (another process) finds the stored texts.
-	other, err := store.Open(ctx, path)
+	other, err := store.Open(ctx, store.Config{Path: path})
 	require.NoError(t, err)
 	defer other.Close()
 	require.NoError(t, other.WriteParts(ctx, runParts(fixture.Run{Seed: 4})))
@@ -209,7 +209,7 @@ func TestSharedTextsAreStoredOnce(t *testing.T) {
 
 func TestAFailedWriteLeavesNoReferenceToItsTexts(t *testing.T) {
 	ctx := context.Background()
-	s := openTemp(t)
+	s := openTemp(t, store.Config{})
 	// A write that fails (its context is cancelled) stores no texts, and
 	// the parts encoded after it carry theirs in place again.
 	cancelled, cancel := context.WithCancel(ctx)
@@ -243,14 +243,14 @@ func TestWritePartsOfManyTracesInOneWrite(t *testing.T) {
 					runs[i].Outcome = fixture.Failed
 				}
 			}
-			exported := openTemp(t)
+			exported := openTemp(t, store.Config{})
 			export(t, exported, runs...)
 			parts := runParts(runs...)
 			first := parts[0]
 			require.Greater(t, len(first.Spans), 2)
 			parts[0].Spans = first.Spans[2:]
 			parts = append(parts, store.Part{TraceID: first.TraceID, Spans: first.Spans[:2]})
-			written := openTemp(t)
+			written := openTemp(t, store.Config{})
 			require.NoError(t, written.WriteParts(ctx, parts))
 
 			want, err := exported.Traces(ctx, store.Query{Limit: store.MaxLimit})
@@ -293,10 +293,10 @@ func TestSharedTextsAreBounded(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			path := filepath.Join(t.TempDir(), "traces.db")
-			a, err := store.Open(ctx, path, store.WithMaxSharedTexts(tc.n, tc.size))
+			a, err := store.Open(ctx, store.Config{Path: path, MaxSharedTexts: tc.n, MaxSharedTextBytes: tc.size})
 			require.NoError(t, err)
 			defer a.Close()
-			b, err := store.Open(ctx, path, store.WithMaxSharedTexts(tc.n, tc.size))
+			b, err := store.Open(ctx, store.Config{Path: path, MaxSharedTexts: tc.n, MaxSharedTextBytes: tc.size})
 			require.NoError(t, err)
 			defer b.Close()
 			start := time.Now().Add(-time.Hour)
@@ -374,7 +374,7 @@ func TestSharedTextsFoundInBatches(t *testing.T) {
 		return n
 	}
 	for i, seed := range []uint64{7, 8, 9} {
-		s, err := store.Open(ctx, path)
+		s, err := store.Open(ctx, store.Config{Path: path})
 		require.NoError(t, err)
 		require.NoError(t, s.WriteParts(ctx, part(seed)))
 		require.NoError(t, s.Close())
@@ -383,7 +383,7 @@ func TestSharedTextsFoundInBatches(t *testing.T) {
 		}
 		require.Equal(t, 252, count(), "write %d stores no text twice", i)
 	}
-	s, err := store.Open(ctx, path)
+	s, err := store.Open(ctx, store.Config{Path: path})
 	require.NoError(t, err)
 	defer s.Close()
 	for _, seed := range []uint64{7, 8, 9} {

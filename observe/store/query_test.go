@@ -47,7 +47,7 @@ func seedIDs(seeds ...uint64) []string {
 
 func TestTracesFilterAndPaging(t *testing.T) {
 	ctx := context.Background()
-	s := openTemp(t)
+	s := openTemp(t, store.Config{})
 	seedRuns(t, s, 7) // seeds 1..7; analyst: 2,4,6; failed: 3,6
 
 	tests := []struct {
@@ -91,7 +91,7 @@ func TestTracesFilterAndPaging(t *testing.T) {
 
 func TestTracesSince(t *testing.T) {
 	ctx := context.Background()
-	s := openTemp(t)
+	s := openTemp(t, store.Config{})
 	seedRuns(t, s, 3)
 	p, err := s.Traces(ctx, store.Query{})
 	require.NoError(t, err)
@@ -125,7 +125,7 @@ func TestTracesSince(t *testing.T) {
 }
 
 func TestTracesBadQuery(t *testing.T) {
-	s := openTemp(t)
+	s := openTemp(t, store.Config{})
 	for _, q := range []store.Query{{Status: "done"}, {Before: "nonsense"}, {Before: "12."}} {
 		_, err := s.Traces(context.Background(), q)
 		require.ErrorIs(t, err, store.ErrBadQuery, "%+v", q)
@@ -136,13 +136,13 @@ func TestTracesBadQuery(t *testing.T) {
 }
 
 func TestTraceNotFound(t *testing.T) {
-	s := openTemp(t)
+	s := openTemp(t, store.Config{})
 	_, err := s.Trace(context.Background(), "0123456789abcdef0123456789abcdef")
 	require.ErrorIs(t, err, store.ErrNotFound)
 }
 
 func TestAgents(t *testing.T) {
-	s := openTemp(t)
+	s := openTemp(t, store.Config{})
 	agents, err := s.Agents(context.Background())
 	require.NoError(t, err)
 	require.Empty(t, agents)
@@ -154,7 +154,7 @@ func TestAgents(t *testing.T) {
 
 func TestWriteSpans(t *testing.T) {
 	ctx := context.Background()
-	s := openTemp(t)
+	s := openTemp(t, store.Config{})
 	start := time.Now().Add(-time.Minute).UTC().Truncate(time.Microsecond)
 	in := []store.Span{{
 		TraceID: "AAAA0000000000000000000000000001", SpanID: "00000000000000A1", Name: "invoke_agent importer",
@@ -182,7 +182,7 @@ func TestWriteSpans(t *testing.T) {
 
 func TestStats(t *testing.T) {
 	ctx := context.Background()
-	s := openTemp(t)
+	s := openTemp(t, store.Config{})
 	empty, err := s.Stats(ctx, store.Query{})
 	require.NoError(t, err)
 	require.Equal(t, store.Stats{}, empty)
@@ -237,7 +237,7 @@ func TestRootStatus(t *testing.T) {
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := openTemp(t)
+			s := openTemp(t, store.Config{})
 			now := time.Now()
 			attrs := map[string]any{"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "wf", "loom.agent.kind": "workflow"}
 			for k, v := range tc.attrs {

@@ -37,7 +37,7 @@ func TestRetentionByAge(t *testing.T) {
 	now := time.Now()
 	clock := func() time.Time { return now }
 	path := filepath.Join(t.TempDir(), "traces.db")
-	s, err := store.Open(context.Background(), path, store.WithMaxAge(24*time.Hour), store.WithClock(clock))
+	s, err := store.Open(context.Background(), store.Config{Path: path, MaxAge: 24 * time.Hour, Clock: clock})
 	require.NoError(t, err)
 	defer s.Close()
 
@@ -59,7 +59,7 @@ func TestRetentionByAge(t *testing.T) {
 }
 
 func TestRetentionByCount(t *testing.T) {
-	s := openTemp(t, store.WithMaxTraces(3))
+	s := openTemp(t, store.Config{MaxTraces: 3})
 	base := time.Now().Add(-time.Hour)
 	for i := range 6 {
 		export(t, s, fixture.Run{Seed: uint64(i + 1), Start: base.Add(time.Duration(i) * time.Minute)})
@@ -72,7 +72,7 @@ func TestRetentionByCount(t *testing.T) {
 
 func TestRetentionBySpans(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "traces.db")
-	s, err := store.Open(context.Background(), path, store.WithMaxSpans(14))
+	s, err := store.Open(context.Background(), store.Config{Path: path, MaxSpans: 14})
 	require.NoError(t, err)
 	defer s.Close()
 	base := time.Now().Add(-time.Hour)
@@ -113,7 +113,7 @@ func TestRetentionWorkIsBoundedPerWrite(t *testing.T) {
 	now := time.Now()
 	clock := func() time.Time { return now }
 	path := filepath.Join(t.TempDir(), "traces.db")
-	s, err := store.Open(ctx, path, store.WithMaxAge(time.Hour), store.WithPruneBatch(40), store.WithClock(clock))
+	s, err := store.Open(ctx, store.Config{Path: path, MaxAge: time.Hour, PruneBatch: 40, Clock: clock})
 	require.NoError(t, err)
 	defer s.Close()
 	exp := store.NewExporter(s)
@@ -138,4 +138,31 @@ func TestRetentionWorkIsBoundedPerWrite(t *testing.T) {
 	}
 	_, err = s.Trace(ctx, fixture.IDs(1).String())
 	require.ErrorIs(t, err, store.ErrNotFound)
+}
+
+// A retention bound of zero is the default and a negative one means none:
+// a trace older than DefaultMaxAge is pruned under the zero config and
+// kept under MaxAge -1.
+func TestRetentionZeroIsDefaultNegativeIsNone(t *testing.T) {
+	now := time.Now()
+	clock := func() time.Time { return now }
+	for _, tc := range []struct {
+		name   string
+		maxAge time.Duration
+		want   []string
+	}{
+		{"zero: the default", 0, seedIDs(2)},
+		{"negative: no bound", -1, seedIDs(1, 2)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := store.Open(context.Background(), store.Config{Path: filepath.Join(t.TempDir(), "traces.db"), MaxAge: tc.maxAge, Clock: clock})
+			require.NoError(t, err)
+			defer s.Close()
+			export(t, s,
+				fixture.Run{Seed: 1, Start: now.Add(-store.DefaultMaxAge - time.Hour)},
+				fixture.Run{Seed: 2, Start: now.Add(-time.Hour)},
+			)
+			require.ElementsMatch(t, tc.want, allIDs(t, s))
+		})
+	}
 }

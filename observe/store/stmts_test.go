@@ -38,7 +38,7 @@ func TestStatementsPreparedOnDemand(t *testing.T) {
 		{"a large write first", []int{85, 1, 21}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := store.Open(ctx, path)
+			s, err := store.Open(ctx, store.Config{Path: path})
 			require.NoError(t, err)
 			defer s.Close()
 			for _, n := range tc.writes {

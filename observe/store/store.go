@@ -27,13 +27,14 @@ type Store struct {
 	closed bool
 }
 
-// Open opens the trace database at path, creating the file, its folder and
-// its schema when missing; an empty path means [DefaultPath].
-func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
-	cfg := defaultConfig()
-	for _, o := range opts {
-		o(&cfg)
+// Open opens the trace database at cfg.Path, creating the file, its folder
+// and its schema when missing; an empty Path means [DefaultPath].
+func Open(ctx context.Context, c Config) (*Store, error) {
+	cfg, err := c.resolve()
+	if err != nil {
+		return nil, err
 	}
+	path := c.Path
 	if path == "" {
 		p, err := DefaultPath()
 		if err != nil {

@@ -20,7 +20,7 @@ import (
 // newStore opens a temporary store holding runs.
 func newStore(t testing.TB, runs ...fixture.Run) *store.Store {
 	t.Helper()
-	s, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "traces.db"))
+	s, err := store.Open(context.Background(), store.Config{Path: filepath.Join(t.TempDir(), "traces.db")})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, s.Close()) })
 	exportRuns(t, s, runs...)

@@ -67,7 +67,7 @@ func TestBrowserRealWorkflow(t *testing.T) {
 	dir := browsertest.Artifacts(t, "observe")
 
 	db := filepath.Join(t.TempDir(), "traces.db")
-	st, err := store.Open(context.Background(), db)
+	st, err := store.Open(context.Background(), store.Config{Path: db})
 	require.NoError(t, err)
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(store.NewExporter(st)))
 	code := `const xs = [1, 2, 3, 4, 5].map(n => n * n); console.log('squares', xs.join(',')); ` + coderrun.Factorial

@@ -31,7 +31,7 @@ func TestBrowserEvalRun(t *testing.T) {
 	ctx := browsertest.Browser(t)
 	dir := browsertest.Artifacts(t, "observe")
 
-	s, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "traces.db"))
+	s, err := store.Open(context.Background(), store.Config{Path: filepath.Join(t.TempDir(), "traces.db")})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, s.Close()) })
 	tp, err := observe.NewTracerProvider(s, observe.BatchConfig{}, false)
@@ -61,7 +61,7 @@ func TestBrowserEvalRun(t *testing.T) {
 	}
 	solver, err := agent.NewAI(agent.AIConfig{Name: "solver", Model: modeltest.New(t, turns...)})
 	require.NoError(t, err)
-	ex, err := sandbox.NewInProcess()
+	ex, err := sandbox.NewInProcess(sandbox.InProcessConfig{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = ex.Close() })
 	rep, err := evals.Run(t.Context(), probs, evals.Config{

@@ -27,9 +27,10 @@ type Config struct {
 	Port int `config:"negative"`
 	// DBPath is the trace database; empty means store.DefaultPath.
 	DBPath string
-	// StoreOptions configure the store (the viewer only reads, but opening
-	// creates the file and schema when missing).
-	StoreOptions []store.Option
+	// Store configures the store (the viewer only reads, but opening
+	// creates the file and schema when missing); DBPath, when set, is its
+	// Path.
+	Store store.Config
 	// Logger logs request errors; default slog.Default().
 	Logger *slog.Logger
 	// AllowedHosts are names the Host header may carry besides the
@@ -59,7 +60,11 @@ func Serve(ctx context.Context, cfg Config) error {
 	if log == nil {
 		log = slog.Default()
 	}
-	s, err := store.Open(ctx, cfg.DBPath, cfg.StoreOptions...)
+	storeCfg := cfg.Store
+	if cfg.DBPath != "" {
+		storeCfg.Path = cfg.DBPath
+	}
+	s, err := store.Open(ctx, storeCfg)
 	if err != nil {
 		return err
 	}

@@ -30,7 +30,7 @@ func TestBrowserWaitingRun(t *testing.T) {
 	ctx := browsertest.Browser(t)
 	dir := browsertest.Artifacts(t, "observe")
 
-	s, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "traces.db"))
+	s, err := store.Open(context.Background(), store.Config{Path: filepath.Join(t.TempDir(), "traces.db")})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, s.Close()) })
 	// loom's own tracer, as loom run and loom serve record with.
@@ -100,7 +100,7 @@ func TestBrowserResumedRunIsOneRun(t *testing.T) {
 	ctx := browsertest.Browser(t)
 	dir := browsertest.Artifacts(t, "observe")
 
-	s, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "traces.db"))
+	s, err := store.Open(context.Background(), store.Config{Path: filepath.Join(t.TempDir(), "traces.db")})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, s.Close()) })
 	runs := checkpoint.NewMemory()

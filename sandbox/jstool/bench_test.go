@@ -10,12 +10,12 @@ import (
 
 // BenchmarkToolFact is one evaluateJs call through the agent layer.
 func BenchmarkToolFact(b *testing.B) {
-	e, err := sandbox.NewInProcess()
+	e, err := sandbox.NewInProcess(sandbox.InProcessConfig{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer e.Close()
-	tool, err := New(e)
+	tool, err := New(e, Config{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -25,7 +25,7 @@ func BenchmarkToolFact(b *testing.B) {
 // BenchmarkCodeModeCalls is one code-mode snippet that calls a host tool
 // twice in turn and four times at once, each call a nested run.
 func BenchmarkCodeModeCalls(b *testing.B) {
-	e, err := sandbox.NewInProcess()
+	e, err := sandbox.NewInProcess(sandbox.InProcessConfig{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func BenchmarkCodeModeCalls(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	tool, err := New(e, WithToolsets(agent.ToolsetFunc(func(context.Context) ([]agent.Agent, error) { return []agent.Agent{sum}, nil })))
+	tool, err := New(e, Config{Toolsets: []agent.Toolset{agent.ToolsetFunc(func(context.Context) ([]agent.Agent, error) { return []agent.Agent{sum}, nil })}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -21,39 +21,31 @@ import (
 	"github.com/loomwork/loom/sandbox/internal/jsrt"
 )
 
-// Option configures the evaluateJs tool [New] makes.
-type Option func(*toolOptions)
-
-type toolOptions struct {
-	toolsets []agent.Toolset
-	calls    sandbox.CallLimits
-}
-
-// WithToolsets offers the tools of toolsets (loom agents: an MCP server's
-// tools, functions, other agents) to the code as async functions,
-// tools.<JSName>(args). The toolsets are asked for their tools at the
-// start of each run of the evaluateJs tool. Each call runs the tool as a
-// nested run of that run, as a direct call from a model would: its
-// events pass through, it is traced as a span under the sandbox.run span,
-// the hooks and limits on the context apply to it, and a question it
-// asks ([agent.Ask], such as an approval) interrupts the run. A nested
-// run's context carries the snippet's deadline and ends when the snippet
-// does (its time limit, an error, its caller), so a slow tool never
-// outlasts the snippet; it is one level deeper in [CallDepth], and past
-// [MaxCallDepth] calls are refused, so code mode cannot recurse without
-// bound (the mcp package carries the depth and deadline to the servers it
-// calls). The executor must be a [sandbox.ToolRunner]. The tool's description says how to
-// call the functions, not which there are: list them for the model with
-// [ResolveHostTools] and [Declarations], as codeexec does in the coder's
-// instructions.
-func WithToolsets(ts ...agent.Toolset) Option {
-	return func(o *toolOptions) { o.toolsets = append(o.toolsets, ts...) }
-}
-
-// WithCallLimits bounds the tool calls of each run; zero fields take their
-// defaults.
-func WithCallLimits(l sandbox.CallLimits) Option {
-	return func(o *toolOptions) { o.calls = l }
+// Config configures the evaluateJs tool [New] makes. The zero value is
+// the plain tool, without host functions.
+type Config struct {
+	// Toolsets offers the tools of these toolsets (loom agents: an MCP
+	// server's tools, functions, other agents) to the code as async
+	// functions, tools.<JSName>(args). The toolsets are asked for their
+	// tools at the start of each run of the evaluateJs tool. Each call runs
+	// the tool as a nested run of that run, as a direct call from a model
+	// would: its events pass through, it is traced as a span under the
+	// sandbox.run span, the hooks and limits on the context apply to it, and
+	// a question it asks ([agent.Ask], such as an approval) interrupts the
+	// run. A nested run's context carries the snippet's deadline and ends
+	// when the snippet does (its time limit, an error, its caller), so a
+	// slow tool never outlasts the snippet; it is one level deeper in
+	// [CallDepth], and past [MaxCallDepth] calls are refused, so code mode
+	// cannot recurse without bound (the mcp package carries the depth and
+	// deadline to the servers it calls). The executor must be a
+	// [sandbox.ToolRunner]. The tool's description says how to call the
+	// functions, not which there are: list them for the model with
+	// [ResolveHostTools] and [Declarations], as codeexec does in the coder's
+	// instructions.
+	Toolsets []agent.Toolset
+	// CallLimits bounds the tool calls of each run; zero fields take
+	// their defaults, negative ones are refused.
+	CallLimits sandbox.CallLimits
 }
 
 // codeModeNote tells the model how to call the offered functions.
@@ -62,14 +54,14 @@ const codeModeNote = "\n- Host functions: the global `tools` holds async functio
 // codeMode checks the toolsets and the executor, which must run host
 // tools.
 func (t *tool) codeMode() error {
-	for i, ts := range t.opts.toolsets {
+	for i, ts := range t.cfg.Toolsets {
 		if ts == nil {
-			return fmt.Errorf("jstool: New: toolset %d is nil", i)
+			return fmt.Errorf("jstool: New: Config.Toolsets[%d] is nil: remove it or give a toolset", i)
 		}
 	}
 	runner, ok := t.exec.(sandbox.ToolRunner)
 	if !ok {
-		return fmt.Errorf("jstool: New: WithToolsets needs an executor that runs host tools (a sandbox.ToolRunner, as sandbox.InProcess and sandbox.Isolated are); %T is not one", t.exec)
+		return fmt.Errorf("jstool: New: Config.Toolsets needs an executor that runs host tools (a sandbox.ToolRunner, as sandbox.InProcess and sandbox.Isolated are); %T is not one", t.exec)
 	}
 	t.runner = runner
 	return nil
@@ -79,11 +71,11 @@ func (t *tool) codeMode() error {
 // it, serving its calls as nested runs of r.
 func (t *tool) runCodeMode(ctx context.Context, r *agent.Run, in Input) (Output, error) {
 	q := &callQueue{box: taskrun.From(ctx).NewMailbox()}
-	tools, err := ResolveHostTools(ctx, t.opts.toolsets, q.caller)
+	tools, err := ResolveHostTools(ctx, t.cfg.Toolsets, q.caller)
 	if err != nil {
 		return Output{}, err
 	}
-	box, err := sandbox.NewToolbox(tools, t.opts.calls)
+	box, err := sandbox.NewToolbox(tools, t.cfg.CallLimits)
 	if err != nil {
 		return Output{}, err
 	}

@@ -16,11 +16,13 @@ import (
 // toolRunners are both executors, for the code-mode tests.
 var toolRunners = []struct {
 	name string
-	exec func(t *testing.T, opts ...sandbox.Option) sandbox.ToolRunner
+	exec func(t *testing.T, timeout time.Duration) sandbox.ToolRunner
 }{
-	{"in-process", func(t *testing.T, opts ...sandbox.Option) sandbox.ToolRunner { return newTestInProcess(t, opts...) }},
-	{"isolated", func(t *testing.T, opts ...sandbox.Option) sandbox.ToolRunner {
-		return newTestIsolated(t, append(opts, sandbox.WithConcurrency(1))...)
+	{"in-process", func(t *testing.T, timeout time.Duration) sandbox.ToolRunner {
+		return newTestInProcess(t, sandbox.InProcessConfig{Limits: sandbox.Limits{Timeout: timeout}})
+	}},
+	{"isolated", func(t *testing.T, timeout time.Duration) sandbox.ToolRunner {
+		return newTestIsolated(t, sandbox.IsolatedConfig{Limits: sandbox.Limits{Timeout: timeout}, Concurrency: 1})
 	}},
 }
 
@@ -56,7 +58,7 @@ func TestCodeModeToolEndsWithSnippetDeadline(t *testing.T) {
 			})
 			require.NoError(t, err)
 			ts := agent.ToolsetFunc(func(context.Context) ([]agent.Agent, error) { return []agent.Agent{slow}, nil })
-			tool, err := New(ex.exec(t, sandbox.WithTimeout(300*time.Millisecond)), WithToolsets(ts))
+			tool, err := New(ex.exec(t, 300*time.Millisecond), Config{Toolsets: []agent.Toolset{ts}})
 			require.NoError(t, err)
 			in, _ := json.Marshal(Input{Code: `await tools.slow({}); "never"`})
 			_, err = agent.Invoke(context.Background(), tool, in)
@@ -85,7 +87,7 @@ func TestCodeModeCallDepthLimit(t *testing.T) {
 			})
 			require.NoError(t, err)
 			ts := agent.ToolsetFunc(func(context.Context) ([]agent.Agent, error) { return []agent.Agent{probe}, nil })
-			tool, err := New(ex.exec(t), WithToolsets(ts))
+			tool, err := New(ex.exec(t, 0), Config{Toolsets: []agent.Toolset{ts}})
 			require.NoError(t, err)
 			in, _ := json.Marshal(Input{Code: `let r; try { r = await tools.probe({}) } catch (e) { r = e.message }; r`})
 			tests := []struct {
@@ -126,7 +128,7 @@ func TestCodeModeRecursionIsBounded(t *testing.T) {
 	require.NoError(t, err)
 	ts := agent.ToolsetFunc(func(context.Context) ([]agent.Agent, error) { return []agent.Agent{again}, nil })
 	// Each level's snippet holds a slot while the next runs.
-	tool, err = New(newTestInProcess(t, sandbox.WithConcurrency(MaxCallDepth+1)), WithToolsets(ts))
+	tool, err = New(newTestInProcess(t, sandbox.InProcessConfig{Concurrency: MaxCallDepth + 1}), Config{Toolsets: []agent.Toolset{ts}})
 	require.NoError(t, err)
 	in, _ := json.Marshal(Input{Code: code})
 	out, err := agent.Invoke(context.Background(), tool, in)

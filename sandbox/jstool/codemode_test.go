@@ -53,11 +53,13 @@ func TestCodeToolCallsAreNestedRuns(t *testing.T) {
 		name string
 		exec func(t *testing.T) sandbox.ToolRunner
 	}{
-		{"in-process", func(t *testing.T) sandbox.ToolRunner { return newTestInProcess(t) }},
-		{"isolated", func(t *testing.T) sandbox.ToolRunner { return newTestIsolated(t, sandbox.WithConcurrency(1)) }},
+		{"in-process", func(t *testing.T) sandbox.ToolRunner { return newTestInProcess(t, sandbox.InProcessConfig{}) }},
+		{"isolated", func(t *testing.T) sandbox.ToolRunner {
+			return newTestIsolated(t, sandbox.IsolatedConfig{Concurrency: 1})
+		}},
 	} {
 		t.Run(ex.name, func(t *testing.T) {
-			tool, err := New(ex.exec(t), WithToolsets(testToolset(t)), WithCallLimits(sandbox.CallLimits{MaxCalls: 4}))
+			tool, err := New(ex.exec(t), Config{Toolsets: []agent.Toolset{testToolset(t)}, CallLimits: sandbox.CallLimits{MaxCalls: 4}})
 			require.NoError(t, err)
 			require.Contains(t, tool.Description(), "await tools.get_sum")
 			in, _ := json.Marshal(Input{Code: `const [x, y] = await Promise.all([tools.get_sum({a: 1, b: 2}), tools.get_sum({a: 3, b: 4})]);
@@ -90,7 +92,7 @@ let caught; try { await tools.fail() } catch (e) { caught = e.message }
 }
 
 func TestCodeToolQuestionInterrupts(t *testing.T) {
-	tool, err := New(newTestInProcess(t, sandbox.WithLimits(sandbox.Limits{Timeout: time.Minute})), WithToolsets(testToolset(t)))
+	tool, err := New(newTestInProcess(t, sandbox.InProcessConfig{Limits: sandbox.Limits{Timeout: time.Minute}}), Config{Toolsets: []agent.Toolset{testToolset(t)}})
 	require.NoError(t, err)
 	in, _ := json.Marshal(Input{Code: `await tools.ask({})`})
 	_, err = agent.Invoke(context.Background(), tool, in)
@@ -101,9 +103,9 @@ func TestCodeToolQuestionInterrupts(t *testing.T) {
 }
 
 func TestCodeToolNeedsAToolRunner(t *testing.T) {
-	_, err := New(plainExecutor{}, WithToolsets(testToolset(t)))
+	_, err := New(plainExecutor{}, Config{Toolsets: []agent.Toolset{testToolset(t)}})
 	require.ErrorContains(t, err, "ToolRunner")
-	_, err = New(newTestInProcess(t), WithCallLimits(sandbox.CallLimits{MaxCalls: -1}))
+	_, err = New(newTestInProcess(t, sandbox.InProcessConfig{}), Config{CallLimits: sandbox.CallLimits{MaxCalls: -1}})
 	require.ErrorContains(t, err, "MaxCalls is -1")
 }
 
@@ -117,7 +119,7 @@ func (plainExecutor) Close() error { return nil }
 func TestCodeToolCallSpans(t *testing.T) {
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	tool, err := New(newTestInProcess(t), WithToolsets(testToolset(t)))
+	tool, err := New(newTestInProcess(t, sandbox.InProcessConfig{}), Config{Toolsets: []agent.Toolset{testToolset(t)}})
 	require.NoError(t, err)
 	in, _ := json.Marshal(Input{Code: `(await tools.get_sum({a: 1, b: 2})).sum`})
 	_, err = agent.Invoke(agentrt.WithTracerProvider(t.Context(), tp), tool, in)
@@ -158,9 +160,9 @@ func TestCodeToolRefusesCallsAfterItsRun(t *testing.T) {
 // in, skipping calls refused before the tool ran, so that the runs' ids
 // (which a resumed run replays by) follow the code.
 func TestCodeToolCallsStartInCodeOrder(t *testing.T) {
-	for name, exec := range map[string]sandbox.ToolRunner{"in-process": newTestInProcess(t), "isolated": newTestIsolated(t, sandbox.WithConcurrency(1))} {
+	for name, exec := range map[string]sandbox.ToolRunner{"in-process": newTestInProcess(t, sandbox.InProcessConfig{}), "isolated": newTestIsolated(t, sandbox.IsolatedConfig{Concurrency: 1})} {
 		t.Run(name, func(t *testing.T) {
-			tool, err := New(exec, WithToolsets(testToolset(t)))
+			tool, err := New(exec, Config{Toolsets: []agent.Toolset{testToolset(t)}})
 			require.NoError(t, err)
 			in, _ := json.Marshal(Input{Code: `await Promise.all([0, 1, 'x', 3, 4, 5, 6, 7].map(a => tools.get_sum({a, b: 0}).catch(() => null)))`})
 			for range 10 {
@@ -229,7 +231,7 @@ func (m recordingMailbox) Receive() any {
 func TestCodeModeGoesThroughTheTaskRunner(t *testing.T) {
 	for _, ex := range toolRunners {
 		t.Run(ex.name, func(t *testing.T) {
-			tool, err := New(ex.exec(t), WithToolsets(testToolset(t)))
+			tool, err := New(ex.exec(t, 0), Config{Toolsets: []agent.Toolset{testToolset(t)}})
 			require.NoError(t, err)
 			rec := &recordingRunner{}
 			ctx := agentrt.WithTaskRunner(t.Context(), rec)

@@ -3,7 +3,7 @@
 // [sandbox.Executor] and returns {"result": …, "logs": […]}, with a
 // description that teaches a model the sandbox's rules and limits.
 //
-// With [WithToolsets] the same tool runs code mode: the toolsets' tools are
+// With [Config.Toolsets] the same tool runs code mode: the toolsets' tools are
 // offered to the code as async functions, tools.<name>(args), each call a
 // nested run of the tool's run, under the snippet's deadline and at most
 // [MaxCallDepth] code-mode levels deep ([CallDepth]). [Signature] and

@@ -10,12 +10,12 @@ import (
 )
 
 func ExampleNew() {
-	exec, err := sandbox.NewInProcess()
+	exec, err := sandbox.NewInProcess(sandbox.InProcessConfig{})
 	if err != nil {
 		panic(err)
 	}
 	defer exec.Close()
-	tool, err := jstool.New(exec)
+	tool, err := jstool.New(exec, jstool.Config{})
 	if err != nil {
 		panic(err)
 	}

@@ -15,12 +15,12 @@ import (
 // nested too deeply is refused before any executor sees it, and the model
 // reads why as the tool's error.
 func ExampleAdmissionGuardrail() {
-	exec, err := sandbox.NewInProcess()
+	exec, err := sandbox.NewInProcess(sandbox.InProcessConfig{})
 	if err != nil {
 		panic(err)
 	}
 	defer exec.Close()
-	tool, _ := jstool.New(exec)
+	tool, _ := jstool.New(exec, jstool.Config{})
 	admission, _ := jstool.AdmissionGuardrail(sandbox.Limits{Nesting: 8})
 	guarded, _ := agent.GuardTool(tool, agent.ToolGuards{Before: []agent.Guardrail{admission}})
 

@@ -40,8 +40,8 @@ func TestAdmissionGuardrailRejectsBeforeTheExecutor(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			exec := &countingExecutor{Executor: newTestInProcess(t)}
-			tool, err := New(exec)
+			exec := &countingExecutor{Executor: newTestInProcess(t, sandbox.InProcessConfig{})}
+			tool, err := New(exec, Config{})
 			require.NoError(t, err)
 			g, err := AdmissionGuardrail(sandbox.Limits{})
 			require.NoError(t, err)
@@ -86,7 +86,7 @@ func TestGuardrailsReadTheDecodedInput(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			tool, err := New(newTestInProcess(t))
+			tool, err := New(newTestInProcess(t, sandbox.InProcessConfig{}), Config{})
 			require.NoError(t, err)
 			var seen []any
 			look := agent.Guardrail{Name: "look", Check: func(_ context.Context, in agent.GuardInput) (agent.Verdict, error) {

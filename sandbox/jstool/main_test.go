@@ -14,17 +14,17 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-func newTestInProcess(t *testing.T, opts ...sandbox.Option) *sandbox.InProcess {
+func newTestInProcess(t *testing.T, cfg sandbox.InProcessConfig) *sandbox.InProcess {
 	t.Helper()
-	e, err := sandbox.NewInProcess(opts...)
+	e, err := sandbox.NewInProcess(cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, e.Close()) })
 	return e
 }
 
-func newTestIsolated(t *testing.T, opts ...sandbox.Option) *sandbox.Isolated {
+func newTestIsolated(t *testing.T, cfg sandbox.IsolatedConfig) *sandbox.Isolated {
 	t.Helper()
-	e, err := sandbox.NewIsolated(opts...)
+	e, err := sandbox.NewIsolated(cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, e.Close()) })
 	return e

@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/internal/config"
 	"github.com/loomwork/loom/internal/telemetry"
 	"github.com/loomwork/loom/sandbox"
 	"github.com/loomwork/loom/sandbox/internal/jsrt"
@@ -70,9 +71,9 @@ const undefinedNote = "The code's final value was undefined. End the code with t
 // loom.sandbox.duration metrics (see the agent package's tracing and
 // metrics).
 //
-// With [WithToolsets], the code may also call the tools of those toolsets
+// With [Config.Toolsets], the code may also call the tools of those toolsets
 // as tools.<name>(args), each call a nested run of the tool's run.
-func New(exec sandbox.Executor, opts ...Option) (agent.Agent, error) {
+func New(exec sandbox.Executor, cfg Config) (agent.Agent, error) {
 	if exec == nil {
 		return nil, errors.New("jstool: New needs an executor (sandbox.NewIsolated or sandbox.NewInProcess)")
 	}
@@ -80,17 +81,15 @@ func New(exec sandbox.Executor, opts ...Option) (agent.Agent, error) {
 	if l, ok := exec.(interface{ Limits() sandbox.Limits }); ok {
 		lim = l.Limits()
 	}
-	t := &tool{exec: exec, kind: executorKind(exec)}
-	for _, f := range opts {
-		if f != nil {
-			f(&t.opts)
-		}
+	if err := config.Check("jstool.Config", cfg); err != nil {
+		return nil, fmt.Errorf("jstool: New: %w: %w", agent.ErrInvalidConfig, err)
 	}
-	if _, err := jsrt.CallLimitsWithDefaults(t.opts.calls); err != nil {
+	t := &tool{exec: exec, kind: executorKind(exec), cfg: cfg}
+	if _, err := jsrt.CallLimitsWithDefaults(t.cfg.CallLimits); err != nil {
 		return nil, err
 	}
 	desc := Description(lim)
-	if len(t.opts.toolsets) > 0 {
+	if len(t.cfg.Toolsets) > 0 {
 		if err := t.codeMode(); err != nil {
 			return nil, err
 		}
@@ -141,7 +140,7 @@ type tool struct {
 	*agent.Func[Input, Output]
 	exec   sandbox.Executor
 	kind   string
-	opts   toolOptions
+	cfg    Config
 	runner sandbox.ToolRunner // set in code mode
 }
 

@@ -17,8 +17,8 @@ import (
 
 func newTestTool(t *testing.T) agent.Agent {
 	t.Helper()
-	e := newTestInProcess(t, sandbox.WithLimits(sandbox.Limits{Timeout: 300 * time.Millisecond, ResultBytes: 1 << 10}))
-	tool, err := New(e)
+	e := newTestInProcess(t, sandbox.InProcessConfig{Limits: sandbox.Limits{Timeout: 300 * time.Millisecond, ResultBytes: 1 << 10}})
+	tool, err := New(e, Config{})
 	require.NoError(t, err)
 	return tool
 }
@@ -146,7 +146,7 @@ func toolResults(reqs []model.Request) []model.ToolResult {
 }
 
 func TestNewToolNeedsAnExecutor(t *testing.T) {
-	_, err := New(nil)
+	_, err := New(nil, Config{})
 	require.Error(t, err)
 	require.False(t, errors.Is(err, sandbox.ErrInternal))
 }

@@ -17,10 +17,10 @@ import (
 // check the input against the tool's schema before any code runs, and
 // refuse a bad input the same way, naming the field.
 func TestToolValidatesInputInEveryMode(t *testing.T) {
-	exec := newTestInProcess(t)
-	plain, err := New(exec)
+	exec := newTestInProcess(t, sandbox.InProcessConfig{})
+	plain, err := New(exec, Config{})
 	require.NoError(t, err)
-	codeMode, err := New(exec, WithToolsets(testToolset(t)))
+	codeMode, err := New(exec, Config{Toolsets: []agent.Toolset{testToolset(t)}})
 	require.NoError(t, err)
 	tests := []struct {
 		name  string

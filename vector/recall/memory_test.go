@@ -63,7 +63,7 @@ func newRecall(t *testing.T, cfg recall.Config) *recall.Memory {
 func TestRecallMemoryLongSession(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	sessions, err := sqlite.OpenSessions(ctx, filepath.Join(dir, "sessions.db"))
+	sessions, err := sqlite.OpenSessions(ctx, sqlite.Config{Path: filepath.Join(dir, "sessions.db")})
 	require.NoError(t, err)
 	defer sessions.Close()
 	e, err := vector.NewHashEmbedder(512)
@@ -145,7 +145,7 @@ func TestRecallMemoryBudgetAndOrder(t *testing.T) {
 
 func TestRecallMemoryConcurrentWriter(t *testing.T) {
 	ctx := context.Background()
-	sessions := checkpoint.NewMemorySessions()
+	sessions := checkpoint.NewMemorySessions(checkpoint.MemorySessionsConfig{})
 	store := hashMemory(t)
 	cfg := recall.Config{Store: store, Sessions: sessions, SessionID: "s"}
 	a, b := newRecall(t, cfg), newRecall(t, cfg)

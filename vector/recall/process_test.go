@@ -19,7 +19,7 @@ import (
 const childRecallEnv = "LOOM_VECTOR_TEST_CHILD_RECALL_DIR"
 
 func openRecallStores(ctx context.Context, dir string) (*sqlite.Sessions, *vsqlite.Store, error) {
-	sessions, err := sqlite.OpenSessions(ctx, filepath.Join(dir, "sessions.db"))
+	sessions, err := sqlite.OpenSessions(ctx, sqlite.Config{Path: filepath.Join(dir, "sessions.db")})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -52,12 +52,12 @@ func TestConcurrentWorkflows(t *testing.T) {
 			var exec sandbox.Executor
 			var err error
 			if kind == "isolated" {
-				exec, err = sandbox.NewIsolated(sandbox.WithConcurrency(runtime.GOMAXPROCS(0)))
+				exec, err = sandbox.NewIsolated(sandbox.IsolatedConfig{Concurrency: runtime.GOMAXPROCS(0)})
 			} else {
-				exec, err = sandbox.NewInProcess()
+				exec, err = sandbox.NewInProcess(sandbox.InProcessConfig{})
 			}
 			require.NoError(t, err)
-			tool, err := jstool.New(exec)
+			tool, err := jstool.New(exec, jstool.Config{})
 			require.NoError(t, err)
 			ce, err := codeexec.New(codeexec.Config{Tool: tool})
 			require.NoError(t, err)

@@ -22,9 +22,9 @@ const Factorial = `function f(n){return n<=1?1:n*f(n-1)} f(15)`
 // Workflow returns the Coder→Sandbox workflow on the in-process sandbox.
 func Workflow(t *testing.T) *codeexec.CodeExecution {
 	t.Helper()
-	exec, err := sandbox.NewInProcess()
+	exec, err := sandbox.NewInProcess(sandbox.InProcessConfig{})
 	require.NoError(t, err)
-	tool, err := jstool.New(exec)
+	tool, err := jstool.New(exec, jstool.Config{})
 	require.NoError(t, err)
 	ce, err := codeexec.New(codeexec.Config{Tool: tool})
 	require.NoError(t, err)

@@ -2,7 +2,7 @@
 // Isolated executor, for programs that would rather not re-execute
 // themselves:
 //
-//	exec, err := sandbox.NewIsolated(sandbox.WithWorkerCommand("/path/to/loom-jsworker"))
+//	exec, err := sandbox.NewIsolated(sandbox.IsolatedConfig{WorkerCommand: []string{"/path/to/loom-jsworker"}})
 //
 // It only serves as a worker: started by hand, it explains itself and exits.
 // It links the sandbox's runtime and worker loop, not the package sandbox,
@@ -20,6 +20,6 @@ import (
 
 func main() {
 	worker.ServeWorkerIfChild()
-	fmt.Fprintln(os.Stderr, "loom-jsworker is started by sandbox.NewIsolated(sandbox.WithWorkerCommand(path)); it does nothing on its own.")
+	fmt.Fprintln(os.Stderr, "loom-jsworker is started by sandbox.NewIsolated(sandbox.IsolatedConfig{WorkerCommand: ...}); it does nothing on its own.")
 	os.Exit(2)
 }

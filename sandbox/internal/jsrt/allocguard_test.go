@@ -12,7 +12,7 @@ import (
 // Symbol.hasInstance, which must answer for the constructor it is called
 // on, and only for it.
 func TestWrappedConstructorsKeepInstanceof(t *testing.T) {
-	e := newTestInProcess(t, func(c *Config) { c.Concurrency = 1 })
+	e := newTestInProcess(t, Config{Concurrency: 1})
 	for _, c := range []struct{ name, code, want string }{
 		{"own instances", `[new Uint8Array(2) instanceof Uint8Array, new ArrayBuffer(8) instanceof ArrayBuffer,
 			new Float64Array(1) instanceof Float64Array, new Date(0) instanceof Date, new String("s") instanceof String]`,

@@ -37,7 +37,7 @@ func TestNothingIsFoldedWhileCompiling(t *testing.T) {
 // TestUnfoldedCodeMeansTheSame runs expressions whose operands goja would
 // otherwise fold, and private-name checks the pass must leave alone.
 func TestUnfoldedCodeMeansTheSame(t *testing.T) {
-	e := newTestInProcess(t)
+	e := newTestInProcess(t, Config{})
 	cases := []valueCase{
 		{"1 + 2 * 3 - 4 / 2", `5`},
 		{`"a" + "b" + 1 + 2`, `"ab12"`},
@@ -82,7 +82,7 @@ func requireValues(t *testing.T, e Executor, cases []valueCase) {
 // TestRegexpLiteralsAreBounded checks the budget on the compiled size of a
 // program's regexp literals, which goja compiles while compiling the code.
 func TestRegexpLiteralsAreBounded(t *testing.T) {
-	e := newTestInProcess(t)
+	e := newTestInProcess(t, Config{})
 	refused := []struct {
 		name, code string
 		line, col  int

@@ -54,7 +54,7 @@ func TestReaches(t *testing.T) {
 // built-ins are taken before the code runs, so that replacing them does
 // not change what the host reads.
 func TestCollectionsWhereverReached(t *testing.T) {
-	requireValues(t, newTestInProcess(t), []valueCase{
+	requireValues(t, newTestInProcess(t, Config{}), []valueCase{
 		{`new Map([["a", 1]])`, `{"$map":[["a",1]]}`},
 		{`new globalThis["Ma" + "p"]([["a", 1]])`, `{"$map":[["a",1]]}`},
 		{`const S = (function () { return this })()["Se" + "t"]; [...new S([1, 2]).union(new S([3]))]`, `[1,2,3]`},
@@ -72,7 +72,7 @@ func TestCollectionsWhereverReached(t *testing.T) {
 // RegExp, never creates them or takes their built-ins, and one whose code
 // cannot reach the other polyfills does not define them.
 func TestOnlyWhenReached(t *testing.T) {
-	cfg, err := NewConfig(nil)
+	cfg, err := Config{}.WithDefaults()
 	require.NoError(t, err)
 	for _, c := range []struct {
 		code                            string

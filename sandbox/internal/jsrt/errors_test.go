@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func newTestInProcess(t *testing.T, opts ...Option) *InProcess {
+func newTestInProcess(t *testing.T, cfg Config) *InProcess {
 	t.Helper()
-	e, err := NewInProcess(opts...)
+	e, err := NewInProcess(cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, e.Close()) })
 	return e

@@ -25,7 +25,7 @@ func TestToolResultRefusedWithPlainText(t *testing.T) {
 				return json.RawMessage(tc.result), nil
 			}}}, CallLimits{}, nil)
 			require.NoError(t, err)
-			e := newTestInProcess(t)
+			e := newTestInProcess(t, Config{})
 			res, err := e.RunWithTools(t.Context(), `
 let r;
 try { await tools.deep() } catch (e) { r = [e.name, e.kind, e.message] }

@@ -31,7 +31,7 @@ func TestToolboxChecksArgumentsWithItsCompiler(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{`{"type":"object"}`}, compiled)
 
-	e := newTestInProcess(t)
+	e := newTestInProcess(t, Config{})
 	res, err := e.RunWithTools(t.Context(), `let r; try { await tools.t({ok: false}) } catch (e) { r = [e.name, e.message] } [r, await tools.t({ok: true})]`, box)
 	require.NoError(t, err)
 	require.JSONEq(t, `[["TypeError","tools.t: invalid argument {\"ok\":false}: at /ok: must be true. Call it with an object that meets its signature"],1]`, string(res.Value))

@@ -26,9 +26,10 @@ type InProcess struct {
 
 var _ Executor = (*InProcess)(nil)
 
-// NewInProcess returns an in-process executor.
-func NewInProcess(opts ...Option) (*InProcess, error) {
-	cfg, err := NewConfig(opts)
+// NewInProcess returns an in-process executor configured by c, whose zero
+// fields take their defaults.
+func NewInProcess(c Config) (*InProcess, error) {
+	cfg, err := c.WithDefaults()
 	if err != nil {
 		return nil, err
 	}

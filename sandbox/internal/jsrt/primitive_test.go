@@ -12,7 +12,7 @@ import (
 // the exporter writes it, and one that does not fit gets the exporter's
 // error.
 func TestPrimitiveResults(t *testing.T) {
-	cfg, err := NewConfig([]Option{func(c *Config) { c.Limits.ResultBytes = 64 }})
+	cfg, err := Config{Limits: Limits{ResultBytes: 64}}.WithDefaults()
 	require.NoError(t, err)
 	for _, code := range []string{
 		`1307674368000`, `-0`, `NaN`, `-Infinity`, `0.1 + 0.2`, `1e21`, `2 ** 53 + 2`, `0.7016570306969449`,
@@ -46,7 +46,7 @@ func TestPrimitiveResults(t *testing.T) {
 // descriptor field there does not make it unreadable; an object result
 // still is.
 func TestPrimitiveResultUnderTaintedPrototype(t *testing.T) {
-	e := newTestInProcess(t)
+	e := newTestInProcess(t, Config{})
 	const taint = `Object.defineProperty(Object.prototype, "value", {value: "forged"}); `
 	res, err := e.Run(t.Context(), taint+`6 * 7`)
 	require.NoError(t, err)

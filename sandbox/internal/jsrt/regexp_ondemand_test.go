@@ -11,7 +11,7 @@ import (
 // however the code reaches RegExp, and its getters are taken before the
 // code runs, so that replacing them does not change what the host reads.
 func TestRegExpWhereverReached(t *testing.T) {
-	requireValues(t, newTestInProcess(t), []valueCase{
+	requireValues(t, newTestInProcess(t, Config{}), []valueCase{
 		{`/(?<y>\d{4})/.exec("in 2024").groups.y`, `"2024"`},
 		{`function f(s) { return s.replace(/(?<a>\w)(?<b>\w)/, "$<b>$<a>") } f("ab")`, `"ba"`},
 		{`/a+b/gi`, `{"$regexp":"/a+b/gi"}`},
@@ -42,7 +42,7 @@ new R("a", "g")`)
 // error, without running the code's replacement (which throws "ran").
 func requireMissRefused(t *testing.T, reaches func(string) bool, code string) {
 	t.Helper()
-	e, err := NewInProcess(func(c *Config) { c.Concurrency = 1 })
+	e, err := NewInProcess(Config{Concurrency: 1})
 	require.NoError(t, err)
 	defer e.Close()
 	require.False(t, reaches(code), "the case this test is about")

@@ -11,7 +11,7 @@ func BenchmarkSetup(b *testing.B) {
 		worker bool
 	}{{"inprocess", false}, {"worker", true}} {
 		b.Run(c.name, func(b *testing.B) {
-			cfg, err := NewConfig([]Option{func(cfg *Config) { cfg.OSMemoryLimit = c.worker }})
+			cfg, err := Config{OSMemoryLimit: c.worker}.WithDefaults()
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -30,7 +30,7 @@ func BenchmarkSetup(b *testing.B) {
 // caller's goroutine. It is the floor of a spaced in-process run, which
 // adds the executor's hand-offs.
 func BenchmarkReadyRun(b *testing.B) {
-	cfg, err := NewConfig(nil)
+	cfg, err := Config{}.WithDefaults()
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -24,7 +24,7 @@ func waitSpare(t *testing.T, e *InProcess) {
 // every way a snippet can, then, on the spare set up meanwhile, code that
 // looks for any trace of it.
 func TestSpareRuntimesShareNoState(t *testing.T) {
-	e, err := NewInProcess(func(c *Config) { c.Concurrency = 1 })
+	e, err := NewInProcess(Config{Concurrency: 1})
 	require.NoError(t, err)
 	defer e.Close()
 	const probe = `[typeof leaked, typeof leakedVar, typeof leakedFn, ({}).polluted, [1].push(2), Object.isFrozen(Object.prototype),
@@ -60,7 +60,7 @@ func TestSpareRuntimesShareNoState(t *testing.T) {
 func TestSpareRuntimeGetsTheRunsSettings(t *testing.T) {
 	fixed := time.Date(2024, 2, 29, 12, 0, 0, 0, time.UTC)
 	seed := uint64(7)
-	e, err := NewInProcess(func(c *Config) { c.Concurrency, c.FixedTime, c.RandSeed = 1, &fixed, &seed })
+	e, err := NewInProcess(Config{Concurrency: 1, FixedTime: &fixed, RandSeed: &seed})
 	require.NoError(t, err)
 	defer e.Close()
 	var first string
@@ -79,7 +79,7 @@ func TestSpareRuntimeGetsTheRunsSettings(t *testing.T) {
 
 // TestCloseDropsSpares: after Close no spare is kept or set up.
 func TestCloseDropsSpares(t *testing.T) {
-	e, err := NewInProcess()
+	e, err := NewInProcess(Config{})
 	require.NoError(t, err)
 	waitSpare(t, e)
 	require.NoError(t, e.Close())
@@ -96,7 +96,7 @@ func TestCloseDropsSpares(t *testing.T) {
 // setup (hundreds of microseconds) ran first, every time.
 func TestReplyComesBeforeTheNextSetup(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	e, err := NewInProcess(func(c *Config) { c.Concurrency = 1 })
+	e, err := NewInProcess(Config{Concurrency: 1})
 	require.NoError(t, err)
 	defer e.Close()
 	const runs = 20

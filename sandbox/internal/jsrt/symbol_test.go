@@ -14,7 +14,7 @@ import (
 // even when the code replaced Symbol.prototype.description; a long
 // description is cut to what fits.
 func TestSymbolsReadWithoutRunningCode(t *testing.T) {
-	e := newTestInProcess(t, func(c *Config) { c.Concurrency = 1 })
+	e := newTestInProcess(t, Config{Concurrency: 1})
 	const hostile = `Object.defineProperty(Symbol.prototype, "description", {get() { globalThis.ran = 1; return "evil" }});`
 	for _, c := range []struct {
 		name, code, value, log string

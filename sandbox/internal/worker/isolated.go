@@ -39,7 +39,7 @@ const (
 // Isolated runs code in a pool of worker processes, each running the same
 // hardened runner as [jsrt.InProcess] under operating-system limits: a
 // cgroup v2 memory.max where one is delegated (see
-// [github.com/loomwork/loom/sandbox.WithCgroupParent]), otherwise
+// [github.com/loomwork/loom/sandbox.IsolatedConfig.CgroupParent]), otherwise
 // RLIMIT_AS set to the worker's measured address space plus a budget; plus
 // GOMEMLIMIT, a lowered Go stack limit, and a SIGKILL from the parent when a
 // run passes its time limit plus grace. A worker that dies or is killed is
@@ -47,7 +47,7 @@ const (
 //
 // Isolated re-executes the program's own binary, so main must call
 // [ServeWorkerIfChild] first, or
-// [github.com/loomwork/loom/sandbox.WithWorkerCommand] must name a worker
+// [github.com/loomwork/loom/sandbox.IsolatedConfig.WorkerCommand] must name a worker
 // binary. It is safe for concurrent use; Close kills the workers.
 type Isolated struct {
 	cfg      *jsrt.Config
@@ -90,7 +90,7 @@ type Isolated struct {
 var _ jsrt.Executor = (*Isolated)(nil)
 
 // NewIsolated starts a pool of worker processes (one per concurrency slot,
-// see [github.com/loomwork/loom/sandbox.WithConcurrency]). It waits for the first worker to be ready, so a
+// see [github.com/loomwork/loom/sandbox.IsolatedConfig.Concurrency]). It waits for the first worker to be ready, so a
 // misconfiguration fails here; the others start in the background. With
 // Config.BackgroundStart it returns at once and the first worker starts in
 // the background too; the first run waits for it, and fails if it could
@@ -98,8 +98,8 @@ var _ jsrt.Executor = (*Isolated)(nil)
 // worker busy starts one more, up to the concurrency, and takes the first
 // that is free, so a program that runs one snippet at a time (a one-shot
 // CLI) starts one worker, not one per core.
-func NewIsolated(opts ...jsrt.Option) (*Isolated, error) {
-	cfg, err := jsrt.NewConfig(opts)
+func NewIsolated(c jsrt.Config) (*Isolated, error) {
+	cfg, err := c.WithDefaults()
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +126,7 @@ func NewIsolated(opts ...jsrt.Option) (*Isolated, error) {
 		if dir := findCgroupParent(cfg.CgroupParent); dir != "" {
 			e.cgroups = &cgroupPool{dir: dir}
 		} else if cfg.CgroupParent != "" {
-			return nil, fmt.Errorf("sandbox: WithCgroupParent(%q): not a writable cgroup v2 directory with the memory controller enabled in cgroup.subtree_control", cfg.CgroupParent)
+			return nil, fmt.Errorf("sandbox: CgroupParent %q is not a writable cgroup v2 directory with the memory controller enabled in cgroup.subtree_control", cfg.CgroupParent)
 		}
 	}
 	if e.cgroups == nil && !RaceEnabled {

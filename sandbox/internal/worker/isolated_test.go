@@ -34,7 +34,7 @@ func TestCgroupDetection(t *testing.T) {
 	if dir == "" {
 		t.Skip("no delegated cgroup v2 with the memory controller here: workers use RLIMIT_AS")
 	}
-	e := newTestIsolated(t, withConfig(func(c *jsrt.Config) { c.Concurrency, c.Limits = 1, jsrt.Limits{Memory: 32 << 20} }))
+	e := newTestIsolated(t, jsrt.Config{Concurrency: 1, Limits: jsrt.Limits{Memory: 32 << 20}})
 	require.Equal(t, "cgroup", e.MemoryEnforcement())
 	_, err := e.Run(context.Background(), `'x'.repeat(2**30).length`)
 	require.ErrorIs(t, err, jsrt.ErrMemoryLimit)

@@ -15,12 +15,9 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// withConfig is an option that edits the executor's configuration.
-func withConfig(edit func(c *jsrt.Config)) jsrt.Option { return edit }
-
-func newTestIsolated(t *testing.T, opts ...jsrt.Option) *Isolated {
+func newTestIsolated(t *testing.T, cfg jsrt.Config) *Isolated {
 	t.Helper()
-	e, err := NewIsolated(opts...)
+	e, err := NewIsolated(cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, e.Close()) })
 	return e
@@ -29,7 +26,7 @@ func newTestIsolated(t *testing.T, opts ...jsrt.Option) *Isolated {
 // newSingleWorker is an executor with one worker, and that worker's PID.
 func newSingleWorker(t *testing.T) (*Isolated, int) {
 	t.Helper()
-	e := newTestIsolated(t, withConfig(func(c *jsrt.Config) { c.Concurrency = 1 }))
+	e := newTestIsolated(t, jsrt.Config{Concurrency: 1})
 	pids := e.PIDs()
 	require.Len(t, pids, 1)
 	return e, pids[0]

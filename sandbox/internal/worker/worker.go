@@ -35,7 +35,7 @@ var hookInstalled atomic.Bool
 // (os.Executable) with LOOM_SANDBOX_WORKER=1 in an otherwise empty
 // environment; in that process ServeWorkerIfChild serves runs on
 // stdin/stdout and exits when its parent goes away, so the rest of main
-// never runs. Use [github.com/loomwork/loom/sandbox.WithWorkerCommand] to run a
+// never runs. Use [github.com/loomwork/loom/sandbox.IsolatedConfig.WorkerCommand] to run a
 // dedicated worker binary instead.
 func ServeWorkerIfChild() {
 	hookInstalled.Store(true)
@@ -208,11 +208,10 @@ func (r *runner) executor(req request) (*jsrt.InProcess, error) {
 		return r.exec, nil
 	}
 	r.close()
-	opts := []jsrt.Option{func(c *jsrt.Config) {
-		c.Limits, c.Concurrency, c.OSMemoryLimit = req.Limits, 1, true
-		c.FixedTime, c.RandSeed = req.FixedTime, req.RandSeed
-	}}
-	e, err := jsrt.NewInProcess(opts...)
+	e, err := jsrt.NewInProcess(jsrt.Config{
+		Limits: req.Limits, Concurrency: 1, OSMemoryLimit: true,
+		FixedTime: req.FixedTime, RandSeed: req.RandSeed,
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -137,7 +137,7 @@ func approve(ctx context.Context, c client.Client, id string, a codeexec.Approva
 // environment (its key never enters the history) with the SDK's retries
 // off, and the sandbox.
 func newActivities() (*lt.Activities, sandbox.Executor, error) {
-	tool, exec, err := lt.WorkerSandboxTool()
+	tool, exec, err := lt.WorkerSandboxTool(sandbox.IsolatedConfig{})
 	if err != nil {
 		return nil, nil, err
 	}
