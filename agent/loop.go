@@ -40,7 +40,7 @@ func (a *AI) body(ctx context.Context, r *Run) (out json.RawMessage, err error) 
 		return nil, err
 	}
 	req := model.Request{Messages: msgs, Tools: tt.tools, ToolChoice: a.cfg.ToolChoice, Options: a.cfg.Options}
-	router := a.cfg.ToolChoice.Mode == ToolRouter
+	router := a.cfg.ToolChoice.Mode == toolRouter
 	if router {
 		req.ToolChoice = model.ToolChoice{Mode: model.ToolRequired}
 	}
