@@ -159,7 +159,7 @@ func (j *Journal) endedTotals(id string) (u model.Usage, cost float64, ru model.
 // not end. It returns the EventRunEnd of the last of them (false when the
 // next nested run had not ended, or the run is not resumed); the next
 // nested run the body starts gets the id after it. The skipped runs are not
-// replayed: their events are not yielded again and observers do not see
+// replayed: their events are not yielded again and hooks do not see
 // them, but their usage and cost count toward the run's and the budget's as
 // a replay's would. A composition whose nested runs each carry its whole
 // progress in their output (a graph's super-steps) resumes from the last

@@ -44,7 +44,6 @@ type Run struct {
 	skips     []*lazyRuns // groups of ended runs skipped in part, not counted yet
 	env       *runEnv     // the environment the run started in (WithEnv)
 	clock     Clock
-	observers []func(Event)
 	inl       inlineCall    // a guarded tool's request to run its tool inside it
 	history   handedHistory // the conversation this run was handed
 	handOn    handedHistory // the conversation for the next child run
@@ -264,9 +263,6 @@ func (r *Run) Emit(ev Event) bool {
 		r.usage = r.usage.Add(ev.Usage)
 		r.cost += ev.Cost
 	}
-	for _, fn := range r.observers {
-		fn(ev)
-	}
 	r.inYield = true
 	ok := r.yield(ev, nil)
 	r.inYield = false
@@ -308,16 +304,6 @@ func (r *Run) child(ctx context.Context, child Agent, input json.RawMessage, emi
 func (r *Run) Call(ctx context.Context, child Agent, input json.RawMessage) (json.RawMessage, error) {
 	end, err := r.Child(ctx, child, input)
 	return end.Output, err
-}
-
-// Observe calls fn with every event the run emits or passes on from its
-// nested runs, replayed ones included, before the consumer sees it; a
-// composition keeps its state from what passes this way. fn runs on the
-// run's goroutine. stop removes it.
-func (r *Run) Observe(fn func(Event)) (stop func()) {
-	r.observers = append(r.observers, fn)
-	n := len(r.observers) - 1
-	return func() { r.observers[n] = func(Event) {} }
 }
 
 // SetResultParts sets parts of the run's result beyond its JSON output:
