@@ -9,6 +9,8 @@ import (
 	"runtime/debug"
 	"strconv"
 
+	"github.com/loomwork/loom/agent/internal/clock"
+	"github.com/loomwork/loom/agent/internal/rtkey"
 	"github.com/loomwork/loom/model"
 )
 
@@ -43,7 +45,7 @@ type Run struct {
 	journal   *Journal    // the journal a resumed run follows, or nil
 	skips     []*lazyRuns // groups of ended runs skipped in part, not counted yet
 	env       *runEnv     // the environment the run started in (WithEnv)
-	clock     Clock
+	clock     clock.Clock
 	inl       inlineCall    // a guarded tool's request to run its tool inside it
 	history   handedHistory // the conversation this run was handed
 	handOn    handedHistory // the conversation for the next child run
@@ -57,11 +59,17 @@ type runContext struct {
 	r *Run
 }
 
-// Value returns the run for runKey, and what the parent context holds for
+// Value returns the run for runKey, the run's clock and budget for their
+// keys, and what the parent context holds for
 // any other key.
 func (c *runContext) Value(key any) any {
-	if key == (runKey{}) {
+	switch key {
+	case runKey{}:
 		return c.r
+	case clock.Key{}:
+		return c.r.clock
+	case rtkey.Budget{}:
+		return c.r.budget
 	}
 	return c.Context.Value(key)
 }
@@ -118,7 +126,7 @@ func Execute(ctx context.Context, a Agent, input json.RawMessage, body Body) ite
 			}
 		}
 		env := envFrom(ctx)
-		r := &Run{ID: id, Agent: a, Input: input, parent: parent, yield: yield, env: env, hooks: env.hookList(), clock: env.clockOr()}
+		r := &Run{ID: id, Agent: a, Input: input, parent: parent, yield: yield, env: env, hooks: env.hookList(), clock: clock.From(ctx)}
 		b := budgetFrom(ctx)
 		if b == nil {
 			// A root run without limits keeps its budget in itself; runs

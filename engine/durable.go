@@ -9,6 +9,8 @@ import (
 	"maps"
 
 	"github.com/loomwork/loom/agent"
+
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/checkpoint"
 	"github.com/loomwork/loom/internal/flow"
 	"github.com/loomwork/loom/model"
@@ -225,7 +227,7 @@ func (rc *recorder) save(ctx context.Context, kind string, st RunState) error {
 		return fmt.Errorf("engine: checkpoint run %s: encode state: %w", rc.runID, err)
 	}
 	cp := checkpoint.Checkpoint{
-		RunID: rc.runID, Seq: rc.head + 1, Kind: kind, Time: agent.Now(ctx), State: state, Events: events,
+		RunID: rc.runID, Seq: rc.head + 1, Kind: kind, Time: agentrt.Now(ctx), State: state, Events: events,
 		Meta: map[string]string{"agent": rc.agent, "status": st.Status},
 	}
 	for k, v := range rc.meta {

@@ -1,7 +1,7 @@
 // Package agentrt is the run-time side of package agent, for those who
 // write engines and durable runners rather than agents: the seams a
-// durable engine replaces (the ids of root runs, the task runner of
-// fan-outs) and the telemetry switches (where spans and metrics go,
+// durable engine replaces (the clock, the ids of root runs, the task
+// runner of fan-outs) and the telemetry switches (where spans and metrics go,
 // whether content is captured, telemetry off while a step replays).
 //
 // A program that builds and runs agents needs none of it: package agent
