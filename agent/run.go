@@ -42,7 +42,7 @@ type Run struct {
 	questions int         // questions asked
 	calls     int         // model calls made or replayed
 	replay    *runLog     // the record a resumed run follows
-	journal   *Journal    // the journal a resumed run follows, or nil
+	journal   *journal    // the journal a resumed run follows, or nil
 	skips     []*lazyRuns // groups of ended runs skipped in part, not counted yet
 	env       *runEnv     // the environment the run started in (WithEnv)
 	clock     clock.Clock
@@ -59,8 +59,8 @@ type runContext struct {
 	r *Run
 }
 
-// Value returns the run for runKey, the run's clock and budget for their
-// keys, and what the parent context holds for
+// Value returns the run for runKey, the run's clock, budget and run-time
+// view (runView) for their keys, and what the parent context holds for
 // any other key.
 func (c *runContext) Value(key any) any {
 	switch key {
@@ -70,6 +70,8 @@ func (c *runContext) Value(key any) any {
 		return c.r.clock
 	case rtkey.Budget{}:
 		return c.r.budget
+	case rtkey.Run{}:
+		return runView{c.r}
 	}
 	return c.Context.Value(key)
 }
@@ -98,7 +100,7 @@ type reservedKey struct{}
 // own, when a has any), emits EventRunStart and EventRunEnd, totals usage
 // over nested runs, turns a deadline under a timeout limit into a
 // [LimitError], and turns a panic in body into an error wrapping [ErrPanic].
-// Under a resumed run's [Journal], a run that had ended is replayed from
+// Under a resumed run's journal (agentrt.WithJournal), a run that had ended is replayed from
 // its record instead of running body. The tool of a guarded tool
 // ([GuardTool]) runs body inside the guarded tool's run.
 func Execute(ctx context.Context, a Agent, input json.RawMessage, body Body) iter.Seq2[Event, error] {
@@ -346,3 +348,14 @@ func (r *Run) RecordUsage(u model.Usage, costUSD float64) bool {
 	r.budget.add(u)
 	return r.Emit(Event{Kind: EventUsage, Usage: u, Cost: costUSD})
 }
+
+// runView is what package agentrt reaches of a run through its context
+// (the rtkey.Run key): the run-time operations a composition's engine
+// needs and a user does not.
+type runView struct{ r *Run }
+
+// Of reports whether the view is of r.
+func (v runView) Of(r *Run) bool { return v.r == r }
+
+// SkipEnded moves the run past its ended nested runs (agentrt.SkipEnded).
+func (v runView) SkipEnded(ctx context.Context) (Event, bool) { return v.r.skipEnded(ctx) }

@@ -53,7 +53,7 @@ const (
 
 // RunState is the state a run's checkpoints hold. The events since the
 // previous checkpoint are saved beside it; together they are the run's
-// journal ([agent.Journal]).
+// journal ([agentrt.Journal]).
 type RunState struct {
 	Format    string                     `json:"format"`
 	Agent     string                     `json:"agent"`
@@ -285,7 +285,7 @@ func (e *Engine) Pending(ctx context.Context, runID string) ([]agent.Question, e
 	if s.head.Kind == CheckpointEnd {
 		return nil, nil
 	}
-	return agent.NewJournal(s.events, s.answers).Pending(), nil
+	return agentrt.NewJournal(s.events, s.answers).Pending(), nil
 }
 
 // Resume continues run runID of agent a from its checkpoints, with answers
@@ -307,7 +307,7 @@ func (e *Engine) Resume(ctx context.Context, a agent.Agent, runID string, answer
 			failedRun(ctx, a, err, yield)
 			return
 		}
-		e.run(agent.WithJournal(ctx, j), a, input, nil, rc)(yield)
+		e.run(agentrt.WithJournal(ctx, j), a, input, nil, rc)(yield)
 	}
 }
 
@@ -318,7 +318,7 @@ func (e *Engine) ResumeInvoke(ctx context.Context, a agent.Agent, runID string, 
 		return nil, err
 	}
 	var res Result
-	if _, err := collect(e.run(agent.WithJournal(ctx, j), a, input, &res, rc)); err != nil {
+	if _, err := collect(e.run(agentrt.WithJournal(ctx, j), a, input, &res, rc)); err != nil {
 		return nil, err
 	}
 	return &res, nil
@@ -326,14 +326,14 @@ func (e *Engine) ResumeInvoke(ctx context.Context, a agent.Agent, runID string, 
 
 // claim checks the answers and takes the head of a run that is not a
 // session's turn.
-func (e *Engine) claim(ctx context.Context, a agent.Agent, runID string, answers map[string]json.RawMessage) (*recorder, *agent.Journal, json.RawMessage, error) {
+func (e *Engine) claim(ctx context.Context, a agent.Agent, runID string, answers map[string]json.RawMessage) (*recorder, *agentrt.Journal, json.RawMessage, error) {
 	return e.claimRun(ctx, a, runID, answers, "")
 }
 
 // claimRun checks the answers and takes the run's head. session is the
 // session resuming the run, or "" for the engine's own Resume, which
 // refuses a session's turn.
-func (e *Engine) claimRun(ctx context.Context, a agent.Agent, runID string, answers map[string]json.RawMessage, session string) (*recorder, *agent.Journal, json.RawMessage, error) {
+func (e *Engine) claimRun(ctx context.Context, a agent.Agent, runID string, answers map[string]json.RawMessage, session string) (*recorder, *agentrt.Journal, json.RawMessage, error) {
 	if a == nil {
 		return nil, nil, nil, fmt.Errorf("%w: engine: the agent to resume is nil", agent.ErrInvalidConfig)
 	}
@@ -386,7 +386,7 @@ func (e *Engine) claimRun(ctx context.Context, a agent.Agent, runID string, answ
 	if err := rc.save(ctx, CheckpointResume, RunState{Status: "running", Answers: answers}); err != nil {
 		return nil, nil, nil, err
 	}
-	j := agent.NewJournal(s.events, all)
+	j := agentrt.NewJournal(s.events, all)
 	j.AddEnded(s.ended...)
 	return rc, j, s.start.Input, nil
 }
