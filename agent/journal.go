@@ -42,11 +42,14 @@ type runLog struct {
 type journalSource interface {
 	Record() ([]Event, map[string]json.RawMessage)
 	Ended(add func(parent string, from, to int, usage model.Usage, cost float64, replayed model.Usage, replayedCost float64, load func(context.Context, string) ([]Event, error)))
-	Index(build func() any) any
+	Index(build func(src any) any) any
 }
 
-// buildJournal indexes src's record and its ended runs.
-func buildJournal(src journalSource) *journal {
+// buildJournal indexes the record and the ended runs of src, a
+// journalSource. It captures nothing, so asking for the index allocates
+// nothing.
+func buildJournal(s any) any {
+	src := s.(journalSource)
 	j := newJournal(src.Record())
 	src.Ended(func(parent string, from, to int, usage model.Usage, cost float64, replayed model.Usage, replayedCost float64, load func(context.Context, string) ([]Event, error)) {
 		j.addEnded(parent, from, to, runTotals{usage, cost, replayed, replayedCost}, load)
@@ -102,7 +105,7 @@ func journalFrom(ctx context.Context) *journal {
 	if !ok {
 		return nil
 	}
-	return src.Index(func() any { return buildJournal(src) }).(*journal)
+	return src.Index(buildJournal).(*journal)
 }
 
 func (j *journal) answer(id string) (json.RawMessage, bool) {

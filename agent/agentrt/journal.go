@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"sync"
+	"sync/atomic"
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/agent/internal/rtkey"
@@ -38,8 +39,8 @@ type Journal struct {
 	answers map[string]json.RawMessage
 	ended   []EndedRuns
 
-	once  sync.Once
-	index any // package agent's index of the journal, built by the first run
+	mu    sync.Mutex
+	index atomic.Pointer[any] // package agent's index of the journal, built by the first run
 }
 
 // EndedRuns are nested runs that a journal holds as ended without their
@@ -160,10 +161,21 @@ func (s source) Ended(add func(parent string, from, to int, usage model.Usage, c
 	}
 }
 
-// Index returns the journal's index, built by build the first time.
-func (s source) Index(build func() any) any {
-	s.j.once.Do(func() { s.j.index = build() })
-	return s.j.index
+// Index returns the journal's index, built by build(s) the first time.
+// Every run under the journal asks for it, so the path after the first
+// is one atomic load.
+func (s source) Index(build func(src any) any) any {
+	if v := s.j.index.Load(); v != nil {
+		return *v
+	}
+	s.j.mu.Lock()
+	defer s.j.mu.Unlock()
+	if v := s.j.index.Load(); v != nil {
+		return *v
+	}
+	v := build(s)
+	s.j.index.Store(&v)
+	return v
 }
 
 // SkipEnded moves r, resumed from a journal, past the nested runs it had
