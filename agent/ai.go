@@ -11,19 +11,19 @@ import (
 	"github.com/loomwork/loom/model"
 )
 
-// ToolRouter is the tool mode of a router agent: one model call that must
+// toolRouter is the tool mode of a router agent: one model call that must
 // call one of the agent's tools, whose output becomes the agent's output (a
 // handoff). Use it as AIConfig.ToolChoice = [Router]().
-const ToolRouter model.ToolMode = "router"
+const toolRouter model.ToolMode = "router"
 
 // Router returns the tool choice that makes an AI agent a router.
-func Router() model.ToolChoice { return model.ToolChoice{Mode: ToolRouter} }
+func Router() model.ToolChoice { return model.ToolChoice{Mode: toolRouter} }
 
 // The defaults of [AIConfig].
 const (
-	DefaultMaxTurns         = 10
-	DefaultMaxParallelTools = 4
-	DefaultRepairTurns      = 1
+	defaultMaxTurns         = 10
+	defaultMaxParallelTools = 4
+	defaultRepairTurns      = 1
 )
 
 // AIConfig configures an [AI] agent.
@@ -125,20 +125,20 @@ func NewAI(cfg AIConfig) (*AI, error) {
 		cfg.OutputKey = DefaultTextKey
 	}
 	if cfg.MaxTurns == 0 {
-		cfg.MaxTurns = DefaultMaxTurns
+		cfg.MaxTurns = defaultMaxTurns
 	}
 	if cfg.MaxTurns < 0 {
 		return fail("MaxTurns is %d; it must be positive", cfg.MaxTurns)
 	}
 	switch {
 	case cfg.MaxParallelTools < 0:
-		return fail("MaxParallelTools is %d; use 0 for the default of %d, or a positive number", cfg.MaxParallelTools, DefaultMaxParallelTools)
+		return fail("MaxParallelTools is %d; use 0 for the default of %d, or a positive number", cfg.MaxParallelTools, defaultMaxParallelTools)
 	case cfg.MaxParallelTools == 0:
-		cfg.MaxParallelTools = DefaultMaxParallelTools
+		cfg.MaxParallelTools = defaultMaxParallelTools
 	}
 	switch {
 	case cfg.RepairTurns == 0:
-		cfg.RepairTurns = DefaultRepairTurns
+		cfg.RepairTurns = defaultRepairTurns
 	case cfg.RepairTurns < 0:
 		cfg.RepairTurns = 0
 	}
@@ -171,7 +171,7 @@ func NewAI(cfg AIConfig) (*AI, error) {
 	dynamic := len(cfg.Toolsets) > 0
 	switch cfg.ToolChoice.Mode {
 	case model.ToolAuto, model.ToolNone:
-	case model.ToolRequired, ToolRouter:
+	case model.ToolRequired, toolRouter:
 		if len(a.static.tools) == 0 && !dynamic {
 			return fail("tool choice %q needs at least one tool", cfg.ToolChoice.Mode)
 		}

@@ -48,7 +48,6 @@ func TestNewFillsDefaults(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, tt.info.Name, a.Name())
 			require.Equal(t, tt.kind, a.Kind())
-			require.Equal(t, tt.kind, agent.KindOf(a))
 			require.JSONEq(t, tt.in, string(a.InputSchema()))
 			require.JSONEq(t, tt.outS, string(a.OutputSchema()))
 		})

@@ -49,9 +49,9 @@
 // # The environment of a run
 //
 // [WithEnv] sets what the runs beneath a context share: the model of AI
-// agents without their own and the engine's default, hooks, the clock and
-// the price table, as one [Env]. Each WithEnv layers on the one above:
-// the fields it sets win, its hooks add to those above. A run reads its
+// agents without their own and the engine's default, hooks and the price
+// table, as one [Env]. Each WithEnv layers on the one above: the fields it
+// sets win, its hooks add to those above. A run reads its
 // environment once, when it starts.
 //
 // # Limits
@@ -74,9 +74,10 @@
 //
 // # The run-time side
 //
-// What engines and durable runners set on a run's context, rather than
-// what agents are made of, lives in package
-// [github.com/loomwork/loom/agent/agentrt]: the ids of root runs, the task
-// runner of fan-outs, and the telemetry switches (tracer and meter
-// providers, content capture, telemetry off during replay).
+// What engines and durable runners need, rather than what agents are made
+// of, lives in package [github.com/loomwork/loom/agent/agentrt]: the
+// journal a resumed run follows, the clock of runs, the ids of root runs,
+// the task runner of fan-outs, what a run tree has spent, and the
+// telemetry switches (tracer and meter providers, content capture,
+// telemetry off during replay).
 package agent

@@ -8,8 +8,8 @@ import (
 )
 
 // Env is the environment of the runs started beneath a context: the
-// models AI agents fall back on, the hooks every run fires, the clock and
-// the price table. Set it with [WithEnv]; every field may be left zero.
+// models AI agents fall back on, the hooks every run fires and the price
+// table. Set it with [WithEnv]; every field may be left zero.
 // The limits of a run tree have their own setter, [WithLimits], which also
 // returns the cancel function of its timeout.
 type Env struct {
@@ -21,9 +21,6 @@ type Env struct {
 	// Hooks fire for every run beneath, nested ones included, after the
 	// hooks set higher up.
 	Hooks Hooks
-	// Clock tells the time of runs: event times, durations and the timeout
-	// limit's elapsed figure. Nil means the system clock.
-	Clock Clock
 	// Prices estimates the cost of model calls. Nil means the built-in
 	// table of package pricing.
 	Prices *pricing.Table
@@ -42,7 +39,6 @@ type Env struct {
 type runEnv struct {
 	model, defaultModel model.Model
 	hooks               []*Hooks
-	clock               Clock
 	prices              *pricing.Table
 	history             []model.Message // for the root run
 }
@@ -67,9 +63,6 @@ func WithEnv(ctx context.Context, env Env) context.Context {
 	if env.Hooks.any() {
 		h := env.Hooks
 		next.hooks = append(next.hooks[:len(next.hooks):len(next.hooks)], &h)
-	}
-	if env.Clock != nil {
-		next.clock = env.Clock
 	}
 	if env.Prices != nil {
 		next.prices = env.Prices
@@ -109,14 +102,6 @@ func (e *runEnv) hookList() []*Hooks {
 		return nil
 	}
 	return e.hooks
-}
-
-// clockOr returns the environment's clock or the system clock; nil-safe.
-func (e *runEnv) clockOr() Clock {
-	if e == nil || e.clock == nil {
-		return systemClock{}
-	}
-	return e.clock
 }
 
 // any reports whether h has a hook set.

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/loomwork/loom/agent"
+
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/loomwork/loom/model/pricing"
@@ -61,8 +63,8 @@ func TestWithEnvClockAndPrices(t *testing.T) {
 	at := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 	m := modeltest.New(t, modeltest.Text("ok").WithUsage(1_000_000, 0))
 	prices := pricing.New(pricing.Entry{Provider: m.Provider(), Model: m.Name(), Price: pricing.Price{Input: 2.5}})
-	ctx := agent.WithEnv(t.Context(), agent.Env{Model: m, Clock: agent.ClockFunc(func() time.Time { return at }), Prices: prices})
-	require.Equal(t, at, agent.Now(ctx))
+	ctx := agentrt.WithClock(agent.WithEnv(t.Context(), agent.Env{Model: m, Prices: prices}), agentrt.ClockFunc(func() time.Time { return at }))
+	require.Equal(t, at, agentrt.Now(ctx))
 	ai, err := agent.NewAI(agent.AIConfig{Name: "a"})
 	require.NoError(t, err)
 	var usages int

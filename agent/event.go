@@ -81,7 +81,7 @@ type Event struct {
 	ParentID string    // the run that started this run; empty for the outermost
 	Agent    string    // the name of the agent running
 	Seq      int64     // 1, 2, 3… within the run: the order of the run's own events
-	Time     time.Time // when it happened, by the run's clock ([Env].Clock)
+	Time     time.Time // when it happened, by the run's clock (agentrt.WithClock)
 	// Replayed marks an event a resumed run yields again from its record
 	// instead of doing the work again.
 	Replayed bool

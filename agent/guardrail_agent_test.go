@@ -169,8 +169,8 @@ func TestAgentGuardrailReplaysOnResume(t *testing.T) {
 			}
 			require.NotEmpty(t, guardID)
 
-			j := agent.NewJournal(evs, map[string]json.RawMessage{ie.Questions[0].ID: json.RawMessage(`true`)})
-			resumed, err := drain(t, agent.WithJournal(t.Context(), j), a, "deploy")
+			j := agentrt.NewJournal(evs, map[string]json.RawMessage{ie.Questions[0].ID: json.RawMessage(`true`)})
+			resumed, err := drain(t, agentrt.WithJournal(t.Context(), j), a, "deploy")
 			require.NoError(t, err)
 			require.Equal(t, 1, cm.Calls(), "the classifier is not called again on resume")
 			require.Equal(t, 2, m.Calls(), "the first model call is replayed, the second made")

@@ -109,7 +109,7 @@ func (g *guardedTool) InputSchema() json.RawMessage { return g.tool.InputSchema(
 func (g *guardedTool) OutputSchema() json.RawMessage { return g.tool.OutputSchema() }
 
 // Kind returns the tool's kind.
-func (g *guardedTool) Kind() string { return KindOf(g.tool) }
+func (g *guardedTool) Kind() string { return kindOf(g.tool) }
 
 // Run checks the arguments, runs the tool, and checks its result.
 func (g *guardedTool) Run(ctx context.Context, input json.RawMessage) iter.Seq2[Event, error] {

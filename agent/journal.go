@@ -6,34 +6,22 @@ import (
 	"errors"
 	"strings"
 	"sync"
+
+	"github.com/loomwork/loom/agent/internal/rtkey"
+	"github.com/loomwork/loom/model"
 )
 
-// Journal is the record of a run that stopped before its end (interrupted,
-// or its process died), from which the run is resumed without repeating
-// work. A resumed run starts again from its root with the same ids, and:
-//
-//   - a nested run whose end the journal holds is not run again: its
-//     recorded events are yielded again, marked Replayed, and its recorded
-//     output (or error) is what its caller gets;
-//   - an AI's tool run that ended, and whose result the AI's own record
-//     holds, is skipped: the AI takes the recorded result, and the tool
-//     run's events are neither read nor yielded again (its usage and cost
-//     still count), so a resume reads what came after, as a graph skips
-//     its ended steps ([Run.SkipEnded]);
-//   - a model call the journal holds is not made again: its recorded text,
-//     usage and response are replayed;
-//   - a question the answers cover is answered (see [Ask]);
-//   - everything else runs.
-//
-// Engines build a journal from the events their checkpoints saved; see
-// [NewJournal]. A Journal is used by one resumed run at a time.
-type Journal struct {
+// journal is agent's index of the journal a resumed run follows
+// (agentrt.Journal, agentrt.WithJournal): the recorded events by run, the
+// answers, and the ended runs added without their events. It is built once
+// per agentrt.Journal, when the first run under it starts.
+type journal struct {
 	events  []Event
 	runs    map[string]*runLog
 	subtree map[string][]int // run id -> indexes in events of the run's and its nested runs' events
 	answers map[string]json.RawMessage
 	rootID  string
-	lazy    map[string][]*lazyRuns // parent id -> ended runs added without their events (AddEnded)
+	lazy    map[string][]*lazyRuns // parent id -> ended runs added without their events (addEnded)
 
 	mu sync.Mutex
 }
@@ -48,13 +36,32 @@ type runLog struct {
 	maxSeq    int64
 }
 
-type journalKey struct{}
+// journalSource is what an agentrt.Journal on a context offers: its
+// record, its ended runs added without events, and the index built of
+// them once.
+type journalSource interface {
+	Record() ([]Event, map[string]json.RawMessage)
+	Ended(add func(parent string, from, to int, usage model.Usage, cost float64, replayed model.Usage, replayedCost float64, load func(context.Context, string) ([]Event, error)))
+	Index(build func(src any) any) any
+}
 
-// NewJournal returns the journal of the recorded events (in the order they
-// were yielded) with answers to the run's questions, keyed by question id.
-// An interrupted run's end is left out, so the run continues past it.
-func NewJournal(events []Event, answers map[string]json.RawMessage) *Journal {
-	j := &Journal{events: make([]Event, 0, len(events)), runs: make(map[string]*runLog), subtree: make(map[string][]int), answers: answers}
+// buildJournal indexes the record and the ended runs of src, a
+// journalSource. It captures nothing, so asking for the index allocates
+// nothing.
+func buildJournal(s any) any {
+	src := s.(journalSource)
+	j := newJournal(src.Record())
+	src.Ended(func(parent string, from, to int, usage model.Usage, cost float64, replayed model.Usage, replayedCost float64, load func(context.Context, string) ([]Event, error)) {
+		j.addEnded(parent, from, to, runTotals{usage, cost, replayed, replayedCost}, load)
+	})
+	return j
+}
+
+// newJournal indexes the recorded events (in the order they were yielded)
+// with answers to the run's questions, keyed by question id. An
+// interrupted run's end is left out, so the run continues past it.
+func newJournal(events []Event, answers map[string]json.RawMessage) *journal {
+	j := &journal{events: make([]Event, 0, len(events)), runs: make(map[string]*runLog), subtree: make(map[string][]int), answers: answers}
 	for _, ev := range events {
 		if ev.Kind == EventRunEnd && errors.Is(ev.Err, ErrInterrupted) {
 			continue
@@ -92,67 +99,23 @@ func NewJournal(events []Event, answers map[string]json.RawMessage) *Journal {
 	return j
 }
 
-// WithJournal returns ctx under which runs resume from j. With a nil j,
-// runs beneath ctx run without a journal.
-func WithJournal(ctx context.Context, j *Journal) context.Context {
-	return context.WithValue(ctx, journalKey{}, j)
-}
-
-func journalFrom(ctx context.Context) *Journal {
-	j, _ := ctx.Value(journalKey{}).(*Journal)
-	return j
-}
-
-// RootID returns the id of the recorded root run, or "".
-func (j *Journal) RootID() string { return j.rootID }
-
-// Pending returns the questions asked by runs that have not ended and that
-// the answers do not cover, in the order they were first asked; a
-// question asked again (by a resume that did not answer it) is listed
-// once, as it was last asked.
-func (j *Journal) Pending() []Question {
-	var qs []Question
-	at := map[string]int{}
-	for _, ev := range j.events {
-		if ev.Kind != EventInterrupt || ev.Question == nil {
-			continue
-		}
-		if l := j.runs[ev.RunID]; l != nil && l.ended {
-			continue
-		}
-		if _, ok := j.answers[ev.Question.ID]; ok {
-			continue
-		}
-		if i, ok := at[ev.Question.ID]; ok {
-			qs[i] = *ev.Question
-			continue
-		}
-		at[ev.Question.ID] = len(qs)
-		qs = append(qs, *ev.Question)
+// journalFrom returns the index of the journal on ctx, or nil.
+func journalFrom(ctx context.Context) *journal {
+	src, ok := ctx.Value(rtkey.Journal{}).(journalSource)
+	if !ok {
+		return nil
 	}
-	return qs
+	return src.Index(buildJournal).(*journal)
 }
 
-// Questions returns every question the record holds, answered or not,
-// except those of runs added without their events ([Journal.AddEnded]).
-func (j *Journal) Questions() []Question {
-	var qs []Question
-	for _, ev := range j.events {
-		if ev.Kind == EventInterrupt && ev.Question != nil {
-			qs = append(qs, *ev.Question)
-		}
-	}
-	return qs
-}
-
-func (j *Journal) answer(id string) (json.RawMessage, bool) {
+func (j *journal) answer(id string) (json.RawMessage, bool) {
 	a, ok := j.answers[id]
 	return a, ok
 }
 
 // ended returns the recorded events of run id and its nested runs when the
 // run ended, else nil.
-func (j *Journal) ended(id string) []Event {
+func (j *journal) ended(id string) []Event {
 	j.mu.Lock()
 	l := j.runs[id]
 	j.mu.Unlock()
@@ -169,7 +132,7 @@ func (j *Journal) ended(id string) []Event {
 
 // replay returns the record of run id for a resumed run that goes on, or
 // nil when the journal holds none.
-func (j *Journal) replay(id string) *runLog {
+func (j *journal) replay(id string) *runLog {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	l := j.runs[id]

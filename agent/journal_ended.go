@@ -11,33 +11,18 @@ import (
 	"github.com/loomwork/loom/model"
 )
 
-// EndedRuns are nested runs that a journal holds as ended without their
-// events, given to [Journal.AddEnded]: the nested runs From to To of the
-// run Parent (ids Parent.From to Parent.To), each with every run beneath
-// it. Their events are loaded only when a resumed run replays one of
-// them, so a journal of a long run costs little to build, and nothing is
-// loaded for the runs a resumed run skips ([Run.SkipEnded]).
-type EndedRuns struct {
-	Parent   string
-	From, To int
-	// Usage and Cost total what the runs' ends report.
-	Usage model.Usage
-	Cost  float64
-	// Replayed and ReplayedCost total the EventUsage events of the runs
-	// and the runs beneath them: the model calls a replay counts again.
-	Replayed     model.Usage
-	ReplayedCost float64
-	// Load returns the events of run id (one of them) and of the runs
-	// beneath it, in the order they were yielded.
-	Load func(ctx context.Context, id string) ([]Event, error)
-}
-
-// lazyRuns is an EndedRuns and what was loaded of it.
+// lazyRuns are nested runs that a journal holds as ended without their
+// events (agentrt.EndedRuns): the nested runs from to to of their parent,
+// each with every run beneath it, their totals (what their ends report, and
+// the model calls a replay counts again), how to load the events of one of
+// them, and what was loaded of them.
 type lazyRuns struct {
-	EndedRuns
-	mu     sync.Mutex
-	loaded map[string]loadedRun
-	skips  groupSkips // what a resumed run skipped and replayed of them
+	from, to int
+	totals   runTotals
+	fetch    func(ctx context.Context, id string) ([]Event, error)
+	mu       sync.Mutex
+	loaded   map[string]loadedRun
+	skips    groupSkips // what a resumed run skipped and replayed of them
 }
 
 type loadedRun struct {
@@ -45,27 +30,26 @@ type loadedRun struct {
 	err    error
 }
 
-// AddEnded adds nested runs that ended, without their events.
-func (j *Journal) AddEnded(runs ...EndedRuns) {
+// addEnded adds the nested runs from to to of parent, which ended, without
+// their events.
+func (j *journal) addEnded(parent string, from, to int, totals runTotals, load func(context.Context, string) ([]Event, error)) {
+	if load == nil || from < 1 || to < from {
+		return
+	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.lazy == nil {
 		j.lazy = map[string][]*lazyRuns{}
 	}
-	for _, r := range runs {
-		if r.Load == nil || r.From < 1 || r.To < r.From {
-			continue
-		}
-		j.lazy[r.Parent] = append(j.lazy[r.Parent], &lazyRuns{EndedRuns: r})
-	}
+	j.lazy[parent] = append(j.lazy[parent], &lazyRuns{from: from, to: to, totals: totals, fetch: load})
 }
 
 // lazyAt returns the added runs that hold the k-th nested run of parent.
-func (j *Journal) lazyAt(parent string, k int) *lazyRuns {
+func (j *journal) lazyAt(parent string, k int) *lazyRuns {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	for _, l := range j.lazy[parent] {
-		if l.From <= k && k <= l.To {
+		if l.from <= k && k <= l.to {
 			return l
 		}
 	}
@@ -75,7 +59,7 @@ func (j *Journal) lazyAt(parent string, k int) *lazyRuns {
 // endedRecord returns the recorded events of run id and its nested runs
 // when the run ended, loading them when they were added without them, and
 // whether it ended.
-func (j *Journal) endedRecord(ctx context.Context, id string) ([]Event, bool, error) {
+func (j *journal) endedRecord(ctx context.Context, id string) ([]Event, bool, error) {
 	if rec := j.ended(id); rec != nil {
 		return rec, true, nil
 	}
@@ -102,11 +86,11 @@ func (l *lazyRuns) load(ctx context.Context, id string) ([]Event, error) {
 	if got, ok := l.loaded[id]; ok {
 		return got.events, got.err
 	}
-	evs, err := l.Load(ctx, id)
+	evs, err := l.fetch(ctx, id)
 	if err != nil {
 		err = fmt.Errorf("the journal's record of run %s cannot be read: %w", id, err)
 	}
-	// As in NewJournal: an interrupted run's end is left out, so the
+	// As in newJournal: an interrupted run's end is left out, so the
 	// replay carries the end the run reached after its resume.
 	kept := evs[:0:0]
 	for _, ev := range evs {
@@ -138,7 +122,7 @@ func hasEnd(evs []Event, id string) bool {
 // endedTotals returns the usage totals of run id when the journal holds
 // its events and it ended: its own (as its end reports them) and those of
 // the model calls among its events and its nested runs'.
-func (j *Journal) endedTotals(id string) (u model.Usage, cost float64, ru model.Usage, rcost float64, ok bool) {
+func (j *journal) endedTotals(id string) (u model.Usage, cost float64, ru model.Usage, rcost float64, ok bool) {
 	rec := j.ended(id)
 	if rec == nil {
 		return u, 0, ru, 0, false
@@ -154,18 +138,9 @@ func (j *Journal) endedTotals(id string) (u model.Usage, cost float64, ru model.
 	return u, cost, ru, rcost, true
 }
 
-// SkipEnded moves a run resumed from a journal past the nested runs it had
-// started that ended, from its next one on, as far as the first that did
-// not end. It returns the EventRunEnd of the last of them (false when the
-// next nested run had not ended, or the run is not resumed); the next
-// nested run the body starts gets the id after it. The skipped runs are not
-// replayed: their events are not yielded again and observers do not see
-// them, but their usage and cost count toward the run's and the budget's as
-// a replay's would. A composition whose nested runs each carry its whole
-// progress in their output (a graph's super-steps) resumes from the last
-// one this way, in time independent of how many came before. When the last
-// one's record cannot be read, the returned end carries the error.
-func (r *Run) SkipEnded(ctx context.Context) (Event, bool) {
+// skipEnded moves a run resumed from a journal past the nested runs it
+// had started that ended (agentrt.SkipEnded, which documents it).
+func (r *Run) skipEnded(ctx context.Context) (Event, bool) {
 	j := r.journal
 	if j == nil {
 		return Event{}, false
@@ -179,10 +154,9 @@ func (r *Run) SkipEnded(ctx context.Context) (Event, bool) {
 			k, last = k+1, id
 			continue
 		}
-		if l := j.lazyAt(r.ID, k+1); l != nil && l.From == k+1 {
-			r.usage, r.cost = r.usage.Add(l.Usage), r.cost+l.Cost
-			r.budget.addReplay(l.Replayed, l.ReplayedCost)
-			k, last = l.To, r.ID+"."+strconv.Itoa(l.To)
+		if l := j.lazyAt(r.ID, k+1); l != nil && l.from == k+1 {
+			r.count(l.totals)
+			k, last = l.to, r.ID+"."+strconv.Itoa(l.to)
 			continue
 		}
 		break

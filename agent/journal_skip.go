@@ -10,7 +10,7 @@ import (
 
 // runTotals are what a nested run adds to its parent's usage and to the
 // budget: its end's totals and the model calls among its events and its
-// nested runs' (see [EndedRuns]).
+// nested runs' (see lazyRuns).
 type runTotals struct {
 	usage    model.Usage
 	cost     float64
@@ -44,7 +44,7 @@ func (r *Run) count(t runTotals) {
 }
 
 // groupSkips is what a run skipped of one group of ended runs added
-// without their events ([Journal.AddEnded]), and what it replayed of it.
+// without their events (journal.addEnded), and what it replayed of it.
 // Only the group's totals are known, so the skipped runs are counted once
 // every run of the group was skipped or replayed: the totals less those
 // of the runs replayed (which their replay counted).
@@ -56,7 +56,7 @@ type groupSkips struct {
 // noteReplayed records that run id, replayed from rec, is one of a group
 // of ended runs added without their events: its totals are counted by its
 // replay, not by the group's.
-func (j *Journal) noteReplayed(id string, rec []Event) {
+func (j *journal) noteReplayed(id string, rec []Event) {
 	l, _ := j.groupOf(id)
 	if l == nil {
 		return
@@ -71,7 +71,7 @@ func (j *Journal) noteReplayed(id string, rec []Event) {
 
 // groupOf returns the group of ended runs added without their events
 // that holds nested run id, and its place in its parent.
-func (j *Journal) groupOf(id string) (*lazyRuns, int) {
+func (j *journal) groupOf(id string) (*lazyRuns, int) {
 	i := strings.LastIndexByte(id, '.')
 	if i < 0 {
 		return nil, 0
@@ -121,11 +121,11 @@ func (r *Run) settleSkips(ctx context.Context, final bool) error {
 	keep := r.skips[:0]
 	for _, l := range r.skips {
 		l.mu.Lock()
-		n := l.To - l.From + 1
+		n := l.to - l.from + 1
 		done := len(l.skips.skipped)+len(l.skips.replayed) >= n
 		var t runTotals
 		if done {
-			t = runTotals{l.Usage, l.Cost, l.Replayed, l.ReplayedCost}
+			t = l.totals
 			for _, rt := range l.skips.replayed {
 				t = t.sub(rt)
 			}

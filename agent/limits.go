@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/loomwork/loom/agent/internal/rtkey"
 	"github.com/loomwork/loom/model"
 )
 
@@ -33,13 +34,11 @@ type budget struct {
 	replayedUSD float64     // the estimated cost of replayed
 }
 
-type budgetKey struct{}
-
 // WithLimits returns ctx with a fresh budget under l. Runs started beneath
 // it share the budget; cancel releases the timeout's timer.
 func WithLimits(ctx context.Context, l Limits) (context.Context, context.CancelFunc) {
-	b := &budget{limits: l, start: Now(ctx)}
-	ctx = context.WithValue(ctx, budgetKey{}, b)
+	b := &budget{limits: l, start: now(ctx)}
+	ctx = context.WithValue(ctx, rtkey.Budget{}, b)
 	if l.Timeout > 0 {
 		return withTimeout(ctx, l.Timeout)
 	}
@@ -47,22 +46,16 @@ func WithLimits(ctx context.Context, l Limits) (context.Context, context.CancelF
 }
 
 // budgetFrom returns the budget of ctx: the nearest WithLimits's, or that
-// of the run ctx belongs to (a root run without limits keeps its own), or
-// nil.
+// of the run ctx belongs to (a root run without limits keeps its own; a
+// run's context answers the key with it), or nil. A run's budget is the
+// one on its context when it started, so the nearest is the right one.
 func budgetFrom(ctx context.Context) *budget {
-	if b, ok := ctx.Value(budgetKey{}).(*budget); ok {
-		return b
-	}
-	if r := runFrom(ctx); r != nil {
-		return r.budget
-	}
-	return nil
+	b, _ := ctx.Value(rtkey.Budget{}).(*budget)
+	return b
 }
 
-// UsageFrom returns the tokens used so far under the budget of ctx's
-// [WithLimits]; zero without one.
-func UsageFrom(ctx context.Context) model.Usage {
-	b := budgetFrom(ctx)
+// Usage returns the tokens used so far under the budget (agentrt.UsageFrom).
+func (b *budget) Usage() model.Usage {
 	if b == nil {
 		return model.Usage{}
 	}
@@ -101,7 +94,7 @@ func (b *budget) add(u model.Usage) {
 
 // addReplay adds a replayed model call's recorded usage and cost: it
 // counts towards the limits like a call made now, and is kept apart so
-// that [ReplayedFrom] can tell new work from replayed work.
+// that agentrt.ReplayedFrom can tell new work from replayed work.
 func (b *budget) addReplay(u model.Usage, costUSD float64) {
 	b.mu.Lock()
 	b.usage = b.usage.Add(u)
@@ -124,13 +117,9 @@ func (b *budget) addReplayed(rec []Event) {
 	}
 }
 
-// ReplayedFrom returns the tokens and estimated US dollars, under the
-// budget of ctx's [WithLimits], that a resumed run replayed from its
-// journal rather than spent again: they are part of [UsageFrom] and of the
-// runs' reported cost, and were paid for by the process that first ran
-// those model calls. Zero without a budget or a journal.
-func ReplayedFrom(ctx context.Context) (model.Usage, float64) {
-	b := budgetFrom(ctx)
+// Replayed returns the tokens and estimated US dollars of the model calls
+// replayed from a journal under the budget (agentrt.ReplayedFrom).
+func (b *budget) Replayed() (model.Usage, float64) {
 	if b == nil {
 		return model.Usage{}, 0
 	}
@@ -149,5 +138,5 @@ func (b *budget) asTimeout(ctx context.Context, err error) error {
 	if errors.As(err, &le) {
 		return err
 	}
-	return &LimitError{Limit: LimitTimeout, Used: Since(ctx, b.start).Milliseconds(), Max: b.limits.Timeout.Milliseconds(), cause: err}
+	return &LimitError{Limit: LimitTimeout, Used: since(ctx, b.start).Milliseconds(), Max: b.limits.Timeout.Milliseconds(), cause: err}
 }

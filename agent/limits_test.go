@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/loomwork/loom/agent"
+
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/modeltest"
@@ -42,7 +44,7 @@ func TestLimitMaxTokens(t *testing.T) {
 	require.ErrorIs(t, err, agent.ErrLimit)
 	require.EqualError(t, err, "max tokens exceeded: 300 used, limit 200")
 	require.Equal(t, 1, m.Calls(), "the limit is checked before the second call")
-	require.Equal(t, model.Usage{InputTokens: 200, OutputTokens: 100}, agent.UsageFrom(ctx))
+	require.Equal(t, model.Usage{InputTokens: 200, OutputTokens: 100}, agentrt.UsageFrom(ctx))
 }
 
 func TestLimitTimeout(t *testing.T) {
@@ -98,7 +100,7 @@ func TestUsageFromRunWithoutLimits(t *testing.T) {
 	// runs beneath it share it and read it through UsageFrom.
 	var seen model.Usage
 	peek, err := agent.NewFunc("peek", "Reads the usage so far.", func(ctx context.Context, _ struct{}) (int, error) {
-		seen = agent.UsageFrom(ctx)
+		seen = agentrt.UsageFrom(ctx)
 		return 0, nil
 	})
 	require.NoError(t, err)
@@ -110,5 +112,5 @@ func TestUsageFromRunWithoutLimits(t *testing.T) {
 	_, err = agent.Invoke(t.Context(), a, "go")
 	require.NoError(t, err)
 	require.Equal(t, model.Usage{InputTokens: 200, OutputTokens: 100}, seen)
-	require.Equal(t, model.Usage{}, agent.UsageFrom(t.Context()), "outside any run there is no budget")
+	require.Equal(t, model.Usage{}, agentrt.UsageFrom(t.Context()), "outside any run there is no budget")
 }

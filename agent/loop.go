@@ -47,7 +47,7 @@ func (a *AI) body(ctx context.Context, r *Run) (out json.RawMessage, err error) 
 		return nil, err
 	}
 	req := model.Request{Messages: msgs, Tools: tt.tools, ToolChoice: a.cfg.ToolChoice, Options: a.cfg.Options}
-	router := a.cfg.ToolChoice.Mode == ToolRouter
+	router := a.cfg.ToolChoice.Mode == toolRouter
 	if router {
 		req.ToolChoice = model.ToolChoice{Mode: model.ToolRequired}
 	}
@@ -237,7 +237,7 @@ func (a *AI) call(ctx context.Context, r *Run, m model.Model, req model.Request)
 // p's response and cost. An error from sink ends the call.
 func (a *AI) stream(ctx context.Context, m model.Model, req model.Request, p *pendingCall, sink func(string) error) error {
 	cctx, span := startChatSpan(ctx, m, &req)
-	start := Now(ctx)
+	start := now(ctx)
 	var asm model.Assembler
 	for c, err := range m.Stream(cctx, req) {
 		if err != nil {

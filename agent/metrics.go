@@ -30,7 +30,7 @@ func recordChat(ctx context.Context, m model.Model, start time.Time, resp *model
 	if err != nil {
 		attrs = append(attrs, attribute.String("error.type", errorType(err)))
 	}
-	ms.OperationDuration.Record(ctx, Since(ctx, start).Seconds(), metric.WithAttributes(attrs...))
+	ms.OperationDuration.Record(ctx, since(ctx, start).Seconds(), metric.WithAttributes(attrs...))
 	if err != nil || resp == nil {
 		return
 	}

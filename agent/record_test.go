@@ -95,7 +95,7 @@ func TestErrorRecordKeepsSentinelsAndTypes(t *testing.T) {
 func TestChildIDsAreDerivedAndFixedByTheSeams(t *testing.T) {
 	ctx := agentrt.WithIDs(t.Context(), func() string { return "root" })
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	ctx = agent.WithEnv(ctx, agent.Env{Clock: agent.ClockFunc(func() time.Time { return at })})
+	ctx = agentrt.WithClock(ctx, agentrt.ClockFunc(func() time.Time { return at }))
 	leaf, err := agent.NewFunc("leaf", "Leaf.", func(context.Context, struct{}) (int, error) { return 1, nil })
 	require.NoError(t, err)
 	var ids []string

@@ -9,6 +9,8 @@ import (
 	"runtime/debug"
 	"strconv"
 
+	"github.com/loomwork/loom/agent/internal/clock"
+	"github.com/loomwork/loom/agent/internal/rtkey"
 	"github.com/loomwork/loom/model"
 )
 
@@ -40,11 +42,10 @@ type Run struct {
 	questions int         // questions asked
 	calls     int         // model calls made or replayed
 	replay    *runLog     // the record a resumed run follows
-	journal   *Journal    // the journal a resumed run follows, or nil
+	journal   *journal    // the journal a resumed run follows, or nil
 	skips     []*lazyRuns // groups of ended runs skipped in part, not counted yet
 	env       *runEnv     // the environment the run started in (WithEnv)
-	clock     Clock
-	observers []func(Event)
+	clock     clock.Clock
 	inl       inlineCall    // a guarded tool's request to run its tool inside it
 	history   handedHistory // the conversation this run was handed
 	handOn    handedHistory // the conversation for the next child run
@@ -59,11 +60,19 @@ type runContext struct {
 	r *Run
 }
 
-// Value returns the run for runKey, and what the parent context holds for
+// Value returns the run for runKey, the run's clock, budget and run-time
+// view (runView) for their keys, and what the parent context holds for
 // any other key.
 func (c *runContext) Value(key any) any {
-	if key == (runKey{}) {
+	switch key {
+	case runKey{}:
 		return c.r
+	case clock.Key{}:
+		return c.r.clock
+	case rtkey.Budget{}:
+		return c.r.budget
+	case rtkey.Run{}:
+		return runView{c.r}
 	}
 	return c.Context.Value(key)
 }
@@ -92,7 +101,7 @@ type reservedKey struct{}
 // own, when a has any), emits EventRunStart and EventRunEnd, totals usage
 // over nested runs, turns a deadline under a timeout limit into a
 // [LimitError], and turns a panic in body into an error wrapping [ErrPanic].
-// Under a resumed run's [Journal], a run that had ended is replayed from
+// Under a resumed run's journal (agentrt.WithJournal), a run that had ended is replayed from
 // its record instead of running body. The tool of a guarded tool
 // ([GuardTool]) runs body inside the guarded tool's run.
 func Execute(ctx context.Context, a Agent, input json.RawMessage, body Body) iter.Seq2[Event, error] {
@@ -121,7 +130,7 @@ func Execute(ctx context.Context, a Agent, input json.RawMessage, body Body) ite
 		}
 		env := envFrom(ctx)
 		r := newRun(ctx, parent)
-		*r = Run{ID: id, Agent: a, Input: input, parent: parent, yield: yield, env: env, hooks: env.hookList(), clock: env.clockOr()}
+		*r = Run{ID: id, Agent: a, Input: input, parent: parent, yield: yield, env: env, hooks: env.hookList(), clock: clock.From(ctx)}
 		b := budgetFrom(ctx)
 		if b == nil {
 			// A root run without limits keeps its budget in itself; runs
@@ -269,9 +278,6 @@ func (r *Run) Emit(ev Event) bool {
 		r.usage = r.usage.Add(ev.Usage)
 		r.cost += ev.Cost
 	}
-	for _, fn := range r.observers {
-		fn(ev)
-	}
 	r.inYield = true
 	ok := r.yield(ev, nil)
 	r.inYield = false
@@ -340,16 +346,6 @@ func (r *Run) Call(ctx context.Context, child Agent, input json.RawMessage) (jso
 	return end.Output, err
 }
 
-// Observe calls fn with every event the run emits or passes on from its
-// nested runs, replayed ones included, before the consumer sees it; a
-// composition keeps its state from what passes this way. fn runs on the
-// run's goroutine. stop removes it.
-func (r *Run) Observe(fn func(Event)) (stop func()) {
-	r.observers = append(r.observers, fn)
-	n := len(r.observers) - 1
-	return func() { r.observers[n] = func(Event) {} }
-}
-
 // SetResultParts sets parts of the run's result beyond its JSON output:
 // text, images or audio ([model.Text], [model.Image], [model.Audio]). When
 // the run is a tool call, they reach the model with the tool's result, on
@@ -382,3 +378,14 @@ func (r *Run) RecordUsage(u model.Usage, costUSD float64) bool {
 	r.budget.add(u)
 	return r.Emit(Event{Kind: EventUsage, Usage: u, Cost: costUSD})
 }
+
+// runView is what package agentrt reaches of a run through its context
+// (the rtkey.Run key): the run-time operations a composition's engine
+// needs and a user does not.
+type runView struct{ r *Run }
+
+// Of reports whether the view is of r.
+func (v runView) Of(r *Run) bool { return v.r == r }
+
+// SkipEnded moves the run past its ended nested runs (agentrt.SkipEnded).
+func (v runView) SkipEnded(ctx context.Context) (Event, bool) { return v.r.skipEnded(ctx) }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/loomwork/loom/agent/internal/clock"
 	"github.com/loomwork/loom/agent/internal/runid"
 	"github.com/loomwork/loom/internal/taskrun"
 )
@@ -15,30 +16,15 @@ import (
 // time and ids on replay, fan-out on the engine's own scheduler, no spans
 // for a replayed step). The defaults behave as plain Go. A check in
 // internal/seamcheck fails the build's tests when a run's code calls
-// time.Now, math/rand or a go statement outside this file.
+// time.Now, math/rand or a go statement outside this file (and
+// agent/internal/clock, the system clock).
 
-// Clock tells the time of a run.
-type Clock interface {
-	Now() time.Time
-}
+// now returns the time by the clock on ctx (agentrt.WithClock, answered
+// by a run's context from the clock the run started with).
+func now(ctx context.Context) time.Time { return clock.From(ctx).Now() }
 
-// ClockFunc adapts a function to a [Clock].
-type ClockFunc func() time.Time
-
-// Now returns f().
-func (f ClockFunc) Now() time.Time { return f() }
-
-type systemClock struct{}
-
-func (systemClock) Now() time.Time { return time.Now() }
-
-// Now returns the time by the clock of ctx's [Env], or the system clock.
-func Now(ctx context.Context) time.Time { return clockFrom(ctx).Now() }
-
-func clockFrom(ctx context.Context) Clock { return envFrom(ctx).clockOr() }
-
-// Since returns the time elapsed since t by the clock on ctx.
-func Since(ctx context.Context, t time.Time) time.Duration { return Now(ctx).Sub(t) }
+// since returns the time elapsed since t by the clock on ctx.
+func since(ctx context.Context, t time.Time) time.Duration { return now(ctx).Sub(t) }
 
 // newRootID returns the id of a root run.
 func newRootID(ctx context.Context) string {
@@ -52,20 +38,11 @@ func newRootID(ctx context.Context) string {
 // the default one.
 func taskRunner(ctx context.Context) taskrun.Runner { return taskrun.From(ctx) }
 
-// Deadliner is a [Clock] that also keeps deadlines, as a durable engine's
-// clock does with its own timers: the timeout limit ([Limits].Timeout)
-// bounds a run with WithTimeout instead of a real-time context deadline.
-// The returned context must end with an error that is (or wraps)
-// context.DeadlineExceeded, through context.Cause, when d has passed.
-type Deadliner interface {
-	WithTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc)
-}
-
 // withTimeout bounds ctx by d: by the clock's own timers when it is a
-// [Deadliner], otherwise by real time (the Go runtime's timers), whatever
+// Deadliner (agentrt.Deadliner), otherwise by real time (the Go runtime's timers), whatever
 // clock the run reads.
 func withTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	if dl, ok := clockFrom(ctx).(Deadliner); ok {
+	if dl, ok := clock.From(ctx).(clock.Deadliner); ok {
 		return dl.WithTimeout(ctx, d)
 	}
 	return context.WithTimeout(ctx, d)

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/loomwork/loom/agent"
+
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/stretchr/testify/require"
 )
 
@@ -27,7 +29,7 @@ func (c *deadlineClock) WithTimeout(ctx context.Context, d time.Duration) (conte
 
 func TestLimitsTimeoutUsesDeadlinerClock(t *testing.T) {
 	clock := &deadlineClock{now: time.Unix(1000, 0)}
-	ctx := agent.WithEnv(context.Background(), agent.Env{Clock: clock})
+	ctx := agentrt.WithClock(context.Background(), clock)
 	lctx, cancel := agent.WithLimits(ctx, agent.Limits{Timeout: time.Hour})
 	defer cancel()
 	require.Equal(t, time.Hour, clock.asked, "the timeout is kept by the clock's timers")
@@ -39,7 +41,7 @@ func TestLimitsTimeoutUsesDeadlinerClock(t *testing.T) {
 }
 
 func TestLimitsTimeoutWithoutDeadlinerUsesRealTime(t *testing.T) {
-	ctx := agent.WithEnv(context.Background(), agent.Env{Clock: agent.ClockFunc(func() time.Time { return time.Unix(1000, 0) })})
+	ctx := agentrt.WithClock(context.Background(), agentrt.ClockFunc(func() time.Time { return time.Unix(1000, 0) }))
 	lctx, cancel := agent.WithLimits(ctx, agent.Limits{Timeout: time.Hour})
 	defer cancel()
 	_, hasDeadline := lctx.Deadline()

@@ -15,9 +15,9 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-// KindOf returns an agent's kind for traces ("ai", "func", "workflow", …):
+// kindOf returns an agent's kind for traces ("ai", "func", "workflow", …):
 // its Kind method's answer, or "agent".
-func KindOf(a Agent) string {
+func kindOf(a Agent) string {
 	if k, ok := a.(interface{ Kind() string }); ok {
 		return k.Kind()
 	}
@@ -43,7 +43,7 @@ func startAgentSpan(ctx context.Context, r *Run) (context.Context, trace.Span) {
 	attrs[2] = attribute.String("gen_ai.agent.description", r.Agent.Description())
 	attrs[3] = attribute.String("loom.run.id", r.ID)
 	attrs[4] = attribute.String("loom.run.parent_id", r.ParentID)
-	attrs[5] = attribute.String("loom.agent.kind", KindOf(r.Agent))
+	attrs[5] = attribute.String("loom.agent.kind", kindOf(r.Agent))
 	if telemetry.CaptureContent(ctx) {
 		attrs = append(attrs, attribute.String("loom.agent.input", telemetry.Truncate(string(r.Input))))
 	}

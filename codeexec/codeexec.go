@@ -73,8 +73,7 @@ type Config struct {
 	// DefaultMaxRetries; negative means none). The next failure ends the
 	// run with a [*compose.RetriesError].
 	MaxRetries int `config:"negative"`
-	// MaxTurns bounds the coder's model calls (default
-	// agent.DefaultMaxTurns).
+	// MaxTurns bounds the coder's model calls (default 10).
 	MaxTurns int
 	// Toolsets offer the coder more tools beside the sandbox, as an MCP
 	// server's (package mcp), asked for their tools at each run.

@@ -269,7 +269,7 @@ func TestInterruptResumeAdvancesOnce(t *testing.T) {
 // model and the tool are called only for the steps after the cut.
 func TestReplayFromEveryCheckpoint(t *testing.T) {
 	ctx := agentrt.WithIDs(t.Context(), func() string { return "run" })
-	ctx = agent.WithEnv(ctx, agent.Env{Clock: agent.ClockFunc(func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) })})
+	ctx = agentrt.WithClock(ctx, agentrt.ClockFunc(func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }))
 	var toolRuns atomic.Int32
 	add, err := agent.NewFunc("add", "Adds.", func(_ context.Context, in struct{ A, B int }) (int, error) {
 		toolRuns.Add(1)

@@ -61,7 +61,7 @@
 // point at it. Pending and Resume then read the head (or the snapshot and
 // the checkpoints after it) instead of the whole line, decode only the
 // runs that have not ended, and decode an ended one only when the resumed
-// run replays it: a graph skips its ended steps ([agent.Run.SkipEnded]),
+// run replays it: a graph skips its ended steps ([github.com/loomwork/loom/agent/agentrt.SkipEnded]),
 // so resuming it costs about the same after 10 steps as after 200. The
 // checkpoints' events stay the record: a kill cannot separate a snapshot
 // from the checkpoint it belongs to, a snapshot that cannot be read is

@@ -9,6 +9,8 @@ import (
 	"maps"
 
 	"github.com/loomwork/loom/agent"
+
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/checkpoint"
 	"github.com/loomwork/loom/internal/flow"
 	"github.com/loomwork/loom/model"
@@ -51,7 +53,7 @@ const (
 
 // RunState is the state a run's checkpoints hold. The events since the
 // previous checkpoint are saved beside it; together they are the run's
-// journal ([agent.Journal]).
+// journal ([agentrt.Journal]).
 type RunState struct {
 	Format    string                     `json:"format"`
 	Agent     string                     `json:"agent"`
@@ -225,7 +227,7 @@ func (rc *recorder) save(ctx context.Context, kind string, st RunState) error {
 		return fmt.Errorf("engine: checkpoint run %s: encode state: %w", rc.runID, err)
 	}
 	cp := checkpoint.Checkpoint{
-		RunID: rc.runID, Seq: rc.head + 1, Kind: kind, Time: agent.Now(ctx), State: state, Events: events,
+		RunID: rc.runID, Seq: rc.head + 1, Kind: kind, Time: agentrt.Now(ctx), State: state, Events: events,
 		Meta: map[string]string{"agent": rc.agent, "status": st.Status},
 	}
 	for k, v := range rc.meta {
@@ -283,7 +285,7 @@ func (e *Engine) Pending(ctx context.Context, runID string) ([]agent.Question, e
 	if s.head.Kind == CheckpointEnd {
 		return nil, nil
 	}
-	return agent.NewJournal(s.events, s.answers).Pending(), nil
+	return agentrt.NewJournal(s.events, s.answers).Pending(), nil
 }
 
 // Resume continues run runID of agent a from its checkpoints, with answers
@@ -305,7 +307,7 @@ func (e *Engine) Resume(ctx context.Context, a agent.Agent, runID string, answer
 			failedRun(ctx, a, err, yield)
 			return
 		}
-		e.run(agent.WithJournal(ctx, j), a, input, nil, rc, nil)(yield)
+		e.run(agentrt.WithJournal(ctx, j), a, input, nil, rc, nil)(yield)
 	}
 }
 
@@ -316,7 +318,7 @@ func (e *Engine) ResumeInvoke(ctx context.Context, a agent.Agent, runID string, 
 		return nil, err
 	}
 	var res Result
-	if _, err := collect(e.run(agent.WithJournal(ctx, j), a, input, &res, rc, nil)); err != nil {
+	if _, err := collect(e.run(agentrt.WithJournal(ctx, j), a, input, &res, rc, nil)); err != nil {
 		return nil, err
 	}
 	return &res, nil
@@ -324,14 +326,14 @@ func (e *Engine) ResumeInvoke(ctx context.Context, a agent.Agent, runID string, 
 
 // claim checks the answers and takes the head of a run that is not a
 // session's turn.
-func (e *Engine) claim(ctx context.Context, a agent.Agent, runID string, answers map[string]json.RawMessage) (*recorder, *agent.Journal, json.RawMessage, error) {
+func (e *Engine) claim(ctx context.Context, a agent.Agent, runID string, answers map[string]json.RawMessage) (*recorder, *agentrt.Journal, json.RawMessage, error) {
 	return e.claimRun(ctx, a, runID, answers, "")
 }
 
 // claimRun checks the answers and takes the run's head. session is the
 // session resuming the run, or "" for the engine's own Resume, which
 // refuses a session's turn.
-func (e *Engine) claimRun(ctx context.Context, a agent.Agent, runID string, answers map[string]json.RawMessage, session string) (*recorder, *agent.Journal, json.RawMessage, error) {
+func (e *Engine) claimRun(ctx context.Context, a agent.Agent, runID string, answers map[string]json.RawMessage, session string) (*recorder, *agentrt.Journal, json.RawMessage, error) {
 	if a == nil {
 		return nil, nil, nil, fmt.Errorf("%w: engine: the agent to resume is nil", agent.ErrInvalidConfig)
 	}
@@ -384,7 +386,7 @@ func (e *Engine) claimRun(ctx context.Context, a agent.Agent, runID string, answ
 	if err := rc.save(ctx, CheckpointResume, RunState{Status: "running", Answers: answers}); err != nil {
 		return nil, nil, nil, err
 	}
-	j := agent.NewJournal(s.events, all)
+	j := agentrt.NewJournal(s.events, all)
 	j.AddEnded(s.ended...)
 	return rc, j, s.start.Input, nil
 }

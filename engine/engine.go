@@ -297,7 +297,7 @@ func (e *Engine) run(ctx context.Context, a agent.Agent, input any, res *Result,
 			failedRun(ctx, a, fmt.Errorf("engine: run %s: %w", a.Name(), err), yield)
 			return
 		}
-		start := agent.Now(ctx)
+		start := agentrt.Now(ctx)
 		ctx, cancel := e.prepare(ctx)
 		defer cancel()
 		if rc == nil && e.store != nil {
@@ -349,10 +349,10 @@ func (e *Engine) run(ctx context.Context, a agent.Agent, input any, res *Result,
 				break
 			}
 		}
-		usage := agent.UsageFrom(ctx)
+		usage := agentrt.UsageFrom(ctx)
 		// A resumed run replays the model calls it made before; the
 		// engine's totals count only the calls made now.
-		replayed, replayedUSD := agent.ReplayedFrom(ctx)
+		replayed, replayedUSD := agentrt.ReplayedFrom(ctx)
 		e.totals.addUsage(usage.Sub(replayed))
 		e.totals.nanoUSD.Add(int64(math.Round(max(end.Cost-replayedUSD, 0) * 1e9)))
 		e.totals.invocations.Add(st.invocations.Load())
@@ -360,10 +360,10 @@ func (e *Engine) run(ctx context.Context, a agent.Agent, input any, res *Result,
 			e.totals.failed.Add(1)
 		}
 		if res != nil {
-			*res = Result{Output: end.Output, Usage: usage, Cost: end.Cost, Invocations: st.invocations.Load(), Duration: agent.Since(ctx, start), Messages: end.Messages, FinishReason: cmp.Or(end.FinishReason, finish)}
+			*res = Result{Output: end.Output, Usage: usage, Cost: end.Cost, Invocations: st.invocations.Load(), Duration: agentrt.Since(ctx, start), Messages: end.Messages, FinishReason: cmp.Or(end.FinishReason, finish)}
 		}
 		if log != nil {
-			attrs := []any{"agent", a.Name(), "run", root, "usage", usage.String(), "cost_usd", end.Cost, "invocations", st.invocations.Load(), "duration", agent.Since(ctx, start)}
+			attrs := []any{"agent", a.Name(), "run", root, "usage", usage.String(), "cost_usd", end.Cost, "invocations", st.invocations.Load(), "duration", agentrt.Since(ctx, start)}
 			switch {
 			case stopped:
 				log.DebugContext(st.logContext(ctx), "run stopped by the caller", attrs...)

@@ -377,7 +377,7 @@ func (s *Session) exec(ctx context.Context, ot *openTurn, answers map[string]jso
 				failedRun(ctx, s.agent, err, yield)
 				return
 			}
-			stream = e.run(agent.WithJournal(ctx, j), s.agent, input, &r, rc, hist)
+			stream = e.run(agentrt.WithJournal(ctx, j), s.agent, input, &r, rc, hist)
 		}
 		for ev, err := range stream {
 			if ev.Kind == agent.EventRunEnd && ev.RunID == ot.runID {

@@ -11,6 +11,8 @@ import (
 	"sync"
 
 	"github.com/loomwork/loom/agent"
+
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/checkpoint"
 	"github.com/loomwork/loom/model"
 )
@@ -23,7 +25,7 @@ import (
 // their events, with their totals. A resume decodes the events of the runs
 // that have not ended; it reads an ended run's events only when the
 // resumed run replays it, and not at all when its parent skips it
-// ([agent.Run.SkipEnded]), as a graph skips its ended steps; consecutive
+// ([agentrt.SkipEnded]), as a graph skips its ended steps; consecutive
 // ended runs of one parent are one reference, so a graph's snapshot does
 // not grow with its steps.
 //
@@ -86,7 +88,7 @@ type saved struct {
 	// From items, by settle: the decoded events (those of grouped runs
 	// left out), the grouped runs, and the finish reason over them all.
 	events []agent.Event
-	ended  []agent.EndedRuns
+	ended  []agentrt.EndedRuns
 	finish model.FinishReason
 }
 
@@ -328,7 +330,7 @@ func (s *saved) settle(ctx context.Context, e *Engine, runID string) error {
 			s.events = append(s.events, evs...)
 			continue
 		}
-		s.ended = append(s.ended, agent.EndedRuns{
+		s.ended = append(s.ended, agentrt.EndedRuns{
 			Parent: g.Parent, From: g.From, To: g.To, Usage: g.Usage, Cost: g.Cost,
 			Replayed: g.Replayed, ReplayedCost: g.ReplayedCost, Load: e.loader(runID, g),
 		})

@@ -12,6 +12,8 @@ import (
 	"strconv"
 
 	"github.com/loomwork/loom/agent"
+
+	"github.com/loomwork/loom/agent/agentrt"
 )
 
 // bodyAgent is an internal agent for a step or a node run, so that each
@@ -95,11 +97,11 @@ func (c *Compiled[S]) start(ctx context.Context, r *agent.Run, input json.RawMes
 // journal holds is replayed, and its recorded output read back.
 //
 // A resumed run starts from the output of the last step that had ended
-// ([agent.Run.SkipEnded]): each step's output is the whole progress, so
+// ([agentrt.SkipEnded]): each step's output is the whole progress, so
 // the steps before it are neither run nor replayed, and a resume costs the
 // same after 10 steps as after 10,000.
 func (c *Compiled[S]) loop(ctx context.Context, r *agent.Run, p *progress) (json.RawMessage, error) {
-	if end, ok := r.SkipEnded(ctx); ok {
+	if end, ok := agentrt.SkipEnded(ctx, r); ok {
 		if end.Err != nil {
 			return nil, end.Err
 		}

@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/loomwork/loom/agent"
-
 	"github.com/loomwork/loom/agent/agentrt"
 	"go.temporal.io/sdk/workflow"
 )
@@ -48,7 +46,7 @@ func Context(wctx workflow.Context) context.Context {
 	info := workflow.GetInfo(wctx)
 	b := &bridge{cur: wctx, id: info.WorkflowExecution.ID, runID: info.WorkflowExecution.RunID}
 	ctx := context.WithValue(context.Background(), bridgeKey{}, b)
-	ctx = agent.WithEnv(ctx, agent.Env{Clock: clock{b}})
+	ctx = agentrt.WithClock(ctx, clock{b})
 	ctx = agentrt.WithIDs(ctx, b.nextRootID)
 	ctx = agentrt.WithTaskRunner(ctx, runner{b})
 	ctx = withReplayGate(ctx, b)

@@ -71,7 +71,7 @@ func Run(wctx workflow.Context, a agent.Agent, input json.RawMessage) (json.RawM
 	for {
 		rctx := ctx
 		if len(r.record) > 0 {
-			rctx = agent.WithJournal(ctx, agent.NewJournal(r.record, r.answers))
+			rctx = agentrt.WithJournal(ctx, agentrt.NewJournal(r.record, r.answers))
 		}
 		var out json.RawMessage
 		var runErr error

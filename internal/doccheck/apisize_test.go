@@ -13,7 +13,9 @@ import (
 
 // exportedNames counts the exported names a package's non-test files
 // for this platform declare: top-level types, functions, constants and
-// variables, and methods.
+// variables, and the exported methods of exported types. An exported
+// method of an unexported type is not counted: go doc does not show it and
+// no other package can name it (it is there to satisfy an interface).
 func exportedNames(t *testing.T, dir string) (top, methods int) {
 	t.Helper()
 	pkg, err := build.ImportDir(dir, 0)
@@ -25,12 +27,12 @@ func exportedNames(t *testing.T, dir string) (top, methods int) {
 		for _, d := range f.Decls {
 			switch d := d.(type) {
 			case *ast.FuncDecl:
-				if d.Name.IsExported() {
-					if d.Recv == nil {
-						top++
-					} else {
-						methods++
-					}
+				switch {
+				case !d.Name.IsExported():
+				case d.Recv == nil:
+					top++
+				case receiverName(d.Recv).IsExported():
+					methods++
 				}
 			case *ast.GenDecl:
 				for _, s := range d.Specs {
@@ -53,6 +55,22 @@ func exportedNames(t *testing.T, dir string) (top, methods int) {
 	return top, methods
 }
 
+// receiverName returns the name of a method's receiver type, without its
+// pointer and type parameters.
+func receiverName(recv *ast.FieldList) *ast.Ident {
+	t := recv.List[0].Type
+	if s, ok := t.(*ast.StarExpr); ok {
+		t = s.X
+	}
+	switch x := t.(type) {
+	case *ast.IndexExpr:
+		t = x.X
+	case *ast.IndexListExpr:
+		t = x.X
+	}
+	return t.(*ast.Ident)
+}
+
 // TestAPISize keeps the user packages' surfaces from growing: each may
 // export at most its budget of names (top-level and methods). Issue 27
 // aims at about 100 for agent; lower a budget when a package shrinks.
@@ -63,9 +81,9 @@ func TestAPISize(t *testing.T) {
 		pkg    string
 		budget int
 	}{
-		{"agent", 189}, // 184 after the plumbing split, + AI.WithToolsets, Run.ChildWithHistory, Question.AskedBy and UnmarshalJSON, Func.ChecksInput
-		{"vector", 89},
-		{"observe", 49}, // + ErrInvalidConfig: Setup refuses a negative MetricInterval
+		{"agent", 179},  // 189 when methods of unexported types counted
+		{"vector", 83},  // 89 when methods of unexported types counted
+		{"observe", 38}, // 49 when methods of unexported types counted
 	} {
 		t.Run(tc.pkg, func(t *testing.T) {
 			top, methods := exportedNames(t, filepath.Join(root, tc.pkg))

@@ -18,6 +18,7 @@ import (
 // replays), or serve beside runs and never on their path.
 var allowed = map[string]bool{
 	"agent/seams.go":                  true,
+	"agent/internal/clock/clock.go":   true,
 	"internal/taskrun/taskrun.go":     true,
 	"agent/metrics.go":                true,
 	"internal/telemetry/telemetry.go": true,
@@ -65,7 +66,7 @@ func violations(name, src string) ([]string, error) {
 				path := imports[x.Name]
 				switch {
 				case path == "time" && timeCalls[sel.Sel.Name]:
-					out = append(out, fset.Position(n.Pos()).String()+": time."+sel.Sel.Name+" (use agent.Now or agent.Since)")
+					out = append(out, fset.Position(n.Pos()).String()+": time."+sel.Sel.Name+" (use agentrt.Now or agentrt.Since)")
 				case path == "math/rand" || path == "math/rand/v2":
 					out = append(out, fset.Position(n.Pos()).String()+": rand."+sel.Sel.Name+" (ids come from agentrt.WithIDs)")
 				case path == "context" && (sel.Sel.Name == "WithTimeout" || sel.Sel.Name == "WithDeadline"):
@@ -89,7 +90,7 @@ func violations(name, src string) ([]string, error) {
 // snippet's tool calls as nested runs. The sandbox's runtime and worker
 // pool are not on it: like a model call, a snippet's execution is one
 // step that a durable engine records, not replays.
-var runPath = []string{"agent", "engine", "compose", "codeexec", "graph", "internal/flow", "internal/taskrun", "sandbox", "sandbox/jstool", "spec"}
+var runPath = []string{"agent", "agent/agentrt", "agent/internal/clock", "engine", "compose", "codeexec", "graph", "internal/flow", "internal/taskrun", "sandbox", "sandbox/jstool", "spec"}
 
 // boundaries are packages with run bodies that are not checked, and why.
 var boundaries = map[string]string{

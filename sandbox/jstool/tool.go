@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/internal/config"
 	"github.com/loomwork/loom/internal/telemetry"
 	"github.com/loomwork/loom/sandbox"
@@ -185,9 +186,9 @@ func (t *tool) execute(ctx context.Context, in Input, runCode func(ctx context.C
 	}
 	ctx, span := telemetry.Tracer(ctx).Start(ctx, "sandbox.run", trace.WithSpanKind(trace.SpanKindInternal))
 	defer span.End()
-	start := agent.Now(ctx)
+	start := agentrt.Now(ctx)
 	res, err := runCode(ctx, code)
-	t.record(ctx, span, code, res, err, agent.Since(ctx, start))
+	t.record(ctx, span, code, res, err, agentrt.Since(ctx, start))
 	if err != nil {
 		if res != nil && len(res.Logs) > 0 {
 			return Output{}, &toolError{err: err, logs: logTexts(res.Logs)}
