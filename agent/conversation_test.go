@@ -13,6 +13,26 @@ import (
 	"github.com/loomwork/loom/model/modeltest"
 )
 
+// aiWithNestedTool returns an AI agent named name whose model (m) calls
+// its tool "inner" once and answers, and the model of that nested AI tool
+// (sub), so a test can read what each was sent.
+func aiWithNestedTool(t *testing.T, name string) (a agent.Agent, m, sub *modeltest.Scripted) {
+	t.Helper()
+	sub = modeltest.New(t, modeltest.Text("a fact"))
+	inner := testkit.NewAI(t, agent.AIConfig{Name: "inner", Instructions: "Be brief.", Model: sub})
+	m = modeltest.New(t, modeltest.ToolCalls(modeltest.Call("c1", "inner", `{"message":"a fact?"}`)), modeltest.Text("Ada"))
+	return testkit.NewAI(t, agent.AIConfig{Name: name, Instructions: "Be kind.", Model: m, Tools: []agent.Agent{inner}}), m, sub
+}
+
+// rolesOf lists the roles of msgs in order.
+func rolesOf(msgs []model.Message) []model.Role {
+	roles := make([]model.Role, len(msgs))
+	for i, msg := range msgs {
+		roles[i] = msg.Role
+	}
+	return roles
+}
+
 // TestChildWithHistory: a composite hands its AI child the conversation as
 // an argument; the child sends it between its instructions and input, a
 // child started with Child does not get it, and neither do the runs
@@ -29,10 +49,7 @@ func TestChildWithHistory(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			sub := modeltest.New(t, modeltest.Text("a fact"))
-			inner := testkit.NewAI(t, agent.AIConfig{Name: "inner", Instructions: "Be brief.", Model: sub})
-			m := modeltest.New(t, modeltest.ToolCalls(modeltest.Call("c1", "inner", `{"message":"a fact?"}`)), modeltest.Text("Ada"))
-			child := testkit.NewAI(t, agent.AIConfig{Name: "child", Instructions: "Be kind.", Model: m, Tools: []agent.Agent{inner}})
+			child, m, sub := aiWithNestedTool(t, "child")
 			parent := testAgent{name: "parent", body: func(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
 				var end agent.Event
 				var err error
@@ -46,11 +63,7 @@ func TestChildWithHistory(t *testing.T) {
 			_, err := agent.Invoke(t.Context(), parent, "what is my name?")
 			require.NoError(t, err)
 			msgs := m.Request(0).Messages
-			roles := make([]model.Role, len(msgs))
-			for i, msg := range msgs {
-				roles[i] = msg.Role
-			}
-			require.Equal(t, tc.roles, roles)
+			require.Equal(t, tc.roles, rolesOf(msgs))
 			if tc.handed {
 				require.Equal(t, "my name is Ada", msgs[1].Text())
 			}
@@ -76,10 +89,7 @@ func TestEnvHistoryIsTheRootRuns(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			sub := modeltest.New(t, modeltest.Text("a fact"))
-			inner := testkit.NewAI(t, agent.AIConfig{Name: "inner", Instructions: "Be brief.", Model: sub})
-			m := modeltest.New(t, modeltest.ToolCalls(modeltest.Call("c1", "inner", `{"message":"a fact?"}`)), modeltest.Text("Ada"))
-			root := testkit.NewAI(t, agent.AIConfig{Name: "root", Instructions: "Be kind.", Model: m, Tools: []agent.Agent{inner}})
+			root, m, sub := aiWithNestedTool(t, "root")
 			ctx := t.Context()
 			for _, env := range tc.envs {
 				ctx = agent.WithEnv(ctx, env)
@@ -87,11 +97,7 @@ func TestEnvHistoryIsTheRootRuns(t *testing.T) {
 			_, err := agent.Invoke(ctx, root, "what is my name?")
 			require.NoError(t, err)
 			msgs := m.Request(0).Messages
-			roles := make([]model.Role, len(msgs))
-			for i, msg := range msgs {
-				roles[i] = msg.Role
-			}
-			require.Equal(t, tc.roles, roles)
+			require.Equal(t, tc.roles, rolesOf(msgs))
 			require.Len(t, sub.Request(0).Messages, 2, "the tool nested in the root run gets no history")
 		})
 	}
