@@ -31,6 +31,8 @@ type Agent interface {
 	InputSchema() json.RawMessage
 	// OutputSchema is the JSON schema of the output object.
 	OutputSchema() json.RawMessage
+	// Info describes the agent.
+	Info() Info
 	// Run executes the agent on input and yields its events.
 	Run(ctx context.Context, input json.RawMessage) iter.Seq2[Event, error]
 }
@@ -131,6 +133,44 @@ func EncodeInput(input any) (json.RawMessage, error) {
 		return nil, fmt.Errorf("%w: encode %T: %w", ErrInvalidInput, input, err)
 	}
 	return b, nil
+}
+
+// Info describes an agent: what a model, a trace or a server needs to know
+// of it besides running it. [Agent.Info] returns it; [New] takes it.
+//
+// The zero value of each field has one meaning everywhere: an empty Kind
+// means "agent"; a nil InputSchema or OutputSchema means an object with
+// any fields; ChecksInput false means the agent's run does not promise to
+// check its input, so a caller that needs it checked (an MCP server)
+// checks it against InputSchema first.
+type Info struct {
+	// Name is the agent's identifier; as a tool, the name the model calls.
+	// Letters, digits, '_' or '-', starting with a letter or '_'.
+	Name string
+	// Description tells a model what the agent does.
+	Description string
+	// Kind is the agent's kind in traces (loom.agent.kind): "ai", "func",
+	// "workflow", "graph", …; empty means "agent".
+	Kind string
+	// InputSchema is the JSON schema of the input object; nil means an
+	// object with any fields.
+	InputSchema json.RawMessage
+	// OutputSchema is the JSON schema of the output object; nil means an
+	// object with any fields.
+	OutputSchema json.RawMessage
+	// ChecksInput says a run checks its input against InputSchema before
+	// anything else and fails with a [*ValidationError] ([ErrInvalidInput])
+	// naming each field that does not match, as [Func] does; a caller
+	// need not check the input first.
+	ChecksInput bool
+}
+
+// kind is i.Kind, or "agent" when it is empty.
+func (i *Info) kind() string {
+	if i.Kind == "" {
+		return "agent"
+	}
+	return i.Kind
 }
 
 // DefaultTextKey is the input and output key that carries plain text,

@@ -106,6 +106,7 @@ type AI struct {
 	inCheck  *compiledSchema
 	outCheck *compiledSchema
 	guards   aiGuards
+	info     Info
 }
 
 // NewAI checks cfg and returns the agent. Errors name what to fix: an
@@ -206,6 +207,7 @@ func NewAI(cfg AIConfig) (*AI, error) {
 	} else {
 		a.out = TextSchema(cfg.OutputKey, "The answer.", false)
 	}
+	a.info = Info{Name: cfg.Name, Description: cfg.Description, Kind: "ai", InputSchema: a.in, OutputSchema: a.out}
 	return a, nil
 }
 
@@ -225,6 +227,11 @@ func TextSchema(key, description string, required bool) json.RawMessage {
 	b, _ := json.Marshal(s)
 	return b
 }
+
+// Info returns the agent's name and description, its kind "ai", and its
+// input and output schemas (AIConfig's, or text under InputKey and
+// OutputKey).
+func (a *AI) Info() Info { return a.info }
 
 // Name returns the agent's name.
 func (a *AI) Name() string { return a.cfg.Name }

@@ -11,24 +11,6 @@ import (
 // [New] gives an agent whose [Info] leaves a schema out.
 var anyObject = json.RawMessage(`{"type":"object","additionalProperties":true}`)
 
-// Info is an agent's identity: what [New] needs besides the agent's body.
-type Info struct {
-	// Name is the agent's identifier; as a tool, the name the model calls.
-	// Letters, digits, '_' or '-', starting with a letter or '_'.
-	Name string
-	// Description tells a model what the agent does.
-	Description string
-	// Kind is the agent's kind in traces (loom.agent.kind), such as
-	// "workflow"; empty means "agent".
-	Kind string
-	// InputSchema is the JSON schema of the input object; nil means an
-	// object with any fields.
-	InputSchema json.RawMessage
-	// OutputSchema is the JSON schema of the output object; nil means an
-	// object with any fields.
-	OutputSchema json.RawMessage
-}
-
 // Custom is an agent built from an [Info] and a [Body] by [New]. Every
 // composition and workflow of loom is one: each embeds the *Custom that
 // New returned, so its Run is the Custom's.
@@ -60,6 +42,10 @@ func New(info Info, body Body) (*Custom, error) {
 	}
 	return &Custom{info: info, body: body}, nil
 }
+
+// Info returns the agent's name, description, kind and schemas: the
+// [Info] given to [New], with its empty Kind and nil schemas filled in.
+func (c *Custom) Info() Info { return c.info }
 
 // Name returns the agent's name.
 func (c *Custom) Name() string { return c.info.Name }

@@ -19,6 +19,7 @@ type Func[In, Out any] struct {
 	in, out           json.RawMessage
 	check             *compiledSchema
 	set               valueSetter // sets an In from the parsed input; nil: decode the text
+	info              Info
 }
 
 // NewFunc returns a function agent. name must be a valid tool name (letters,
@@ -47,8 +48,18 @@ func NewFunc[In, Out any](name, description string, fn func(ctx context.Context,
 	if err != nil {
 		return nil, fmt.Errorf("func agent %q: input: %w", name, err)
 	}
-	return &Func[In, Out]{name: name, description: description, fn: fn, in: in, out: out, check: check, set: setterFor(reflect.TypeFor[In]())}, nil
+	f := &Func[In, Out]{name: name, description: description, fn: fn, in: in, out: out, check: check, set: setterFor(reflect.TypeFor[In]())}
+	f.info = Info{Name: name, Description: description, Kind: "func", InputSchema: in, OutputSchema: out, ChecksInput: true}
+	return f, nil
 }
+
+// Info returns the agent's name and description, its kind "func", the
+// schemas generated from In and Out, and ChecksInput true: a run checks
+// its input against the input schema before the function runs, and fails
+// with a [*ValidationError] ([ErrInvalidInput]) naming each field that
+// does not match, so a caller that runs f (an MCP server) need not check
+// it first.
+func (f *Func[In, Out]) Info() Info { return f.info }
 
 // Name returns the agent's name.
 func (f *Func[In, Out]) Name() string { return f.name }

@@ -60,7 +60,7 @@ func GuardTool(tool Agent, guards ToolGuards) (Agent, error) {
 	if err := checkGuardrails("after-guardrail", guards.After); err != nil {
 		return nil, fmt.Errorf("%w: tool %s: %w", ErrInvalidConfig, tool.Name(), err)
 	}
-	return &guardedTool{tool: tool, guards: guards}, nil
+	return guard(tool, guards), nil
 }
 
 // GuardToolset returns ts with every tool it supplies guarded by guards
@@ -83,7 +83,7 @@ func GuardToolset(ts Toolset, guards ToolGuards) (Toolset, error) {
 		out := make([]Agent, len(tools))
 		for i, t := range tools {
 			if t != nil { // the AI agent reports a nil tool
-				out[i] = &guardedTool{tool: t, guards: guards}
+				out[i] = guard(t, guards)
 			}
 		}
 		return out, nil
@@ -94,7 +94,19 @@ func GuardToolset(ts Toolset, guards ToolGuards) (Toolset, error) {
 type guardedTool struct {
 	tool   Agent
 	guards ToolGuards
+	info   Info // the tool's, without ChecksInput: the guards run first
 }
+
+// guard returns tool behind guards.
+func guard(tool Agent, guards ToolGuards) *guardedTool {
+	info := tool.Info()
+	info.Kind = info.kind()
+	info.ChecksInput = false
+	return &guardedTool{tool: tool, guards: guards, info: info}
+}
+
+// Info returns the tool's name, description, kind and schemas.
+func (g *guardedTool) Info() Info { return g.info }
 
 // Name returns the tool's name.
 func (g *guardedTool) Name() string { return g.tool.Name() }

@@ -63,6 +63,9 @@ func TestInvocationLendsItsRunToOneRootRun(t *testing.T) {
 // though inner's run is the one that takes the invocation's Run.
 type wrapper struct{ inner Agent }
 
+func (w wrapper) Info() Info {
+	return Info{Name: "wrapper", InputSchema: anyObject, OutputSchema: anyObject}
+}
 func (w wrapper) Name() string                  { return "wrapper" }
 func (w wrapper) Description() string           { return "" }
 func (w wrapper) InputSchema() json.RawMessage  { return anyObject }

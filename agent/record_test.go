@@ -122,6 +122,9 @@ type testAgent struct {
 	body agent.Body
 }
 
+func (a testAgent) Info() agent.Info {
+	return agent.Info{Name: a.name, Description: "test", InputSchema: json.RawMessage(`{"type":"object"}`), OutputSchema: json.RawMessage(`{}`)}
+}
 func (a testAgent) Name() string                  { return a.name }
 func (a testAgent) Description() string           { return "test" }
 func (a testAgent) InputSchema() json.RawMessage  { return json.RawMessage(`{"type":"object"}`) }

@@ -17,6 +17,9 @@ import (
 // imageTool answers with JSON and an image part.
 type imageTool struct{ name string }
 
+func (t imageTool) Info() agent.Info {
+	return agent.Info{Name: t.name, Description: "Draws.", InputSchema: json.RawMessage(`{"type":"object"}`), OutputSchema: json.RawMessage(`{}`)}
+}
 func (t imageTool) Name() string                  { return t.name }
 func (t imageTool) Description() string           { return "Draws." }
 func (t imageTool) InputSchema() json.RawMessage  { return json.RawMessage(`{"type":"object"}`) }

@@ -41,6 +41,7 @@ type RouteConfig struct {
 type Route struct {
 	ai     *agent.AI
 	agents []agent.Agent
+	info   agent.Info
 }
 
 // NewRoute checks cfg and returns the router.
@@ -72,8 +73,15 @@ func NewRoute(cfg RouteConfig) (*Route, error) {
 		return nil, err
 	}
 	rt.ai = ai
+	rt.info = ai.Info()
+	rt.info.OutputSchema = flow.AnyObject
 	return rt, nil
 }
+
+// Info returns the router's name and description, its input schema
+// ({"message": text}) and an object output schema: the output is the
+// chosen agent's.
+func (rt *Route) Info() agent.Info { return rt.info }
 
 // Name returns the router's name.
 func (rt *Route) Name() string { return rt.ai.Name() }
@@ -102,6 +110,13 @@ type handoff struct {
 	target agent.Agent
 }
 
+// Info is the target's, but for ChecksInput: the hand-off's input is the
+// route's merged over the model's arguments.
+func (h *handoff) Info() agent.Info {
+	i := h.target.Info()
+	i.ChecksInput = false
+	return i
+}
 func (h *handoff) Name() string                  { return h.target.Name() }
 func (h *handoff) Description() string           { return h.target.Description() }
 func (h *handoff) InputSchema() json.RawMessage  { return h.target.InputSchema() }

@@ -416,6 +416,9 @@ func failedRun(ctx context.Context, a agent.Agent, err error, yield func(agent.E
 // placeholder names a run whose agent was missing.
 type placeholder struct{}
 
+func (placeholder) Info() agent.Info {
+	return agent.Info{Name: "engine", Description: "the engine, when it was given no agent", InputSchema: flow.AnyObject, OutputSchema: flow.AnyObject}
+}
 func (placeholder) Name() string                  { return "engine" }
 func (placeholder) Description() string           { return "the engine, when it was given no agent" }
 func (placeholder) InputSchema() json.RawMessage  { return flow.AnyObject }

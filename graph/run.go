@@ -23,6 +23,7 @@ type bodyAgent struct {
 	body agent.Body
 }
 
+func (a bodyAgent) Info() agent.Info              { return agent.Info{Name: a.name} }
 func (a bodyAgent) Name() string                  { return a.name }
 func (a bodyAgent) Description() string           { return "" }
 func (a bodyAgent) InputSchema() json.RawMessage  { return nil }

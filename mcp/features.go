@@ -233,6 +233,11 @@ type localTool struct {
 	body       agent.Body
 }
 
+// Info returns the tool's name, description and schemas.
+func (t *localTool) Info() agent.Info {
+	return agent.Info{Name: t.name, Description: t.desc, InputSchema: t.in, OutputSchema: t.out}
+}
+
 // Name returns the tool's name.
 func (t *localTool) Name() string { return t.name }
 

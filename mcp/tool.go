@@ -25,6 +25,13 @@ type tool struct {
 	bodyFn     func(context.Context, *agent.Run) (json.RawMessage, error) // t.body, made once rather than per call
 }
 
+// Info returns the name the model calls the tool by, the server's
+// description of the tool, and its input and output schemas (the output's
+// is that of {"message"} when the server declares none).
+func (t *tool) Info() agent.Info {
+	return agent.Info{Name: t.wire, Description: t.desc, InputSchema: t.in, OutputSchema: t.out}
+}
+
 // Name returns the name the model calls the tool by.
 func (t *tool) Name() string { return t.wire }
 

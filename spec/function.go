@@ -60,6 +60,9 @@ func newFunction(name string, c *Function, exec sandbox.Executor, log *slog.Logg
 	return f, nil
 }
 
+func (f *function) Info() agent.Info {
+	return agent.Info{Name: f.name, Description: f.description, Kind: "function", InputSchema: f.in, OutputSchema: f.out}
+}
 func (f *function) Name() string                  { return f.name }
 func (f *function) Description() string           { return f.description }
 func (f *function) InputSchema() json.RawMessage  { return f.in }

@@ -24,6 +24,9 @@ type graphAgent struct {
 	c          *graph.Compiled[gstate]
 }
 
+func (g *graphAgent) Info() agent.Info {
+	return agent.Info{Name: g.name, Description: g.desc, Kind: "graph", InputSchema: flow.AnyObject, OutputSchema: flow.AnyObject}
+}
 func (g *graphAgent) Name() string                  { return g.name }
 func (g *graphAgent) Description() string           { return g.desc }
 func (g *graphAgent) InputSchema() json.RawMessage  { return flow.AnyObject }

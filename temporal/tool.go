@@ -27,6 +27,13 @@ type activityTool struct {
 	opts ActivityOptions
 }
 
+// Info is the tool's, but for ChecksInput: the run on the worker checks
+// the input, and its error comes back through the activity.
+func (a *activityTool) Info() agent.Info {
+	i := a.t.Info()
+	i.ChecksInput = false
+	return i
+}
 func (a *activityTool) Name() string                  { return a.t.Name() }
 func (a *activityTool) Description() string           { return a.t.Description() }
 func (a *activityTool) InputSchema() json.RawMessage  { return a.t.InputSchema() }

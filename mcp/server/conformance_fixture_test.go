@@ -30,6 +30,9 @@ type schemaAgent struct {
 	body              agent.Body
 }
 
+func (a *schemaAgent) Info() agent.Info {
+	return agent.Info{Name: a.name, Description: a.description, InputSchema: a.in}
+}
 func (a *schemaAgent) Name() string                  { return a.name }
 func (a *schemaAgent) Description() string           { return a.description }
 func (a *schemaAgent) InputSchema() json.RawMessage  { return a.in }

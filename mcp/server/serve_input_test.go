@@ -21,6 +21,9 @@ type rawAgent struct {
 	ran  *atomic.Int32
 }
 
+func (a rawAgent) Info() agent.Info {
+	return agent.Info{Name: a.name, Description: "sums without checking", InputSchema: a.InputSchema(), OutputSchema: json.RawMessage(`{"type":"object"}`)}
+}
 func (a rawAgent) Name() string        { return a.name }
 func (a rawAgent) Description() string { return "sums without checking" }
 func (a rawAgent) InputSchema() json.RawMessage {
