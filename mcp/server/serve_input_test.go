@@ -22,7 +22,7 @@ type rawAgent struct {
 }
 
 func (a rawAgent) Info() agent.Info {
-	return agent.Info{Name: a.name, Description: "sums without checking", InputSchema: a.InputSchema(), OutputSchema: json.RawMessage(`{"type":"object"}`)}
+	return agent.Info{Name: a.name, Description: "sums without checking", InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"]}`), OutputSchema: json.RawMessage(`{"type":"object"}`)}
 }
 func (a rawAgent) Name() string        { return a.name }
 func (a rawAgent) Description() string { return "sums without checking" }
