@@ -65,7 +65,7 @@ func InvokeAs[T any](ctx context.Context, a Agent, input any) (T, error) {
 		return v, err
 	}
 	if err := json.Unmarshal(out, &v); err != nil {
-		return v, fmt.Errorf("agent %s: decode output into %T: %w", a.Name(), v, err)
+		return v, fmt.Errorf("agent %s: decode output into %T: %w", a.Info().Name, v, err)
 	}
 	return v, nil
 }

@@ -155,7 +155,7 @@ func NewAI(cfg AIConfig) (*AI, error) {
 		if t == nil {
 			return fail("tool %d is nil", i)
 		}
-		name := t.Name()
+		name := t.Info().Name
 		if !model.ValidToolName(name) {
 			return fail("tool name %q is not a valid identifier: use letters, digits, '_' or '-', starting with a letter or '_'", name)
 		}

@@ -46,10 +46,10 @@ func TestNewFillsDefaults(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			a, err := agent.New(tt.info, echoBody)
 			require.NoError(t, err)
-			require.Equal(t, tt.info.Name, a.Name())
-			require.Equal(t, tt.kind, a.Kind())
-			require.JSONEq(t, tt.in, string(a.InputSchema()))
-			require.JSONEq(t, tt.outS, string(a.OutputSchema()))
+			require.Equal(t, tt.info.Name, a.Info().Name)
+			require.Equal(t, tt.kind, a.Info().Kind)
+			require.JSONEq(t, tt.in, string(a.Info().InputSchema))
+			require.JSONEq(t, tt.outS, string(a.Info().OutputSchema))
 		})
 	}
 }
@@ -63,7 +63,7 @@ func TestNewRunsBody(t *testing.T) {
 		return json.Marshal(map[string]int{"n": 2 * in.N})
 	})
 	require.NoError(t, err)
-	require.Equal(t, "Doubles n.", inner.Description())
+	require.Equal(t, "Doubles n.", inner.Info().Description)
 	outer, err := agent.New(agent.Info{Name: "outer"}, func(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
 		require.Same(t, r, agent.CurrentRun(ctx))
 		return r.Call(ctx, inner, r.Input)

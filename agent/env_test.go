@@ -47,7 +47,7 @@ func TestWithEnvLayersModels(t *testing.T) {
 func TestWithEnvHooksAddUp(t *testing.T) {
 	var fired []string
 	hook := func(name string) agent.Hooks {
-		return agent.Hooks{RunEnd: func(_ context.Context, e agent.HookEvent) { fired = append(fired, name+":"+e.Agent.Name()) }}
+		return agent.Hooks{RunEnd: func(_ context.Context, e agent.HookEvent) { fired = append(fired, name+":"+e.Agent.Info().Name) }}
 	}
 	ctx := agent.WithEnv(t.Context(), agent.Env{Hooks: hook("outer")})
 	ctx = agent.WithEnv(ctx, agent.Env{Model: modeltest.New(t, modeltest.Text("ok"))})

@@ -35,7 +35,7 @@ func TestFuncValidatesInput(t *testing.T) {
 	out, err := agent.Invoke(t.Context(), f, snippet{Code: "1+1"})
 	require.NoError(t, err)
 	require.JSONEq(t, `"1+1"`, string(out))
-	require.JSONEq(t, `{"type":"object","properties":{"code":{"type":"string","description":"JavaScript to run"},"n":{"type":"integer"}},"required":["code"],"additionalProperties":false}`, string(f.InputSchema()))
+	require.JSONEq(t, `{"type":"object","properties":{"code":{"type":"string","description":"JavaScript to run"},"n":{"type":"integer"}},"required":["code"],"additionalProperties":false}`, string(f.Info().InputSchema))
 }
 
 func TestInvokeNilAgentAndBadInput(t *testing.T) {

@@ -235,7 +235,7 @@ func decide(ctx context.Context, r *Run, emit func(Event) bool, g Guardrail, in 
 	if err != nil {
 		return Verdict{}, err
 	}
-	return verdictOf(g.Agent.Name(), end.Output)
+	return verdictOf(g.Agent.Info().Name, end.Output)
 }
 
 // verdictOf decodes an agent guardrail's output.

@@ -55,10 +55,10 @@ func GuardTool(tool Agent, guards ToolGuards) (Agent, error) {
 		return nil, fmt.Errorf("%w: GuardTool was given a nil tool", ErrInvalidConfig)
 	}
 	if err := checkGuardrails("before-guardrail", guards.Before); err != nil {
-		return nil, fmt.Errorf("%w: tool %s: %w", ErrInvalidConfig, tool.Name(), err)
+		return nil, fmt.Errorf("%w: tool %s: %w", ErrInvalidConfig, tool.Info().Name, err)
 	}
 	if err := checkGuardrails("after-guardrail", guards.After); err != nil {
-		return nil, fmt.Errorf("%w: tool %s: %w", ErrInvalidConfig, tool.Name(), err)
+		return nil, fmt.Errorf("%w: tool %s: %w", ErrInvalidConfig, tool.Info().Name, err)
 	}
 	return guard(tool, guards), nil
 }
@@ -109,16 +109,16 @@ func guard(tool Agent, guards ToolGuards) *guardedTool {
 func (g *guardedTool) Info() Info { return g.info }
 
 // Name returns the tool's name.
-func (g *guardedTool) Name() string { return g.tool.Name() }
+func (g *guardedTool) Name() string { return g.tool.Info().Name }
 
 // Description returns the tool's description.
-func (g *guardedTool) Description() string { return g.tool.Description() }
+func (g *guardedTool) Description() string { return g.tool.Info().Description }
 
 // InputSchema returns the tool's input schema.
-func (g *guardedTool) InputSchema() json.RawMessage { return g.tool.InputSchema() }
+func (g *guardedTool) InputSchema() json.RawMessage { return g.tool.Info().InputSchema }
 
 // OutputSchema returns the tool's output schema.
-func (g *guardedTool) OutputSchema() json.RawMessage { return g.tool.OutputSchema() }
+func (g *guardedTool) OutputSchema() json.RawMessage { return g.tool.Info().OutputSchema }
 
 // Kind returns the tool's kind.
 func (g *guardedTool) Kind() string { return kindOf(g.tool) }
@@ -163,7 +163,7 @@ func (g *guardedTool) body(ctx context.Context, r *Run) (json.RawMessage, error)
 
 // call checks the arguments, runs the tool inside r and checks its result.
 func (g *guardedTool) call(ctx context.Context, r *Run) (json.RawMessage, error) {
-	name := g.tool.Name()
+	name := g.tool.Info().Name
 	before := guardSubject{stage: StageToolInput, agent: name, content: r.Input}
 	if len(g.guards.Before) > 0 {
 		before.args, _ = g.tool.(argsDecoder)

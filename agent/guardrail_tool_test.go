@@ -22,7 +22,7 @@ type plainAgent struct{ agent.Agent }
 func (p plainAgent) Run(ctx context.Context, _ json.RawMessage) iter.Seq2[agent.Event, error] {
 	return func(yield func(agent.Event, error) bool) {
 		parent := agent.CurrentRun(ctx)
-		yield(agent.Event{Kind: agent.EventRunEnd, RunID: parent.ID + ".plain", ParentID: parent.ID, Agent: p.Name(), Output: json.RawMessage(`{"sum":3}`)}, nil)
+		yield(agent.Event{Kind: agent.EventRunEnd, RunID: parent.ID + ".plain", ParentID: parent.ID, Agent: p.Info().Name, Output: json.RawMessage(`{"sum":3}`)}, nil)
 	}
 }
 

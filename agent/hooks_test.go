@@ -19,7 +19,7 @@ func TestHooksFireInOrderWithPayloads(t *testing.T) {
 		return func(_ context.Context, e agent.HookEvent) {
 			mu.Lock()
 			defer mu.Unlock()
-			s := fmt.Sprintf("%s %s in=%s", kind, e.Agent.Name(), e.Input)
+			s := fmt.Sprintf("%s %s in=%s", kind, e.Agent.Info().Name, e.Input)
 			if e.Output != nil {
 				s += " out=" + string(e.Output)
 			}

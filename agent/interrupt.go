@@ -124,7 +124,7 @@ func Ask(ctx context.Context, kind string, payload any, schema json.RawMessage) 
 	if payload != nil {
 		b, err := json.Marshal(payload)
 		if err != nil {
-			return nil, fmt.Errorf("agent %s: encode the question's payload: %w", r.Agent.Name(), err)
+			return nil, fmt.Errorf("agent %s: encode the question's payload: %w", r.Agent.Info().Name, err)
 		}
 		raw = b
 	}

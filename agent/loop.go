@@ -283,7 +283,7 @@ func replayCall(r *Run, rec []Event) (*model.Response, error) {
 		}
 	}
 	if resp == nil {
-		return nil, fmt.Errorf("agent %s: the journal's model call has no response", r.Agent.Name())
+		return nil, fmt.Errorf("agent %s: the journal's model call has no response", r.Agent.Info().Name)
 	}
 	return resp, nil
 }

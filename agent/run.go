@@ -186,7 +186,7 @@ func Execute(ctx context.Context, a Agent, input json.RawMessage, body Body) ite
 		}
 		r.hooks.fire(rctx, pickRunEnd, he)
 		endAgentSpan(rctx, span, r, out, err)
-		end.RunID, end.ParentID, end.Agent = r.ID, r.ParentID, a.Name()
+		end.RunID, end.ParentID, end.Agent = r.ID, r.ParentID, a.Info().Name
 		r.stamp(&end)
 		if eo, ok := a.(endObserver); ok {
 			eo.runEnded(input, err)
@@ -241,7 +241,7 @@ func (r *Run) safely(ctx context.Context, body Body) (out json.RawMessage, err e
 			if r.inYield {
 				panic(p)
 			}
-			err = fmt.Errorf("%w: %s: %v\n%s", ErrPanic, r.Agent.Name(), p, debug.Stack())
+			err = fmt.Errorf("%w: %s: %v\n%s", ErrPanic, r.Agent.Info().Name, p, debug.Stack())
 		}
 	}()
 	return body(ctx, r)
@@ -270,7 +270,7 @@ func (r *Run) Emit(ev Event) bool {
 		return false
 	}
 	if ev.RunID == "" {
-		ev.RunID, ev.ParentID, ev.Agent = r.ID, r.ParentID, r.Agent.Name()
+		ev.RunID, ev.ParentID, ev.Agent = r.ID, r.ParentID, r.Agent.Info().Name
 		r.stamp(&ev)
 	}
 	switch {

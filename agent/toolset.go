@@ -30,7 +30,7 @@ type toolTable struct {
 
 func (tt *toolTable) add(name string, t Agent) {
 	tt.byName[name] = t
-	tt.tools = append(tt.tools, model.Tool{Name: name, Description: t.Description(), Schema: t.InputSchema()})
+	tt.tools = append(tt.tools, model.Tool{Name: name, Description: t.Info().Description, Schema: t.Info().InputSchema})
 }
 
 // names lists the tools' wire names for an error message.
@@ -61,9 +61,9 @@ func (a *AI) resolveTools(ctx context.Context) (*toolTable, error) {
 			if t == nil {
 				return nil, fmt.Errorf("%w: agent %s: toolset %d returned a nil tool", ErrInvalidConfig, a.cfg.Name, i)
 			}
-			name := model.ToolNameFor(t.Name())
+			name := model.ToolNameFor(t.Info().Name)
 			if _, dup := tt.byName[name]; dup {
-				return nil, fmt.Errorf("%w: agent %s: toolset %d: two tools are offered as %q (from %q): give the toolset a prefix or filter one out", ErrInvalidConfig, a.cfg.Name, i, name, t.Name())
+				return nil, fmt.Errorf("%w: agent %s: toolset %d: two tools are offered as %q (from %q): give the toolset a prefix or filter one out", ErrInvalidConfig, a.cfg.Name, i, name, t.Info().Name)
 			}
 			tt.add(name, t)
 		}

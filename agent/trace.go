@@ -31,7 +31,7 @@ func startAgentSpan(ctx context.Context, r *Run) (context.Context, trace.Span) {
 	if telemetry.Silent(ctx) {
 		return ctx, nil
 	}
-	ctx, span := telemetry.Tracer(ctx).Start(ctx, "invoke_agent "+r.Agent.Name())
+	ctx, span := telemetry.Tracer(ctx).Start(ctx, "invoke_agent "+r.Agent.Info().Name)
 	if !span.IsRecording() {
 		return ctx, span
 	}
@@ -39,8 +39,8 @@ func startAgentSpan(ctx context.Context, r *Run) (context.Context, trace.Span) {
 	// the SDK's attribute slice.
 	attrs := make([]attribute.KeyValue, 6, 7)
 	attrs[0] = attribute.String("gen_ai.operation.name", "invoke_agent")
-	attrs[1] = attribute.String("gen_ai.agent.name", r.Agent.Name())
-	attrs[2] = attribute.String("gen_ai.agent.description", r.Agent.Description())
+	attrs[1] = attribute.String("gen_ai.agent.name", r.Agent.Info().Name)
+	attrs[2] = attribute.String("gen_ai.agent.description", r.Agent.Info().Description)
 	attrs[3] = attribute.String("loom.run.id", r.ID)
 	attrs[4] = attribute.String("loom.run.parent_id", r.ParentID)
 	attrs[5] = attribute.String("loom.agent.kind", kindOf(r.Agent))

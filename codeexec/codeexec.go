@@ -230,7 +230,7 @@ func New(cfg Config) (*CodeExecution, error) {
 	}
 	if cfg.Instructions == "" {
 		// loom's sandbox awaits a final Promise and allows top-level await.
-		cfg.Instructions = CoderInstructions(cfg.Tool.Name(), cfg.Tool.Name() == jstool.Name)
+		cfg.Instructions = CoderInstructions(cfg.Tool.Info().Name, cfg.Tool.Info().Name == jstool.Name)
 		if len(cfg.SandboxTools) > 0 {
 			cfg.Instructions += SandboxFunctionsInstructions
 		}
@@ -275,7 +275,7 @@ func New(cfg Config) (*CodeExecution, error) {
 		}
 		ce.keeper = keeper
 	}
-	c, err := agent.New(agent.Info{Name: cfg.Name, Description: cfg.Description, Kind: flow.Kind, InputSchema: coder.InputSchema(), OutputSchema: coder.OutputSchema()}, ce.body)
+	c, err := agent.New(agent.Info{Name: cfg.Name, Description: cfg.Description, Kind: flow.Kind, InputSchema: coder.Info().InputSchema, OutputSchema: coder.Info().OutputSchema}, ce.body)
 	if err != nil {
 		closeOwned(owned)
 		return nil, fmt.Errorf("code execution: %w", err)
@@ -339,7 +339,7 @@ func (ce *CodeExecution) body(ctx context.Context, r *agent.Run) (json.RawMessag
 		return nil, err
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", ce.Name(), err)
+		return nil, fmt.Errorf("%s: %w", ce.Info().Name, err)
 	}
 	if code := st.lastCode(); ce.cfg.Knowledge != nil && code != "" {
 		// Keeping is a nested run, so a store that fails shows in the

@@ -14,7 +14,7 @@ import (
 func (ce *CodeExecution) withFunctions(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
 	tools, err := jstool.ResolveHostTools(ctx, ce.cfg.SandboxTools, nil)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", ce.Name(), err)
+		return nil, fmt.Errorf("%s: %w", ce.Info().Name, err)
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(input, &fields); err != nil || fields == nil {

@@ -100,7 +100,7 @@ func (g *runGuards) review(ctx context.Context, in agent.GuardInput) (agent.Verd
 	if err != nil {
 		return agent.Verdict{}, &guardError{compose.RoleError("reviewer", rev, err)}
 	}
-	v, err := compose.DecodeReview(rev.Name(), out)
+	v, err := compose.DecodeReview(rev.Info().Name, out)
 	if err != nil {
 		return agent.Verdict{}, &guardError{err}
 	}
@@ -168,7 +168,7 @@ func (g *runGuards) onError(ctx context.Context, args json.RawMessage, err error
 	}
 	_, failed := g.st.counts()
 	if n := failed + 1; n > g.ce.cfg.MaxRetries {
-		return agent.Halt(&compose.RetriesError{Workflow: g.ce.Name(), Attempts: n, Retries: g.ce.cfg.MaxRetries, Last: err})
+		return agent.Halt(&compose.RetriesError{Workflow: g.ce.Info().Name, Attempts: n, Retries: g.ce.cfg.MaxRetries, Last: err})
 	}
 	if s.refusal != nil {
 		return err

@@ -27,7 +27,7 @@ func (ce *CodeExecution) recall(ctx context.Context, task string) (string, error
 		Text: task, K: ce.cfg.Recall, MinScore: ce.cfg.MinRecallScore, Filter: vector.Eq("kind", SnippetKind),
 	})
 	if err != nil {
-		return "", fmt.Errorf("code execution %s: recall earlier snippets: %w", ce.Name(), err)
+		return "", fmt.Errorf("code execution %s: recall earlier snippets: %w", ce.Info().Name, err)
 	}
 	if len(matches) == 0 {
 		return task, nil
@@ -58,7 +58,7 @@ func (ce *CodeExecution) keep(ctx context.Context, task, code string) error {
 		Metadata: map[string]any{"kind": SnippetKind, "code": code},
 	}
 	if err := ce.cfg.Knowledge.Upsert(ctx, doc); err != nil {
-		return fmt.Errorf("code execution %s: keep the snippet: %w", ce.Name(), err)
+		return fmt.Errorf("code execution %s: keep the snippet: %w", ce.Info().Name, err)
 	}
 	return nil
 }

@@ -171,7 +171,7 @@ func (c *Coordinator) body(ctx context.Context, r *agent.Run) (json.RawMessage, 
 			if flow.Ends(ctx, err) {
 				return nil, err
 			}
-			return nil, &SubtaskError{Workflow: c.Name(), Index: i + 1, Task: st.Task, Err: err}
+			return nil, &SubtaskError{Workflow: c.Info().Name, Index: i + 1, Task: st.Task, Err: err}
 		}
 		results = append(results, res)
 	}
@@ -193,11 +193,11 @@ func (c *Coordinator) plan(ctx context.Context, r *agent.Run, task string) ([]Su
 		if err == agent.ErrStopped {
 			return nil, err
 		}
-		return nil, fmt.Errorf("%s: planner %s: %w", c.Name(), c.cfg.Planner.Name(), err)
+		return nil, fmt.Errorf("%s: planner %s: %w", c.Info().Name, c.cfg.Planner.Info().Name, err)
 	}
 	var p Plan
 	if err := json.Unmarshal(out, &p); err != nil {
-		return nil, fmt.Errorf("%s: planner %s answered %s, which is not a plan: give it OutputSchema agent.SchemaFor[compose.Plan]()", c.Name(), c.cfg.Planner.Name(), flow.Describe(out))
+		return nil, fmt.Errorf("%s: planner %s answered %s, which is not a plan: give it OutputSchema agent.SchemaFor[compose.Plan]()", c.Info().Name, c.cfg.Planner.Info().Name, flow.Describe(out))
 	}
 	var subtasks []Subtask
 	for _, st := range p.Subtasks {
@@ -209,7 +209,7 @@ func (c *Coordinator) plan(ctx context.Context, r *agent.Run, task string) ([]Su
 		return whole, nil
 	}
 	if len(subtasks) > c.cfg.MaxSubtasks {
-		return nil, fmt.Errorf("%s: planner %s split the task into %d subtasks, more than MaxSubtasks (%d): raise the limit or ask the planner for fewer steps", c.Name(), c.cfg.Planner.Name(), len(subtasks), c.cfg.MaxSubtasks)
+		return nil, fmt.Errorf("%s: planner %s split the task into %d subtasks, more than MaxSubtasks (%d): raise the limit or ask the planner for fewer steps", c.Info().Name, c.cfg.Planner.Info().Name, len(subtasks), c.cfg.MaxSubtasks)
 	}
 	return subtasks, nil
 }
@@ -251,7 +251,7 @@ func (c *Coordinator) solve(ctx context.Context, r *agent.Run, task string, i, n
 		taskField, _ := json.Marshal(map[string]string{"task": st.Task})
 		in, err := flow.Merge(sol, taskField)
 		if err != nil {
-			return res, fmt.Errorf("executor %s: the coder's output %w", c.cfg.Executor.Name(), err)
+			return res, fmt.Errorf("executor %s: the coder's output %w", c.cfg.Executor.Info().Name, err)
 		}
 		out, err := r.Call(ctx, c.cfg.Executor, in)
 		if err == nil {
@@ -263,7 +263,7 @@ func (c *Coordinator) solve(ctx context.Context, r *agent.Run, task string, i, n
 		}
 		failures++
 		if last {
-			return res, &RetriesError{Workflow: c.Name(), Attempts: failures, Retries: c.cfg.MaxRounds - 1, Last: err}
+			return res, &RetriesError{Workflow: c.Info().Name, Attempts: failures, Retries: c.cfg.MaxRounds - 1, Last: err}
 		}
 		fix, herr := Correct(ctx, r, c.cfg.ErrorHandler, Failure{Task: st.Task, Solution: sol, Error: err.Error(), Attempt: failures, Remaining: c.cfg.MaxRounds - round})
 		if herr != nil {
@@ -283,7 +283,7 @@ func (c *Coordinator) review(ctx context.Context, r *agent.Run, role string, who
 	if err != nil {
 		return Review{}, RoleError(role, who, err)
 	}
-	return DecodeReview(who.Name(), out)
+	return DecodeReview(who.Info().Name, out)
 }
 
 // settle resolves a disagreement that outlasted the rounds.
@@ -298,12 +298,12 @@ func (c *Coordinator) settle(ctx context.Context, r *agent.Run, st Subtask, sol 
 		if verdict.Approved {
 			return ResolvedArbiter, nil
 		}
-		return "", &NotApprovedError{Workflow: c.Name(), Rounds: rounds, LastOutput: sol, LastReview: verdict}
+		return "", &NotApprovedError{Workflow: c.Info().Name, Rounds: rounds, LastOutput: sol, LastReview: verdict}
 	}
 	if c.cfg.AcceptOnDisagreement {
 		return ResolvedAccepted, nil
 	}
-	return "", &NotApprovedError{Workflow: c.Name(), Rounds: rounds, LastOutput: sol, LastReview: rev}
+	return "", &NotApprovedError{Workflow: c.Info().Name, Rounds: rounds, LastOutput: sol, LastReview: rev}
 }
 
 // synthesize writes the final answer.
@@ -342,7 +342,7 @@ func RoleError(role string, a agent.Agent, err error) error {
 	if err == agent.ErrStopped {
 		return err
 	}
-	return fmt.Errorf("%s: %w", RoleName(role, a.Name()), err)
+	return fmt.Errorf("%s: %w", RoleName(role, a.Info().Name), err)
 }
 
 // RoleName names the agent name playing role in messages: "reviewer

@@ -71,7 +71,7 @@ func NewMap(cfg MapConfig) (*Map, error) {
 	})
 	out, _ := json.Marshal(map[string]any{
 		"type":       "object",
-		"properties": map[string]any{cfg.Field: map[string]any{"type": "array", "items": json.RawMessage(cfg.Agent.OutputSchema())}},
+		"properties": map[string]any{cfg.Field: map[string]any{"type": "array", "items": json.RawMessage(cfg.Agent.Info().OutputSchema)}},
 	})
 	w := &Map{cfg: cfg}
 	c, err := agent.New(agent.Info{Name: cfg.Name, Description: cfg.Description, Kind: flow.Kind, InputSchema: in, OutputSchema: out}, w.body)
@@ -86,11 +86,11 @@ func NewMap(cfg MapConfig) (*Map, error) {
 func (m *Map) body(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
 	in, err := flow.Fields(r.Input)
 	if err != nil {
-		return nil, fmt.Errorf("%w: map %s: input %v", agent.ErrInvalidInput, m.Name(), err)
+		return nil, fmt.Errorf("%w: map %s: input %v", agent.ErrInvalidInput, m.Info().Name, err)
 	}
 	var items []json.RawMessage
 	if err := json.Unmarshal(in[m.cfg.Field], &items); err != nil || items == nil {
-		return nil, fmt.Errorf("%w: map %s: field %q must be an array, got %s", agent.ErrInvalidInput, m.Name(), m.cfg.Field, flow.Describe(in[m.cfg.Field]))
+		return nil, fmt.Errorf("%w: map %s: field %q must be an array, got %s", agent.ErrInvalidInput, m.Info().Name, m.cfg.Field, flow.Describe(in[m.cfg.Field]))
 	}
 	delete(in, m.cfg.Field)
 	jobs := make([]job, len(items))
@@ -114,13 +114,13 @@ func (m *Map) body(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
 		return nil, err
 	}
 	if first >= 0 {
-		return nil, &BranchError{Workflow: m.Name(), Index: first, Agent: agents[first].Name(), Err: results[first].err}
+		return nil, &BranchError{Workflow: m.Info().Name, Index: first, Agent: agents[first].Info().Name, Err: results[first].err}
 	}
-	be := &BranchesError{Workflow: m.Name(), Results: make([]BranchResult, len(results))}
+	be := &BranchesError{Workflow: m.Info().Name, Results: make([]BranchResult, len(results))}
 	outs := make([]json.RawMessage, len(results))
 	failed := false
 	for i, d := range results {
-		be.Results[i] = BranchResult{Index: i, Agent: agents[i].Name(), Output: d.out, Err: d.err}
+		be.Results[i] = BranchResult{Index: i, Agent: agents[i].Info().Name, Output: d.out, Err: d.err}
 		failed = failed || d.err != nil
 		outs[i] = d.out
 		if outs[i] == nil {

@@ -50,7 +50,7 @@ func NewParallel(cfg ParallelConfig) (*Parallel, error) {
 		return nil, flow.ConfigError("parallel", cfg.Name, "MaxConcurrency is %d; use 0 for no cap or a positive number", cfg.MaxConcurrency)
 	}
 	w := &Parallel{cfg: cfg}
-	c, err := agent.New(agent.Info{Name: cfg.Name, Description: cfg.Description, Kind: flow.Kind, InputSchema: cfg.Branches[0].InputSchema()}, w.body)
+	c, err := agent.New(agent.Info{Name: cfg.Name, Description: cfg.Description, Kind: flow.Kind, InputSchema: cfg.Branches[0].Info().InputSchema}, w.body)
 	if err != nil {
 		return nil, fmt.Errorf("parallel: %w", err)
 	}
@@ -68,20 +68,20 @@ func (p *Parallel) body(ctx context.Context, r *agent.Run) (json.RawMessage, err
 	if err != nil {
 		return nil, err
 	}
-	return mergeResults(p.Name(), p.cfg.Branches, results, first)
+	return mergeResults(p.Info().Name, p.cfg.Branches, results, first)
 }
 
 // mergeResults merges the outputs of branches in order, or reports their
 // failures.
 func mergeResults(name string, branches []agent.Agent, results []done, first int) (json.RawMessage, error) {
 	if first >= 0 {
-		return nil, &BranchError{Workflow: name, Index: first, Agent: branches[first].Name(), Err: results[first].err}
+		return nil, &BranchError{Workflow: name, Index: first, Agent: branches[first].Info().Name, Err: results[first].err}
 	}
 	be := &BranchesError{Workflow: name, Results: make([]BranchResult, len(results))}
 	failed := false
 	outs := make([]json.RawMessage, 0, len(results))
 	for i, d := range results {
-		br := BranchResult{Index: i, Agent: branches[i].Name(), Output: d.out, Err: d.err}
+		br := BranchResult{Index: i, Agent: branches[i].Info().Name, Output: d.out, Err: d.err}
 		if d.err == nil {
 			if _, err := flow.Fields(d.out); err != nil {
 				br.Err = fmt.Errorf("output %v: branches must return objects so their outputs can be merged", err)

@@ -71,7 +71,7 @@ func NewReflect(cfg ReflectConfig) (*Reflect, error) {
 		return nil, flow.ConfigError("reflect", cfg.Name, "MaxRounds is %d; it must be positive", cfg.MaxRounds)
 	}
 	if cfg.Approved == nil {
-		name := cfg.Reviewer.Name()
+		name := cfg.Reviewer.Info().Name
 		cfg.Approved = func(raw json.RawMessage) (Review, error) { return DecodeReview(name, raw) }
 	}
 	if cfg.ReviewInput == nil {
@@ -81,7 +81,7 @@ func NewReflect(cfg ReflectConfig) (*Reflect, error) {
 		cfg.Revise = defaultRevise
 	}
 	w := &Reflect{cfg: cfg}
-	c, err := agent.New(agent.Info{Name: cfg.Name, Description: cfg.Description, Kind: flow.Kind, InputSchema: cfg.Worker.InputSchema(), OutputSchema: cfg.Worker.OutputSchema()}, w.body)
+	c, err := agent.New(agent.Info{Name: cfg.Name, Description: cfg.Description, Kind: flow.Kind, InputSchema: cfg.Worker.Info().InputSchema, OutputSchema: cfg.Worker.Info().OutputSchema}, w.body)
 	if err != nil {
 		return nil, fmt.Errorf("reflect: %w", err)
 	}
@@ -97,39 +97,39 @@ func (f *Reflect) body(ctx context.Context, r *agent.Run) (json.RawMessage, erro
 	for round := 1; round <= f.cfg.MaxRounds; round++ {
 		var err error
 		if out, err = r.Call(ctx, f.cfg.Worker, workIn); err != nil {
-			return nil, roundError(f.Name(), round, f.cfg.Worker, err)
+			return nil, roundError(f.Info().Name, round, f.cfg.Worker, err)
 		}
 		revIn, err := f.cfg.ReviewInput(r.Input, out)
 		if err != nil {
-			return nil, fmt.Errorf("reflect %s: round %d: review input: %w", f.Name(), round, err)
+			return nil, fmt.Errorf("reflect %s: round %d: review input: %w", f.Info().Name, round, err)
 		}
 		rawReview, err := r.Call(ctx, f.cfg.Reviewer, revIn)
 		if err != nil {
-			return nil, roundError(f.Name(), round, f.cfg.Reviewer, err)
+			return nil, roundError(f.Info().Name, round, f.cfg.Reviewer, err)
 		}
 		if review, err = f.cfg.Approved(rawReview); err != nil {
-			return nil, fmt.Errorf("reflect %s: round %d: %w", f.Name(), round, err)
+			return nil, fmt.Errorf("reflect %s: round %d: %w", f.Info().Name, round, err)
 		}
 		if review.Approved {
 			return out, nil
 		}
 		if round < f.cfg.MaxRounds {
 			if workIn, err = f.cfg.Revise(r.Input, out, review); err != nil {
-				return nil, fmt.Errorf("reflect %s: round %d: revise: %w", f.Name(), round, err)
+				return nil, fmt.Errorf("reflect %s: round %d: revise: %w", f.Info().Name, round, err)
 			}
 		}
 	}
 	if f.cfg.ReturnLast {
 		return out, nil
 	}
-	return nil, &NotApprovedError{Workflow: f.Name(), Rounds: f.cfg.MaxRounds, LastOutput: out, LastReview: review}
+	return nil, &NotApprovedError{Workflow: f.Info().Name, Rounds: f.cfg.MaxRounds, LastOutput: out, LastReview: review}
 }
 
 func roundError(name string, round int, a agent.Agent, err error) error {
 	if err == agent.ErrStopped {
 		return err
 	}
-	return fmt.Errorf("%s: round %d: %s: %w", name, round, a.Name(), err)
+	return fmt.Errorf("%s: round %d: %s: %w", name, round, a.Info().Name, err)
 }
 
 // NotApprovedError reports work still rejected when the rounds ran out. It

@@ -43,7 +43,7 @@ func NewSequence(cfg SequenceConfig) (*Sequence, error) {
 		}
 	}
 	w := &Sequence{steps: cfg.Steps}
-	c, err := agent.New(agent.Info{Name: cfg.Name, Description: cfg.Description, Kind: flow.Kind, InputSchema: cfg.Steps[0].InputSchema()}, w.body)
+	c, err := agent.New(agent.Info{Name: cfg.Name, Description: cfg.Description, Kind: flow.Kind, InputSchema: cfg.Steps[0].Info().InputSchema}, w.body)
 	if err != nil {
 		return nil, fmt.Errorf("sequence: %w", err)
 	}
@@ -58,7 +58,7 @@ func (s *Sequence) Steps() []agent.Agent { return s.steps }
 func (s *Sequence) body(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
 	in, err := flow.Fields(r.Input)
 	if err != nil {
-		return nil, fmt.Errorf("%w: sequence %s: input %v", agent.ErrInvalidInput, s.Name(), err)
+		return nil, fmt.Errorf("%w: sequence %s: input %v", agent.ErrInvalidInput, s.Info().Name, err)
 	}
 	acc := map[string]json.RawMessage{}
 	for i, step := range s.steps {
@@ -70,11 +70,11 @@ func (s *Sequence) body(ctx context.Context, r *agent.Run) (json.RawMessage, err
 		}
 		out, err := r.Call(ctx, step, raw)
 		if err != nil {
-			return nil, stepError(s.Name(), i, step, err)
+			return nil, stepError(s.Info().Name, i, step, err)
 		}
 		f, err := flow.Fields(out)
 		if err != nil {
-			return nil, fmt.Errorf("sequence %s: step %d (%s) output %v: steps must return objects so their outputs can be merged", s.Name(), i+1, step.Name(), err)
+			return nil, fmt.Errorf("sequence %s: step %d (%s) output %v: steps must return objects so their outputs can be merged", s.Info().Name, i+1, step.Info().Name, err)
 		}
 		maps.Copy(acc, f)
 	}
@@ -102,5 +102,5 @@ func stepError(name string, i int, step agent.Agent, err error) error {
 	if err == agent.ErrStopped {
 		return err
 	}
-	return &StepError{Workflow: name, Step: i + 1, Agent: step.Name(), Err: err}
+	return &StepError{Workflow: name, Step: i + 1, Agent: step.Info().Name, Err: err}
 }

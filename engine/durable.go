@@ -341,8 +341,8 @@ func (e *Engine) claimRun(ctx context.Context, a agent.Agent, runID string, answ
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if s.start.Agent != a.Name() {
-		return nil, nil, nil, fmt.Errorf("%w: engine: run %s is a run of agent %q, not %q: resume it with the agent it started with", agent.ErrInvalidConfig, runID, s.start.Agent, a.Name())
+	if s.start.Agent != a.Info().Name {
+		return nil, nil, nil, fmt.Errorf("%w: engine: run %s is a run of agent %q, not %q: resume it with the agent it started with", agent.ErrInvalidConfig, runID, s.start.Agent, a.Info().Name)
 	}
 	if s.head.Kind == CheckpointEnd {
 		return nil, nil, nil, fmt.Errorf("%w: engine: run %s ended at checkpoint %d; nothing to resume", ErrRunEnded, runID, s.head.Seq)
@@ -375,7 +375,7 @@ func (e *Engine) claimRun(ctx context.Context, a agent.Agent, runID string, answ
 	}
 	all := maps.Clone(s.answers)
 	maps.Copy(all, answers)
-	rc := &recorder{store: e.store, runID: runID, agent: a.Name(), input: s.start.Input, head: s.head.Seq, meta: map[string]string{},
+	rc := &recorder{store: e.store, runID: runID, agent: a.Info().Name, input: s.start.Input, head: s.head.Seq, meta: map[string]string{},
 		items: s.recorded(), answers: maps.Clone(s.answers), snapAt: s.snapAt, base: s.base, finish: s.finish,
 		lazy: session == "" && e.policy == CheckpointAtInterrupts}
 	for k, v := range s.head.Meta {

@@ -261,7 +261,7 @@ func InvokeAs[T any](ctx context.Context, e *Engine, a agent.Agent, input any) (
 		return v, err
 	}
 	if err := json.Unmarshal(res.Output, &v); err != nil {
-		return v, fmt.Errorf("engine: agent %s: decode output into %T: %w", a.Name(), v, err)
+		return v, fmt.Errorf("engine: agent %s: decode output into %T: %w", a.Info().Name, v, err)
 	}
 	return v, nil
 }
@@ -294,14 +294,14 @@ func (e *Engine) run(ctx context.Context, a agent.Agent, input any, res *Result,
 		}
 		raw, err := agent.EncodeInput(input)
 		if err != nil {
-			failedRun(ctx, a, fmt.Errorf("engine: run %s: %w", a.Name(), err), yield)
+			failedRun(ctx, a, fmt.Errorf("engine: run %s: %w", a.Info().Name, err), yield)
 			return
 		}
 		start := agentrt.Now(ctx)
 		ctx, cancel := e.prepare(ctx)
 		defer cancel()
 		if rc == nil && e.store != nil {
-			rc = &recorder{store: e.store, agent: a.Name(), input: raw, meta: e.labels, lazy: e.policy == CheckpointAtInterrupts}
+			rc = &recorder{store: e.store, agent: a.Info().Name, input: raw, meta: e.labels, lazy: e.policy == CheckpointAtInterrupts}
 		}
 		var saveErr error
 		st := &runState{engine: e, resumed: rc != nil && rc.head > 0}
@@ -320,7 +320,7 @@ func (e *Engine) run(ctx context.Context, a agent.Agent, input any, res *Result,
 			if ev.Kind == agent.EventRunStart && root == "" {
 				root = ev.RunID
 				if log != nil {
-					log.DebugContext(st.logContext(ctx), "run start", "agent", a.Name(), "run", root, "input", string(raw))
+					log.DebugContext(st.logContext(ctx), "run start", "agent", a.Info().Name, "run", root, "input", string(raw))
 				}
 			}
 			if rc != nil && saveErr == nil {
@@ -363,7 +363,7 @@ func (e *Engine) run(ctx context.Context, a agent.Agent, input any, res *Result,
 			*res = Result{Output: end.Output, Usage: usage, Cost: end.Cost, Invocations: st.invocations.Load(), Duration: agentrt.Since(ctx, start), Messages: end.Messages, FinishReason: cmp.Or(end.FinishReason, finish)}
 		}
 		if log != nil {
-			attrs := []any{"agent", a.Name(), "run", root, "usage", usage.String(), "cost_usd", end.Cost, "invocations", st.invocations.Load(), "duration", agentrt.Since(ctx, start)}
+			attrs := []any{"agent", a.Info().Name, "run", root, "usage", usage.String(), "cost_usd", end.Cost, "invocations", st.invocations.Load(), "duration", agentrt.Since(ctx, start)}
 			switch {
 			case stopped:
 				log.DebugContext(st.logContext(ctx), "run stopped by the caller", attrs...)

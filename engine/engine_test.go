@@ -119,7 +119,7 @@ func TestEngineRunStreamsEventsAndHooks(t *testing.T) {
 	hooks := agent.Hooks{RunEnd: func(_ context.Context, e agent.HookEvent) {
 		mu.Lock()
 		defer mu.Unlock()
-		seen = append(seen, e.Agent.Name())
+		seen = append(seen, e.Agent.Info().Name)
 	}}
 	e := engine.New(engine.Config{Model: m, Hooks: []agent.Hooks{hooks}})
 	var kinds []agent.EventKind

@@ -368,7 +368,7 @@ func (s *Session) exec(ctx context.Context, ot *openTurn, answers map[string]jso
 					meta = map[string]string{}
 				}
 				meta[MetaSession] = s.id
-				rc = &recorder{store: e.store, agent: s.agent.Name(), input: ot.input, meta: meta}
+				rc = &recorder{store: e.store, agent: s.agent.Info().Name, input: ot.input, meta: meta}
 			}
 			stream = e.run(agentrt.WithIDs(ctx, firstID(ot.runID)), s.agent, ot.input, &r, rc, hist)
 		} else {

@@ -177,7 +177,7 @@ func run(ctx context.Context, items []item, cfg Config) (*Report, error) {
 	}
 	rep := &Report{Dataset: cfg.Dataset, Model: cfg.Model, Solver: cfg.SolverName, Samples: n, Started: time.Now().UTC()}
 	if rep.Solver == "" {
-		rep.Solver = cfg.Solver.Name()
+		rep.Solver = cfg.Solver.Info().Name
 	}
 	ctx, end := tel.start(ctx, rep, len(items))
 	results := make([]Result, len(items))

@@ -325,7 +325,7 @@ func TestGraphNestsAsAnAgent(t *testing.T) {
 	out, err := outer.Invoke(context.Background(), st{Topic: "t"})
 	require.NoError(t, err)
 	require.Equal(t, []string{"inner"}, out.Log)
-	require.True(t, slices.Contains([]string{"outer"}, outer.Name()))
+	require.True(t, slices.Contains([]string{"outer"}, outer.Info().Name))
 	_, err = graph.Once(context.Background(), "k", func(context.Context) (int, error) { return 1, nil })
 	require.True(t, errors.Is(err, graph.ErrNotInNode))
 }

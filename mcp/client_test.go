@@ -24,7 +24,7 @@ func toolNamed(t *testing.T, ts *Toolset, name string) agent.Agent {
 	tools, err := ts.Tools(context.Background())
 	require.NoError(t, err)
 	for _, tl := range tools {
-		if tl.Name() == name {
+		if tl.Info().Name == name {
 			return tl
 		}
 	}
@@ -57,8 +57,8 @@ func TestEverythingTools(t *testing.T) {
 		require.NoError(t, err)
 		names := map[string]bool{}
 		for _, tl := range tools {
-			require.True(t, model.ValidToolName(tl.Name()), tl.Name())
-			names[tl.Name()] = true
+			require.True(t, model.ValidToolName(tl.Info().Name), tl.Info().Name)
+			names[tl.Info().Name] = true
 		}
 		require.True(t, names["ev_get-sum"], "tools: %v", names)
 		orig, ok := ts.Original("ev_get-sum")
@@ -153,7 +153,7 @@ func TestEverythingListChanged(t *testing.T) {
 				return false
 			}
 			for _, tl := range tools {
-				if tl.Name() == "trigger-elicitation-request" {
+				if tl.Info().Name == "trigger-elicitation-request" {
 					return true
 				}
 			}
@@ -238,7 +238,7 @@ func TestEverythingFilter(t *testing.T) {
 	require.NoError(t, err)
 	var names []string
 	for _, tl := range tools {
-		names = append(names, tl.Name())
+		names = append(names, tl.Info().Name)
 	}
 	require.ElementsMatch(t, []string{"get-sum", "echo"}, names)
 }

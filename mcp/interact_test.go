@@ -25,7 +25,7 @@ func waitForTool(t *testing.T, ts *Toolset, name string) agent.Agent {
 			return false
 		}
 		for _, tl := range tools {
-			if tl.Name() == name {
+			if tl.Info().Name == name {
 				found = tl
 				return true
 			}
@@ -87,6 +87,6 @@ func TestNoSamplingUnlessConfigured(t *testing.T) {
 	tools, err := ts.Tools(context.Background())
 	require.NoError(t, err)
 	for _, tl := range tools {
-		require.NotEqual(t, "trigger-sampling-request", tl.Name(), "the client offered sampling without a model")
+		require.NotEqual(t, "trigger-sampling-request", tl.Info().Name, "the client offered sampling without a model")
 	}
 }

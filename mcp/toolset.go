@@ -240,8 +240,8 @@ func (ts *Toolset) list(ctx context.Context, c *conn) ([]agent.Agent, error) {
 	}
 	if ir := c.cs.InitializeResult(); ts.cfg.Resources && ir != nil && ir.Capabilities != nil && ir.Capabilities.Resources != nil {
 		for _, rt := range ts.resourceTools() {
-			if prev, dup := byWire[rt.Name()]; dup {
-				return nil, fmt.Errorf("mcp: %s: the server's tool %q is offered as %q, the name of loom's resource tool: filter it out or drop Resources", ts.where(), prev, rt.Name())
+			if prev, dup := byWire[rt.Info().Name]; dup {
+				return nil, fmt.Errorf("mcp: %s: the server's tool %q is offered as %q, the name of loom's resource tool: filter it out or drop Resources", ts.where(), prev, rt.Info().Name)
 			}
 			tools = append(tools, rt)
 		}

@@ -166,7 +166,7 @@ func (r *run) view(after int) runView {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	after = min(max(after, 0), len(r.events))
-	return runView{ID: r.id, Agent: r.agent.Name(), Status: r.status, Events: append([]eventView{}, r.events[after:]...),
+	return runView{ID: r.id, Agent: r.agent.Info().Name, Status: r.status, Events: append([]eventView{}, r.events[after:]...),
 		Pending: append([]agent.Question{}, r.pending...), Output: r.output, Error: r.err}
 }
 
@@ -388,10 +388,10 @@ func (s *Server) postAnswers(w http.ResponseWriter, r *http.Request) {
 	if waiting && bad == nil && p == nil {
 		// A run read back from the store goes on with the file's current
 		// version, held like a run started here.
-		a, p = s.hold(rn.agent.Name())
+		a, p = s.hold(rn.agent.Info().Name)
 		if a == nil {
 			rn.mu.Unlock()
-			http.Error(w, "the file no longer declares the run's agent "+rn.agent.Name()+": restore it to resume the run", http.StatusConflict)
+			http.Error(w, "the file no longer declares the run's agent "+rn.agent.Info().Name+": restore it to resume the run", http.StatusConflict)
 			return
 		}
 		rn.agent, rn.project = a, p

@@ -208,7 +208,7 @@ func (s *Server) view() (projectView, error) {
 			v.Agents = append(v.Agents, agentView{Name: e.Name, Type: e.Type, Uses: e.Uses()})
 			continue
 		}
-		v.Agents = append(v.Agents, agentView{Name: e.Name, Type: e.Type, Description: a.Description(), InputSchema: a.InputSchema(), Uses: e.Uses(), Graph: graphOf(e)})
+		v.Agents = append(v.Agents, agentView{Name: e.Name, Type: e.Type, Description: a.Info().Description, InputSchema: a.Info().InputSchema, Uses: e.Uses(), Graph: graphOf(e)})
 	}
 	return v, nil
 }

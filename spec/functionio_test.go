@@ -50,7 +50,7 @@ agents:
 	require.NoError(t, err)
 	defer p.Close()
 	a := p.Agent("media")
-	require.Nil(t, a.OutputSchema(), "a content function declares no output schema")
+	require.Nil(t, a.Info().OutputSchema, "a content function declares no output schema")
 	end, err := runEnd(t, a, `{"name":"Ada"}`)
 	require.NoError(t, err)
 	require.JSONEq(t, `{"result":"Here: Ada\nresource test://doc:\nthe doc\nresource test://other (other)"}`, string(end.Output))

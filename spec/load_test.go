@@ -410,8 +410,8 @@ func TestRelativePathsFromTheFilesFolder(t *testing.T) {
 	p, err := spec.Load(path, spec.Registry{})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, p.Close()) })
-	require.Equal(t, "helper", p.Entry.Name())
-	require.JSONEq(t, string(cfg.InputSchema.JSON), string(p.Entry.InputSchema()))
+	require.Equal(t, "helper", p.Entry.Info().Name)
+	require.JSONEq(t, string(cfg.InputSchema.JSON), string(p.Entry.Info().InputSchema))
 }
 
 func TestModelsFromTheRegistry(t *testing.T) {

@@ -56,10 +56,10 @@ func NewActivities(cfg Config) (*Activities, error) {
 		if t == nil {
 			return nil, fmt.Errorf("%w: a nil tool in Config.Tools", agent.ErrInvalidConfig)
 		}
-		if _, dup := a.tools[t.Name()]; dup {
-			return nil, fmt.Errorf("%w: two tools named %q in Config.Tools: give each a distinct name", agent.ErrInvalidConfig, t.Name())
+		if _, dup := a.tools[t.Info().Name]; dup {
+			return nil, fmt.Errorf("%w: two tools named %q in Config.Tools: give each a distinct name", agent.ErrInvalidConfig, t.Info().Name)
 		}
-		a.tools[t.Name()] = t
+		a.tools[t.Info().Name] = t
 	}
 	if a.cfg.Conversations == nil {
 		a.cfg.Conversations = &MemoryConversations{}

@@ -157,9 +157,9 @@ func TestSearchTool(t *testing.T) {
 
 	tool, err := vector.NewSearchTool(s, vector.SearchToolConfig{Description: "Go and cooking notes.", MaxTextBytes: 40, MaxK: 2})
 	require.NoError(t, err)
-	require.Equal(t, "search_knowledge", tool.Name())
-	require.Equal(t, "Go and cooking notes.", tool.Description())
-	require.Contains(t, string(tool.InputSchema()), `"query"`)
+	require.Equal(t, "search_knowledge", tool.Info().Name)
+	require.Equal(t, "Go and cooking notes.", tool.Info().Description)
+	require.Contains(t, string(tool.Info().InputSchema), `"query"`)
 
 	out, err := agent.InvokeAs[vector.SearchOutput](ctx, tool, map[string]any{"query": "bake bread dough"})
 	require.NoError(t, err)

@@ -187,7 +187,7 @@ type runner struct {
 // streamed text is their answer.
 func newRunner(name string, l *loaded, a agent.Agent, file string, con console, out, errOut io.Writer) *runner {
 	quiet, state := false, false
-	if e := l.project.Doc.Entry(a.Name()); e != nil {
+	if e := l.project.Doc.Entry(a.Info().Name); e != nil {
 		quiet = e.Type != "ai" && e.Type != "code_execution" && e.Type != "route"
 		state = e.Type == "graph"
 	}
@@ -262,7 +262,7 @@ func (r *runner) print(stream iter.Seq2[agent.Event, error], runID *string) (age
 
 // stop records the stopped run for loom resume and says how to continue.
 func (r *runner) stop(runID string, qs []agent.Question) int {
-	if err := saveRecord(r.l.dbPath, runID, runRecord{File: absPath(r.file), Agent: r.a.Name()}); err != nil {
+	if err := saveRecord(r.l.dbPath, runID, runRecord{File: absPath(r.file), Agent: r.a.Info().Name}); err != nil {
 		fmt.Fprintf(r.errOut, "%s: cannot record the stopped run: %v\n", r.name, err)
 		return exitFailed
 	}

@@ -81,7 +81,7 @@ func build(_ context.Context, env *cli.Env) (agent.Agent, error) {
 		Tool:         tool,
 		Approver:     a,
 		Options:      env.Flags.Options,
-		Instructions: codeexec.CoderInstructions(tool.Name(), topLevelAwait),
+		Instructions: codeexec.CoderInstructions(tool.Info().Name, topLevelAwait),
 	})
 }
 

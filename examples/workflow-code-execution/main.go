@@ -89,7 +89,7 @@ func build(ctx context.Context, env *cli.Env, s settings) (agent.Agent, error) {
 		if cfg.Reviewer, err = agent.NewAI(agent.AIConfig{Name: "reviewer", Instructions: codeexec.CodeReviewerInstructions, OutputSchema: verdict}); err != nil {
 			return nil, err
 		}
-		env.Reviewer(cfg.Reviewer.Name())
+		env.Reviewer(cfg.Reviewer.Info().Name)
 	}
 	if s.approve {
 		if !env.CanAsk() {

@@ -77,7 +77,7 @@ func NewSandbox(env *Env, kind string, timeout time.Duration) (agent.Agent, bool
 	if err != nil {
 		return nil, false, err
 	}
-	env.verdict.tool = tool.Name()
+	env.verdict.tool = tool.Info().Name
 	return tool, true, nil
 }
 

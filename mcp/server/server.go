@@ -117,10 +117,10 @@ func New(cfg Config) (*Server, error) {
 		if a == nil {
 			return nil, fmt.Errorf("%w: Config.Agents[%d] is nil", mcp.ErrInvalidConfig, i)
 		}
-		if seen[a.Name()] {
-			return nil, fmt.Errorf("%w: two agents are named %q: tool names must be unique", mcp.ErrInvalidConfig, a.Name())
+		if seen[a.Info().Name] {
+			return nil, fmt.Errorf("%w: two agents are named %q: tool names must be unique", mcp.ErrInvalidConfig, a.Info().Name)
 		}
-		seen[a.Name()] = true
+		seen[a.Info().Name] = true
 		st, err := newServedTool(s, a)
 		if err != nil {
 			return nil, err
@@ -163,20 +163,20 @@ type servedTool struct {
 type inputChecker interface{ ChecksInput() bool }
 
 func newServedTool(s *Server, a agent.Agent) (*servedTool, error) {
-	in := a.InputSchema()
+	in := a.Info().InputSchema
 	if len(in) == 0 {
 		in = json.RawMessage(`{"type":"object"}`)
 	}
-	st := &servedTool{s: s, a: a, tool: &sdk.Tool{Name: a.Name(), Description: a.Description(), InputSchema: in}}
-	if out := a.OutputSchema(); objectSchema(out) {
+	st := &servedTool{s: s, a: a, tool: &sdk.Tool{Name: a.Info().Name, Description: a.Info().Description, InputSchema: in}}
+	if out := a.Info().OutputSchema; objectSchema(out) {
 		st.tool.OutputSchema = out
 	}
 	var err error
 	if st.input, err = jsonschema.Compile(in); err != nil {
-		return nil, fmt.Errorf("%w: agent %s: input %w", mcp.ErrInvalidConfig, a.Name(), err)
+		return nil, fmt.Errorf("%w: agent %s: input %w", mcp.ErrInvalidConfig, a.Info().Name, err)
 	}
 	ic, ok := a.(inputChecker)
-	st.self = ok && ic.ChecksInput() && len(a.InputSchema()) > 0
+	st.self = ok && ic.ChecksInput() && len(a.Info().InputSchema) > 0
 	return st, nil
 }
 
@@ -217,11 +217,11 @@ func (st *servedTool) handle(ctx context.Context, req *sdk.CallToolRequest) (*sd
 		}
 		qs, err := askAll(rs.Questions)
 		if err != nil {
-			return errorResult(fmt.Sprintf("%s: %v", st.a.Name(), err)), nil
+			return errorResult(fmt.Sprintf("%s: %v", st.a.Info().Name, err)), nil
 		}
 		answers, err := answersFrom(qs, req.Params.InputResponses)
 		if err != nil {
-			return errorResult(fmt.Sprintf("%s: %v", st.a.Name(), err)), nil
+			return errorResult(fmt.Sprintf("%s: %v", st.a.Info().Name, err)), nil
 		}
 		r = c.drain(ctx, st.s.eng.Resume(ctx, st.a, rs.Root, answers))
 		r.root = rs.Root
@@ -235,18 +235,18 @@ func (st *servedTool) handle(ctx context.Context, req *sdk.CallToolRequest) (*sd
 		}
 		qs, err := askAll(ie.Questions)
 		if err != nil {
-			return errorResult(fmt.Sprintf("%s: %v", st.a.Name(), err)), nil
+			return errorResult(fmt.Sprintf("%s: %v", st.a.Info().Name, err)), nil
 		}
 		ss := req.Session
 		if !canElicit(ss) {
-			return unanswerable(st.a.Name(), qs, "it does not support elicitation"), nil
+			return unanswerable(st.a.Info().Name, qs, "it does not support elicitation"), nil
 		}
 		if multiRoundTrip(ss) {
 			return &sdk.CallToolResult{InputRequests: inputRequests(qs), RequestState: st.s.seal(requestState{Root: r.root, Questions: ie.Questions})}, nil
 		}
 		answers, err := elicitAll(ctx, ss, qs)
 		if err != nil {
-			return errorResult(fmt.Sprintf("%s: %v", st.a.Name(), err)), nil
+			return errorResult(fmt.Sprintf("%s: %v", st.a.Info().Name, err)), nil
 		}
 		root := r.root
 		c.reset()
@@ -254,7 +254,7 @@ func (st *servedTool) handle(ctx context.Context, req *sdk.CallToolRequest) (*sd
 		r.root = root
 	}
 	st.s.forget(ctx, r.root)
-	if ve, bad := errors.AsType[*agent.ValidationError](r.err); bad && st.self && ve.What == "input" && ve.Agent == st.a.Name() {
+	if ve, bad := errors.AsType[*agent.ValidationError](r.err); bad && st.self && ve.What == "input" && ve.Agent == st.a.Info().Name {
 		return st.invalid(strings.TrimPrefix(ve.Error(), "invalid input for "+ve.Agent+": ")), nil
 	}
 	if r.err != nil {
@@ -267,7 +267,7 @@ func (st *servedTool) handle(ctx context.Context, req *sdk.CallToolRequest) (*sd
 // invalid is the result of a call whose arguments do not match the input
 // schema, as why says.
 func (st *servedTool) invalid(why string) *sdk.CallToolResult {
-	return errorResult(fmt.Sprintf("invalid arguments for %s: %s; the arguments must match %s", st.a.Name(), why, st.tool.InputSchema))
+	return errorResult(fmt.Sprintf("invalid arguments for %s: %s; the arguments must match %s", st.a.Info().Name, why, st.tool.InputSchema))
 }
 
 // forget deletes a finished run from the server's own checkpoint store,

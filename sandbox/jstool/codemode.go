@@ -102,7 +102,7 @@ func ResolveHostTools(ctx context.Context, toolsets []agent.Toolset, call func(a
 			if a == nil {
 				return nil, fmt.Errorf("jstool: toolset %d returned a nil tool", i)
 			}
-			out = append(out, sandbox.HostTool{Name: a.Name(), Description: a.Description(), InputSchema: a.InputSchema(), OutputSchema: a.OutputSchema(), Call: call(a)})
+			out = append(out, sandbox.HostTool{Name: a.Info().Name, Description: a.Info().Description, InputSchema: a.Info().InputSchema, OutputSchema: a.Info().OutputSchema, Call: call(a)})
 		}
 	}
 	return out, nil
@@ -381,9 +381,9 @@ type tracedTool struct{ agent.Agent }
 
 func (t tracedTool) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.Event, error] {
 	return func(yield func(agent.Event, error) bool) {
-		ctx, span := telemetry.Tracer(ctx).Start(ctx, "execute_tool "+t.Name(), trace.WithAttributes(
+		ctx, span := telemetry.Tracer(ctx).Start(ctx, "execute_tool "+t.Info().Name, trace.WithAttributes(
 			attribute.String("gen_ai.operation.name", "execute_tool"),
-			attribute.String("gen_ai.tool.name", t.Name()),
+			attribute.String("gen_ai.tool.name", t.Info().Name),
 			attribute.String("gen_ai.tool.type", "function"),
 			attribute.String("loom.tool.caller", "sandbox")))
 		defer span.End()

@@ -61,7 +61,7 @@ func TestCodeToolCallsAreNestedRuns(t *testing.T) {
 		t.Run(ex.name, func(t *testing.T) {
 			tool, err := New(ex.exec(t), Config{Toolsets: []agent.Toolset{testToolset(t)}, CallLimits: sandbox.CallLimits{MaxCalls: 4}})
 			require.NoError(t, err)
-			require.Contains(t, tool.Description(), "await tools.get_sum")
+			require.Contains(t, tool.Info().Description, "await tools.get_sum")
 			in, _ := json.Marshal(Input{Code: `const [x, y] = await Promise.all([tools.get_sum({a: 1, b: 2}), tools.get_sum({a: 3, b: 4})]);
 let caught; try { await tools.fail() } catch (e) { caught = e.message }
 ({total: x.sum + y.sum, caught})`})

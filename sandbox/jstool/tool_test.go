@@ -25,21 +25,21 @@ func newTestTool(t *testing.T) agent.Agent {
 
 func TestToolContract(t *testing.T) {
 	tool := newTestTool(t)
-	require.Equal(t, "evaluateJs", tool.Name())
+	require.Equal(t, "evaluateJs", tool.Info().Name)
 	for _, rule := range []string{"final expression", "require", "join('')", "top-level await", "300ms", "1 KiB"} {
-		require.Contains(t, tool.Description(), rule)
+		require.Contains(t, tool.Info().Description, rule)
 	}
 	var in struct {
 		Properties map[string]any `json:"properties"`
 	}
-	require.NoError(t, json.Unmarshal(tool.InputSchema(), &in))
+	require.NoError(t, json.Unmarshal(tool.Info().InputSchema, &in))
 	require.Contains(t, in.Properties, "code")
 	require.Contains(t, in.Properties, "jsCode")
 	var out struct {
 		Properties map[string]any `json:"properties"`
 		Required   []string       `json:"required"`
 	}
-	require.NoError(t, json.Unmarshal(tool.OutputSchema(), &out))
+	require.NoError(t, json.Unmarshal(tool.Info().OutputSchema, &out))
 	require.ElementsMatch(t, []string{"result", "logs"}, out.Required)
 }
 

@@ -137,7 +137,7 @@ type call struct{ tool, input string }
 
 func (c call) run(ctx context.Context, tools []agent.Agent) error {
 	for _, t := range tools {
-		if t.Name() != c.tool {
+		if t.Info().Name != c.tool {
 			continue
 		}
 		for ev, err := range t.Run(ctx, json.RawMessage(c.input)) {
