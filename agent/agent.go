@@ -23,15 +23,9 @@ import (
 // Implementations build their stream with [Execute], which assigns run ids,
 // enforces the limits on ctx, fires hooks and turns panics into errors.
 type Agent interface {
-	// Name is the agent's identifier; as a tool, the name the model calls.
-	Name() string
-	// Description tells a model what the agent does.
-	Description() string
-	// InputSchema is the JSON schema of the input object.
-	InputSchema() json.RawMessage
-	// OutputSchema is the JSON schema of the output object.
-	OutputSchema() json.RawMessage
-	// Info describes the agent.
+	// Info describes the agent: its name (as a tool, the name the model
+	// calls), description, kind and schemas. It is called on every run,
+	// tool call and span, so it returns a value the agent holds.
 	Info() Info
 	// Run executes the agent on input and yields its events.
 	Run(ctx context.Context, input json.RawMessage) iter.Seq2[Event, error]

@@ -233,21 +233,6 @@ func TextSchema(key, description string, required bool) json.RawMessage {
 // OutputKey).
 func (a *AI) Info() Info { return a.info }
 
-// Name returns the agent's name.
-func (a *AI) Name() string { return a.cfg.Name }
-
-// Description returns the agent's description.
-func (a *AI) Description() string { return a.cfg.Description }
-
-// InputSchema returns the input schema.
-func (a *AI) InputSchema() json.RawMessage { return a.in }
-
-// OutputSchema returns the output schema.
-func (a *AI) OutputSchema() json.RawMessage { return a.out }
-
-// Kind returns "ai".
-func (a *AI) Kind() string { return "ai" }
-
 // Tools returns the agent's tools.
 func (a *AI) Tools() []Agent { return a.cfg.Tools }
 

@@ -47,21 +47,6 @@ func New(info Info, body Body) (*Custom, error) {
 // [Info] given to [New], with its empty Kind and nil schemas filled in.
 func (c *Custom) Info() Info { return c.info }
 
-// Name returns the agent's name.
-func (c *Custom) Name() string { return c.info.Name }
-
-// Description returns the agent's description.
-func (c *Custom) Description() string { return c.info.Description }
-
-// Kind returns the agent's kind, as traces report it.
-func (c *Custom) Kind() string { return c.info.Kind }
-
-// InputSchema returns the JSON schema of the input.
-func (c *Custom) InputSchema() json.RawMessage { return c.info.InputSchema }
-
-// OutputSchema returns the JSON schema of the output.
-func (c *Custom) OutputSchema() json.RawMessage { return c.info.OutputSchema }
-
 // Run executes the agent's body on input and yields the run's events.
 func (c *Custom) Run(ctx context.Context, input json.RawMessage) iter.Seq2[Event, error] {
 	return Execute(ctx, c, input, c.body)

@@ -2,6 +2,15 @@
 // bounded tool loop ([AI]), typed function agents ([Func]), hooks, and the
 // limits and usage that travel on a context.
 //
+// # The contract
+//
+// An [Agent] has two methods: Info, which describes it (name, description,
+// kind, input and output schemas, whether its run checks its own input:
+// one [Info] value, whose zero fields have one documented meaning), and
+// Run, which runs it. [NewAI], [NewFunc] and [New] (an [Info] and a body)
+// build the agents loom ships; any type with those two methods is an
+// agent, and can be a tool of another.
+//
 // # Runs and events
 //
 // Every agent runs as a stream of [Event]s (an iter.Seq2[Event, error]).

@@ -14,12 +14,10 @@ import (
 // path and rule, as "code: required" or "n: expected integer, got string".
 // A panic inside the function becomes an error wrapping [ErrPanic].
 type Func[In, Out any] struct {
-	name, description string
-	fn                func(context.Context, In) (Out, error)
-	in, out           json.RawMessage
-	check             *compiledSchema
-	set               valueSetter // sets an In from the parsed input; nil: decode the text
-	info              Info
+	info  Info // name, description, kind "func", schemas of In and Out
+	fn    func(context.Context, In) (Out, error)
+	check *compiledSchema
+	set   valueSetter // sets an In from the parsed input; nil: decode the text
 }
 
 // NewFunc returns a function agent. name must be a valid tool name (letters,
@@ -48,9 +46,12 @@ func NewFunc[In, Out any](name, description string, fn func(ctx context.Context,
 	if err != nil {
 		return nil, fmt.Errorf("func agent %q: input: %w", name, err)
 	}
-	f := &Func[In, Out]{name: name, description: description, fn: fn, in: in, out: out, check: check, set: setterFor(reflect.TypeFor[In]())}
-	f.info = Info{Name: name, Description: description, Kind: "func", InputSchema: in, OutputSchema: out, ChecksInput: true}
-	return f, nil
+	return &Func[In, Out]{
+		info:  Info{Name: name, Description: description, Kind: "func", InputSchema: in, OutputSchema: out, ChecksInput: true},
+		fn:    fn,
+		check: check,
+		set:   setterFor(reflect.TypeFor[In]()),
+	}, nil
 }
 
 // Info returns the agent's name and description, its kind "func", the
@@ -60,27 +61,6 @@ func NewFunc[In, Out any](name, description string, fn func(ctx context.Context,
 // does not match, so a caller that runs f (an MCP server) need not check
 // it first.
 func (f *Func[In, Out]) Info() Info { return f.info }
-
-// Name returns the agent's name.
-func (f *Func[In, Out]) Name() string { return f.name }
-
-// Description returns the agent's description.
-func (f *Func[In, Out]) Description() string { return f.description }
-
-// InputSchema returns the schema generated from In.
-func (f *Func[In, Out]) InputSchema() json.RawMessage { return f.in }
-
-// OutputSchema returns the schema generated from Out.
-func (f *Func[In, Out]) OutputSchema() json.RawMessage { return f.out }
-
-// ChecksInput reports true: a run of f checks its input against
-// InputSchema before the function runs, and fails with a
-// [*ValidationError] ([ErrInvalidInput]) naming each field that does not
-// match, so a caller that runs f (an MCP server) need not check it first.
-func (f *Func[In, Out]) ChecksInput() bool { return true }
-
-// Kind returns "func".
-func (f *Func[In, Out]) Kind() string { return "func" }
 
 // Run validates input, decodes it into an In, calls the function and
 // encodes its result.
@@ -99,7 +79,7 @@ func (f *Func[In, Out]) body(ctx context.Context, r *Run) (json.RawMessage, erro
 	}
 	b, err := json.Marshal(out)
 	if err != nil {
-		return nil, fmt.Errorf("func agent %s: encode output %T: %w", f.name, out, err)
+		return nil, fmt.Errorf("func agent %s: encode output %T: %w", f.info.Name, out, err)
 	}
 	return b, nil
 }
@@ -136,11 +116,11 @@ func (f *Func[In, Out]) decodeArgs(raw json.RawMessage) (any, error) {
 // encoding/json does is decoded from the text.
 func (f *Func[In, Out]) decode(raw json.RawMessage) (In, error) {
 	var in In
-	v, err := parseInput(f.name, raw)
+	v, err := parseInput(f.info.Name, raw)
 	if err != nil {
 		return in, err
 	}
-	if err := f.check.validateInput(f.name, v); err != nil {
+	if err := f.check.validateInput(f.info.Name, v); err != nil {
 		return in, err
 	}
 	if f.set != nil && f.set(v, reflect.ValueOf(&in).Elem()) {
@@ -148,7 +128,7 @@ func (f *Func[In, Out]) decode(raw json.RawMessage) (In, error) {
 	}
 	in = *new(In) // the setter may have set part of it
 	if err := json.Unmarshal(raw, &in); err != nil {
-		return in, &ValidationError{Agent: f.name, What: "input", Issues: []Issue{{Rule: err.Error()}}, kind: ErrInvalidInput}
+		return in, &ValidationError{Agent: f.info.Name, What: "input", Issues: []Issue{{Rule: err.Error()}}, kind: ErrInvalidInput}
 	}
 	return in, nil
 }

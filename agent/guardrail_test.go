@@ -289,7 +289,7 @@ func TestGuardToolAroundASubAgent(t *testing.T) {
 	require.NoError(t, err)
 	guarded, err := agent.GuardTool(sub, agent.ToolGuards{After: []agent.Guardrail{deny}})
 	require.NoError(t, err)
-	require.Equal(t, "ai", any(guarded).(interface{ Kind() string }).Kind(), "the guarded tool keeps the tool's kind")
+	require.Equal(t, "ai", guarded.Info().Kind, "the guarded tool keeps the tool's kind")
 	m := modeltest.New(t, modeltest.ToolCalls(modeltest.Call("c1", "researcher", `{"message":"find the token"}`)), modeltest.Text("done"))
 	a := testkit.NewAI(t, agent.AIConfig{Name: "lead", Model: m, Tools: []agent.Agent{guarded}})
 	_, err = agent.Invoke(t.Context(), a, "go")

@@ -108,21 +108,6 @@ func guard(tool Agent, guards ToolGuards) *guardedTool {
 // Info returns the tool's name, description, kind and schemas.
 func (g *guardedTool) Info() Info { return g.info }
 
-// Name returns the tool's name.
-func (g *guardedTool) Name() string { return g.tool.Info().Name }
-
-// Description returns the tool's description.
-func (g *guardedTool) Description() string { return g.tool.Info().Description }
-
-// InputSchema returns the tool's input schema.
-func (g *guardedTool) InputSchema() json.RawMessage { return g.tool.Info().InputSchema }
-
-// OutputSchema returns the tool's output schema.
-func (g *guardedTool) OutputSchema() json.RawMessage { return g.tool.Info().OutputSchema }
-
-// Kind returns the tool's kind.
-func (g *guardedTool) Kind() string { return kindOf(g.tool) }
-
 // Run checks the arguments, runs the tool, and checks its result.
 func (g *guardedTool) Run(ctx context.Context, input json.RawMessage) iter.Seq2[Event, error] {
 	return Execute(ctx, g, input, g.body)

@@ -66,10 +66,7 @@ type wrapper struct{ inner Agent }
 func (w wrapper) Info() Info {
 	return Info{Name: "wrapper", InputSchema: anyObject, OutputSchema: anyObject}
 }
-func (w wrapper) Name() string                  { return "wrapper" }
-func (w wrapper) Description() string           { return "" }
-func (w wrapper) InputSchema() json.RawMessage  { return anyObject }
-func (w wrapper) OutputSchema() json.RawMessage { return anyObject }
+
 func (w wrapper) Run(ctx context.Context, input json.RawMessage) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		if !yield(Event{Kind: EventRunStart, RunID: "w"}, nil) {

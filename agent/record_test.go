@@ -125,10 +125,7 @@ type testAgent struct {
 func (a testAgent) Info() agent.Info {
 	return agent.Info{Name: a.name, Description: "test", InputSchema: json.RawMessage(`{"type":"object"}`), OutputSchema: json.RawMessage(`{}`)}
 }
-func (a testAgent) Name() string                  { return a.name }
-func (a testAgent) Description() string           { return "test" }
-func (a testAgent) InputSchema() json.RawMessage  { return json.RawMessage(`{"type":"object"}`) }
-func (a testAgent) OutputSchema() json.RawMessage { return json.RawMessage(`{}`) }
+
 func (a testAgent) Run(ctx context.Context, in json.RawMessage) iter.Seq2[agent.Event, error] {
 	return agent.Execute(ctx, a, in, a.body)
 }

@@ -30,7 +30,8 @@ type toolTable struct {
 
 func (tt *toolTable) add(name string, t Agent) {
 	tt.byName[name] = t
-	tt.tools = append(tt.tools, model.Tool{Name: name, Description: t.Info().Description, Schema: t.Info().InputSchema})
+	info := t.Info()
+	tt.tools = append(tt.tools, model.Tool{Name: name, Description: info.Description, Schema: info.InputSchema})
 }
 
 // names lists the tools' wire names for an error message.

@@ -20,10 +20,7 @@ type imageTool struct{ name string }
 func (t imageTool) Info() agent.Info {
 	return agent.Info{Name: t.name, Description: "Draws.", InputSchema: json.RawMessage(`{"type":"object"}`), OutputSchema: json.RawMessage(`{}`)}
 }
-func (t imageTool) Name() string                  { return t.name }
-func (t imageTool) Description() string           { return "Draws." }
-func (t imageTool) InputSchema() json.RawMessage  { return json.RawMessage(`{"type":"object"}`) }
-func (t imageTool) OutputSchema() json.RawMessage { return json.RawMessage(`{}`) }
+
 func (t imageTool) Run(ctx context.Context, in json.RawMessage) iter.Seq2[agent.Event, error] {
 	return agent.Execute(ctx, t, in, func(_ context.Context, r *agent.Run) (json.RawMessage, error) {
 		r.SetResultParts(model.Text{Text: "a square"}, model.Image{Data: []byte{1, 2}, MIMEType: "image/png"})

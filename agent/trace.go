@@ -15,15 +15,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-// kindOf returns an agent's kind for traces ("ai", "func", "workflow", …):
-// its Kind method's answer, or "agent".
-func kindOf(a Agent) string {
-	if k, ok := a.(interface{ Kind() string }); ok {
-		return k.Kind()
-	}
-	return "agent"
-}
-
 // startAgentSpan starts the run's span. When nothing would record it
 // ([telemetry.Silent]) it starts none and returns ctx and a nil span: a
 // span nobody records costs four allocations per run.
@@ -31,7 +22,8 @@ func startAgentSpan(ctx context.Context, r *Run) (context.Context, trace.Span) {
 	if telemetry.Silent(ctx) {
 		return ctx, nil
 	}
-	ctx, span := telemetry.Tracer(ctx).Start(ctx, "invoke_agent "+r.Agent.Info().Name)
+	info := r.Agent.Info()
+	ctx, span := telemetry.Tracer(ctx).Start(ctx, "invoke_agent "+info.Name)
 	if !span.IsRecording() {
 		return ctx, span
 	}
@@ -39,11 +31,11 @@ func startAgentSpan(ctx context.Context, r *Run) (context.Context, trace.Span) {
 	// the SDK's attribute slice.
 	attrs := make([]attribute.KeyValue, 6, 7)
 	attrs[0] = attribute.String("gen_ai.operation.name", "invoke_agent")
-	attrs[1] = attribute.String("gen_ai.agent.name", r.Agent.Info().Name)
-	attrs[2] = attribute.String("gen_ai.agent.description", r.Agent.Info().Description)
+	attrs[1] = attribute.String("gen_ai.agent.name", info.Name)
+	attrs[2] = attribute.String("gen_ai.agent.description", info.Description)
 	attrs[3] = attribute.String("loom.run.id", r.ID)
 	attrs[4] = attribute.String("loom.run.parent_id", r.ParentID)
-	attrs[5] = attribute.String("loom.agent.kind", kindOf(r.Agent))
+	attrs[5] = attribute.String("loom.agent.kind", info.kind())
 	if telemetry.CaptureContent(ctx) {
 		attrs = append(attrs, attribute.String("loom.agent.input", telemetry.Truncate(string(r.Input))))
 	}

@@ -275,7 +275,8 @@ func New(cfg Config) (*CodeExecution, error) {
 		}
 		ce.keeper = keeper
 	}
-	c, err := agent.New(agent.Info{Name: cfg.Name, Description: cfg.Description, Kind: flow.Kind, InputSchema: coder.Info().InputSchema, OutputSchema: coder.Info().OutputSchema}, ce.body)
+	coderInfo := coder.Info()
+	c, err := agent.New(agent.Info{Name: cfg.Name, Description: cfg.Description, Kind: flow.Kind, InputSchema: coderInfo.InputSchema, OutputSchema: coderInfo.OutputSchema}, ce.body)
 	if err != nil {
 		closeOwned(owned)
 		return nil, fmt.Errorf("code execution: %w", err)

@@ -81,7 +81,8 @@ func NewReflect(cfg ReflectConfig) (*Reflect, error) {
 		cfg.Revise = defaultRevise
 	}
 	w := &Reflect{cfg: cfg}
-	c, err := agent.New(agent.Info{Name: cfg.Name, Description: cfg.Description, Kind: flow.Kind, InputSchema: cfg.Worker.Info().InputSchema, OutputSchema: cfg.Worker.Info().OutputSchema}, w.body)
+	worker := cfg.Worker.Info()
+	c, err := agent.New(agent.Info{Name: cfg.Name, Description: cfg.Description, Kind: flow.Kind, InputSchema: worker.InputSchema, OutputSchema: worker.OutputSchema}, w.body)
 	if err != nil {
 		return nil, fmt.Errorf("reflect: %w", err)
 	}

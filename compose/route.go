@@ -83,18 +83,6 @@ func NewRoute(cfg RouteConfig) (*Route, error) {
 // chosen agent's.
 func (rt *Route) Info() agent.Info { return rt.info }
 
-// Name returns the router's name.
-func (rt *Route) Name() string { return rt.ai.Info().Name }
-
-// Description returns the router's description.
-func (rt *Route) Description() string { return rt.ai.Info().Description }
-
-// InputSchema returns the router's input schema: {"message": text}.
-func (rt *Route) InputSchema() json.RawMessage { return rt.ai.Info().InputSchema }
-
-// OutputSchema returns an object schema: the output is the chosen agent's.
-func (rt *Route) OutputSchema() json.RawMessage { return flow.AnyObject }
-
 // Agents returns the candidates.
 func (rt *Route) Agents() []agent.Agent { return rt.agents }
 
@@ -117,10 +105,6 @@ func (h *handoff) Info() agent.Info {
 	i.ChecksInput = false
 	return i
 }
-func (h *handoff) Name() string                  { return h.target.Info().Name }
-func (h *handoff) Description() string           { return h.target.Info().Description }
-func (h *handoff) InputSchema() json.RawMessage  { return h.target.Info().InputSchema }
-func (h *handoff) OutputSchema() json.RawMessage { return h.target.Info().OutputSchema }
 
 func (h *handoff) Run(ctx context.Context, args json.RawMessage) iter.Seq2[agent.Event, error] {
 	in := args

@@ -419,10 +419,7 @@ type placeholder struct{}
 func (placeholder) Info() agent.Info {
 	return agent.Info{Name: "engine", Description: "the engine, when it was given no agent", InputSchema: flow.AnyObject, OutputSchema: flow.AnyObject}
 }
-func (placeholder) Name() string                  { return "engine" }
-func (placeholder) Description() string           { return "the engine, when it was given no agent" }
-func (placeholder) InputSchema() json.RawMessage  { return flow.AnyObject }
-func (placeholder) OutputSchema() json.RawMessage { return flow.AnyObject }
+
 func (placeholder) Run(ctx context.Context, in json.RawMessage) iter.Seq2[agent.Event, error] {
 	return agent.Execute(ctx, placeholder{}, in, func(context.Context, *agent.Run) (json.RawMessage, error) {
 		return nil, fmt.Errorf("%w: engine: the agent to run is nil", agent.ErrInvalidConfig)

@@ -153,16 +153,3 @@ func firstOr(ss []string) string {
 func (c *Compiled[S]) Info() agent.Info {
 	return agent.Info{Name: c.name, Description: c.desc, InputSchema: c.schema, OutputSchema: c.schema}
 }
-
-// Name returns the graph's name.
-func (c *Compiled[S]) Name() string { return c.name }
-
-// Description returns the graph's description.
-func (c *Compiled[S]) Description() string { return c.desc }
-
-// InputSchema is the schema of S: a run's input is an object of state
-// fields.
-func (c *Compiled[S]) InputSchema() json.RawMessage { return c.schema }
-
-// OutputSchema is the schema of S: a run's output is the final state.
-func (c *Compiled[S]) OutputSchema() json.RawMessage { return c.schema }

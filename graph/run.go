@@ -23,11 +23,7 @@ type bodyAgent struct {
 	body agent.Body
 }
 
-func (a bodyAgent) Info() agent.Info              { return agent.Info{Name: a.name} }
-func (a bodyAgent) Name() string                  { return a.name }
-func (a bodyAgent) Description() string           { return "" }
-func (a bodyAgent) InputSchema() json.RawMessage  { return nil }
-func (a bodyAgent) OutputSchema() json.RawMessage { return nil }
+func (a bodyAgent) Info() agent.Info { return agent.Info{Name: a.name} }
 func (a bodyAgent) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.Event, error] {
 	return agent.Execute(ctx, a, input, a.body)
 }

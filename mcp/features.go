@@ -238,18 +238,6 @@ func (t *localTool) Info() agent.Info {
 	return agent.Info{Name: t.name, Description: t.desc, InputSchema: t.in, OutputSchema: t.out}
 }
 
-// Name returns the tool's name.
-func (t *localTool) Name() string { return t.name }
-
-// Description returns what the tool does.
-func (t *localTool) Description() string { return t.desc }
-
-// InputSchema returns the tool's input schema.
-func (t *localTool) InputSchema() json.RawMessage { return t.in }
-
-// OutputSchema returns the tool's output schema.
-func (t *localTool) OutputSchema() json.RawMessage { return t.out }
-
 // Run runs the tool.
 func (t *localTool) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.Event, error] {
 	return agent.Execute(ctx, t, input, t.body)

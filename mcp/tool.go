@@ -32,18 +32,6 @@ func (t *tool) Info() agent.Info {
 	return agent.Info{Name: t.wire, Description: t.desc, InputSchema: t.in, OutputSchema: t.out}
 }
 
-// Name returns the name the model calls the tool by.
-func (t *tool) Name() string { return t.wire }
-
-// Description returns the server's description of the tool.
-func (t *tool) Description() string { return t.desc }
-
-// InputSchema returns the tool's input schema.
-func (t *tool) InputSchema() json.RawMessage { return t.in }
-
-// OutputSchema returns the tool's output schema, or that of {"message"}.
-func (t *tool) OutputSchema() json.RawMessage { return t.out }
-
 // Run calls the tool on the server.
 func (t *tool) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.Event, error] {
 	return agent.Execute(ctx, t, input, t.bodyFn)

@@ -208,7 +208,8 @@ func (s *Server) view() (projectView, error) {
 			v.Agents = append(v.Agents, agentView{Name: e.Name, Type: e.Type, Uses: e.Uses()})
 			continue
 		}
-		v.Agents = append(v.Agents, agentView{Name: e.Name, Type: e.Type, Description: a.Info().Description, InputSchema: a.Info().InputSchema, Uses: e.Uses(), Graph: graphOf(e)})
+		info := a.Info()
+		v.Agents = append(v.Agents, agentView{Name: e.Name, Type: e.Type, Description: info.Description, InputSchema: info.InputSchema, Uses: e.Uses(), Graph: graphOf(e)})
 	}
 	return v, nil
 }

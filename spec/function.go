@@ -63,11 +63,6 @@ func newFunction(name string, c *Function, exec sandbox.Executor, log *slog.Logg
 func (f *function) Info() agent.Info {
 	return agent.Info{Name: f.name, Description: f.description, Kind: "function", InputSchema: f.in, OutputSchema: f.out}
 }
-func (f *function) Name() string                  { return f.name }
-func (f *function) Description() string           { return f.description }
-func (f *function) InputSchema() json.RawMessage  { return f.in }
-func (f *function) OutputSchema() json.RawMessage { return f.out }
-func (f *function) Kind() string                  { return "function" }
 
 func (f *function) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.Event, error] {
 	return agent.Execute(ctx, f, input, f.body)

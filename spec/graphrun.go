@@ -27,11 +27,6 @@ type graphAgent struct {
 func (g *graphAgent) Info() agent.Info {
 	return agent.Info{Name: g.name, Description: g.desc, Kind: "graph", InputSchema: flow.AnyObject, OutputSchema: flow.AnyObject}
 }
-func (g *graphAgent) Name() string                  { return g.name }
-func (g *graphAgent) Description() string           { return g.desc }
-func (g *graphAgent) InputSchema() json.RawMessage  { return flow.AnyObject }
-func (g *graphAgent) OutputSchema() json.RawMessage { return flow.AnyObject }
-func (g *graphAgent) Kind() string                  { return "graph" }
 
 // Run runs the graph on input, a JSON object: the initial state.
 func (g *graphAgent) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.Event, error] {

@@ -34,10 +34,6 @@ func (a *activityTool) Info() agent.Info {
 	i.ChecksInput = false
 	return i
 }
-func (a *activityTool) Name() string                  { return a.t.Info().Name }
-func (a *activityTool) Description() string           { return a.t.Info().Description }
-func (a *activityTool) InputSchema() json.RawMessage  { return a.t.Info().InputSchema }
-func (a *activityTool) OutputSchema() json.RawMessage { return a.t.Info().OutputSchema }
 
 // Run runs the tool activity as a run of the tool.
 func (a *activityTool) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.Event, error] {

@@ -33,10 +33,7 @@ type schemaAgent struct {
 func (a *schemaAgent) Info() agent.Info {
 	return agent.Info{Name: a.name, Description: a.description, InputSchema: a.in}
 }
-func (a *schemaAgent) Name() string                  { return a.name }
-func (a *schemaAgent) Description() string           { return a.description }
-func (a *schemaAgent) InputSchema() json.RawMessage  { return a.in }
-func (a *schemaAgent) OutputSchema() json.RawMessage { return nil }
+
 func (a *schemaAgent) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.Event, error] {
 	return agent.Execute(ctx, a, input, a.body)
 }

@@ -24,12 +24,7 @@ type rawAgent struct {
 func (a rawAgent) Info() agent.Info {
 	return agent.Info{Name: a.name, Description: "sums without checking", InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"]}`), OutputSchema: json.RawMessage(`{"type":"object"}`)}
 }
-func (a rawAgent) Name() string        { return a.name }
-func (a rawAgent) Description() string { return "sums without checking" }
-func (a rawAgent) InputSchema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"]}`)
-}
-func (a rawAgent) OutputSchema() json.RawMessage { return json.RawMessage(`{"type":"object"}`) }
+
 func (a rawAgent) Run(ctx context.Context, in json.RawMessage) iter.Seq2[agent.Event, error] {
 	return agent.Execute(ctx, a, in, func(context.Context, *agent.Run) (json.RawMessage, error) {
 		a.ran.Add(1)

@@ -152,31 +152,26 @@ type servedTool struct {
 	tool  *sdk.Tool
 	input *jsonschema.Schema
 	// self says the agent's run checks its input against its input
-	// schema first (inputChecker): the server leaves the check to it
-	// rather than decoding and validating the arguments twice.
+	// schema first (agent.Info.ChecksInput): the server leaves the check
+	// to it rather than decoding and validating the arguments twice.
 	self bool
 }
 
-// inputChecker is an agent whose run checks its input against its input
-// schema before anything else, as [agent.Func] does, and fails with an
-// [*agent.ValidationError] of its input when it does not match.
-type inputChecker interface{ ChecksInput() bool }
-
 func newServedTool(s *Server, a agent.Agent) (*servedTool, error) {
-	in := a.Info().InputSchema
+	info := a.Info()
+	in := info.InputSchema
 	if len(in) == 0 {
 		in = json.RawMessage(`{"type":"object"}`)
 	}
-	st := &servedTool{s: s, a: a, tool: &sdk.Tool{Name: a.Info().Name, Description: a.Info().Description, InputSchema: in}}
-	if out := a.Info().OutputSchema; objectSchema(out) {
+	st := &servedTool{s: s, a: a, tool: &sdk.Tool{Name: info.Name, Description: info.Description, InputSchema: in}}
+	if out := info.OutputSchema; objectSchema(out) {
 		st.tool.OutputSchema = out
 	}
 	var err error
 	if st.input, err = jsonschema.Compile(in); err != nil {
-		return nil, fmt.Errorf("%w: agent %s: input %w", mcp.ErrInvalidConfig, a.Info().Name, err)
+		return nil, fmt.Errorf("%w: agent %s: input %w", mcp.ErrInvalidConfig, info.Name, err)
 	}
-	ic, ok := a.(inputChecker)
-	st.self = ok && ic.ChecksInput() && len(a.Info().InputSchema) > 0
+	st.self = info.ChecksInput && len(info.InputSchema) > 0
 	return st, nil
 }
 

@@ -102,7 +102,8 @@ func ResolveHostTools(ctx context.Context, toolsets []agent.Toolset, call func(a
 			if a == nil {
 				return nil, fmt.Errorf("jstool: toolset %d returned a nil tool", i)
 			}
-			out = append(out, sandbox.HostTool{Name: a.Info().Name, Description: a.Info().Description, InputSchema: a.Info().InputSchema, OutputSchema: a.Info().OutputSchema, Call: call(a)})
+			info := a.Info()
+			out = append(out, sandbox.HostTool{Name: info.Name, Description: info.Description, InputSchema: info.InputSchema, OutputSchema: info.OutputSchema, Call: call(a)})
 		}
 	}
 	return out, nil
