@@ -13,7 +13,7 @@ var anyObject = json.RawMessage(`{"type":"object","additionalProperties":true}`)
 
 // Custom is an agent built from an [Info] and a [Body] by [New]. Every
 // composition and workflow of loom is one: each embeds the *Custom that
-// New returned, so its Run is the Custom's.
+// New returned, so its Info and Run are the Custom's.
 type Custom struct {
 	info Info
 	body Body

@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/loomwork/loom/agent"
@@ -68,4 +69,28 @@ func ExampleWithLimits() {
 	_, err := agent.Invoke(ctx, a, "second")
 	fmt.Println(err)
 	// Output: max tokens exceeded: 300 used, limit 200
+}
+
+// An agent describes itself with one Info: what a model sees of it as a
+// tool, what traces call it, and whether its run checks its own input.
+func ExampleAgent_info() {
+	add, _ := agent.NewFunc("add", "Adds two integers.", func(_ context.Context, in struct {
+		A int `json:"a"`
+		B int `json:"b"`
+	}) (int, error) {
+		return in.A + in.B, nil
+	})
+	step, _ := agent.New(agent.Info{Name: "echo", Description: "Returns its input."}, func(_ context.Context, r *agent.Run) (json.RawMessage, error) {
+		return r.Input, nil
+	})
+	for _, a := range []agent.Agent{add, step} {
+		info := a.Info()
+		fmt.Printf("%s (%s): %s Checks its input: %v.\n", info.Name, info.Kind, info.Description, info.ChecksInput)
+	}
+	// New fills in what its Info left out: any object in, any object out.
+	fmt.Println(string(step.Info().InputSchema))
+	// Output:
+	// add (func): Adds two integers. Checks its input: true.
+	// echo (agent): Returns its input. Checks its input: false.
+	// {"type":"object","additionalProperties":true}
 }
