@@ -78,5 +78,5 @@ func (c *Custom) OutputSchema() json.RawMessage { return c.info.OutputSchema }
 
 // Run executes the agent's body on input and yields the run's events.
 func (c *Custom) Run(ctx context.Context, input json.RawMessage) iter.Seq2[Event, error] {
-	return Execute(ctx, c, input, c.body)
+	return execute(ctx, c, input, c.body)
 }

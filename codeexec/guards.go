@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/compose"
 	"github.com/loomwork/loom/internal/flow"
 	"github.com/loomwork/loom/sandbox/jstool"
@@ -72,7 +73,7 @@ func (ce *CodeExecution) sandboxTool(st *CodeState) (agent.Toolset, error) {
 func snippetOf(ctx context.Context, raw json.RawMessage, args any) *snippet {
 	r := agent.CurrentRun(ctx)
 	if r != nil {
-		if s, ok := r.State().(*snippet); ok {
+		if s, ok := agentrt.State(r).(*snippet); ok {
 			return s
 		}
 	}
@@ -83,7 +84,7 @@ func snippetOf(ctx context.Context, raw json.RawMessage, args any) *snippet {
 		s = &snippet{code: codeOf(raw)}
 	}
 	if r != nil {
-		r.SetState(s)
+		agentrt.SetState(r, s)
 	}
 	return s
 }
