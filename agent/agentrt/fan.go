@@ -43,10 +43,9 @@ type FanOptions struct {
 // they arrive. No task outlives the call. err is [agent.ErrStopped] when
 // the consumer stopped reading.
 func Fan(ctx context.Context, r *agent.Run, jobs []Job, opt FanOptions) ([]Outcome, error) {
-	ops := rt()
 	outs := make([]Outcome, len(jobs))
-	err := ops.Fan(ctx, r, len(jobs), opt.Limit, opt.Collect, func(ctx context.Context, i int, emit func(agent.Event) bool) error {
-		end, err := ops.Child(ctx, r, jobs[i].Agent, jobs[i].Input, emit)
+	err := rt().Fan(ctx, r, len(jobs), opt.Limit, opt.Collect, func(ctx context.Context, i int, emit func(agent.Event) bool) error {
+		end, err := rt().Child(ctx, r, jobs[i].Agent, jobs[i].Input, emit)
 		outs[i] = Outcome{End: end, Err: err, Started: true}
 		return err
 	}, func(i int, cause error) {
