@@ -29,7 +29,7 @@ type fanOptions struct {
 // records a job that never started (it may be called on a task's
 // goroutine, for a job no other call touches). Child run ids are reserved
 // in job order. With a single task, or a limit of one, the tasks run one
-// after the other on r's goroutine. err is [ErrStopped] when the consumer
+// after the other on r's goroutine. err is errStopped when the consumer
 // stopped reading.
 func (r *Run) fan(ctx context.Context, n int, opt fanOptions, task func(ctx context.Context, i int, emit func(Event) bool) error, skipped func(i int, cause error)) error {
 	limit := opt.limit
@@ -48,8 +48,8 @@ func (r *Run) fan(ctx context.Context, n int, opt fanOptions, task func(ctx cont
 				continue
 			}
 			err := task(context.WithValue(ctx, reservedKey{}, ids[i]), i, r.emit)
-			if errors.Is(err, ErrStopped) || r.stopped {
-				return ErrStopped
+			if errors.Is(err, errStopped) || r.stopped {
+				return errStopped
 			}
 			if err != nil && !opt.collect && !errors.Is(err, ErrInterrupted) {
 				failed = err
@@ -67,7 +67,7 @@ func (r *Run) fan(ctx context.Context, n int, opt fanOptions, task func(ctx cont
 // cancels reports whether a job that failed with err cancels the rest of a
 // fan-out that does not collect its failures.
 func cancels(err error) bool {
-	return err != nil && !errors.Is(err, ErrInterrupted) && !errors.Is(err, ErrStopped)
+	return err != nil && !errors.Is(err, ErrInterrupted) && !errors.Is(err, errStopped)
 }
 
 // fanMailbox runs the tasks through a task runner supplied on ctx: one
@@ -115,7 +115,7 @@ func (r *Run) fanMailbox(ctx context.Context, runner taskrun.Runner, ids []reser
 		if !m.end {
 			if !stopped && !r.emit(m.ev) {
 				stopped = true
-				cancel(ErrStopped)
+				cancel(errStopped)
 			}
 			continue
 		}
@@ -128,7 +128,7 @@ func (r *Run) fanMailbox(ctx context.Context, runner taskrun.Runner, ids []reser
 		}
 	}
 	if stopped {
-		return ErrStopped
+		return errStopped
 	}
 	return nil
 }

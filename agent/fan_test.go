@@ -153,7 +153,7 @@ func TestFanOnTheDefaultRunner(t *testing.T) {
 				break
 			}
 		}
-		require.ErrorIs(t, fanErr, agent.ErrStopped)
+		require.ErrorIs(t, fanErr, agentrt.ErrStopped)
 		require.Positive(t, started.Load())
 		require.Equal(t, started.Load(), ended.Load(), "no job outlives the fan-out")
 	})

@@ -66,7 +66,7 @@ func (r *Run) fanPooled(ctx context.Context, ids []reservedID, limit int, collec
 			// stops a run.
 			if !stopped && !r.emit(ev) {
 				stopped = true
-				cancel(ErrStopped)
+				cancel(errStopped)
 			}
 		}
 		if done {
@@ -80,7 +80,7 @@ func (r *Run) fanPooled(ctx context.Context, ids []reservedID, limit int, collec
 		p.mu.Unlock()
 	}
 	if stopped {
-		return ErrStopped
+		return errStopped
 	}
 	return nil
 }

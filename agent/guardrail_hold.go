@@ -89,13 +89,13 @@ func (p *pendingCall) settle(r *Run, withText bool) error {
 	}
 	p.settled = true
 	if withText && !p.release(r, p.text.Len()) {
-		return ErrStopped
+		return errStopped
 	}
 	if err := p.charge(r); err != nil {
 		return err
 	}
 	if !r.emit(Event{Kind: EventModelResponse, Response: p.resp, FinishReason: p.resp.FinishReason}) {
-		return ErrStopped
+		return errStopped
 	}
 	return nil
 }
@@ -108,7 +108,7 @@ func (p *pendingCall) charge(r *Run) error {
 	}
 	p.charged = true
 	if !p.resp.Usage.IsZero() && !r.recordUsage(p.resp.Usage, p.cost) {
-		return ErrStopped
+		return errStopped
 	}
 	return nil
 }
@@ -172,7 +172,7 @@ func (a *AI) holdDelta(ctx context.Context, r *Run, p *pendingCall, delta string
 		}
 	}
 	if !p.release(r, runeOffset(text, p.runes-w)) {
-		return ErrStopped
+		return errStopped
 	}
 	return nil
 }

@@ -143,7 +143,7 @@ func (g *guardedTool) hooks() *Hooks {
 
 func (g *guardedTool) body(ctx context.Context, r *Run) (json.RawMessage, error) {
 	out, err := g.call(ctx, r)
-	if err == nil || g.guards.OnError == nil || errors.Is(err, ErrStopped) || isPause(err) {
+	if err == nil || g.guards.OnError == nil || errors.Is(err, errStopped) || isPause(err) {
 		return out, err
 	}
 	return nil, g.guards.OnError(ctx, r.Input, err)

@@ -136,7 +136,7 @@ func Ask(ctx context.Context, kind string, payload any, schema json.RawMessage) 
 	}
 	q := Question{ID: r.ID + "?" + strconv.Itoa(r.questions), Run: root.ID, Kind: kind, Payload: raw, Schema: schema}
 	if !r.emit(Event{Kind: EventInterrupt, Question: &q}) {
-		return nil, ErrStopped
+		return nil, errStopped
 	}
 	if j := journalFrom(ctx); j != nil {
 		if a, ok := j.answer(q.ID); ok {

@@ -220,7 +220,7 @@ func (a *AI) call(ctx context.Context, r *Run, m model.Model, req model.Request)
 	p := &pendingCall{}
 	sink := func(d string) error {
 		if !r.emit(Event{Kind: EventTextDelta, Text: d}) {
-			return ErrStopped
+			return errStopped
 		}
 		return nil
 	}
@@ -279,7 +279,7 @@ func replayCall(r *Run, rec []Event) (*model.Response, error) {
 		}
 		ev.RunID = ""
 		if !r.emit(ev) {
-			return nil, ErrStopped
+			return nil, errStopped
 		}
 	}
 	if resp == nil {
@@ -339,17 +339,17 @@ func (a *AI) route(ctx context.Context, r *Run, tt *toolTable, resp *model.Respo
 	}
 	call := calls[0]
 	if !r.emit(Event{Kind: EventToolCall, ToolCall: &call}) {
-		return nil, ErrStopped
+		return nil, errStopped
 	}
 	res, out, err := a.execTool(ctx, r, tt, call, r.emit)
-	if errors.Is(err, ErrStopped) {
-		return nil, ErrStopped
+	if errors.Is(err, errStopped) {
+		return nil, errStopped
 	}
 	if isPause(err) {
 		return nil, err
 	}
 	if !r.emit(Event{Kind: EventToolResult, ToolResult: &res}) {
-		return nil, ErrStopped
+		return nil, errStopped
 	}
 	if err != nil {
 		return nil, fmt.Errorf("router %s: %w", a.cfg.Name, err)

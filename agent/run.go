@@ -11,6 +11,7 @@ import (
 
 	"github.com/loomwork/loom/agent/internal/clock"
 	"github.com/loomwork/loom/agent/internal/rtkey"
+	"github.com/loomwork/loom/agent/internal/rtlink"
 	"github.com/loomwork/loom/model"
 )
 
@@ -79,10 +80,10 @@ func (c *runContext) Value(key any) any {
 	return c.Context.Value(key)
 }
 
-// ErrStopped ends a run whose consumer stopped reading the stream. A body
-// that sees it (from [Run.Call], or from agentrt.Emit returning false)
-// returns it; it is never yielded.
-var ErrStopped = errors.New("agent: the consumer stopped reading")
+// errStopped ends a run whose consumer stopped reading the stream
+// (agentrt.ErrStopped). A body that sees it (from [Run.Call], or from
+// agentrt.Emit returning false) returns it; it is never yielded.
+var errStopped = rtlink.ErrStopped
 
 // Body is the work of a run: it calls other agents through r
 // ([Run.Call]) and returns the run's output.
@@ -163,7 +164,7 @@ func execute(ctx context.Context, a Agent, input json.RawMessage, body Body) ite
 		he := HookEvent{Agent: a, RunID: r.ID, ParentID: r.ParentID, Input: input}
 		r.hooks.fire(rctx, pickRunStart, he)
 		if !r.emit(Event{Kind: EventRunStart, Input: input}) {
-			endAgentSpan(rctx, span, r, nil, ErrStopped)
+			endAgentSpan(rctx, span, r, nil, errStopped)
 			return
 		}
 		var out json.RawMessage
@@ -174,8 +175,8 @@ func execute(ctx context.Context, a Agent, input json.RawMessage, body Body) ite
 		if err == nil {
 			out, err = r.safely(rctx, run)
 		}
-		if r.stopped || errors.Is(err, ErrStopped) {
-			endAgentSpan(rctx, span, r, nil, ErrStopped)
+		if r.stopped || errors.Is(err, errStopped) {
+			endAgentSpan(rctx, span, r, nil, errStopped)
 			return
 		}
 		if err != nil {
@@ -267,7 +268,7 @@ func (r *Run) stamp(ev *Event) {
 // emit sends ev as an event of this run (its RunID, ParentID and Agent are
 // filled in when empty, with its sequence number and time) or passes on an
 // event of a nested run (agentrt.Emit). It returns false when the consumer
-// has stopped reading; the body should then return [ErrStopped] promptly.
+// has stopped reading; the body should then return errStopped promptly.
 func (r *Run) emit(ev Event) bool {
 	if r.stopped {
 		return false
@@ -299,7 +300,7 @@ func (r *Run) child(ctx context.Context, child Agent, input json.RawMessage, emi
 	s := &childSink{parentID: r.ID, emit: emit}
 	child.Run(ctx, input)(s.yield)
 	if s.stopped {
-		return Event{}, ErrStopped
+		return Event{}, errStopped
 	}
 	return s.end, s.err
 }
@@ -335,8 +336,9 @@ func (s *childSink) yield(ev Event, e error) bool {
 
 // Call runs child as a nested run of r, passing its events on from this
 // goroutine, and returns the child's output, or the error it failed with.
-// err is [ErrStopped] when the consumer stopped reading. ctx must be the
-// ctx the body received (or derived from it).
+// err is [github.com/loomwork/loom/agent/agentrt.ErrStopped] when the
+// consumer stopped reading: return it. ctx must be the ctx the body
+// received (or derived from it).
 func (r *Run) Call(ctx context.Context, child Agent, input json.RawMessage) (json.RawMessage, error) {
 	end, err := r.child(ctx, child, input, r.emit)
 	return end.Output, err
@@ -348,13 +350,6 @@ func (r *Run) setResultParts(parts ...model.Part) { r.parts = parts }
 
 // setState sets the run's explicit state (agentrt.SetState).
 func (r *Run) setState(s any) { r.state = s }
-
-// Usage returns the tokens of the run so far, nested runs included.
-func (r *Run) Usage() model.Usage { return r.usage }
-
-// Cost returns the estimated cost of the run so far in US dollars, nested
-// runs included.
-func (r *Run) Cost() float64 { return r.cost }
 
 // recordUsage adds u to the run tree's budget, as one model call's usage
 // with its estimated cost in US dollars, and emits it as an EventUsage of

@@ -20,7 +20,7 @@ import (
 func (a *AI) runTools(ctx context.Context, r *Run, tt *toolTable, calls []model.ToolCall) ([]model.ToolResult, error) {
 	for i := range calls {
 		if !r.emit(Event{Kind: EventToolCall, ToolCall: &calls[i]}) {
-			return nil, ErrStopped
+			return nil, errStopped
 		}
 	}
 	results := make([]model.ToolResult, len(calls))
@@ -69,7 +69,7 @@ func (a *AI) runTools(ctx context.Context, r *Run, tt *toolTable, calls []model.
 			continue
 		}
 		if !r.emit(Event{Kind: EventToolResult, ToolResult: &results[i]}) {
-			return nil, ErrStopped
+			return nil, errStopped
 		}
 	}
 	if ie := interrupts(errs...); ie != nil {
@@ -122,8 +122,8 @@ func (a *AI) execTool(ctx context.Context, r *Run, tt *toolTable, call model.Too
 	var res model.ToolResult
 	var toolErr error
 	switch {
-	case errors.Is(runErr, ErrStopped):
-		res, toolErr = errorResult(call, context.Canceled), ErrStopped
+	case errors.Is(runErr, errStopped):
+		res, toolErr = errorResult(call, context.Canceled), errStopped
 	case isPause(runErr):
 		toolErr = runErr
 	case runErr != nil:

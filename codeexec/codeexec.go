@@ -329,7 +329,7 @@ func (ce *CodeExecution) body(ctx context.Context, r *agent.Run) (json.RawMessag
 		}
 	}
 	end, err := agentrt.ChildWithHistory(ctx, r, ce.coder.WithToolsets(tool), input, agentrt.History(r))
-	if errors.Is(err, agent.ErrStopped) {
+	if errors.Is(err, agentrt.ErrStopped) {
 		return nil, err
 	}
 	var re *compose.RetriesError
@@ -346,7 +346,7 @@ func (ce *CodeExecution) body(ctx context.Context, r *agent.Run) (json.RawMessag
 		// Keeping is a nested run, so a store that fails shows in the
 		// events and the trace; the answer stands either way.
 		in, _ := json.Marshal(snippetInput{Task: st.Task, Code: code})
-		if _, err := r.Call(ctx, ce.keeper, in); errors.Is(err, agent.ErrStopped) {
+		if _, err := r.Call(ctx, ce.keeper, in); errors.Is(err, agentrt.ErrStopped) {
 			return nil, err
 		}
 	}

@@ -177,7 +177,7 @@ func (g *runGuards) onError(ctx context.Context, args json.RawMessage, err error
 	failure := compose.Failure{Task: g.st.Task, Code: s.code, Error: err.Error(), Attempt: failed + 1, Remaining: g.ce.cfg.MaxRetries - failed}
 	fix, herr := compose.Correct(ctx, agent.CurrentRun(ctx), g.ce.cfg.ErrorHandler, failure)
 	if herr != nil {
-		if herr == agent.ErrStopped {
+		if herr == agentrt.ErrStopped {
 			return herr
 		}
 		return err

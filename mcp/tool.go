@@ -158,7 +158,7 @@ func (t *tool) wait(ctx context.Context, r *agent.Run, f *flight) (json.RawMessa
 				}
 			} else if !agentrt.Emit(r, agent.Event{Kind: agent.EventTextDelta, Text: progressText(n.progress)}) {
 				t.end(f)
-				return nil, agent.ErrStopped
+				return nil, agentrt.ErrStopped
 			}
 		case <-timer.C:
 			t.end(f)
@@ -182,7 +182,7 @@ func (t *tool) returned(r *agent.Run, f *flight) (json.RawMessage, error) {
 			// An elicitation now goes unanswered: its asker sees the call
 			// returned.
 			if n.progress != nil && !agentrt.Emit(r, agent.Event{Kind: agent.EventTextDelta, Text: progressText(n.progress)}) {
-				return nil, agent.ErrStopped
+				return nil, agentrt.ErrStopped
 			}
 		default:
 			return t.result(r, f.c.res)

@@ -40,7 +40,7 @@ type FanOptions struct {
 // on ctx ([WithTaskRunner]), and returns how each ended, in job order.
 // Child run ids are reserved in job order, so they do not depend on which
 // job starts first. Events of the jobs are emitted from r's goroutine as
-// they arrive. No task outlives the call. err is [agent.ErrStopped] when
+// they arrive. No task outlives the call. err is [ErrStopped] when
 // the consumer stopped reading.
 func Fan(ctx context.Context, r *agent.Run, jobs []Job, opt FanOptions) ([]Outcome, error) {
 	outs := make([]Outcome, len(jobs))

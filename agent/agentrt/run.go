@@ -6,6 +6,7 @@ import (
 	"iter"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/internal/rtlink"
 	"github.com/loomwork/loom/model"
 )
 
@@ -26,14 +27,14 @@ func Execute(ctx context.Context, a agent.Agent, input json.RawMessage, body age
 // Emit sends ev as an event of r (its RunID, ParentID and Agent are filled
 // in when empty, with its sequence number and time) or passes on an event
 // of a run nested in r. It returns false when the consumer has stopped
-// reading; the body should then return [agent.ErrStopped] promptly.
+// reading; the body should then return [ErrStopped] promptly.
 func Emit(r *agent.Run, ev agent.Event) bool { return rt().Emit(r, ev) }
 
 // Child runs child as a nested run of r, passing its events on from this
 // goroutine, and returns the child's EventRunEnd (with the error the child
 // failed with in its Err, and as err): [agent.Run.Call] with the whole end
 // event, for a composition that keeps a step's usage, messages or parts.
-// err is [agent.ErrStopped] when the consumer stopped reading. ctx must be
+// err is [ErrStopped] when the consumer stopped reading. ctx must be
 // the ctx r's body received (or derived from it).
 func Child(ctx context.Context, r *agent.Run, child agent.Agent, input json.RawMessage) (agent.Event, error) {
 	return rt().Child(ctx, r, child, input, nil)
@@ -77,3 +78,9 @@ func SetState(r *agent.Run, s any) { rt().SetState(r, s) }
 // each provider's wire where it takes them and described in text where it
 // does not.
 func SetResultParts(r *agent.Run, parts ...model.Part) { rt().SetResultParts(r, parts) }
+
+// ErrStopped ends a run whose consumer stopped reading the stream. A body
+// that sees it (from [agent.Run.Call], [Child], [Fan], or [Emit] returning
+// false) returns it promptly; it is never yielded, so a program that
+// reads a run's stream never sees it.
+var ErrStopped = rtlink.ErrStopped

@@ -6,6 +6,12 @@
 // imports agentrt, so agentrt always finds Ops set.
 package rtlink
 
+import "errors"
+
+// ErrStopped is package agent's error for a run whose consumer stopped
+// reading, exported by agentrt as agentrt.ErrStopped.
+var ErrStopped = errors.New("agent: the consumer stopped reading")
+
 // Ops holds package agent's run-time operations. Package agent sets it
 // once, while it initialises; nothing else writes it.
 var Ops any
