@@ -20,8 +20,10 @@ import (
 // that the parent handles (a tool error sent back to the model) appears only
 // as that nested run's EventRunEnd with Err set.
 //
-// Implementations build their stream with [Execute], which assigns run ids,
-// enforces the limits on ctx, fires hooks and turns panics into errors.
+// Implementations build their stream with [New] (or, for an agent type of
+// another package, [github.com/loomwork/loom/agent/agentrt.Execute]), which
+// assigns run ids, enforces the limits on ctx, fires hooks and turns panics
+// into errors.
 type Agent interface {
 	// Info describes the agent: its name (as a tool, the name the model
 	// calls), description, kind and schemas. It is called on every run,
@@ -39,7 +41,7 @@ func Invoke(ctx context.Context, a Agent, input any) (json.RawMessage, error) {
 	if a == nil {
 		return nil, fmt.Errorf("%w: Invoke was given a nil agent", ErrInvalidConfig)
 	}
-	raw, err := EncodeInput(input)
+	raw, err := encodeInput(input)
 	if err != nil {
 		return nil, err
 	}
@@ -102,9 +104,9 @@ func (c *collector) yield(ev Event, err error) bool {
 	return true
 }
 
-// EncodeInput turns an input value into the JSON object an agent runs on.
+// encodeInput turns (agentrt.EncodeInput) an input value into the JSON object an agent runs on.
 // A string s becomes {"message": s}; nil becomes {}.
-func EncodeInput(input any) (json.RawMessage, error) {
+func encodeInput(input any) (json.RawMessage, error) {
 	switch v := input.(type) {
 	case nil:
 		return json.RawMessage(`{}`), nil

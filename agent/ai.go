@@ -246,5 +246,5 @@ func (a *AI) hooks() *Hooks {
 
 // Run runs the tool loop on input.
 func (a *AI) Run(ctx context.Context, input json.RawMessage) iter.Seq2[Event, error] {
-	return Execute(ctx, a, input, a.body)
+	return execute(ctx, a, input, a.body)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/modeltest"
@@ -54,9 +55,9 @@ func TestChildWithHistory(t *testing.T) {
 				var end agent.Event
 				var err error
 				if tc.handed {
-					end, err = r.ChildWithHistory(ctx, child, r.Input, hist)
+					end, err = agentrt.ChildWithHistory(ctx, r, child, r.Input, hist)
 				} else {
-					end, err = r.Child(ctx, child, r.Input)
+					end, err = agentrt.Child(ctx, r, child, r.Input)
 				}
 				return end.Output, err
 			}}

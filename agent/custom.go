@@ -49,5 +49,5 @@ func (c *Custom) Info() Info { return c.info }
 
 // Run executes the agent's body on input and yields the run's events.
 func (c *Custom) Run(ctx context.Context, input json.RawMessage) iter.Seq2[Event, error] {
-	return Execute(ctx, c, input, c.body)
+	return execute(ctx, c, input, c.body)
 }

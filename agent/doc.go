@@ -33,8 +33,10 @@
 // # The tool loop
 //
 // An [AI] agent sends its instructions (a text/template over the input),
-// any history handed to its run ([Run.ChildWithHistory], or
-// [Env.History] for a root run), and the input's text to a model.
+// any history handed to its run ([Env.History] for a root run; a
+// composition hands its child one with
+// [github.com/loomwork/loom/agent/agentrt.ChildWithHistory]), and the
+// input's text to a model.
 // When the model calls tools, the loop runs them (concurrently up to
 // AIConfig.MaxParallelTools), sends the results back paired by call id in
 // call order, and calls the model again, up to AIConfig.MaxTurns model
@@ -81,12 +83,23 @@
 // [github.com/loomwork/loom/agent/agentrt.WithContentCapture] or
 // OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true.
 //
+// # Writing an agent of your own
+//
+// [New] makes an agent from an [Info] and a [Body]: the body gets the
+// [Run] (its ids and input), calls other agents with [Run.Call], may ask
+// a question with [Ask], and returns the output. [NewFunc] does the same
+// for a typed Go function.
+//
 // # The run-time side
 //
-// What engines and durable runners need, rather than what agents are made
-// of, lives in package [github.com/loomwork/loom/agent/agentrt]: the
-// journal a resumed run follows, the clock of runs, the ids of root runs,
-// the task runner of fan-outs, what a run tree has spent, and the
-// telemetry switches (tracer and meter providers, content capture,
-// telemetry off during replay).
+// What compositions, engines and durable runners need, rather than what a
+// user builds and runs agents with, lives in package
+// [github.com/loomwork/loom/agent/agentrt]: building an agent type's
+// stream (Execute), emitting events, fanning out to nested runs, handing
+// a conversation to a child, a run's state and result parts, the journal
+// a resumed run follows, the clock of runs, the ids of root runs, the
+// task runner of fan-outs, what a run tree has spent, answers checked
+// against their questions, errors as records, and the telemetry switches
+// (tracer and meter providers, content capture, telemetry off during
+// replay).
 package agent

@@ -29,8 +29,8 @@ type Env struct {
 	// sends them, as real user, assistant and tool messages, between its
 	// instructions and the new input. Runs nested inside it do not see
 	// them; inside a run, hand a child its conversation as an argument
-	// with [Run.ChildWithHistory]. Nil keeps the history set higher up; an
-	// empty slice hands none.
+	// with [github.com/loomwork/loom/agent/agentrt.ChildWithHistory]. Nil
+	// keeps the history set higher up; an empty slice hands none.
 	History []model.Message
 }
 

@@ -95,7 +95,7 @@ type Event struct {
 	Output     json.RawMessage   // EventRunEnd
 	Messages   []model.Message   // EventRunEnd of an AI agent
 	Err        error             // EventRunEnd of a failed run
-	Parts      []model.Part      // EventRunEnd: parts of the output beyond its JSON (see Run.SetResultParts)
+	Parts      []model.Part      // EventRunEnd: parts of the output beyond its JSON (see agentrt.SetResultParts)
 	Response   *model.Response   // EventModelResponse
 	Question   *Question         // EventInterrupt
 	// FinishReason is why the model stopped: on EventModelResponse, and on

@@ -11,18 +11,19 @@ import (
 	"time"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/stretchr/testify/require"
 )
 
 // fanOf returns an agent whose body fans out n jobs of leaf with opt and
 // hands the outcomes to got.
-func fanOf(n int, leaf agent.Agent, opt agent.FanOptions, got func([]agent.Outcome, error)) agent.Agent {
+func fanOf(n int, leaf agent.Agent, opt agentrt.FanOptions, got func([]agentrt.Outcome, error)) agent.Agent {
 	return testAgent{name: "fan", body: func(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
-		jobs := make([]agent.Job, n)
+		jobs := make([]agentrt.Job, n)
 		for i := range jobs {
-			jobs[i] = agent.Job{Agent: leaf, Input: json.RawMessage(`{"n":` + strconv.Itoa(i) + `}`)}
+			jobs[i] = agentrt.Job{Agent: leaf, Input: json.RawMessage(`{"n":` + strconv.Itoa(i) + `}`)}
 		}
-		outs, err := r.Fan(ctx, jobs, opt)
+		outs, err := agentrt.Fan(ctx, r, jobs, opt)
 		got(outs, err)
 		return json.RawMessage(`{}`), err
 	}}
@@ -36,9 +37,9 @@ func TestFanOnTheDefaultRunner(t *testing.T) {
 	t.Run("every job runs, outcomes in job order, every event passed on", func(t *testing.T) {
 		leaf, err := agent.NewFunc("leaf", "Doubles.", func(_ context.Context, in nIn) (int, error) { return 2 * in.N, nil })
 		require.NoError(t, err)
-		var outs []agent.Outcome
+		var outs []agentrt.Outcome
 		starts := 0
-		for ev, err := range fanOf(8, leaf, agent.FanOptions{}, func(o []agent.Outcome, _ error) { outs = o }).Run(t.Context(), json.RawMessage(`{}`)) {
+		for ev, err := range fanOf(8, leaf, agentrt.FanOptions{}, func(o []agentrt.Outcome, _ error) { outs = o }).Run(t.Context(), json.RawMessage(`{}`)) {
 			require.NoError(t, err)
 			if ev.Kind == agent.EventRunStart && ev.Agent == "leaf" {
 				starts++
@@ -68,8 +69,8 @@ func TestFanOnTheDefaultRunner(t *testing.T) {
 			}
 		})
 		require.NoError(t, err)
-		var outs []agent.Outcome
-		_, err = agent.Collect(fanOf(n, leaf, agent.FanOptions{}, func(o []agent.Outcome, _ error) { outs = o }).Run(t.Context(), json.RawMessage(`{}`)))
+		var outs []agentrt.Outcome
+		_, err = agent.Collect(fanOf(n, leaf, agentrt.FanOptions{}, func(o []agentrt.Outcome, _ error) { outs = o }).Run(t.Context(), json.RawMessage(`{}`)))
 		require.NoError(t, err)
 		for _, o := range outs {
 			require.NoError(t, o.Err)
@@ -90,7 +91,7 @@ func TestFanOnTheDefaultRunner(t *testing.T) {
 			return in.N, nil
 		})
 		require.NoError(t, err)
-		_, err = agent.Collect(fanOf(8, leaf, agent.FanOptions{Limit: 3}, func([]agent.Outcome, error) {}).Run(t.Context(), json.RawMessage(`{}`)))
+		_, err = agent.Collect(fanOf(8, leaf, agentrt.FanOptions{Limit: 3}, func([]agentrt.Outcome, error) {}).Run(t.Context(), json.RawMessage(`{}`)))
 		require.NoError(t, err)
 		require.LessOrEqual(t, peak.Load(), int32(3))
 	})
@@ -104,8 +105,8 @@ func TestFanOnTheDefaultRunner(t *testing.T) {
 			return 0, ctx.Err()
 		})
 		require.NoError(t, err)
-		var outs []agent.Outcome
-		_, err = agent.Collect(fanOf(8, leaf, agent.FanOptions{Limit: 2}, func(o []agent.Outcome, _ error) { outs = o }).Run(t.Context(), json.RawMessage(`{}`)))
+		var outs []agentrt.Outcome
+		_, err = agent.Collect(fanOf(8, leaf, agentrt.FanOptions{Limit: 2}, func(o []agentrt.Outcome, _ error) { outs = o }).Run(t.Context(), json.RawMessage(`{}`)))
 		require.NoError(t, err, "the fan-out itself succeeds; its jobs' outcomes carry the failures")
 		require.ErrorIs(t, outs[0].Err, boom)
 		skipped := 0
@@ -127,8 +128,8 @@ func TestFanOnTheDefaultRunner(t *testing.T) {
 			return in.N, nil
 		})
 		require.NoError(t, err)
-		var outs []agent.Outcome
-		_, err = agent.Collect(fanOf(5, leaf, agent.FanOptions{Limit: 2, Collect: true}, func(o []agent.Outcome, _ error) { outs = o }).Run(t.Context(), json.RawMessage(`{}`)))
+		var outs []agentrt.Outcome
+		_, err = agent.Collect(fanOf(5, leaf, agentrt.FanOptions{Limit: 2, Collect: true}, func(o []agentrt.Outcome, _ error) { outs = o }).Run(t.Context(), json.RawMessage(`{}`)))
 		require.NoError(t, err)
 		require.ErrorIs(t, outs[0].Err, boom)
 		for i, o := range outs[1:] {
@@ -146,13 +147,13 @@ func TestFanOnTheDefaultRunner(t *testing.T) {
 		})
 		require.NoError(t, err)
 		var fanErr error
-		for ev, err := range fanOf(4, leaf, agent.FanOptions{}, func(_ []agent.Outcome, err error) { fanErr = err }).Run(t.Context(), json.RawMessage(`{}`)) {
+		for ev, err := range fanOf(4, leaf, agentrt.FanOptions{}, func(_ []agentrt.Outcome, err error) { fanErr = err }).Run(t.Context(), json.RawMessage(`{}`)) {
 			require.NoError(t, err)
 			if ev.Kind == agent.EventRunStart && ev.Agent == "leaf" {
 				break
 			}
 		}
-		require.ErrorIs(t, fanErr, agent.ErrStopped)
+		require.ErrorIs(t, fanErr, agentrt.ErrStopped)
 		require.Positive(t, started.Load())
 		require.Equal(t, started.Load(), ended.Load(), "no job outlives the fan-out")
 	})

@@ -64,9 +64,9 @@ func (r *Run) fanPooled(ctx context.Context, ids []reservedID, limit int, collec
 		for _, ev := range batch {
 			// A cancelled job's events still pass on; only the consumer
 			// stops a run.
-			if !stopped && !r.Emit(ev) {
+			if !stopped && !r.emit(ev) {
 				stopped = true
-				cancel(ErrStopped)
+				cancel(errStopped)
 			}
 		}
 		if done {
@@ -80,7 +80,7 @@ func (r *Run) fanPooled(ctx context.Context, ids []reservedID, limit int, collec
 		p.mu.Unlock()
 	}
 	if stopped {
-		return ErrStopped
+		return errStopped
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/modeltest"
@@ -13,7 +14,7 @@ import (
 // runEnd returns the outermost run's EventRunEnd.
 func runEnd(t *testing.T, a agent.Agent, input any) agent.Event {
 	t.Helper()
-	raw, err := agent.EncodeInput(input)
+	raw, err := agentrt.EncodeInput(input)
 	require.NoError(t, err)
 	var end agent.Event
 	for ev := range a.Run(t.Context(), raw) {

@@ -65,7 +65,7 @@ func (f *Func[In, Out]) Info() Info { return f.info }
 // Run validates input, decodes it into an In, calls the function and
 // encodes its result.
 func (f *Func[In, Out]) Run(ctx context.Context, input json.RawMessage) iter.Seq2[Event, error] {
-	return Execute(ctx, f, input, f.body)
+	return execute(ctx, f, input, f.body)
 }
 
 func (f *Func[In, Out]) body(ctx context.Context, r *Run) (json.RawMessage, error) {

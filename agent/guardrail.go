@@ -212,11 +212,11 @@ func runGuard(ctx context.Context, r *Run, emit func(Event) bool, g Guardrail, i
 	if err == nil {
 		err = v.check(g.Name)
 	}
-	if err != nil && !errors.Is(err, ErrStopped) {
+	if err != nil && !errors.Is(err, errStopped) {
 		err = fmt.Errorf("guardrail %s on %s of %s: %w", g.Name, in.Stage, in.Agent, err)
 	}
 	endGuardSpan(ctx, span, g.Name, in, v, err)
-	if !errors.Is(err, ErrStopped) {
+	if !errors.Is(err, errStopped) {
 		recordGuardCheck(ctx, g.Name, in, v.Action, err)
 	}
 	return v, err

@@ -130,7 +130,7 @@ func TestTripwireErrorRoundTripsThroughItsRecord(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			b, err := json.Marshal(agent.ErrorRecordOf(tc.err))
+			b, err := json.Marshal(agentrt.ErrorRecordOf(tc.err))
 			require.NoError(t, err)
 			var rec agent.ErrorRecord
 			require.NoError(t, json.Unmarshal(b, &rec))

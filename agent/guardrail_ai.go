@@ -50,7 +50,7 @@ func (a *AI) guardInput(ctx context.Context, r *Run) (json.RawMessage, error) {
 	if len(a.guards.input) == 0 {
 		return r.Input, nil
 	}
-	res, err := runGuards(ctx, r, r.Emit, a.guards.input, guardSubject{stage: StageInput, agent: a.cfg.Name, key: a.cfg.InputKey, content: r.Input})
+	res, err := runGuards(ctx, r, r.emit, a.guards.input, guardSubject{stage: StageInput, agent: a.cfg.Name, key: a.cfg.InputKey, content: r.Input})
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +82,7 @@ func (a *AI) callBeside(ctx context.Context, r *Run, m model.Model, req model.Re
 	subject := guardSubject{stage: StageInput, agent: a.cfg.Name, key: a.cfg.InputKey, content: input}
 	p := &pendingCall{}
 	errs := make([]error, len(guards)+1)
-	err := r.fan(ctx, len(guards)+1, FanOptions{}, func(ctx context.Context, i int, emit func(Event) bool) (err error) {
+	err := r.fan(ctx, len(guards)+1, fanOptions{}, func(ctx context.Context, i int, emit func(Event) bool) (err error) {
 		// These tasks run on goroutines of their own, outside any run's
 		// recovery: a panicking model or check must fail the run, not the
 		// program.
@@ -157,7 +157,7 @@ func (a *AI) guardOutput(ctx context.Context, r *Run, p *pendingCall, out json.R
 			return nil, nil, err
 		}
 	}
-	res, err := runGuards(ctx, r, r.Emit, a.guards.output, guardSubject{stage: StageOutput, agent: a.cfg.Name, key: key, content: out})
+	res, err := runGuards(ctx, r, r.emit, a.guards.output, guardSubject{stage: StageOutput, agent: a.cfg.Name, key: key, content: out})
 	if err == nil && res.replacedBy != "" {
 		err = a.checkReplacedOutput(res)
 	}

@@ -67,13 +67,13 @@ func (p *pendingCall) release(r *Run, upTo int) bool {
 	for p.released < upTo && len(p.held) > 0 {
 		d := p.held[0]
 		if n := upTo - p.released; len(d) > n {
-			if !r.Emit(Event{Kind: EventTextDelta, Text: d[:n]}) {
+			if !r.emit(Event{Kind: EventTextDelta, Text: d[:n]}) {
 				return false
 			}
 			p.held[0], p.released = d[n:], upTo
 			return true
 		}
-		if !r.Emit(Event{Kind: EventTextDelta, Text: d}) {
+		if !r.emit(Event{Kind: EventTextDelta, Text: d}) {
 			return false
 		}
 		p.held, p.released = p.held[1:], p.released+len(d)
@@ -89,13 +89,13 @@ func (p *pendingCall) settle(r *Run, withText bool) error {
 	}
 	p.settled = true
 	if withText && !p.release(r, p.text.Len()) {
-		return ErrStopped
+		return errStopped
 	}
 	if err := p.charge(r); err != nil {
 		return err
 	}
-	if !r.Emit(Event{Kind: EventModelResponse, Response: p.resp, FinishReason: p.resp.FinishReason}) {
-		return ErrStopped
+	if !r.emit(Event{Kind: EventModelResponse, Response: p.resp, FinishReason: p.resp.FinishReason}) {
+		return errStopped
 	}
 	return nil
 }
@@ -107,8 +107,8 @@ func (p *pendingCall) charge(r *Run) error {
 		return nil
 	}
 	p.charged = true
-	if !p.resp.Usage.IsZero() && !r.RecordUsage(p.resp.Usage, p.cost) {
-		return ErrStopped
+	if !p.resp.Usage.IsZero() && !r.recordUsage(p.resp.Usage, p.cost) {
+		return errStopped
 	}
 	return nil
 }
@@ -158,7 +158,7 @@ func (a *AI) holdDelta(ctx context.Context, r *Run, p *pendingCall, delta string
 		if g.Check == nil {
 			continue
 		}
-		v, err := runGuard(ctx, r, r.Emit, g, in)
+		v, err := runGuard(ctx, r, r.emit, g, in)
 		if err != nil {
 			return err
 		}
@@ -172,7 +172,7 @@ func (a *AI) holdDelta(ctx context.Context, r *Run, p *pendingCall, delta string
 		}
 	}
 	if !p.release(r, runeOffset(text, p.runes-w)) {
-		return ErrStopped
+		return errStopped
 	}
 	return nil
 }

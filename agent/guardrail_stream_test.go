@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/modeltest"
@@ -18,7 +19,7 @@ import (
 // drain runs a on input and returns every event and the run's error.
 func drain(t *testing.T, ctx context.Context, a agent.Agent, input string) ([]agent.Event, error) {
 	t.Helper()
-	raw, err := agent.EncodeInput(input)
+	raw, err := agentrt.EncodeInput(input)
 	require.NoError(t, err)
 	var evs []agent.Event
 	var runErr error

@@ -42,7 +42,7 @@ type ToolGuards struct {
 // can be guarded: a [Func], the sandbox's tool, an MCP tool, a sub-agent.
 // The guarded tool has the tool's name, description, schemas and kind.
 // Each call is one run: the guardrails' agents run nested in it, and a tool
-// whose Run is [Execute] (every agent loom makes) runs its body inside that
+// whose Run is agentrt.Execute's (every agent loom makes) runs its body inside that
 // same run, so one call is one run, one span and one invocation against
 // [Limits]; any other tool runs nested in it. The result's parts pass
 // through unchanged.
@@ -110,7 +110,7 @@ func (g *guardedTool) Info() Info { return g.info }
 
 // Run checks the arguments, runs the tool, and checks its result.
 func (g *guardedTool) Run(ctx context.Context, input json.RawMessage) iter.Seq2[Event, error] {
-	return Execute(ctx, g, input, g.body)
+	return execute(ctx, g, input, g.body)
 }
 
 // decodeArgs decodes the arguments as the guarded tool does, when it
@@ -140,7 +140,7 @@ func (g *guardedTool) hooks() *Hooks {
 
 func (g *guardedTool) body(ctx context.Context, r *Run) (json.RawMessage, error) {
 	out, err := g.call(ctx, r)
-	if err == nil || g.guards.OnError == nil || errors.Is(err, ErrStopped) || isPause(err) {
+	if err == nil || g.guards.OnError == nil || errors.Is(err, errStopped) || isPause(err) {
 		return out, err
 	}
 	return nil, g.guards.OnError(ctx, r.Input, err)
@@ -153,7 +153,7 @@ func (g *guardedTool) call(ctx context.Context, r *Run) (json.RawMessage, error)
 	if len(g.guards.Before) > 0 {
 		before.args, _ = g.tool.(argsDecoder)
 	}
-	in, err := runGuards(ctx, r, r.Emit, g.guards.Before, before)
+	in, err := runGuards(ctx, r, r.emit, g.guards.Before, before)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +164,7 @@ func (g *guardedTool) call(ctx context.Context, r *Run) (json.RawMessage, error)
 	if len(out) == 0 {
 		out = json.RawMessage("null")
 	}
-	res, err := runGuards(ctx, r, r.Emit, g.guards.After, guardSubject{stage: StageToolOutput, agent: name, content: out})
+	res, err := runGuards(ctx, r, r.emit, g.guards.After, guardSubject{stage: StageToolOutput, agent: name, content: out})
 	if err != nil {
 		return nil, err
 	}

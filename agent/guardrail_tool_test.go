@@ -15,7 +15,7 @@ import (
 	"github.com/loomwork/loom/model/modeltest"
 )
 
-// plainAgent makes its stream by hand, without agent.Execute: a guarded
+// plainAgent makes its stream by hand, without agentrt.Execute: a guarded
 // tool must run it nested, with its guards still checked.
 type plainAgent struct{ agent.Agent }
 
@@ -63,7 +63,7 @@ func TestGuardedToolIsOneRun(t *testing.T) {
 }
 
 // TestGuardedToolNotUsingExecuteRunsNested: a tool whose Run is not
-// agent.Execute still passes its guards, as a run nested in the call's.
+// agentrt.Execute still passes its guards, as a run nested in the call's.
 func TestGuardedToolNotUsingExecuteRunsNested(t *testing.T) {
 	var checked int
 	g := agent.Guardrail{Name: "count", Check: func(context.Context, agent.GuardInput) (agent.Verdict, error) {

@@ -69,7 +69,7 @@ func endGuardSpan(ctx context.Context, span trace.Span, name string, in GuardInp
 		}
 		span.SetAttributes(attrs...)
 		switch {
-		case err != nil && !errors.Is(err, ErrStopped):
+		case err != nil && !errors.Is(err, errStopped):
 			telemetry.RecordError(span, err, "guardrail")
 		case err == nil && (action == ActionReject || action == ActionHalt):
 			trip := &TripwireError{Guardrail: name, Stage: in.Stage, Agent: in.Agent, Reason: v.Reason}

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 )
 
-// inlineCall is a run's request that the next [Execute] beneath it (the
+// inlineCall is a run's request that the next execute beneath it (the
 // tool a guarded tool calls) run its body inside the run instead of as a
 // nested run, and what that body returned. It lives in the [Run], so the
 // request costs no allocation.
@@ -17,12 +17,12 @@ type inlineCall struct {
 }
 
 // inline runs tool's work inside r with input as r's input: when tool's
-// Run is [Execute], its body runs in r (its events are r's, its nested
+// Run is execute, its body runs in r (its events are r's, its nested
 // runs r's children, and no run, span or invocation is added); any other
 // tool runs as a nested run of r. It returns the output and error.
 func (r *Run) inline(ctx context.Context, tool Agent, input json.RawMessage) (json.RawMessage, error) {
 	r.inl = inlineCall{pending: true}
-	end, err := r.child(ctx, tool, input, r.Emit)
+	end, err := r.child(ctx, tool, input, r.emit)
 	c := r.inl
 	r.inl = inlineCall{}
 	if c.taken {
@@ -31,7 +31,7 @@ func (r *Run) inline(ctx context.Context, tool Agent, input json.RawMessage) (js
 	if err != nil {
 		return nil, err
 	}
-	r.SetResultParts(end.Parts...)
+	r.setResultParts(end.Parts...)
 	return end.Output, nil
 }
 

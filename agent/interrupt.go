@@ -88,9 +88,10 @@ func (e *InterruptedError) Error() string {
 // Unwrap returns [ErrInterrupted].
 func (e *InterruptedError) Unwrap() error { return ErrInterrupted }
 
-// Interrupts returns the questions of every [*InterruptedError] in errs
-// merged into one, or nil when none of errs is an interruption.
-func Interrupts(errs ...error) *InterruptedError {
+// interrupts returns the questions of every [*InterruptedError] in errs
+// merged into one, or nil when none of errs is an interruption
+// (agentrt.Interrupts).
+func interrupts(errs ...error) *InterruptedError {
 	var all *InterruptedError
 	for _, err := range errs {
 		var ie *InterruptedError
@@ -134,8 +135,8 @@ func Ask(ctx context.Context, kind string, payload any, schema json.RawMessage) 
 		root = root.parent
 	}
 	q := Question{ID: r.ID + "?" + strconv.Itoa(r.questions), Run: root.ID, Kind: kind, Payload: raw, Schema: schema}
-	if !r.Emit(Event{Kind: EventInterrupt, Question: &q}) {
-		return nil, ErrStopped
+	if !r.emit(Event{Kind: EventInterrupt, Question: &q}) {
+		return nil, errStopped
 	}
 	if j := journalFrom(ctx); j != nil {
 		if a, ok := j.answer(q.ID); ok {
@@ -173,10 +174,10 @@ func (e *HaltError) Error() string {
 // Unwrap returns the wrapped error.
 func (e *HaltError) Unwrap() error { return e.Err }
 
-// CheckAnswer checks answer against q's schema. A mismatch is an error
-// wrapping [ErrInvalidAnswer] that names the question and each failing
-// field.
-func CheckAnswer(q Question, answer json.RawMessage) error {
+// checkAnswer checks answer against q's schema (agentrt.CheckAnswer). A
+// mismatch is an error wrapping [ErrInvalidAnswer] that names the question
+// and each failing field.
+func checkAnswer(q Question, answer json.RawMessage) error {
 	if !json.Valid(answer) {
 		return fmt.Errorf("%w for question %s (%s): not valid JSON: answer with a JSON value", ErrInvalidAnswer, q.ID, q.Kind)
 	}

@@ -56,7 +56,7 @@ func (a *AI) body(ctx context.Context, r *Run) (out json.RawMessage, err error) 
 	}
 	repairs := a.cfg.RepairTurns
 	st := &AIState{}
-	r.SetState(st)
+	r.setState(st)
 	defer func() { r.messages = req.Messages[start:] }()
 	for turn := 1; ; turn++ {
 		if turn > a.cfg.MaxTurns {
@@ -142,7 +142,7 @@ func (a *AI) conversation(ctx context.Context, r *Run, input json.RawMessage, pa
 	if err != nil {
 		return nil, 0, err
 	}
-	hist := r.History()
+	hist := r.history.msgs
 	msgs = make([]model.Message, 0, len(hist)+4)
 	if a.cfg.Instructions != "" {
 		sys := a.cfg.Instructions
@@ -219,8 +219,8 @@ func (a *AI) call(ctx context.Context, r *Run, m model.Model, req model.Request)
 	}
 	p := &pendingCall{}
 	sink := func(d string) error {
-		if !r.Emit(Event{Kind: EventTextDelta, Text: d}) {
-			return ErrStopped
+		if !r.emit(Event{Kind: EventTextDelta, Text: d}) {
+			return errStopped
 		}
 		return nil
 	}
@@ -278,8 +278,8 @@ func replayCall(r *Run, rec []Event) (*model.Response, error) {
 			resp = ev.Response
 		}
 		ev.RunID = ""
-		if !r.Emit(ev) {
-			return nil, ErrStopped
+		if !r.emit(ev) {
+			return nil, errStopped
 		}
 	}
 	if resp == nil {
@@ -338,18 +338,18 @@ func (a *AI) route(ctx context.Context, r *Run, tt *toolTable, resp *model.Respo
 		return nil, fmt.Errorf("%w: router %s: the model called none of %s and answered %q", ErrNoRoute, a.cfg.Name, tt.names(), text)
 	}
 	call := calls[0]
-	if !r.Emit(Event{Kind: EventToolCall, ToolCall: &call}) {
-		return nil, ErrStopped
+	if !r.emit(Event{Kind: EventToolCall, ToolCall: &call}) {
+		return nil, errStopped
 	}
-	res, out, err := a.execTool(ctx, r, tt, call, r.Emit)
-	if errors.Is(err, ErrStopped) {
-		return nil, ErrStopped
+	res, out, err := a.execTool(ctx, r, tt, call, r.emit)
+	if errors.Is(err, errStopped) {
+		return nil, errStopped
 	}
 	if isPause(err) {
 		return nil, err
 	}
-	if !r.Emit(Event{Kind: EventToolResult, ToolResult: &res}) {
-		return nil, ErrStopped
+	if !r.emit(Event{Kind: EventToolResult, ToolResult: &res}) {
+		return nil, errStopped
 	}
 	if err != nil {
 		return nil, fmt.Errorf("router %s: %w", a.cfg.Name, err)

@@ -48,7 +48,7 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		Kind: e.Kind.String(), RunID: e.RunID, ParentID: e.ParentID, Agent: e.Agent,
 		Seq: e.Seq, Time: e.Time, Replayed: e.Replayed, Input: e.Input, Text: e.Text,
 		ToolCall: e.ToolCall, ToolResult: e.ToolResult, Cost: e.Cost, Output: e.Output,
-		Messages: e.Messages, Err: ErrorRecordOf(e.Err), Question: e.Question, FinishReason: e.FinishReason,
+		Messages: e.Messages, Err: errorRecordOf(e.Err), Question: e.Question, FinishReason: e.FinishReason,
 	}
 	if !e.Usage.IsZero() {
 		u := e.Usage
@@ -101,9 +101,10 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// ErrorRecord is the JSON form of an error: its message, the messages of
-// the sentinel errors in its chain, and, for loom's typed errors, their
-// type and fields. [ErrorRecord.Err] turns it back into an error value that
+// ErrorRecord is the JSON form of an error, as an [Event]'s JSON and an
+// engine's saved run state hold it (agentrt.ErrorRecordOf makes one): its
+// message, the messages of the sentinel errors in its chain, and, for
+// loom's typed errors, their type and fields. [ErrorRecord.Err] turns it back into an error value that
 // errors.Is the same sentinels and, for agent's typed errors, errors.As the
 // same type.
 type ErrorRecord struct {
@@ -121,8 +122,9 @@ type ErrorRecord struct {
 	Cause *ErrorRecord `json:"cause,omitempty"`
 }
 
-// ErrorRecordOf returns err's record, or nil for a nil error.
-func ErrorRecordOf(err error) *ErrorRecord {
+// errorRecordOf returns err's record, or nil for a nil error
+// (agentrt.ErrorRecordOf).
+func errorRecordOf(err error) *ErrorRecord {
 	if err == nil {
 		return nil
 	}
@@ -142,13 +144,13 @@ func ErrorRecordOf(err error) *ErrorRecord {
 	case errors.As(err, &ie):
 		rec.Type, rec.Fields = "interrupted", mustJSON(ie.Questions)
 	case errors.As(err, &he):
-		rec.Type, rec.Cause = "halt", ErrorRecordOf(he.Err)
+		rec.Type, rec.Cause = "halt", errorRecordOf(he.Err)
 	case errors.As(err, &le):
 		rec.Type, rec.Fields = "limit", mustJSON(limitJSON{le.Limit, le.Used, le.Max})
 	case errors.As(err, &ve):
 		rec.Type, rec.Fields = "validation", mustJSON(validationJSON{ve.Agent, ve.What, ve.Issues, errors.Is(ve, ErrInvalidOutput)})
 	case errors.As(err, &te):
-		rec.Type, rec.Fields, rec.Cause = "tool", mustJSON(toolJSON{te.Tool, te.CallID}), ErrorRecordOf(te.Err)
+		rec.Type, rec.Fields, rec.Cause = "tool", mustJSON(toolJSON{te.Tool, te.CallID}), errorRecordOf(te.Err)
 	case errors.As(err, &tw):
 		rec.Type, rec.Fields = "tripwire", mustJSON(tripwireJSON{tw.Guardrail, tw.Stage, tw.Agent, tw.Reason})
 	}

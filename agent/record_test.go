@@ -73,7 +73,7 @@ func TestErrorRecordKeepsSentinelsAndTypes(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b, err := json.Marshal(agent.ErrorRecordOf(tc.err))
+			b, err := json.Marshal(agentrt.ErrorRecordOf(tc.err))
 			require.NoError(t, err)
 			var rec agent.ErrorRecord
 			require.NoError(t, json.Unmarshal(b, &rec))
@@ -88,7 +88,7 @@ func TestErrorRecordKeepsSentinelsAndTypes(t *testing.T) {
 			}
 		})
 	}
-	require.Nil(t, agent.ErrorRecordOf(nil))
+	require.Nil(t, agentrt.ErrorRecordOf(nil))
 	require.NoError(t, (*agent.ErrorRecord)(nil).Err())
 }
 
@@ -100,7 +100,7 @@ func TestChildIDsAreDerivedAndFixedByTheSeams(t *testing.T) {
 	require.NoError(t, err)
 	var ids []string
 	outer := testAgent{name: "outer", body: func(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
-		outs, err := r.Fan(ctx, []agent.Job{{Agent: leaf, Input: json.RawMessage(`{}`)}, {Agent: leaf, Input: json.RawMessage(`{}`)}}, agent.FanOptions{})
+		outs, err := agentrt.Fan(ctx, r, []agentrt.Job{{Agent: leaf, Input: json.RawMessage(`{}`)}, {Agent: leaf, Input: json.RawMessage(`{}`)}}, agentrt.FanOptions{})
 		if err != nil {
 			return nil, err
 		}
@@ -127,7 +127,7 @@ func (a testAgent) Info() agent.Info {
 }
 
 func (a testAgent) Run(ctx context.Context, in json.RawMessage) iter.Seq2[agent.Event, error] {
-	return agent.Execute(ctx, a, in, a.body)
+	return agentrt.Execute(ctx, a, in, a.body)
 }
 
 // Questions saved before Question had one Run decode with Run set to the

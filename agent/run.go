@@ -11,12 +11,15 @@ import (
 
 	"github.com/loomwork/loom/agent/internal/clock"
 	"github.com/loomwork/loom/agent/internal/rtkey"
+	"github.com/loomwork/loom/agent/internal/rtlink"
 	"github.com/loomwork/loom/model"
 )
 
-// Run is one execution of an agent, as its implementation sees it inside
-// [Execute]: its ids, its input, and the way to emit events and call other
-// agents.
+// Run is one execution of an agent, as the body given to [New] sees it:
+// its ids, its input, the agents it calls ([Run.Call]) and what they have
+// spent so far. What a composition or an engine does with a run beyond
+// that (emit events, fan out, hand on a conversation, set its state)
+// lives in package [github.com/loomwork/loom/agent/agentrt].
 type Run struct {
 	ID       string
 	ParentID string
@@ -77,13 +80,13 @@ func (c *runContext) Value(key any) any {
 	return c.Context.Value(key)
 }
 
-// ErrStopped ends a run whose consumer stopped reading the stream. A body
-// that sees it (from [Run.Emit] returning false, or from [Run.Call]) returns
-// it; it is never yielded.
-var ErrStopped = errors.New("agent: the consumer stopped reading")
+// errStopped ends a run whose consumer stopped reading the stream
+// (agentrt.ErrStopped). A body that sees it (from [Run.Call], or from
+// agentrt.Emit returning false) returns it; it is never yielded.
+var errStopped = rtlink.ErrStopped
 
-// Body is the work of a run: it emits events through r and returns the
-// run's output.
+// Body is the work of a run: it calls other agents through r
+// ([Run.Call]) and returns the run's output.
 type Body func(ctx context.Context, r *Run) (json.RawMessage, error)
 
 // reservedID is a child run id a fan-out reserved, in job order, for the
@@ -95,8 +98,9 @@ type reservedID struct {
 
 type reservedKey struct{}
 
-// Execute returns the event stream of running body as a run of a. It is how
-// every agent implements Run: it assigns the run id and parent id, counts
+// execute returns the event stream of running body as a run of a. It is how
+// every agent implements Run (agentrt.Execute for agents of other
+// packages, [New] for a user's): it assigns the run id and parent id, counts
 // the invocation against the limits on ctx, fires the hooks on ctx (and a's
 // own, when a has any), emits EventRunStart and EventRunEnd, totals usage
 // over nested runs, turns a deadline under a timeout limit into a
@@ -104,7 +108,7 @@ type reservedKey struct{}
 // Under a resumed run's journal (agentrt.WithJournal), a run that had ended is replayed from
 // its record instead of running body. The tool of a guarded tool
 // ([GuardTool]) runs body inside the guarded tool's run.
-func Execute(ctx context.Context, a Agent, input json.RawMessage, body Body) iter.Seq2[Event, error] {
+func execute(ctx context.Context, a Agent, input json.RawMessage, body Body) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		parent := runFrom(ctx)
 		if parent.runInline(ctx, input, body) {
@@ -159,8 +163,8 @@ func Execute(ctx context.Context, a Agent, input json.RawMessage, body Body) ite
 
 		he := HookEvent{Agent: a, RunID: r.ID, ParentID: r.ParentID, Input: input}
 		r.hooks.fire(rctx, pickRunStart, he)
-		if !r.Emit(Event{Kind: EventRunStart, Input: input}) {
-			endAgentSpan(rctx, span, r, nil, ErrStopped)
+		if !r.emit(Event{Kind: EventRunStart, Input: input}) {
+			endAgentSpan(rctx, span, r, nil, errStopped)
 			return
 		}
 		var out json.RawMessage
@@ -171,8 +175,8 @@ func Execute(ctx context.Context, a Agent, input json.RawMessage, body Body) ite
 		if err == nil {
 			out, err = r.safely(rctx, run)
 		}
-		if r.stopped || errors.Is(err, ErrStopped) {
-			endAgentSpan(rctx, span, r, nil, ErrStopped)
+		if r.stopped || errors.Is(err, errStopped) {
+			endAgentSpan(rctx, span, r, nil, errStopped)
 			return
 		}
 		if err != nil {
@@ -261,11 +265,11 @@ func (r *Run) stamp(ev *Event) {
 	ev.Seq, ev.Time = r.seq, r.clock.Now()
 }
 
-// Emit sends ev as an event of this run (its RunID, ParentID and Agent are
+// emit sends ev as an event of this run (its RunID, ParentID and Agent are
 // filled in when empty, with its sequence number and time) or passes on an
-// event of a nested run. It returns false when the consumer has stopped
-// reading; the body should then return [ErrStopped] promptly.
-func (r *Run) Emit(ev Event) bool {
+// event of a nested run (agentrt.Emit). It returns false when the consumer
+// has stopped reading; the body should then return errStopped promptly.
+func (r *Run) emit(ev Event) bool {
 	if r.stopped {
 		return false
 	}
@@ -287,17 +291,8 @@ func (r *Run) Emit(ev Event) bool {
 	return ok
 }
 
-// Child runs child as a nested run of r, passing its events on from this
-// goroutine, and returns the child's EventRunEnd (with the error the child
-// failed with in its Err, and as err). err is [ErrStopped] when the
-// consumer stopped reading. ctx must be the ctx the body received (or
-// derived from it). Every composition calls its steps through Child or
-// [Run.Fan].
-func (r *Run) Child(ctx context.Context, child Agent, input json.RawMessage) (end Event, err error) {
-	return r.child(ctx, child, input, r.Emit)
-}
-
-// child is Child with the events passed to emit. It drains the child's
+// child runs child as a nested run of r (agentrt.Child), with the events
+// passed to emit. It drains the child's
 // stream with one childSink and its method value rather than a range loop,
 // whose variables and state the compiler moves to the heap one by one:
 // two allocations per nested run instead of five.
@@ -305,7 +300,7 @@ func (r *Run) child(ctx context.Context, child Agent, input json.RawMessage, emi
 	s := &childSink{parentID: r.ID, emit: emit}
 	child.Run(ctx, input)(s.yield)
 	if s.stopped {
-		return Event{}, ErrStopped
+		return Event{}, errStopped
 	}
 	return s.end, s.err
 }
@@ -339,44 +334,29 @@ func (s *childSink) yield(ev Event, e error) bool {
 	return true
 }
 
-// Call runs child as a nested run of r, passing its events on, and returns
-// its output; see [Run.Child].
+// Call runs child as a nested run of r, passing its events on from this
+// goroutine, and returns the child's output, or the error it failed with.
+// err is [github.com/loomwork/loom/agent/agentrt.ErrStopped] when the
+// consumer stopped reading: return it. ctx must be the ctx the body
+// received (or derived from it).
 func (r *Run) Call(ctx context.Context, child Agent, input json.RawMessage) (json.RawMessage, error) {
-	end, err := r.Child(ctx, child, input)
+	end, err := r.child(ctx, child, input, r.emit)
 	return end.Output, err
 }
 
-// SetResultParts sets parts of the run's result beyond its JSON output:
-// text, images or audio ([model.Text], [model.Image], [model.Audio]). When
-// the run is a tool call, they reach the model with the tool's result, on
-// each provider's wire where it takes them and described in text where it
-// does not.
-func (r *Run) SetResultParts(parts ...model.Part) { r.parts = parts }
+// setResultParts sets parts of the run's result beyond its JSON output
+// (agentrt.SetResultParts).
+func (r *Run) setResultParts(parts ...model.Part) { r.parts = parts }
 
-// Parent returns the run that started this one, or nil for a root run.
-func (r *Run) Parent() *Run { return r.parent }
+// setState sets the run's explicit state (agentrt.SetState).
+func (r *Run) setState(s any) { r.state = s }
 
-// State returns the run's explicit state, as its agent set it with
-// [Run.SetState] (an [AIState] for an AI run), or nil.
-func (r *Run) State() any { return r.state }
-
-// SetState sets the run's explicit state: the progress of its agent that a
-// hook, a nested step or a viewer may read.
-func (r *Run) SetState(s any) { r.state = s }
-
-// Usage returns the tokens of the run so far, nested runs included.
-func (r *Run) Usage() model.Usage { return r.usage }
-
-// Cost returns the estimated cost of the run so far in US dollars, nested
-// runs included.
-func (r *Run) Cost() float64 { return r.cost }
-
-// RecordUsage adds u to the run tree's budget, as one model call's usage
+// recordUsage adds u to the run tree's budget, as one model call's usage
 // with its estimated cost in US dollars, and emits it as an EventUsage of
 // this run. It returns false when the consumer stopped reading.
-func (r *Run) RecordUsage(u model.Usage, costUSD float64) bool {
+func (r *Run) recordUsage(u model.Usage, costUSD float64) bool {
 	r.budget.add(u)
-	return r.Emit(Event{Kind: EventUsage, Usage: u, Cost: costUSD})
+	return r.emit(Event{Kind: EventUsage, Usage: u, Cost: costUSD})
 }
 
 // runView is what package agentrt reaches of a run through its context

@@ -2,7 +2,8 @@ package agent
 
 import "github.com/loomwork/loom/model"
 
-// AIState is an AI run's progress, its [Run.State]: everything the loop
+// AIState is an AI run's progress, its state
+// ([github.com/loomwork/loom/agent/agentrt.State]): everything the loop
 // knows between two steps, as a serialisable value.
 type AIState struct {
 	// Messages is the conversation so far: instructions, history, input,

@@ -19,8 +19,8 @@ import (
 // halts ([Halt]) ends the run with its error.
 func (a *AI) runTools(ctx context.Context, r *Run, tt *toolTable, calls []model.ToolCall) ([]model.ToolResult, error) {
 	for i := range calls {
-		if !r.Emit(Event{Kind: EventToolCall, ToolCall: &calls[i]}) {
-			return nil, ErrStopped
+		if !r.emit(Event{Kind: EventToolCall, ToolCall: &calls[i]}) {
+			return nil, errStopped
 		}
 	}
 	results := make([]model.ToolResult, len(calls))
@@ -43,7 +43,7 @@ func (a *AI) runTools(ctx context.Context, r *Run, tt *toolTable, calls []model.
 		}
 	}
 	limit := a.cfg.MaxParallelTools
-	opt := FanOptions{Limit: limit, Collect: !a.cfg.FailOnToolError}
+	opt := fanOptions{limit: limit, collect: !a.cfg.FailOnToolError}
 	err := r.fan(ctx, len(calls), opt, func(ctx context.Context, i int, emit func(Event) bool) error {
 		if recorded != nil && recorded[i] != nil {
 			results[i] = *recorded[i]
@@ -68,11 +68,11 @@ func (a *AI) runTools(ctx context.Context, r *Run, tt *toolTable, calls []model.
 		if isPause(errs[i]) {
 			continue
 		}
-		if !r.Emit(Event{Kind: EventToolResult, ToolResult: &results[i]}) {
-			return nil, ErrStopped
+		if !r.emit(Event{Kind: EventToolResult, ToolResult: &results[i]}) {
+			return nil, errStopped
 		}
 	}
-	if ie := Interrupts(errs...); ie != nil {
+	if ie := interrupts(errs...); ie != nil {
 		return nil, ie
 	}
 	for _, err := range errs {
@@ -122,8 +122,8 @@ func (a *AI) execTool(ctx context.Context, r *Run, tt *toolTable, call model.Too
 	var res model.ToolResult
 	var toolErr error
 	switch {
-	case errors.Is(runErr, ErrStopped):
-		res, toolErr = errorResult(call, context.Canceled), ErrStopped
+	case errors.Is(runErr, errStopped):
+		res, toolErr = errorResult(call, context.Canceled), errStopped
 	case isPause(runErr):
 		toolErr = runErr
 	case runErr != nil:

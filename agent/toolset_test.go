@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/modeltest"
@@ -22,8 +23,8 @@ func (t imageTool) Info() agent.Info {
 }
 
 func (t imageTool) Run(ctx context.Context, in json.RawMessage) iter.Seq2[agent.Event, error] {
-	return agent.Execute(ctx, t, in, func(_ context.Context, r *agent.Run) (json.RawMessage, error) {
-		r.SetResultParts(model.Text{Text: "a square"}, model.Image{Data: []byte{1, 2}, MIMEType: "image/png"})
+	return agentrt.Execute(ctx, t, in, func(_ context.Context, r *agent.Run) (json.RawMessage, error) {
+		agentrt.SetResultParts(r, model.Text{Text: "a square"}, model.Image{Data: []byte{1, 2}, MIMEType: "image/png"})
 		return json.RawMessage(`{"ok":true}`), nil
 	})
 }

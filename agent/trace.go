@@ -106,7 +106,7 @@ func questionsAttr(ctx context.Context, qs []Question) string {
 // recordError marks span as failed with err, unless the consumer stopped
 // or the run paused for answers: a run that waits has not failed.
 func recordError(span trace.Span, err error) {
-	if err == nil || errors.Is(err, ErrStopped) || errors.Is(err, ErrInterrupted) {
+	if err == nil || errors.Is(err, errStopped) || errors.Is(err, ErrInterrupted) {
 		return
 	}
 	telemetry.RecordError(span, err, errorType(err))

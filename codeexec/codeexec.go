@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/compose"
 	"github.com/loomwork/loom/internal/config"
 	"github.com/loomwork/loom/internal/flow"
@@ -143,7 +144,7 @@ type CodeExecution struct {
 }
 
 // CodeState is the progress of one CodeExecution run, its
-// [agent.Run.State]. The run's sandbox tool holds it: each call of the
+// [agentrt.State]. The run's sandbox tool holds it: each call of the
 // tool that ends, replayed ones of a resumed run included, counts here
 // (see agent.ToolGuards.OnEnd).
 type CodeState struct {
@@ -307,7 +308,7 @@ func (ce *CodeExecution) Coder() *agent.AI { return ce.coder }
 // body is the run of the workflow: it answers input.
 func (ce *CodeExecution) body(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
 	st := &CodeState{Task: flow.TextOf(r.Input), keepCode: ce.cfg.Knowledge != nil}
-	r.SetState(st)
+	agentrt.SetState(r, st)
 	tool, err := ce.sandboxTool(st)
 	if err != nil {
 		return nil, err
@@ -328,8 +329,8 @@ func (ce *CodeExecution) body(ctx context.Context, r *agent.Run) (json.RawMessag
 			return nil, err
 		}
 	}
-	end, err := r.ChildWithHistory(ctx, ce.coder.WithToolsets(tool), input, r.History())
-	if errors.Is(err, agent.ErrStopped) {
+	end, err := agentrt.ChildWithHistory(ctx, r, ce.coder.WithToolsets(tool), input, agentrt.History(r))
+	if errors.Is(err, agentrt.ErrStopped) {
 		return nil, err
 	}
 	var re *compose.RetriesError
@@ -346,11 +347,11 @@ func (ce *CodeExecution) body(ctx context.Context, r *agent.Run) (json.RawMessag
 		// Keeping is a nested run, so a store that fails shows in the
 		// events and the trace; the answer stands either way.
 		in, _ := json.Marshal(snippetInput{Task: st.Task, Code: code})
-		if _, err := r.Call(ctx, ce.keeper, in); errors.Is(err, agent.ErrStopped) {
+		if _, err := r.Call(ctx, ce.keeper, in); errors.Is(err, agentrt.ErrStopped) {
 			return nil, err
 		}
 	}
-	r.SetMessages(end.Messages)
+	agentrt.SetMessages(r, end.Messages)
 	return end.Output, nil
 }
 

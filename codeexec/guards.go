@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/compose"
 	"github.com/loomwork/loom/internal/flow"
 	"github.com/loomwork/loom/sandbox/jstool"
@@ -72,7 +73,7 @@ func (ce *CodeExecution) sandboxTool(st *CodeState) (agent.Toolset, error) {
 func snippetOf(ctx context.Context, raw json.RawMessage, args any) *snippet {
 	r := agent.CurrentRun(ctx)
 	if r != nil {
-		if s, ok := r.State().(*snippet); ok {
+		if s, ok := agentrt.State(r).(*snippet); ok {
 			return s
 		}
 	}
@@ -83,7 +84,7 @@ func snippetOf(ctx context.Context, raw json.RawMessage, args any) *snippet {
 		s = &snippet{code: codeOf(raw)}
 	}
 	if r != nil {
-		r.SetState(s)
+		agentrt.SetState(r, s)
 	}
 	return s
 }
@@ -176,7 +177,7 @@ func (g *runGuards) onError(ctx context.Context, args json.RawMessage, err error
 	failure := compose.Failure{Task: g.st.Task, Code: s.code, Error: err.Error(), Attempt: failed + 1, Remaining: g.ce.cfg.MaxRetries - failed}
 	fix, herr := compose.Correct(ctx, agent.CurrentRun(ctx), g.ce.cfg.ErrorHandler, failure)
 	if herr != nil {
-		if herr == agent.ErrStopped {
+		if herr == agentrt.ErrStopped {
 			return herr
 		}
 		return err

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/internal/flow"
 )
 
@@ -190,7 +191,7 @@ func (c *Coordinator) plan(ctx context.Context, r *agent.Run, task string) ([]Su
 	}
 	out, err := r.Call(ctx, c.cfg.Planner, r.Input)
 	if err != nil {
-		if err == agent.ErrStopped {
+		if err == agentrt.ErrStopped {
 			return nil, err
 		}
 		return nil, fmt.Errorf("%s: planner %s: %w", c.Info().Name, c.cfg.Planner.Info().Name, err)
@@ -339,7 +340,7 @@ func resultText(res SubtaskResult) string {
 // RoleError names the role and agent of a step that failed, unless err
 // must end the run as it is (the consumer stopped).
 func RoleError(role string, a agent.Agent, err error) error {
-	if err == agent.ErrStopped {
+	if err == agentrt.ErrStopped {
 		return err
 	}
 	return fmt.Errorf("%s: %w", RoleName(role, a.Info().Name), err)

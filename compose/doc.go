@@ -4,7 +4,7 @@
 //
 // # Composition
 //
-// Every composition is an [agent.Agent] built on [agent.Execute], so it can
+// Every composition is an [agent.Agent] built with [agent.New], so it can
 // be run by an engine, nested in another composition or given to an AI
 // agent as a tool. Child runs are nested runs: their events appear in the
 // parent's stream, their usage adds up, hooks fire and spans nest. Branches
@@ -26,7 +26,7 @@
 //     policy.
 //
 // Every composition keeps its progress in its own run (see
-// [agent.Run.SetState]), not in ctx values or cancel causes, and a step
+// [agentrt.SetState]), not in ctx values or cancel causes, and a step
 // that asks a question ([agent.Ask]) or halts ends the composition with
 // that error, so an engine with a checkpoint store can resume it.
 package compose

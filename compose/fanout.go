@@ -6,10 +6,11 @@ import (
 	"errors"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 )
 
 // job is one child run of a fan-out.
-type job = agent.Job
+type job = agentrt.Job
 
 // done is how one job ended.
 type done struct {
@@ -18,13 +19,13 @@ type done struct {
 	started bool
 }
 
-// fanOut runs jobs through [agent.Run.Fan] and returns how each ended, in
+// fanOut runs jobs through [agentrt.Fan] and returns how each ended, in
 // job order. Unless collect is set, first is the index of the job whose
 // failure cancelled the others (-1 when none failed). Jobs that ask
 // questions are collected into one [*agent.InterruptedError], returned as
 // err.
 func fanOut(ctx context.Context, r *agent.Run, jobs []job, limit int, collect bool) (results []done, first int, err error) {
-	outs, err := r.Fan(ctx, jobs, agent.FanOptions{Limit: limit, Collect: collect})
+	outs, err := agentrt.Fan(ctx, r, jobs, agentrt.FanOptions{Limit: limit, Collect: collect})
 	if err != nil {
 		return nil, -1, err
 	}
@@ -34,7 +35,7 @@ func fanOut(ctx context.Context, r *agent.Run, jobs []job, limit int, collect bo
 		results[i] = done{out: o.End.Output, err: o.Err, started: o.Started}
 		errs[i] = o.Err
 	}
-	if ie := agent.Interrupts(errs...); ie != nil {
+	if ie := agentrt.Interrupts(errs...); ie != nil {
 		return nil, -1, ie
 	}
 	first = -1

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/internal/flow"
 )
 
@@ -127,7 +128,7 @@ func (f *Reflect) body(ctx context.Context, r *agent.Run) (json.RawMessage, erro
 }
 
 func roundError(name string, round int, a agent.Agent, err error) error {
-	if err == agent.ErrStopped {
+	if err == agentrt.ErrStopped {
 		return err
 	}
 	return fmt.Errorf("%s: round %d: %s: %w", name, round, a.Info().Name, err)

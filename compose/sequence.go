@@ -7,6 +7,7 @@ import (
 	"maps"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/internal/flow"
 )
 
@@ -99,7 +100,7 @@ func (e *StepError) Error() string {
 func (e *StepError) Unwrap() error { return e.Err }
 
 func stepError(name string, i int, step agent.Agent, err error) error {
-	if err == agent.ErrStopped {
+	if err == agentrt.ErrStopped {
 		return err
 	}
 	return &StepError{Workflow: name, Step: i + 1, Agent: step.Info().Name, Err: err}

@@ -161,7 +161,7 @@ func (rc *recorder) add(ctx context.Context, ev agent.Event) error {
 		case errors.As(ev.Err, &ie):
 			kind, st.Status, st.Questions = CheckpointInterrupt, "interrupted", ie.Questions
 		case ev.Err != nil:
-			st.Status, st.Error = "failed", agent.ErrorRecordOf(ev.Err)
+			st.Status, st.Error = "failed", agentrt.ErrorRecordOf(ev.Err)
 		}
 		return rc.save(ctx, kind, st)
 	case ev.Kind == agent.EventModelResponse, ev.Kind == agent.EventRunEnd, ev.Kind == agent.EventInterrupt:
@@ -189,7 +189,7 @@ func (rc *recorder) addLazy(ctx context.Context, ev agent.Event) error {
 		rc.buf = rc.buf[:0]
 		return nil
 	case ev.Err != nil:
-		return rc.save(ctx, CheckpointEnd, RunState{Status: "failed", Error: agent.ErrorRecordOf(ev.Err)})
+		return rc.save(ctx, CheckpointEnd, RunState{Status: "failed", Error: agentrt.ErrorRecordOf(ev.Err)})
 	default:
 		return rc.save(ctx, CheckpointEnd, RunState{Status: "done"})
 	}
@@ -369,7 +369,7 @@ func (e *Engine) claimRun(ctx context.Context, a agent.Agent, runID string, answ
 		if !ok {
 			return nil, nil, nil, fmt.Errorf("%w: engine: run %s asked no question %q (it asked %s)", ErrUnknownQuestion, runID, id, questionIDs(asked))
 		}
-		if err := agent.CheckAnswer(q, ans); err != nil {
+		if err := agentrt.CheckAnswer(q, ans); err != nil {
 			return nil, nil, nil, err
 		}
 	}
@@ -410,7 +410,7 @@ func failedRun(ctx context.Context, a agent.Agent, err error, yield func(agent.E
 		a = placeholder{}
 	}
 	fail := func(context.Context, *agent.Run) (json.RawMessage, error) { return nil, err }
-	agent.Execute(ctx, a, json.RawMessage(`{}`), fail)(yield)
+	agentrt.Execute(ctx, a, json.RawMessage(`{}`), fail)(yield)
 }
 
 // placeholder names a run whose agent was missing.
@@ -421,7 +421,7 @@ func (placeholder) Info() agent.Info {
 }
 
 func (placeholder) Run(ctx context.Context, in json.RawMessage) iter.Seq2[agent.Event, error] {
-	return agent.Execute(ctx, placeholder{}, in, func(context.Context, *agent.Run) (json.RawMessage, error) {
+	return agentrt.Execute(ctx, placeholder{}, in, func(context.Context, *agent.Run) (json.RawMessage, error) {
 		return nil, fmt.Errorf("%w: engine: the agent to run is nil", agent.ErrInvalidConfig)
 	})
 }

@@ -236,7 +236,7 @@ func (e *Engine) Usage() model.Usage { return e.Stats().Usage }
 
 // Run runs a on input and yields its events, as [agent.Agent.Run] does,
 // under the engine's model, limits, hooks, tracing and logging. input is
-// what [agent.EncodeInput] accepts: a string becomes {"message": s}. Every
+// what [agentrt.EncodeInput] accepts: a string becomes {"message": s}. Every
 // stream ends with exactly one EventRunEnd of the root run: a nil agent or
 // an input that cannot be encoded is a run that fails at once.
 func (e *Engine) Run(ctx context.Context, a agent.Agent, input any) iter.Seq2[agent.Event, error] {
@@ -292,7 +292,7 @@ func (e *Engine) run(ctx context.Context, a agent.Agent, input any, res *Result,
 			failedRun(ctx, a, e.cfgErr, yield)
 			return
 		}
-		raw, err := agent.EncodeInput(input)
+		raw, err := agentrt.EncodeInput(input)
 		if err != nil {
 			failedRun(ctx, a, fmt.Errorf("engine: run %s: %w", a.Info().Name, err), yield)
 			return

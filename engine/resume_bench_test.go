@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/checkpoint"
 	"github.com/loomwork/loom/engine"
@@ -30,7 +29,7 @@ func BenchmarkResumeAfterTools(b *testing.B) {
 				w := newToolsThenAsk(b, n, false)
 				id := fmt.Sprintf("bench%x", rand.Uint64())
 				_, err := e.Invoke(agentrt.WithIDs(ctx, func() string { return id }), w.ai, "ship the order")
-				ie := agent.Interrupts(err)
+				ie := agentrt.Interrupts(err)
 				if ie == nil {
 					b.Fatalf("the run did not wait: %v", err)
 				}

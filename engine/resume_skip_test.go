@@ -149,7 +149,7 @@ func TestResumeSkipsEndedToolRuns(t *testing.T) {
 				e := engine.New(engine.Config{Checkpoints: rc})
 				id := fmt.Sprintf("skip%x", rand.Uint64())
 				_, err := e.Invoke(agentrt.WithIDs(ctx, func() string { return id }), w.ai, "ship the order")
-				ie := agent.Interrupts(err)
+				ie := agentrt.Interrupts(err)
 				require.NotNil(t, ie, "the run waits for its approval: %v", err)
 
 				rc.reset()
@@ -227,7 +227,7 @@ func asksM(t testing.TB, store checkpoint.Store, m int) int64 {
 	id := fmt.Sprintf("asks%x", rand.Uint64())
 	_, err := engine.New(engine.Config{Checkpoints: pc}).Invoke(agentrt.WithIDs(ctx, func() string { return id }), a, "go")
 	for range m {
-		ie := agent.Interrupts(err)
+		ie := agentrt.Interrupts(err)
 		require.NotNil(t, ie, "the run asks: %v", err)
 		_, err = engine.New(engine.Config{Checkpoints: pc}).ResumeInvoke(ctx, a, id, map[string]json.RawMessage{ie.Questions[0].ID: json.RawMessage(`true`)})
 	}

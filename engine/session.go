@@ -210,7 +210,7 @@ func (s *Session) turn(ctx context.Context, input any, res *Result) iter.Seq2[ag
 			return
 		}
 		defer s.busy.Store(false)
-		in, err := agent.EncodeInput(input)
+		in, err := agentrt.EncodeInput(input)
 		if err != nil {
 			failedRun(ctx, s.agent, fmt.Errorf("engine: session: %w", err), yield)
 			return

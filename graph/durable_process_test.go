@@ -235,7 +235,7 @@ func TestGraphDurableChild(t *testing.T) {
 		require.NoError(t, json.Unmarshal([]byte(os.Getenv(envAnswers)), &answers))
 		res, err = e.ResumeInvoke(ctx, a, runID, answers)
 	}
-	if ie := agent.Interrupts(err); ie != nil {
+	if ie := agentrt.Interrupts(err); ie != nil {
 		ids := []string{}
 		for _, q := range ie.Questions {
 			ids = append(ids, q.Kind+"="+q.ID)

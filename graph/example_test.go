@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/loomwork/loom/agent"
-
 	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/checkpoint"
 	"github.com/loomwork/loom/engine"
@@ -66,7 +64,7 @@ func Example() {
 	e := engine.New(engine.Config{Checkpoints: checkpoint.NewMemory()})
 	ctx = agentrt.WithIDs(ctx, func() string { return "review-1" })
 	_, err = e.Invoke(ctx, c, Review{})
-	ie := agent.Interrupts(err)
+	ie := agentrt.Interrupts(err)
 	if ie == nil {
 		fmt.Println("expected a question, got", err)
 		return

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/checkpoint"
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/graph"
@@ -85,7 +85,7 @@ func BenchmarkResume(b *testing.B) {
 				for b.Loop() {
 					b.StopTimer()
 					_, err := e.Invoke(ctx, c, benchState{N: 1})
-					ie := agent.Interrupts(err)
+					ie := agentrt.Interrupts(err)
 					if ie == nil {
 						b.Fatal(err)
 					}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 )
 
 // Reserved node names: where a run enters and where it ends.
@@ -147,7 +148,7 @@ func (g *Graph[S]) Node(name string, fn func(ctx context.Context, s S) (S, error
 }
 
 // AgentNode adds a node that runs a as a nested run: in maps the state to
-// the agent's input (any value [agent.EncodeInput] takes), and out maps the
+// the agent's input (any value [agentrt.EncodeInput] takes), and out maps the
 // agent's output back into the state. Under a durable engine the agent's
 // run is journaled: when the node runs again (its process died, or the run
 // was resumed), an agent run that ended is replayed, not run again. An
@@ -165,11 +166,11 @@ func (g *Graph[S]) AgentNode(name string, a agent.Agent, in func(s S) (any, erro
 		if err != nil {
 			return s, fmt.Errorf("input mapping: %w", err)
 		}
-		raw, err := agent.EncodeInput(v)
+		raw, err := agentrt.EncodeInput(v)
 		if err != nil {
 			return s, fmt.Errorf("input mapping: %w", err)
 		}
-		end, err := r.Child(ctx, a, raw)
+		end, err := agentrt.Child(ctx, r, a, raw)
 		if err != nil {
 			return s, err
 		}

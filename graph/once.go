@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 )
 
 // Once runs fn as a nested run of the current node's task, named "once"
@@ -45,7 +46,7 @@ func Once[T any](ctx context.Context, key string, fn func(ctx context.Context) (
 		}
 		return b, nil
 	}}
-	end, err := r.Child(ctx, once, in)
+	end, err := agentrt.Child(ctx, r, once, in)
 	if err != nil {
 		return zero, err
 	}

@@ -63,7 +63,7 @@ func yes() json.RawMessage { return json.RawMessage(`{"ok":true}`) }
 
 func interrupted(t *testing.T, err error) *agent.InterruptedError {
 	t.Helper()
-	ie := agent.Interrupts(err)
+	ie := agentrt.Interrupts(err)
 	require.NotNil(t, ie, "want an interruption, got %v", err)
 	return ie
 }

@@ -25,7 +25,7 @@ type bodyAgent struct {
 
 func (a bodyAgent) Info() agent.Info { return agent.Info{Name: a.name} }
 func (a bodyAgent) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.Event, error] {
-	return agent.Execute(ctx, a, input, a.body)
+	return agentrt.Execute(ctx, a, input, a.body)
 }
 
 // Run runs the graph on input, a JSON object of state fields, from the
@@ -45,7 +45,7 @@ func (a bodyAgent) Run(ctx context.Context, input json.RawMessage) iter.Seq2[age
 // steps and tasks that ended are replayed from their record, not run
 // again.
 func (c *Compiled[S]) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.Event, error] {
-	return agent.Execute(ctx, c, input, func(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
+	return agentrt.Execute(ctx, c, input, func(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
 		return c.start(ctx, r, input)
 	})
 }
@@ -116,7 +116,7 @@ func (c *Compiled[S]) loop(ctx context.Context, r *agent.Run, p *progress) (json
 		step := bodyAgent{name: "step", body: func(ctx context.Context, sr *agent.Run) (json.RawMessage, error) {
 			return c.step(ctx, sr, cur)
 		}}
-		end, err := r.Child(ctx, step, in)
+		end, err := agentrt.Child(ctx, r, step, in)
 		if err != nil {
 			return nil, err
 		}
@@ -165,14 +165,14 @@ type taskOutput struct {
 // asked; the tasks that ended are not run again when the run resumes.
 func (c *Compiled[S]) step(ctx context.Context, sr *agent.Run, p *progress) (json.RawMessage, error) {
 	stepNo := p.Step + 1
-	jobs := make([]agent.Job, len(p.Next))
+	jobs := make([]agentrt.Job, len(p.Next))
 	for i, t := range p.Next {
 		in := p.State
 		if t.State != nil {
 			in = t.State
 		}
 		raw, _ := json.Marshal(in)
-		jobs[i] = agent.Job{Agent: bodyAgent{name: t.Node, body: func(ctx context.Context, nr *agent.Run) (json.RawMessage, error) {
+		jobs[i] = agentrt.Job{Agent: bodyAgent{name: t.Node, body: func(ctx context.Context, nr *agent.Run) (json.RawMessage, error) {
 			ws, err := c.runTask(ctx, nr, t, in)
 			if err != nil {
 				return nil, err
@@ -180,7 +180,7 @@ func (c *Compiled[S]) step(ctx context.Context, sr *agent.Run, p *progress) (jso
 			return json.Marshal(taskOutput{Writes: ws})
 		}}, Input: raw}
 	}
-	outs, err := sr.Fan(ctx, jobs, agent.FanOptions{Limit: c.maxPar, Collect: true})
+	outs, err := agentrt.Fan(ctx, sr, jobs, agentrt.FanOptions{Limit: c.maxPar, Collect: true})
 	if err != nil {
 		return nil, err
 	}
@@ -205,7 +205,7 @@ func (c *Compiled[S]) step(ctx context.Context, sr *agent.Run, p *progress) (jso
 	if len(failures) > 0 {
 		return nil, errors.Join(failures...)
 	}
-	if ie := agent.Interrupts(asks...); ie != nil {
+	if ie := agentrt.Interrupts(asks...); ie != nil {
 		return nil, ie
 	}
 	state, err := c.apply(p.State, p.Next, done, stepNo)

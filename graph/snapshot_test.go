@@ -336,7 +336,7 @@ func runSnapWorkload(t *testing.T, w snapWorkload, store checkpoint.Store, snaps
 			res, err = e.ResumeInvoke(ctx, a, "r", nil)
 			continue
 		}
-		require.NotNil(t, agent.Interrupts(err), "round %d: %v", out.Rounds, err)
+		require.NotNil(t, agentrt.Interrupts(err), "round %d: %v", out.Rounds, err)
 		require.Less(t, out.Rounds, 50, "the run keeps asking")
 		qs, perr := e.Pending(ctx, "r")
 		require.NoError(t, perr)

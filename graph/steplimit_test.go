@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/graph"
 	"github.com/stretchr/testify/require"
 )
@@ -58,7 +58,7 @@ func TestStepLimitCountsEveryResume(t *testing.T) {
 				require.ErrorContains(t, err, fmt.Sprintf("%d steps ran since the run started, the limit is %d", tc.maxSteps, tc.maxSteps))
 				require.ErrorContains(t, err, fmt.Sprintf(`"work" (%d runs)`, tc.runs["work"]))
 				require.ErrorContains(t, err, fmt.Sprintf(`"ask" (%d runs)`, tc.runs["ask"]))
-				require.Nil(t, agent.Interrupts(err), "the run ended: it waits for nothing")
+				require.Nil(t, agentrt.Interrupts(err), "the run ended: it waits for nothing")
 				qs, err := e.Pending(ctx, id)
 				require.NoError(t, err)
 				require.Empty(t, qs)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 )
 
 type nodeKey struct{}
@@ -47,7 +48,7 @@ func (c *Compiled[S]) runTask(ctx context.Context, nr *agent.Run, t task, in fie
 			return nil, fmt.Errorf("input mapping: %w", err)
 		}
 		var end agent.Event
-		if end, err = nr.Child(ctx, n.sub, raw); err == nil {
+		if end, err = agentrt.Child(ctx, nr, n.sub, raw); err == nil {
 			out, err = n.out(s, end.Output)
 		}
 	}

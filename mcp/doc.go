@@ -9,7 +9,7 @@
 //     optional per-server prefix, and [Toolset.Original] maps them back;
 //   - a tool with an output schema returns its structuredContent, other
 //     tools {"message": their joined text}; image and audio content become
-//     the result's parts ([agent.Run.SetResultParts]);
+//     the result's parts ([agentrt.SetResultParts]);
 //   - a result marked isError becomes a [*ToolError], which an AI agent
 //     sends back to the model;
 //   - the tool list is refreshed after notifications/tools/list_changed;

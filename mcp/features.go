@@ -10,6 +10,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/model"
 )
 
@@ -218,7 +219,7 @@ func (ts *Toolset) resourceTools() []agent.Agent {
 					}
 				}
 				if media {
-					r.SetResultParts(parts...)
+					agentrt.SetResultParts(r, parts...)
 				}
 				return json.Marshal(map[string]string{"message": strings.Join(texts, "\n")})
 			},
@@ -240,5 +241,5 @@ func (t *localTool) Info() agent.Info {
 
 // Run runs the tool.
 func (t *localTool) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.Event, error] {
-	return agent.Execute(ctx, t, input, t.body)
+	return agentrt.Execute(ctx, t, input, t.body)
 }

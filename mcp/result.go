@@ -9,6 +9,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/internal/jsonquote"
 	"github.com/loomwork/loom/model"
 )
@@ -78,7 +79,7 @@ func (t *tool) result(r *agent.Run, res *sdk.CallToolResult) (json.RawMessage, e
 		}
 	}
 	if media && !res.IsError {
-		r.SetResultParts(parts...)
+		agentrt.SetResultParts(r, parts...)
 	}
 	return t.output(res, strings.Join(texts, "\n"))
 }

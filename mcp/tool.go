@@ -11,6 +11,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 )
 
 // tool is one tool of the server as a loom agent.
@@ -34,7 +35,7 @@ func (t *tool) Info() agent.Info {
 
 // Run calls the tool on the server.
 func (t *tool) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.Event, error] {
-	return agent.Execute(ctx, t, input, t.bodyFn)
+	return agentrt.Execute(ctx, t, input, t.bodyFn)
 }
 
 // body calls the tool, or goes on with the call parked for this run,
@@ -150,9 +151,9 @@ func (t *tool) wait(ctx context.Context, r *agent.Run, f *flight) (json.RawMessa
 				if err, done := handle(n.elicit); done {
 					return nil, err
 				}
-			} else if !r.Emit(agent.Event{Kind: agent.EventTextDelta, Text: progressText(n.progress)}) {
+			} else if !agentrt.Emit(r, agent.Event{Kind: agent.EventTextDelta, Text: progressText(n.progress)}) {
 				t.end(f)
-				return nil, agent.ErrStopped
+				return nil, agentrt.ErrStopped
 			}
 		case <-timer.C:
 			t.end(f)
@@ -175,8 +176,8 @@ func (t *tool) returned(r *agent.Run, f *flight) (json.RawMessage, error) {
 		case n := <-f.c.notes:
 			// An elicitation now goes unanswered: its asker sees the call
 			// returned.
-			if n.progress != nil && !r.Emit(agent.Event{Kind: agent.EventTextDelta, Text: progressText(n.progress)}) {
-				return nil, agent.ErrStopped
+			if n.progress != nil && !agentrt.Emit(r, agent.Event{Kind: agent.EventTextDelta, Text: progressText(n.progress)}) {
+				return nil, agentrt.ErrStopped
 			}
 		default:
 			return t.result(r, f.c.res)

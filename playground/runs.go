@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/checkpoint"
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/spec"
@@ -421,7 +422,7 @@ func checkAnswers(pending []agent.Question, answers map[string]json.RawMessage) 
 		if i < 0 {
 			return fmt.Errorf("the run asks no question %q", id)
 		}
-		if err := agent.CheckAnswer(pending[i], a); err != nil {
+		if err := agentrt.CheckAnswer(pending[i], a); err != nil {
 			return err
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/internal/flow"
 	"github.com/loomwork/loom/internal/jsonschema"
 	"github.com/loomwork/loom/sandbox"
@@ -65,7 +66,7 @@ func (f *function) Info() agent.Info {
 }
 
 func (f *function) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.Event, error] {
-	return agent.Execute(ctx, f, input, f.body)
+	return agentrt.Execute(ctx, f, input, f.body)
 }
 
 func (f *function) body(ctx context.Context, r *agent.Run) (json.RawMessage, error) {

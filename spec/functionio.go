@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 	mcpserver "github.com/loomwork/loom/mcp/server"
 	"github.com/loomwork/loom/sandbox"
 )
@@ -96,8 +97,8 @@ func (f *function) contentOutput(ctx context.Context, r *agent.Run, value json.R
 	if err != nil {
 		return nil, fmt.Errorf("function %s (returns: content): %w", f.name, err)
 	}
-	r.SetResultParts(c.parts...)
-	if r.Parent() == nil {
+	agentrt.SetResultParts(r, c.parts...)
+	if agentrt.Parent(r) == nil {
 		mcpserver.SetResultContent(ctx, c.mcp...)
 	}
 	return json.Marshal(map[string]string{"result": c.text})

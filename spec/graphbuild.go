@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/codeexec"
 	"github.com/loomwork/loom/graph"
 	"github.com/loomwork/loom/sandbox"
@@ -134,7 +135,7 @@ func agentNode(node string, a agent.Agent, input, key string, exec sandbox.Execu
 			}
 		}
 		r := agent.CurrentRun(ctx)
-		end, err := r.Child(ctx, a, in)
+		end, err := agentrt.Child(ctx, r, a, in)
 		if err != nil {
 			return s, err
 		}

@@ -7,6 +7,7 @@ import (
 	"iter"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/graph"
 	"github.com/loomwork/loom/internal/flow"
 )
@@ -30,7 +31,7 @@ func (g *graphAgent) Info() agent.Info {
 
 // Run runs the graph on input, a JSON object: the initial state.
 func (g *graphAgent) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.Event, error] {
-	return agent.Execute(ctx, g, input, func(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
+	return agentrt.Execute(ctx, g, input, func(ctx context.Context, r *agent.Run) (json.RawMessage, error) {
 		var state map[string]json.RawMessage
 		if err := json.Unmarshal(input, &state); err != nil || state == nil {
 			return nil, fmt.Errorf("%w: graph %s: the input must be a JSON object, the graph's first state; got %.100s", agent.ErrInvalidInput, g.name, input)
@@ -41,7 +42,7 @@ func (g *graphAgent) Run(ctx context.Context, input json.RawMessage) iter.Seq2[a
 		}
 		// The graph's steps are nested runs of this one: an engine's
 		// resume of the run replays those that ended (see graph.Compiled.Run).
-		end, err := r.Child(ctx, g.c, in)
+		end, err := agentrt.Child(ctx, r, g.c, in)
 		if err != nil {
 			return nil, err
 		}

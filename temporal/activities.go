@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/model"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
@@ -138,7 +139,7 @@ func modelFailure(err error) error {
 	return temporal.NewApplicationErrorWithOptions(err.Error(), ErrorTypeModel, temporal.ApplicationErrorOptions{
 		NonRetryable:   !retry,
 		NextRetryDelay: delay,
-		Details:        []any{agent.ErrorRecordOf(err)},
+		Details:        []any{agentrt.ErrorRecordOf(err)},
 	})
 }
 
@@ -187,7 +188,7 @@ func (a *Activities) Tool(ctx context.Context, call ToolCall) (json.RawMessage, 
 	t, ok := a.tools[call.Tool]
 	if !ok {
 		err := fmt.Errorf("%w %q: add it to the worker's Config.Tools", ErrUnknownTool, call.Tool)
-		return nil, temporal.NewNonRetryableApplicationError(err.Error(), ErrorTypeTool, nil, agent.ErrorRecordOf(err))
+		return nil, temporal.NewNonRetryableApplicationError(err.Error(), ErrorTypeTool, nil, agentrt.ErrorRecordOf(err))
 	}
 	stop := heartbeat(ctx)
 	defer stop()
@@ -198,7 +199,7 @@ func (a *Activities) Tool(ctx context.Context, call ToolCall) (json.RawMessage, 
 	if err != nil {
 		retry, delay := retryable(err)
 		return nil, temporal.NewApplicationErrorWithOptions(err.Error(), ErrorTypeTool, temporal.ApplicationErrorOptions{
-			NonRetryable: !retry, NextRetryDelay: delay, Details: []any{agent.ErrorRecordOf(err)},
+			NonRetryable: !retry, NextRetryDelay: delay, Details: []any{agentrt.ErrorRecordOf(err)},
 		})
 	}
 	return out, nil

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/model"
 	"go.temporal.io/sdk/workflow"
 )
@@ -135,7 +136,7 @@ func Chat(wctx workflow.Context, a agent.Agent, st ChatState, opts ChatOptions) 
 // chatTurn runs one turn and returns the reply's text and the messages the
 // turn adds to the conversation.
 func chatTurn(ctx context.Context, a agent.Agent, text string) (string, []model.Message, error) {
-	in, err := agent.EncodeInput(text)
+	in, err := agentrt.EncodeInput(text)
 	if err != nil {
 		return "", nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/modeltest"
 	lt "github.com/loomwork/loom/temporal"
@@ -26,7 +27,7 @@ func GreeterWorkflow(w workflow.Context, name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	in, _ := agent.EncodeInput(name)
+	in, _ := agentrt.EncodeInput(name)
 	out, err := lt.Run(w, a, in)
 	if err != nil {
 		return "", err

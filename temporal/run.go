@@ -84,7 +84,7 @@ func Run(wctx workflow.Context, a agent.Agent, input json.RawMessage) (json.RawM
 				out, runErr = ev.Output, err
 			}
 		}
-		ie := agent.Interrupts(runErr)
+		ie := agentrt.Interrupts(runErr)
 		if ie == nil {
 			r.done = true
 			return out, runErr
@@ -127,7 +127,7 @@ func (r *runState) check(ans Answer) error {
 		if _, ok := r.answers[q.ID]; ok {
 			return fmt.Errorf("%w: question %s is already answered", ErrNotPending, q.ID)
 		}
-		return agent.CheckAnswer(q, ans.Answer)
+		return agentrt.CheckAnswer(q, ans.Answer)
 	}
 	return fmt.Errorf("%w: the run does not wait for question %q: query %s for the pending questions", ErrNotPending, ans.QuestionID, StatusQuery)
 }

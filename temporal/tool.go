@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/sandbox"
 	"github.com/loomwork/loom/sandbox/jstool"
 	"go.temporal.io/sdk/workflow"
@@ -37,7 +38,7 @@ func (a *activityTool) Info() agent.Info {
 
 // Run runs the tool activity as a run of the tool.
 func (a *activityTool) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.Event, error] {
-	return agent.Execute(ctx, a, input, func(ctx context.Context, _ *agent.Run) (json.RawMessage, error) {
+	return agentrt.Execute(ctx, a, input, func(ctx context.Context, _ *agent.Run) (json.RawMessage, error) {
 		b, err := bridgeFrom(ctx)
 		if err != nil {
 			return nil, err

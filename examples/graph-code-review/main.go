@@ -254,7 +254,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	if ie := agent.Interrupts(err); ie != nil {
+	if errors.Is(err, agent.ErrInterrupted) {
 		hist, herr := c.History(ctx, e, *thread)
 		if herr != nil || len(hist) == 0 {
 			fmt.Fprintln(stderr, "history:", herr)

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 )
 
 // Ends reports whether err must end the run as it is, rather than be
@@ -19,6 +20,6 @@ func Ends(ctx context.Context, err error) bool {
 		return false
 	}
 	var he *agent.HaltError
-	return errors.Is(err, agent.ErrStopped) || errors.Is(err, agent.ErrLimit) || errors.Is(err, agent.ErrInterrupted) ||
+	return errors.Is(err, agentrt.ErrStopped) || errors.Is(err, agent.ErrLimit) || errors.Is(err, agent.ErrInterrupted) ||
 		errors.As(err, &he) || ctx.Err() != nil
 }

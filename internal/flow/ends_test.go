@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/internal/flow"
 )
 
@@ -28,8 +29,8 @@ func TestEnds(t *testing.T) {
 		{"a step's own failure is handled", live, tool, false},
 		{"a wrapped failure is handled", live, fmt.Errorf("executor: %w", tool), false},
 		{"a tool error is handled", live, &agent.ToolError{Tool: "evaluateJs", Err: tool}, false},
-		{"the consumer stopped", live, agent.ErrStopped, true},
-		{"a wrapped stop", live, fmt.Errorf("step 2: %w", agent.ErrStopped), true},
+		{"the consumer stopped", live, agentrt.ErrStopped, true},
+		{"a wrapped stop", live, fmt.Errorf("step 2: %w", agentrt.ErrStopped), true},
 		{"a limit", live, agent.ErrLimit, true},
 		{"a limit error", live, &agent.LimitError{Limit: agent.LimitTurns, Used: 3, Max: 2}, true},
 		{"a question waits", live, agent.ErrInterrupted, true},

@@ -13,6 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/model"
 )
 
@@ -35,7 +36,7 @@ func (a *schemaAgent) Info() agent.Info {
 }
 
 func (a *schemaAgent) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.Event, error] {
-	return agent.Execute(ctx, a, input, a.body)
+	return agentrt.Execute(ctx, a, input, a.body)
 }
 
 type none struct{}
@@ -57,11 +58,11 @@ func fixtureTools() ([]agent.Agent, error) {
 		return "This is a simple text response for testing.", nil
 	}))
 	add(agent.NewFunc("test_image_content", "Returns an image", func(ctx context.Context, _ none) (string, error) {
-		agent.CurrentRun(ctx).SetResultParts(model.Image{Data: redPixel, MIMEType: "image/png"})
+		agentrt.SetResultParts(agent.CurrentRun(ctx), model.Image{Data: redPixel, MIMEType: "image/png"})
 		return "", nil
 	}))
 	add(agent.NewFunc("test_audio_content", "Returns audio", func(ctx context.Context, _ none) (string, error) {
-		agent.CurrentRun(ctx).SetResultParts(model.Audio{Data: silentWAV, MIMEType: "audio/wav"})
+		agentrt.SetResultParts(agent.CurrentRun(ctx), model.Audio{Data: silentWAV, MIMEType: "audio/wav"})
 		return "", nil
 	}))
 	add(agent.NewFunc("test_embedded_resource", "Returns an embedded resource", func(ctx context.Context, _ none) (string, error) {
@@ -69,7 +70,7 @@ func fixtureTools() ([]agent.Agent, error) {
 		return "", nil
 	}))
 	add(agent.NewFunc("test_multiple_content_types", "Returns text, an image and a resource", func(ctx context.Context, _ none) (string, error) {
-		agent.CurrentRun(ctx).SetResultParts(model.Text{Text: "Multiple content types test:"}, model.Image{Data: redPixel, MIMEType: "image/png"})
+		agentrt.SetResultParts(agent.CurrentRun(ctx), model.Text{Text: "Multiple content types test:"}, model.Image{Data: redPixel, MIMEType: "image/png"})
 		AddContent(ctx, &sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: "test://mixed-content-resource", MIMEType: "application/json", Text: `{"test":"data","value":123}`}})
 		return "", nil
 	}))

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/checkpoint"
 )
 
@@ -26,7 +27,7 @@ func (a rawAgent) Info() agent.Info {
 }
 
 func (a rawAgent) Run(ctx context.Context, in json.RawMessage) iter.Seq2[agent.Event, error] {
-	return agent.Execute(ctx, a, in, func(context.Context, *agent.Run) (json.RawMessage, error) {
+	return agentrt.Execute(ctx, a, in, func(context.Context, *agent.Run) (json.RawMessage, error) {
 		a.ran.Add(1)
 		return json.RawMessage(`{"ok":true}`), nil
 	})

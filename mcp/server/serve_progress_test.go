@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/model"
 )
 
@@ -58,7 +59,7 @@ func TestReportProgressIncreases(t *testing.T) {
 // the call's result, in its order; content added with AddContent follows.
 func TestSetResultContent(t *testing.T) {
 	a, err := agent.NewFunc("doc", "Answers with content", func(ctx context.Context, _ none) (string, error) {
-		agent.CurrentRun(ctx).SetResultParts(model.Text{Text: "a part, not sent"})
+		agentrt.SetResultParts(agent.CurrentRun(ctx), model.Text{Text: "a part, not sent"})
 		SetResultContent(ctx, &sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: "docs://a", Text: "A"}}, &sdk.TextContent{Text: "after"})
 		AddContent(ctx, &sdk.TextContent{Text: "added"})
 		return "", nil

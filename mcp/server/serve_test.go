@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/checkpoint"
 	"github.com/loomwork/loom/mcp"
 	"github.com/loomwork/loom/model"
@@ -228,7 +229,7 @@ func TestServerResultContent(t *testing.T) {
 	sum, err := agent.NewFunc("sum", "adds", func(context.Context, struct{ A, B int }) (out, error) { return out{5}, nil })
 	require.NoError(t, err)
 	media, err := agent.NewFunc("media", "returns media", func(ctx context.Context, _ struct{}) (string, error) {
-		agent.CurrentRun(ctx).SetResultParts(model.Text{Text: "look:"}, model.Image{Data: []byte{1, 2}, MIMEType: "image/png"}, model.Audio{Data: []byte{3}, MIMEType: "audio/wav"}, model.Image{URL: "https://example.com/a.png"})
+		agentrt.SetResultParts(agent.CurrentRun(ctx), model.Text{Text: "look:"}, model.Image{Data: []byte{1, 2}, MIMEType: "image/png"}, model.Audio{Data: []byte{3}, MIMEType: "audio/wav"}, model.Image{URL: "https://example.com/a.png"})
 		AddContent(ctx, &sdk.ResourceLink{URI: "file:///doc.md", Name: "doc"})
 		return "ignored when parts are given", nil
 	})

@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/internal/flow"
 	"github.com/loomwork/loom/internal/taskrun"
 	"github.com/loomwork/loom/internal/telemetry"
@@ -359,11 +360,11 @@ func runBatch(outer context.Context, r *agent.Run, batch []*agentCall) error {
 		finish(batch[0], out, err)
 		return stop
 	}
-	jobs := make([]agent.Job, len(batch))
+	jobs := make([]agentrt.Job, len(batch))
 	for i, c := range batch {
-		jobs[i] = agent.Job{Agent: tracedTool{c.agent}, Input: c.args}
+		jobs[i] = agentrt.Job{Agent: tracedTool{c.agent}, Input: c.args}
 	}
-	outs, err := r.Fan(ctx, jobs, agent.FanOptions{Collect: true})
+	outs, err := agentrt.Fan(ctx, r, jobs, agentrt.FanOptions{Collect: true})
 	if err != nil {
 		for _, c := range batch {
 			finish(c, nil, err)

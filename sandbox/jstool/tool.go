@@ -149,7 +149,7 @@ type tool struct {
 // returns the tool's output; in code mode the code's calls of the
 // toolsets' tools run as nested runs of this run.
 func (t *tool) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.Event, error] {
-	return agent.Execute(ctx, t, input, t.body)
+	return agentrt.Execute(ctx, t, input, t.body)
 }
 
 func (t *tool) body(ctx context.Context, r *agent.Run) (json.RawMessage, error) {

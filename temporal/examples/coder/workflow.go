@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/codeexec"
 	"github.com/loomwork/loom/sandbox"
 	lt "github.com/loomwork/loom/temporal"
@@ -54,7 +55,7 @@ func solve(w workflow.Context, task string, approver codeexec.Approver) (string,
 	if err != nil {
 		return "", err
 	}
-	in, err := agent.EncodeInput(task)
+	in, err := agentrt.EncodeInput(task)
 	if err != nil {
 		return "", err
 	}
