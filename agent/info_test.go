@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/agent/agentrt"
 	"github.com/loomwork/loom/model/modeltest"
 	"github.com/stretchr/testify/require"
 )
@@ -123,7 +124,7 @@ func (greeter) Info() agent.Info {
 }
 
 func (g greeter) Run(ctx context.Context, input json.RawMessage) iter.Seq2[agent.Event, error] {
-	return agent.Execute(ctx, g, input, func(_ context.Context, r *agent.Run) (json.RawMessage, error) {
+	return agentrt.Execute(ctx, g, input, func(_ context.Context, r *agent.Run) (json.RawMessage, error) {
 		var in struct{ Who string }
 		if err := json.Unmarshal(r.Input, &in); err != nil {
 			return nil, err
