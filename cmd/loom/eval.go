@@ -21,7 +21,7 @@ import (
 	"github.com/loomwork/loom/sandbox"
 )
 
-const evalUsage = `Usage: loom eval [humaneval|loom-tasks] [options]
+const evalUsage = `Usage: loom eval [humaneval|loom-tasks] [flags]
        loom eval diff A.json B.json
 
 Runs a model on a benchmark and reports how often its answers pass:
@@ -38,7 +38,7 @@ problem's failures by class, tokens, cost, latency p50/p95, throughput and
 error rate: a table, or JSON with --json; --out also writes the JSON. The run
 is recorded to the trace database, so 'loom observe' shows it.
 
-Options:
+Flags:
   --model ID         provider:model (default $MODEL, else openai); keys from
                      the environment or .env.local
   --solver KIND      ai (the model answers directly; default for humaneval)
@@ -225,7 +225,7 @@ func (e *exitError) Error() string { return e.msg }
 func exitWith(stderr io.Writer, err error) int {
 	var e *exitError
 	if !errors.As(err, &e) {
-		e = &exitError{2, fmt.Sprintf("%v: run 'loom eval --help'", err)}
+		e = &exitError{2, fmt.Sprintf("%v: run 'loom help eval'", err)}
 	}
 	fmt.Fprintf(stderr, "loom eval: %s\n", e.msg)
 	return e.code
@@ -267,7 +267,7 @@ func parseEvalOptions(args []string) (evalOptions, error) {
 		return o, err
 	}
 	if fs.NArg() > 0 {
-		return o, &exitError{2, fmt.Sprintf("unexpected argument %q: options go after the data set; run 'loom eval --help'", fs.Arg(0))}
+		return o, &exitError{2, fmt.Sprintf("unexpected argument %q: flags go after the data set: run 'loom help eval'", fs.Arg(0))}
 	}
 	if code, msg := o.check(); code != 0 {
 		return o, &exitError{code, msg}

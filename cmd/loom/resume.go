@@ -23,7 +23,7 @@ Flags:
   --approve            approve the pending code
   --deny               decline it; --reason TEXT tells the agent why
   --answer JSON        the answer to a question that is not an approval
-  --log-level, --timeout, --db, --model, --trusted-code   as for loom run
+  --log-level, --timeout, --db, --model, --root, --trusted-code   as for loom run
 Exit status: as for loom run.
 `
 
