@@ -159,3 +159,32 @@ func TestHelpListsEveryFlag(t *testing.T) {
 		}
 	}
 }
+
+// transcript finds, in a README's code blocks, a "$ loom validate …" line
+// and the output shown under it, up to a blank line, the next command or
+// the block's end.
+var transcript = regexp.MustCompile("(?m)^\\$ loom (validate [^\\n]*)\\n((?:[^$`\\n][^\\n]*\\n)*)")
+
+// TestREADMEValidateTranscripts: what the READMEs show loom validate
+// printing is what it prints, run from the repository's root as shown.
+func TestREADMEValidateTranscripts(t *testing.T) {
+	files, err := filepath.Glob("../../examples/*/README.md")
+	require.NoError(t, err)
+	type shown struct{ file, args, out string }
+	var all []shown
+	for _, f := range append(files, "../../README.md") {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for _, m := range transcript.FindAllStringSubmatch(string(b), -1) {
+			all = append(all, shown{strings.TrimPrefix(f, "../../"), m[1], m[2]})
+		}
+	}
+	require.NotEmpty(t, all)
+	t.Setenv("MODEL", "") // the files' own models, as a new user's shell has
+	t.Chdir("../..")
+	for _, s := range all {
+		var out, errs bytes.Buffer
+		require.Equal(t, exitOK, run(t.Context(), strings.Fields(s.args), &out, &errs), "%s: loom %s: %s", s.file, s.args, errs.String())
+		require.Equal(t, s.out, out.String(), "%s shows another output of loom %s", s.file, s.args)
+	}
+}
