@@ -201,3 +201,20 @@ func exportData(t *testing.T, root string, need map[string]bool) map[string]stri
 	}
 	return exports
 }
+
+// TestREADMEQuickstartIsTheExample: the README's first program is
+// examples/quickstart's main, word for word, so it is built and run
+// against a local OpenAI-format server by that example's test.
+func TestREADMEQuickstartIsTheExample(t *testing.T) {
+	root := moduleRoot(t)
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	require.NoError(t, err)
+	first := goBlock.FindStringSubmatch(string(readme))
+	require.NotNil(t, first, "the README opens with a Go program")
+	src, err := os.ReadFile(filepath.Join(root, "examples", "quickstart", "main.go"))
+	require.NoError(t, err)
+	start := strings.Index(string(src), "func main() {")
+	require.GreaterOrEqual(t, start, 0)
+	require.Equal(t, string(src[start:]), first[1], "the README's first block is examples/quickstart's main")
+	require.Contains(t, string(readme), "That is `examples/quickstart/main.go`")
+}
