@@ -218,3 +218,40 @@ func TestREADMEQuickstartIsTheExample(t *testing.T) {
 	require.Equal(t, string(src[start:]), first[1], "the README's first block is examples/quickstart's main")
 	require.Contains(t, string(readme), "That is `examples/quickstart/main.go`")
 }
+
+// TestREADMEListsEveryPackage: the README's package table names every
+// public package of the module (bench's helpers aside), and no folder
+// that is gone.
+func TestREADMEListsEveryPackage(t *testing.T) {
+	root := moduleRoot(t)
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	require.NoError(t, err)
+	text := string(readme)
+	start, end := strings.Index(text, "## Packages"), strings.Index(text, "## Architecture")
+	require.True(t, start >= 0 && end > start, "the README has a Packages section before its Architecture")
+	table := text[start:end]
+	named := map[string]bool{} // the names of the table's first column, and those in its text
+	for _, row := range regexp.MustCompile(`(?m)^\| ([^|]*)\|([^\n]*)`).FindAllStringSubmatch(table, -1) {
+		for _, m := range regexp.MustCompile("`([a-z0-9/-]+)`").FindAllStringSubmatch(row[1], -1) {
+			named[m[1]] = true
+		}
+		for _, m := range regexp.MustCompile("`([a-z0-9-]+/[a-z0-9/-]+)`").FindAllStringSubmatch(row[2], -1) {
+			if m[1] != "loom/v1" {
+				named[m[1]] = true
+			}
+		}
+	}
+	for ip := range packageDirs(t, root) {
+		rel := strings.TrimPrefix(strings.TrimPrefix(ip, modulePath), "/")
+		if rel == "" || strings.Contains(ip, "/internal") || strings.HasPrefix(rel, "examples") || strings.HasPrefix(rel, "bench") || strings.Contains(rel, "testdata") {
+			continue
+		}
+		require.True(t, named[rel], "README.md's package table does not name %s", rel)
+	}
+	for n := range named {
+		if strings.Contains(n, "/") {
+			_, err := os.Stat(filepath.Join(root, n))
+			require.NoError(t, err, "README.md's package table names %s, which is gone", n)
+		}
+	}
+}
