@@ -255,3 +255,38 @@ func TestREADMEListsEveryPackage(t *testing.T) {
 		}
 	}
 }
+
+// TestREADMEImportClaims: what the README's Architecture says of the
+// packages' imports holds: sandbox and checkpoint import no public loom
+// package, agent only model's, and nothing below the top imports graph,
+// mcp, observe or the CLI.
+func TestREADMEImportClaims(t *testing.T) {
+	root := moduleRoot(t)
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	require.NoError(t, err)
+	require.Contains(t, strings.Join(strings.Fields(string(readme)), " "), "`sandbox` (the executors) and `checkpoint` (stores keep opaque JSON) import nothing of loom; `model` ← `agent` ← `sandbox/jstool`, `compose`, `engine`, `vector` ← `codeexec`, with `graph`, `mcp`, `observe` and `cmd/loom` on top.")
+	deps := func(pkg string) []string {
+		cmd := exec.CommandContext(t.Context(), "go", "list", "-deps", "./"+pkg)
+		cmd.Dir = root
+		out, err := cmd.Output()
+		require.NoError(t, err, "go list -deps ./%s", pkg)
+		var public []string
+		for _, ip := range strings.Fields(string(out)) {
+			rel, ok := strings.CutPrefix(ip, modulePath+"/")
+			if ok && rel != pkg && !strings.Contains(rel, "internal") {
+				public = append(public, rel)
+			}
+		}
+		return public
+	}
+	require.Empty(t, deps("sandbox"))
+	require.Empty(t, deps("checkpoint"))
+	for _, d := range deps("agent") {
+		require.True(t, strings.HasPrefix(d, "model"), "agent imports %s", d)
+	}
+	for _, d := range deps("codeexec") {
+		for _, top := range []string{"graph", "mcp", "observe", "cmd", "spec", "engine"} {
+			require.False(t, d == top || strings.HasPrefix(d, top+"/"), "codeexec imports %s", d)
+		}
+	}
+}
