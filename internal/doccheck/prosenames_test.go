@@ -19,9 +19,10 @@ var proseName = regexp.MustCompile(`(?:^|[^\w/.])([a-z][a-z0-9]*)\.([A-Z]\w*(?:\
 // aliases are the names the READMEs import packages under.
 var aliases = map[string]string{"mcpserver": modulePath + "/mcp/server"}
 
-// TestREADMENamesExist: every loom name the READMEs mention in their
-// prose and examples (pkg.Name, pkg.Type.Method, pkg.Type.Field) is one
-// the package declares, so a rename leaves no README behind.
+// TestREADMENamesExist: every loom name the READMEs and the packages'
+// doc.go overviews mention in their prose and examples (pkg.Name,
+// pkg.Type.Method, pkg.Type.Field; a doc link is TestDocLinksResolve's) is
+// one the package declares, so a rename leaves no doc behind.
 func TestREADMENamesExist(t *testing.T) {
 	root := moduleRoot(t)
 	dirs := packageDirs(t, root)
@@ -32,7 +33,11 @@ func TestREADMENamesExist(t *testing.T) {
 	names := map[string]map[string]bool{}
 	var bad []string
 	checked := 0
-	for _, path := range readmes(t, root) {
+	overviews, err := filepath.Glob(filepath.Join(root, "*", "doc.go"))
+	require.NoError(t, err)
+	more, err := filepath.Glob(filepath.Join(root, "*", "*", "doc.go"))
+	require.NoError(t, err)
+	for _, path := range append(append(readmes(t, root), overviews...), more...) {
 		b, err := os.ReadFile(path)
 		require.NoError(t, err)
 		rel, _ := filepath.Rel(root, path)
