@@ -62,6 +62,8 @@ Flags:
   --trusted-code     accept that inprocess runs the model's code with this
                      program's privileges
   --no-trace         do not record the run to the trace database
+  --log-level LEVEL  ERROR, WARN (default), INFO, DEBUG or TRACE, logged on
+                     stderr
 
 Exit status:
   0    the evaluation ran (whatever the score)
@@ -84,6 +86,7 @@ const defaultEvalTimeout = 5 * time.Minute
 // zero number means the default and a negative one is an error.
 type evalOptions struct {
 	dataset, modelID, solver, problems, humaneval, out, sandbox string
+	logLevel                                                    string
 	samples, concurrency, limit                                 int
 	temperature                                                 *float64
 	timeout                                                     time.Duration
@@ -133,7 +136,8 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer, open 
 
 	cfg := evals.Config{Solver: solver, Executor: exec, Samples: o.samples, Concurrency: o.concurrency,
 		Model: id, SolverName: o.solver}
-	engCfg := engine.Config{Limits: agent.Limits{Timeout: cmp.Or(o.timeout, defaultEvalTimeout)}}
+	level, _ := cli.ParseLevel(o.logLevel) // checked with the options
+	engCfg := engine.Config{Limits: agent.Limits{Timeout: cmp.Or(o.timeout, defaultEvalTimeout)}, Logger: cli.NewLogger(stderr, level)}
 	traced := ""
 	if !o.noTrace {
 		tr, stop := startEvalTracing(ctx, stderr)
@@ -263,6 +267,7 @@ func parseEvalOptions(args []string) (evalOptions, error) {
 	fs.StringVar(&o.sandbox, "sandbox", "isolated", "")
 	fs.BoolVar(&o.trusted, "trusted-code", false, "")
 	fs.BoolVar(&o.noTrace, "no-trace", false, "")
+	fs.StringVar(&o.logLevel, "log-level", "WARN", "")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -295,6 +300,9 @@ func (o *evalOptions) check() (int, string) {
 		if f.v < 0 {
 			return 2, fmt.Sprintf("%s %d: use 0 for the default or a positive number", f.name, f.v)
 		}
+	}
+	if _, err := cli.ParseLevel(o.logLevel); err != nil {
+		return 2, err.Error()
 	}
 	if o.timeout < 0 {
 		return 2, fmt.Sprintf("--timeout %s: use 0 for the default or a positive duration, as 2m", o.timeout)

@@ -40,3 +40,17 @@ func TestRunNoTrace(t *testing.T) {
 	require.Equal(t, 2, traces(t), "the run and its resume are traced")
 	require.Zero(t, traces(t, "--no-trace"))
 }
+
+// TestEvalLogLevel: loom eval takes --log-level as loom run and the
+// examples do, and refuses a level that is none.
+func TestEvalLogLevel(t *testing.T) {
+	o, err := parseEvalOptions([]string{"loom-tasks", "--log-level", "DEBUG"})
+	require.NoError(t, err)
+	require.Equal(t, "DEBUG", o.logLevel)
+	o, err = parseEvalOptions([]string{"loom-tasks"})
+	require.NoError(t, err)
+	require.Equal(t, "WARN", o.logLevel, "the progress bar shares stderr: warnings only by default")
+	var out, errs strings.Builder
+	require.Equal(t, exitInvalid, run(t.Context(), []string{"eval", "--log-level", "LOUD"}, &out, &errs))
+	require.Contains(t, errs.String(), "LOUD")
+}
