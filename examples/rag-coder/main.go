@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"os"
 	"path"
-	"time"
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/internal/cli"
@@ -33,13 +32,11 @@ last expression of the code is the result. Answer in one or two sentences.`
 // settings are rag-coder's own flags.
 type settings struct {
 	docs, db, embedder string
-	sandbox            string
-	trusted            bool
-	timeout            time.Duration
+	sandbox            cli.SandboxFlags
 }
 
 func newApp() *cli.App {
-	s := settings{docs: "docs", embedder: "hash", sandbox: cli.SandboxIsolated}
+	s := settings{docs: "docs", embedder: "hash"}
 	return &cli.App{
 		Name:            "rag-coder",
 		Summary:         "ingests a folder of notes, then answers from them, computing in a sandbox",
@@ -50,18 +47,17 @@ func newApp() *cli.App {
 			fs.StringVar(&s.docs, "docs", s.docs, "the `DIR` of .md and .txt files to ingest")
 			fs.StringVar(&s.db, "db", "", "a SQLite `FILE` to keep the vectors in (default: memory only)")
 			fs.StringVar(&s.embedder, "embedder", s.embedder, "the `EMBEDDER`: hash (offline, lexical), openai, ollama or gemini")
-			fs.StringVar(&s.sandbox, "sandbox", s.sandbox, "the `KIND` of sandbox code runs in: isolated (a worker process with OS limits) or inprocess (trusted code only, with --"+cli.TrustFlag+")")
-			fs.BoolVar(&s.trusted, cli.TrustFlag, false, "accept that --sandbox inprocess runs the model's code with this program's privileges")
-			fs.DurationVar(&s.timeout, "sandbox-timeout", s.timeout, "time limit of one snippet (default: the sandbox's, 5s)")
+			s.sandbox.Register(fs, "")
 		},
-		Build: func(ctx context.Context, env *cli.Env) (agent.Agent, error) { return build(ctx, env, s) },
+		Build: func(ctx context.Context, env *cli.Env) (agent.Agent, error) { return build(ctx, env, &s) },
 	}
 }
 
 // build ingests the notes and returns the coder, with the search tool over
 // them and the sandbox's evaluateJs.
-func build(ctx context.Context, env *cli.Env, s settings) (agent.Agent, error) {
-	if err := cli.CheckTrust(s.sandbox, s.trusted); err != nil {
+func build(ctx context.Context, env *cli.Env, s *settings) (agent.Agent, error) {
+	evaluateJs, err := s.sandbox.Tool(env)
+	if err != nil {
 		return nil, err
 	}
 	emb, err := newEmbedder(s.embedder)
@@ -91,10 +87,6 @@ func build(ctx context.Context, env *cli.Env, s settings) (agent.Agent, error) {
 	}
 	if res.Files == 0 {
 		return nil, fmt.Errorf("--docs %s: no .md or .txt files in it: give the folder of your notes", s.docs)
-	}
-	evaluateJs, _, err := cli.NewSandbox(env, s.sandbox, s.timeout)
-	if err != nil {
-		return nil, err
 	}
 	search, err := vector.NewSearchTool(store, vector.SearchToolConfig{Description: "Searches the team's notes (leave, on-call, deploys) and returns the most relevant passages."})
 	if err != nil {
