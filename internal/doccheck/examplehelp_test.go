@@ -86,6 +86,7 @@ func TestExampleHelpMatchesREADME(t *testing.T) {
 			continue // the README's ten-line program takes no flags
 		}
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // each asks the go command for its binary
 			readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
 			require.NoError(t, err, "every example has a README")
 			bin, err := testkit.Binary(dir)
