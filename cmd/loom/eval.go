@@ -307,12 +307,11 @@ func (o *evalOptions) check() (int, string) {
 	if o.timeout < 0 {
 		return 2, fmt.Sprintf("--timeout %s: use 0 for the default or a positive duration, as 2m", o.timeout)
 	}
-	if o.sandbox != "isolated" && o.sandbox != "inprocess" {
-		return 2, fmt.Sprintf("--sandbox %q: use isolated or inprocess", o.sandbox)
+	kind, err := cli.SandboxKind(o.sandbox, o.trusted)
+	if err != nil {
+		return 2, err.Error()
 	}
-	if o.sandbox == "inprocess" && !o.trusted {
-		return 2, "--sandbox inprocess runs the model's code in this process, with its privileges: it is for trusted code only; pass --trusted-code to accept that, or use --sandbox isolated"
-	}
+	o.sandbox = kind
 	if o.humaneval != "" && o.dataset != "humaneval" {
 		return 2, "--humaneval applies to the humaneval data set only"
 	}

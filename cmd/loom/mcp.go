@@ -107,14 +107,12 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer, open m
 	if !set["log-level"] {
 		rs.logLevel = "WARN"
 	}
-	if *kind != "isolated" && *kind != "inprocess" {
-		fmt.Fprintf(stderr, "loom mcp serve: --sandbox %q: use isolated or inprocess\n", *kind)
+	sandboxKind, err := cli.SandboxKind(*kind, *trusted)
+	if err != nil {
+		fmt.Fprintf(stderr, "loom mcp serve: %v\n", err)
 		return 2
 	}
-	if *kind == "inprocess" && !*trusted {
-		fmt.Fprintln(stderr, "loom mcp serve: --sandbox inprocess runs the model's code in this process, with its privileges: it is for trusted code only; pass --trusted-code to accept that, or use --sandbox isolated")
-		return 2
-	}
+	*kind = sandboxKind
 	if *addr != "" {
 		if _, _, err := net.SplitHostPort(*addr); err != nil {
 			fmt.Fprintf(stderr, "loom mcp serve: --http %q: use HOST:PORT, as 127.0.0.1:8931\n", *addr)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"flag"
+	"fmt"
 	"time"
 
 	"github.com/loomwork/loom/agent"
@@ -27,22 +28,39 @@ func (s *SandboxFlags) Register(fs *flag.FlagSet, timeoutNote string) {
 	fs.DurationVar(&s.Timeout, "sandbox-timeout", 0, "time limit of one snippet"+timeoutNote+" (default: the sandbox's, 5s)")
 }
 
-// Executor checks the consent the kind needs and starts the executor, as
-// [NewExecutor]; it is closed when the program ends.
+// SandboxKind checks a --sandbox value and the consent it needs, and
+// returns the kind: SandboxIsolated, or SandboxInProcess, also spelt
+// in_process as in a loom file's sandbox kind. loom's commands and the
+// examples read --sandbox through it.
+func SandboxKind(kind string, trusted bool) (string, error) {
+	switch kind {
+	case SandboxIsolated:
+	case SandboxInProcess, "in_process", "in-process":
+		kind = SandboxInProcess
+	default:
+		return "", fmt.Errorf("--sandbox %q: use %s or %s", kind, SandboxIsolated, SandboxInProcess)
+	}
+	return kind, CheckTrust(kind, trusted)
+}
+
+// Executor checks the kind and the consent it needs and starts the
+// executor, as [NewExecutor]; it is closed when the program ends.
 func (s *SandboxFlags) Executor(env *Env) (sandbox.ToolRunner, error) {
-	if err := CheckTrust(s.Kind, s.Trusted); err != nil {
+	kind, err := SandboxKind(s.Kind, s.Trusted)
+	if err != nil {
 		return nil, err
 	}
-	return NewExecutor(env, s.Kind, s.Timeout)
+	return NewExecutor(env, kind, s.Timeout)
 }
 
 // Tool checks the consent the kind needs and returns the evaluateJs tool
 // on a new executor, as [NewSandbox]: a failed snippet then sets the exit
 // status. The executor is closed when the program ends.
 func (s *SandboxFlags) Tool(env *Env) (agent.Agent, error) {
-	if err := CheckTrust(s.Kind, s.Trusted); err != nil {
+	kind, err := SandboxKind(s.Kind, s.Trusted)
+	if err != nil {
 		return nil, err
 	}
-	tool, _, err := NewSandbox(env, s.Kind, s.Timeout)
+	tool, _, err := NewSandbox(env, kind, s.Timeout)
 	return tool, err
 }

@@ -22,6 +22,7 @@ func TestSandboxFlags(t *testing.T) {
 		{[]string{"--sandbox", "inprocess"}, SandboxFlags{Kind: SandboxInProcess}, "pass --trusted-code to accept that"},
 		{[]string{"--sandbox", "inprocess", "--trusted-code"}, SandboxFlags{Kind: SandboxInProcess, Trusted: true}, ""},
 		{[]string{"--sandbox", "docker"}, SandboxFlags{Kind: "docker"}, `--sandbox "docker": use isolated or inprocess`},
+		{[]string{"--sandbox", "in_process"}, SandboxFlags{Kind: "in_process"}, "pass --trusted-code to accept that"},
 	}
 	for _, tc := range tests {
 		var s SandboxFlags
@@ -40,4 +41,19 @@ func TestSandboxFlags(t *testing.T) {
 		require.ErrorContains(t, err, tc.refused, "%v", tc.args)
 		env.cleanup()
 	}
+}
+
+// TestSandboxKind: a loom file's spelling, in_process, names the in-process
+// sandbox on the command line too.
+func TestSandboxKind(t *testing.T) {
+	for _, in := range []string{"inprocess", "in_process", "in-process"} {
+		kind, err := SandboxKind(in, true)
+		require.NoError(t, err)
+		require.Equal(t, SandboxInProcess, kind)
+	}
+	kind, err := SandboxKind("isolated", false)
+	require.NoError(t, err)
+	require.Equal(t, SandboxIsolated, kind)
+	_, err = SandboxKind("in_process", false)
+	require.ErrorContains(t, err, "--sandbox inprocess runs the model's code in this process")
 }
