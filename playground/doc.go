@@ -5,7 +5,8 @@
 // and pending approvals answered from the page.
 //
 // Runs belong to the server, not to the page: they run in the background
-// with checkpoints, a pending approval is answered through engine.Resume,
+// with checkpoints, a pending approval is answered through
+// [engine.Engine.Resume],
 // and a page that is closed or reloaded picks the run up again. The page
 // and its script are embedded (no CDN). The server listens on 127.0.0.1 by
 // default, and every request needs the session token the server made,

@@ -21,7 +21,7 @@ import (
 	"github.com/loomwork/loom/sandbox"
 )
 
-const evalUsage = `Usage: loom eval [humaneval|loom-tasks] [options]
+const evalUsage = `Usage: loom eval [humaneval|loom-tasks] [flags]
        loom eval diff A.json B.json
 
 Runs a model on a benchmark and reports how often its answers pass:
@@ -38,7 +38,7 @@ problem's failures by class, tokens, cost, latency p50/p95, throughput and
 error rate: a table, or JSON with --json; --out also writes the JSON. The run
 is recorded to the trace database, so 'loom observe' shows it.
 
-Options:
+Flags:
   --model ID         provider:model (default $MODEL, else openai); keys from
                      the environment or .env.local
   --solver KIND      ai (the model answers directly; default for humaneval)
@@ -62,6 +62,8 @@ Options:
   --trusted-code     accept that inprocess runs the model's code with this
                      program's privileges
   --no-trace         do not record the run to the trace database
+  --log-level LEVEL  ERROR, WARN (default), INFO, DEBUG or TRACE, logged on
+                     stderr
 
 Exit status:
   0    the evaluation ran (whatever the score)
@@ -84,6 +86,7 @@ const defaultEvalTimeout = 5 * time.Minute
 // zero number means the default and a negative one is an error.
 type evalOptions struct {
 	dataset, modelID, solver, problems, humaneval, out, sandbox string
+	logLevel                                                    string
 	samples, concurrency, limit                                 int
 	temperature                                                 *float64
 	timeout                                                     time.Duration
@@ -133,7 +136,8 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer, open 
 
 	cfg := evals.Config{Solver: solver, Executor: exec, Samples: o.samples, Concurrency: o.concurrency,
 		Model: id, SolverName: o.solver}
-	engCfg := engine.Config{Limits: agent.Limits{Timeout: cmp.Or(o.timeout, defaultEvalTimeout)}}
+	level, _ := cli.ParseLevel(o.logLevel) // checked with the options
+	engCfg := engine.Config{Limits: agent.Limits{Timeout: cmp.Or(o.timeout, defaultEvalTimeout)}, Logger: cli.NewLogger(stderr, level)}
 	traced := ""
 	if !o.noTrace {
 		tr, stop := startEvalTracing(ctx, stderr)
@@ -225,7 +229,7 @@ func (e *exitError) Error() string { return e.msg }
 func exitWith(stderr io.Writer, err error) int {
 	var e *exitError
 	if !errors.As(err, &e) {
-		e = &exitError{2, fmt.Sprintf("%v: run 'loom eval --help'", err)}
+		e = &exitError{2, fmt.Sprintf("%v: run 'loom help eval'", err)}
 	}
 	fmt.Fprintf(stderr, "loom eval: %s\n", e.msg)
 	return e.code
@@ -263,11 +267,12 @@ func parseEvalOptions(args []string) (evalOptions, error) {
 	fs.StringVar(&o.sandbox, "sandbox", "isolated", "")
 	fs.BoolVar(&o.trusted, "trusted-code", false, "")
 	fs.BoolVar(&o.noTrace, "no-trace", false, "")
+	fs.StringVar(&o.logLevel, "log-level", "WARN", "")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
 	if fs.NArg() > 0 {
-		return o, &exitError{2, fmt.Sprintf("unexpected argument %q: options go after the data set; run 'loom eval --help'", fs.Arg(0))}
+		return o, &exitError{2, fmt.Sprintf("unexpected argument %q: flags go after the data set: run 'loom help eval'", fs.Arg(0))}
 	}
 	if code, msg := o.check(); code != 0 {
 		return o, &exitError{code, msg}
@@ -296,15 +301,17 @@ func (o *evalOptions) check() (int, string) {
 			return 2, fmt.Sprintf("%s %d: use 0 for the default or a positive number", f.name, f.v)
 		}
 	}
+	if _, err := cli.ParseLevel(o.logLevel); err != nil {
+		return 2, err.Error()
+	}
 	if o.timeout < 0 {
 		return 2, fmt.Sprintf("--timeout %s: use 0 for the default or a positive duration, as 2m", o.timeout)
 	}
-	if o.sandbox != "isolated" && o.sandbox != "inprocess" {
-		return 2, fmt.Sprintf("--sandbox %q: use isolated or inprocess", o.sandbox)
+	kind, err := cli.SandboxKind(o.sandbox, o.trusted)
+	if err != nil {
+		return 2, err.Error()
 	}
-	if o.sandbox == "inprocess" && !o.trusted {
-		return 2, "--sandbox inprocess runs the model's code in this process, with its privileges: it is for trusted code only; pass --trusted-code to accept that, or use --sandbox isolated"
-	}
+	o.sandbox = kind
 	if o.humaneval != "" && o.dataset != "humaneval" {
 		return 2, "--humaneval applies to the humaneval data set only"
 	}

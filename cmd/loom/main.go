@@ -73,7 +73,7 @@ code. Programs record there when they use observe.Setup (the example CLIs do
 by default). Stop it with Ctrl-C (exit status 130) or SIGTERM (143); see
 'loom help' for every exit status.
 
-Options:
+Flags:
   --port N    port to listen on (default %d; 0 picks a free one)
   --db PATH   trace database (default $%s, else %s)
 `
@@ -114,7 +114,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // commands are loom's commands, as 'loom help' lists them.
-var commands = []string{"run", "resume", "validate", "schema", "serve", "observe", "mcp", "eval", "version", "help"}
+var commands = []string{"run", "resume", "validate", "trust", "schema", "serve", "observe", "mcp", "eval", "version", "help"}
 
 // commandHelp returns the help of a command.
 func commandHelp(cmd string) (string, bool) {

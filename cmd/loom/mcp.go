@@ -42,7 +42,7 @@ function's tools.progress calls as progress. A function with returns: content
 answers with text, image, audio and resource content. Over stdio by default (for an MCP client that starts this
 command), or over streamable HTTP at http://ADDR/mcp.
 
-Options:
+Flags:
   --http ADDR        serve streamable HTTP on ADDR, as 127.0.0.1:8931
   --model ID         provider[:model] (default the file's model:, then
                      $MODEL, then openai); keys from the environment or
@@ -53,6 +53,8 @@ Options:
   --timeout D        with FILE: time limit of one call (default 5m)
   --db PATH          with FILE: checkpoint database (default
                      $LOOM_CHECKPOINT_DB, else under the user cache directory)
+  --root DIR         with FILE: let it name files anywhere under DIR (default:
+                     its own folder only); for trusted setups, said on stderr
   --sandbox KIND     without FILE: isolated (worker processes with OS limits,
                      the default) or inprocess (trusted code only: needs
                      --trusted-code); a file's entries name their own
@@ -92,8 +94,8 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer, open m
 	case len(pos) > 1:
 		fmt.Fprintf(stderr, "loom mcp serve: unexpected argument %q: give at most one file: run 'loom help mcp'\n", pos[1])
 		return 2
-	case len(pos) == 0 && (set["agents"] || set["log-level"] || set["timeout"] || set["db"]):
-		fmt.Fprintln(stderr, "loom mcp serve: --agents, --log-level, --timeout and --db go with a FILE: run 'loom help mcp'")
+	case len(pos) == 0 && (set["agents"] || set["log-level"] || set["timeout"] || set["db"] || set["root"]):
+		fmt.Fprintln(stderr, "loom mcp serve: --agents, --log-level, --timeout, --db and --root go with a FILE: run 'loom help mcp'")
 		return 2
 	case len(pos) == 1 && set["sandbox"]:
 		fmt.Fprintln(stderr, "loom mcp serve: --sandbox goes without a FILE: a file's entries name their own sandbox")
@@ -105,14 +107,12 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer, open m
 	if !set["log-level"] {
 		rs.logLevel = "WARN"
 	}
-	if *kind != "isolated" && *kind != "inprocess" {
-		fmt.Fprintf(stderr, "loom mcp serve: --sandbox %q: use isolated or inprocess\n", *kind)
+	sandboxKind, err := cli.SandboxKind(*kind, *trusted)
+	if err != nil {
+		fmt.Fprintf(stderr, "loom mcp serve: %v\n", err)
 		return 2
 	}
-	if *kind == "inprocess" && !*trusted {
-		fmt.Fprintln(stderr, "loom mcp serve: --sandbox inprocess runs the model's code in this process, with its privileges: it is for trusted code only; pass --trusted-code to accept that, or use --sandbox isolated")
-		return 2
-	}
+	*kind = sandboxKind
 	if *addr != "" {
 		if _, _, err := net.SplitHostPort(*addr); err != nil {
 			fmt.Fprintf(stderr, "loom mcp serve: --http %q: use HOST:PORT, as 127.0.0.1:8931\n", *addr)

@@ -149,7 +149,8 @@ func TestMCPServeFileUsageErrors(t *testing.T) {
 		{[]string{"serve", file, "--agents", "nobody", "--db", filepath.Join(t.TempDir(), "cp.db")}, `--agents nobody: the file declares no such agent`},
 		{[]string{"serve", trusted(t, writeFile(t, "loom.yaml", "version: loom/v1\nmodel: openai:gpt-test\nagents:\n  fs: {type: mcp, command: server}\n  a: {type: ai, tools: [fs]}\n")), "--agents", "fs", "--db", filepath.Join(t.TempDir(), "cp.db")}, `--agents fs: it is an mcp entry, a set of tools: run an agent that names it in its tools`},
 		{[]string{"serve", file, "--sandbox", "inprocess"}, "--sandbox goes without a FILE"},
-		{[]string{"serve", "--agents", "helper"}, "--agents, --log-level, --timeout and --db go with a FILE"},
+		{[]string{"serve", "--agents", "helper"}, "--agents, --log-level, --timeout, --db and --root go with a FILE"},
+		{[]string{"serve", "--root", t.TempDir()}, "--agents, --log-level, --timeout, --db and --root go with a FILE"},
 		{[]string{"serve", file, file}, "give at most one file"},
 		{[]string{"serve", writeFile(t, "loom.yaml", "version: loom/v1\nagents:\n  a: {type: ai, instrutions: x}\n")}, `unknown key "instrutions"`},
 	}

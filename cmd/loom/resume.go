@@ -23,7 +23,8 @@ Flags:
   --approve            approve the pending code
   --deny               decline it; --reason TEXT tells the agent why
   --answer JSON        the answer to a question that is not an approval
-  --log-level, --timeout, --db, --model, --trusted-code   as for loom run
+  --log-level, --timeout, --db, --model, --root, --no-trace, --trusted-code   as for loom run
+
 Exit status: as for loom run.
 `
 
@@ -40,6 +41,7 @@ func runResume(ctx context.Context, args []string, stdout, stderr io.Writer, con
 	fs.BoolVar(&deny, "deny", false, "deny")
 	fs.StringVar(&reason, "reason", "", "why")
 	fs.StringVar(&answer, "answer", "", "the answer")
+	noTrace := noTraceFlag(fs)
 	pos, status, quit := cmd.parse(args)
 	given := 0
 	for _, b := range []bool{approve, deny, answer != ""} {
@@ -75,7 +77,10 @@ func runResume(ctx context.Context, args []string, stdout, stderr io.Writer, con
 		fmt.Fprintf(stderr, "loom resume: %v\n", err)
 		return exitInvalid
 	}
-	rs.db, rs.trace = dbPath, "resume"
+	rs.db = dbPath
+	if !*noTrace {
+		rs.trace = "resume"
+	}
 	rs.asker = &con
 	l, err := load(ctx, rec.File, rs, con.getenv, stderr)
 	if err != nil {

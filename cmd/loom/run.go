@@ -53,6 +53,8 @@ Flags:
                        postgres:// URL; loom serve and loom resume share it
   --root DIR           let the file name files anywhere under DIR (default:
                        its own folder only); for trusted setups, said on stderr
+  --no-trace           do not record the run to the trace store (loom observe
+                       shows what is recorded)
   --trusted-code       accept that the file's sandboxes of kind in_process
                        (each marked trusted: true) run the model's code in
                        this process, where any snippet can kill it; without
@@ -94,6 +96,12 @@ func settingsFlags(fs *flag.FlagSet, rs *runSettings) {
 	fs.BoolVar(&rs.trusted, "trusted-code", false, "accept that the file's in_process sandboxes run the model's code with this program's privileges")
 }
 
+// noTraceFlag adds --no-trace, which keeps a command's runs out of the
+// trace store, as the example programs' flag does.
+func noTraceFlag(fs *flag.FlagSet) *bool {
+	return fs.Bool("no-trace", false, "do not record runs to the trace store")
+}
+
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer, con console) int {
 	cmd := newCommand("loom run", "run", runUsage, stdout, stderr)
 	fs, usageErr := cmd.fs, cmd.usageErr
@@ -105,6 +113,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer, con co
 	fs.StringVar(&input, "i", "", "the input")
 	fs.BoolVar(&chat, "chat", false, "a conversation")
 	fs.StringVar(&agentName, "agent", "", "the agent to run")
+	noTrace := noTraceFlag(fs)
 	pos, status, quit := cmd.parse(args)
 	switch {
 	case quit:
@@ -117,7 +126,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer, con co
 		return usageErr("--timeout %v: it must be positive, as 2m", rs.timeout)
 	}
 	rs.asker = &con
-	rs.trace = "run"
+	if !*noTrace {
+		rs.trace = "run"
+	}
 	l, err := load(ctx, pos[0], rs, con.getenv, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "loom run: %v\n", err)

@@ -28,7 +28,8 @@ belong to the server: closing or reloading the page loses nothing. They are
 saved in the checkpoint database (--db) that loom run and loom resume use:
 a restarted server lists the runs of FILE and resumes those that wait,
 loom resume ID continues a run started here, and the page lists a run loom
-run stopped. Runs are traced into the store loom observe shows. Only the
+run stopped. Runs are traced into the store loom observe shows (not with
+--no-trace). Only the
 URL printed, with its session token, opens it. A file that starts commands
 or reaches URLs (its mcp entries) runs only once you trust them: the page
 lists them and asks before the first run (as loom trust FILE does). Stop it
@@ -36,7 +37,7 @@ with Ctrl-C (exit status 130) or SIGTERM (143).
 
 Flags:
   --port N             port (default 7894; 0 picks a free one)
-  --model, --log-level, --timeout, --db, --root, --trusted-code   as for loom run
+  --model, --log-level, --timeout, --db, --root, --no-trace, --trusted-code   as for loom run
                        (in_process sandboxes need --trusted-code, also
                        when the file is edited in the playground)
 `
@@ -47,6 +48,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, con 
 	var rs runSettings
 	settingsFlags(fs, &rs)
 	port := fs.Int("port", 7894, "port")
+	noTrace := noTraceFlag(fs)
 	pos, status, quit := cmd.parse(args)
 	switch {
 	case quit:
@@ -89,8 +91,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, con 
 	// continues the page's runs.
 	labels := map[string]string{fileLabel: absPath(pos[0])}
 	cfg := engine.Config{Model: m, Checkpoints: store, Limits: agent.Limits{Timeout: rs.timeout}, Logger: l.log, Labels: labels}
-	untrace := startTracing(ctx, "serve", stderr, &cfg)
-	defer untrace()
+	if !*noTrace {
+		defer startTracing(ctx, "serve", stderr, &cfg)()
+	}
 	pg, err := playground.New(playground.Config{Path: pos[0], Engine: engine.New(cfg), Labels: labels,
 		Registry: spec.Registry{Models: open, Getenv: con.getenv, Checkpoints: store, TrustedCode: rs.trusted, Isolated: isolatedConfig(true)},
 		Options:  spec.Options{Root: rs.root}, Grants: grants})

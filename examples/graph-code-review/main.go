@@ -9,7 +9,7 @@
 //
 // Usage:
 //
-//	graph-code-review ask "What is 15!?"   # stops at the approval
+//	graph-code-review ask "What is 15!?"   # stops at the approval (exit status 3)
 //	graph-code-review approve              # or: reject "use a loop"
 package main
 
@@ -21,6 +21,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/loomwork/loom/agent"
@@ -29,6 +32,7 @@ import (
 	"github.com/loomwork/loom/checkpoint/sqlite"
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/graph"
+	"github.com/loomwork/loom/internal/cli"
 	"github.com/loomwork/loom/model"
 	_ "github.com/loomwork/loom/model/providers"
 	"github.com/loomwork/loom/sandbox"
@@ -174,34 +178,71 @@ func route(j Job, next string) []string {
 	return []string{"coder"}
 }
 
+// usage is the --help text, in the grammar of every loom program.
+const usage = `graph-code-review: the Coder→Sandbox workflow as a graph, stopping for your approval
+
+Usage:
+  graph-code-review [flags] ask QUESTION   write, review and stop for approval
+  graph-code-review [flags] approve        run the approved code
+  graph-code-review [flags] reject REASON  send the code back to the coder
+  graph-code-review [flags] history        the state after each step
+  graph-code-review mermaid                the graph as a Mermaid chart
+
+Flags:
+  --db FILE                 the SQLite file that keeps the checkpoints (default code-review.db)
+  --thread ID               the run id (default review)
+  --model PROVIDER[:MODEL]  PROVIDER[:MODEL], as openai:gpt-5.4-mini or ollama:llama3.2 (default $MODEL, then openai)
+  -h, --help                show this help
+
+`
+
 func main() {
 	sandbox.ServeWorkerIfChild()
-	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+	_, file, _, _ := runtime.Caller(0)
+	ctx, stop := cli.NotifyContext(context.Background())
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, cli.DotEnvFiles(filepath.Dir(file)))
+	if s := cli.Interrupted(ctx); s != nil {
+		fmt.Fprint(os.Stderr, cli.InterruptedMessage("graph-code-review", s, "the run was cancelled"))
+		code = s.ExitCode()
+	}
+	stop()
+	os.Exit(code)
 }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// run is the program, with the .env.local files it reads keys from.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, envFiles []string) int {
 	fs := flag.NewFlagSet("graph-code-review", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	db := fs.String("db", "code-review.db", "the SQLite file that keeps the checkpoints")
-	thread := fs.String("thread", "review", "the run id")
-	modelID := fs.String("model", "openai", "the model, as provider or provider:model")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: graph-code-review [flags] ask QUESTION | approve | reject REASON | history | mermaid")
-		fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+	db := fs.String("db", "code-review.db", "")
+	thread := fs.String("thread", "review", "")
+	modelID := fs.String("model", "", "")
+	help := fs.Bool("help", false, "")
+	fs.BoolVar(help, "h", false, "")
+	pos, err := cli.ParseInterleaved(fs, args)
+	switch {
+	case err != nil:
+		fmt.Fprintf(stderr, "graph-code-review: %v (see --help)\n", err)
+		return cli.ExitUsage
+	case *help:
+		fmt.Fprint(stdout, usage+cli.DotEnvOrder+"\n\n"+cli.ExitTable)
+		return cli.ExitOK
+	case len(pos) == 0:
+		fmt.Fprint(stderr, usage)
+		return cli.ExitUsage
+	case !slices.Contains([]string{"ask", "approve", "reject", "history", "mermaid"}, pos[0]):
+		fmt.Fprintf(stderr, "graph-code-review: unknown command %q: use ask, approve, reject, history or mermaid (see --help)\n", pos[0])
+		return cli.ExitUsage
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() == 0 {
-		fs.Usage()
-		return 2
+	if err := cli.LoadDotEnv(envFiles); err != nil {
+		fmt.Fprintln(stderr, "graph-code-review:", err)
+		return cli.ExitUsage
 	}
 	var m model.Model // history and mermaid need none
-	if cmd := fs.Arg(0); cmd == "ask" || cmd == "approve" || cmd == "reject" {
+	if cmd := pos[0]; cmd == "ask" || cmd == "approve" || cmd == "reject" {
 		var err error
-		if m, err = model.Open(*modelID); err != nil {
-			fmt.Fprintln(stderr, "model:", err)
-			return 2
+		if m, err = cli.OpenModel(cli.ModelID(*modelID, os.Getenv), envFiles); err != nil {
+			fmt.Fprintln(stderr, "graph-code-review:", err)
+			return cli.ExitUsage
 		}
 	}
 	store, err := sqlite.Open(ctx, sqlite.Config{Path: *db})
@@ -225,17 +266,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// the one way a run is saved and resumed.
 	e := engine.New(engine.Config{Checkpoints: store})
 	var res *engine.Result
-	switch cmd := fs.Arg(0); cmd {
+	switch cmd := pos[0]; cmd {
 	case "ask":
 		ctx := agentrt.WithIDs(ctx, func() string { return *thread })
-		res, err = e.Invoke(ctx, c, Job{Question: strings.Join(fs.Args()[1:], " ")})
+		res, err = e.Invoke(ctx, c, Job{Question: strings.Join(pos[1:], " ")})
 	case "approve", "reject":
 		qs, perr := e.Pending(ctx, *thread)
 		if perr != nil || len(qs) == 0 {
 			fmt.Fprintf(stderr, "run %q waits for no approval (%v)\n", *thread, perr)
 			return 1
 		}
-		a, _ := json.Marshal(map[string]any{"approved": cmd == "approve", "reason": strings.Join(fs.Args()[1:], " ")})
+		a, _ := json.Marshal(map[string]any{"approved": cmd == "approve", "reason": strings.Join(pos[1:], " ")})
 		res, err = e.ResumeInvoke(ctx, c, *thread, map[string]json.RawMessage{qs[0].ID: a})
 	case "history":
 		hist, herr := c.History(ctx, e, *thread)
@@ -250,9 +291,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "mermaid":
 		fmt.Fprint(stdout, c.Mermaid())
 		return 0
-	default:
-		fs.Usage()
-		return 2
 	}
 	if errors.Is(err, agent.ErrInterrupted) {
 		hist, herr := c.History(ctx, e, *thread)
@@ -265,7 +303,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stdout, l)
 		}
 		fmt.Fprintf(stdout, "\nWaiting for approval of:\n%s\n\nResume with: graph-code-review approve (or reject REASON)\n", indent(snap.State.Code))
-		return 0
+		return cli.ExitWaiting
 	}
 	var out Job
 	if err == nil {

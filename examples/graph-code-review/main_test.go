@@ -37,12 +37,12 @@ func TestAskApproveAcrossProcesses(t *testing.T) {
 	dir := t.TempDir()
 
 	res := exampletest.RunIn(t, dir, bin, env, "", "ask", "What is 5!?")
-	require.Equal(t, 0, res.Code, "stderr: %s", res.Stderr)
+	require.Equal(t, 3, res.Code, "a run that waits for an answer exits 3; stderr: %s", res.Stderr)
 	require.Contains(t, res.Stdout, "Waiting for approval of:\n    factorial(5)\n")
 	require.Len(t, srv.Requests(), 2)
 
 	res = exampletest.RunIn(t, dir, bin, env, "", "approve")
-	require.Equal(t, 0, res.Code, "stderr: %s", res.Stderr)
+	require.Equal(t, 3, res.Code, "stderr: %s", res.Stderr)
 	require.Contains(t, res.Stdout, "executor failed: Uncaught ReferenceError: factorial is not defined")
 	require.Contains(t, res.Stdout, "error handler: attempt 1 of 3")
 	require.Contains(t, res.Stdout, "Waiting for approval of:\n    let f = 1;\n")
@@ -70,9 +70,9 @@ func TestRejectSendsItBackToTheCoder(t *testing.T) {
 	env := exampletest.OpenAIEnv(srv.BaseURL())
 	dir := t.TempDir()
 	res := exampletest.RunIn(t, dir, bin, env, "", "ask", "What is 5!?")
-	require.Equal(t, 0, res.Code, "stderr: %s", res.Stderr)
+	require.Equal(t, 3, res.Code, "stderr: %s", res.Stderr)
 	res = exampletest.RunIn(t, dir, bin, env, "", "reject", "define", "it")
-	require.Equal(t, 0, res.Code, "stderr: %s", res.Stderr)
+	require.Equal(t, 3, res.Code, "stderr: %s", res.Stderr)
 	require.Contains(t, res.Stdout, "declined: define it")
 	require.Contains(t, srv.Requests()[2].Last().Content, "Feedback: a person declined to run it: define it")
 }
@@ -82,4 +82,24 @@ func TestMermaidNeedsNoModel(t *testing.T) {
 	require.Equal(t, 0, res.Code, "stderr: %s", res.Stderr)
 	require.Contains(t, res.Stdout, "  n2{{\"approval\"}}\n")
 	require.Contains(t, res.Stdout, "  n4 -.-> n0\n", "the error handler loops back to the coder")
+}
+
+// TestCommandLine: --help on stdout with status 0, in the grammar of every
+// loom program; a missing key, a bad flag and an unknown command are
+// configuration errors (status 2) that say what to do.
+func TestCommandLine(t *testing.T) {
+	res := exampletest.Run(t, bin, nil, "", "--help")
+	require.Equal(t, 0, res.Code, "stderr: %s", res.Stderr)
+	for _, want := range []string{"--db FILE", "--thread ID", "--model PROVIDER[:MODEL]", "Exit status"} {
+		require.Contains(t, res.Stdout, want)
+	}
+	res = exampletest.Run(t, bin, []string{"OPENAI_API_KEY="}, "", "ask", "What is 5!?")
+	require.Equal(t, 2, res.Code, "stderr: %s", res.Stderr)
+	require.Contains(t, res.Stderr, "set OPENAI_API_KEY in the environment or in a .env.local file")
+	res = exampletest.Run(t, bin, nil, "", "--dbb", "x", "history")
+	require.Equal(t, 2, res.Code)
+	require.Contains(t, res.Stderr, "flag provided but not defined: -dbb")
+	res = exampletest.Run(t, bin, nil, "", "aks")
+	require.Equal(t, 2, res.Code)
+	require.Contains(t, res.Stderr, `unknown command "aks"`)
 }

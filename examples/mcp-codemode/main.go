@@ -13,7 +13,6 @@ import (
 	"context"
 	"flag"
 	"os"
-	"time"
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/codeexec"
@@ -27,8 +26,7 @@ const defaultServer = "npx -y @modelcontextprotocol/server-everything"
 
 func newApp() *cli.App {
 	var servers cli.MCPServers
-	kind, trusted := cli.SandboxIsolated, false
-	var timeout time.Duration
+	var sb cli.SandboxFlags
 	maxCalls := sandbox.DefaultMaxCalls
 	return &cli.App{
 		Name:            "mcp-codemode",
@@ -38,16 +36,11 @@ func newApp() *cli.App {
 		Answer:          []string{"coder"},
 		Flags: func(fs *flag.FlagSet) {
 			servers.Register(fs)
-			fs.StringVar(&kind, "sandbox", kind, "the `KIND` of sandbox code runs in: isolated or inprocess (with --"+cli.TrustFlag+")")
-			fs.BoolVar(&trusted, cli.TrustFlag, false, "accept that --sandbox inprocess runs the model's code with this program's privileges")
-			fs.DurationVar(&timeout, "sandbox-timeout", 0, "time limit of one snippet, its tool calls included (default: the sandbox's, 5s)")
+			sb.Register(fs, ", its tool calls included")
 			fs.IntVar(&maxCalls, "max-calls", maxCalls, "how many tool calls (`N`) one snippet may make")
 		},
 		Build: func(ctx context.Context, env *cli.Env) (agent.Agent, error) {
-			if err := cli.CheckTrust(kind, trusted); err != nil {
-				return nil, err
-			}
-			exec, err := cli.NewExecutor(env, kind, timeout)
+			exec, err := sb.Executor(env)
 			if err != nil {
 				return nil, err
 			}

@@ -3,27 +3,23 @@
 // search_knowledge tool and computes with evaluateJs, JavaScript in the
 // sandbox.
 //
-//	OPENAI_API_KEY=... go run ./examples/rag-coder -docs examples/rag-coder/docs \
+//	OPENAI_API_KEY=... go run ./examples/rag-coder --docs examples/rag-coder/docs \
 //	    "How many days of leave does a team of 6 get in a year?"
 package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path"
-	"strings"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/internal/cli"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/gemini"
 	"github.com/loomwork/loom/model/openai"
 	_ "github.com/loomwork/loom/model/providers" // registers every provider with model.Open
-	"github.com/loomwork/loom/sandbox"
-	"github.com/loomwork/loom/sandbox/jstool"
 	"github.com/loomwork/loom/vector"
 	"github.com/loomwork/loom/vector/sqlite"
 )
@@ -33,91 +29,73 @@ First call search_knowledge to find the relevant passages; answer only from them
 When the answer needs arithmetic, compute it with evaluateJs: the value of the
 last expression of the code is the result. Answer in one or two sentences.`
 
-func main() {
-	sandbox.ServeWorkerIfChild() // this program is also the isolated sandbox's worker
-	if err := run(context.Background(), os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "rag-coder:", err)
-		os.Exit(1)
+// settings are rag-coder's own flags.
+type settings struct {
+	docs, db, embedder string
+	sandbox            cli.SandboxFlags
+}
+
+func newApp() *cli.App {
+	s := settings{docs: "docs", embedder: "hash"}
+	return &cli.App{
+		Name:            "rag-coder",
+		Summary:         "ingests a folder of notes, then answers from them, computing in a sandbox",
+		Welcome:         "Ask about the notes: the coder searches them and computes in the sandbox.",
+		DefaultQuestion: "How many days of leave does a team of 6 get in a year?",
+		Answer:          []string{"coder"},
+		Flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&s.docs, "docs", s.docs, "the `DIR` of .md and .txt files to ingest")
+			fs.StringVar(&s.db, "db", "", "a SQLite `FILE` to keep the vectors in (default: memory only)")
+			fs.StringVar(&s.embedder, "embedder", s.embedder, "the `EMBEDDER`: hash (offline, lexical), openai, ollama or gemini")
+			s.sandbox.Register(fs, "")
+		},
+		Build: func(ctx context.Context, env *cli.Env) (agent.Agent, error) { return build(ctx, env, &s) },
 	}
 }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("rag-coder", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	docs := fs.String("docs", "docs", "the folder of .md and .txt files to ingest")
-	db := fs.String("db", "", "a SQLite file to keep the vectors in (default: memory only)")
-	embed := fs.String("embedder", "hash", "hash (offline, lexical), openai, ollama or gemini")
-	modelID := fs.String("model", "openai", `the coder's model, as "openai", "anthropic" or "ollama:llama3.2"`)
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	question := strings.TrimSpace(strings.Join(fs.Args(), " "))
-	if question == "" {
-		return errors.New(`give a question, as: rag-coder -docs DIR "How many days of leave do I get?"`)
-	}
-
-	emb, err := newEmbedder(*embed)
+// build ingests the notes and returns the coder, with the search tool over
+// them and the sandbox's evaluateJs.
+func build(ctx context.Context, env *cli.Env, s *settings) (agent.Agent, error) {
+	evaluateJs, err := s.sandbox.Tool(env)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	store, err := openStore(ctx, *db, emb)
+	emb, err := newEmbedder(s.embedder)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer store.Close()
-
+	store, err := openStore(ctx, s.db, emb)
+	if err != nil {
+		return nil, err
+	}
+	env.Defer(func() { _ = store.Close() })
 	ing, err := vector.NewIngester(store, vector.IngestConfig{
 		ChunkSize: 600,
 		Progress: func(p vector.Progress) {
-			fmt.Fprintf(stderr, "ingest: %s (%d/%d chunks, file %d of %d)\n", p.Source, p.Chunks, p.TotalChunks, p.Files+1, p.TotalFiles)
+			fmt.Fprintf(env.Stdio.Err, "ingest: %s (%d/%d chunks, file %d of %d)\n", p.Source, p.Chunks, p.TotalChunks, p.Files+1, p.TotalFiles)
 		},
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	res, err := ing.IngestFS(ctx, os.DirFS(*docs), func(p string) bool {
+	res, err := ing.IngestFS(ctx, os.DirFS(s.docs), func(p string) bool {
 		ext := path.Ext(p)
 		return ext == ".md" || ext == ".txt"
 	})
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("--docs %s: %w", s.docs, err)
 	}
 	if res.Files == 0 {
-		return fmt.Errorf("no .md or .txt files in %s", *docs)
-	}
-
-	m, err := model.Open(*modelID)
-	if err != nil {
-		return err
-	}
-	exec, err := sandbox.NewIsolated(sandbox.IsolatedConfig{})
-	if err != nil {
-		return err
-	}
-	defer exec.Close()
-	evaluateJs, err := jstool.New(exec, jstool.Config{})
-	if err != nil {
-		return err
+		return nil, fmt.Errorf("--docs %s: no .md or .txt files in it: give the folder of your notes", s.docs)
 	}
 	search, err := vector.NewSearchTool(store, vector.SearchToolConfig{Description: "Searches the team's notes (leave, on-call, deploys) and returns the most relevant passages."})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	coder, err := agent.NewAI(agent.AIConfig{Name: "coder", Model: m, Instructions: instructions, Tools: []agent.Agent{search, evaluateJs}})
-	if err != nil {
-		return err
-	}
-	out, err := agent.InvokeAs[struct {
-		Message string `json:"message"`
-	}](ctx, coder, question)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(stdout, out.Message)
-	return nil
+	return agent.NewAI(agent.AIConfig{Name: "coder", Instructions: instructions, Options: env.Flags.Options, Tools: []agent.Agent{search, evaluateJs}})
 }
 
-// newEmbedder returns the embedder named by the -embedder flag.
+// newEmbedder returns the embedder named by the --embedder flag.
 func newEmbedder(name string) (model.Embedder, error) {
 	switch name {
 	case "hash":
@@ -129,7 +107,7 @@ func newEmbedder(name string) (model.Embedder, error) {
 	case "gemini":
 		return gemini.NewEmbedder("", gemini.EmbedConfig{Dimensions: 768})
 	}
-	return nil, fmt.Errorf("-embedder %q: use hash, openai, ollama or gemini", name)
+	return nil, fmt.Errorf("--embedder %q: use hash, openai, ollama or gemini", name)
 }
 
 // openStore opens the SQLite store at path, or a memory store when path is
@@ -139,4 +117,9 @@ func openStore(ctx context.Context, path string, emb model.Embedder) (vector.Sto
 		return vector.NewMemory(vector.MemoryConfig{Embedder: emb})
 	}
 	return sqlite.Open(ctx, sqlite.Config{Path: path, MemoryConfig: vector.MemoryConfig{Embedder: emb}})
+}
+
+func main() {
+	cli.SandboxWorker()
+	os.Exit(cli.Run(newApp()))
 }

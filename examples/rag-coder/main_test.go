@@ -32,9 +32,11 @@ func TestAsksTheCoderWithTheNotes(t *testing.T) {
 	docs, err := filepath.Abs("docs")
 	require.NoError(t, err)
 	res := exampletest.Run(t, bin, exampletest.OpenAIEnv(srv.BaseURL()), "",
-		"-docs", docs, "How many days of leave does a team of 6 get in a year?")
+		"--docs", docs, "How many days of leave does a team of 6 get in a year?")
 	require.Equal(t, 0, res.Code, "stderr: %s", res.Stderr)
-	require.Equal(t, "A team of 6 gets 150 days of leave a year.\n", res.Stdout)
+	require.Contains(t, res.Stdout, "[search_knowledge] call {\"query\":\"days of paid leave per year\",\"k\":2}\n")
+	require.Contains(t, res.Stdout, "[evaluateJs] result: 150\n")
+	require.True(t, strings.HasSuffix(res.Stdout, "\nA team of 6 gets 150 days of leave a year.\n"), "the answer ends the output:\n%s", res.Stdout)
 	require.Contains(t, res.Stderr, "ingest: leave.md (1/1 chunks, file 2 of 3)")
 
 	reqs := srv.Requests()
@@ -49,15 +51,20 @@ func TestAsksTheCoderWithTheNotes(t *testing.T) {
 	require.JSONEq(t, `{"result":150,"logs":[]}`, results[1], "the sandbox computed the answer")
 }
 
-func TestNeedsAQuestionAndFiles(t *testing.T) {
-	res := exampletest.Run(t, bin, exampletest.OpenAIEnv("http://127.0.0.1:1/v1"), "")
-	require.NotEqual(t, 0, res.Code)
-	require.Contains(t, res.Stderr, "give a question")
-
-	res = exampletest.Run(t, bin, exampletest.OpenAIEnv("http://127.0.0.1:1/v1"), "", "-docs", t.TempDir(), "why?")
-	require.NotEqual(t, 0, res.Code)
+// TestRefusesBadNotesAndFlags: an empty folder and an unknown embedder are
+// configuration errors (status 2) that name the flag, before any model call.
+func TestRefusesBadNotesAndFlags(t *testing.T) {
+	res := exampletest.Run(t, bin, exampletest.OpenAIEnv("http://127.0.0.1:1/v1"), "", "--docs", t.TempDir(), "why?")
+	require.Equal(t, 2, res.Code, res.Stderr)
 	require.Contains(t, res.Stderr, "no .md or .txt files")
 
-	res = exampletest.Run(t, bin, nil, "", "-embedder", "word2vec", "why?")
-	require.Contains(t, res.Stderr, `-embedder "word2vec": use hash, openai, ollama or gemini`)
+	res = exampletest.Run(t, bin, exampletest.OpenAIEnv("http://127.0.0.1:1/v1"), "", "--embedder", "word2vec", "why?")
+	require.Equal(t, 2, res.Code, res.Stderr)
+	require.Contains(t, res.Stderr, `--embedder "word2vec": use hash, openai, ollama or gemini`)
+
+	res = exampletest.Run(t, bin, nil, "", "--help")
+	require.Equal(t, 0, res.Code, res.Stderr)
+	for _, flag := range []string{"--docs DIR", "--db FILE", "--embedder EMBEDDER", "--model", "-i TEXT", "--chat"} {
+		require.Contains(t, res.Stdout, flag)
+	}
 }

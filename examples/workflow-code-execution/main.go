@@ -16,7 +16,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/codeexec"
@@ -29,15 +28,13 @@ import (
 type settings struct {
 	approve    bool
 	review     bool
-	sandbox    string
-	timeout    time.Duration
-	trusted    bool
+	sandbox    cli.SandboxFlags
 	maxRetries int
 	mcp        cli.MCPServers
 }
 
 func newApp() *cli.App {
-	s := settings{sandbox: cli.SandboxIsolated, maxRetries: codeexec.DefaultMaxRetries}
+	s := settings{maxRetries: codeexec.DefaultMaxRetries}
 	return &cli.App{
 		Name:            "workflow-code-execution",
 		Summary:         "answers questions by writing JavaScript and running it in a sandbox",
@@ -47,9 +44,7 @@ func newApp() *cli.App {
 		Flags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&s.approve, "approve", false, "show each snippet and ask y/N before it runs")
 			fs.BoolVar(&s.review, "review", false, "have an AI reviewer read each snippet before it runs")
-			fs.StringVar(&s.sandbox, "sandbox", s.sandbox, "the `KIND` of sandbox code runs in: isolated (a worker process with OS limits) or inprocess (trusted code only, with --"+cli.TrustFlag+")")
-			fs.BoolVar(&s.trusted, cli.TrustFlag, false, "accept that --sandbox inprocess runs the model's code with this program's privileges")
-			fs.DurationVar(&s.timeout, "sandbox-timeout", s.timeout, "time limit of one snippet (default: the sandbox's, 5s)")
+			s.sandbox.Register(fs, "")
 			fs.IntVar(&s.maxRetries, "max-retries", s.maxRetries, "how many (`N`) rejected, declined or failed snippets the coder may follow with another")
 			s.mcp.Register(fs)
 		},
@@ -58,10 +53,7 @@ func newApp() *cli.App {
 }
 
 func build(ctx context.Context, env *cli.Env, s settings) (agent.Agent, error) {
-	if err := cli.CheckTrust(s.sandbox, s.trusted); err != nil {
-		return nil, err
-	}
-	exec, err := cli.NewExecutor(env, s.sandbox, s.timeout)
+	exec, err := s.sandbox.Executor(env)
 	if err != nil {
 		return nil, err
 	}

@@ -154,7 +154,7 @@ func printUsage(app *App, fs *flag.FlagSet, w io.Writer) {
 	for _, r := range rows {
 		fmt.Fprintf(w, "  %-*s  %s\n", width, r.left, r.usage)
 	}
-	fmt.Fprintf(w, "\n%s\n(.env.local.example beside each example lists its variables.)\n\n%s", DotEnvOrder, ExitTable)
+	fmt.Fprintf(w, "\n%s\n(examples/workflow-code-execution/.env.local.example lists every provider's variables.)\n\n%s", DotEnvOrder, ExitTable)
 }
 
 // placeholder returns the value a flag takes, as "DURATION", from a
@@ -167,7 +167,7 @@ func placeholder(fl *flag.Flag) string {
 	switch name {
 	case "":
 		return ""
-	case "value", "float":
+	case "value", "float", "int":
 		return "N"
 	}
 	return strings.ToUpper(name)

@@ -18,7 +18,7 @@ type MCPServers []string
 
 // Register adds --mcp to fs.
 func (m *MCPServers) Register(fs *flag.FlagSet) {
-	fs.Func("mcp", "an MCP server whose tools the agent may call (a coder also from its snippets, as tools.*): a command (run over stdio) or an http(s):// URL; repeatable", func(s string) error {
+	fs.Func("mcp", "an MCP `SERVER` whose tools the agent may call (a coder also from its snippets, as tools.*): a command (run over stdio) or an http(s):// URL; repeatable", func(s string) error {
 		if strings.TrimSpace(s) == "" {
 			return fmt.Errorf("--mcp is empty: give a command, as \"npx -y @modelcontextprotocol/server-everything\", or a URL")
 		}

@@ -201,3 +201,92 @@ func exportData(t *testing.T, root string, need map[string]bool) map[string]stri
 	}
 	return exports
 }
+
+// TestREADMEQuickstartIsTheExample: the README's first program is
+// examples/quickstart's main, word for word, so it is built and run
+// against a local OpenAI-format server by that example's test.
+func TestREADMEQuickstartIsTheExample(t *testing.T) {
+	root := moduleRoot(t)
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	require.NoError(t, err)
+	first := goBlock.FindStringSubmatch(string(readme))
+	require.NotNil(t, first, "the README opens with a Go program")
+	src, err := os.ReadFile(filepath.Join(root, "examples", "quickstart", "main.go"))
+	require.NoError(t, err)
+	start := strings.Index(string(src), "func main() {")
+	require.GreaterOrEqual(t, start, 0)
+	require.Equal(t, string(src[start:]), first[1], "the README's first block is examples/quickstart's main")
+	require.Contains(t, string(readme), "That is `examples/quickstart/main.go`")
+}
+
+// TestREADMEListsEveryPackage: the README's package table names every
+// public package of the module (bench's helpers aside), and no folder
+// that is gone.
+func TestREADMEListsEveryPackage(t *testing.T) {
+	root := moduleRoot(t)
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	require.NoError(t, err)
+	text := string(readme)
+	start, end := strings.Index(text, "## Packages"), strings.Index(text, "## Architecture")
+	require.True(t, start >= 0 && end > start, "the README has a Packages section before its Architecture")
+	table := text[start:end]
+	named := map[string]bool{} // the names of the table's first column, and those in its text
+	for _, row := range regexp.MustCompile(`(?m)^\| ([^|]*)\|([^\n]*)`).FindAllStringSubmatch(table, -1) {
+		for _, m := range regexp.MustCompile("`([a-z0-9/-]+)`").FindAllStringSubmatch(row[1], -1) {
+			named[m[1]] = true
+		}
+		for _, m := range regexp.MustCompile("`([a-z0-9-]+/[a-z0-9/-]+)`").FindAllStringSubmatch(row[2], -1) {
+			if m[1] != "loom/v1" {
+				named[m[1]] = true
+			}
+		}
+	}
+	for ip := range packageDirs(t, root) {
+		rel := strings.TrimPrefix(strings.TrimPrefix(ip, modulePath), "/")
+		if rel == "" || strings.Contains(ip, "/internal") || strings.HasPrefix(rel, "examples") || strings.HasPrefix(rel, "bench") || strings.Contains(rel, "testdata") {
+			continue
+		}
+		require.True(t, named[rel], "README.md's package table does not name %s", rel)
+	}
+	for n := range named {
+		if strings.Contains(n, "/") {
+			_, err := os.Stat(filepath.Join(root, n))
+			require.NoError(t, err, "README.md's package table names %s, which is gone", n)
+		}
+	}
+}
+
+// TestREADMEImportClaims: what the README's Architecture says of the
+// packages' imports holds: sandbox and checkpoint import no public loom
+// package, agent only model's, and nothing below the top imports graph,
+// mcp, observe or the CLI.
+func TestREADMEImportClaims(t *testing.T) {
+	root := moduleRoot(t)
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	require.NoError(t, err)
+	require.Contains(t, strings.Join(strings.Fields(string(readme)), " "), "`sandbox` (the executors) and `checkpoint` (stores keep opaque JSON) import nothing of loom; `model` ← `agent` ← `sandbox/jstool`, `compose`, `engine`, `vector` ← `codeexec`, with `graph`, `mcp`, `observe` and `cmd/loom` on top.")
+	deps := func(pkg string) []string {
+		cmd := exec.CommandContext(t.Context(), "go", "list", "-deps", "./"+pkg)
+		cmd.Dir = root
+		out, err := cmd.Output()
+		require.NoError(t, err, "go list -deps ./%s", pkg)
+		var public []string
+		for _, ip := range strings.Fields(string(out)) {
+			rel, ok := strings.CutPrefix(ip, modulePath+"/")
+			if ok && rel != pkg && !strings.Contains(rel, "internal") {
+				public = append(public, rel)
+			}
+		}
+		return public
+	}
+	require.Empty(t, deps("sandbox"))
+	require.Empty(t, deps("checkpoint"))
+	for _, d := range deps("agent") {
+		require.True(t, strings.HasPrefix(d, "model"), "agent imports %s", d)
+	}
+	for _, d := range deps("codeexec") {
+		for _, top := range []string{"graph", "mcp", "observe", "cmd", "spec", "engine"} {
+			require.False(t, d == top || strings.HasPrefix(d, top+"/"), "codeexec imports %s", d)
+		}
+	}
+}

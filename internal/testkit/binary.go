@@ -17,13 +17,17 @@ import (
 // fresh build runs from a temporary directory the go command removes, so
 // then it asks again and gets the cached copy. Tests must not change the
 // file.
-func Binary(pkg string) (string, error) {
+func Binary(pkg string) (string, error) { return BinaryWith(pkg) }
+
+// BinaryWith is [Binary] with build flags for the go command, as
+// "-overlay", "overlay.json" to build a program that is not on disk.
+func BinaryWith(pkg string, flags ...string) (string, error) {
 	echo, err := exec.LookPath("echo")
 	if err != nil {
 		return "", fmt.Errorf("testkit: no echo program to read the executable's path with: %w", err)
 	}
 	for range 3 {
-		cmd := exec.Command("go", "run", "-exec", echo, pkg)
+		cmd := exec.Command("go", append(append([]string{"run"}, flags...), "-exec", echo, pkg)...)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		out, err := cmd.Output()
