@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -170,7 +169,7 @@ func serveReaper(report *os.File, args []string) int {
 	deadline := time.Now().Add(reaperGuard)
 	for {
 		reapZombies()
-		left := children(os.Getpid())
+		left := Children(os.Getpid())
 		if len(left) == 0 {
 			break
 		}
@@ -198,33 +197,6 @@ func reapZombies() {
 			return
 		}
 	}
-}
-
-// children returns the pids of pid's child processes that are not
-// zombies, read from /proc.
-func children(pid int) []int {
-	entries, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range entries {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		i := strings.LastIndexByte(s, ')') // the command name may hold spaces
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) >= 2 && f[0] != "Z" && f[1] == strconv.Itoa(pid) {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // describe names a process by its executable and arguments.

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/loomwork/loom/examples/internal/exampletest"
@@ -155,8 +154,8 @@ func requireTold(t *testing.T, s snippet, first, second string) {
 func line(t *testing.T, out, prefix string) string {
 	t.Helper()
 	for _, l := range strings.Split(out, "\n") {
-		if rest, ok := strings.CutPrefix(l, prefix); ok {
-			return strings.ReplaceAll(rest, `\n`, "\n")
+		if i := strings.Index(l, prefix); i >= 0 {
+			return strings.ReplaceAll(l[i+len(prefix):], `\n`, "\n")
 		}
 	}
 	t.Fatalf("no line starting %q in: %s", prefix, out)
@@ -170,4 +169,37 @@ const (
 	exitFailed = 1
 )
 
-var _ = syscall.SIGKILL
+// turns plays a model in a conversation: asked a case's name, it sends
+// that case's code to evaluateJs; asked "probe", probeCode; given the
+// tool's result, it answers "FIRST <result>" (or "SECOND <result>" for
+// the probe).
+func turns(cases []snippet) func(fakeopenai.Request) fakeopenai.Reply {
+	byName := map[string]string{"probe": probeCode}
+	for _, s := range cases {
+		byName[s.name] = s.code
+	}
+	return func(req fakeopenai.Request) fakeopenai.Reply {
+		question, results := "", []string(nil)
+		for _, m := range req.Messages {
+			switch m.Role {
+			case "user":
+				question, results = strings.TrimSpace(m.Content), nil
+			case "tool":
+				results = append(results, m.Content)
+			}
+		}
+		if len(results) > 0 {
+			label := "FIRST "
+			if question == "probe" {
+				label = "SECOND "
+			}
+			return fakeopenai.Reply{Text: label + oneLine(results[len(results)-1])}
+		}
+		code, ok := byName[question]
+		if !ok {
+			return fakeopenai.Reply{Text: "no such case: " + question}
+		}
+		args, _ := json.Marshal(map[string]string{"code": code})
+		return fakeopenai.Reply{ToolCalls: []fakeopenai.ToolCall{{ID: fmt.Sprintf("call_%d", len(req.Messages)), Name: "evaluateJs", Arguments: string(args)}}}
+	}
+}
