@@ -37,9 +37,11 @@ type Reaper struct {
 	// output and error, and its environment without the reaper's own
 	// variable. Set them (and Env) before Start.
 	Cmd    *exec.Cmd
-	report *os.File
-	lines  chan string
-	pid    int
+	report  *os.File // the report's read end
+	sent    *os.File // its write end, the reaper's; closed here once it started
+	lines   chan string
+	pid     int
+	started bool // by Start, which then waits for it too
 }
 
 // Outcome is how a command run under a Reaper ended.
@@ -56,6 +58,18 @@ func NewReaper(name string, args ...string) *Reaper {
 
 // Start starts the reaper, which starts the command.
 func (r *Reaper) Start() error {
+	if err := r.Prepare(); err != nil {
+		return err
+	}
+	r.started = true
+	err := r.Cmd.Start()
+	r.sent.Close()
+	return err
+}
+
+// Prepare readies Cmd for a starter other than Start, as an MCP client's
+// command transport, which then owns it (starts and waits for it).
+func (r *Reaper) Prepare() error {
 	rd, wr, err := os.Pipe()
 	if err != nil {
 		return err
@@ -66,13 +80,7 @@ func (r *Reaper) Start() error {
 	}
 	r.Cmd.Env = append(env[:len(env):len(env)], reaperEnv+"=1")
 	r.Cmd.ExtraFiles = []*os.File{wr}
-	err = r.Cmd.Start()
-	wr.Close()
-	if err != nil {
-		rd.Close()
-		return err
-	}
-	r.report, r.lines = rd, make(chan string, 64)
+	r.report, r.sent, r.lines = rd, wr, make(chan string, 64)
 	go func() {
 		defer close(r.lines)
 		sc := bufio.NewScanner(rd)
@@ -96,15 +104,17 @@ func (r *Reaper) PID(t testing.TB) int {
 		}
 	case <-time.After(2 * time.Minute):
 	}
+	r.sent.Close() // the reaper has its own copy: the report ends when it exits
 	if r.pid == 0 {
 		t.Fatal("the reaper did not start the command")
 	}
 	return r.pid
 }
 
-// Wait waits for the reaper, which ends reaperGuard at most after the
-// command, and returns how the command ended and what it left behind
-// (the reaper killed those).
+// Wait reads the reaper's report to its end (the reaper exits
+// reaperGuard at most after the command) and returns how the command
+// ended and what it left behind (the reaper killed those). It waits for
+// Cmd when Start started it.
 func (r *Reaper) Wait(t testing.TB) Outcome {
 	t.Helper()
 	r.PID(t)
@@ -119,7 +129,10 @@ func (r *Reaper) Wait(t testing.TB) Outcome {
 			out.Leftovers = append(out.Leftovers, strings.TrimPrefix(l, "leftover "))
 		}
 	}
-	err := r.Cmd.Wait()
+	var err error
+	if r.started {
+		err = r.Cmd.Wait()
+	}
 	r.report.Close()
 	if err != nil || out.Code == -2 {
 		t.Fatalf("the reaper failed (%v): it reported no exit status", err)
@@ -135,6 +148,7 @@ func ServeReaperIfChild() {
 	if os.Getenv(reaperEnv) != "1" {
 		return
 	}
+	syscall.CloseOnExec(3) // the report is the reaper's alone
 	os.Exit(serveReaper(os.NewFile(3, "report"), os.Args[1:]))
 }
 
