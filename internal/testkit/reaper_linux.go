@@ -36,7 +36,7 @@ type Reaper struct {
 	// Cmd runs the reaper; the command inherits its standard input,
 	// output and error, and its environment without the reaper's own
 	// variable. Set them (and Env) before Start.
-	Cmd    *exec.Cmd
+	Cmd     *exec.Cmd
 	report  *os.File // the report's read end
 	sent    *os.File // its write end, the reaper's; closed here once it started
 	lines   chan string
