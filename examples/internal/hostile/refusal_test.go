@@ -61,14 +61,17 @@ func TestInProcessRefusedWithoutTrust(t *testing.T) {
 		{"loom eval --sandbox inprocess, no flag", loom, []string{"eval", "--sandbox", "inprocess", "--solver", "coder", "--model", "openai:gpt-test"}, flagFix},
 		{"example --sandbox inprocess, no flag", example, []string{"--sandbox", "inprocess", "-i", nativeRecursion.name}, flagFix},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			r := run(t, dir, env(dir, srv.BaseURL()), "", tc.bin, tc.args...)
-			requireEndedAsARun(t, r, cli.ExitUsage)
-			require.Contains(t, r.stderr, tc.want, "the refusal names the fix")
-			require.Contains(t, r.stderr, "trusted code only")
-		})
-	}
+	t.Run("entry points", func(t *testing.T) {
+		for _, tc := range tests {
+			t.Run(tc.name, func(t *testing.T) {
+				t.Parallel()
+				r := run(t, dir, env(dir, srv.BaseURL()), "", tc.bin, tc.args...)
+				requireEndedAsARun(t, r, cli.ExitUsage)
+				require.Contains(t, r.stderr, tc.want, "the refusal names the fix")
+				require.Contains(t, r.stderr, "trusted code only")
+			})
+		}
+	})
 	require.Empty(t, srv.Requests(), "no model was asked for code")
 }
 
