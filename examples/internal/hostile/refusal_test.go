@@ -111,3 +111,31 @@ func TestPlaygroundRefusesAnInProcessEdit(t *testing.T) {
 	requireTold(t, nativeRecursion, line(t, answer.Message, "FIRST "), line(t, answer.Message, "SECOND "))
 	requireEndedAsARun(t, s.stop(t), 143)
 }
+
+// A run of a trusted in-process file that stopped for approval of a
+// hostile snippet is not continued in process by loom resume without
+// --trusted-code: the resume is refused before the snippet runs, and with
+// the flag the user consents to it.
+func TestResumeRefusesInProcessWithoutTrust(t *testing.T) {
+	srv := fakeopenai.New(t, twoSnippets([]snippet{{name: "echo", code: "6*7"}}))
+	dir := t.TempDir()
+	file := filepath.Join(dir, "loom.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(strings.Replace(inProcessYAML(true), "max_retries: 2", "max_retries: 2\n    approval: ask", 1)), 0o644))
+	db := filepath.Join(dir, "cp.db")
+	stopped := run(t, dir, env(dir, srv.BaseURL()), "", loom, "run", file, "-i", "echo", "--db", db, "--trusted-code")
+	requireEndedAsARun(t, stopped, cli.ExitWaiting)
+	id := strings.TrimSpace(stopped.stdout)
+	require.NotEmpty(t, id, "the stopped run's id: stderr %s", stopped.stderr)
+
+	refused := run(t, dir, env(dir, srv.BaseURL()), "", loom, "resume", id, "--approve", "--db", db)
+	requireEndedAsARun(t, refused, cli.ExitUsage)
+	require.Contains(t, refused.stderr, "--trusted-code", "the refusal names the fix")
+	require.Len(t, srv.Requests(), 1, "the approved snippet did not run: the model was not asked again")
+
+	// With consent the snippet runs, and the run stops at the next one.
+	resumed := run(t, dir, env(dir, srv.BaseURL()), "", loom, "resume", id, "--approve", "--db", db, "--trusted-code")
+	requireEndedAsARun(t, resumed, cli.ExitWaiting)
+	reqs := srv.Requests()
+	require.Len(t, reqs, 2)
+	require.Contains(t, reqs[1].Last().Content, `"result":42`)
+}
