@@ -3,8 +3,8 @@
 package termtext
 
 import (
-	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Safe returns s with the characters that drive a terminal
@@ -19,17 +19,21 @@ func Safe(s string) string {
 	if !needsEscape(s) {
 		return s
 	}
+	const hex = "0123456789abcdef"
 	var b strings.Builder
 	b.Grow(len(s) + 16)
 	for i, r := range s {
 		switch {
 		case r == '\r' && strings.HasPrefix(s[i+1:], "\n"):
 			b.WriteRune(r)
+		case unsafeRune(r) && r < 0x100:
+			b.WriteString(`\x`)
+			b.WriteByte(hex[r>>4])
+			b.WriteByte(hex[r&0xf])
 		case unsafeRune(r):
-			if r < 0x100 {
-				fmt.Fprintf(&b, `\x%02x`, r)
-			} else {
-				fmt.Fprintf(&b, `\u%04x`, r)
+			b.WriteString(`\u`)
+			for shift := 12; shift >= 0; shift -= 4 {
+				b.WriteByte(hex[(r>>shift)&0xf])
 			}
 		default:
 			b.WriteRune(r)
@@ -38,11 +42,22 @@ func Safe(s string) string {
 	return b.String()
 }
 
-// needsEscape reports whether s holds a rune Safe rewrites.
+// needsEscape reports whether s holds a rune Safe rewrites. It looks at
+// bytes, decoding a rune only at the lead bytes of the unsafe ones above
+// ASCII (C1 controls start with 0xc2, the Arabic letter mark with 0xd8,
+// the other bidirectional controls with 0xe2).
 func needsEscape(s string) bool {
-	for _, r := range s {
-		if unsafeRune(r) {
-			return true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c < 0x20 || c == 0x7f:
+			if c != '\n' && c != '\t' {
+				return true
+			}
+		case c == 0xc2 || c == 0xd8 || c == 0xe2:
+			if r, _ := utf8.DecodeRuneInString(s[i:]); unsafeRune(r) {
+				return true
+			}
 		}
 	}
 	return false

@@ -20,11 +20,29 @@ func TestSafe(t *testing.T) {
 		{"C1 CSI", "x\u009b31m", `x\x9b31m`},
 		{"bidi override", "abc\u202edcba", `abc\u202edcba`},
 		{"bidi isolate", "\u2066x\u2069", `\u2066x\u2069`},
+		{"bidi marks", "a\u200fb\u061cc", `a\u200fb\u061cc`},
+		{"other characters after the same lead bytes are kept", "\u00e9\u00a0\u2013\u2713\u0627", "\u00e9\u00a0\u2013\u2713\u0627"},
 		{"empty", "", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			require.Equal(t, tc.want, Safe(tc.in))
+		})
+	}
+}
+
+// BenchmarkSafe measures a streamed answer's delta, plain (the common
+// case: no copy) and with controls to escape.
+func BenchmarkSafe(b *testing.B) {
+	for _, bc := range []struct{ name, text string }{
+		{"plain", "The factorial of 15 is 1307674368000, computed by the snippet above. "},
+		{"escapes", "The factorial \x1b[31mof 15\x1b[0m is 1307674368000\x07, computed by the snippet above. "},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = Safe(bc.text)
+			}
 		})
 	}
 }
