@@ -13,14 +13,15 @@ import (
 // Hostile snippets in code mode, whose tools.* functions call an MCP
 // server's tools, are contained by the example: a flood of calls stops at
 // the call limit, a tool slower than the snippet's time limit ends in a
-// timeout rather than the tool's answer, the next turn's snippet runs
+// timeout that names the calls it waited for rather than the tool's
+// answer, the next turn's snippet runs
 // cleanly, and no worker outlives the program.
 func TestExampleCodeModeContainsHostileSnippets(t *testing.T) {
 	server := exampletest.Everything(t)
 	cases := []snippet{
 		{name: "tool call flood", code: `for (;;) await tools.echo({message: 'x'})`, told: []string{"call"}},
-		{name: "tool slower than the time limit", code: `await tools.trigger_long_running_operation({duration: 30, steps: 3})`, told: tookTooLong},
-		{name: "tool calls that never settle", code: `await Promise.all(Array.from({length: 50}, () => tools.trigger_long_running_operation({duration: 30, steps: 1})))`, told: or(tookTooLong, []string{"call"})},
+		{name: "tool slower than the time limit", code: `await tools.trigger_long_running_operation({duration: 30, steps: 3})`, told: []string{"waited for tool calls (tools.trigger_long_running_operation)"}},
+		{name: "tool calls that never settle", code: `await Promise.all(Array.from({length: 50}, () => tools.trigger_long_running_operation({duration: 30, steps: 1})))`, told: []string{"waited for tool calls (tools.trigger_long_running_operation)"}},
 	}
 	srv := fakeopenai.New(t, turns(cases))
 	for _, s := range cases {
