@@ -115,3 +115,22 @@ func TestMCPServeKilledMidSnippetLeavesNoWorker(t *testing.T) {
 	require.Equal(t, syscall.SIGKILL, out.Signal)
 	require.Empty(t, out.Leftovers, "workers %v outlived the killed server", workers)
 }
+
+// A loom serve killed with SIGKILL while a playground run's snippet spins
+// leaves no worker.
+func TestLoomServeKilledMidSnippetLeavesNoWorker(t *testing.T) {
+	srv := fakeopenai.New(t, twoSnippets([]snippet{spin}))
+	dir := t.TempDir()
+	file := filepath.Join(dir, "loom.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(spinYAML), 0o644))
+	s := serve(t, dir, srv.BaseURL(), file)
+	body := `{"agent":"coder","input":{"message":"` + spin.name + `"}}`
+	code, text := s.call(t, "POST", "/api/runs", body, nil)
+	require.Equal(t, 201, code, text)
+	pid := s.reaper.PID(t)
+	workers := waitForSpin(t, pid, s.stderr)
+	require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
+	out := s.reaper.Wait(t)
+	require.Equal(t, syscall.SIGKILL, out.Signal)
+	require.Empty(t, out.Leftovers, "workers %v outlived the killed server", workers)
+}
