@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/loomwork/loom/compose"
+	"github.com/loomwork/loom/internal/termtext"
 )
 
 // ApprovalRequest is what an [Approver] decides on: code about to run.
@@ -100,7 +101,7 @@ func (p *PromptApprover) Approve(ctx context.Context, req ApprovalRequest) (Appr
 		return Approval{}, err
 	}
 	if p.Out != nil {
-		fmt.Fprintf(p.Out, "\n--- code to run (snippet %d) ---\n%s\n---\n", req.Attempt, strings.TrimRight(req.Code, "\n"))
+		fmt.Fprintf(p.Out, "\n--- code to run (snippet %d) ---\n%s\n---\n", req.Attempt, termtext.Safe(strings.TrimRight(req.Code, "\n")))
 	}
 	answer, err := p.Ask(ctx, "Run it? [y/N] (or type why not): ")
 	if err != nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/internal/cli"
 	"github.com/loomwork/loom/internal/flow"
+	"github.com/loomwork/loom/internal/termtext"
 	"github.com/loomwork/loom/mcp"
 	"github.com/loomwork/loom/model"
 )
@@ -216,7 +217,7 @@ func (r *runner) drive(ctx context.Context, hist []model.Message, stream iter.Se
 		case err == nil:
 			return end, exitOK
 		case !errors.As(err, &ie):
-			fmt.Fprintf(r.errOut, "%s: %v\n", r.name, err)
+			fmt.Fprintf(r.errOut, "%s: %s\n", r.name, termtext.Safe(err.Error()))
 			return end, exitFailed
 		case !r.con.terminal:
 			return end, r.stop(runID, ie.Questions)
@@ -247,7 +248,7 @@ func (r *runner) print(stream iter.Seq2[agent.Event, error], runID *string) (age
 				*runID = ev.RunID
 			}
 		case ev.Kind == agent.EventTextDelta && !ev.Replayed && !r.quiet:
-			fmt.Fprint(r.out, ev.Text)
+			fmt.Fprint(r.out, termtext.Safe(ev.Text))
 			streamed = true
 		case ev.Kind == agent.EventRunEnd && ev.RunID == root:
 			end = ev
@@ -264,9 +265,9 @@ func (r *runner) print(stream iter.Seq2[agent.Event, error], runID *string) (age
 	case streamed:
 		fmt.Fprintln(r.out)
 	case r.state:
-		fmt.Fprintln(r.out, string(end.Output))
+		fmt.Fprintln(r.out, termtext.Safe(string(end.Output)))
 	default:
-		fmt.Fprintln(r.out, flow.TextOf(end.Output))
+		fmt.Fprintln(r.out, termtext.Safe(flow.TextOf(end.Output)))
 	}
 	return end, runErr
 }
@@ -356,7 +357,7 @@ func describeQuestion(q agent.Question) string {
 	if q.Kind == codeexec.ApprovalKind {
 		var req codeexec.ApprovalRequest
 		if json.Unmarshal(q.Payload, &req) == nil && req.Code != "" {
-			return "The agent wants to run this code:\n" + indent(req.Code)
+			return "The agent wants to run this code:\n" + indent(termtext.Safe(req.Code))
 		}
 	}
 	if q.Kind == mcp.ElicitationKind {

@@ -16,6 +16,7 @@ import (
 	"github.com/chzyer/readline"
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/internal/termtext"
 	"github.com/loomwork/loom/model"
 )
 
@@ -116,7 +117,7 @@ func mainRun(ctx context.Context, app *App, args []string, sio Stdio) int {
 	}
 	fail := func(code int, err error) int {
 		if Interrupted(ctx) == nil {
-			fmt.Fprintf(sio.Err, "%s: error: %v\n", app.Name, err)
+			fmt.Fprintf(sio.Err, "%s: error: %s\n", app.Name, termtext.Safe(err.Error()))
 		}
 		return code
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/chzyer/readline"
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/internal/termtext"
 )
 
 // Chat memory: the last turns kept and the token budget they may take.
@@ -170,7 +171,7 @@ func chat(ctx context.Context, env *Env, eng *engine.Engine, a agent.Agent, line
 			case tctx.Err() != nil:
 				// Cancelled, or a signal: Main reports it.
 			case err != nil:
-				fmt.Fprintf(sio.Err, "%s: error: %v\n", env.App.Name, err)
+				fmt.Fprintf(sio.Err, "%s: error: %s\n", env.App.Name, termtext.Safe(err.Error()))
 			case statusMessage(code) != "":
 				fmt.Fprintf(sio.Err, "%s: %s\n", env.App.Name, statusMessage(code))
 			}

@@ -158,3 +158,36 @@ func TestLevels(t *testing.T) {
 	log.Log(t.Context(), lvl, "deep")
 	require.Contains(t, out.String(), "level=TRACE msg=deep")
 }
+
+// What a model or its code writes reaches the terminal as text: escape
+// sequences in the code, its console lines, its value, its error, the
+// streamed answer and an unstreamed output are shown, not obeyed.
+func TestPrinterShowsTerminalControlsAsText(t *testing.T) {
+	tests := []struct {
+		name  string
+		event agent.Event
+		end   json.RawMessage
+	}{
+		{name: "streamed answer", event: agent.Event{Kind: agent.EventTextDelta, Agent: "coder", Text: "done\x1b]0;pwned\x07"}},
+		{name: "code", event: agent.Event{Kind: agent.EventToolCall, ToolCall: &model.ToolCall{Name: "evaluateJs", Arguments: json.RawMessage(`{"code":"1 // \u001b[8m"}`)}}},
+		{name: "console", event: agent.Event{Kind: agent.EventToolResult, ToolResult: &model.ToolResult{Name: "evaluateJs", Content: json.RawMessage(`{"result":1,"logs":["\u001b[2J"]}`)}}},
+		{name: "value", event: agent.Event{Kind: agent.EventToolResult, ToolResult: &model.ToolResult{Name: "evaluateJs", Content: json.RawMessage(`{"result":"\u001b]52;c;eA==\u0007"}`)}}},
+		{name: "error", event: agent.Event{Kind: agent.EventToolResult, ToolResult: &model.ToolResult{Name: "evaluateJs", Content: json.RawMessage(`{"error":"Uncaught N\u001b[31m: x\u202e"}`), IsError: true}}},
+		{name: "call of another tool", event: agent.Event{Kind: agent.EventToolCall, ToolCall: &model.ToolCall{Name: "search", Arguments: json.RawMessage("{\"q\":\"\u202e\u009b\"}")}}},
+		{name: "unstreamed output", end: json.RawMessage(`{"message":"\u001b[H"}`)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			p := NewPrinter(&out, "coder")
+			if tc.end == nil {
+				p.Event(tc.event)
+			}
+			p.End(tc.end)
+			for _, c := range []string{"\x1b", "\x07", "\u202e", "\u009b"} {
+				require.NotContains(t, out.String(), c)
+			}
+			require.Regexp(t, `\\(x1b|u202e|x9b)`, out.String(), "the control is shown as an escape")
+		})
+	}
+}

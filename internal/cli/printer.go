@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/internal/termtext"
 )
 
 // Printer writes a run's events for a person: each tool call and its result
@@ -58,7 +59,7 @@ func (p *Printer) Event(ev agent.Event) {
 			fmt.Fprintf(p.out, "[%s] ", ev.Agent)
 		}
 		p.last = ev.Agent
-		io.WriteString(p.out, ev.Text)
+		io.WriteString(p.out, termtext.Safe(ev.Text))
 		p.since.WriteString(ev.Text)
 		p.midLn = !strings.HasSuffix(ev.Text, "\n")
 		p.text = true
@@ -80,9 +81,9 @@ func (p *Printer) Event(ev agent.Event) {
 func (p *Printer) End(output json.RawMessage) {
 	if p.format != nil && len(output) > 0 {
 		p.newline()
-		fmt.Fprintln(p.out, strings.TrimRight(p.format(output), "\n"))
+		fmt.Fprintln(p.out, termtext.Safe(strings.TrimRight(p.format(output), "\n")))
 	} else if !p.text && len(output) > 0 {
-		fmt.Fprintln(p.out, Text(output))
+		fmt.Fprintln(p.out, termtext.Safe(Text(output)))
 	} else {
 		p.newline()
 	}
@@ -118,8 +119,9 @@ func (p *Printer) toolCall(name string, args json.RawMessage) {
 	}
 }
 
-// clip bounds one line of output.
+// clip bounds one line of output, made safe for a terminal.
 func clip(s string) string {
+	s = termtext.Safe(s)
 	if len(s) <= maxLineBytes {
 		return s
 	}

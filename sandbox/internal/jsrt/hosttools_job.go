@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/dop251/goja"
@@ -31,11 +33,12 @@ type jsTools struct {
 	spec     HostSpec
 	ctx      context.Context // the calls': ends when the run is stopped or over
 	cancel   context.CancelFunc
-	started  int       // calls started (the limit counts these)
-	sent     int       // calls handed to the host, which numbers them
-	inFlight int       // calls running on the host
-	pending  int       // calls whose Promise is not settled yet
-	queue    []*jsCall // calls waiting for an in-flight slot
+	started  int            // calls started (the limit counts these)
+	sent     int            // calls handed to the host, which numbers them
+	inFlight int            // calls running on the host
+	pending  int            // calls whose Promise is not settled yet
+	awaited  map[string]int // the pending calls by tool name
+	queue    []*jsCall      // calls waiting for an in-flight slot
 	done     chan *jsCall
 	wake     chan struct{}
 	running  sync.WaitGroup // the dispatched calls' goroutines
@@ -120,6 +123,10 @@ func (j *job) toolCall(name string, arg goja.Value) goja.Value {
 	c := &jsCall{index: t.sent, name: name, args: args, resolve: resolve, reject: reject}
 	t.sent++
 	t.pending++
+	if t.awaited == nil {
+		t.awaited = map[string]int{}
+	}
+	t.awaited[name]++
 	if t.inFlight < t.spec.Limits.MaxInFlight {
 		t.dispatch(c)
 	} else {
@@ -181,7 +188,10 @@ func (j *job) drainTools() error {
 				<-t.wake
 			}
 			if j.reason.Load() != nil {
-				return j.stoppedError()
+				return j.stoppedWaiting() // c counts among the calls waited for
+			}
+			if t.awaited[c.name]--; t.awaited[c.name] == 0 {
+				delete(t.awaited, c.name)
 			}
 			if err := j.settle(c); err != nil {
 				return err
@@ -189,10 +199,40 @@ func (j *job) drainTools() error {
 		case <-t.wake:
 		}
 		if j.reason.Load() != nil {
-			return j.stoppedError()
+			return j.stoppedWaiting()
 		}
 	}
 	return nil
+}
+
+// stoppedWaiting is the error of a run stopped while its code waited for
+// tool calls: a timeout names the calls it waited for.
+func (j *job) stoppedWaiting() *Error {
+	if r := j.reason.Load(); r != nil && r.kind == KindTimeout {
+		if names := j.tools.waitingFor(); len(names) > 0 {
+			return toolWaitTimeoutError(j.timeout, r.cause, names)
+		}
+	}
+	return j.stoppedError()
+}
+
+// waitingFor names the tools whose calls are pending (as tools.name, in
+// order, at most three, then "…"), or nil when none is or there are no
+// tools.
+func (t *jsTools) waitingFor() []string {
+	if t == nil || len(t.awaited) == 0 {
+		return nil
+	}
+	names := slices.Sorted(maps.Keys(t.awaited))
+	out := make([]string, 0, min(len(names), 4))
+	for i, n := range names {
+		if i == 3 {
+			out = append(out, "…")
+			break
+		}
+		out = append(out, "tools."+n)
+	}
+	return out
 }
 
 // settle resolves or rejects an ended call's Promise, which runs the code

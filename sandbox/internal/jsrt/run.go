@@ -393,6 +393,16 @@ func TimeoutError(limit time.Duration, cause error, abandoned bool) *Error {
 	return &Error{Kind: KindTimeout, Limit: limit.Milliseconds(), Message: b.String(), cause: cause}
 }
 
+// toolWaitTimeoutError is the time limit error of a run stopped while it
+// waited for tool calls: the limit covers the calls a snippet awaits, so
+// the advice is about the calls, not about the code's own work.
+func toolWaitTimeoutError(limit time.Duration, cause error, tools []string) *Error {
+	return &Error{Kind: KindTimeout, Limit: limit.Milliseconds(), cause: cause, Message: fmt.Sprintf(
+		"Timeout: the code ran longer than its %s time limit and was stopped while it waited for tool calls (%s), which were cancelled. "+
+			"The time limit covers the tool calls the code awaits: make fewer or quicker calls, ask each for less, or do the rest in a later snippet.",
+		limit, strings.Join(tools, ", "))}
+}
+
 // MemoryError is the model-readable memory limit error.
 func MemoryError(limit int64, cause error) *Error {
 	return &Error{Kind: KindMemory, Limit: limit, cause: cause, Message: fmt.Sprintf(

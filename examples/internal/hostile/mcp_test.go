@@ -1,0 +1,75 @@
+//go:build linux
+
+package hostile
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/loomwork/loom/examples/internal/fakeopenai"
+	"github.com/loomwork/loom/internal/testkit"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+)
+
+// lockedBuilder is a strings.Builder safe to read while a process writes it.
+type lockedBuilder struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuilder) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuilder) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// The representative hostile snippets, written by the model of a
+// code-execution agent that loom mcp serve exposes, are contained: the
+// client's call gets an answer that tells what happened, the snippet
+// after it runs cleanly, a second call on the same server works, and when
+// the client closes the session the server ends as it should, leaving no
+// worker behind.
+func TestMCPServeContainsHostileSnippets(t *testing.T) {
+	cases := handful()
+	srv := fakeopenai.New(t, twoSnippets(cases))
+	for _, s := range cases {
+		t.Run(s.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			file := filepath.Join(dir, "loom.yaml")
+			require.NoError(t, os.WriteFile(file, []byte(coderYAML), 0o644))
+			r := testkit.NewReaper(loom, "mcp", "serve", file, "--db", filepath.Join(dir, "cp.db"))
+			r.Cmd.Dir, r.Cmd.Env = dir, env(dir, srv.BaseURL())
+			stderr := &lockedBuilder{}
+			r.Cmd.Stderr = stderr
+			require.NoError(t, r.Prepare())
+			ctx := t.Context()
+			cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &sdk.CommandTransport{Command: r.Cmd}, nil)
+			require.NoError(t, err, stderr.String())
+			for call := range 2 {
+				res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "coder", Arguments: map[string]any{"message": s.name}})
+				require.NoError(t, err, "call %d; stderr: %s", call, stderr.String())
+				require.False(t, res.IsError, "call %d: %+v", call, res.Content)
+				text := res.Content[0].(*sdk.TextContent).Text
+				var answer struct{ Message string } // the agent's answer
+				require.NoError(t, json.Unmarshal([]byte(text), &answer), "call %d: %s", call, text)
+				text = answer.Message
+				requireTold(t, s, line(t, text, "FIRST "), line(t, text, "SECOND "))
+			}
+			require.NoError(t, cs.Close())
+			out := r.Wait(t)
+			requireEndedAsARun(t, ran{out, "", stderr.String()}, exitOK)
+		})
+	}
+}
