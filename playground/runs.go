@@ -37,6 +37,9 @@ type run struct {
 	err     string
 	idReady chan struct{}
 	head    int64 // a stored run's head checkpoint when read
+	// created is when the run started: the page lists runs in this order,
+	// which a restarted server reads back from the run's first checkpoint.
+	created time.Time
 	// started holds when each run began, for the durations of the trace.
 	started map[string]time.Time
 }
@@ -99,6 +102,9 @@ func (r *run) follow(stream iter.Seq2[agent.Event, error], wg *sync.WaitGroup) {
 				root = ev.RunID
 				if r.id == "" {
 					r.id = ev.RunID
+					if !ev.Time.IsZero() {
+						r.created = ev.Time
+					}
 					close(r.idReady)
 				}
 			}
@@ -192,7 +198,7 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 		s.release(p)
 		return
 	}
-	rn := &run{agent: a, project: p, idReady: make(chan struct{})}
+	rn := &run{agent: a, project: p, idReady: make(chan struct{}), created: time.Now()}
 	// The run belongs to the server: it goes on when the page is closed.
 	rn.follow(s.releasing(p, s.cfg.Engine.Run(s.ctx, a, req.Input)), &s.wg)
 	s.mu.Lock()
@@ -217,6 +223,12 @@ func (s *Server) find(id string) *run {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.runs[id]
+}
+
+func (r *run) startedAt() time.Time {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.created
 }
 
 func (r *run) isStored() bool {
@@ -300,7 +312,7 @@ func (s *Server) readStored(ctx context.Context, a agent.Agent, info checkpoint.
 	if err != nil {
 		return nil, err
 	}
-	rn := &run{agent: a, stored: true, id: info.RunID, head: info.Head, idReady: make(chan struct{})}
+	rn := &run{agent: a, stored: true, id: info.RunID, head: info.Head, created: info.Created, idReady: make(chan struct{})}
 	close(rn.idReady)
 	var end agent.Event
 	for _, cp := range cps {
@@ -344,9 +356,18 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	ids := append([]string{}, s.order...)
 	s.mu.Unlock()
-	out := make([]runView, 0, len(ids))
+	runs := make([]*run, 0, len(ids))
 	for _, id := range ids {
-		v := s.find(id).view(0)
+		if rn := s.find(id); rn != nil {
+			runs = append(runs, rn)
+		}
+	}
+	// In the order they started, as a restarted server lists them too:
+	// not in the order the store last updated them.
+	slices.SortStableFunc(runs, func(a, b *run) int { return a.startedAt().Compare(b.startedAt()) })
+	out := make([]runView, 0, len(runs))
+	for _, rn := range runs {
+		v := rn.view(0)
 		v.Events = nil
 		out = append(out, v)
 	}
