@@ -9,20 +9,28 @@ import (
 	"regexp"
 
 	"github.com/loomwork/loom/codeexec"
+	"github.com/loomwork/loom/engine"
 )
 
-const resumeUsage = `Usage: loom resume ID (--approve | --deny [--reason TEXT] | --answer JSON) [flags]
+const resumeUsage = `Usage: loom resume ID (--approve | --deny [--reason TEXT] | --answer JSON | --continue) [flags]
 
 Continues a run that loom run stopped because it waits for an answer, from
 its checkpoint, without repeating the model calls and code runs it already
 made. --approve and --deny answer every pending approval; --answer gives
 the JSON answer of the one pending question. When the run asks again, it
-stops again with the same id (or asks on the terminal).
+stops again with the same id (or asks on the terminal). A run that asks
+nothing is refused: it is still running in another process (loom serve,
+loom run), or its process stopped mid-way; only in that second case,
+--continue finishes it from its last checkpoint.
 
 Flags:
   --approve            approve the pending code
   --deny               decline it; --reason TEXT tells the agent why
   --answer JSON        the answer to a question that is not an approval
+  --continue           finish a run whose process stopped before it asked
+                       or ended (a run still going elsewhere would lose its
+                       next checkpoint to this one, and the step it was
+                       taking would run twice)
   --log-level, --timeout, --db, --model, --trusted-code   as for loom run
 Exit status: as for loom run.
 `
@@ -34,15 +42,16 @@ func runResume(ctx context.Context, args []string, stdout, stderr io.Writer, con
 	fs, usageErr := cmd.fs, cmd.usageErr
 	var rs runSettings
 	settingsFlags(fs, &rs)
-	var approve, deny bool
+	var approve, deny, cont bool
 	var reason, answer string
 	fs.BoolVar(&approve, "approve", false, "approve")
 	fs.BoolVar(&deny, "deny", false, "deny")
+	fs.BoolVar(&cont, "continue", false, "finish a run whose process stopped")
 	fs.StringVar(&reason, "reason", "", "why")
 	fs.StringVar(&answer, "answer", "", "the answer")
 	pos, status, quit := cmd.parse(args)
 	given := 0
-	for _, b := range []bool{approve, deny, answer != ""} {
+	for _, b := range []bool{approve, deny, answer != "", cont} {
 		if b {
 			given++
 		}
@@ -55,7 +64,7 @@ func runResume(ctx context.Context, args []string, stdout, stderr io.Writer, con
 	case !runIDPattern.MatchString(pos[0]):
 		return usageErr("%q is not a run id", pos[0])
 	case given != 1:
-		return usageErr("give one of --approve, --deny or --answer JSON")
+		return usageErr("give one of --approve, --deny, --answer JSON or --continue")
 	case reason != "" && !deny:
 		return usageErr("--reason goes with --deny")
 	case answer != "" && !json.Valid([]byte(answer)):
@@ -93,6 +102,12 @@ func runResume(ctx context.Context, args []string, stdout, stderr io.Writer, con
 		fmt.Fprintf(stderr, "loom resume: %v\n", err)
 		return exitFailed
 	}
+	switch {
+	case cont && len(pending) > 0:
+		return usageErr("run %s waits for %d answer(s) (%s): give them with --approve, --deny or --answer JSON, not --continue", runID, len(pending), pending[0].ID)
+	case !cont && len(pending) == 0:
+		return noQuestion(ctx, l, runID, stderr)
+	}
 	answers := map[string]json.RawMessage{}
 	for _, q := range pending {
 		switch {
@@ -117,6 +132,22 @@ func runResume(ctx context.Context, args []string, stdout, stderr io.Writer, con
 	r := newRunner("loom resume", l, a, rec.File, con, stdout, stderr)
 	_, code := r.drive(ctx, nil, l.resume(ctx, a, runID, answers), runID)
 	return stopped(ctx, "resume", code, stderr)
+}
+
+// noQuestion reports an answer given to a run that asks nothing: it ended,
+// or it is still going (or stopped mid-way). Answering it would start a
+// second copy of the run's current step.
+func noQuestion(ctx context.Context, l *loaded, runID string, stderr io.Writer) int {
+	head, err := l.engine.Checkpoints().Head(ctx, runID)
+	switch {
+	case err != nil:
+		fmt.Fprintf(stderr, "loom resume: %v\n", err)
+	case head.Kind == engine.CheckpointEnd:
+		fmt.Fprintf(stderr, "loom resume: run %s already ended (checkpoint %d): nothing to resume\n", runID, head.Seq)
+	default:
+		fmt.Fprintf(stderr, "loom resume: run %s waits for no answer: it is running in another process (loom serve, loom run), or that process stopped before the run asked or ended. If it stopped, finish the run with: loom resume %s --continue\n", runID, runID)
+	}
+	return exitFailed
 }
 
 func absPath(p string) string {
