@@ -3,6 +3,8 @@ package main
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -154,6 +156,33 @@ func checkTrust(d *spec.Doc, trusted bool) error {
 // entry in it goes on from its journaled steps.
 func (l *loaded) resume(ctx context.Context, a agent.Agent, runID string, answers map[string]json.RawMessage) iter.Seq2[agent.Event, error] {
 	return l.engine.Resume(ctx, a, runID, answers)
+}
+
+// session opens the conversation id (a new one when empty) with a, kept
+// in the checkpoint database's session store: its turns reach the model
+// in any process, and a turn that stops for an answer is recorded once
+// when loom resume finishes it. close closes the session store.
+func (l *loaded) session(ctx context.Context, a agent.Agent, id string) (sess *engine.Session, close func(), err error) {
+	var store checkpoint.SessionStore
+	if isPostgres(l.dbPath) {
+		store, err = postgres.OpenSessions(ctx, postgres.Config{DSN: l.dbPath})
+	} else {
+		store, err = sqlite.OpenSessions(ctx, sqlite.Config{Path: l.dbPath})
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("the session store: %w", err)
+	}
+	if id == "" {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		id = hex.EncodeToString(b[:])
+	}
+	mem, err := engine.NewStored(store, id)
+	if err != nil {
+		_ = store.Close()
+		return nil, nil, err
+	}
+	return l.engine.NewSession(a, mem), func() { _ = store.Close() }, nil
 }
 
 // pending returns the questions the stopped run runID of a waits for.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/loomwork/loom/codeexec"
 	"github.com/loomwork/loom/engine"
+	"github.com/loomwork/loom/internal/flow"
 )
 
 const resumeUsage = `Usage: loom resume ID (--approve | --deny [--reason TEXT] | --answer JSON | --continue) [flags]
@@ -130,8 +131,49 @@ func runResume(ctx context.Context, args []string, stdout, stderr io.Writer, con
 		}
 	}
 	r := newRunner("loom resume", l, a, rec.File, con, stdout, stderr)
-	_, code := r.drive(ctx, nil, l.resume(ctx, a, runID, answers), runID)
+	stream := l.resume(ctx, a, runID, answers)
+	// A chat's turn goes on through its session: the model sees the
+	// conversation, and the turn is remembered once.
+	if id := sessionOf(ctx, l, runID); id != "" {
+		sess, closeSess, err := l.session(ctx, a, id)
+		if err != nil {
+			fmt.Fprintf(stderr, "loom resume: %v\n", err)
+			return exitFailed
+		}
+		defer closeSess()
+		r.sess = sess
+		if cont {
+			return stopped(ctx, "resume", r.finish(ctx, sess), stderr)
+		}
+		stream = sess.Resume(ctx, runID, answers)
+	}
+	_, code := r.drive(ctx, stream, runID)
 	return stopped(ctx, "resume", code, stderr)
+}
+
+// sessionOf returns the session run runID is a turn of, or "".
+func sessionOf(ctx context.Context, l *loaded, runID string) string {
+	head, err := l.engine.Checkpoints().Head(ctx, runID)
+	if err != nil {
+		return ""
+	}
+	return head.Meta[engine.MetaSession]
+}
+
+// finish finishes the session's turn whose process stopped mid-way and
+// prints its answer.
+func (r *runner) finish(ctx context.Context, sess *engine.Session) int {
+	res, err := sess.Continue(ctx)
+	if err != nil {
+		fmt.Fprintf(r.errOut, "%s: %v\n", r.name, err)
+		return exitFailed
+	}
+	if r.state {
+		fmt.Fprintln(r.out, string(res.Output))
+	} else {
+		fmt.Fprintln(r.out, flow.TextOf(res.Output))
+	}
+	return exitOK
 }
 
 // noQuestion reports an answer given to a run that asks nothing: it ended,

@@ -95,7 +95,15 @@ func waitStatus(t *testing.T, api, id string) playgroundRun {
 
 func loomProcess(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
+	return loomProcessIn(t, "", args...)
+}
+
+// loomProcessIn runs loom in a child process with stdin (not a terminal)
+// and returns its exit status, stdout and stderr.
+func loomProcessIn(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
+	cmd.Stdin = strings.NewReader(stdin)
 	cmd.Env = append(os.Environ(), childEnv+"=1")
 	var out, errOut strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errOut
