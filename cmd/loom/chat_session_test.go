@@ -170,3 +170,67 @@ func TestChatTurnKilledMidCallFinishedByResume(t *testing.T) {
 	require.Equal(t, "user messages: 3\n", stdout)
 	require.Equal(t, []string{"user: hello", "assistant: user messages: 1", "user: slow one", "assistant: user messages: 2", "user: other"}, c.last())
 }
+
+// guardedChatYAML trips on long input and on an answer holding an AWS
+// key, which it holds back until the output guardrail passed it.
+const guardedChatYAML = `version: loom/v1
+model: openai:gpt-test
+entry: helper
+agents:
+  helper:
+    type: ai
+    guardrails:
+      input:
+        - builtin: max_input_size
+          max_bytes: 40
+      output:
+        - builtin: deny_list
+      hold: true
+`
+
+// TestChatTrippedTurnNotRemembered: in loom run --chat, a turn stopped by
+// an input or an output guardrail is reported, the chat goes on, and the
+// tripped turn is in no later turn's history, in this process or when
+// the session is reopened in another; the chat's exit status says a turn
+// failed. The refused answer, held, never reaches stdout.
+func TestChatTrippedTurnNotRemembered(t *testing.T) {
+	var mu sync.Mutex
+	var last []string
+	fakeChat(t, func(body chatBody, chunk func(delta, finish any)) {
+		var users []string
+		for _, m := range body.Messages {
+			if m.Role == "user" {
+				users = append(users, fmt.Sprint(m.Content))
+			}
+		}
+		mu.Lock()
+		last = users
+		mu.Unlock()
+		answer := fmt.Sprintf("user messages: %d", len(users))
+		if strings.Contains(users[len(users)-1], "key") {
+			answer = "the key is AKIAIOSFODNN7EXAMPLE"
+		}
+		chunk(map[string]any{"role": "assistant", "content": answer}, nil)
+		chunk(map[string]any{}, "stop")
+	})
+	db := filepath.Join(t.TempDir(), "cp.db")
+	file := writeFile(t, "loom.yaml", guardedChatYAML)
+
+	code, stdout, stderr := loomProcessIn(t, "hello\n"+strings.Repeat("very long ", 10)+"\nyour key?\nafter\n", "run", file, "--chat", "--session", "g1", "--db", db)
+	require.Equal(t, exitFailed, code, "a turn failed: %s", stderr)
+	require.Contains(t, stderr, "max_input_size")
+	require.Contains(t, stderr, "deny_list")
+	require.NotContains(t, stdout, "AKIA", "the refused answer was held back")
+	require.True(t, strings.HasPrefix(stdout, "user messages: 1\n"), stdout)
+	require.True(t, strings.HasSuffix(stdout, "user messages: 2\n"), "the chat went on: %s", stdout)
+	mu.Lock()
+	require.Equal(t, []string{"hello", "after"}, last, "the tripped turns are not in the history")
+	mu.Unlock()
+
+	code, stdout, stderr = loomProcessIn(t, "again\n", "run", file, "--chat", "--session", "g1", "--db", db)
+	require.Equal(t, exitOK, code, stderr)
+	require.Equal(t, "user messages: 3\n", stdout)
+	mu.Lock()
+	require.Equal(t, []string{"hello", "after", "again"}, last)
+	mu.Unlock()
+}

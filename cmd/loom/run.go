@@ -36,7 +36,9 @@ a second Ctrl-C within two seconds exits 130. The conversation is kept in the
 checkpoint database under a session id (printed when the chat starts on a
 terminal, or when a turn stops): --session ID goes on with it, in any
 process, and a turn that stopped for an answer is remembered once when
-loom resume finishes it.
+loom resume finishes it. A turn that fails (a guardrail refused it) is
+reported and not remembered; the conversation goes on, and the exit status
+is the last failed turn's.
 
 When the run waits for an answer (code to approve, with approval: ask), a
 person at a terminal is asked; without a terminal the run stops, its state
@@ -486,13 +488,14 @@ func (r *runner) chat(ctx context.Context, id string) int {
 			// The session records the turn once its run ends, and hands the
 			// earlier turns to the run as its history.
 			_, code := r.drive(tctx, sess.Run(tctx, inputOf(line)), "")
-			switch {
-			case tctx.Err() != nil:
+			if tctx.Err() != nil {
 				return code, false // the question was withdrawn, or a signal: runRun reports it
-			case code != exitOK:
-				return code, true
 			}
-			return exitOK, false
+			// A turn that waits for an answer with no one to ask ends the
+			// chat (loom resume continues it); a failed turn (a tripped
+			// guardrail, a model error) is not remembered, and the
+			// conversation goes on, the failure its exit status.
+			return code, code == exitWaiting
 		},
 	}
 	return loop.Run(ctx)
