@@ -37,6 +37,8 @@ type run struct {
 	err     string
 	idReady chan struct{}
 	head    int64 // a stored run's head checkpoint when read
+	// session is the conversation a stored run is a turn of, or "".
+	session string
 	// created is when the run started: the page lists runs in this order,
 	// which a restarted server reads back from the run's first checkpoint.
 	created time.Time
@@ -312,7 +314,8 @@ func (s *Server) readStored(ctx context.Context, a agent.Agent, info checkpoint.
 	if err != nil {
 		return nil, err
 	}
-	rn := &run{agent: a, stored: true, id: info.RunID, head: info.Head, created: info.Created, idReady: make(chan struct{})}
+	rn := &run{agent: a, stored: true, id: info.RunID, head: info.Head, created: info.Created, session: info.Meta[engine.MetaSession],
+		idReady: make(chan struct{})}
 	close(rn.idReady)
 	var end agent.Event
 	for _, cp := range cps {
@@ -405,6 +408,12 @@ func (s *Server) postAnswers(w http.ResponseWriter, r *http.Request) {
 	// A stopped run (its process died) is resumed with no answers.
 	waiting := rn.status == "waiting" || rn.status == "stopped"
 	bad := checkAnswers(rn.pending, answers)
+	session := rn.session
+	if waiting && bad == nil && session != "" && s.cfg.Sessions == nil {
+		rn.mu.Unlock()
+		http.Error(w, "run "+rn.id+" is a turn of session "+session+", and this playground has no session store (playground.Config.Sessions): answer it where the conversation is kept, as loom resume "+rn.id, http.StatusConflict)
+		return
+	}
 	a, p := rn.agent, rn.project
 	if waiting && bad == nil && p == nil {
 		// A run read back from the store goes on with the file's current
@@ -431,8 +440,32 @@ func (s *Server) postAnswers(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, bad.Error(), http.StatusUnprocessableEntity)
 		return
 	}
-	rn.follow(s.releasing(p, s.cfg.Engine.Resume(s.ctx, a, rn.id, answers)), &s.wg)
+	stream, err := s.resumeStream(a, rn.id, session, answers)
+	if err != nil {
+		// Nothing ran: the run still waits, as the store says.
+		s.release(p)
+		rn.mu.Lock()
+		rn.status, rn.stored = "waiting", true
+		rn.mu.Unlock()
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	rn.follow(s.releasing(p, stream), &s.wg)
 	writeJSON(w, http.StatusAccepted, map[string]string{"id": rn.id})
+}
+
+// resumeStream resumes run id of a with answers: a turn of a session
+// through its session, so that the model sees the conversation and the
+// turn is remembered once; any other run through the engine.
+func (s *Server) resumeStream(a agent.Agent, id, session string, answers map[string]json.RawMessage) (iter.Seq2[agent.Event, error], error) {
+	if session == "" {
+		return s.cfg.Engine.Resume(s.ctx, a, id, answers), nil
+	}
+	mem, err := engine.NewStored(s.cfg.Sessions, session)
+	if err != nil {
+		return nil, err
+	}
+	return s.cfg.Engine.NewSession(a, mem).Resume(s.ctx, id, answers), nil
 }
 
 // checkAnswers checks each answer against the pending question it answers.

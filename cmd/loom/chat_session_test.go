@@ -120,7 +120,15 @@ func TestChatTurnApprovedInAnotherProcess(t *testing.T) {
 	require.Equal(t, exitFailed, code, stderr)
 	require.Contains(t, stderr, "already ended")
 
-	code, stdout, stderr = loomProcessIn(t, "after\n", "run", file, "--chat", "--session", session, "--db", db)
+	c.requireApprovedOnce(t, file, session, db)
+}
+
+// requireApprovedOnce goes on with the conversation session of file in a
+// new process, and checks that the model sees its two turns, "hello" and
+// the approved "Calculate 15!", each once.
+func (c *conversation) requireApprovedOnce(t *testing.T, file, session, db string) {
+	t.Helper()
+	code, stdout, stderr := loomProcessIn(t, "after\n", "run", file, "--chat", "--session", session, "--db", db)
 	require.Equal(t, exitOK, code, stderr)
 	require.Equal(t, "user messages: 3\n", stdout)
 	require.Equal(t, []string{

@@ -163,14 +163,9 @@ func (l *loaded) resume(ctx context.Context, a agent.Agent, runID string, answer
 // in any process, and a turn that stops for an answer is recorded once
 // when loom resume finishes it. close closes the session store.
 func (l *loaded) session(ctx context.Context, a agent.Agent, id string) (sess *engine.Session, close func(), err error) {
-	var store checkpoint.SessionStore
-	if isPostgres(l.dbPath) {
-		store, err = postgres.OpenSessions(ctx, postgres.Config{DSN: l.dbPath})
-	} else {
-		store, err = sqlite.OpenSessions(ctx, sqlite.Config{Path: l.dbPath})
-	}
+	store, err := openSessions(ctx, l.dbPath)
 	if err != nil {
-		return nil, nil, fmt.Errorf("the session store: %w", err)
+		return nil, nil, err
 	}
 	if id == "" {
 		var b [8]byte
@@ -295,6 +290,22 @@ func isPostgres(db string) bool {
 
 // openCheckpoints opens the checkpoint store --db names: PostgreSQL for a
 // postgres:// URL, else the SQLite file.
+// openSessions opens the session store of the checkpoint database db,
+// where loom run --chat keeps its conversations.
+func openSessions(ctx context.Context, db string) (checkpoint.SessionStore, error) {
+	var store checkpoint.SessionStore
+	var err error
+	if isPostgres(db) {
+		store, err = postgres.OpenSessions(ctx, postgres.Config{DSN: db})
+	} else {
+		store, err = sqlite.OpenSessions(ctx, sqlite.Config{Path: db})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("the session store: %w", err)
+	}
+	return store, nil
+}
+
 func openCheckpoints(ctx context.Context, db string) (checkpoint.Store, error) {
 	if isPostgres(db) {
 		return postgres.Open(ctx, postgres.Config{DSN: db})

@@ -78,6 +78,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, con 
 		return exitInvalid
 	}
 	defer store.Close()
+	sessions, err := openSessions(ctx, l.dbPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "loom serve: %v\n", err)
+		return exitInvalid
+	}
+	defer sessions.Close()
 	open := func(ref string) (model.Model, error) { return openModel(ref, con.getenv, l.envFiles, l.log) }
 	m, err := open(defaultModel)
 	if err != nil {
@@ -93,7 +99,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, con 
 	defer untrace()
 	pg, err := playground.New(playground.Config{Path: pos[0], Engine: engine.New(cfg), Labels: labels,
 		Registry: spec.Registry{Models: open, Getenv: con.getenv, Checkpoints: store, TrustedCode: rs.trusted, Isolated: isolatedConfig(true)},
-		Options:  spec.Options{Root: rs.root}, Grants: grants})
+		Options:  spec.Options{Root: rs.root}, Grants: grants, Sessions: sessions})
 	if err != nil {
 		fmt.Fprintf(stderr, "loom serve: %v\n", err)
 		return exitInvalid
