@@ -1,0 +1,62 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestCodeModeApprovalAcrossProcesses: a code_execution agent whose
+// snippets call server-everything's tools (sandbox_tools) and need
+// approval. loom run stops before the snippet runs: the server sees no
+// call. Approved by loom resume in another process, the snippet runs once
+// and its tool call reaches the server once; a second approval is refused
+// and calls nothing. Denied, a snippet calls nothing and the model is
+// told why.
+func TestCodeModeApprovalAcrossProcesses(t *testing.T) {
+	mcpURL, calls := everythingHTTP(t)
+	fakeChat(t, func(body chatBody, chunk func(delta, finish any)) {
+		last := body.Messages[len(body.Messages)-1]
+		if last.Role == "tool" {
+			chunk(map[string]any{"role": "assistant", "content": "tool said: " + fmt.Sprint(last.Content)}, nil)
+			chunk(map[string]any{}, "stop")
+			return
+		}
+		chunk(map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{"index": 0, "id": "call_1", "type": "function",
+			"function": map[string]any{"name": "evaluateJs", "arguments": `{"code":"const r = await tools.get_sum({a: 2, b: 40}); r.message"}`}}}}, nil)
+		chunk(map[string]any{}, "tool_calls")
+	})
+	file := writeFile(t, "loom.yaml", `version: loom/v1
+model: openai:gpt-test
+entry: coder
+agents:
+  ev: {type: mcp, url: "`+mcpURL+`", filter: [get-sum]}
+  coder: {type: code_execution, approval: ask, sandbox_tools: [ev]}
+`)
+	trustFile(t, file)
+	db := filepath.Join(t.TempDir(), "cp.db")
+
+	code, stdout, stderr := loomProcess(t, "run", file, "-i", "add 2 and 40", "--db", db)
+	require.Equal(t, exitWaiting, code, stderr)
+	approved := strings.TrimSpace(stdout)
+	require.Contains(t, stderr, "await tools.get_sum")
+	require.Zero(t, calls.Load(), "nothing ran before the approval")
+
+	code, stdout, stderr = loomProcess(t, "resume", approved, "--approve", "--db", db)
+	require.Equal(t, exitOK, code, stderr)
+	require.Contains(t, stdout, "The sum of 2 and 40 is 42.")
+	require.Equal(t, int32(1), calls.Load())
+	code, _, stderr = loomProcess(t, "resume", approved, "--approve", "--db", db)
+	require.Equal(t, exitFailed, code, stderr)
+	require.Equal(t, int32(1), calls.Load(), "a second approval runs nothing")
+
+	code, stdout, stderr = loomProcess(t, "run", file, "-i", "add 2 and 40", "--db", db)
+	require.Equal(t, exitWaiting, code, stderr)
+	denied := strings.TrimSpace(stdout)
+	_, stdout, stderr = loomProcess(t, "resume", denied, "--deny", "--reason", "no network today", "--db", db)
+	require.Contains(t, stdout, "no network today", "the model is told why: %s", stderr)
+	require.Equal(t, int32(1), calls.Load(), "a denied snippet calls nothing")
+}
