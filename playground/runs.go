@@ -30,13 +30,13 @@ type run struct {
 
 	mu      sync.Mutex
 	id      string
-	status  string // running, waiting, stopped (its process died), done, failed
+	status  string // running, waiting, stopped (its process died), done, failed; moved once replaced by its stored view
 	events  []eventView
 	pending []agent.Question
 	output  json.RawMessage
 	err     string
 	idReady chan struct{}
-	head    int64 // a stored run's head checkpoint when read
+	head    int64 // a stored or waiting run's head checkpoint when read
 	// session is the conversation a stored run is a turn of, or "".
 	session string
 	// created is when the run started: the page lists runs in this order,
@@ -85,8 +85,10 @@ func viewOf(ev agent.Event) (eventView, bool) {
 }
 
 // follow records a stream in the background. It returns once the root
-// run's id is known.
-func (r *run) follow(stream iter.Seq2[agent.Event, error], wg *sync.WaitGroup) {
+// run's id is known. head reads the run's head checkpoint, noted when the
+// run stops to wait: another process may answer it, and the page then
+// reads it again (Server.refresh).
+func (r *run) follow(stream iter.Seq2[agent.Event, error], wg *sync.WaitGroup, head func(runID string) int64) {
 	r.mu.Lock()
 	r.status = "running"
 	r.pending = nil
@@ -122,14 +124,19 @@ func (r *run) follow(stream iter.Seq2[agent.Event, error], wg *sync.WaitGroup) {
 				runErr = err
 			}
 		}
+		var ie *agent.InterruptedError
+		waits := errors.As(runErr, &ie)
+		var seq int64
+		if waits && root != "" {
+			seq = head(root)
+		}
 		r.mu.Lock()
 		defer r.mu.Unlock()
-		var ie *agent.InterruptedError
 		switch {
 		case runErr == nil:
 			r.status = "done"
-		case errors.As(runErr, &ie):
-			r.status, r.pending = "waiting", ie.Questions
+		case waits:
+			r.status, r.pending, r.head = "waiting", ie.Questions, seq
 		default:
 			r.status, r.err = "failed", runErr.Error()
 		}
@@ -202,7 +209,7 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 	}
 	rn := &run{agent: a, project: p, idReady: make(chan struct{}), created: time.Now()}
 	// The run belongs to the server: it goes on when the page is closed.
-	rn.follow(s.releasing(p, s.cfg.Engine.Run(s.ctx, a, req.Input)), &s.wg)
+	rn.follow(s.releasing(p, s.cfg.Engine.Run(s.ctx, a, req.Input)), &s.wg, s.headSeq)
 	s.mu.Lock()
 	s.runs[rn.id] = rn
 	s.order = append(s.order, rn.id)
@@ -217,7 +224,8 @@ func (s *Server) find(id string) *run {
 	switch {
 	case rn == nil:
 		s.sync(s.ctx)
-	case rn.isStored():
+	case rn.isStored() || rn.isWaiting():
+		// Another process may have moved it: loom resume, another server.
 		s.refresh(s.ctx, rn)
 	default:
 		return rn
@@ -233,13 +241,32 @@ func (r *run) startedAt() time.Time {
 	return r.created
 }
 
+// isWaiting reports whether the run waits for answers here: no goroutine
+// of this server runs it.
+func (r *run) isWaiting() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.status == "waiting"
+}
+
+// headSeq returns run runID's head checkpoint, or 0 when it cannot be read.
+func (s *Server) headSeq(runID string) int64 {
+	head, err := s.cfg.Engine.Checkpoints().Head(s.ctx, runID)
+	if err != nil {
+		return 0
+	}
+	return head.Seq
+}
+
 func (r *run) isStored() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.stored
 }
 
-// refresh reads a stored run again when another process moved it.
+// refresh reads a stored run, or one that waits here, again when another
+// process moved it, and puts the fresh view in its place. A replaced run
+// that waited here gives up its hold on its project.
 func (s *Server) refresh(ctx context.Context, rn *run) {
 	head, err := s.cfg.Engine.Checkpoints().Head(ctx, rn.id)
 	rn.mu.Lock()
@@ -252,11 +279,27 @@ func (s *Server) refresh(ctx context.Context, rn *run) {
 	if err != nil {
 		return
 	}
+	// The old view is retired only while no one here runs it: an answer
+	// posted meanwhile wins, and one posted after finds it moved.
+	rn.mu.Lock()
+	retire := rn.stored || rn.status == "waiting"
+	var p *spec.Project
+	if retire {
+		rn.status, p = "moved", rn.project
+		fresh.created = rn.created
+	}
+	rn.mu.Unlock()
+	if !retire {
+		return
+	}
 	s.mu.Lock()
 	if s.runs[rn.id] == rn {
 		s.runs[rn.id] = fresh
 	}
 	s.mu.Unlock()
+	if p != nil {
+		s.release(p)
+	}
 }
 
 // storedRuns is the most runs the page lists from the checkpoint store.
@@ -450,7 +493,7 @@ func (s *Server) postAnswers(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	rn.follow(s.releasing(p, stream), &s.wg)
+	rn.follow(s.releasing(p, stream), &s.wg, s.headSeq)
 	writeJSON(w, http.StatusAccepted, map[string]string{"id": rn.id})
 }
 

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -40,9 +39,7 @@ func TestResumeRefusesARunThatAsksNothing(t *testing.T) {
 	})
 	unblock := sync1(release)
 	t.Cleanup(unblock) // before the fake server closes, which waits for its handlers
-	t.Setenv("LOOM_TRACE_DB", filepath.Join(t.TempDir(), "traces.db"))
-	db := filepath.Join(t.TempDir(), "runs.db")
-	file := writeFile(t, "loom.yaml", coderYAML)
+	file, db := servedProject(t, coderYAML)
 
 	// A run the playground is running.
 	api, srv := servePlayground(t, file, db)

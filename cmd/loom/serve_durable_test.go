@@ -65,6 +65,28 @@ func servePlayground(t *testing.T, file, db string) (string, *exec.Cmd) {
 	return "", nil
 }
 
+// approveElsewhere approves run id, which computes 15!, with loom resume
+// in another process, and checks that the playground at api then shows it
+// done with the answer.
+func approveElsewhere(t *testing.T, api, db, id string) {
+	t.Helper()
+	code, stdout, stderr := loomProcess(t, "resume", id, "--approve", "--db", db)
+	require.Equal(t, exitOK, code, stderr)
+	require.Contains(t, stdout, "15! = 1307674368000")
+	v := waitStatus(t, api, id)
+	require.Equal(t, "done", v.Status, "the page shows the run loom resume finished")
+	require.Contains(t, string(v.Output), "1307674368000")
+}
+
+// servedProject writes content as a project file beside a fresh checkpoint
+// database, with traces going to a fresh store, for loom serve and the
+// commands that share its database.
+func servedProject(t *testing.T, content string) (file, db string) {
+	t.Helper()
+	t.Setenv("LOOM_TRACE_DB", filepath.Join(t.TempDir(), "traces.db"))
+	return writeFile(t, "loom.yaml", content), filepath.Join(t.TempDir(), "runs.db")
+}
+
 func apiCall(t *testing.T, api, method, path, body string, v any) int {
 	t.Helper()
 	req, err := http.NewRequestWithContext(t.Context(), method, strings.Replace(api, "%s", path, 1), strings.NewReader(body))
@@ -159,15 +181,10 @@ func TestPlaygroundRunsAreDurable(t *testing.T) {
 			require.Len(t, list[0].Pending, 1)
 			require.Equal(t, "approval", list[0].Pending[0].Kind)
 
-			code, stdout, stderr := loomProcess(t, "resume", started.ID, "--approve", "--db", db)
-			require.Equal(t, exitOK, code, stderr)
-			require.Contains(t, stdout, "15! = 1307674368000")
-			v = waitStatus(t, api, started.ID)
-			require.Equal(t, "done", v.Status, "the server shows the run loom resume finished")
-			require.Contains(t, string(v.Output), "1307674368000")
+			approveElsewhere(t, api, db, started.ID)
 
 			// A run loom run stopped shows in the playground, which resumes it.
-			code, stdout, stderr = loomProcess(t, "run", file, "-i", "Calculate 15!", "--db", db)
+			code, stdout, stderr := loomProcess(t, "run", file, "-i", "Calculate 15!", "--db", db)
 			require.Equal(t, exitWaiting, code, stderr)
 			stopped := strings.TrimSpace(stdout)
 			require.Equal(t, http.StatusOK, apiCall(t, api, "GET", "runs", "", &list))

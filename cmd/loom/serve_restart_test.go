@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -53,9 +52,7 @@ func pageState(t *testing.T, api string) ([]playgroundRun, map[string]pageView) 
 // events; the waiting runs are answered after the restart and end once.
 func TestPlaygroundRestartListsTheSame(t *testing.T) {
 	fakeOpenAI(t)
-	t.Setenv("LOOM_TRACE_DB", filepath.Join(t.TempDir(), "traces.db"))
-	db := filepath.Join(t.TempDir(), "runs.db")
-	file := writeFile(t, "loom.yaml", restartYAML)
+	file, db := servedProject(t, restartYAML)
 	api, first := servePlayground(t, file, db)
 
 	start := func(agent, input string) string {
@@ -107,4 +104,27 @@ func TestPlaygroundRestartListsTheSame(t *testing.T) {
 			require.Equal(t, "done", v.Status, v.Error)
 		}
 	}
+}
+
+// TestPlaygroundSeesARunAnsweredElsewhere: a run the playground started
+// and that waits for approval is approved by loom resume in another
+// process; the page, not restarted, then shows it done with its answer,
+// and refuses a second answer instead of failing the run.
+func TestPlaygroundSeesARunAnsweredElsewhere(t *testing.T) {
+	fakeOpenAI(t)
+	file, db := servedProject(t, coderYAML)
+	api, _ := servePlayground(t, file, db)
+	var started struct{ ID string }
+	require.Equal(t, http.StatusCreated, apiCall(t, api, "POST", "runs", `{"agent":"coder","input":{"message":"Calculate 15!"}}`, &started))
+	v := waitStatus(t, api, started.ID)
+	require.Equal(t, "waiting", v.Status, v.Error)
+
+	approveElsewhere(t, api, db, started.ID)
+	var list []playgroundRun
+	require.Equal(t, http.StatusOK, apiCall(t, api, "GET", "runs", "", &list))
+	require.Len(t, list, 1)
+	require.Equal(t, "done", list[0].Status)
+	answer, _ := json.Marshal(map[string]any{started.ID + ".1.1?1": map[string]any{"approved": true}})
+	require.Equal(t, http.StatusConflict, apiCall(t, api, "POST", "runs/"+started.ID+"/answers", string(answer), nil))
+	require.Equal(t, "done", waitStatus(t, api, started.ID).Status)
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -16,9 +15,7 @@ import (
 // reopened with --session holds the turn once.
 func TestPlaygroundApprovesAChatTurn(t *testing.T) {
 	c := newConversation(t)
-	t.Setenv("LOOM_TRACE_DB", filepath.Join(t.TempDir(), "traces.db"))
-	db := filepath.Join(t.TempDir(), "runs.db")
-	file := writeFile(t, "loom.yaml", coderYAML)
+	file, db := servedProject(t, coderYAML)
 
 	code, stdout, stderr := loomProcessIn(t, "hello\nCalculate 15!\n", "run", file, "--chat", "--session", "pg1", "--db", db)
 	require.Equal(t, exitWaiting, code, stderr)
