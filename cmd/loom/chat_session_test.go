@@ -90,10 +90,19 @@ var sessionLine = regexp.MustCompile(`--chat --session ([0-9a-f]+)\n`)
 // --approve in another process runs the code once, with the model seeing
 // the earlier turn; the conversation, reopened with --session in a third
 // process, holds the approved turn exactly once. While the turn waits, the
-// session refuses new input and says how to answer.
+// session refuses new input and says how to answer. On SQLite and
+// PostgreSQL.
 func TestChatTurnApprovedInAnotherProcess(t *testing.T) {
+	for _, st := range checkpointDBs(t) {
+		t.Run(st.kind, func(t *testing.T) { chatTurnApprovedInAnotherProcess(t, st.db) })
+	}
+}
+
+func chatTurnApprovedInAnotherProcess(t *testing.T, db string) {
 	c := newConversation(t)
-	db := filepath.Join(t.TempDir(), "cp.db")
+	if db == "" {
+		db = filepath.Join(t.TempDir(), "cp.db")
+	}
 	file := writeFile(t, "loom.yaml", coderYAML)
 
 	code, stdout, stderr := loomProcessIn(t, "hello\nCalculate 15!\nnever read\n", "run", file, "--chat", "--db", db)

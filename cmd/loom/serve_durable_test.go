@@ -65,6 +65,20 @@ func servePlayground(t *testing.T, file, db string) (string, *exec.Cmd) {
 	return "", nil
 }
 
+// checkpointDBs are the checkpoint databases the durable tests run on:
+// SQLite (db empty: a file of the test's), and PostgreSQL when
+// LOOM_TEST_POSTGRES_DSN names one (required under CI).
+func checkpointDBs(t *testing.T) []struct{ kind, db string } {
+	t.Helper()
+	stores := []struct{ kind, db string }{{"sqlite", ""}}
+	if dsn := os.Getenv("LOOM_TEST_POSTGRES_DSN"); dsn != "" {
+		stores = append(stores, struct{ kind, db string }{"postgres", dsn})
+	} else if os.Getenv("CI") == "true" {
+		t.Fatal("LOOM_TEST_POSTGRES_DSN is unset under CI: .ci/postgres.sh must start PostgreSQL")
+	}
+	return stores
+}
+
 // approveElsewhere approves run id, which computes 15!, with loom resume
 // in another process, and checks that the playground at api then shows it
 // done with the answer.
@@ -147,13 +161,7 @@ func loomProcessIn(t *testing.T, stdin string, args ...string) (int, string, str
 // loom serve and loom resume record the runs in the trace store. On SQLite
 // and PostgreSQL.
 func TestPlaygroundRunsAreDurable(t *testing.T) {
-	stores := []struct{ kind, db string }{{"sqlite", ""}}
-	if dsn := os.Getenv("LOOM_TEST_POSTGRES_DSN"); dsn != "" {
-		stores = append(stores, struct{ kind, db string }{"postgres", dsn})
-	} else if os.Getenv("CI") == "true" {
-		t.Fatal("LOOM_TEST_POSTGRES_DSN is unset under CI: .ci/postgres.sh must start PostgreSQL")
-	}
-	for _, st := range stores {
+	for _, st := range checkpointDBs(t) {
 		t.Run(st.kind, func(t *testing.T) {
 			fakeOpenAI(t)
 			traces := filepath.Join(t.TempDir(), "traces.db")
