@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -250,4 +251,31 @@ func TestChatTrippedTurnNotRemembered(t *testing.T) {
 	mu.Lock()
 	require.Equal(t, []string{"hello", "after", "again"}, last)
 	mu.Unlock()
+}
+
+// TestChatApprovedOnTheTerminal: loom run --chat on a terminal asks for
+// the approval of a turn's code on the same line editor; approved there,
+// the turn is resumed through the session: the model sees the earlier
+// turn, the next turn sees the approved one once, and so does the
+// conversation reopened in another process.
+func TestChatApprovedOnTheTerminal(t *testing.T) {
+	c := newConversation(t)
+	db := filepath.Join(t.TempDir(), "cp.db")
+	file := writeFile(t, "loom.yaml", coderYAML)
+	cmd, keys, out := onTerminal(t, "run", file, "--chat", "--session", "tty1", "--db", db)
+	shows(t, out, "Session tty1")
+	type step struct{ send, want string }
+	for _, s := range []step{
+		{"hello", "user messages: 1"},
+		{"Calculate 15!", "Run it? [y/N]"},
+		{"y", "ran; user messages: 2"},
+	} {
+		_, err := io.WriteString(keys, s.send+"\r")
+		require.NoError(t, err)
+		shows(t, out, s.want)
+	}
+	_, err := io.WriteString(keys, "/exit\r")
+	require.NoError(t, err)
+	require.NoError(t, cmd.Wait())
+	c.requireApprovedOnce(t, file, "tty1", db)
 }

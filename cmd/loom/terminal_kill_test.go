@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,28 +20,12 @@ import (
 // run and its question though loom never printed the id, and loom resume
 // --approve in another process finishes it once.
 func TestGraphAskedOnATerminalKilledThenListed(t *testing.T) {
-	scriptBin, err := exec.LookPath("script")
-	if err != nil {
-		t.Skip("script(1) is not installed: it gives loom a terminal")
-	}
 	fakeOpenAI(t)
 	file := writeFile(t, "loom.yaml", graphYAML)
 	db := filepath.Join(t.TempDir(), "cp.db")
 
-	line := strings.Join([]string{os.Args[0], "run", file, "-i", "otters", "--db", db}, " ")
-	cmd := exec.Command(scriptBin, "-qfec", line, "/dev/null")
-	cmd.Env = append(os.Environ(), childEnv+"=1")
-	stdin, err := cmd.StdinPipe() // kept open: the terminal waits for a key
-	require.NoError(t, err)
-	var out syncBuffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() { _ = stdin.Close(); _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() })
-	require.Eventually(t, func() bool {
-		return strings.Contains(out.String(), "Publish?") && strings.Contains(out.String(), "[y/N] ")
-	},
-		2*time.Minute, 20*time.Millisecond, "loom asked on the terminal: %s", out.String())
+	cmd, _, out := onTerminal(t, "run", file, "-i", "otters", "--db", db)
+	shows(t, out, "Publish?", "[y/N] ")
 	require.NotContains(t, out.String(), "loom resume", "at a terminal the question is asked, not left for loom resume")
 
 	require.NoError(t, syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)) // script and loom, as a closed terminal window
@@ -57,4 +42,38 @@ func TestGraphAskedOnATerminalKilledThenListed(t *testing.T) {
 	code, stdout, _ = loomProcess(t, "resume", "--list", "--db", db)
 	require.Equal(t, exitOK, code)
 	require.Empty(t, stdout)
+}
+
+// onTerminal starts loom with args on a pseudo-terminal (script(1)) in a
+// process group of its own, killed when the test ends, and returns it,
+// the terminal's keyboard and what the terminal shows.
+func onTerminal(t *testing.T, args ...string) (*exec.Cmd, io.WriteCloser, *syncBuffer) {
+	t.Helper()
+	scriptBin, err := exec.LookPath("script")
+	if err != nil {
+		t.Skip("script(1) is not installed: it gives loom a terminal")
+	}
+	cmd := exec.Command(scriptBin, "-qfec", strings.Join(append([]string{os.Args[0]}, args...), " "), "/dev/null")
+	cmd.Env = append(os.Environ(), childEnv+"=1")
+	stdin, err := cmd.StdinPipe() // kept open: the terminal waits for keys
+	require.NoError(t, err)
+	out := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = stdin.Close(); _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() })
+	return cmd, stdin, out
+}
+
+// shows waits until the terminal shows each of texts.
+func shows(t *testing.T, out *syncBuffer, texts ...string) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		for _, s := range texts {
+			if !strings.Contains(out.String(), s) {
+				return false
+			}
+		}
+		return true
+	}, 2*time.Minute, 20*time.Millisecond, "the terminal shows %q: %s", texts, out.String())
 }
