@@ -2,9 +2,13 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -59,4 +63,54 @@ agents:
 	_, stdout, stderr = loomProcess(t, "resume", denied, "--deny", "--reason", "no network today", "--db", db)
 	require.Contains(t, stdout, "no network today", "the model is told why: %s", stderr)
 	require.Equal(t, int32(1), calls.Load(), "a denied snippet calls nothing")
+}
+
+// TestCodeModeKilledMidCallAfterApproval: an approved snippet is awaiting
+// server-everything's long tool when its process is killed. loom resume
+// --continue in another process runs the snippet again without asking for
+// the approval again (the answer is in the checkpoints), the tool call is
+// made again (the cut step, at most once more), and the run ends.
+func TestCodeModeKilledMidCallAfterApproval(t *testing.T) {
+	mcpURL, calls := everythingHTTP(t)
+	fakeChat(t, func(body chatBody, chunk func(delta, finish any)) {
+		last := body.Messages[len(body.Messages)-1]
+		if last.Role == "tool" {
+			chunk(map[string]any{"role": "assistant", "content": "tool said: " + fmt.Sprint(last.Content)}, nil)
+			chunk(map[string]any{}, "stop")
+			return
+		}
+		chunk(map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{"index": 0, "id": "call_1", "type": "function",
+			"function": map[string]any{"name": "evaluateJs", "arguments": `{"code":"const r = await tools.trigger_long_running_operation({duration: 2, steps: 2}); r.message"}`}}}}, nil)
+		chunk(map[string]any{}, "tool_calls")
+	})
+	file := writeFile(t, "loom.yaml", `version: loom/v1
+model: openai:gpt-test
+entry: coder
+agents:
+  ev: {type: mcp, url: "`+mcpURL+`", filter: [trigger-long-running-operation]}
+  coder: {type: code_execution, approval: ask, sandbox_tools: [ev]}
+`)
+	trustFile(t, file)
+	db := filepath.Join(t.TempDir(), "cp.db")
+
+	code, stdout, stderr := loomProcess(t, "run", file, "-i", "run the long operation", "--db", db)
+	require.Equal(t, exitWaiting, code, stderr)
+	id := strings.TrimSpace(stdout)
+
+	cmd := exec.Command(os.Args[0], "resume", id, "--approve", "--db", db)
+	cmd.Env = append(os.Environ(), childEnv+"=1")
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	require.Eventually(t, func() bool { return calls.Load() == 1 }, 2*time.Minute, 10*time.Millisecond, "the approved snippet called the tool")
+	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+	_ = cmd.Wait()
+
+	code, stdout, stderr = loomProcess(t, "resume", id, "--approve", "--db", db)
+	require.Equal(t, exitFailed, code, "no question is pending: %s", stderr)
+	require.Contains(t, stderr, "--continue")
+	code, stdout, stderr = loomProcess(t, "resume", id, "--continue", "--db", db)
+	require.Equal(t, exitOK, code, stderr)
+	require.Contains(t, stdout, "Long running operation completed")
+	require.NotContains(t, stderr, "wants to run", "the approval is not asked again")
+	require.Equal(t, int32(2), calls.Load(), "the cut call made once more")
 }
