@@ -1,11 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -21,27 +23,7 @@ import (
 // and calls nothing. Denied, a snippet calls nothing and the model is
 // told why.
 func TestCodeModeApprovalAcrossProcesses(t *testing.T) {
-	mcpURL, calls := everythingHTTP(t)
-	fakeChat(t, func(body chatBody, chunk func(delta, finish any)) {
-		last := body.Messages[len(body.Messages)-1]
-		if last.Role == "tool" {
-			chunk(map[string]any{"role": "assistant", "content": "tool said: " + fmt.Sprint(last.Content)}, nil)
-			chunk(map[string]any{}, "stop")
-			return
-		}
-		chunk(map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{"index": 0, "id": "call_1", "type": "function",
-			"function": map[string]any{"name": "evaluateJs", "arguments": `{"code":"const r = await tools.get_sum({a: 2, b: 40}); r.message"}`}}}}, nil)
-		chunk(map[string]any{}, "tool_calls")
-	})
-	file := writeFile(t, "loom.yaml", `version: loom/v1
-model: openai:gpt-test
-entry: coder
-agents:
-  ev: {type: mcp, url: "`+mcpURL+`", filter: [get-sum]}
-  coder: {type: code_execution, approval: ask, sandbox_tools: [ev]}
-`)
-	trustFile(t, file)
-	db := filepath.Join(t.TempDir(), "cp.db")
+	file, db, calls := codeModeProject(t, `const r = await tools.get_sum({a: 2, b: 40}); r.message`, "get-sum")
 
 	code, stdout, stderr := loomProcess(t, "run", file, "-i", "add 2 and 40", "--db", db)
 	require.Equal(t, exitWaiting, code, stderr)
@@ -71,27 +53,7 @@ agents:
 // the approval again (the answer is in the checkpoints), the tool call is
 // made again (the cut step, at most once more), and the run ends.
 func TestCodeModeKilledMidCallAfterApproval(t *testing.T) {
-	mcpURL, calls := everythingHTTP(t)
-	fakeChat(t, func(body chatBody, chunk func(delta, finish any)) {
-		last := body.Messages[len(body.Messages)-1]
-		if last.Role == "tool" {
-			chunk(map[string]any{"role": "assistant", "content": "tool said: " + fmt.Sprint(last.Content)}, nil)
-			chunk(map[string]any{}, "stop")
-			return
-		}
-		chunk(map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{"index": 0, "id": "call_1", "type": "function",
-			"function": map[string]any{"name": "evaluateJs", "arguments": `{"code":"const r = await tools.trigger_long_running_operation({duration: 2, steps: 2}); r.message"}`}}}}, nil)
-		chunk(map[string]any{}, "tool_calls")
-	})
-	file := writeFile(t, "loom.yaml", `version: loom/v1
-model: openai:gpt-test
-entry: coder
-agents:
-  ev: {type: mcp, url: "`+mcpURL+`", filter: [trigger-long-running-operation]}
-  coder: {type: code_execution, approval: ask, sandbox_tools: [ev]}
-`)
-	trustFile(t, file)
-	db := filepath.Join(t.TempDir(), "cp.db")
+	file, db, calls := codeModeProject(t, `const r = await tools.trigger_long_running_operation({duration: 2, steps: 2}); r.message`, "trigger-long-running-operation")
 
 	code, stdout, stderr := loomProcess(t, "run", file, "-i", "run the long operation", "--db", db)
 	require.Equal(t, exitWaiting, code, stderr)
@@ -113,4 +75,36 @@ agents:
 	require.Contains(t, stdout, "Long running operation completed")
 	require.NotContains(t, stderr, "wants to run", "the approval is not asked again")
 	require.Equal(t, int32(2), calls.Load(), "the cut call made once more")
+}
+
+// codeModeProject writes a project whose coder (approval: ask) offers its
+// snippets server-everything's tool (behind everythingHTTP's proxy,
+// trusted), and a model that writes code and answers with what the tool
+// said. It returns the file, a checkpoint database and the count of
+// tools/call requests.
+func codeModeProject(t *testing.T, code, tool string) (file, db string, calls *atomic.Int32) {
+	t.Helper()
+	mcpURL, calls := everythingHTTP(t)
+	args, err := json.Marshal(map[string]string{"code": code})
+	require.NoError(t, err)
+	fakeChat(t, func(body chatBody, chunk func(delta, finish any)) {
+		last := body.Messages[len(body.Messages)-1]
+		if last.Role == "tool" {
+			chunk(map[string]any{"role": "assistant", "content": "tool said: " + fmt.Sprint(last.Content)}, nil)
+			chunk(map[string]any{}, "stop")
+			return
+		}
+		chunk(map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{"index": 0, "id": "call_1", "type": "function",
+			"function": map[string]any{"name": "evaluateJs", "arguments": string(args)}}}}, nil)
+		chunk(map[string]any{}, "tool_calls")
+	})
+	file = writeFile(t, "loom.yaml", `version: loom/v1
+model: openai:gpt-test
+entry: coder
+agents:
+  ev: {type: mcp, url: "`+mcpURL+`", filter: [`+tool+`]}
+  coder: {type: code_execution, approval: ask, sandbox_tools: [ev]}
+`)
+	trustFile(t, file)
+	return file, filepath.Join(t.TempDir(), "cp.db"), calls
 }
