@@ -45,8 +45,9 @@ func pageState(t *testing.T, api string) ([]playgroundRun, map[string]pageView) 
 }
 
 // TestPlaygroundRestartListsTheSame: a playground holds a run that
-// finished, one that waits for an approval, a graph that waits at its
-// human node and one that was approved after a later run started. Killed
+// finished, one that failed (bad input), one that waits for an approval,
+// a graph that waits at its human node and one that was approved after a
+// later run started. Killed
 // and started again on the same file and database, it lists the same runs
 // in the same order, each with the same status, questions, output and
 // events; the waiting runs are answered after the restart and end once.
@@ -76,9 +77,11 @@ func TestPlaygroundRestartListsTheSame(t *testing.T) {
 	require.Equal(t, "waiting", waitStatus(t, api, waiting).Status)
 	graphRun := start("review", `{"message":"otters"}`)
 	require.Equal(t, "waiting", waitStatus(t, api, graphRun).Status)
+	failed := start("coder", `{"message":7}`)
+	require.Equal(t, "failed", waitStatus(t, api, failed).Status)
 
 	beforeList, beforeViews := pageState(t, api)
-	require.Len(t, beforeList, 4)
+	require.Len(t, beforeList, 5)
 	require.NoError(t, first.Process.Signal(syscall.SIGKILL))
 	_ = first.Wait()
 
