@@ -67,7 +67,7 @@ func TestCodeModeKilledMidCallAfterApproval(t *testing.T) {
 	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 	_ = cmd.Wait()
 
-	code, stdout, stderr = loomProcess(t, "resume", id, "--approve", "--db", db)
+	code, _, stderr = loomProcess(t, "resume", id, "--approve", "--db", db)
 	require.Equal(t, exitFailed, code, "no question is pending: %s", stderr)
 	require.Contains(t, stderr, "--continue")
 	code, stdout, stderr = loomProcess(t, "resume", id, "--continue", "--db", db)
