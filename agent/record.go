@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/loomwork/loom/model"
@@ -128,7 +129,10 @@ func errorRecordOf(err error) *ErrorRecord {
 	if err == nil {
 		return nil
 	}
-	if r, ok := err.(*recordedError); ok {
+	switch r := err.(type) {
+	case *recordedError:
+		return r.rec
+	case *recordedTypedError:
 		return r.rec
 	}
 	rec := &ErrorRecord{Message: err.Error(), Sentinels: sentinelsOf(err, nil)}
@@ -197,10 +201,13 @@ func sentinelsOf(err error, acc []string) []string {
 		return acc
 	}
 	if isSentinel(err) {
-		acc = append(acc, err.Error())
+		acc = addSentinel(acc, err.Error())
 	}
 	if r, ok := err.(*recordedError); ok {
-		return append(acc, r.rec.Sentinels...)
+		for _, s := range r.rec.Sentinels {
+			acc = addSentinel(acc, s)
+		}
+		return acc
 	}
 	switch u := err.(type) {
 	case interface{ Unwrap() error }:
@@ -211,6 +218,15 @@ func sentinelsOf(err error, acc []string) []string {
 		}
 	}
 	return acc
+}
+
+// addSentinel adds msg once: a decoded error that is re-encoded (a run
+// resumed again) keeps the same record.
+func addSentinel(acc []string, msg string) []string {
+	if slices.Contains(acc, msg) {
+		return acc
+	}
+	return append(acc, msg)
 }
 
 // errPlainShape has the shape of the errors errors.New returns.
@@ -229,6 +245,22 @@ func (r *ErrorRecord) Err() error {
 		return nil
 	}
 	re := &recordedError{rec: r}
+	typed := r.typedErr(re)
+	if typed == nil {
+		return re
+	}
+	if typed.Error() != r.Message {
+		// The typed error was wrapped with context (as "guardrail …: run
+		// interrupted …"): the message says it all, the typed error stays
+		// reachable with errors.As.
+		return &recordedTypedError{rec: r, typed: typed, sentinels: re}
+	}
+	return typed
+}
+
+// typedErr rebuilds the typed error of package agent the record names, or
+// returns nil when it names none.
+func (r *ErrorRecord) typedErr(re *recordedError) error {
 	switch r.Type {
 	case "interrupted":
 		var qs []Question
@@ -266,8 +298,22 @@ func (r *ErrorRecord) Err() error {
 			return &TripwireError{Guardrail: t.Guardrail, Stage: t.Stage, Agent: t.Agent, Reason: t.Reason}
 		}
 	}
-	return re
+	return nil
 }
+
+// recordedTypedError is a typed error decoded from a record whose message
+// held more than the typed error's own: the context it was wrapped in.
+type recordedTypedError struct {
+	rec       *ErrorRecord
+	typed     error
+	sentinels *recordedError
+}
+
+func (e *recordedTypedError) Error() string { return e.rec.Message }
+
+// Unwrap returns the typed error, for errors.As, and the record, whose
+// sentinels errors.Is matches.
+func (e *recordedTypedError) Unwrap() []error { return []error{e.typed, e.sentinels} }
 
 // recordedError is an error decoded from its [ErrorRecord].
 type recordedError struct{ rec *ErrorRecord }

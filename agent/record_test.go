@@ -71,6 +71,21 @@ func TestErrorRecordKeepsSentinelsAndTypes(t *testing.T) {
 			var he *agent.HaltError
 			require.ErrorAs(t, got, &he)
 		}},
+		// A typed error wrapped with context keeps the context's words and
+		// sentinels beside the typed error: a trace read back shows what
+		// the live one showed.
+		{"wrapped interrupted", fmt.Errorf("guardrail g on tool_input of t: %w", fmt.Errorf("%w: %w", own, &agent.InterruptedError{Questions: []agent.Question{{ID: "q", Kind: "approval"}}})),
+			[]error{agent.ErrInterrupted, own}, func(t *testing.T, got error) {
+				var ie *agent.InterruptedError
+				require.ErrorAs(t, got, &ie)
+				require.Equal(t, "approval", ie.Questions[0].Kind)
+			}},
+		{"wrapped tripwire", fmt.Errorf("turn 2: %w", &agent.TripwireError{Guardrail: "g", Stage: agent.StageInput, Reason: "no"}),
+			[]error{agent.ErrTripwire}, func(t *testing.T, got error) {
+				var tw *agent.TripwireError
+				require.ErrorAs(t, got, &tw)
+				require.Equal(t, "no", tw.Reason)
+			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b, err := json.Marshal(agentrt.ErrorRecordOf(tc.err))
@@ -86,6 +101,7 @@ func TestErrorRecordKeepsSentinelsAndTypes(t *testing.T) {
 			if tc.check != nil {
 				tc.check(t, got)
 			}
+			require.Equal(t, &rec, agent.ErrorRecordOf(got), "a decoded error encodes to the same record")
 		})
 	}
 	require.Nil(t, agentrt.ErrorRecordOf(nil))

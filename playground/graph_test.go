@@ -68,9 +68,8 @@ agents:
 	}, g.Edges)
 }
 
-func TestGraphAnswerCheckedBeforeItResumes(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "loom.yaml")
-	require.NoError(t, os.WriteFile(path, []byte(`version: loom/v1
+// greetYAML is a graph whose one node asks a person for a name.
+const greetYAML = `version: loom/v1
 entry: greet
 agents:
   greet:
@@ -79,7 +78,11 @@ agents:
     finish: [name]
     nodes:
       name: {human: {prompt: Your name?, answer_schema: {type: string}}}
-`), 0o644))
+`
+
+func TestGraphAnswerCheckedBeforeItResumes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "loom.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(greetYAML), 0o644))
 	pg, err := playground.New(playground.Config{Path: path, Engine: engine.New(engine.Config{Checkpoints: checkpoint.NewMemory()})})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, pg.Close()) })

@@ -31,13 +31,18 @@ type run struct {
 
 	mu      sync.Mutex
 	id      string
-	status  string // running, waiting, stopped (its process died), done, failed
+	status  string // running, waiting, stopped (its process died), done, failed; moved once replaced by its stored view
 	events  []eventView
 	pending []agent.Question
 	output  json.RawMessage
 	err     string
 	idReady chan struct{}
-	head    int64 // a stored run's head checkpoint when read
+	head    int64 // a stored or waiting run's head checkpoint when read
+	// session is the conversation a stored run is a turn of, or "".
+	session string
+	// created is when the run started: the page lists runs in this order,
+	// which a restarted server reads back from the run's first checkpoint.
+	created time.Time
 	// started holds when each run began, for the durations of the trace.
 	started map[string]time.Time
 }
@@ -81,8 +86,10 @@ func viewOf(ev agent.Event) (eventView, bool) {
 }
 
 // follow records a stream in the background. It returns once the root
-// run's id is known.
-func (r *run) follow(stream iter.Seq2[agent.Event, error], wg *sync.WaitGroup) {
+// run's id is known. head reads the run's head checkpoint, noted when the
+// run stops to wait: another process may answer it, and the page then
+// reads it again (Server.refresh).
+func (r *run) follow(stream iter.Seq2[agent.Event, error], wg *sync.WaitGroup, head func(runID string) int64) {
 	r.mu.Lock()
 	r.status = "running"
 	r.pending = nil
@@ -100,6 +107,9 @@ func (r *run) follow(stream iter.Seq2[agent.Event, error], wg *sync.WaitGroup) {
 				root = ev.RunID
 				if r.id == "" {
 					r.id = ev.RunID
+					if !ev.Time.IsZero() {
+						r.created = ev.Time
+					}
 					close(r.idReady)
 				}
 			}
@@ -115,14 +125,19 @@ func (r *run) follow(stream iter.Seq2[agent.Event, error], wg *sync.WaitGroup) {
 				runErr = err
 			}
 		}
+		var ie *agent.InterruptedError
+		waits := errors.As(runErr, &ie)
+		var seq int64
+		if waits && root != "" {
+			seq = head(root)
+		}
 		r.mu.Lock()
 		defer r.mu.Unlock()
-		var ie *agent.InterruptedError
 		switch {
 		case runErr == nil:
 			r.status = "done"
-		case errors.As(runErr, &ie):
-			r.status, r.pending = "waiting", ie.Questions
+		case waits:
+			r.status, r.pending, r.head = "waiting", ie.Questions, seq
 		default:
 			r.status, r.err = "failed", runErr.Error()
 		}
@@ -193,9 +208,9 @@ func (s *Server) postRun(w http.ResponseWriter, r *http.Request) {
 		s.release(p)
 		return
 	}
-	rn := &run{agent: a, project: p, idReady: make(chan struct{})}
+	rn := &run{agent: a, project: p, idReady: make(chan struct{}), created: time.Now()}
 	// The run belongs to the server: it goes on when the page is closed.
-	rn.follow(s.releasing(p, s.cfg.Engine.Run(s.ctx, a, req.Input)), &s.wg)
+	rn.follow(s.releasing(p, s.cfg.Engine.Run(s.ctx, a, req.Input)), &s.wg, s.headSeq)
 	s.mu.Lock()
 	s.runs[rn.id] = rn
 	s.order = append(s.order, rn.id)
@@ -210,7 +225,8 @@ func (s *Server) find(id string) *run {
 	switch {
 	case rn == nil:
 		s.sync(s.ctx)
-	case rn.isStored():
+	case rn.isStored() || rn.isWaiting():
+		// Another process may have moved it: loom resume, another server.
 		s.refresh(s.ctx, rn)
 	default:
 		return rn
@@ -220,13 +236,38 @@ func (s *Server) find(id string) *run {
 	return s.runs[id]
 }
 
+func (r *run) startedAt() time.Time {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.created
+}
+
+// isWaiting reports whether the run waits for answers here: no goroutine
+// of this server runs it.
+func (r *run) isWaiting() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.status == "waiting"
+}
+
+// headSeq returns run runID's head checkpoint, or 0 when it cannot be read.
+func (s *Server) headSeq(runID string) int64 {
+	head, err := s.cfg.Engine.Checkpoints().Head(s.ctx, runID)
+	if err != nil {
+		return 0
+	}
+	return head.Seq
+}
+
 func (r *run) isStored() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.stored
 }
 
-// refresh reads a stored run again when another process moved it.
+// refresh reads a stored run, or one that waits here, again when another
+// process moved it, and puts the fresh view in its place. A replaced run
+// that waited here gives up its hold on its project.
 func (s *Server) refresh(ctx context.Context, rn *run) {
 	head, err := s.cfg.Engine.Checkpoints().Head(ctx, rn.id)
 	rn.mu.Lock()
@@ -239,11 +280,27 @@ func (s *Server) refresh(ctx context.Context, rn *run) {
 	if err != nil {
 		return
 	}
+	// The old view is retired only while no one here runs it: an answer
+	// posted meanwhile wins, and one posted after finds it moved.
+	rn.mu.Lock()
+	retire := rn.stored || rn.status == "waiting"
+	var p *spec.Project
+	if retire {
+		rn.status, p = "moved", rn.project
+		fresh.created = rn.created
+	}
+	rn.mu.Unlock()
+	if !retire {
+		return
+	}
 	s.mu.Lock()
 	if s.runs[rn.id] == rn {
 		s.runs[rn.id] = fresh
 	}
 	s.mu.Unlock()
+	if p != nil {
+		s.release(p)
+	}
 }
 
 // storedRuns is the most runs the page lists from the checkpoint store.
@@ -301,7 +358,8 @@ func (s *Server) readStored(ctx context.Context, a agent.Agent, info checkpoint.
 	if err != nil {
 		return nil, err
 	}
-	rn := &run{agent: a, stored: true, id: info.RunID, head: info.Head, idReady: make(chan struct{})}
+	rn := &run{agent: a, stored: true, id: info.RunID, head: info.Head, created: info.Created, session: info.Meta[engine.MetaSession],
+		idReady: make(chan struct{})}
 	close(rn.idReady)
 	var end agent.Event
 	for _, cp := range cps {
@@ -345,9 +403,18 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	ids := append([]string{}, s.order...)
 	s.mu.Unlock()
-	out := make([]runView, 0, len(ids))
+	runs := make([]*run, 0, len(ids))
 	for _, id := range ids {
-		v := s.find(id).view(0)
+		if rn := s.find(id); rn != nil {
+			runs = append(runs, rn)
+		}
+	}
+	// In the order they started, as a restarted server lists them too:
+	// not in the order the store last updated them.
+	slices.SortStableFunc(runs, func(a, b *run) int { return a.startedAt().Compare(b.startedAt()) })
+	out := make([]runView, 0, len(runs))
+	for _, rn := range runs {
+		v := rn.view(0)
 		v.Events = nil
 		out = append(out, v)
 	}
@@ -385,6 +452,12 @@ func (s *Server) postAnswers(w http.ResponseWriter, r *http.Request) {
 	// A stopped run (its process died) is resumed with no answers.
 	waiting := rn.status == "waiting" || rn.status == "stopped"
 	bad := checkAnswers(rn.pending, answers)
+	session := rn.session
+	if waiting && bad == nil && session != "" && s.cfg.Sessions == nil {
+		rn.mu.Unlock()
+		http.Error(w, "run "+rn.id+" is a turn of session "+session+", and this playground has no session store (playground.Config.Sessions): answer it where the conversation is kept, as loom resume "+rn.id, http.StatusConflict)
+		return
+	}
 	a, p := rn.agent, rn.project
 	if waiting && bad == nil && p == nil {
 		// A run read back from the store goes on with the file's current
@@ -411,8 +484,32 @@ func (s *Server) postAnswers(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, bad.Error(), http.StatusUnprocessableEntity)
 		return
 	}
-	rn.follow(s.releasing(p, s.cfg.Engine.Resume(s.ctx, a, rn.id, answers)), &s.wg)
+	stream, err := s.resumeStream(a, rn.id, session, answers)
+	if err != nil {
+		// Nothing ran: the run still waits, as the store says.
+		s.release(p)
+		rn.mu.Lock()
+		rn.status, rn.stored = "waiting", true
+		rn.mu.Unlock()
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	rn.follow(s.releasing(p, stream), &s.wg, s.headSeq)
 	writeJSON(w, http.StatusAccepted, map[string]string{"id": rn.id})
+}
+
+// resumeStream resumes run id of a with answers: a turn of a session
+// through its session, so that the model sees the conversation and the
+// turn is remembered once; any other run through the engine.
+func (s *Server) resumeStream(a agent.Agent, id, session string, answers map[string]json.RawMessage) (iter.Seq2[agent.Event, error], error) {
+	if session == "" {
+		return s.cfg.Engine.Resume(s.ctx, a, id, answers), nil
+	}
+	mem, err := engine.NewStored(s.cfg.Sessions, session)
+	if err != nil {
+		return nil, err
+	}
+	return s.cfg.Engine.NewSession(a, mem).Resume(s.ctx, id, answers), nil
 }
 
 // checkAnswers checks each answer against the pending question it answers.

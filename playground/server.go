@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/loomwork/loom/agent"
+	"github.com/loomwork/loom/checkpoint"
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/internal/config"
 	"github.com/loomwork/loom/internal/localweb"
@@ -50,6 +51,12 @@ type Config struct {
 	// (engine.Config.Labels), so the page lists the runs of its file. Nil
 	// lists every stored run of an agent the file declares.
 	Labels map[string]string
+	// Sessions is the session store of the conversations whose turns the
+	// page may list (a loom run --chat turn waiting for approval): a turn
+	// answered from the page is resumed through its session, so the model
+	// sees the conversation and the turn is remembered once. Nil refuses
+	// to answer such a turn, saying so.
+	Sessions checkpoint.SessionStore
 }
 
 // Server is the playground over one file.

@@ -5,7 +5,8 @@
 // MCP tools; its eval subcommand scores a model on a benchmark.
 //
 //	loom run FILE [-i INPUT | --chat]
-//	loom resume ID --approve|--deny|--answer JSON
+//	loom resume ID --approve|--deny|--answer JSON|--continue
+//	loom resume --list
 //	loom validate FILE
 //	loom trust FILE
 //	loom schema
@@ -47,8 +48,9 @@ const usage = `loom — build agents that write and run code.
 
 Usage:
   loom run FILE [-i INPUT | --chat]     run a declared agent
-  loom resume ID --approve|--deny|--answer JSON
+  loom resume ID --approve|--deny|--answer JSON|--continue
                                         continue a run that waits for an answer
+  loom resume --list                    list the runs that wait for answers
   loom validate FILE                    check a file; runs nothing
   loom trust FILE                       allow the commands a file starts
   loom schema                           print the JSON Schema of loom files

@@ -75,6 +75,27 @@ func TestRunAnswersMCPElicitationOnTheTerminal(t *testing.T) {
 	// The model calls server-everything's elicitation tool; the person
 	// answers its form on the terminal, checked against the schema; the
 	// tool is called once and gets the answer.
+	file, calls := elicitingProject(t)
+	db := filepath.Join(t.TempDir(), "cp.db")
+	// Yes to answering, a name (required, asked first), no birthdate,
+	// "maybe" (refused) then yes to the terms, and the defaults for the
+	// rest.
+	input := "y\nAda Lovelace\n\nmaybe\ny\n" + strings.Repeat("\n", 10)
+	res := call(t, true, input, "run", file, "-i", "Sign me up", "--db", db)
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stderr, "The MCP tool trigger-elicitation-request asks: Please provide inputs for the following fields:")
+	require.Contains(t, res.stderr, "Type yes or no.")
+	require.Contains(t, res.stdout, "Name: Ada Lovelace")
+	require.Contains(t, res.stdout, "Agreed to terms: true")
+	require.Equal(t, int32(1), calls.Load(), "the tool was called once")
+}
+
+// elicitingProject writes a project whose helper calls server-everything's
+// elicitation tool (behind everythingHTTP's proxy, trusted), a model that
+// calls it and answers with its result, and returns the file and the
+// count of tools/call requests.
+func elicitingProject(t *testing.T) (string, *atomic.Int32) {
+	t.Helper()
 	mcpURL, calls := everythingHTTP(t)
 	fakeChat(t, func(body chatBody, chunk func(delta, finish any)) {
 		last := body.Messages[len(body.Messages)-1]
@@ -95,16 +116,5 @@ agents:
   helper: {type: ai, tools: [ev]}
 `)
 	trustFile(t, file) // its MCP server's URL, trusted as loom trust does
-	db := filepath.Join(t.TempDir(), "cp.db")
-	// Yes to answering, a name (required, asked first), no birthdate,
-	// "maybe" (refused) then yes to the terms, and the defaults for the
-	// rest.
-	input := "y\nAda Lovelace\n\nmaybe\ny\n" + strings.Repeat("\n", 10)
-	res := call(t, true, input, "run", file, "-i", "Sign me up", "--db", db)
-	require.Equal(t, 0, res.code, res.stderr)
-	require.Contains(t, res.stderr, "The MCP tool trigger-elicitation-request asks: Please provide inputs for the following fields:")
-	require.Contains(t, res.stderr, "Type yes or no.")
-	require.Contains(t, res.stdout, "Name: Ada Lovelace")
-	require.Contains(t, res.stdout, "Agreed to terms: true")
-	require.Equal(t, int32(1), calls.Load(), "the tool was called once")
+	return file, calls
 }

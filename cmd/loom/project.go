@@ -3,6 +3,8 @@ package main
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -156,6 +158,28 @@ func (l *loaded) resume(ctx context.Context, a agent.Agent, runID string, answer
 	return l.engine.Resume(ctx, a, runID, answers)
 }
 
+// session opens the conversation id (a new one when empty) with a, kept
+// in the checkpoint database's session store: its turns reach the model
+// in any process, and a turn that stops for an answer is recorded once
+// when loom resume finishes it. close closes the session store.
+func (l *loaded) session(ctx context.Context, a agent.Agent, id string) (sess *engine.Session, close func(), err error) {
+	store, err := openSessions(ctx, l.dbPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	if id == "" {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		id = hex.EncodeToString(b[:])
+	}
+	mem, err := engine.NewStored(store, id)
+	if err != nil {
+		_ = store.Close()
+		return nil, nil, err
+	}
+	return l.engine.NewSession(a, mem), func() { _ = store.Close() }, nil
+}
+
 // pending returns the questions the stopped run runID of a waits for.
 func (l *loaded) pending(ctx context.Context, a agent.Agent, runID string) ([]agent.Question, error) {
 	return l.engine.Pending(ctx, runID)
@@ -266,6 +290,22 @@ func isPostgres(db string) bool {
 
 // openCheckpoints opens the checkpoint store --db names: PostgreSQL for a
 // postgres:// URL, else the SQLite file.
+// openSessions opens the session store of the checkpoint database db,
+// where loom run --chat keeps its conversations.
+func openSessions(ctx context.Context, db string) (checkpoint.SessionStore, error) {
+	var store checkpoint.SessionStore
+	var err error
+	if isPostgres(db) {
+		store, err = postgres.OpenSessions(ctx, postgres.Config{DSN: db})
+	} else {
+		store, err = sqlite.OpenSessions(ctx, sqlite.Config{Path: db})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("the session store: %w", err)
+	}
+	return store, nil
+}
+
 func openCheckpoints(ctx context.Context, db string) (checkpoint.Store, error) {
 	if isPostgres(db) {
 		return postgres.Open(ctx, postgres.Config{DSN: db})

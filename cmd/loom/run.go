@@ -24,17 +24,22 @@ import (
 	"github.com/loomwork/loom/internal/flow"
 	"github.com/loomwork/loom/internal/termtext"
 	"github.com/loomwork/loom/mcp"
-	"github.com/loomwork/loom/model"
 )
 
-const runUsage = `Usage: loom run FILE [-i INPUT | --chat] [flags]
+const runUsage = `Usage: loom run FILE [-i INPUT | --chat [--session ID]] [flags]
 
 Runs the file's entry agent (or --agent NAME) on INPUT (FILE may also be a
 folder holding an AIGNE project, aigne.yaml, which is imported): a JSON object, or
 text given as {"message": TEXT}. Without -i the input is read from stdin.
 --chat reads one question a line, the conversation remembered: /help lists
 its commands (/clear, /exit); Ctrl-C cancels the answer being written, and
-a second Ctrl-C within two seconds exits 130.
+a second Ctrl-C within two seconds exits 130. The conversation is kept in the
+checkpoint database under a session id (printed when the chat starts on a
+terminal, or when a turn stops): --session ID goes on with it, in any
+process, and a turn that stopped for an answer is remembered once when
+loom resume finishes it. A turn that fails (a guardrail refused it) is
+reported and not remembered; the conversation goes on, and the exit status
+is the last failed turn's.
 
 When the run waits for an answer (code to approve, with approval: ask), a
 person at a terminal is asked; without a terminal the run stops, its state
@@ -44,6 +49,8 @@ kept in the checkpoint database, and loom prints its id: continue it with
 Flags:
   -i, --input TEXT     the input
   --chat               a conversation: one question a line
+  --session ID         with --chat: go on with the conversation ID (default:
+                       a new one)
   --agent NAME         the agent to run (default: the file's entry)
   --model ID           provider[:model] for agents that name none (default
                        the file's model:, then $MODEL, then openai)
@@ -108,12 +115,13 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer, con co
 	fs, usageErr := cmd.fs, cmd.usageErr
 	var rs runSettings
 	settingsFlags(fs, &rs)
-	var input, agentName string
+	var input, agentName, sessionID string
 	var chat bool
 	fs.StringVar(&input, "input", "", "the input")
 	fs.StringVar(&input, "i", "", "the input")
 	fs.BoolVar(&chat, "chat", false, "a conversation")
 	fs.StringVar(&agentName, "agent", "", "the agent to run")
+	fs.StringVar(&sessionID, "session", "", "the conversation to go on with")
 	noTrace := noTraceFlag(fs)
 	pos, status, quit := cmd.parse(args)
 	switch {
@@ -125,6 +133,10 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer, con co
 		return usageErr("--chat reads its questions from stdin: drop -i, or drop --chat")
 	case rs.timeout <= 0:
 		return usageErr("--timeout %v: it must be positive, as 2m", rs.timeout)
+	case sessionID != "" && !chat:
+		return usageErr("--session goes with --chat: loom run FILE --chat --session ID")
+	case sessionID != "" && !runIDPattern.MatchString(sessionID):
+		return usageErr("--session %q is not a session id: 1 to 128 letters, digits, - or _", sessionID)
 	}
 	rs.asker = &con
 	if !*noTrace {
@@ -142,7 +154,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer, con co
 	}
 	r := newRunner("loom run", l, a, pos[0], con, stdout, stderr)
 	if chat {
-		return stopped(ctx, "run", r.chat(ctx), stderr)
+		return stopped(ctx, "run", r.chat(ctx, sessionID), stderr)
 	}
 	if input == "" {
 		if con.terminal {
@@ -154,7 +166,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer, con co
 		}
 		input = strings.TrimSpace(string(b))
 	}
-	_, code := r.drive(ctx, nil, r.l.engine.Run(ctx, a, inputOf(input)), "")
+	_, code := r.drive(ctx, r.l.engine.Run(ctx, a, inputOf(input)), "")
 	return stopped(ctx, "run", code, stderr)
 }
 
@@ -193,6 +205,9 @@ type runner struct {
 	quiet bool
 	// state shows the whole output: a graph's final state.
 	state bool
+	// sess, when set, is the conversation the runs are turns of: a turn
+	// that asks is resumed through it, so it is remembered once.
+	sess *engine.Session
 }
 
 // newRunner returns a runner of a, streaming text only for agents whose
@@ -209,13 +224,16 @@ func newRunner(name string, l *loaded, a agent.Agent, file string, con console, 
 // drive prints a run, resuming it with a person's answers while it asks
 // and there is a terminal. It returns the root run's end and the exit
 // status.
-func (r *runner) drive(ctx context.Context, hist []model.Message, stream iter.Seq2[agent.Event, error], runID string) (agent.Event, int) {
+func (r *runner) drive(ctx context.Context, stream iter.Seq2[agent.Event, error], runID string) (agent.Event, int) {
 	for {
 		end, err := r.print(stream, &runID)
 		var ie *agent.InterruptedError
+		var ot *engine.OpenTurnError
 		switch {
 		case err == nil:
 			return end, exitOK
+		case errors.As(err, &ot):
+			return end, r.openTurn(ot)
 		case !errors.As(err, &ie):
 			fmt.Fprintf(r.errOut, "%s: %s\n", r.name, termtext.Safe(err.Error()))
 			return end, exitFailed
@@ -227,8 +245,29 @@ func (r *runner) drive(ctx context.Context, hist []model.Message, stream iter.Se
 			fmt.Fprintf(r.errOut, "%s: %v\n", r.name, err)
 			return end, r.stop(runID, ie.Questions)
 		}
-		stream = r.l.resume(agent.WithEnv(ctx, agent.Env{History: hist}), r.a, runID, answers)
+		if r.sess != nil {
+			stream = r.sess.Resume(ctx, runID, answers)
+		} else {
+			stream = r.l.resume(ctx, r.a, runID, answers)
+		}
 	}
+}
+
+// openTurn says how to finish the session's unfinished turn, which keeps
+// a new turn from starting.
+func (r *runner) openTurn(ot *engine.OpenTurnError) int {
+	if len(ot.Questions) > 0 {
+		how := "--answer JSON"
+		if allApprovals(ot.Questions) {
+			how = "--approve (or --deny)"
+		}
+		fmt.Fprintf(r.errOut, "%s: session %s: its turn run %s waits for %s %s: continue it with: loom resume %s %s; then go on with the conversation\n",
+			r.name, ot.SessionID, ot.RunID, ot.Questions[0].Kind, ot.Questions[0].ID, ot.RunID, how)
+		return exitWaiting
+	}
+	fmt.Fprintf(r.errOut, "%s: session %s: its turn run %s stopped before it ended: send the same input again, or finish it with: loom resume %s --continue\n",
+		r.name, ot.SessionID, ot.RunID, ot.RunID)
+	return exitFailed
 }
 
 // print writes the run's text as it streams and returns the root run's
@@ -286,6 +325,9 @@ func (r *runner) stop(runID string, qs []agent.Question) int {
 		how = "--approve (or --deny)"
 	}
 	fmt.Fprintf(r.errOut, "continue it with: loom resume %s %s\n", runID, how)
+	if r.sess != nil {
+		fmt.Fprintf(r.errOut, "then go on with the conversation: loom run %s --chat --session %s\n", r.file, r.sess.ID())
+	}
 	fmt.Fprintf(r.out, "%s\n", runID)
 	return exitWaiting
 }
@@ -406,12 +448,19 @@ func allApprovals(qs []agent.Question) bool {
 	return true
 }
 
-// chat runs one turn a line, each with the earlier turns as history. The
-// chat's commands (/help, /clear, /exit) are the example programs'; on a
+// chat runs one turn a line, each a turn of the durable session id (a
+// new one when empty) with the earlier turns as history. The chat's
+// commands (/help, /clear, /exit) are the example programs'; on a
 // terminal, lines are edited with history. Ctrl-C cancels the turn going
 // on; a second within two seconds exits 130.
-func (r *runner) chat(ctx context.Context) int {
-	mem := engine.NewBuffer()
+func (r *runner) chat(ctx context.Context, id string) int {
+	sess, closeSess, err := r.l.session(ctx, r.a, id)
+	if err != nil {
+		fmt.Fprintf(r.errOut, "%s: %v\n", r.name, err)
+		return exitInvalid
+	}
+	defer closeSess()
+	r.sess = sess
 	read := func(prompt string) (string, error) {
 		if r.con.terminal {
 			fmt.Fprint(r.errOut, prompt)
@@ -429,6 +478,7 @@ func (r *runner) chat(ctx context.Context) int {
 			// line editor, so stdin has one reader.
 			r.con.lines = func() (string, error) { rl.SetPrompt(""); return rl.Readline() }
 		}
+		fmt.Fprintf(r.errOut, "Session %s: go on with it later with --session %s.\n", sess.ID(), sess.ID())
 		fmt.Fprintln(r.errOut, "Type /help for commands, /exit to leave.")
 	}
 	loop := cli.ChatLoop{
@@ -441,30 +491,23 @@ func (r *runner) chat(ctx context.Context) int {
 			return line, err
 		},
 		Out: r.errOut, Err: r.errOut,
-		Clear: func(context.Context) { mem = engine.NewBuffer() },
+		Clear: func(cctx context.Context) {
+			if err := sess.Memory().Clear(cctx); err != nil {
+				fmt.Fprintf(r.errOut, "%s: %v\n", r.name, err)
+			}
+		},
 		Turn: func(tctx context.Context, line string) (int, bool) {
-			in := inputOf(line)
-			hist, err := mem.Messages(ctx, in)
-			if err != nil {
-				fmt.Fprintf(r.errOut, "%s: %v\n", r.name, err)
-				return exitFailed, true
-			}
-			end, code := r.drive(tctx, hist, r.l.engine.Run(agent.WithEnv(tctx, agent.Env{History: hist}), r.a, in), "")
-			switch {
-			case tctx.Err() != nil:
+			// The session records the turn once its run ends, and hands the
+			// earlier turns to the run as its history.
+			_, code := r.drive(tctx, sess.Run(tctx, inputOf(line)), "")
+			if tctx.Err() != nil {
 				return code, false // the question was withdrawn, or a signal: runRun reports it
-			case code != exitOK:
-				return code, true
 			}
-			msgs := end.Messages
-			if len(msgs) == 0 {
-				msgs = []model.Message{model.UserMessage(flow.TextOf(in)), model.AssistantMessage(flow.TextOf(end.Output))}
-			}
-			if err := mem.Add(ctx, engine.Turn{Messages: msgs}); err != nil {
-				fmt.Fprintf(r.errOut, "%s: %v\n", r.name, err)
-				return exitFailed, true
-			}
-			return exitOK, false
+			// A turn that waits for an answer with no one to ask ends the
+			// chat (loom resume continues it); a failed turn (a tripped
+			// guardrail, a model error) is not remembered, and the
+			// conversation goes on, the failure its exit status.
+			return code, code == exitWaiting
 		},
 	}
 	return loop.Run(ctx)

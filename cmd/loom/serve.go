@@ -80,6 +80,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, con 
 		return exitInvalid
 	}
 	defer store.Close()
+	sessions, err := openSessions(ctx, l.dbPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "loom serve: %v\n", err)
+		return exitInvalid
+	}
+	defer sessions.Close()
 	open := func(ref string) (model.Model, error) { return openModel(ref, con.getenv, l.envFiles, l.log) }
 	m, err := open(defaultModel)
 	if err != nil {
@@ -96,7 +102,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, con 
 	}
 	pg, err := playground.New(playground.Config{Path: pos[0], Engine: engine.New(cfg), Labels: labels,
 		Registry: spec.Registry{Models: open, Getenv: con.getenv, Checkpoints: store, TrustedCode: rs.trusted, Isolated: isolatedConfig(true)},
-		Options:  spec.Options{Root: rs.root}, Grants: grants})
+		Options:  spec.Options{Root: rs.root}, Grants: grants, Sessions: sessions})
 	if err != nil {
 		fmt.Fprintf(stderr, "loom serve: %v\n", err)
 		return exitInvalid

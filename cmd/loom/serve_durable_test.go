@@ -65,6 +65,42 @@ func servePlayground(t *testing.T, file, db string) (string, *exec.Cmd) {
 	return "", nil
 }
 
+// checkpointDBs are the checkpoint databases the durable tests run on:
+// SQLite (db empty: a file of the test's), and PostgreSQL when
+// LOOM_TEST_POSTGRES_DSN names one (required under CI).
+func checkpointDBs(t *testing.T) []struct{ kind, db string } {
+	t.Helper()
+	stores := []struct{ kind, db string }{{"sqlite", ""}}
+	if dsn := os.Getenv("LOOM_TEST_POSTGRES_DSN"); dsn != "" {
+		stores = append(stores, struct{ kind, db string }{"postgres", dsn})
+	} else if os.Getenv("CI") == "true" {
+		t.Fatal("LOOM_TEST_POSTGRES_DSN is unset under CI: .ci/postgres.sh must start PostgreSQL")
+	}
+	return stores
+}
+
+// approveElsewhere approves run id, which computes 15!, with loom resume
+// in another process, and checks that the playground at api then shows it
+// done with the answer.
+func approveElsewhere(t *testing.T, api, db, id string) {
+	t.Helper()
+	code, stdout, stderr := loomProcess(t, "resume", id, "--approve", "--db", db)
+	require.Equal(t, exitOK, code, stderr)
+	require.Contains(t, stdout, "15! = 1307674368000")
+	v := waitStatus(t, api, id)
+	require.Equal(t, "done", v.Status, "the page shows the run loom resume finished")
+	require.Contains(t, string(v.Output), "1307674368000")
+}
+
+// servedProject writes content as a project file beside a fresh checkpoint
+// database, with traces going to a fresh store, for loom serve and the
+// commands that share its database.
+func servedProject(t *testing.T, content string) (file, db string) {
+	t.Helper()
+	t.Setenv("LOOM_TRACE_DB", filepath.Join(t.TempDir(), "traces.db"))
+	return writeFile(t, "loom.yaml", content), filepath.Join(t.TempDir(), "runs.db")
+}
+
 func apiCall(t *testing.T, api, method, path, body string, v any) int {
 	t.Helper()
 	req, err := http.NewRequestWithContext(t.Context(), method, strings.Replace(api, "%s", path, 1), strings.NewReader(body))
@@ -95,7 +131,15 @@ func waitStatus(t *testing.T, api, id string) playgroundRun {
 
 func loomProcess(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
+	return loomProcessIn(t, "", args...)
+}
+
+// loomProcessIn runs loom in a child process with stdin (not a terminal)
+// and returns its exit status, stdout and stderr.
+func loomProcessIn(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
+	cmd.Stdin = strings.NewReader(stdin)
 	cmd.Env = append(os.Environ(), childEnv+"=1")
 	var out, errOut strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errOut
@@ -117,13 +161,7 @@ func loomProcess(t *testing.T, args ...string) (int, string, string) {
 // loom serve and loom resume record the runs in the trace store. On SQLite
 // and PostgreSQL.
 func TestPlaygroundRunsAreDurable(t *testing.T) {
-	stores := []struct{ kind, db string }{{"sqlite", ""}}
-	if dsn := os.Getenv("LOOM_TEST_POSTGRES_DSN"); dsn != "" {
-		stores = append(stores, struct{ kind, db string }{"postgres", dsn})
-	} else if os.Getenv("CI") == "true" {
-		t.Fatal("LOOM_TEST_POSTGRES_DSN is unset under CI: .ci/postgres.sh must start PostgreSQL")
-	}
-	for _, st := range stores {
+	for _, st := range checkpointDBs(t) {
 		t.Run(st.kind, func(t *testing.T) {
 			fakeOpenAI(t)
 			traces := filepath.Join(t.TempDir(), "traces.db")
@@ -151,15 +189,10 @@ func TestPlaygroundRunsAreDurable(t *testing.T) {
 			require.Len(t, list[0].Pending, 1)
 			require.Equal(t, "approval", list[0].Pending[0].Kind)
 
-			code, stdout, stderr := loomProcess(t, "resume", started.ID, "--approve", "--db", db)
-			require.Equal(t, exitOK, code, stderr)
-			require.Contains(t, stdout, "15! = 1307674368000")
-			v = waitStatus(t, api, started.ID)
-			require.Equal(t, "done", v.Status, "the server shows the run loom resume finished")
-			require.Contains(t, string(v.Output), "1307674368000")
+			approveElsewhere(t, api, db, started.ID)
 
 			// A run loom run stopped shows in the playground, which resumes it.
-			code, stdout, stderr = loomProcess(t, "run", file, "-i", "Calculate 15!", "--db", db)
+			code, stdout, stderr := loomProcess(t, "run", file, "-i", "Calculate 15!", "--db", db)
 			require.Equal(t, exitWaiting, code, stderr)
 			stopped := strings.TrimSpace(stdout)
 			require.Equal(t, http.StatusOK, apiCall(t, api, "GET", "runs", "", &list))
