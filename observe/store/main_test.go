@@ -27,6 +27,9 @@ func TestMain(m *testing.M) {
 	if path := os.Getenv(childDBEnv); path != "" {
 		os.Exit(childWriter(path))
 	}
+	if path := os.Getenv(childSpoolEnv); path != "" {
+		os.Exit(childSpooler(path))
+	}
 	goleak.VerifyTestMain(m)
 }
 

@@ -174,10 +174,15 @@ func scanSummary(sc interface{ Scan(...any) error }) (TraceSummary, error) {
 	return t, nil
 }
 
-// Traces returns a page of trace summaries, newest first.
+// Traces returns a page of trace summaries, newest first. It first stores
+// what short-lived processes have spooled since (see [Spool]), so a
+// viewer that lists runs shows theirs.
 func (s *Store) Traces(ctx context.Context, q Query) (Page, error) {
 	if s.isClosed() {
 		return Page{}, ErrClosed
+	}
+	if err := s.ingestSpool(ctx); err != nil {
+		return Page{}, err
 	}
 	limit := q.Limit
 	switch {
