@@ -285,10 +285,15 @@ type TraceDetail struct {
 }
 
 // Trace returns the trace with id (32 hex digits) and its spans, or an error
-// wrapping [ErrNotFound].
+// wrapping [ErrNotFound]. Like [Store.Traces] it first stores what was
+// spooled since, so a viewer that follows a running one-shot run sees its
+// spans as they are spooled.
 func (s *Store) Trace(ctx context.Context, id string) (TraceDetail, error) {
 	if s.isClosed() {
 		return TraceDetail{}, ErrClosed
+	}
+	if err := s.ingestSpool(ctx); err != nil {
+		return TraceDetail{}, err
 	}
 	id = strings.ToLower(id)
 	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})

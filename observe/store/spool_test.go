@@ -159,7 +159,12 @@ func TestSpoolOfARunningWriterIsReadAsItGoes(t *testing.T) {
 	require.Len(t, names, 1)
 	require.True(t, strings.HasSuffix(names[0], ".live"), names)
 
+	// A viewer following the run reads its trace alone, and sees the rest.
 	require.NoError(t, sp.WriteParts(ctx, []store.Part{rest}))
+	d, err := viewer.Trace(ctx, run.TraceID.String())
+	require.NoError(t, err)
+	require.Len(t, d.Spans, 6)
+	require.Equal(t, "ok", d.Summary.Status)
 	require.NoError(t, sp.Close())
 	require.True(t, strings.HasSuffix(spoolFiles(t, path)[0], ".spool"), "a closed spool has its final name")
 	page, err := viewer.Traces(ctx, store.Query{})

@@ -16,10 +16,10 @@ import (
 
 // spoolIngest is what a [Store] remembers of the spool folder: how far it
 // stored the files of writers still running, so that it reads only what
-// they appended since.
+// they appended since, also once a file has its final name.
 type spoolIngest struct {
-	mu   sync.Mutex // serialises ingests of this store
-	seen map[string]spoolSeen
+	mu   sync.Mutex           // serialises ingests of this store
+	seen map[string]spoolSeen // by file name without its suffix
 }
 
 // spoolSeen is how much of a running writer's file a store has stored.
@@ -79,7 +79,7 @@ func (s *Store) ingestSpool(ctx context.Context) error {
 	}()
 	listed := make(map[string]bool, len(names))
 	for _, name := range names {
-		listed[name] = true
+		listed[spoolKey(name)] = true
 		switch {
 		case strings.HasSuffix(name, spoolTmp):
 			removeStaleTmp(filepath.Join(dir, name))
@@ -122,17 +122,17 @@ func (s *Store) ingestSpool(ctx context.Context) error {
 			if err := os.Rename(path, path+spoolCorrupt); err != nil {
 				errs = append(errs, fmt.Errorf("store: set the corrupt spool file %s aside: %w", path, err))
 			}
-			delete(s.spool.seen, sf.name)
+			delete(s.spool.seen, spoolKey(sf.name))
 		case sf.done:
 			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				errs = append(errs, fmt.Errorf("store: remove the ingested spool file %s: %w", path, err))
 			}
-			delete(s.spool.seen, sf.name)
+			delete(s.spool.seen, spoolKey(sf.name))
 		default:
 			if s.spool.seen == nil {
 				s.spool.seen = map[string]spoolSeen{}
 			}
-			s.spool.seen[sf.name] = spoolSeen{info: sf.info, off: sf.off}
+			s.spool.seen[spoolKey(sf.name)] = spoolSeen{info: sf.info, off: sf.off}
 		}
 	}
 	return errors.Join(errs...)
@@ -170,7 +170,7 @@ func (s *Store) openSpoolFile(dir, name string) (*spoolFile, error) {
 		}
 	}
 	sf := &spoolFile{name: name, f: f, info: info, done: locked}
-	if seen, ok := s.spool.seen[name]; ok && os.SameFile(seen.info, info) {
+	if seen, ok := s.spool.seen[spoolKey(name)]; ok && os.SameFile(seen.info, info) {
 		sf.off = seen.off
 	}
 	return sf, nil
@@ -202,6 +202,10 @@ func (sf *spoolFile) read() ([]Part, error) {
 	sf.bad = ferr != nil
 	return parts, nil
 }
+
+// spoolKey is a spool file's name without its suffix: the same while the
+// file is renamed from live to final.
+func spoolKey(name string) string { return strings.TrimSuffix(name, filepath.Ext(name)) }
 
 // removeStaleTmp removes a .tmp spool file whose writer died before it
 // named the file: it is old and its lock is free.
