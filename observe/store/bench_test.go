@@ -197,6 +197,8 @@ func BenchmarkOneShot(b *testing.B) {
 	start := time.Now().Add(-time.Minute)
 	b.ReportAllocs()
 	i := 0
+	cpu0 := cputime.Process()
+	defer func() { b.ReportMetric(float64(cputime.Process()-cpu0)/float64(b.N), "cpu-ns/op") }()
 	for b.Loop() {
 		i++
 		s, err := store.Open(ctx, store.Config{Path: path})
@@ -226,6 +228,8 @@ func BenchmarkOneShotSpool(b *testing.B) {
 	start := time.Now().Add(-time.Minute)
 	b.ReportAllocs()
 	i := 0
+	cpu0 := cputime.Process()
+	defer func() { b.ReportMetric(float64(cputime.Process()-cpu0)/float64(b.N), "cpu-ns/op") }()
 	for b.Loop() {
 		i++
 		sp, err := store.OpenSpool(ctx, store.Config{Path: path})

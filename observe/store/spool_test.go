@@ -341,3 +341,33 @@ func TestSpoolAndStoreRefuseEachOthersParts(t *testing.T) {
 	require.NoError(t, sp.Close())
 	require.ErrorIs(t, sp.WriteParts(ctx, []store.Part{p}), store.ErrClosed)
 }
+
+// A backlog larger than one transaction's share is stored whole, in
+// several transactions.
+func TestSpoolIngestOfABacklog(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "traces.db")
+	const files = 300
+	runs := spoolRuns(2000, files)
+	spools := make([]*store.Spool, files)
+	for i := range spools { // all opened before any file exists: none stores the folder
+		sp, err := store.OpenSpool(ctx, store.Config{Path: path})
+		require.NoError(t, err)
+		spools[i] = sp
+	}
+	for i, sp := range spools {
+		require.NoError(t, sp.WriteParts(ctx, runs[i:i+1]))
+		require.NoError(t, sp.Close())
+	}
+	require.Len(t, spoolFiles(t, path), files)
+	s, err := store.Open(ctx, store.Config{Path: path})
+	require.NoError(t, err)
+	defer s.Close()
+	require.Empty(t, spoolFiles(t, path))
+	spans, parts := counts(t, path)
+	require.Equal(t, 6*files, spans)
+	require.Equal(t, files, parts)
+	page, err := s.Traces(ctx, store.Query{Limit: store.MaxLimit})
+	require.NoError(t, err)
+	require.Equal(t, int64(2), page.Seq, "two transactions")
+}

@@ -30,20 +30,23 @@ type spoolSeen struct {
 
 // spoolFile is one file an ingest reads.
 type spoolFile struct {
-	name   string // its name in the folder
-	f      *os.File
-	info   fs.FileInfo
-	done   bool  // its writer is gone: delete it once stored
-	bad    bool  // it holds a frame that is not what a writer wrote
-	off    int64 // bytes of whole frames up to which it is stored
-	nparts int
+	name string // its name in the folder
+	f    *os.File
+	info fs.FileInfo
+	done bool  // its writer is gone: delete it once stored
+	bad  bool  // it holds a frame that is not what a writer wrote
+	off  int64 // bytes of whole frames up to which it is stored
 }
 
-// ingestSpool stores the parts of the spool folder's files in one
-// transaction (see [Spool]). Files whose writer is gone are deleted once
-// the transaction commits, or set aside when they hold corrupt frames; of
-// the files of writers still running, the whole frames are stored and the
-// store remembers how far.
+// spoolBatch is how many spool files one transaction stores at most, so
+// that a large backlog is stored in bounded memory.
+const spoolBatch = 256
+
+// ingestSpool stores the parts of the spool folder's files (see [Spool]),
+// up to spoolBatch files a transaction. Files whose writer is gone are
+// deleted once their transaction commits, or set aside when they hold
+// corrupt frames; of the files of writers still running, the whole frames
+// are stored and the store remembers how far.
 func (s *Store) ingestSpool(ctx context.Context) error {
 	if !spoolSupported {
 		return nil
@@ -63,11 +66,35 @@ func (s *Store) ingestSpool(ctx context.Context) error {
 	}
 	s.spool.mu.Lock()
 	defer s.spool.mu.Unlock()
-	if len(names) == 0 {
-		clear(s.spool.seen)
-		return nil
-	}
 	sort.Strings(names) // names start with their writer's start time
+	listed := make(map[string]bool, len(names))
+	var todo []string
+	for _, name := range names {
+		listed[spoolKey(name)] = true
+		switch {
+		case strings.HasSuffix(name, spoolTmp):
+			removeStaleTmp(filepath.Join(dir, name))
+		case strings.HasSuffix(name, spoolLive), strings.HasSuffix(name, spoolDone):
+			todo = append(todo, name)
+		}
+	}
+	for name := range s.spool.seen {
+		if !listed[name] {
+			delete(s.spool.seen, name)
+		}
+	}
+	for len(todo) > 0 {
+		n := min(len(todo), spoolBatch)
+		if err := s.ingestFiles(ctx, dir, todo[:n]); err != nil {
+			return err
+		}
+		todo = todo[n:]
+	}
+	return nil
+}
+
+// ingestFiles stores the spool files names of dir in one transaction.
+func (s *Store) ingestFiles(ctx context.Context, dir string, names []string) error {
 	var (
 		files []*spoolFile
 		parts []Part
@@ -77,16 +104,7 @@ func (s *Store) ingestSpool(ctx context.Context) error {
 			sf.f.Close() // releases the lock of a file of a dead writer
 		}
 	}()
-	listed := make(map[string]bool, len(names))
 	for _, name := range names {
-		listed[spoolKey(name)] = true
-		switch {
-		case strings.HasSuffix(name, spoolTmp):
-			removeStaleTmp(filepath.Join(dir, name))
-			continue
-		case !strings.HasSuffix(name, spoolLive) && !strings.HasSuffix(name, spoolDone):
-			continue
-		}
 		sf, err := s.openSpoolFile(dir, name)
 		if err != nil {
 			return err
@@ -99,13 +117,7 @@ func (s *Store) ingestSpool(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("store: read the spool file %s: %w", filepath.Join(dir, name), err)
 		}
-		sf.nparts = len(got)
 		parts = append(parts, got...)
-	}
-	for name := range s.spool.seen {
-		if !listed[name] {
-			delete(s.spool.seen, name)
-		}
 	}
 	if len(parts) > 0 {
 		if err := s.WriteParts(ctx, parts); err != nil {
