@@ -224,23 +224,29 @@ func counts(t *testing.T, path string) (spans, parts int) {
 
 // Damaged files: a torn tail (a writer killed mid-write) is dropped and
 // the file deleted; a frame that is whole but wrong sets the file aside.
-// Either way the frames before are stored.
+// Either way the frames before are stored. A file of another format
+// version is left to the loom that reads it.
 func TestSpoolDamagedFiles(t *testing.T) {
+	const (
+		removed = iota
+		setAside
+		untouched
+	)
 	for _, c := range []struct {
-		name    string
-		damage  func([]byte) []byte
-		aside   bool
-		traces  int
-		partial bool
+		name   string
+		damage func([]byte) []byte
+		left   int
+		traces int
 	}{
-		{"torn tail", func(b []byte) []byte { return append(b, b[:len(b)/2]...) }, false, 2, false},
-		{"short head", func(b []byte) []byte { return append(b, 'L', 'S') }, false, 2, false},
+		{"torn tail", func(b []byte) []byte { return append(b, b[:len(b)/2]...) }, removed, 2},
+		{"short head", func(b []byte) []byte { return append(b, 'L', 'S') }, removed, 2},
 		{"bad checksum", func(b []byte) []byte {
 			bad := append([]byte(nil), b...)
 			bad[len(bad)-1] ^= 0xff
 			return append(b, bad...)
-		}, true, 2, false},
-		{"bad magic", func(b []byte) []byte { return append(b, []byte("garbage that is long enough")...) }, true, 2, false},
+		}, setAside, 2},
+		{"bad magic", func(b []byte) []byte { return append(b, []byte("garbage that is long enough")...) }, setAside, 2},
+		{"another version", func(b []byte) []byte { b[3] = '9'; return b }, untouched, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := context.Background()
@@ -256,10 +262,13 @@ func TestSpoolDamagedFiles(t *testing.T) {
 			defer s.Close()
 			require.Len(t, contents(t, s), c.traces)
 			left := spoolFiles(t, path)
-			if c.aside {
-				require.Equal(t, []string{filepath.Base(file) + ".corrupt"}, left)
-			} else {
+			switch c.left {
+			case removed:
 				require.Empty(t, left)
+			case setAside:
+				require.Equal(t, []string{filepath.Base(file) + ".corrupt"}, left)
+			case untouched:
+				require.Equal(t, []string{filepath.Base(file)}, left)
 			}
 		})
 	}

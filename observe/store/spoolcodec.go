@@ -43,6 +43,11 @@ var crcTable = crc32.MakeTable(crc32.Castagnoli)
 // wrote.
 var errSpoolCorrupt = errors.New("corrupt spool frame")
 
+// errSpoolVersion marks a spool file of another format version (its magic
+// differs in the last byte only): a reader leaves it to a loom that reads
+// that version.
+var errSpoolVersion = errors.New("spool file of another format version")
+
 // appendSpoolPart appends p in a part's spool form.
 func appendSpoolPart(b []byte, p *Part) []byte {
 	b = append(b, p.TraceID[:]...)
@@ -157,6 +162,9 @@ func readSpoolFrames(data []byte) (frames []spoolFrame, err error) {
 	for len(data)-n >= spoolFrameHead {
 		h := data[n : n+spoolFrameHead]
 		if string(h[:4]) != spoolMagic {
+			if n == 0 && string(h[:3]) == spoolMagic[:3] {
+				return nil, fmt.Errorf("%w: %q", errSpoolVersion, h[:4])
+			}
 			return frames, fmt.Errorf("%w at byte %d: bad magic", errSpoolCorrupt, n)
 		}
 		size := binary.LittleEndian.Uint32(h[4:])

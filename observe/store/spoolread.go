@@ -33,9 +33,11 @@ type spoolFile struct {
 	name string // its name in the folder
 	f    *os.File
 	info fs.FileInfo
-	done bool  // its writer is gone: delete it once stored
-	bad  bool  // it holds a frame that is not what a writer wrote
-	off  int64 // bytes of whole frames up to which it is stored
+	done bool // its writer is gone: delete it once stored
+	bad  bool // it holds a frame that is not what a writer wrote
+	// other marks a file of another spool format version: left alone.
+	other bool
+	off   int64 // bytes of whole frames up to which it is stored
 }
 
 // spoolBatch is how many spool files one transaction stores at most, so
@@ -130,6 +132,8 @@ func (s *Store) ingestFiles(ctx context.Context, dir string, names []string) err
 	for _, sf := range files {
 		path := filepath.Join(dir, sf.name)
 		switch {
+		case sf.other:
+			// Another loom's to store: neither stored nor removed here.
 		case sf.done && sf.bad:
 			if err := os.Rename(path, path+spoolCorrupt); err != nil {
 				errs = append(errs, fmt.Errorf("store: set the corrupt spool file %s aside: %w", path, err))
@@ -211,7 +215,8 @@ func (sf *spoolFile) read() ([]Part, error) {
 		parts = append(parts, got...)
 		sf.off += int64(fr.size)
 	}
-	sf.bad = ferr != nil
+	sf.other = errors.Is(ferr, errSpoolVersion)
+	sf.bad = ferr != nil && !sf.other
 	return parts, nil
 }
 
