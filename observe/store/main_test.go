@@ -30,6 +30,9 @@ func TestMain(m *testing.M) {
 	if path := os.Getenv(childSpoolEnv); path != "" {
 		os.Exit(childSpooler(path))
 	}
+	if path := os.Getenv(childReaderEnv); path != "" {
+		os.Exit(childReader(path))
+	}
 	goleak.VerifyTestMain(m)
 }
 

@@ -27,7 +27,39 @@ const (
 	// childSpoolHangEnv makes the child wait to be killed once it has
 	// written its runs, instead of closing its spool.
 	childSpoolHangEnv = "LOOM_STORE_TEST_SPOOL_HANG"
+	// childReaderEnv makes the child a reader of the database it names,
+	// listing runs as a viewer polls until the file childSpoolGoEnv names
+	// with ".stop" appended exists.
+	childReaderEnv = "LOOM_STORE_TEST_SPOOL_READER"
 )
+
+// childReader is the body of a reader process (see childReaderEnv); it
+// prints how many lists it made.
+func childReader(path string) int {
+	ctx := context.Background()
+	s, err := store.Open(ctx, store.Config{Path: path})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "child reader:", err)
+		return 1
+	}
+	defer s.Close()
+	fmt.Println("reading")
+	stop := os.Getenv(childSpoolGoEnv) + ".stop"
+	for n, deadline := 0, time.Now().Add(2*time.Minute); ; n++ {
+		if _, err := s.Traces(ctx, store.Query{}); err != nil {
+			fmt.Fprintln(os.Stderr, "child reader:", err)
+			return 1
+		}
+		if _, err := os.Stat(stop); err == nil {
+			fmt.Printf("lists %d\n", n+1)
+			return 0
+		}
+		if time.Now().After(deadline) {
+			fmt.Fprintln(os.Stderr, "child reader: no stop signal within two minutes")
+			return 1
+		}
+	}
+}
 
 // childSpooler is the body of a spool writer process: once the go file
 // exists it writes its runs through a Spool, one write each, then says so
@@ -153,8 +185,9 @@ func TestSpoolOfAKilledWriterIsStored(t *testing.T) {
 	require.Equal(t, 4, parts)
 }
 
-// Writer processes spooling at once while two readers list runs: every
-// run is stored once, the counters agree and the database is sound.
+// Writer processes spooling at once (one of them killed once it has
+// written) while three readers list runs, one in a process of its own:
+// every run is stored once, the counters agree and the database is sound.
 func TestSpoolConcurrentWritersAndReaders(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts child processes")
@@ -176,6 +209,20 @@ func TestSpoolConcurrentWritersAndReaders(t *testing.T) {
 		defer s.Close()
 		readers[i] = s
 	}
+	// A third reader in a process of its own, as loom observe would be.
+	reader := exec.Command(os.Args[0], "-test.run=^$")
+	reader.Env = append(os.Environ(), childReaderEnv+"="+path, childSpoolGoEnv+"="+goFile)
+	readerOut := &syncOut{}
+	reader.Stdout, reader.Stderr = readerOut, readerOut
+	require.NoError(t, reader.Start())
+	t.Cleanup(func() {
+		if reader.ProcessState == nil {
+			_ = reader.Process.Kill()
+			_ = reader.Wait()
+		}
+	})
+	require.Eventually(t, func() bool { return strings.Contains(readerOut.String(), "reading") },
+		time.Minute, 5*time.Millisecond, "the reader did not start: %s", readerOut)
 	require.NoError(t, os.WriteFile(goFile, nil, 0o600))
 
 	stop := make(chan struct{})
@@ -211,6 +258,9 @@ func TestSpoolConcurrentWritersAndReaders(t *testing.T) {
 		require.NoError(t, <-errs)
 	}
 	require.Positive(t, listed[0]+listed[1])
+	require.NoError(t, os.WriteFile(goFile+".stop", nil, 0o600))
+	require.NoError(t, reader.Wait(), "reader: %s", readerOut)
+	require.Contains(t, readerOut.String(), "lists ")
 
 	// One more list stores what the readers had not yet seen.
 	page, err := readers[0].Traces(ctx, store.Query{Limit: store.MaxLimit})
