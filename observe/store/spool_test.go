@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -107,7 +108,7 @@ func spool(t *testing.T, path string, parts []store.Part, per int) {
 func TestSpoolStoresWhatADirectWriteStores(t *testing.T) {
 	parts := append(spoolRuns(100, 6), oddPart(1), oddPart(2))
 	for _, per := range []int{1, 3, len(parts)} {
-		t.Run(strings.Repeat("x", per), func(t *testing.T) {
+		t.Run("per="+strconv.Itoa(per), func(t *testing.T) {
 			ctx := context.Background()
 			direct := openTemp(t, store.Config{})
 			require.NoError(t, direct.WriteParts(ctx, parts))
@@ -295,7 +296,7 @@ func TestOpenSpoolStoresAFullFolder(t *testing.T) {
 		files  int
 		stored bool
 	}{{63, false}, {64, true}} {
-		t.Run(strings.Repeat("f", c.files/8), func(t *testing.T) {
+		t.Run("files="+strconv.Itoa(c.files), func(t *testing.T) {
 			ctx := context.Background()
 			path := filepath.Join(t.TempDir(), "traces.db")
 			runs := spoolRuns(500, c.files)
