@@ -44,7 +44,8 @@ func SpoolDir(dbPath string) string { return dbPath + "-spool" }
 // CLI run, without opening the database: each batch of parts is appended
 // with one write to a file of the process's own in the database's spool
 // folder ([SpoolDir]). The file is created exclusively and locked for the
-// life of the process; [Spool.Close] renames it to its final name. Whoever
+// life of the process; [Spool.Close] renames it to its final name (or
+// removes it when the process recorded nothing). Whoever
 // opens the database ([Open], and so the viewer and long-lived writers) or
 // lists its runs ([Store.Traces]) first ingests the spool folder in one
 // transaction: finished files, and files whose writer died (its lock is
@@ -64,18 +65,17 @@ type Spool struct {
 	path, dir string
 
 	mu     sync.Mutex // guards the fields below
-	f      *os.File   // nil until the first write
-	name   string     // the file's name without its suffix
-	size   int64      // bytes of whole frames written
+	f      *os.File
+	name   string // the file's name without its suffix
+	size   int64  // bytes of whole frames written
 	frame  []byte
 	closed bool
 }
 
-// OpenSpool prepares a spool for the database cfg names (an empty Path
-// for [DefaultPath]), creating the spool folder; its file is created on
-// the first write. When the folder holds many files that no reader has
-// ingested, it ingests them first. Only cfg's Path is used (and its
-// bounds when it ingests).
+// OpenSpool opens a spool for the database cfg names (an empty Path for
+// [DefaultPath]), creating the spool folder and the spool's file. When the
+// folder holds many files that no reader has ingested, it ingests them
+// first. Only cfg's Path is used (and its bounds when it ingests).
 func OpenSpool(ctx context.Context, cfg Config) (*Spool, error) {
 	if !spoolSupported {
 		return nil, ErrSpoolUnsupported
@@ -104,7 +104,14 @@ func OpenSpool(ctx context.Context, cfg Config) (*Spool, error) {
 			return nil, err
 		}
 	}
-	return &Spool{path: path, dir: dir}, nil
+	sp := &Spool{path: path, dir: dir}
+	// The file is made now, off a one-shot program's exit path, and so
+	// that a folder it cannot write to fails here, where the program
+	// warns that it runs untraced.
+	if err := sp.create(); err != nil {
+		return nil, err
+	}
+	return sp, nil
 }
 
 // countSpoolFiles counts the files of a spool folder readers would ingest.
@@ -142,9 +149,9 @@ func (s *Spool) WriteParts(ctx context.Context, parts []Part) error {
 	return s.WriteEncoded(ctx, encodeAll(parts, s.EncodePart))
 }
 
-// WriteEncoded appends parts to the spool file with one write, creating
-// the file on the first call. A write that fails leaves the file as it
-// was. After Close it returns [ErrClosed].
+// WriteEncoded appends parts to the spool file with one write. A write
+// that fails leaves the file as it was. After Close it returns
+// [ErrClosed].
 func (s *Spool) WriteEncoded(_ context.Context, parts []EncodedPart) error {
 	size := 0
 	for i := range parts {
@@ -160,11 +167,6 @@ func (s *Spool) WriteEncoded(_ context.Context, parts []EncodedPart) error {
 	defer s.mu.Unlock()
 	if s.closed {
 		return ErrClosed
-	}
-	if s.f == nil {
-		if err := s.create(); err != nil {
-			return err
-		}
 	}
 	// One frame, built whole so that one write appends it: a process
 	// killed mid-way leaves whole frames and at most one torn tail.
@@ -218,8 +220,9 @@ func (s *Spool) create() error {
 	return nil
 }
 
-// Close finishes the spool file, renaming it to its final name, and
-// releases its lock. Closing twice is not an error.
+// Close finishes the spool file, renaming it to its final name (or
+// removing it when nothing was written), and releases its lock. Closing
+// twice is not an error.
 func (s *Spool) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -227,13 +230,15 @@ func (s *Spool) Close() error {
 		return nil
 	}
 	s.closed = true
-	if s.f == nil {
-		return nil
-	}
-	// Renamed before the lock goes, so a reader that takes the lock sees
-	// the file under its final name.
-	err := os.Rename(filepath.Join(s.dir, s.name+spoolLive), filepath.Join(s.dir, s.name+spoolDone))
-	if err != nil {
+	live := filepath.Join(s.dir, s.name+spoolLive)
+	// Renamed or removed before the lock goes, so a reader that takes the
+	// lock sees the file under its final name.
+	var err error
+	if s.size == 0 {
+		if err = os.Remove(live); err != nil {
+			err = fmt.Errorf("store: remove the empty spool file: %w", err)
+		}
+	} else if err = os.Rename(live, filepath.Join(s.dir, s.name+spoolDone)); err != nil {
 		err = fmt.Errorf("store: finish the spool file: %w", err)
 	}
 	return errors.Join(err, s.f.Close())

@@ -381,3 +381,24 @@ func TestSpoolIngestOfABacklog(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, int64(2), page.Seq, "two transactions")
 }
+
+// A program that records nothing leaves nothing; one whose spool folder
+// cannot be made fails when it opens the spool, with advice.
+func TestOpenSpoolEdges(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "traces.db")
+	sp, err := store.OpenSpool(ctx, store.Config{Path: path})
+	require.NoError(t, err)
+	require.Len(t, spoolFiles(t, path), 1, "the file is made when the spool opens")
+	require.NoError(t, sp.Close())
+	require.Empty(t, spoolFiles(t, path))
+
+	blocked := filepath.Join(t.TempDir(), "traces.db")
+	require.NoError(t, os.WriteFile(store.SpoolDir(blocked), nil, 0o600)) // a file where the folder goes
+	_, err = store.OpenSpool(ctx, store.Config{Path: blocked})
+	require.ErrorContains(t, err, "spool folder")
+	require.ErrorContains(t, err, store.PathEnv)
+
+	_, err = store.OpenSpool(ctx, store.Config{Path: path, MaxTraces: -2, PruneBatch: -1})
+	require.ErrorIs(t, err, store.ErrInvalidConfig)
+}
