@@ -45,13 +45,13 @@ func SpoolDir(dbPath string) string { return dbPath + "-spool" }
 // with one write to a file of the process's own in the database's spool
 // folder ([SpoolDir]). The file is created exclusively and locked for the
 // life of the process; [Spool.Close] renames it to its final name (or
-// removes it when the process recorded nothing). Whoever
-// opens the database ([Open], and so the viewer and long-lived writers) or
-// lists its runs ([Store.Traces]) first ingests the spool folder in one
-// transaction: finished files, and files whose writer died (its lock is
-// free once it is gone, however it died) are stored and deleted; the
-// frames a running writer has written so far are stored and the file
-// left to it. Ingesting is idempotent (a part stored before is skipped),
+// removes it when the process recorded nothing). Whoever opens the
+// database ([Open], and so the viewer and long-lived writers) or reads its
+// runs ([Store.Traces], [Store.Trace]) first ingests the spool folder, up
+// to 256 files a transaction: finished files, and files whose writer died
+// (its lock is free once it is gone, however it died) are stored and
+// deleted; the frames a running writer has written so far are stored and
+// the file left to it. Ingesting is idempotent (a part stored before is skipped),
 // so a reader that dies between its commit and the deletion loses
 // nothing and duplicates nothing. Retention applies when the spans are
 // ingested.
