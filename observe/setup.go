@@ -61,6 +61,15 @@ type Config struct {
 	// Store configures the store (retention, prices, …); StorePath, when
 	// set, is its Path.
 	Store store.Config
+	// ShortLived says the program records one run or a few and exits, as
+	// a one-shot CLI does. For ExporterStore with loom's own tracer
+	// provider it then does not open the database: the spans go to a
+	// spool file beside it ([store.Spool]), which the viewer and the next
+	// program that opens the database ingest. That saves the program the
+	// database's open, write and checkpoint; a long-lived program (a
+	// server) should leave it false, so that its runs show as they go.
+	// Where spool files cannot be used, the program writes the database.
+	ShortLived bool
 
 	// Stdout receives ExporterStdout's output; default os.Stdout. A CLI
 	// that prints answers on stdout should pass os.Stderr.
@@ -103,9 +112,13 @@ type Telemetry struct {
 	// *sdktrace.TracerProvider.
 	TracerProvider trace.TracerProvider
 	MeterProvider  *sdkmetric.MeterProvider
-	// Store is the trace store ExporterStore writes to; nil otherwise. The
+	// Store is the trace store ExporterStore writes to; nil otherwise,
+	// and nil when a short-lived program spools ([Config.ShortLived]). The
 	// shutdown function closes it.
 	Store *store.Store
+	// StorePath is the trace database's file for ExporterStore, whether
+	// the spans go to it or to its spool; "" otherwise.
+	StorePath string
 	// Exporter is the exporter chosen.
 	Exporter Exporter
 	// Processor batches spans for the SDK's exporter (its Dropped method
@@ -196,6 +209,21 @@ func Setup(ctx context.Context, cfg Config) (tel *Telemetry, shutdown func(conte
 	var spanExp sdktrace.SpanExporter
 	switch {
 	case kind == ExporterStore && cfg.Sampler == nil && len(cfg.SpanProcessors) == 0:
+		if cfg.ShortLived {
+			sp, err := store.OpenSpool(ctx, cfg.Store)
+			if err == nil {
+				tp, err := NewSpoolTracerProvider(sp, batch, true)
+				if err != nil {
+					_ = sp.Close()
+					return nil, nil, err
+				}
+				tel.StorePath, tel.TracerProvider = sp.Path(), tp
+				break
+			}
+			if !errors.Is(err, store.ErrSpoolUnsupported) {
+				return nil, nil, err
+			}
+		}
 		st, err := store.Open(ctx, cfg.Store)
 		if err != nil {
 			return nil, nil, err
@@ -205,13 +233,13 @@ func Setup(ctx context.Context, cfg Config) (tel *Telemetry, shutdown func(conte
 			_ = st.Close()
 			return nil, nil, err
 		}
-		tel.Store, tel.TracerProvider = st, tp
+		tel.Store, tel.StorePath, tel.TracerProvider = st, st.Path(), tp
 	case kind == ExporterStore:
 		exp, err := store.OpenExporter(ctx, cfg.Store)
 		if err != nil {
 			return nil, nil, err
 		}
-		tel.Store = exp.Store()
+		tel.Store, tel.StorePath = exp.Store(), exp.Store().Path()
 		spanExp = exp
 	case kind == ExporterStdout:
 		w := cfg.Stdout

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -51,6 +52,37 @@ func TestSetupStore(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, p.Traces, 1, "shutdown flushed the batch")
 	require.Equal(t, "coder", p.Traces[0].Agent)
+}
+
+// A short-lived program's spans go to the store's spool, not the
+// database, and the next program that opens the database shows them.
+func TestSetupStoreShortLived(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "traces.db")
+	tel, shutdown, err := observe.Setup(ctx, observe.Config{Exporter: observe.ExporterStore, StorePath: path, ShortLived: true})
+	require.NoError(t, err)
+	require.Nil(t, tel.Store, "the database is not opened")
+	require.Equal(t, path, tel.StorePath)
+	require.IsType(t, &observe.TracerProvider{}, tel.TracerProvider)
+	record(t, tel)
+	require.NoError(t, shutdown(ctx))
+	require.Zero(t, tel.Dropped())
+	_, err = os.Stat(path)
+	require.ErrorIs(t, err, os.ErrNotExist, "nothing wrote the database")
+	spooled, err := os.ReadDir(store.SpoolDir(path))
+	require.NoError(t, err)
+	require.Len(t, spooled, 1)
+
+	s, err := store.Open(ctx, store.Config{Path: path})
+	require.NoError(t, err)
+	defer s.Close()
+	p, err := s.Traces(ctx, store.Query{})
+	require.NoError(t, err)
+	require.Len(t, p.Traces, 1, "shutdown spooled the batch and Open stored it")
+	require.Equal(t, "coder", p.Traces[0].Agent)
+	spooled, err = os.ReadDir(store.SpoolDir(path))
+	require.NoError(t, err)
+	require.Empty(t, spooled)
 }
 
 func TestSetupStdout(t *testing.T) {

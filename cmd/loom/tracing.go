@@ -25,9 +25,15 @@ const flushWait = 10 * time.Second
 // observe shows, or wherever $OTEL_TRACES_EXPORTER says, with content in
 // the local store; console output goes to stderr. A store that cannot be
 // opened is a warning: the runs go on untraced. It sets the tracing fields
-// of cfg; stop flushes what is pending.
+// of cfg; stop flushes what is pending. loom run and resume run once and
+// exit, so their spans go to the store's spool (cli.StartOneShotTracing);
+// serve writes the database, where its runs show as they go.
 func startTracing(ctx context.Context, cmd string, stderr io.Writer, cfg *engine.Config) (stop func()) {
-	tr, err := cli.StartTracing(ctx, "loom", stderr, os.Getenv)
+	start := cli.StartOneShotTracing
+	if cmd == "serve" {
+		start = cli.StartTracing
+	}
+	tr, err := start(ctx, "loom", stderr, os.Getenv)
 	if err != nil {
 		fmt.Fprintf(stderr, "loom %s: warning: the run is not traced: %v (set $%s to a writable file, or OTEL_TRACES_EXPORTER=none)\n", cmd, err, store.PathEnv)
 		return func() {}

@@ -43,8 +43,25 @@ type Tracing struct {
 // variable, read with getenv, overrides either way. service is the
 // service.name. An error means the trace store could not be opened: the
 // caller warns and runs untraced. Call [Tracing.Flush] at the end.
+// StartTracing suits a long-lived command (a server), whose runs the
+// local store shows as they go; a command that runs once and exits uses
+// [StartOneShotTracing].
 func StartTracing(ctx context.Context, service string, console io.Writer, getenv func(string) string) (*Tracing, error) {
-	tel, shutdown, err := observe.Setup(ctx, observe.Config{ServiceName: service, Stdout: console})
+	return startTracingWith(ctx, observe.Config{ServiceName: service, Stdout: console}, getenv)
+}
+
+// StartOneShotTracing is [StartTracing] for a command that runs once and
+// exits (an example CLI, loom run): for the local store, its spans go to
+// a spool file beside the database rather than into it
+// ([observe.Config.ShortLived]), which saves the process the database's
+// open, write and checkpoint; the viewer and the next program that opens
+// the database store them.
+func StartOneShotTracing(ctx context.Context, service string, console io.Writer, getenv func(string) string) (*Tracing, error) {
+	return startTracingWith(ctx, observe.Config{ServiceName: service, Stdout: console, ShortLived: true}, getenv)
+}
+
+func startTracingWith(ctx context.Context, cfg observe.Config, getenv func(string) string) (*Tracing, error) {
+	tel, shutdown, err := observe.Setup(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -53,9 +70,7 @@ func StartTracing(ctx context.Context, service string, console io.Writer, getenv
 	if ms, err := agentrt.NewMetrics(tel.MeterProvider); err == nil {
 		t.Engine.Metrics = ms
 	}
-	if tel.Store != nil {
-		t.StorePath = tel.Store.Path()
-	}
+	t.StorePath = tel.StorePath
 	return t, nil
 }
 
@@ -91,7 +106,7 @@ func captureContent(exp observe.Exporter, getenv func(string) string) bool {
 // not a failure: the program runs untraced. shutdown flushes what is
 // pending.
 func startTracing(ctx context.Context, log *slog.Logger, getenv func(string) string, cfg *engine.Config) (shutdown func()) {
-	tr, err := StartTracing(ctx, "loom-examples", nil, getenv)
+	tr, err := StartOneShotTracing(ctx, "loom-examples", nil, getenv)
 	if err != nil {
 		// The store's advice names `loom observe --db`, a flag this program
 		// does not have; here the variable is what works.

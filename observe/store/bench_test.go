@@ -197,6 +197,8 @@ func BenchmarkOneShot(b *testing.B) {
 	start := time.Now().Add(-time.Minute)
 	b.ReportAllocs()
 	i := 0
+	cpu0 := cputime.Process()
+	defer func() { b.ReportMetric(float64(cputime.Process()-cpu0)/float64(b.N), "cpu-ns/op") }()
 	for b.Loop() {
 		i++
 		s, err := store.Open(ctx, store.Config{Path: path})
@@ -204,6 +206,66 @@ func BenchmarkOneShot(b *testing.B) {
 			b.Fatal(err)
 		}
 		if err := s.WriteParts(ctx, runParts(fixture.Run{Seed: uint64(i), Start: start})); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkOneShotSpool is BenchmarkOneShot for a program that spools
+// (store.Spool): prepare the spool, write the run, close. Every
+// spoolCompactAt-th op stores the folder into the database, as the
+// program that finds it full does, so the figure includes the amortised
+// ingest.
+func BenchmarkOneShotSpool(b *testing.B) {
+	ctx := context.Background()
+	path := filepath.Join(b.TempDir(), "traces.db")
+	s, err := store.Open(ctx, store.Config{Path: path})
+	require.NoError(b, err)
+	require.NoError(b, s.Close())
+	start := time.Now().Add(-time.Minute)
+	b.ReportAllocs()
+	i := 0
+	cpu0 := cputime.Process()
+	defer func() { b.ReportMetric(float64(cputime.Process()-cpu0)/float64(b.N), "cpu-ns/op") }()
+	for b.Loop() {
+		i++
+		sp, err := store.OpenSpool(ctx, store.Config{Path: path})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := sp.WriteParts(ctx, runParts(fixture.Run{Seed: uint64(i), Start: start})); err != nil {
+			b.Fatal(err)
+		}
+		if err := sp.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSpoolIngest is what a reader pays to store spooled runs: one
+// op opens the database while the spool folder holds 16 one-run files,
+// as after 16 one-shot runs.
+func BenchmarkSpoolIngest(b *testing.B) {
+	ctx := context.Background()
+	path := filepath.Join(b.TempDir(), "traces.db")
+	start := time.Now().Add(-time.Minute)
+	b.ReportAllocs()
+	seed := uint64(0)
+	for b.Loop() {
+		b.StopTimer()
+		for range 16 {
+			seed++
+			sp, err := store.OpenSpool(ctx, store.Config{Path: path})
+			require.NoError(b, err)
+			require.NoError(b, sp.WriteParts(ctx, runParts(fixture.Run{Seed: seed, Start: start})))
+			require.NoError(b, sp.Close())
+		}
+		b.StartTimer()
+		s, err := store.Open(ctx, store.Config{Path: path})
+		if err != nil {
 			b.Fatal(err)
 		}
 		if err := s.Close(); err != nil {

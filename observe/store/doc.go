@@ -60,6 +60,22 @@
 // ([github.com/loomwork/loom/model/pricing]); when a model has no price the
 // trace's cost is marked incomplete.
 //
+// # Spool
+//
+// A short-lived program (a one-shot CLI run) need not open the database at
+// all: a [Spool] appends its encoded spans to a file of its own in the
+// folder [SpoolDir] names, beside the database, one write per batch, and
+// the next [Open] of the database, or the next [Store.Traces] or
+// [Store.Trace] of an open one, stores them, up to 256 files a
+// transaction. A spool file is locked by its
+// writer for as long as the writer lives, so a reader tells a running
+// writer's file (it stores the whole frames written so far and leaves the
+// file) from a finished or killed one's (it stores the rest and deletes
+// the file). Storing is idempotent, so a reader that dies between its
+// commit and the delete loses and duplicates nothing. A folder that no
+// reader visits is bounded: [OpenSpool] stores it when it holds many
+// files.
+//
 // # Retention
 //
 // The store never grows without limit: each write also prunes, oldest traces

@@ -27,6 +27,12 @@ func TestMain(m *testing.M) {
 	if path := os.Getenv(childDBEnv); path != "" {
 		os.Exit(childWriter(path))
 	}
+	if path := os.Getenv(childSpoolEnv); path != "" {
+		os.Exit(childSpooler(path))
+	}
+	if path := os.Getenv(childReaderEnv); path != "" {
+		os.Exit(childReader(path))
+	}
 	goleak.VerifyTestMain(m)
 }
 

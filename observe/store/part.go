@@ -33,10 +33,17 @@ type EncodedPart struct {
 	blob         []byte
 	sum          *delta   // what the part adds to its trace's summary
 	wanted       []string // texts in blob that the store would share
+	// spooled marks a part encoded by a [Spool]: blob is its spool form,
+	// and count its spans.
+	spooled bool
+	count   int
 }
 
 // Spans returns how many spans the part holds.
 func (e *EncodedPart) Spans() int {
+	if e.spooled {
+		return e.count
+	}
 	if e.sum == nil {
 		return 0
 	}
@@ -65,11 +72,16 @@ func (s *Store) EncodePart(p *Part) EncodedPart {
 
 // WriteParts encodes parts and writes them; see [Store.WriteEncoded].
 func (s *Store) WriteParts(ctx context.Context, parts []Part) error {
+	return s.WriteEncoded(ctx, encodeAll(parts, s.EncodePart))
+}
+
+// encodeAll encodes parts with encode.
+func encodeAll(parts []Part, encode func(*Part) EncodedPart) []EncodedPart {
 	enc := make([]EncodedPart, len(parts))
 	for i := range parts {
-		enc[i] = s.EncodePart(&parts[i])
+		enc[i] = encode(&parts[i])
 	}
-	return s.WriteEncoded(ctx, enc)
+	return enc
 }
 
 // WriteEncoded stores parts of traces, each as one row holding its spans
@@ -79,6 +91,9 @@ func (s *Store) WriteParts(ctx context.Context, parts []Part) error {
 func (s *Store) WriteEncoded(ctx context.Context, parts []EncodedPart) error {
 	n := 0
 	for i := range parts {
+		if parts[i].spooled {
+			return fmt.Errorf("%w: part %d was encoded by a Spool: write it with the Spool's WriteEncoded", ErrWrongEncoder, i)
+		}
 		n += parts[i].Spans()
 	}
 	if n == 0 {

@@ -174,10 +174,15 @@ func scanSummary(sc interface{ Scan(...any) error }) (TraceSummary, error) {
 	return t, nil
 }
 
-// Traces returns a page of trace summaries, newest first.
+// Traces returns a page of trace summaries, newest first. It first stores
+// what short-lived processes have spooled since (see [Spool]), so a
+// viewer that lists runs shows theirs.
 func (s *Store) Traces(ctx context.Context, q Query) (Page, error) {
 	if s.isClosed() {
 		return Page{}, ErrClosed
+	}
+	if err := s.ingestSpool(ctx); err != nil {
+		return Page{}, err
 	}
 	limit := q.Limit
 	switch {
@@ -280,10 +285,15 @@ type TraceDetail struct {
 }
 
 // Trace returns the trace with id (32 hex digits) and its spans, or an error
-// wrapping [ErrNotFound].
+// wrapping [ErrNotFound]. Like [Store.Traces] it first stores what was
+// spooled since, so a viewer that follows a running one-shot run sees its
+// spans as they are spooled.
 func (s *Store) Trace(ctx context.Context, id string) (TraceDetail, error) {
 	if s.isClosed() {
 		return TraceDetail{}, ErrClosed
+	}
+	if err := s.ingestSpool(ctx); err != nil {
+		return TraceDetail{}, err
 	}
 	id = strings.ToLower(id)
 	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})

@@ -22,13 +22,16 @@ type Store struct {
 	read  *sql.DB   // read-only connections for queries
 	stmts *stmts    // prepared on the write pool as writes need them
 	texts textCache // shared texts stored or found
+	spool spoolIngest
 
 	mu     sync.Mutex // guards closed and serialises writes of this process
 	closed bool
 }
 
 // Open opens the trace database at cfg.Path, creating the file, its folder
-// and its schema when missing; an empty Path means [DefaultPath].
+// and its schema when missing; an empty Path means [DefaultPath]. It first
+// stores what short-lived processes left in the database's spool folder
+// (see [Spool]).
 func Open(ctx context.Context, c Config) (*Store, error) {
 	cfg, err := c.resolve()
 	if err != nil {
@@ -58,7 +61,12 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 		pools.Close()
 		return nil, fmt.Errorf("%w (database %s)", err, path)
 	}
-	return &Store{path: path, cfg: cfg, write: pools.Write, read: pools.Read, stmts: newStmts(pools.Write), texts: textCache{ids: map[string]int64{}}}, nil
+	s := &Store{path: path, cfg: cfg, write: pools.Write, read: pools.Read, stmts: newStmts(pools.Write), texts: textCache{ids: map[string]int64{}}}
+	if err := s.ingestSpool(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("%w (database %s)", err, path)
+	}
+	return s, nil
 }
 
 // Path returns the database file's path.
