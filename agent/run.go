@@ -16,10 +16,10 @@ import (
 )
 
 // Run is one execution of an agent, as the body given to [New] sees it:
-// its ids, its input, the agents it calls ([Run.Call]) and what they have
-// spent so far. What a composition or an engine does with a run beyond
-// that (emit events, fan out, hand on a conversation, set its state)
-// lives in package [github.com/loomwork/loom/agent/agentrt].
+// its ids, its input and the agents it calls ([Run.Call]). What a
+// composition or an engine does with a run beyond that (emit events, fan
+// out, hand on a conversation, set its state) lives in package
+// [github.com/loomwork/loom/agent/agentrt].
 type Run struct {
 	ID       string
 	ParentID string
