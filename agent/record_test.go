@@ -101,7 +101,7 @@ func TestErrorRecordKeepsSentinelsAndTypes(t *testing.T) {
 			if tc.check != nil {
 				tc.check(t, got)
 			}
-			require.Equal(t, &rec, agent.ErrorRecordOf(got), "a decoded error encodes to the same record")
+			require.Equal(t, &rec, agentrt.ErrorRecordOf(got), "a decoded error encodes to the same record")
 		})
 	}
 	require.Nil(t, agentrt.ErrorRecordOf(nil))
