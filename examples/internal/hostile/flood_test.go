@@ -5,7 +5,6 @@ package hostile
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -42,8 +41,7 @@ func TestLoomRunCapsWorkersForParallelSnippets(t *testing.T) {
 		return fakeopenai.Reply{ToolCalls: tcs}
 	})
 	dir := t.TempDir()
-	file := filepath.Join(dir, "loom.yaml")
-	require.NoError(t, os.WriteFile(file, []byte(strings.Replace(coderYAML, "max_retries: 2", "max_retries: 10", 1)), 0o644))
+	file := projectFile(t, dir, strings.Replace(coderYAML, "max_retries: 2", "max_retries: 10", 1))
 	r := testkit.NewReaper(loom, "run", file, "-i", "flood", "--db", filepath.Join(dir, "cp.db"))
 	r.Cmd.Dir, r.Cmd.Env = dir, env(dir, srv.BaseURL())
 	stdout, stderr := &lockedBuilder{}, &lockedBuilder{}

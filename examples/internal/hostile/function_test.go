@@ -4,7 +4,6 @@ package hostile
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -33,8 +32,7 @@ func TestLoomRunContainsHostileFunctionCode(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			code, _ := json.Marshal(s.code)
-			file := filepath.Join(dir, "loom.yaml")
-			require.NoError(t, os.WriteFile(file, []byte(strings.Replace(functionYAML, "CODE", string(code), 1)), 0o644))
+			file := projectFile(t, dir, strings.Replace(functionYAML, "CODE", string(code), 1))
 			r := run(t, dir, env(dir, "http://127.0.0.1:1/v1"), "", loom, "run", file, "-i", "{}", "--db", filepath.Join(dir, "cp.db"))
 			if s.value != "" {
 				requireEndedAsARun(t, r, exitOK)

@@ -3,7 +3,6 @@
 package hostile
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -58,8 +57,7 @@ func TestLoomRunStoppedMidSnippetLeavesNoWorker(t *testing.T) {
 		t.Run(tc.sig.String(), func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			file := filepath.Join(dir, "loom.yaml")
-			require.NoError(t, os.WriteFile(file, []byte(spinYAML), 0o644))
+			file := projectFile(t, dir, spinYAML)
 			r := testkit.NewReaper(loom, "run", file, "-i", spin.name, "--db", filepath.Join(dir, "cp.db"))
 			r.Cmd.Dir, r.Cmd.Env = dir, env(dir, srv.BaseURL())
 			stdout, stderr := &lockedBuilder{}, &lockedBuilder{}
@@ -86,16 +84,9 @@ func TestLoomRunStoppedMidSnippetLeavesNoWorker(t *testing.T) {
 func TestMCPServeKilledMidSnippetLeavesNoWorker(t *testing.T) {
 	srv := fakeopenai.New(t, twoSnippets([]snippet{spin}))
 	dir := t.TempDir()
-	file := filepath.Join(dir, "loom.yaml")
-	require.NoError(t, os.WriteFile(file, []byte(spinYAML), 0o644))
-	r := testkit.NewReaper(loom, "mcp", "serve", file, "--db", filepath.Join(dir, "cp.db"))
-	r.Cmd.Dir, r.Cmd.Env = dir, env(dir, srv.BaseURL())
-	stderr := &lockedBuilder{}
-	r.Cmd.Stderr = stderr
-	require.NoError(t, r.Prepare())
+	file := projectFile(t, dir, spinYAML)
+	r, cs, stderr := mcpServe(t, dir, srv.BaseURL(), file)
 	ctx := t.Context()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &sdk.CommandTransport{Command: r.Cmd}, nil)
-	require.NoError(t, err, stderr.String())
 	called := make(chan error, 1)
 	go func() {
 		_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "coder", Arguments: map[string]any{"message": spin.name}})
@@ -121,8 +112,7 @@ func TestMCPServeKilledMidSnippetLeavesNoWorker(t *testing.T) {
 func TestLoomServeKilledMidSnippetLeavesNoWorker(t *testing.T) {
 	srv := fakeopenai.New(t, twoSnippets([]snippet{spin}))
 	dir := t.TempDir()
-	file := filepath.Join(dir, "loom.yaml")
-	require.NoError(t, os.WriteFile(file, []byte(spinYAML), 0o644))
+	file := projectFile(t, dir, spinYAML)
 	s := serve(t, dir, srv.BaseURL(), file)
 	body := `{"agent":"coder","input":{"message":"` + spin.name + `"}}`
 	code, text := s.call(t, "POST", "/api/runs", body, nil)

@@ -203,3 +203,11 @@ func turns(cases []snippet) func(fakeopenai.Request) fakeopenai.Reply {
 		return fakeopenai.Reply{ToolCalls: []fakeopenai.ToolCall{{ID: fmt.Sprintf("call_%d", len(req.Messages)), Name: "evaluateJs", Arguments: string(args)}}}
 	}
 }
+
+// projectFile writes yaml as dir's loom.yaml and returns its path.
+func projectFile(t *testing.T, dir, yaml string) string {
+	t.Helper()
+	file := filepath.Join(dir, "loom.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(yaml), 0o644))
+	return file
+}

@@ -4,7 +4,6 @@ package hostile
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -47,16 +46,9 @@ func TestMCPServeContainsHostileSnippets(t *testing.T) {
 		t.Run(s.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			file := filepath.Join(dir, "loom.yaml")
-			require.NoError(t, os.WriteFile(file, []byte(coderYAML), 0o644))
-			r := testkit.NewReaper(loom, "mcp", "serve", file, "--db", filepath.Join(dir, "cp.db"))
-			r.Cmd.Dir, r.Cmd.Env = dir, env(dir, srv.BaseURL())
-			stderr := &lockedBuilder{}
-			r.Cmd.Stderr = stderr
-			require.NoError(t, r.Prepare())
+			file := projectFile(t, dir, coderYAML)
+			r, cs, stderr := mcpServe(t, dir, srv.BaseURL(), file)
 			ctx := t.Context()
-			cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &sdk.CommandTransport{Command: r.Cmd}, nil)
-			require.NoError(t, err, stderr.String())
 			for call := range 2 {
 				res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "coder", Arguments: map[string]any{"message": s.name}})
 				require.NoError(t, err, "call %d; stderr: %s", call, stderr.String())
@@ -72,4 +64,18 @@ func TestMCPServeContainsHostileSnippets(t *testing.T) {
 			requireEndedAsARun(t, ran{out, "", stderr.String()}, exitOK)
 		})
 	}
+}
+
+// mcpServe starts loom mcp serve on file under a reaper, as an MCP
+// client's command, and connects to it.
+func mcpServe(t *testing.T, dir, baseURL, file string) (*testkit.Reaper, *sdk.ClientSession, *lockedBuilder) {
+	t.Helper()
+	r := testkit.NewReaper(loom, "mcp", "serve", file, "--db", filepath.Join(dir, "cp.db"))
+	r.Cmd.Dir, r.Cmd.Env = dir, env(dir, baseURL)
+	stderr := &lockedBuilder{}
+	r.Cmd.Stderr = stderr
+	require.NoError(t, r.Prepare())
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(t.Context(), &sdk.CommandTransport{Command: r.Cmd}, nil)
+	require.NoError(t, err, stderr.String())
+	return r, cs, stderr
 }

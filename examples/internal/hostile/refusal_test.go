@@ -83,8 +83,7 @@ func TestInProcessRefusedWithoutTrust(t *testing.T) {
 func TestPlaygroundRefusesAnInProcessEdit(t *testing.T) {
 	srv := fakeopenai.New(t, twoSnippets([]snippet{nativeRecursion}))
 	dir := t.TempDir()
-	file := filepath.Join(dir, "loom.yaml")
-	require.NoError(t, os.WriteFile(file, []byte(coderYAML), 0o644))
+	file := projectFile(t, dir, coderYAML)
 	s := serve(t, dir, srv.BaseURL(), file)
 	for _, tc := range []struct {
 		name    string
@@ -119,8 +118,7 @@ func TestPlaygroundRefusesAnInProcessEdit(t *testing.T) {
 func TestResumeRefusesInProcessWithoutTrust(t *testing.T) {
 	srv := fakeopenai.New(t, twoSnippets([]snippet{{name: "echo", code: "6*7"}}))
 	dir := t.TempDir()
-	file := filepath.Join(dir, "loom.yaml")
-	require.NoError(t, os.WriteFile(file, []byte(strings.Replace(inProcessYAML(true), "max_retries: 2", "max_retries: 2\n    approval: ask", 1)), 0o644))
+	file := projectFile(t, dir, strings.Replace(inProcessYAML(true), "max_retries: 2", "max_retries: 2\n    approval: ask", 1))
 	db := filepath.Join(dir, "cp.db")
 	stopped := run(t, dir, env(dir, srv.BaseURL()), "", loom, "run", file, "-i", "echo", "--db", db, "--trusted-code")
 	requireEndedAsARun(t, stopped, cli.ExitWaiting)

@@ -3,12 +3,10 @@
 package hostile
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/loomwork/loom/examples/internal/fakeopenai"
-	"github.com/stretchr/testify/require"
 )
 
 // coderYAML is a code-execution agent on the default (isolated) sandbox,
@@ -34,8 +32,7 @@ func TestLoomRunContainsTheCatalogue(t *testing.T) {
 		t.Run(s.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			file := filepath.Join(dir, "loom.yaml")
-			require.NoError(t, os.WriteFile(file, []byte(coderYAML), 0o644))
+			file := projectFile(t, dir, coderYAML)
 			r := run(t, dir, env(dir, srv.BaseURL()), "", loom, "run", file, "-i", s.name, "--db", filepath.Join(dir, "cp.db"))
 			requireEndedAsARun(t, r, exitOK)
 			first := line(t, r.stdout, "FIRST ")

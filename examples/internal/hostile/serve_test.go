@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -107,8 +106,7 @@ func TestLoomServeContainsHostileSnippets(t *testing.T) {
 	cases := handful()
 	srv := fakeopenai.New(t, twoSnippets(cases))
 	dir := t.TempDir()
-	file := filepath.Join(dir, "loom.yaml")
-	require.NoError(t, os.WriteFile(file, []byte(coderYAML), 0o644))
+	file := projectFile(t, dir, coderYAML)
 	s := serve(t, dir, srv.BaseURL(), file)
 	t.Run("runs", func(t *testing.T) {
 		for _, c := range cases {

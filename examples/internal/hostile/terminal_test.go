@@ -4,7 +4,6 @@ package hostile
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -59,8 +58,7 @@ func TestLoomRunShowsTerminalEscapesAsText(t *testing.T) {
 	})
 	t.Run("answer", func(t *testing.T) {
 		dir := t.TempDir()
-		file := filepath.Join(dir, "loom.yaml")
-		require.NoError(t, os.WriteFile(file, []byte(coderYAML), 0o644))
+		file := projectFile(t, dir, coderYAML)
 		r := run(t, dir, env(dir, srv.BaseURL()), "", loom, "run", file, "-i", escapes.name, "--db", filepath.Join(dir, "cp.db"))
 		requireEndedAsARun(t, r, exitOK)
 		requireNoTerminalControls(t, r.stdout+r.stderr)
@@ -68,8 +66,7 @@ func TestLoomRunShowsTerminalEscapesAsText(t *testing.T) {
 	t.Run("function error", func(t *testing.T) {
 		dir := t.TempDir()
 		code, _ := json.Marshal(escapes.code)
-		file := filepath.Join(dir, "loom.yaml")
-		require.NoError(t, os.WriteFile(file, []byte(strings.Replace(functionYAML, "CODE", string(code), 1)), 0o644))
+		file := projectFile(t, dir, strings.Replace(functionYAML, "CODE", string(code), 1))
 		r := run(t, dir, env(dir, srv.BaseURL()), "", loom, "run", file, "-i", "{}", "--db", filepath.Join(dir, "cp.db"))
 		requireEndedAsARun(t, r, exitFailed)
 		requireNoTerminalControls(t, r.stdout+r.stderr)
