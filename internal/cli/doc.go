@@ -4,7 +4,8 @@
 // on Ctrl-C; in a chat the first Ctrl-C cancels the turn and a second
 // within two seconds exits 130), one .env.local search order and loader,
 // one missing-key message and key masking, --log-level with a TRACE level,
-// the trust rule for the in-process sandbox (--trusted-code), trace
+// the sandbox flags and the trust rule for the in-process sandbox
+// ([SandboxFlags], [SandboxKind]: --sandbox, --trusted-code), trace
 // recording (--no-trace), the nearest command name for a typo, and the
 // chat's commands.
 //
