@@ -76,28 +76,43 @@ func (w *wireLog) calls(name string) (called, cancelled []string) {
 }
 
 // TestCodeModeMCPCallCutAtTheSnippetDeadline: a snippet awaiting a long
-// tool of the real server-everything is cut at its time limit. The call is
+// tool of the real server-everything is cut at its time limit (on both
+// executors), or its worker killed at its memory limit. The call is
 // cancelled at the server (it receives notifications/cancelled for that
-// request), and the model is told the snippet timed out; nothing says the
-// tool finished. With approval on, a declined snippet calls no tool.
+// request), and the model is told which limit cut the snippet; nothing
+// says the tool finished. With approval on, a declined snippet calls no tool.
 func TestCodeModeMCPCallCutAtTheSnippetDeadline(t *testing.T) {
 	const long = "trigger-long-running-operation"
 	code := `const r = await tools.trigger_long_running_operation({duration: 600, steps: 600}); r`
+	// A snippet whose worker is killed at its memory limit while the call
+	// is in flight.
+	hog := `tools.trigger_long_running_operation({duration: 600, steps: 600}); const a = []; while (true) a.push(new Array(1e6).fill(1));`
+	iso, err := sandbox.NewIsolated(sandbox.IsolatedConfig{Limits: sandbox.Limits{Timeout: time.Minute, Memory: 64 << 20}, Concurrency: 1})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = iso.Close() })
+	type cut struct {
+		exec       sandbox.Executor
+		code, told string
+	}
+	cuts := map[string]cut{"memory, isolated": {iso, hog, "Memory limit"}}
 	for name, exec := range executors(t, sandbox.Limits{Timeout: 2 * time.Second}) {
+		cuts["time, "+name] = cut{exec, code, "time limit"}
+	}
+	for name, c := range cuts {
 		t.Run(name, func(t *testing.T) {
 			var wire wireLog
 			ts, err := mcp.Connect(t.Context(), mcp.Config{URL: wire.proxy(t, everythingHTTP(t).URL)})
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = ts.Close() })
 
-			m := modeltest.New(t, modeltest.ToolCalls(jsCall("c1", code)), modeltest.Text("it timed out"))
-			ce, err := codeexec.New(codeexec.Config{Model: m, Sandbox: exec, SandboxTools: []agent.Toolset{ts}})
+			m := modeltest.New(t, modeltest.ToolCalls(jsCall("c1", c.code)), modeltest.Text("it was cut"))
+			ce, err := codeexec.New(codeexec.Config{Model: m, Sandbox: c.exec, SandboxTools: []agent.Toolset{ts}})
 			require.NoError(t, err)
 			res, err := engine.New(engine.Config{}).Invoke(t.Context(), ce, "run the long operation")
 			require.NoError(t, err)
-			require.Equal(t, "it timed out", res.Text())
+			require.Equal(t, "it was cut", res.Text())
 			msg := errorText(t, toolResult(t, m, 1))
-			require.Contains(t, msg, "time limit", "the model is told the snippet was cut at its time limit")
+			require.Contains(t, msg, c.told, "the model is told which limit cut the snippet")
 			require.NotContains(t, msg, "completed")
 
 			require.Eventually(t, func() bool {

@@ -33,6 +33,14 @@ var (
 	// turn: it is resumed with [Session.Resume], which gives the model the
 	// conversation and records the turn.
 	ErrSessionTurn = errors.New("run is a session's turn")
+	// ErrShutdown is the cause to cancel a run's context with
+	// (context.WithCancelCause) when the process stops, not the run: a
+	// server's graceful stop, a deploy. From then on the run writes no
+	// checkpoint, so it is left as a crash leaves it, not ended: another
+	// process continues it with [Engine.Resume] and no answers (or
+	// [Session.Continue]), redoing only the step that was cut. A run
+	// cancelled for another cause ends, failed.
+	ErrShutdown = errors.New("the process is shutting down")
 )
 
 // MetaSession is the checkpoint Meta key that names the session a run is
@@ -133,6 +141,11 @@ const compactItems = 512
 
 // add records ev, saving a checkpoint when ev ends a step.
 func (rc *recorder) add(ctx context.Context, ev agent.Event) error {
+	if ctx.Err() != nil && errors.Is(context.Cause(ctx), ErrShutdown) {
+		// What happens after a shutdown began (steps failing with the
+		// cancellation, the run's end) is not the run's: it stops here.
+		return nil
+	}
 	if ev.Replayed {
 		return nil
 	}

@@ -138,6 +138,11 @@ func (r *run) follow(stream iter.Seq2[agent.Event, error], wg *sync.WaitGroup, h
 			r.status = "done"
 		case waits:
 			r.status, r.pending, r.head = "waiting", ie.Questions, seq
+		case errors.Is(runErr, engine.ErrAlreadyResumed) || errors.Is(runErr, engine.ErrRunEnded):
+			// Another process answered first and runs it: the page reads
+			// it from the store again (Server.find), as a run of another
+			// process. Its project was released with the stream's end.
+			r.status, r.stored, r.head, r.project = "running", true, -1, nil
 		default:
 			r.status, r.err = "failed", runErr.Error()
 		}

@@ -65,7 +65,7 @@ type Server struct {
 	token string
 
 	ctx    context.Context // runs' context, cancelled by Close
-	cancel context.CancelFunc
+	cancel context.CancelCauseFunc
 	wg     sync.WaitGroup // the runs' goroutines
 
 	mu      sync.Mutex
@@ -103,7 +103,7 @@ func New(cfg Config) (*Server, error) {
 		_, _ = rand.Read(b)
 		tok = hex.EncodeToString(b)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancelCause(context.Background())
 	return &Server{cfg: cfg, token: tok, project: p, retired: map[*spec.Project]bool{}, users: map[*spec.Project]int{},
 		runs: map[string]*run{}, ctx: ctx, cancel: cancel}, nil
 }
@@ -112,9 +112,12 @@ func New(cfg Config) (*Server, error) {
 func (s *Server) Token() string { return s.token }
 
 // Close cancels the runs still going, waits for them to end, and stops
-// what the loaded file started (its sandboxes).
+// what the loaded file started (its sandboxes). The runs are cancelled as
+// the process stopping ([engine.ErrShutdown]), not ended: a server started
+// again lists them as stopped, and loom resume --continue (or
+// [engine.Engine.Resume] with no answers) finishes them.
 func (s *Server) Close() error {
-	s.cancel()
+	s.cancel(engine.ErrShutdown)
 	s.wg.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -213,10 +213,7 @@ func listWaiting(ctx context.Context, dbPath string, stdout, stderr io.Writer) i
 		for _, q := range qs {
 			fmt.Fprintf(stdout, "  waits for %s %s:\n%s\n", q.Kind, q.ID, indent(describeQuestion(q)))
 		}
-		how := "--answer JSON"
-		if allApprovals(qs) {
-			how = "--approve (or --deny)"
-		}
+		how := answerFlags(qs)
 		fmt.Fprintf(stdout, "  continue it with: loom resume %s %s\n", info.RunID, how)
 	}
 	if n == 0 {

@@ -95,3 +95,43 @@ func sync1(ch chan struct{}) func() {
 		}
 	}
 }
+
+// TestPlaygroundStoppedBySIGTERMLeavesItsRunsToContinue: loom serve stopped
+// gracefully (SIGTERM, as a deploy does) while a run waits for its model
+// leaves the run as a crash would, not failed: the server started again
+// lists it as stopped, and loom resume --continue finishes it, which the
+// page then shows.
+func TestPlaygroundStoppedBySIGTERMLeavesItsRunsToContinue(t *testing.T) {
+	release := make(chan struct{})
+	var slowCalls atomic.Int32
+	fakeChat(t, func(body chatBody, chunk func(delta, finish any)) {
+		if slowCalls.Add(1) == 1 {
+			<-release // the first call is never answered: the server stops during it
+		}
+		chunk(map[string]any{"role": "assistant", "content": "answered"}, nil)
+		chunk(map[string]any{}, "stop")
+	})
+	t.Cleanup(sync1(release))
+	file, db := servedProject(t, coderYAML)
+	api, srv := servePlayground(t, file, db)
+	var going struct{ ID string }
+	require.Equal(t, http.StatusCreated, apiCall(t, api, "POST", "runs", `{"agent":"coder","input":{"message":"x"}}`, &going))
+	require.Eventually(t, func() bool { return slowCalls.Load() == 1 }, 2*time.Minute, 10*time.Millisecond)
+	require.NoError(t, srv.Process.Signal(syscall.SIGTERM))
+	_ = srv.Wait()
+	require.Equal(t, 143, srv.ProcessState.ExitCode())
+
+	api, _ = servePlayground(t, file, db)
+	var list []playgroundRun
+	require.Equal(t, http.StatusOK, apiCall(t, api, "GET", "runs", "", &list))
+	require.Len(t, list, 1)
+	require.Equal(t, "stopped", list[0].Status, list[0].Error)
+	code, stdout, stderr := loomProcess(t, "resume", going.ID, "--continue", "--db", db)
+	require.Equal(t, exitOK, code, stderr)
+	require.Equal(t, "answered\n", stdout)
+	require.Equal(t, int32(2), slowCalls.Load(), "the cut call made once more")
+	require.Eventually(t, func() bool {
+		var v playgroundRun
+		return apiCall(t, api, "GET", "runs/"+going.ID, "", &v) == http.StatusOK && v.Status == "done"
+	}, 2*time.Minute, 20*time.Millisecond)
+}

@@ -257,10 +257,7 @@ func (r *runner) drive(ctx context.Context, stream iter.Seq2[agent.Event, error]
 // a new turn from starting.
 func (r *runner) openTurn(ot *engine.OpenTurnError) int {
 	if len(ot.Questions) > 0 {
-		how := "--answer JSON"
-		if allApprovals(ot.Questions) {
-			how = "--approve (or --deny)"
-		}
+		how := answerFlags(ot.Questions)
 		fmt.Fprintf(r.errOut, "%s: session %s: its turn run %s waits for %s %s: continue it with: loom resume %s %s; then go on with the conversation\n",
 			r.name, ot.SessionID, ot.RunID, ot.Questions[0].Kind, ot.Questions[0].ID, ot.RunID, how)
 		return exitWaiting
@@ -320,10 +317,7 @@ func (r *runner) stop(runID string, qs []agent.Question) int {
 	for _, q := range qs {
 		fmt.Fprintf(r.errOut, "run %s waits for %s %s:\n%s\n", runID, q.Kind, q.ID, describeQuestion(q))
 	}
-	how := "--answer JSON"
-	if allApprovals(qs) {
-		how = "--approve (or --deny)"
-	}
+	how := answerFlags(qs)
 	fmt.Fprintf(r.errOut, "continue it with: loom resume %s %s\n", runID, how)
 	if r.sess != nil {
 		fmt.Fprintf(r.errOut, "then go on with the conversation: loom run %s --chat --session %s\n", r.file, r.sess.ID())
@@ -437,6 +431,14 @@ func promptOf(q agent.Question) (string, bool) {
 
 func indent(s string) string {
 	return "    " + strings.ReplaceAll(s, "\n", "\n    ")
+}
+
+// answerFlags are the flags of loom resume that answer qs.
+func answerFlags(qs []agent.Question) string {
+	if allApprovals(qs) {
+		return "--approve (or --deny)"
+	}
+	return "--answer JSON"
 }
 
 func allApprovals(qs []agent.Question) bool {

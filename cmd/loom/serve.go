@@ -33,7 +33,8 @@ run stopped. Runs are traced into the store loom observe shows (not with
 URL printed, with its session token, opens it. A file that starts commands
 or reaches URLs (its mcp entries) runs only once you trust them: the page
 lists them and asks before the first run (as loom trust FILE does). Stop it
-with Ctrl-C (exit status 130) or SIGTERM (143).
+with Ctrl-C (exit status 130) or SIGTERM (143): runs still going are kept,
+stopped, and loom resume ID --continue finishes them.
 
 Flags:
   --port N             port (default 7894; 0 picks a free one)
@@ -123,7 +124,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, con 
 		defer cancel()
 		_ = srv.Shutdown(sctx)
 		<-done
-		if code, msg, ok := interrupted(ctx, "serve", "the playground stopped and its runs were cancelled"); ok {
+		if code, msg, ok := interrupted(ctx, "serve", "the playground stopped; runs it was running are kept, stopped: loom resume ID --continue finishes one"); ok {
 			fmt.Fprint(stderr, msg)
 			return code
 		}
