@@ -185,63 +185,51 @@ func BenchmarkWriteRuns(b *testing.B) {
 	}
 }
 
-// BenchmarkOneShot is what a program that runs once costs the store: open
-// an existing trace database, write one run (6 spans, content captured)
-// in one WriteParts call, close.
-func BenchmarkOneShot(b *testing.B) {
-	ctx := context.Background()
-	path := filepath.Join(b.TempDir(), "traces.db")
-	s, err := store.Open(ctx, store.Config{Path: path})
-	require.NoError(b, err)
-	require.NoError(b, s.Close())
-	start := time.Now().Add(-time.Minute)
-	b.ReportAllocs()
-	i := 0
-	cpu0 := cputime.Process()
-	defer func() { b.ReportMetric(float64(cputime.Process()-cpu0)/float64(b.N), "cpu-ns/op") }()
-	for b.Loop() {
-		i++
-		s, err := store.Open(ctx, store.Config{Path: path})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := s.WriteParts(ctx, runParts(fixture.Run{Seed: uint64(i), Start: start})); err != nil {
-			b.Fatal(err)
-		}
-		if err := s.Close(); err != nil {
-			b.Fatal(err)
-		}
-	}
+// oneShotWriter is what a one-shot program writes its run through.
+type oneShotWriter interface {
+	WriteParts(context.Context, []store.Part) error
+	Close() error
 }
 
-// BenchmarkOneShotSpool is BenchmarkOneShot for a program that spools
-// (store.Spool): prepare the spool, write the run, close. Every
-// spoolCompactAt-th op stores the folder into the database, as the
-// program that finds it full does, so the figure includes the amortised
-// ingest.
-func BenchmarkOneShotSpool(b *testing.B) {
-	ctx := context.Background()
-	path := filepath.Join(b.TempDir(), "traces.db")
-	s, err := store.Open(ctx, store.Config{Path: path})
-	require.NoError(b, err)
-	require.NoError(b, s.Close())
-	start := time.Now().Add(-time.Minute)
-	b.ReportAllocs()
-	i := 0
-	cpu0 := cputime.Process()
-	defer func() { b.ReportMetric(float64(cputime.Process()-cpu0)/float64(b.N), "cpu-ns/op") }()
-	for b.Loop() {
-		i++
-		sp, err := store.OpenSpool(ctx, store.Config{Path: path})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := sp.WriteParts(ctx, runParts(fixture.Run{Seed: uint64(i), Start: start})); err != nil {
-			b.Fatal(err)
-		}
-		if err := sp.Close(); err != nil {
-			b.Fatal(err)
-		}
+// BenchmarkOneShot is what a program that runs once costs the store:
+// "database" opens an existing trace database, writes one run (6 spans,
+// content captured) in one WriteParts call and closes it; "spool" does the
+// same through a store.Spool, as the example CLIs and loom run do, and
+// every 64th op stores the spool folder into the database, as the program
+// that finds it full does, so its figure includes that ingest.
+func BenchmarkOneShot(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		open func(context.Context, store.Config) (oneShotWriter, error)
+	}{
+		{"database", func(ctx context.Context, cfg store.Config) (oneShotWriter, error) { return store.Open(ctx, cfg) }},
+		{"spool", func(ctx context.Context, cfg store.Config) (oneShotWriter, error) { return store.OpenSpool(ctx, cfg) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			ctx := context.Background()
+			path := filepath.Join(b.TempDir(), "traces.db")
+			s, err := store.Open(ctx, store.Config{Path: path})
+			require.NoError(b, err)
+			require.NoError(b, s.Close())
+			start := time.Now().Add(-time.Minute)
+			b.ReportAllocs()
+			i := 0
+			cpu0 := cputime.Process()
+			defer func() { b.ReportMetric(float64(cputime.Process()-cpu0)/float64(b.N), "cpu-ns/op") }()
+			for b.Loop() {
+				i++
+				w, err := c.open(ctx, store.Config{Path: path})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := w.WriteParts(ctx, runParts(fixture.Run{Seed: uint64(i), Start: start})); err != nil {
+					b.Fatal(err)
+				}
+				if err := w.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
