@@ -3,6 +3,7 @@ package mcp
 import (
 	"fmt"
 	"net/http"
+	"os"
 	"os/exec"
 	"strings"
 	"sync/atomic"
@@ -25,8 +26,17 @@ type Config struct {
 	// arguments. It is started again when the server has to be dialled
 	// again.
 	Command []string
-	// Env is added to the command's environment (KEY=value).
+	// Env is added to the command's environment (KEY=value). The command
+	// starts with a small environment, the variables a program needs to
+	// run (see [ServerEnv]), and Env: the rest of this process's
+	// environment, provider keys among it, does not reach the server,
+	// whose tools answer a model (a model's snippet can ask a server to
+	// show its environment).
 	Env []string
+	// InheritEnv starts the command with this process's whole environment,
+	// then Env. Use it only for a server trusted with every secret the
+	// environment holds.
+	InheritEnv bool
 	// URL is a streamable HTTP endpoint, as "http://127.0.0.1:3001/mcp".
 	URL string
 	// Headers are sent with every HTTP request, as an Authorization header.
@@ -125,8 +135,10 @@ func (cfg Config) transport() (func() sdk.Transport, error) {
 		}
 		return func() sdk.Transport {
 			cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
-			if len(cfg.Env) > 0 {
+			if cfg.InheritEnv {
 				cmd.Env = append(cmd.Environ(), cfg.Env...)
+			} else {
+				cmd.Env = append(ServerEnv(os.LookupEnv), cfg.Env...)
 			}
 			return &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
 		}, nil

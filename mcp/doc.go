@@ -16,6 +16,10 @@
 //   - a server that restarted is dialled again once, serialised, and the
 //     call is retried only when it never reached the server or the tool is
 //     annotated idempotent or read-only;
+//   - a stdio server starts with only the variables a program needs to
+//     run ([ServerEnv]) and Config.Env, so the keys in loom's environment
+//     stay out of reach of its tools, and so of the model (Config.InheritEnv
+//     passes everything);
 //   - every call has a timeout (Config.Timeout) and ends with its ctx;
 //   - progress notifications become text-delta events of the tool's run;
 //   - elicitation requests are answered in the call that made them, so

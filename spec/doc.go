@@ -28,7 +28,10 @@
 // in its tools (a code_execution entry's sandbox_tools offer them to its
 // snippets instead, as async functions: await tools.name(args)). The server is reached when a run first asks for its tools,
 // never while a file is loaded or validated; header values come from the
-// environment only ("Bearer ${env:API_TOKEN}", or headers_env), and
+// environment only ("Bearer ${env:API_TOKEN}", or headers_env); a command
+// server starts with only the variables a program needs to run plus those
+// its env lists by name (env: [GITHUB_TOKEN]), so loom's provider keys never
+// reach it, and
 // auth: oauth logs in with OAuth 2.1, its tokens kept in the user's config
 // directory; auth: client_credentials (a machine client) and auth:
 // enterprise (through the organisation's identity provider, idp) use

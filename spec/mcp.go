@@ -29,6 +29,13 @@ type MCP struct {
 	// Command starts a server spoken to over stdio: a list [program, arg,
 	// ...] or one string split at spaces.
 	Command Command `yaml:"command,omitempty" json:"command,omitempty"`
+	// Env names the environment variables a command server is given from
+	// loom's environment (or .env.local), as [GITHUB_TOKEN]; their values
+	// are never written in the file. A command server starts with only
+	// the variables a program needs to run (mcp.ServerEnv) and these: the
+	// rest of loom's environment, provider keys among it, stays out of
+	// reach of the server's tools and so of the model.
+	Env []string `yaml:"env,omitempty" json:"env,omitempty"`
 	// URL is a streamable HTTP endpoint, http:// or https://.
 	URL string `yaml:"url,omitempty" json:"url,omitempty" jsonschema:"pattern=^https?://"`
 	// Headers are sent with every HTTP request. Their values come from the
@@ -160,6 +167,15 @@ func (d *Doc) checkMCP(c *checker, e *Entry, m *MCP) {
 			if !envName.MatchString(r[1]) {
 				c.fail(d.pos[p], p, "an environment variable name has letters, digits and '_'", "header %s names %q, not a valid environment variable", k, r[1])
 			}
+		}
+	}
+	if len(m.Env) > 0 && len(m.Command) == 0 {
+		c.fail(pos("env"), join(at, "env"), "env is given to a server loom starts: set command, or send a header to a url", "env without command")
+	}
+	for i, name := range m.Env {
+		if !envName.MatchString(name) {
+			p := join(at, "env")
+			c.fail(pos("env"), p, "name an environment variable (letters, digits and '_'), as GITHUB_TOKEN; its value stays in the environment or .env.local", "env[%d] %q is not an environment variable name", i, name)
 		}
 	}
 	d.checkMCPAuth(c, at, pos, m)
@@ -300,6 +316,9 @@ func (m *mcpTools) config() (mcp.Config, error) {
 	}
 	for k, name := range m.cfg.HeadersEnv {
 		cfg.Headers[k] = lookup(name)
+	}
+	for _, name := range m.cfg.Env {
+		cfg.Env = append(cfg.Env, name+"="+lookup(name))
 	}
 	cfg.OAuth = m.oauth(lookup)
 	if len(missing) > 0 {
