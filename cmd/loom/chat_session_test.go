@@ -279,3 +279,18 @@ func TestChatApprovedOnTheTerminal(t *testing.T) {
 	require.NoError(t, cmd.Wait())
 	c.requireApprovedOnce(t, file, "tty1", db)
 }
+
+// TestChatClearForgetsTheSession: /clear empties the stored conversation,
+// so a later process reopening the session sees only what came after.
+func TestChatClearForgetsTheSession(t *testing.T) {
+	fakeOpenAI(t)
+	db := filepath.Join(t.TempDir(), "cp.db")
+	file := writeFile(t, "loom.yaml", "version: loom/v1\nmodel: openai:gpt-test\nagents:\n  helper: {type: ai}\n")
+	code, stdout, stderr := loomProcessIn(t, "hello\n/clear\nagain\n", "run", file, "--chat", "--session", "c1", "--db", db)
+	require.Equal(t, exitOK, code, stderr)
+	require.Equal(t, "user messages: 1\nuser messages: 1\n", stdout)
+	require.Contains(t, stderr, "(conversation cleared)")
+	code, stdout, stderr = loomProcessIn(t, "later\n", "run", file, "--chat", "--session", "c1", "--db", db)
+	require.Equal(t, exitOK, code, stderr)
+	require.Equal(t, "user messages: 2\n", stdout)
+}

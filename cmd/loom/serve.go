@@ -34,7 +34,8 @@ URL printed, with its session token, opens it. A file that starts commands
 or reaches URLs (its mcp entries) runs only once you trust them: the page
 lists them and asks before the first run (as loom trust FILE does). Stop it
 with Ctrl-C (exit status 130) or SIGTERM (143): runs still going are kept,
-stopped, and loom resume ID --continue finishes them.
+stopped, and the page's Continue here (or loom resume ID --continue)
+finishes them.
 
 Flags:
   --port N             port (default 7894; 0 picks a free one)
