@@ -26,6 +26,12 @@
 // pending once a second, so a span costs its producer no goroutine
 // wake-up. [Config.Batch] (or the standard OTEL_BSP_* variables) tunes it.
 //
+// A program that runs once and exits sets [Config.ShortLived]: its runs
+// then go to a spool file beside the store's database
+// ([github.com/loomwork/loom/observe/store.Spool]) instead of into it,
+// which saves it the database's open, write and checkpoint; the viewer,
+// and the next program that opens the database, store them.
+//
 // The library itself records nothing unless a program does this: with no
 // provider on the context, loom uses otel's global providers, which are
 // no-ops until someone sets them.

@@ -212,7 +212,7 @@ func Setup(ctx context.Context, cfg Config) (tel *Telemetry, shutdown func(conte
 		if cfg.ShortLived {
 			sp, err := store.OpenSpool(ctx, cfg.Store)
 			if err == nil {
-				tp, err := NewSpoolTracerProvider(sp, batch, true)
+				tp, err := newSpoolTracerProvider(sp, batch)
 				if err != nil {
 					_ = sp.Close()
 					return nil, nil, err

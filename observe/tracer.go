@@ -63,22 +63,15 @@ func NewTracerProvider(s *store.Store, cfg BatchConfig, owns bool) (*TracerProvi
 	return newTracerProvider(cfg, s.EncodePart, s.WriteEncoded, closeStore)
 }
 
-// NewSpoolTracerProvider returns a tracer provider recording into the
-// spool sp, for a short-lived program (see [store.Spool]); it batches as
-// [NewTracerProvider] does. Shutdown writes what is pending and closes sp
-// when owns is true.
-func NewSpoolTracerProvider(sp *store.Spool, cfg BatchConfig, owns bool) (*TracerProvider, error) {
-	if sp == nil {
-		return nil, fmt.Errorf("%w: the spool is nil", ErrInvalidBatchConfig)
-	}
+// newSpoolTracerProvider returns a tracer provider recording into the
+// spool sp, for a short-lived program (see [store.Spool]; [Setup] makes
+// one for [Config.ShortLived]); it batches as [NewTracerProvider] does.
+// Shutdown writes what is pending and closes sp.
+func newSpoolTracerProvider(sp *store.Spool, cfg BatchConfig) (*TracerProvider, error) {
 	if cfg.BatchSize == 0 && cfg.MaxQueue == 0 {
 		cfg.BatchSize, cfg.MaxQueue = DefaultStoreBatchSize, DefaultStoreMaxQueue
 	}
-	closeSpool := func(context.Context) error { return nil }
-	if owns {
-		closeSpool = func(context.Context) error { return sp.Close() }
-	}
-	return newTracerProvider(cfg, sp.EncodePart, sp.WriteEncoded, closeSpool)
+	return newTracerProvider(cfg, sp.EncodePart, sp.WriteEncoded, func(context.Context) error { return sp.Close() })
 }
 
 // newTracerProvider returns a tracer provider encoding parts as their
