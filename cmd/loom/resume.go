@@ -12,6 +12,7 @@ import (
 	"github.com/loomwork/loom/codeexec"
 	"github.com/loomwork/loom/engine"
 	"github.com/loomwork/loom/internal/flow"
+	"github.com/loomwork/loom/internal/termtext"
 )
 
 const resumeUsage = `Usage: loom resume ID (--approve | --deny [--reason TEXT] | --answer JSON | --continue) [flags]
@@ -236,13 +237,13 @@ func sessionOf(ctx context.Context, l *loaded, runID string) string {
 func (r *runner) finish(ctx context.Context, sess *engine.Session) int {
 	res, err := sess.Continue(ctx)
 	if err != nil {
-		fmt.Fprintf(r.errOut, "%s: %v\n", r.name, err)
+		fmt.Fprintf(r.errOut, "%s: %s\n", r.name, termtext.Safe(err.Error()))
 		return exitFailed
 	}
 	if r.state {
-		fmt.Fprintln(r.out, string(res.Output))
+		fmt.Fprintln(r.out, termtext.Safe(string(res.Output)))
 	} else {
-		fmt.Fprintln(r.out, flow.TextOf(res.Output))
+		fmt.Fprintln(r.out, termtext.Safe(flow.TextOf(res.Output)))
 	}
 	return exitOK
 }

@@ -389,11 +389,19 @@ func approvalAnswer(line string) json.RawMessage {
 	return b
 }
 
+// describeQuestion is the text a person reads of q.
 func describeQuestion(q agent.Question) string {
+	// The question's text comes from a model, sandboxed code, an MCP
+	// server or a graph's state: all of it is shown through termtext.Safe.
+	return termtext.Safe(questionText(q))
+}
+
+// questionText is what describeQuestion shows, before it is made safe.
+func questionText(q agent.Question) string {
 	if q.Kind == codeexec.ApprovalKind {
 		var req codeexec.ApprovalRequest
 		if json.Unmarshal(q.Payload, &req) == nil && req.Code != "" {
-			return "The agent wants to run this code:\n" + indent(termtext.Safe(req.Code))
+			return "The agent wants to run this code:\n" + indent(req.Code)
 		}
 	}
 	if q.Kind == mcp.ElicitationKind {
