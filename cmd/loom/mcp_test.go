@@ -222,12 +222,15 @@ agents:
   calc:
     type: mcp
     command: `+string(cmd)+`
+    env: [`+childEnv+`]
     prefix: calc
     filter: [add]
   assistant: {type: ai, tools: [calc]}
 `)
 	trustFile(t, outer)
-	t.Setenv(childEnv, "1") // the server the entry starts runs loom's main
+	// The server the entry starts runs loom's main: it is given childEnv
+	// by name, as a server is given any variable of loom's environment.
+	t.Setenv(childEnv, "1")
 	res := call(t, false, "", "run", outer, "-i", "2 + 3?", "--db", filepath.Join(dir, "outer.db"))
 	require.Equal(t, 0, res.code, res.stderr)
 	require.Equal(t, "result: {\"sum\":5}\n", res.stdout)

@@ -29,8 +29,8 @@ func newApp() *cli.App {
 		Answer:          []string{"assistant"},
 		Flags:           func(fs *flag.FlagSet) { servers.Register(fs) },
 		Build: func(ctx context.Context, env *cli.Env) (agent.Agent, error) {
-			if len(servers) == 0 {
-				servers = cli.MCPServers{defaultServer}
+			if len(servers.Servers) == 0 {
+				servers.Servers = []string{defaultServer}
 			}
 			toolsets, err := servers.Toolsets(ctx, env)
 			if err != nil {

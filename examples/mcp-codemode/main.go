@@ -44,8 +44,8 @@ func newApp() *cli.App {
 			if err != nil {
 				return nil, err
 			}
-			if len(servers) == 0 {
-				servers = cli.MCPServers{defaultServer}
+			if len(servers.Servers) == 0 {
+				servers.Servers = []string{defaultServer}
 			}
 			toolsets, err := servers.Toolsets(ctx, env)
 			if err != nil {
