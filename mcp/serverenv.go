@@ -2,16 +2,18 @@ package mcp
 
 import "runtime"
 
-// serverEnvNames are the variables a stdio server inherits: what a program
-// needs to find its interpreter, its home, its temporary folder and the
-// terminal's language, as the official TypeScript and Python SDKs choose
-// them (plus the temporary folder and the locale), and nothing that
+// serverEnvNames are the variables a stdio server inherits on goos: what
+// a program needs to find its interpreter, its home, its temporary folder
+// and the terminal's language, as the official TypeScript and Python SDKs
+// choose them (plus the temporary folder and the locale), and nothing that
 // usually holds a secret.
-var serverEnvNames = map[string][]string{
-	"windows": {"APPDATA", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "PATH", "PATHEXT",
-		"PROCESSOR_ARCHITECTURE", "PROGRAMFILES", "SYSTEMDRIVE", "SYSTEMROOT", "TEMP", "TMP",
-		"USERNAME", "USERPROFILE"},
-	"": {"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "TMPDIR", "LANG", "LC_ALL", "LC_CTYPE"},
+func serverEnvNames(goos string) []string {
+	if goos == "windows" {
+		return []string{"APPDATA", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "PATH", "PATHEXT",
+			"PROCESSOR_ARCHITECTURE", "PROGRAMFILES", "SYSTEMDRIVE", "SYSTEMROOT", "TEMP", "TMP",
+			"USERNAME", "USERPROFILE"}
+	}
+	return []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "TMPDIR", "LANG", "LC_ALL", "LC_CTYPE"}
 }
 
 // ServerEnv returns the environment a stdio server starts with when its
@@ -20,10 +22,7 @@ var serverEnvNames = map[string][]string{
 // program needs to run. Values that start with "()" (exported shell
 // functions) are left out, as the official SDKs leave them out.
 func ServerEnv(lookup func(string) (string, bool)) []string {
-	names, ok := serverEnvNames[runtime.GOOS]
-	if !ok {
-		names = serverEnvNames[""]
-	}
+	names := serverEnvNames(runtime.GOOS)
 	env := make([]string, 0, len(names))
 	for _, k := range names {
 		if v, ok := lookup(k); ok && !hasFuncPrefix(v) {
