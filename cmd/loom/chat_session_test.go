@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/loomwork/loom/internal/testkit"
 )
 
 // conversation is a fake model that keeps what each request showed it: it
@@ -161,7 +163,7 @@ func TestChatTurnKilledMidCallFinishedByResume(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "run", file, "--chat", "--session", "s1", "--db", db)
 	cmd.Env = append(os.Environ(), childEnv+"=1")
 	cmd.Stdin = strings.NewReader("hello\nslow one\n")
-	var errs syncBuffer
+	var errs testkit.SyncBuffer
 	cmd.Stderr = &errs
 	require.NoError(t, cmd.Start())
 	select {

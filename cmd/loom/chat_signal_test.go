@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/loomwork/loom/internal/testkit"
 )
 
 // TestChatCtrlC runs loom run --chat in a child process: Ctrl-C while an
@@ -47,7 +49,7 @@ func TestChatCtrlC(t *testing.T) {
 	cmd.Env = append(os.Environ(), childEnv+"=1", "OPENAI_BASE_URL="+srv.URL+"/v1", "OPENAI_API_KEY=sk-test-0123456789abcdef")
 	stdin, err := cmd.StdinPipe()
 	require.NoError(t, err)
-	var out, errs syncBuffer
+	var out, errs testkit.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &errs
 	require.NoError(t, cmd.Start())
 	done := make(chan error, 1)

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loomwork/loom/evals"
+	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/observe/store"
 	"github.com/loomwork/loom/sandbox"
@@ -350,7 +351,7 @@ func TestEvalSignal(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "partial.json")
 	cmd := exec.Command(os.Args[0], "eval", "--humaneval", handwritten, "--model", "openai:m", "--concurrency", "1", "--no-trace", "--out", out)
 	cmd.Env = append(os.Environ(), childEnv+"=1", "OPENAI_BASE_URL="+srv.URL+"/v1", "OPENAI_API_KEY=sk-test-0123456789abcdef")
-	var stdout, stderr syncBuffer
+	var stdout, stderr testkit.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	require.NoError(t, cmd.Start())
 	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return requests > len(answers) },

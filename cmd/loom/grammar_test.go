@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/loomwork/loom/internal/cli"
+	"github.com/loomwork/loom/internal/testkit"
 	"github.com/stretchr/testify/require"
 )
 
@@ -117,7 +118,7 @@ func TestServersStopOnSignal(t *testing.T) {
 			t.Run(fmt.Sprintf("%s %d", s.name, sig.code), func(t *testing.T) {
 				cmd := exec.Command(os.Args[0], s.args...)
 				cmd.Env = append(os.Environ(), childEnv+"=1", "OPENAI_BASE_URL="+srv.URL+"/v1", "OPENAI_API_KEY=sk-test-0123456789abcdef")
-				var out, errs syncBuffer
+				var out, errs testkit.SyncBuffer
 				cmd.Stdout, cmd.Stderr = &out, &errs
 				require.NoError(t, cmd.Start())
 				require.Eventually(t, func() bool { return s.ready.MatchString(out.String() + errs.String()) },

@@ -10,11 +10,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/observe/viewer"
 	"github.com/loomwork/loom/sandbox"
 	"github.com/stretchr/testify/require"
@@ -52,24 +52,6 @@ func trustFile(t *testing.T, path string) {
 	t.Helper()
 	var out, errs strings.Builder
 	require.Equal(t, 0, runTrust([]string{path}, &out, &errs), errs.String())
-}
-
-// syncBuffer is a bytes.Buffer safe for one writer and one reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func TestCommands(t *testing.T) {
@@ -110,7 +92,7 @@ func TestCommands(t *testing.T) {
 func TestObserveServesUntilCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	db := filepath.Join(t.TempDir(), "traces.db")
-	var out, errs syncBuffer
+	var out, errs testkit.SyncBuffer
 	done := make(chan int, 1)
 	go func() { done <- run(ctx, []string{"observe", "--port", "0", "--db", db}, &out, &errs) }()
 
@@ -192,7 +174,7 @@ func TestObserveSignals(t *testing.T) {
 			db := filepath.Join(t.TempDir(), "traces.db")
 			cmd := exec.Command(os.Args[0], "observe", "--port", "0", "--db", db)
 			cmd.Env = append(os.Environ(), childEnv+"=1")
-			var out, errs syncBuffer
+			var out, errs testkit.SyncBuffer
 			cmd.Stdout, cmd.Stderr = &out, &errs
 			require.NoError(t, cmd.Start())
 			require.Eventually(t, func() bool { return strings.Contains(out.String(), "http://127.0.0.1:") },

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	conformance "github.com/loomwork/loom/internal/mcpconformance"
+	"github.com/loomwork/loom/internal/testkit"
 )
 
 // TestConformanceMCPServe runs every server scenario of the conformance
@@ -24,7 +25,7 @@ func TestConformanceMCPServe(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join("testdata", "conformance", "loom.yaml")
 	ctx, cancel := context.WithCancel(context.Background())
-	var stderr syncBuffer
+	var stderr testkit.SyncBuffer
 	code := make(chan int, 1)
 	go func() {
 		code <- runMCP(ctx, []string{"serve", file, "--http", "127.0.0.1:0", "--db", filepath.Join(dir, "cp.db")}, io.Discard, &stderr, nil)

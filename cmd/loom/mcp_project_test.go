@@ -17,6 +17,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/loomwork/loom/internal/testkit"
 )
 
 // projectClient collects what loom mcp serve sends a client beside
@@ -68,7 +70,7 @@ func TestMCPServeProjectFeatures(t *testing.T) {
 			} else {
 				cmd := exec.Command(os.Args[0], "mcp", "serve", file, "--db", db)
 				cmd.Env = append(os.Environ(), childEnv+"=1")
-				var stderr syncBuffer
+				var stderr testkit.SyncBuffer
 				cmd.Stderr = &stderr
 				cs, err = sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, pc.options()).Connect(t.Context(), &sdk.CommandTransport{Command: cmd}, nil)
 				require.NoError(t, err, stderr.String())
@@ -177,7 +179,7 @@ func serveHTTPChild(t *testing.T, opts *sdk.ClientOptions, version string, args 
 	t.Helper()
 	cmd := exec.Command(os.Args[0], append([]string{"mcp", "serve", "--http", "127.0.0.1:0"}, args...)...)
 	cmd.Env = append(os.Environ(), childEnv+"=1")
-	var stderr syncBuffer
+	var stderr testkit.SyncBuffer
 	cmd.Stderr = &stderr
 	require.NoError(t, cmd.Start())
 	exited := make(chan error, 1)
@@ -212,7 +214,7 @@ const (
 // TestValidateListsWhatMCPServeOffers: loom validate shows which files
 // and prompts loom mcp serve would offer MCP clients.
 func TestValidateListsWhatMCPServeOffers(t *testing.T) {
-	var out, errs syncBuffer
+	var out, errs testkit.SyncBuffer
 	file := filepath.Join("testdata", "conformance", "loom.yaml")
 	require.Equal(t, 0, runValidate([]string{file}, &out, &errs), errs.String())
 	require.Contains(t, out.String(), `under loom mcp serve, MCP clients may read:
@@ -225,7 +227,7 @@ func TestValidateListsWhatMCPServeOffers(t *testing.T) {
   prompt test_prompt_with_arguments
 `)
 	file = writeFile(t, "loom.yaml", "version: loom/v1\nmodel: client\nagents:\n  w: {type: ai, instructions: Write.}\n")
-	out = syncBuffer{}
+	out = testkit.SyncBuffer{}
 	require.Equal(t, 0, runValidate([]string{file}, &out, &errs), errs.String())
 	require.Contains(t, out.String(), "  prompt w (the agent's instructions)\n")
 }

@@ -18,6 +18,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/model"
 	"github.com/loomwork/loom/model/modeltest"
 )
@@ -60,7 +61,7 @@ func serveHTTPWith(t *testing.T, opts *sdk.ClientOptions, version string, args .
 func serveHTTPAt(t *testing.T, open modelOpener, opts *sdk.ClientOptions, version string, args ...string) *sdk.ClientSession {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	var stderr syncBuffer
+	var stderr testkit.SyncBuffer
 	code := make(chan int, 1)
 	go func() {
 		code <- runMCP(ctx, append([]string{"serve", "--http", "127.0.0.1:0"}, args...), io.Discard, &stderr, open)
@@ -95,7 +96,7 @@ func TestMCPServeUsageErrors(t *testing.T) {
 		{[]string{"serve", "nosuch.yaml"}, `nosuch.yaml: cannot read the file`},
 	}
 	for _, c := range cases {
-		var stderr syncBuffer
+		var stderr testkit.SyncBuffer
 		got := runMCP(context.Background(), c.args, io.Discard, &stderr, open)
 		require.NotEqual(t, 0, got, c.args)
 		require.Contains(t, stderr.String(), c.want)
@@ -118,7 +119,7 @@ agents:
 `)
 	cmd := exec.Command(os.Args[0], "mcp", "serve", file, "--db", filepath.Join(t.TempDir(), "cp.db"))
 	cmd.Env = append(os.Environ(), childEnv+"=1")
-	var stderr syncBuffer
+	var stderr testkit.SyncBuffer
 	cmd.Stderr = &stderr
 	ctx := t.Context()
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
@@ -155,7 +156,7 @@ func TestMCPServeFileUsageErrors(t *testing.T) {
 		{[]string{"serve", writeFile(t, "loom.yaml", "version: loom/v1\nagents:\n  a: {type: ai, instrutions: x}\n")}, `unknown key "instrutions"`},
 	}
 	for _, c := range cases {
-		var stderr syncBuffer
+		var stderr testkit.SyncBuffer
 		got := runMCP(context.Background(), c.args, io.Discard, &stderr, open)
 		require.Equal(t, 2, got, c.args)
 		require.Contains(t, stderr.String(), c.want)
@@ -268,7 +269,7 @@ agents:
 func TestMCPServeHTTPGuard(t *testing.T) {
 	open := func(string) (model.Model, error) { return modeltest.New(t), nil }
 	ctx, cancel := context.WithCancel(context.Background())
-	var stderr syncBuffer
+	var stderr testkit.SyncBuffer
 	code := make(chan int, 1)
 	go func() {
 		code <- runMCP(ctx, []string{"serve", "--http", "127.0.0.1:0", "--sandbox", "inprocess", "--trusted-code"}, io.Discard, &stderr, open)

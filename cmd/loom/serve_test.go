@@ -13,13 +13,15 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/loomwork/loom/internal/testkit"
 )
 
 func TestServe(t *testing.T) {
 	fakeOpenAI(t)
 	file := writeFile(t, "loom.yaml", coderYAML)
 	ctx, cancel := context.WithCancel(t.Context())
-	var out, errOut syncBuffer
+	var out, errOut testkit.SyncBuffer
 	done := make(chan int, 1)
 	con := console{in: bufio.NewReader(strings.NewReader("")), getenv: os.Getenv}
 	go func() {
@@ -68,7 +70,7 @@ func TestServeAsksBeforeCommands(t *testing.T) {
 	marker := filepath.Join(dir, "ran")
 	file := markerFile(t, dir, marker, "Be brief.")
 	ctx, cancel := context.WithCancel(t.Context())
-	var out, errOut syncBuffer
+	var out, errOut testkit.SyncBuffer
 	done := make(chan int, 1)
 	con := console{in: bufio.NewReader(strings.NewReader("")), getenv: os.Getenv}
 	go func() {

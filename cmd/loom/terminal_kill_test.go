@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/loomwork/loom/internal/testkit"
 )
 
 // TestGraphAskedOnATerminalKilledThenListed: loom run of a graph on a
@@ -47,7 +49,7 @@ func TestGraphAskedOnATerminalKilledThenListed(t *testing.T) {
 // onTerminal starts loom with args on a pseudo-terminal (script(1)) in a
 // process group of its own, killed when the test ends, and returns it,
 // the terminal's keyboard and what the terminal shows.
-func onTerminal(t *testing.T, args ...string) (*exec.Cmd, io.WriteCloser, *syncBuffer) {
+func onTerminal(t *testing.T, args ...string) (*exec.Cmd, io.WriteCloser, *testkit.SyncBuffer) {
 	t.Helper()
 	scriptBin, err := exec.LookPath("script")
 	if err != nil {
@@ -57,7 +59,7 @@ func onTerminal(t *testing.T, args ...string) (*exec.Cmd, io.WriteCloser, *syncB
 	cmd.Env = append(os.Environ(), childEnv+"=1")
 	stdin, err := cmd.StdinPipe() // kept open: the terminal waits for keys
 	require.NoError(t, err)
-	out := &syncBuffer{}
+	out := &testkit.SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	require.NoError(t, cmd.Start())
@@ -66,7 +68,7 @@ func onTerminal(t *testing.T, args ...string) (*exec.Cmd, io.WriteCloser, *syncB
 }
 
 // shows waits until the terminal shows each of texts.
-func shows(t *testing.T, out *syncBuffer, texts ...string) {
+func shows(t *testing.T, out *testkit.SyncBuffer, texts ...string) {
 	t.Helper()
 	require.Eventually(t, func() bool {
 		for _, s := range texts {

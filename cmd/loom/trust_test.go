@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/internal/trust"
 	"github.com/stretchr/testify/require"
 )
@@ -35,7 +36,7 @@ func loomChild(t *testing.T, config string, args ...string) (int, string) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), childEnv+"=1", "XDG_CONFIG_HOME="+config)
-	var out, errs syncBuffer
+	var out, errs testkit.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &errs
 	err := cmd.Run()
 	var ee *exec.ExitError

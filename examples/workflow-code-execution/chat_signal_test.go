@@ -11,6 +11,7 @@ import (
 
 	"github.com/loomwork/loom/examples/internal/exampletest"
 	"github.com/loomwork/loom/examples/internal/fakeopenai"
+	"github.com/loomwork/loom/internal/testkit"
 	"github.com/stretchr/testify/require"
 )
 
@@ -25,7 +26,7 @@ func TestChatCtrlCCancelsTheTurn(t *testing.T) {
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_CACHE_HOME=" + dir}, exampletest.OpenAIEnv(srv.BaseURL())...)
 	stdin, err := cmd.StdinPipe()
 	require.NoError(t, err)
-	stdout, stderr := &lockedBuffer{}, &lockedBuffer{}
+	stdout, stderr := &testkit.SyncBuffer{}, &testkit.SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() {

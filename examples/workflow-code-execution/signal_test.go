@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -16,38 +14,21 @@ import (
 	"github.com/loomwork/loom/examples/internal/exampletest"
 	"github.com/loomwork/loom/examples/internal/fakeopenai"
 	"github.com/loomwork/loom/internal/cli"
+	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/observe/store"
 	"github.com/stretchr/testify/require"
 )
 
-// lockedBuffer is a bytes.Buffer safe to read while the process writes it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // looping starts the example on "loop forever" with a long snippet limit
 // and returns once the snippet is running in a worker process, with the
 // workers' pids.
-func looping(t *testing.T, dir string) (cmd *exec.Cmd, stdout, stderr *lockedBuffer, workers []int) {
+func looping(t *testing.T, dir string) (cmd *exec.Cmd, stdout, stderr *testkit.SyncBuffer, workers []int) {
 	t.Helper()
 	srv := fakeopenai.New(t, coder)
 	cmd = exec.Command(bin, "--sandbox-timeout", "60s", "-i", "loop forever")
 	cmd.Dir = dir
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_CACHE_HOME=" + dir}, exampletest.OpenAIEnv(srv.BaseURL())...)
-	stdout, stderr = &lockedBuffer{}, &lockedBuffer{}
+	stdout, stderr = &testkit.SyncBuffer{}, &testkit.SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() {

@@ -1,7 +1,6 @@
 package store_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -9,11 +8,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/loomwork/loom/internal/testkit"
 	"github.com/loomwork/loom/observe/store"
 	"github.com/stretchr/testify/require"
 )
@@ -104,7 +103,7 @@ func childSpooler(path string) int {
 }
 
 // startSpooler starts a child spool writer of runs runs from seed.
-func startSpooler(t *testing.T, path, goFile string, seed uint64, runs int, hang bool) (*exec.Cmd, *syncOut) {
+func startSpooler(t *testing.T, path, goFile string, seed uint64, runs int, hang bool) (*exec.Cmd, *testkit.SyncBuffer) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(),
@@ -115,7 +114,7 @@ func startSpooler(t *testing.T, path, goFile string, seed uint64, runs int, hang
 	if hang {
 		cmd.Env = append(cmd.Env, childSpoolHangEnv+"=1")
 	}
-	out := &syncOut{}
+	out := &testkit.SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() {
@@ -125,25 +124,6 @@ func startSpooler(t *testing.T, path, goFile string, seed uint64, runs int, hang
 		}
 	})
 	return cmd, out
-}
-
-// syncOut is a buffer written by a child's output copier and read by the
-// test.
-type syncOut struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (o *syncOut) Write(p []byte) (int, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.b.Write(p)
-}
-
-func (o *syncOut) String() string {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.b.String()
 }
 
 // A writer killed with SIGKILL keeps what it wrote: once it is gone, the
@@ -197,7 +177,7 @@ func TestSpoolConcurrentWritersAndReaders(t *testing.T) {
 	goFile := filepath.Join(t.TempDir(), "go")
 	const writers, runs = 4, 30
 	var cmds []*exec.Cmd
-	var outs []*syncOut
+	var outs []*testkit.SyncBuffer
 	for i := range writers {
 		cmd, out := startSpooler(t, path, goFile, uint64(1000*(i+1)), runs, i == writers-1)
 		cmds, outs = append(cmds, cmd), append(outs, out)
@@ -212,7 +192,7 @@ func TestSpoolConcurrentWritersAndReaders(t *testing.T) {
 	// A third reader in a process of its own, as loom observe would be.
 	reader := exec.Command(os.Args[0], "-test.run=^$")
 	reader.Env = append(os.Environ(), childReaderEnv+"="+path, childSpoolGoEnv+"="+goFile)
-	readerOut := &syncOut{}
+	readerOut := &testkit.SyncBuffer{}
 	reader.Stdout, reader.Stderr = readerOut, readerOut
 	require.NoError(t, reader.Start())
 	t.Cleanup(func() {

@@ -44,7 +44,7 @@ func TestLoomRunCapsWorkersForParallelSnippets(t *testing.T) {
 	file := projectFile(t, dir, strings.Replace(coderYAML, "max_retries: 2", "max_retries: 10", 1))
 	r := testkit.NewReaper(loom, "run", file, "-i", "flood", "--db", filepath.Join(dir, "cp.db"))
 	r.Cmd.Dir, r.Cmd.Env = dir, env(dir, srv.BaseURL())
-	stdout, stderr := &lockedBuilder{}, &lockedBuilder{}
+	stdout, stderr := &testkit.SyncBuffer{}, &testkit.SyncBuffer{}
 	r.Cmd.Stdout, r.Cmd.Stderr = stdout, stderr
 	require.NoError(t, r.Start())
 	pid := r.PID(t)

@@ -25,7 +25,7 @@ var spinYAML = strings.Replace(coderYAML, "timeout: 2s", "timeout: 60s", 1)
 
 // waitForSpin returns once a worker of the process pid has used half a
 // second of CPU time (an idle worker uses next to none): the snippet runs.
-func waitForSpin(t *testing.T, pid int, stderr *lockedBuilder) []int {
+func waitForSpin(t *testing.T, pid int, stderr *testkit.SyncBuffer) []int {
 	t.Helper()
 	var workers []int
 	require.Eventually(t, func() bool {
@@ -60,7 +60,7 @@ func TestLoomRunStoppedMidSnippetLeavesNoWorker(t *testing.T) {
 			file := projectFile(t, dir, spinYAML)
 			r := testkit.NewReaper(loom, "run", file, "-i", spin.name, "--db", filepath.Join(dir, "cp.db"))
 			r.Cmd.Dir, r.Cmd.Env = dir, env(dir, srv.BaseURL())
-			stdout, stderr := &lockedBuilder{}, &lockedBuilder{}
+			stdout, stderr := &testkit.SyncBuffer{}, &testkit.SyncBuffer{}
 			r.Cmd.Stdout, r.Cmd.Stderr = stdout, stderr
 			require.NoError(t, r.Start())
 			pid := r.PID(t)

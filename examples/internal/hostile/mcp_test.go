@@ -5,8 +5,6 @@ package hostile
 import (
 	"encoding/json"
 	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
 
 	"github.com/loomwork/loom/examples/internal/fakeopenai"
@@ -14,24 +12,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 )
-
-// lockedBuilder is a strings.Builder safe to read while a process writes it.
-type lockedBuilder struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuilder) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuilder) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // The representative hostile snippets, written by the model of a
 // code-execution agent that loom mcp serve exposes, are contained: the
@@ -68,11 +48,11 @@ func TestMCPServeContainsHostileSnippets(t *testing.T) {
 
 // mcpServe starts loom mcp serve on file under a reaper, as an MCP
 // client's command, and connects to it.
-func mcpServe(t *testing.T, dir, baseURL, file string) (*testkit.Reaper, *sdk.ClientSession, *lockedBuilder) {
+func mcpServe(t *testing.T, dir, baseURL, file string) (*testkit.Reaper, *sdk.ClientSession, *testkit.SyncBuffer) {
 	t.Helper()
 	r := testkit.NewReaper(loom, "mcp", "serve", file, "--db", filepath.Join(dir, "cp.db"))
 	r.Cmd.Dir, r.Cmd.Env = dir, env(dir, baseURL)
-	stderr := &lockedBuilder{}
+	stderr := &testkit.SyncBuffer{}
 	r.Cmd.Stderr = stderr
 	require.NoError(t, r.Prepare())
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(t.Context(), &sdk.CommandTransport{Command: r.Cmd}, nil)

@@ -22,14 +22,14 @@ import (
 // of its playground.
 type served struct {
 	reaper         *testkit.Reaper
-	stdout, stderr *lockedBuilder
+	stdout, stderr *testkit.SyncBuffer
 	base, token    string
 }
 
 // serve starts loom serve on file with args after it.
 func serve(t *testing.T, dir, baseURL, file string, args ...string) *served {
 	t.Helper()
-	s := &served{stdout: &lockedBuilder{}, stderr: &lockedBuilder{}}
+	s := &served{stdout: &testkit.SyncBuffer{}, stderr: &testkit.SyncBuffer{}}
 	s.reaper = testkit.NewReaper(loom, append([]string{"serve", file, "--port", "0", "--db", filepath.Join(dir, "cp.db")}, args...)...)
 	s.reaper.Cmd.Dir, s.reaper.Cmd.Env = dir, env(dir, baseURL)
 	s.reaper.Cmd.Stdout, s.reaper.Cmd.Stderr = s.stdout, s.stderr
