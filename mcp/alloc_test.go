@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -11,11 +12,10 @@ import (
 	"github.com/loomwork/loom/agent"
 )
 
-// maxAllocsOverRaw bounds what loom's client adds per tool call, in
-// allocations, to the go-sdk client making the same call with a progress
-// token: 6 (bench/README.md, "MCP allocations per call"), 6-7 under -race,
-// whose sync.Pools drop some of what they are given, and a little room.
-const maxAllocsOverRaw = 8
+// allocRounds is how many times each side is counted, alternating; the
+// lowest count of each is compared, so that one count made high by a
+// collection or a pool that dropped its objects does not decide the test.
+const allocRounds = 5
 
 // TestCallAllocationsOverRawSDK: a tool call through loom (agent.Invoke of
 // the toolset's tool: the run, the call beside it, the result mapping)
@@ -41,23 +41,28 @@ func TestCallAllocationsOverRawSDK(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = cs.Close() })
 	params := &sdk.CallToolParams{Name: "get_sum", Arguments: input, Meta: sdk.Meta{"progressToken": "1"}}
-	raw := testing.AllocsPerRun(300, func() {
+	rawCall := func() {
 		if _, e := cs.CallTool(ctx, params); e != nil {
 			err = e
 		}
-	})
-	require.NoError(t, err)
+	}
 
 	ts := connect(t, cfg)
 	sum := toolNamed(t, ts, "get_sum")
 	out, err := agent.Invoke(ctx, sum, input)
 	require.NoError(t, err)
 	require.JSONEq(t, `{"sum":42}`, string(out))
-	loom := testing.AllocsPerRun(300, func() {
+	loomCall := func() {
 		if _, e := agent.Invoke(ctx, sum, input); e != nil {
 			err = e
 		}
-	})
+	}
+
+	raw, loom := math.Inf(1), math.Inf(1)
+	for range allocRounds {
+		raw = min(raw, testing.AllocsPerRun(100, rawCall))
+		loom = min(loom, testing.AllocsPerRun(100, loomCall))
+	}
 	require.NoError(t, err)
 	t.Logf("allocations per call: raw SDK %v, through loom %v", raw, loom)
 	require.LessOrEqual(t, loom-raw, float64(maxAllocsOverRaw), "raw SDK %v, through loom %v", raw, loom)
