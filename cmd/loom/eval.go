@@ -61,6 +61,9 @@ Flags:
                      or inprocess (needs --trusted-code)
   --trusted-code     accept that inprocess runs the model's code with this
                      program's privileges
+  --sandbox-timeout D
+                     the time limit of one sample's sandbox run (default
+                     5s); a sample over it is class timeout
   --no-trace         do not record the run to the trace database
   --log-level LEVEL  ERROR, WARN (default), INFO, DEBUG or TRACE, logged on
                      stderr
@@ -89,7 +92,7 @@ type evalOptions struct {
 	logLevel                                                    string
 	samples, concurrency, limit                                 int
 	temperature                                                 *float64
-	timeout                                                     time.Duration
+	timeout, sandboxTimeout                                     time.Duration
 	json, trusted, noTrace                                      bool
 }
 
@@ -119,10 +122,13 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer, open 
 		return exitWith(stderr, &exitError{2, fmt.Sprintf("--model %s: %v", id, cli.MissingKey(err, envFiles))})
 	}
 	var exec sandbox.Executor
+	limits := sandbox.Limits{Timeout: o.sandboxTimeout}
 	if o.sandbox == "isolated" {
-		exec, err = sandbox.NewIsolated(isolatedConfig(false))
+		cfg := isolatedConfig(false)
+		cfg.Limits = limits
+		exec, err = sandbox.NewIsolated(cfg)
 	} else {
-		exec, err = sandbox.NewInProcess(sandbox.InProcessConfig{})
+		exec, err = sandbox.NewInProcess(sandbox.InProcessConfig{Limits: limits})
 	}
 	if err != nil {
 		return exitWith(stderr, &exitError{1, fmt.Sprintf("start the sandbox: %v", err)})
@@ -266,6 +272,7 @@ func parseEvalOptions(args []string) (evalOptions, error) {
 	fs.BoolVar(&o.json, "json", false, "")
 	fs.StringVar(&o.sandbox, "sandbox", "isolated", "")
 	fs.BoolVar(&o.trusted, "trusted-code", false, "")
+	fs.DurationVar(&o.sandboxTimeout, "sandbox-timeout", 0, "")
 	fs.BoolVar(&o.noTrace, "no-trace", false, "")
 	fs.StringVar(&o.logLevel, "log-level", "WARN", "")
 	if err := fs.Parse(args); err != nil {
@@ -306,6 +313,9 @@ func (o *evalOptions) check() (int, string) {
 	}
 	if o.timeout < 0 {
 		return 2, fmt.Sprintf("--timeout %s: use 0 for the default or a positive duration, as 2m", o.timeout)
+	}
+	if o.sandboxTimeout < 0 {
+		return 2, fmt.Sprintf("--sandbox-timeout %s: use 0 for the default or a positive duration, as 2s", o.sandboxTimeout)
 	}
 	kind, err := cli.SandboxKind(o.sandbox, o.trusted)
 	if err != nil {

@@ -246,6 +246,7 @@ func TestEvalExitCodes(t *testing.T) {
 		{"bad temperature", []string{"eval", "--temperature", "3"}, 2, "--temperature 3: use a number from 0 to 2"},
 		{"negative temperature", []string{"eval", "--temperature", "-1"}, 2, "--temperature -1: use a number from 0 to 2"},
 		{"bad timeout", []string{"eval", "--timeout", "-1s"}, 2, "--timeout -1s: use 0 for the default or a positive duration"},
+		{"bad sandbox timeout", []string{"eval", "--sandbox-timeout", "-1s"}, 2, "--sandbox-timeout -1s: use 0 for the default or a positive duration"},
 		{"bad solver", []string{"eval", "--solver", "human"}, 2, `--solver "human": use ai or coder`},
 		{"untrusted inprocess", []string{"eval", "--sandbox", "inprocess"}, 2, "--trusted-code"},
 		{"no humaneval", append(base[:1:1], "--sandbox", "inprocess", "--trusted-code", "--humaneval", "/nonexistent/HumanEval.jsonl.gz"), 2, "no HumanEval file"},
@@ -314,6 +315,25 @@ func TestEvalTimeout(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(stdout), &rep))
 	require.Equal(t, evals.SolverError, rep.Results[0].Samples[0].Class)
 	require.Equal(t, 1.0, rep.ErrorRate)
+}
+
+// --sandbox-timeout is the time limit of each sample's sandbox run: an
+// answer that loops ends as class timeout at that limit, well inside the
+// solver's --timeout, which the sandbox's default (5s) would pass, ending
+// the sample as a solver error instead.
+func TestEvalSandboxTimeout(t *testing.T) {
+	newEvalServer(t, map[string]string{"LoomEval/4": "```javascript\nfunction isEven(n) { for (;;) {} }\n```"})
+	for _, kind := range []string{"isolated", "inprocess"} {
+		t.Run(kind, func(t *testing.T) {
+			code, stdout, stderr := runLoom(t, "eval", "--humaneval", handwritten, "--model", "openai:gpt-test", "--sandbox", kind,
+				"--trusted-code", "--no-trace", "--problems", "LoomEval/4", "--sandbox-timeout", "300ms", "--timeout", "4s", "--json")
+			require.Equal(t, 0, code, stdout+stderr)
+			var rep evals.Report
+			require.NoError(t, json.Unmarshal([]byte(stdout), &rep))
+			require.Len(t, rep.Results, 1)
+			require.Equal(t, evals.Timeout, rep.Results[0].Samples[0].Class, "%+v", rep.Results[0].Samples[0])
+		})
+	}
 }
 
 // TestEvalSignal stops a child loom eval (on the isolated sandbox, the
