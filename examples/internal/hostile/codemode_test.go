@@ -20,15 +20,15 @@ func TestExampleCodeModeContainsHostileSnippets(t *testing.T) {
 	server := exampletest.Everything(t)
 	cases := []snippet{
 		{name: "tool call flood", code: `for (;;) await tools.echo({message: 'x'})`, told: []string{"call"}},
-		{name: "tool slower than the time limit", code: `await tools.trigger_long_running_operation({duration: 30, steps: 3})`, told: []string{"waited for tool calls (tools.trigger_long_running_operation)"}},
-		{name: "tool calls that never settle", code: `await Promise.all(Array.from({length: 50}, () => tools.trigger_long_running_operation({duration: 30, steps: 1})))`, told: []string{"waited for tool calls (tools.trigger_long_running_operation)"}},
+		{name: "tool slower than the time limit", code: `await tools.trigger_long_running_operation({duration: 30, steps: 3})`, told: []string{"waited for tool calls (tools.trigger_long_running_operation)"}, atLimit: true},
+		{name: "tool calls that never settle", code: `await Promise.all(Array.from({length: 50}, () => tools.trigger_long_running_operation({duration: 30, steps: 1})))`, told: []string{"waited for tool calls (tools.trigger_long_running_operation)"}, atLimit: true},
 	}
 	srv := fakeopenai.New(t, turns(cases))
 	for _, s := range cases {
 		t.Run(s.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			r := run(t, dir, env(dir, srv.BaseURL()), s.name+"\nprobe\n", example, "--chat", "--sandbox-timeout", "2s", "--mcp", server)
+			r := run(t, dir, env(dir, srv.BaseURL()), s.name+"\nprobe\n", example, "--chat", "--sandbox-timeout", s.limit(), "--mcp", server)
 			requireEndedAsARun(t, r, cli.ExitOK, cli.ExitSnippetFailed)
 			first := line(t, r.stdout, "FIRST ")
 			t.Logf("told: %.400s", first)

@@ -83,7 +83,7 @@ func TestLoomEvalContainsHostileAnswers(t *testing.T) {
 	file := filepath.Join(dir, "problems.jsonl")
 	require.NoError(t, os.WriteFile(file, []byte(strings.Join(problems, "\n")+"\n"), 0o644))
 	r := run(t, dir, env(dir, srv.BaseURL()), "", loom, "eval", "humaneval", "--humaneval", file, "--model", "openai:gpt-test",
-		"--samples", "2", "--concurrency", "1", "--json")
+		"--samples", "2", "--concurrency", "1", "--sandbox-timeout", longLimit, "--json")
 	requireEndedAsARun(t, r, exitOK)
 	var report struct {
 		Results []struct {

@@ -21,7 +21,7 @@ func TestExampleChatContainsHostileSnippets(t *testing.T) {
 		t.Run(s.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			r := run(t, dir, env(dir, srv.BaseURL()), s.name+"\nprobe\n", example, "--chat", "--sandbox-timeout", "2s")
+			r := run(t, dir, env(dir, srv.BaseURL()), s.name+"\nprobe\n", example, "--chat", "--sandbox-timeout", s.limit())
 			requireEndedAsARun(t, r, cli.ExitOK, cli.ExitSnippetFailed)
 			requireTold(t, s, line(t, r.stdout, "FIRST "), line(t, r.stdout, "SECOND "))
 		})

@@ -41,7 +41,7 @@ func TestLoomRunCapsWorkersForParallelSnippets(t *testing.T) {
 		return fakeopenai.Reply{ToolCalls: tcs}
 	})
 	dir := t.TempDir()
-	file := projectFile(t, dir, strings.Replace(coderYAML, "max_retries: 2", "max_retries: 10", 1))
+	file := projectFile(t, dir, limited(t, strings.Replace(coderYAML, "max_retries: 2", "max_retries: 10", 1), spin))
 	r := testkit.NewReaper(loom, "run", file, "-i", "flood", "--db", filepath.Join(dir, "cp.db"))
 	r.Cmd.Dir, r.Cmd.Env = dir, env(dir, srv.BaseURL())
 	stdout, stderr := &testkit.SyncBuffer{}, &testkit.SyncBuffer{}

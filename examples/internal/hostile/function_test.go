@@ -32,7 +32,7 @@ func TestLoomRunContainsHostileFunctionCode(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			code, _ := json.Marshal(s.code)
-			file := projectFile(t, dir, strings.Replace(functionYAML, "CODE", string(code), 1))
+			file := projectFile(t, dir, limited(t, strings.Replace(functionYAML, "CODE", string(code), 1), s))
 			r := run(t, dir, env(dir, "http://127.0.0.1:1/v1"), "", loom, "run", file, "-i", "{}", "--db", filepath.Join(dir, "cp.db"))
 			if s.value != "" {
 				requireEndedAsARun(t, r, exitOK)

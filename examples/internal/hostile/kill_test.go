@@ -15,10 +15,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// spin is a snippet that runs until its time limit, a minute here: a
-// worker that outlived its host would still be spinning when the reaper
-// looks.
-var spin = snippet{name: "spin", code: "for(;;){}"}
+// spin is a snippet that runs until its time limit: a minute in the kill
+// tests (spinYAML), so that a worker that outlived its host would still be
+// spinning when the reaper looks.
+var spin = snippet{name: "spin", code: "for(;;){}", atLimit: true}
 
 // spinYAML is coderYAML with a minute's time limit.
 var spinYAML = strings.Replace(coderYAML, "timeout: 2s", "timeout: 60s", 1)

@@ -26,7 +26,7 @@ func TestMCPServeContainsHostileSnippets(t *testing.T) {
 		t.Run(s.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			file := projectFile(t, dir, coderYAML)
+			file := projectFile(t, dir, limited(t, coderYAML, s))
 			r, cs, stderr := mcpServe(t, dir, srv.BaseURL(), file)
 			ctx := t.Context()
 			for call := range 2 {
