@@ -25,9 +25,9 @@ import (
 
 const mcpUsage = `Usage: loom mcp serve [FILE] [--http 127.0.0.1:PORT] [flags]
 
-With FILE (a loom/v1 file, or a folder holding an AIGNE project), serves the
-file's entry agent (or every agent --agents names; every agent when the file
-has no entry) as MCP tools named for the agents. Without FILE, serves loom's
+With FILE (a loom/v1 file, or a folder: its loom.yaml or AIGNE project),
+serves the file's entry agent (or every agent --agents names; every agent
+when the file has no entry) as MCP tools named for the agents. Without FILE, serves loom's
 Coder→Sandbox workflow as a tool named code_execution: a model writes
 JavaScript for the task, a sandbox runs it, and the answer comes back as the
 tool's result. With FILE it also offers the resources, knowledge
@@ -120,7 +120,12 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer, open m
 		}
 	}
 	if len(pos) == 1 {
-		return serveFile(ctx, pos[0], rs, *names, *addr, stderr)
+		file, err := projectArg(pos[0])
+		if err != nil {
+			fmt.Fprintf(stderr, "loom mcp serve: %v\n", err)
+			return 2
+		}
+		return serveFile(ctx, file, rs, *names, *addr, stderr)
 	}
 	envFiles := cli.DotEnvFiles()
 	if err := cli.LoadDotEnv(envFiles); err != nil {

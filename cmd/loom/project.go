@@ -85,7 +85,7 @@ func load(ctx context.Context, path string, rs runSettings, getenv func(string) 
 	if err != nil && !rs.pageAsks {
 		return nil, err
 	}
-	envFiles := cli.DotEnvFiles(filepath.Dir(path))
+	envFiles := cli.DotEnvFiles(projectDir(path))
 	if err := cli.LoadDotEnv(envFiles); err != nil {
 		return nil, err
 	}
@@ -311,6 +311,38 @@ func openCheckpoints(ctx context.Context, db string) (checkpoint.Store, error) {
 		return postgres.Open(ctx, postgres.Config{DSN: db})
 	}
 	return sqlite.Open(ctx, sqlite.Config{Path: db})
+}
+
+// defaultFile is the project file a folder argument names when the folder
+// holds no AIGNE project.
+const defaultFile = "loom.yaml"
+
+// projectArg is the project a command's FILE argument names: a file as
+// given (the loader names one that is missing); a folder holding an AIGNE
+// project (aigne.yaml), as given, to be imported; any other folder, its
+// loom.yaml. A folder holding neither is an error that names both.
+func projectArg(arg string) (string, error) {
+	st, err := os.Stat(arg)
+	if err != nil || !st.IsDir() {
+		return arg, nil
+	}
+	if _, err := os.Stat(filepath.Join(arg, spec.AIGNEProject)); err == nil {
+		return arg, nil
+	}
+	file := filepath.Join(arg, defaultFile)
+	if _, err := os.Stat(file); err != nil {
+		return "", fmt.Errorf("%s is a folder with neither %s nor %s in it: give the project file, as %s", arg, defaultFile, spec.AIGNEProject, file)
+	}
+	return file, nil
+}
+
+// projectDir is the folder of the project at path: the folder of a file,
+// or an AIGNE project's folder itself.
+func projectDir(path string) string {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return path
+	}
+	return filepath.Dir(path)
 }
 
 // checkFile checks a loom/v1 file, or the AIGNE project of a folder

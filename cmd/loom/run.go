@@ -29,8 +29,9 @@ import (
 const runUsage = `Usage: loom run FILE [-i INPUT | --chat [--session ID]] [flags]
 
 Runs the file's entry agent (or --agent NAME) on INPUT (FILE may also be a
-folder holding an AIGNE project, aigne.yaml, which is imported): a JSON object, or
-text given as {"message": TEXT}. Without -i the input is read from stdin.
+folder: its loom.yaml, or its AIGNE project, aigne.yaml, imported): a JSON
+object, or text given as {"message": TEXT}. Without -i the input is read from
+stdin.
 --chat reads one question a line, the conversation remembered: /help lists
 its commands (/clear, /exit); Ctrl-C cancels the answer being written, and
 a second Ctrl-C within two seconds exits 130. The conversation is kept in the
@@ -142,7 +143,12 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer, con co
 	if !*noTrace {
 		rs.trace = "run"
 	}
-	l, err := load(ctx, pos[0], rs, con.getenv, stderr)
+	file, err := projectArg(pos[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "loom run: %v\n", err)
+		return exitInvalid
+	}
+	l, err := load(ctx, file, rs, con.getenv, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "loom run: %v\n", err)
 		return exitInvalid
@@ -152,7 +158,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer, con co
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	r := newRunner("loom run", l, a, pos[0], con, stdout, stderr)
+	r := newRunner("loom run", l, a, file, con, stdout, stderr)
 	if chat {
 		return stopped(ctx, "run", r.chat(ctx, sessionID), stderr)
 	}

@@ -69,7 +69,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, con 
 		return exitFailed
 	}
 	rs.pageAsks = true // the page shows the file's commands and asks before a run
-	l, err := load(ctx, pos[0], rs, con.getenv, stderr)
+	file, err := projectArg(pos[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "loom serve: %v\n", err)
+		return exitInvalid
+	}
+	l, err := load(ctx, file, rs, con.getenv, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "loom serve: %v\n", err)
 		return exitInvalid
@@ -97,12 +102,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, con 
 	// Runs are labelled with the file, as loom run labels them, so the page
 	// lists the runs of the file whoever started them, and loom resume
 	// continues the page's runs.
-	labels := map[string]string{fileLabel: absPath(pos[0])}
+	labels := map[string]string{fileLabel: absPath(file)}
 	cfg := engine.Config{Model: m, Checkpoints: store, Limits: agent.Limits{Timeout: rs.timeout}, Logger: l.log, Labels: labels}
 	if !*noTrace {
 		defer startTracing(ctx, "serve", stderr, &cfg)()
 	}
-	pg, err := playground.New(playground.Config{Path: pos[0], Engine: engine.New(cfg), Labels: labels,
+	pg, err := playground.New(playground.Config{Path: file, Engine: engine.New(cfg), Labels: labels,
 		Registry: spec.Registry{Models: open, Getenv: con.getenv, Checkpoints: store, TrustedCode: rs.trusted, Isolated: isolatedConfig(true)},
 		Options:  spec.Options{Root: rs.root}, Grants: grants, Sessions: sessions})
 	if err != nil {
@@ -116,7 +121,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, con 
 		return exitFailed
 	}
 	srv := &http.Server{Handler: pg.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(stdout, "loom playground for %s: http://%s/?token=%s\n", pos[0], ln.Addr(), pg.Token())
+	fmt.Fprintf(stdout, "loom playground for %s: http://%s/?token=%s\n", file, ln.Addr(), pg.Token())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {

@@ -278,6 +278,46 @@ func TestAIGNEFolders(t *testing.T) {
 	res = call(t, false, "", "run", "../../spec/testdata/aigne", "-i", "hello", "--db", filepath.Join(t.TempDir(), "cp.db"))
 	require.Equal(t, 0, res.code, res.stderr)
 	require.Equal(t, "user messages: 1\n", res.stdout, "the sequence's answer: the translator's output")
+
+	// The .env.local read is the AIGNE folder's own, not its parent's.
+	dir := filepath.Join(t.TempDir(), "aigne")
+	require.NoError(t, os.CopyFS(dir, os.DirFS("../../spec/testdata/aigne")))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".env.local"), []byte("OPENAI_API_KEY=sk-test-0123456789abcdef\n"), 0o600))
+	t.Setenv("OPENAI_API_KEY", "") // restored after the test, which .env.local sets it in
+	require.NoError(t, os.Unsetenv("OPENAI_API_KEY"))
+	res = call(t, false, "", "run", dir, "-i", "hello", "--db", filepath.Join(t.TempDir(), "cp.db"))
+	require.Equal(t, 0, res.code, res.stderr)
+}
+
+// A folder given as FILE names its loom.yaml (an AIGNE folder is
+// imported, above), whose folder's .env.local is read; every command
+// refuses a folder holding neither, naming both.
+func TestFolderNamesItsLoomFile(t *testing.T) {
+	fakeOpenAI(t)
+	file := writeFile(t, "loom.yaml", "version: loom/v1\nmodel: openai:gpt-test\nagents:\n  helper: {type: ai}\n")
+	dir := filepath.Dir(file)
+	res := call(t, false, "", "validate", dir)
+	require.Equal(t, 0, res.code, res.stderr)
+	require.True(t, strings.HasPrefix(res.stdout, file+": valid\n"), res.stdout)
+	res = call(t, false, "", "run", dir, "-i", "hello", "--db", filepath.Join(t.TempDir(), "cp.db"))
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Equal(t, "user messages: 1\n", res.stdout)
+
+	// The folder's .env.local is the one read, as a file's folder's is.
+	t.Setenv("OPENAI_API_KEY", "") // restored after the test, which .env.local sets it in
+	require.NoError(t, os.Unsetenv("OPENAI_API_KEY"))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".env.local"), []byte("OPENAI_API_KEY=sk-test-0123456789abcdef\n"), 0o600))
+	res = call(t, false, "", "run", dir, "-i", "hello", "--db", filepath.Join(t.TempDir(), "cp.db"))
+	require.Equal(t, 0, res.code, res.stderr)
+
+	empty := t.TempDir()
+	for _, args := range [][]string{
+		{"validate", empty}, {"trust", empty}, {"run", empty, "-i", "x"}, {"serve", empty}, {"mcp", "serve", empty},
+	} {
+		code, _, stderr := runLoom(t, args...)
+		require.Equal(t, exitInvalid, code, "%v: %s", args, stderr)
+		require.Contains(t, stderr, empty+" is a folder with neither loom.yaml nor aigne.yaml in it: give the project file, as "+filepath.Join(empty, "loom.yaml"), args)
+	}
 }
 
 const graphYAML = `version: loom/v1

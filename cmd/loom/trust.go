@@ -45,7 +45,11 @@ func runTrust(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "loom trust: %v\n", err)
 		return exitFailed
 	}
-	path := pos[0]
+	path, err := projectArg(pos[0])
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitInvalid
+	}
 	d, err := checkFile(path, rs.options(os.Getenv, stderr))
 	if err != nil {
 		fmt.Fprintln(stderr, err)

@@ -33,7 +33,8 @@ trusted them (loom trust FILE), its models, and what loom mcp serve offers
 MCP clients to read (resources and the files they read, knowledge
 documents, the files its entries name, prompts) are listed.
 A folder holding an AIGNE project (aigne.yaml) is imported first; what has
-no loom equivalent is reported at its line.
+no loom equivalent is reported at its line. Any other folder names its
+loom.yaml, for every command that takes FILE.
 
 Paths in the file are read from inside its folder only (--root DIR widens
 that to DIR, for trusted setups), regular files of at most 1 MiB each.
@@ -60,7 +61,11 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, "loom validate: give one file: loom validate FILE\n")
 		return exitInvalid
 	}
-	path := pos[0]
+	path, err := projectArg(pos[0])
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitInvalid
+	}
 	d, err := checkFile(path, rs.options(os.Getenv, stderr))
 	if err != nil {
 		fmt.Fprintln(stderr, err)
