@@ -38,7 +38,8 @@ Flags:
                        or ended (a run still going elsewhere would lose its
                        next checkpoint to this one, and the step it was
                        taking would run twice)
-  --log-level, --timeout, --db, --model, --root, --no-trace, --trusted-code   as for loom run
+  --log-level, --timeout, --db, --model, --root        as for loom run
+  --no-trace, --allow-truncated, --trusted-code        as for loom run
 
 Exit status: as for loom run.
 `
@@ -59,6 +60,7 @@ func runResume(ctx context.Context, args []string, stdout, stderr io.Writer, con
 	fs.StringVar(&reason, "reason", "", "why")
 	fs.StringVar(&answer, "answer", "", "the answer")
 	noTrace := noTraceFlag(fs)
+	allowTruncated := allowTruncatedFlag(fs)
 	pos, status, quit := cmd.parse(args)
 	given := 0
 	for _, b := range []bool{approve, deny, answer != "", cont} {
@@ -147,6 +149,7 @@ func runResume(ctx context.Context, args []string, stdout, stderr io.Writer, con
 		}
 	}
 	r := newRunner("loom resume", l, a, rec.File, con, stdout, stderr)
+	r.allowTruncated = *allowTruncated
 	stream := l.resume(ctx, a, runID, answers)
 	// A chat's turn goes on through its session: the model sees the
 	// conversation, and the turn is remembered once.

@@ -24,6 +24,8 @@ import (
 	"github.com/loomwork/loom/internal/flow"
 	"github.com/loomwork/loom/internal/termtext"
 	"github.com/loomwork/loom/mcp"
+	"github.com/loomwork/loom/sandbox/jstool"
+	"github.com/loomwork/loom/spec"
 )
 
 const runUsage = `Usage: loom run FILE [-i INPUT | --chat [--session ID]] [flags]
@@ -64,6 +66,8 @@ Flags:
                        its own folder only); for trusted setups, said on stderr
   --no-trace           do not record the run to the trace store (loom observe
                        shows what is recorded)
+  --allow-truncated    exit 0 even when the answer was cut at the model's
+                       output token limit
   --trusted-code       accept that the file's sandboxes of kind in_process
                        (each marked trusted: true) run the model's code in
                        this process, where any snippet can kill it; without
@@ -105,6 +109,12 @@ func settingsFlags(fs *flag.FlagSet, rs *runSettings) {
 	fs.BoolVar(&rs.trusted, "trusted-code", false, "accept that the file's in_process sandboxes run the model's code with this program's privileges")
 }
 
+// allowTruncatedFlag adds --allow-truncated, which exits 0 on an answer
+// cut at the output token limit, as the example programs' flag does.
+func allowTruncatedFlag(fs *flag.FlagSet) *bool {
+	return fs.Bool("allow-truncated", false, "exit 0 on an answer cut at the output token limit")
+}
+
 // noTraceFlag adds --no-trace, which keeps a command's runs out of the
 // trace store, as the example programs' flag does.
 func noTraceFlag(fs *flag.FlagSet) *bool {
@@ -124,6 +134,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer, con co
 	fs.StringVar(&agentName, "agent", "", "the agent to run")
 	fs.StringVar(&sessionID, "session", "", "the conversation to go on with")
 	noTrace := noTraceFlag(fs)
+	allowTruncated := allowTruncatedFlag(fs)
 	pos, status, quit := cmd.parse(args)
 	switch {
 	case quit:
@@ -159,6 +170,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer, con co
 		return usageErr("%v", err)
 	}
 	r := newRunner("loom run", l, a, file, con, stdout, stderr)
+	r.allowTruncated = *allowTruncated
 	if chat {
 		return stopped(ctx, "run", r.chat(ctx, sessionID), stderr)
 	}
@@ -214,6 +226,12 @@ type runner struct {
 	// sess, when set, is the conversation the runs are turns of: a turn
 	// that asks is resumed through it, so it is remembered once.
 	sess *engine.Session
+	// reviewers are the file's code reviewers, whose failure is the run's
+	// exit status when no snippet computed a value (cli.Verdict).
+	reviewers []string
+	// allowTruncated exits 0 on an answer cut at the output token limit
+	// (--allow-truncated).
+	allowTruncated bool
 }
 
 // newRunner returns a runner of a, streaming text only for agents whose
@@ -224,25 +242,38 @@ func newRunner(name string, l *loaded, a agent.Agent, file string, con console, 
 		quiet = e.Type != "ai" && e.Type != "code_execution" && e.Type != "route"
 		state = e.Type == "graph"
 	}
-	return &runner{name: name, l: l, a: a, file: file, con: con, out: out, errOut: errOut, quiet: quiet, state: state}
+	var reviewers []string
+	for _, e := range l.project.Doc.Agents {
+		if c, ok := e.Config.(*spec.CodeExecution); ok && c.Reviewer != "" {
+			reviewers = append(reviewers, c.Reviewer)
+		}
+	}
+	return &runner{name: name, l: l, a: a, file: file, con: con, out: out, errOut: errOut, quiet: quiet, state: state, reviewers: reviewers}
 }
 
 // drive prints a run, resuming it with a person's answers while it asks
 // and there is a terminal. It returns the root run's end and the exit
-// status.
+// status, decided as the example programs decide it (cli.Verdict): a run
+// whose snippets all failed, were declined or rejected, or whose answer
+// was cut, has no computed answer and says so.
 func (r *runner) drive(ctx context.Context, stream iter.Seq2[agent.Event, error], runID string) (agent.Event, int) {
+	v := cli.NewVerdict(jstool.Name, r.reviewers...)
 	for {
-		end, err := r.print(stream, &runID)
+		end, err := r.print(stream, &runID, &v)
 		var ie *agent.InterruptedError
 		var ot *engine.OpenTurnError
 		switch {
 		case err == nil:
-			return end, exitOK
+			code := v.Status(nil, r.allowTruncated)
+			if msg := cli.StatusMessage(code); msg != "" {
+				fmt.Fprintf(r.errOut, "%s: %s\n", r.name, msg)
+			}
+			return end, code
 		case errors.As(err, &ot):
 			return end, r.openTurn(ot)
 		case !errors.As(err, &ie):
 			fmt.Fprintf(r.errOut, "%s: %s\n", r.name, termtext.Safe(err.Error()))
-			return end, exitFailed
+			return end, v.Status(err, r.allowTruncated)
 		case !r.con.terminal:
 			return end, r.stop(runID, ie.Questions)
 		}
@@ -275,7 +306,7 @@ func (r *runner) openTurn(ot *engine.OpenTurnError) int {
 
 // print writes the run's text as it streams and returns the root run's
 // end and error.
-func (r *runner) print(stream iter.Seq2[agent.Event, error], runID *string) (agent.Event, error) {
+func (r *runner) print(stream iter.Seq2[agent.Event, error], runID *string, v *cli.Verdict) (agent.Event, error) {
 	var end agent.Event
 	var runErr error
 	streamed := false
@@ -283,6 +314,7 @@ func (r *runner) print(stream iter.Seq2[agent.Event, error], runID *string) (age
 	// that continues it (a graph resumed from its checkpoint).
 	root := ""
 	for ev, err := range stream {
+		v.Event(ev)
 		switch {
 		case ev.Kind == agent.EventRunStart && root == "":
 			root = ev.RunID

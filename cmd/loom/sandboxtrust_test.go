@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loomwork/loom/internal/cli"
 	"github.com/stretchr/testify/require"
 )
 
@@ -71,8 +72,9 @@ func TestInProcessRefusedWithoutTrust(t *testing.T) {
 }
 
 // A model's hostile snippets, run through the real command with the
-// default sandbox, are contained: the command ends normally, the model is
-// told what happened, and the answer comes out.
+// default sandbox, are contained: the command ends as a run whose only
+// snippet failed does (the exit table's 4), the model is told what
+// happened, and the answer comes out.
 func TestHostileSnippetContainedByDefault(t *testing.T) {
 	snippets := []struct{ name, code, kind string }{
 		{"endless loop", "for (;;) {}", "timeout"},
@@ -104,7 +106,8 @@ agents:
     sandbox: {timeout: 2s, memory_mb: 64}
 `)
 			code, stdout, stderr := loomProcess(t, "run", file, "-i", "attack", "--db", filepath.Join(t.TempDir(), "cp.db"))
-			require.Contains(t, []int{exitOK, exitFailed}, code, "the command ends as a run does, not killed; stderr: %s", stderr)
+			require.Equal(t, cli.ExitSnippetFailed, code, "the command ends as a run whose snippet failed, not killed; stderr: %s", stderr)
+			require.Contains(t, stderr, "loom run: no computed answer: the last snippet failed in the sandbox")
 			require.NotContains(t, stderr, "goroutine ", "no Go crash")
 			require.NotContains(t, stderr, "fatal error")
 			require.Contains(t, stdout, `contained: {"error"`, "the model was told the snippet failed")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/loomwork/loom/internal/cli"
 	"github.com/loomwork/loom/internal/jsonschema"
 )
 
@@ -226,7 +227,8 @@ func TestRunStopsWithoutATerminalAndResumes(t *testing.T) {
 		require.Equal(t, exitInvalid, call(t, false, "", bad...).code, "%v", bad)
 	}
 	res = call(t, false, "", "resume", id, "--deny", "--reason", "not today", "--db", db)
-	require.Equal(t, 0, res.code, res.stderr)
+	require.Equal(t, cli.ExitDeclined, res.code, "no computed answer: the exit table's status; %s", res.stderr)
+	require.Contains(t, res.stderr, "loom resume: no computed answer: the last snippet was declined")
 	require.True(t, strings.HasPrefix(res.stdout, "refused: "), res.stdout)
 	require.Contains(t, res.stdout, "not today")
 	res = call(t, false, "", "resume", id, "--approve", "--db", db)
@@ -360,4 +362,23 @@ func TestRunGraphAsksOnTheTerminal(t *testing.T) {
 	require.Equal(t, exitOK, res.code, res.stderr)
 	require.Equal(t, 2, strings.Count(res.stderr, "Publish?\n  draft: user messages: 1\n[y/N] "), "declined once, the draft is written again and asked again")
 	require.JSONEq(t, `{"message":"otters","draft":{"message":"user messages: 1"},"approve":{"approved":true}}`, res.stdout)
+}
+
+// loom run decides its exit status as the example programs do, by the
+// exit table: an answer cut at the output token limit exits 9 and says
+// so, unless --allow-truncated accepts it.
+func TestRunTruncatedAnswer(t *testing.T) {
+	fakeChat(t, func(_ chatBody, chunk func(delta, finish any)) {
+		chunk(map[string]any{"role": "assistant", "content": "half an ans"}, nil)
+		chunk(map[string]any{}, "length")
+	})
+	file := writeFile(t, "loom.yaml", "version: loom/v1\nmodel: openai:gpt-test\nagents:\n  helper: {type: ai}\n")
+	db := filepath.Join(t.TempDir(), "cp.db")
+	res := call(t, false, "", "run", file, "-i", "hi", "--db", db)
+	require.Equal(t, cli.ExitTruncated, res.code, res.stderr)
+	require.Equal(t, "half an ans\n", res.stdout, "the cut answer is still shown")
+	require.Contains(t, res.stderr, "loom run: the answer above was cut at the model's output token limit")
+	res = call(t, false, "", "run", file, "-i", "hi", "--db", db, "--allow-truncated")
+	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Empty(t, res.stderr)
 }

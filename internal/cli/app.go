@@ -69,7 +69,7 @@ type Env struct {
 	Ask func(ctx context.Context, question string) (string, error)
 
 	canAsk   func() bool
-	verdict  verdict
+	verdict  Verdict
 	cleanups []func()
 }
 
@@ -80,7 +80,7 @@ func (e *Env) CanAsk() bool { return e.Ask != nil && e.canAsk != nil && e.canAsk
 
 // Reviewer names the agent that reviews snippets, so a run whose reviewer
 // failed exits with [ExitReviewerFailed].
-func (e *Env) Reviewer(name string) { e.verdict.reviewer = name }
+func (e *Env) Reviewer(name string) { e.verdict.reviewers = []string{name} }
 
 // Defer registers f to run when the program ends, as closing a sandbox.
 func (e *Env) Defer(f func()) { e.cleanups = append(e.cleanups, f) }
@@ -183,7 +183,7 @@ func mainRun(ctx context.Context, app *App, args []string, sio Stdio) int {
 	if err != nil {
 		return fail(code, err)
 	}
-	if msg := statusMessage(code); msg != "" {
+	if msg := StatusMessage(code); msg != "" {
 		fmt.Fprintf(sio.Err, "%s: %s (exit status %d)\n", app.Name, msg, code)
 	}
 	return code
@@ -210,7 +210,7 @@ func runOnce(ctx context.Context, env *Env, stream func(func(agent.Event, error)
 		if ev.Kind == agent.EventRunEnd && ev.RunID == root {
 			out = ev.Output
 		}
-		v.event(ev)
+		v.Event(ev)
 		if ctx.Err() != nil && ev.Kind == agent.EventToolResult && ev.ToolResult.IsError {
 			// The run is being cancelled: a tool's account of its own
 			// cancellation is not news, and Main says what happened.
@@ -223,10 +223,10 @@ func runOnce(ctx context.Context, env *Env, stream func(func(agent.Event, error)
 	}
 	if runErr != nil {
 		p.End(nil)
-		return v.status(runErr, env.Flags.AllowTruncated), runErr
+		return v.Status(runErr, env.Flags.AllowTruncated), runErr
 	}
 	p.End(out)
-	return v.status(nil, env.Flags.AllowTruncated), nil
+	return v.Status(nil, env.Flags.AllowTruncated), nil
 }
 
 // Run runs app as the program: with the process's arguments, stdio and

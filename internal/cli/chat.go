@@ -172,8 +172,8 @@ func chat(ctx context.Context, env *Env, eng *engine.Engine, a agent.Agent, line
 				// Cancelled, or a signal: Main reports it.
 			case err != nil:
 				fmt.Fprintf(sio.Err, "%s: error: %s\n", env.App.Name, termtext.Safe(err.Error()))
-			case statusMessage(code) != "":
-				fmt.Fprintf(sio.Err, "%s: %s\n", env.App.Name, statusMessage(code))
+			case StatusMessage(code) != "":
+				fmt.Fprintf(sio.Err, "%s: %s\n", env.App.Name, StatusMessage(code))
 			}
 			return code, false
 		},

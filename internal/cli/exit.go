@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/loomwork/loom/agent"
 	"github.com/loomwork/loom/codeexec"
@@ -9,18 +10,27 @@ import (
 	"github.com/loomwork/loom/model"
 )
 
-// verdict follows a run's events to decide its exit status: whether the
-// answer was cut, and, for programs that run code, whether any snippet
-// produced a value and how the last one failed.
-type verdict struct {
-	tool     string // the sandbox tool's name; "" when the program runs no code
-	reviewer string // the reviewer agent's name, if any
-	computed bool   // a snippet ran to a value
-	failure  int    // the exit status of the last failed or refused snippet
-	finish   model.FinishReason
+// Verdict follows a run's events to decide its exit status by ExitTable:
+// whether the answer was cut, and, for programs that run code, whether any
+// snippet produced a value and how the last one failed. The example
+// programs and loom's commands that run agents decide it the same way.
+// Its zero value judges a run that runs no code.
+type Verdict struct {
+	tool      string   // the sandbox tool's name; "" when the program runs no code
+	reviewers []string // the reviewer agents' names, if any
+	computed  bool     // a snippet ran to a value
+	failure   int      // the exit status of the last failed or refused snippet
+	finish    model.FinishReason
 }
 
-func (v *verdict) event(ev agent.Event) {
+// NewVerdict returns the verdict of a run whose snippets run through the
+// sandbox tool named tool and are read first by the reviewers named.
+func NewVerdict(tool string, reviewers ...string) Verdict {
+	return Verdict{tool: tool, reviewers: reviewers}
+}
+
+// Event takes in one of the run's events.
+func (v *Verdict) Event(ev agent.Event) {
 	if ev.Kind != agent.EventRunEnd {
 		return
 	}
@@ -33,7 +43,7 @@ func (v *verdict) event(ev agent.Event) {
 		v.computed = true
 	case ev.Agent == v.tool:
 		v.failure = v.snippetFailure(ev.Err)
-	case v.reviewer != "" && ev.Agent == v.reviewer && ev.Err != nil:
+	case ev.Err != nil && slices.Contains(v.reviewers, ev.Agent):
 		v.failure = ExitReviewerFailed
 	}
 }
@@ -41,7 +51,7 @@ func (v *verdict) event(ev agent.Event) {
 // snippetFailure classifies the error a sandbox tool call ended with. The
 // guard around the sandbox ends after what it ran (the reviewer, the
 // sandbox), so an error it only passes on keeps that classification.
-func (v *verdict) snippetFailure(err error) int {
+func (v *Verdict) snippetFailure(err error) int {
 	switch {
 	case errors.Is(err, compose.ErrRetriesExhausted):
 		return ExitRetriesSpent
@@ -55,8 +65,9 @@ func (v *verdict) snippetFailure(err error) int {
 	return ExitSnippetFailed
 }
 
-// status returns the exit status of a run that ended with runErr.
-func (v *verdict) status(runErr error, allowTruncated bool) int {
+// Status returns the exit status of the run, which ended with runErr;
+// allowTruncated accepts an answer cut at the output token limit.
+func (v *Verdict) Status(runErr error, allowTruncated bool) int {
 	switch {
 	case runErr != nil && errors.Is(runErr, compose.ErrRetriesExhausted):
 		return ExitRetriesSpent
@@ -83,8 +94,9 @@ func isConfigError(err error) bool {
 	return false
 }
 
-// statusMessage explains a non-zero status of a run that had no error.
-func statusMessage(code int) string {
+// StatusMessage explains a non-zero status of a run that had no error;
+// it is empty for the other statuses.
+func StatusMessage(code int) string {
 	switch code {
 	case ExitTruncated:
 		return "the answer above was cut at the model's output token limit (finish reason length) and is incomplete: ask for a shorter answer, or pass --allow-truncated to accept it"

@@ -47,11 +47,11 @@ func TestExitStatuses(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			v := verdict{tool: "evaluateJs", reviewer: "reviewer"}
+			v := NewVerdict("evaluateJs", "reviewer")
 			for _, ev := range c.events {
-				v.event(ev)
+				v.Event(ev)
 			}
-			require.Equal(t, c.want, v.status(c.runErr, c.allow))
+			require.Equal(t, c.want, v.Status(c.runErr, c.allow))
 		})
 	}
 }

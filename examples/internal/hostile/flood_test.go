@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/loomwork/loom/examples/internal/fakeopenai"
+	"github.com/loomwork/loom/internal/cli"
 	"github.com/loomwork/loom/internal/testkit"
 	"github.com/stretchr/testify/require"
 )
@@ -20,7 +21,8 @@ import (
 // A model that sends many spinning snippets in one reply does not get a
 // worker process for each: loom run keeps to its sandbox's cap (one
 // worker per CPU), every snippet ends in a timeout the model is told of,
-// and no worker is left.
+// the command exits as a run with no computed answer, and no worker is
+// left.
 func TestLoomRunCapsWorkersForParallelSnippets(t *testing.T) {
 	const calls = 3 * 2 // three times the workers of a 2-CPU machine
 	srv := fakeopenai.New(t, func(req fakeopenai.Request) fakeopenai.Reply {
@@ -67,7 +69,8 @@ func TestLoomRunCapsWorkersForParallelSnippets(t *testing.T) {
 	out := r.Wait(t)
 	close(stop)
 	<-sampled
-	requireEndedAsARun(t, ran{out, stdout.String(), stderr.String()}, exitOK)
+	// Every snippet timed out, so no answer was computed: the exit table's 4.
+	requireEndedAsARun(t, ran{out, stdout.String(), stderr.String()}, cli.ExitSnippetFailed)
 	require.LessOrEqual(t, most.Load(), int64(runtime.NumCPU()), "workers at once, against the cap of one per CPU")
 	require.Positive(t, most.Load(), "the sampling saw the workers")
 	results := line(t, stdout.String(), "RESULTS ")
