@@ -147,9 +147,9 @@ func firstOr(ss []string) string {
 	return ss[0]
 }
 
-// Info returns the graph's name and description, and the schema of S as
-// both schemas: a run's input is an object of state fields, its output
-// the final state.
+// Info returns the graph's name and description, the kind "graph" (as
+// traces show it), and the schema of S as both schemas: a run's input is
+// an object of state fields, its output the final state.
 func (c *Compiled[S]) Info() agent.Info {
-	return agent.Info{Name: c.name, Description: c.desc, InputSchema: c.schema, OutputSchema: c.schema}
+	return agent.Info{Name: c.name, Description: c.desc, Kind: "graph", InputSchema: c.schema, OutputSchema: c.schema}
 }

@@ -326,6 +326,7 @@ func TestGraphNestsAsAnAgent(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"inner"}, out.Log)
 	require.True(t, slices.Contains([]string{"outer"}, outer.Info().Name))
+	require.Equal(t, "graph", outer.Info().Kind, "traces show a graph's kind")
 	_, err = graph.Once(context.Background(), "k", func(context.Context) (int, error) { return 1, nil })
 	require.True(t, errors.Is(err, graph.ErrNotInNode))
 }
