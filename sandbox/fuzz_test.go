@@ -28,6 +28,13 @@ func FuzzRun(f *testing.F) {
 		f.Add(s)
 	}
 	lim := Limits{Timeout: 200 * time.Millisecond, Grace: 200 * time.Millisecond, Memory: 64 << 20, SourceBytes: 16 << 10}
+	if raceEnabled {
+		// The seeds run as tests under -race, where a worker runs many
+		// times slower and, with packages tested in parallel, may wait
+		// for a CPU longer than 200 ms: the check after a timeout, 1+1 on
+		// the next worker, must not time out itself.
+		lim.Timeout, lim.Grace = time.Second, time.Second
+	}
 	e, err := NewIsolated(IsolatedConfig{Limits: lim, Concurrency: 1})
 	require.NoError(f, err)
 	f.Cleanup(func() { _ = e.Close() })
