@@ -314,8 +314,8 @@ func (o *evalOptions) check() (int, string) {
 	if o.timeout < 0 {
 		return 2, fmt.Sprintf("--timeout %s: use 0 for the default or a positive duration, as 2m", o.timeout)
 	}
-	if o.sandboxTimeout < 0 {
-		return 2, fmt.Sprintf("--sandbox-timeout %s: use 0 for the default or a positive duration, as 2s", o.sandboxTimeout)
+	if err := cli.CheckSandboxTimeout(o.sandboxTimeout); err != nil {
+		return 2, err.Error()
 	}
 	kind, err := cli.SandboxKind(o.sandbox, o.trusted)
 	if err != nil {

@@ -81,14 +81,24 @@ func NewSandbox(env *Env, kind string, timeout time.Duration) (agent.Agent, bool
 	return tool, true, nil
 }
 
+// CheckSandboxTimeout checks a --sandbox-timeout value, for every program
+// that takes the flag: 0 is the sandbox's default, a negative one an
+// error.
+func CheckSandboxTimeout(timeout time.Duration) error {
+	if timeout < 0 {
+		return fmt.Errorf("--sandbox-timeout %v: use 0 for the default or a positive duration, as 2s", timeout)
+	}
+	return nil
+}
+
 // NewExecutor starts the kind of executor named (SandboxIsolated or
 // SandboxInProcess), with timeout as the time limit of one snippet (0: the
 // sandbox's default), for a workflow that makes the evaluateJs tool itself
 // (codeexec with SandboxTools). The executor is closed when the program
 // ends.
 func NewExecutor(env *Env, kind string, timeout time.Duration) (sandbox.ToolRunner, error) {
-	if timeout < 0 {
-		return nil, fmt.Errorf("--sandbox-timeout %v: it must be positive, as 2s", timeout)
+	if err := CheckSandboxTimeout(timeout); err != nil {
+		return nil, err
 	}
 	lim := sandbox.Limits{Timeout: timeout}
 	var exec sandbox.ToolRunner

@@ -19,6 +19,7 @@ func TestSandboxFlags(t *testing.T) {
 	}{
 		{nil, SandboxFlags{Kind: SandboxIsolated}, ""},
 		{[]string{"--sandbox-timeout", "2s"}, SandboxFlags{Kind: SandboxIsolated, Timeout: 2 * time.Second}, ""},
+		{[]string{"--sandbox-timeout", "-1s"}, SandboxFlags{Kind: SandboxIsolated, Timeout: -time.Second}, "--sandbox-timeout -1s: use 0 for the default or a positive duration, as 2s"},
 		{[]string{"--sandbox", "inprocess"}, SandboxFlags{Kind: SandboxInProcess}, "pass --trusted-code to accept that"},
 		{[]string{"--sandbox", "inprocess", "--trusted-code"}, SandboxFlags{Kind: SandboxInProcess, Trusted: true}, ""},
 		{[]string{"--sandbox", "docker"}, SandboxFlags{Kind: "docker"}, `--sandbox "docker": use isolated or inprocess`},
