@@ -27,11 +27,11 @@ const mcpUsage = `Usage: loom mcp serve [FILE] [--http 127.0.0.1:PORT] [flags]
 
 With FILE (a loom/v1 file, or a folder: its loom.yaml or AIGNE project),
 serves the file's entry agent (or every agent --agents names; every agent
-when the file has no entry) as MCP tools named for the agents. Without FILE, serves loom's
-Coder→Sandbox workflow as a tool named code_execution: a model writes
-JavaScript for the task, a sandbox runs it, and the answer comes back as the
-tool's result. With FILE it also offers the resources, knowledge
-documents and prompts the file declares (resources:, knowledge:,
+when the file has no entry) as MCP tools named for the agents. Without
+FILE, serves loom's Coder→Sandbox workflow as a tool named code_execution:
+a model writes JavaScript for the task, a sandbox runs it, and the answer
+comes back as the tool's result. With FILE it also offers the resources,
+knowledge documents and prompts the file declares (resources:, knowledge:,
 prompts:, with completions), the files the project's entries name
 (instructions, code, schemas) as resources, and each AI agent's
 instructions as a prompt whose arguments are the agent's input fields; an
